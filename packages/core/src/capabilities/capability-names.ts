@@ -1,0 +1,45 @@
+/**
+ * Capabilities derived from which optional methods a runtime has:
+ *
+ * - `reattach` ⇐ `getById`
+ * - `labelSearch` ⇐ `findByLabels`
+ * - `asyncExec` ⇐ `startCommand`, `commandStatus` and `commandLogs`, plus `getById`
+ *   (a command you cannot find again after a restart is not async exec)
+ * - `streaming` ⇐ `execStream`
+ * - `detachedLaunch` ⇐ `launchDetached`
+ * - `fileOps` ⇐ `listDir`, `stat`, `mkdir` and `remove`
+ * - `lifecycle` ⇐ `stop` and `start` (also declared, since presence alone cannot prove they work)
+ */
+export const STRUCTURAL_CAPABILITIES = [
+  "reattach",
+  "labelSearch",
+  "asyncExec",
+  "streaming",
+  "detachedLaunch",
+  "fileOps",
+] as const;
+
+/** A capability that method presence decides. */
+export type StructuralCapability = (typeof STRUCTURAL_CAPABILITIES)[number];
+
+/**
+ * Capabilities that method presence cannot prove, so the adapter declares them:
+ *
+ * - `warmLease`: an idle sandbox can be found again by labels and reused.
+ * - `lifecycle`: `stop`/`start` really stop and resume the sandbox.
+ * - `verifiedCleanup`: `destroy` proves the sandbox is gone, not merely asks.
+ * - `neverIdle`: a sandbox is not reclaimed for idleness while it exists.
+ */
+export const DECLARED_CAPABILITIES = ["warmLease", "lifecycle", "verifiedCleanup", "neverIdle"] as const;
+
+/** A yes/no capability the adapter declares. */
+export type DeclaredCapability = (typeof DECLARED_CAPABILITIES)[number];
+
+/** Mode names; see `CapabilityModes`. */
+export const MODE_NAMES = ["outputStreams", "filesystem", "lifetime", "isolation"] as const;
+
+/** One of the mode names. */
+export type ModeName = (typeof MODE_NAMES)[number];
+
+/** Any capability a caller can ask about. */
+export type CapabilityName = StructuralCapability | DeclaredCapability | ModeName;

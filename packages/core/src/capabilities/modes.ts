@@ -1,0 +1,38 @@
+import type { Absence } from "./absence.js";
+
+/**
+ * How output comes back: `separate` stdout and stderr, `combined` (stderr merged
+ * into stdout; `ExecResult.stderr` is empty), or `buffered` (only after exit, even when streamed).
+ */
+export type OutputStreamsMode = "separate" | "combined" | "buffered";
+
+/** Whether files outlive a stop/start of the sandbox: `ephemeral` or `persistent`. */
+export type FilesystemMode = "ephemeral" | "persistent";
+
+/**
+ * What ends a sandbox's life: a fixed `deadline`, an `idle-timeout`, or nothing
+ * (`never-idle`: it lives until destroyed).
+ */
+export type LifetimeMode = "deadline" | "idle-timeout" | "never-idle";
+
+/**
+ * What separates sandboxed code from the host: a `microvm`, a `container`,
+ * Linux `namespaces` (same kernel), or `none` (plain processes).
+ */
+export type IsolationMode = "microvm" | "container" | "namespaces" | "none";
+
+/** The modes a runtime declares. Each is a value or the reason it is not known. */
+export interface CapabilityModes {
+  readonly outputStreams: OutputStreamsMode | Absence;
+  readonly filesystem: FilesystemMode | Absence;
+  readonly lifetime: LifetimeMode | Absence;
+  readonly isolation: IsolationMode | Absence;
+}
+
+/** The legal values of each mode, for validating declarations and evidence. */
+export const MODE_VALUES: { readonly [K in keyof CapabilityModes]: readonly string[] } = {
+  outputStreams: ["separate", "combined", "buffered"],
+  filesystem: ["ephemeral", "persistent"],
+  lifetime: ["deadline", "idle-timeout", "never-idle"],
+  isolation: ["microvm", "container", "namespaces", "none"],
+};

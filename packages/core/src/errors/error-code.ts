@@ -1,0 +1,39 @@
+/**
+ * Stable machine-readable codes carried by every {@link SandportError}.
+ *
+ * Callers branch on these, never on messages. A code is never renamed; new
+ * codes may be added in a minor release.
+ */
+export const ERROR_CODES = [
+  /** The caller's request is malformed or unsafe (bad path, env name, timeout). Nothing was sent. */
+  "INVALID_REQUEST",
+  /** The runtime cannot do what was asked (missing capability, unenforceable limit). */
+  "UNSUPPORTED",
+  /** The sandbox, file or command does not exist. */
+  "NOT_FOUND",
+  /** The sandbox exists but does not carry this runtime's ownership marker. */
+  "FOREIGN_SANDBOX",
+  /** The operation did not finish before its deadline. Its outcome may be unknown. */
+  "DEADLINE_EXCEEDED",
+  /** The caller's `AbortSignal` fired. The abort reason is the `cause`. */
+  "ABORTED",
+  /** The provider refused the request for rate reasons. Retryable; see `retryAfterMs`. */
+  "RATE_LIMITED",
+  /** The credentials were rejected (HTTP 401/403 or equivalent). */
+  "AUTH",
+  /** The provider failed or could not be reached (5xx, dropped connection). Usually retryable. */
+  "PROVIDER_UNAVAILABLE",
+  /** The vendor SDK could not be loaded (not installed, wrong version, wrong Node version). */
+  "SDK_UNAVAILABLE",
+  /** A destroy was attempted but the sandbox could not be proven gone. */
+  "DESTROY_UNVERIFIED",
+  /** Output or a file exceeded a size limit that the caller or the runtime set. */
+  "OUTPUT_LIMIT",
+  /** A runtime's declared capabilities contradict the methods it has (an adapter bug). */
+  "CAPABILITY_MISMATCH",
+  /** An error that Sandport did not classify (a bug, or a callback that threw). The original is the `cause`. */
+  "UNEXPECTED",
+] as const;
+
+/** One of {@link ERROR_CODES}. */
+export type SandportErrorCode = (typeof ERROR_CODES)[number];

@@ -1,0 +1,84 @@
+/**
+ * @sandport/core: the sandbox runtime port, capability model, request
+ * validation, deadlines, retries and the orchestrator. Knows no provider.
+ *
+ * @module
+ */
+
+export type { Absence, Availability } from "./capabilities/absence.js";
+export { ABSENCES, isAbsence, isPendingEvidence } from "./capabilities/absence.js";
+export { assertCapabilitiesConsistent, findCapabilityContradictions } from "./capabilities/assert-consistent.js";
+export type {
+  CapabilityName,
+  DeclaredCapability,
+  ModeName,
+  StructuralCapability,
+} from "./capabilities/capability-names.js";
+export { DECLARED_CAPABILITIES, MODE_NAMES, STRUCTURAL_CAPABILITIES } from "./capabilities/capability-names.js";
+export type { DeclaredCapabilities } from "./capabilities/declared-capabilities.js";
+export type { EvidenceRecord, Observations } from "./capabilities/evidence-record.js";
+export { EVIDENCE_FORMAT, parseEvidenceRecord } from "./capabilities/evidence-record.js";
+export type {
+  CapabilityModes,
+  FilesystemMode,
+  IsolationMode,
+  LifetimeMode,
+  OutputStreamsMode,
+} from "./capabilities/modes.js";
+export { MODE_VALUES } from "./capabilities/modes.js";
+export { resolveCapabilities } from "./capabilities/resolve-capabilities.js";
+export type { CapabilitySource, ResolvedCapabilities } from "./capabilities/resolved-capabilities.js";
+
+export type { SandportErrorCode } from "./errors/error-code.js";
+export { ERROR_CODES } from "./errors/error-code.js";
+export { invalidRequest, toSandportError, unsupported } from "./errors/factories.js";
+export type { SandportErrorOptions } from "./errors/sandport-error.js";
+export { SandportError } from "./errors/sandport-error.js";
+
+export type { OrchestratorEvent, OrchestratorListener } from "./orchestrator/events.js";
+export type { OrchestratorDeadlines, OrchestratorOptions, UnknownLaunchContext } from "./orchestrator/options.js";
+export { DEFAULT_DEADLINES } from "./orchestrator/options.js";
+export { SandboxOrchestrator } from "./orchestrator/sandbox-orchestrator.js";
+export { SandboxSession } from "./orchestrator/sandbox-session.js";
+export type { AcquireSpec, ReuseSpec, TeardownPolicy, Workload, WorkloadStep } from "./orchestrator/workload.js";
+export { isReuseSpec } from "./orchestrator/workload.js";
+export type { WorkloadStage } from "./orchestrator/workload-error.js";
+export { WorkloadError } from "./orchestrator/workload-error.js";
+export type { StepRecord, TeardownReport, WorkloadResult, WorkloadTimings } from "./orchestrator/workload-result.js";
+
+export type { CommandRef, CommandStatus } from "./port/command.js";
+export type { ExecEvent, ExecExitedEvent, ExecOutputEvent, ExecStartedEvent } from "./port/exec-event.js";
+export type { ArgvExecRequest, ExecOptions, ExecRequest, ShellExecRequest } from "./port/exec-request.js";
+export type { ExecResult } from "./port/exec-result.js";
+export type { FileInfo, FileKind } from "./port/file-info.js";
+export type { FileInput } from "./port/file-input.js";
+export type { Labels } from "./port/labels.js";
+export type { LaunchSpec, ResourceLimits } from "./port/launch-spec.js";
+export type { OpOptions } from "./port/op-options.js";
+export { LAUNCH_KEY_LABEL, OWNER_LABEL } from "./port/reserved-labels.js";
+export type { SandboxHandle } from "./port/sandbox-handle.js";
+export type { SandboxRuntime, StartCommandRequest } from "./port/sandbox-runtime.js";
+export { SPECIFICATION_VERSION } from "./port/sandbox-runtime.js";
+
+export type { ShellCommandParts } from "./shell/quote.js";
+export { composeShellCommand, quoteArgv, quoteShellArg, toShellScript } from "./shell/quote.js";
+
+export { abortError, sleep, throwIfAborted } from "./timing/abort.js";
+export type { DeadlineContext } from "./timing/deadline.js";
+export { withDeadline } from "./timing/deadline.js";
+export type { AttemptInfo, RetryOptions, RetryPolicy } from "./timing/retry.js";
+export { DEFAULT_RETRY_POLICY, retry } from "./timing/retry.js";
+
+export { validateEnv } from "./validation/env.js";
+export { RESERVED_LABEL_PREFIX, validateLabels } from "./validation/labels.js";
+export {
+  MAX_OUTPUT_BYTES,
+  MAX_TIMEOUT_MS,
+  validateMaxOutputBytes,
+  validatePositiveNumber,
+  validateTimeoutMs,
+} from "./validation/numbers.js";
+export type { ValidatedExecRequest, ValidatedFile, ValidationContext } from "./validation/requests.js";
+export { validateExecRequest, validateFiles, validateLaunchSpec, validateOpOptions } from "./validation/requests.js";
+export type { WorkspacePathOptions } from "./validation/workspace-path.js";
+export { normalizeWorkspacePath, toSandboxPath } from "./validation/workspace-path.js";

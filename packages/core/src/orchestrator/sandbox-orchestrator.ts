@@ -1,0 +1,221 @@
+import { invalidRequest, toSandportError } from "../errors/factories.js";
+import type { SandportError } from "../errors/sandport-error.js";
+import type { SandboxHandle } from "../port/sandbox-handle.js";
+import type { SandboxRuntime } from "../port/sandbox-runtime.js";
+import { validateLabels } from "../validation/labels.js";
+import { validateExecRequest, validateFiles, validateLaunchSpec } from "../validation/requests.js";
+import { normalizeWorkspacePath } from "../validation/workspace-path.js";
+import { type AcquireContext, acquireSandbox } from "./acquire.js";
+import type { OrchestratorEvent } from "./events.js";
+import { DEFAULT_DEADLINES, type OrchestratorDeadlines, type OrchestratorOptions } from "./options.js";
+import { runStep } from "./run-step.js";
+import { safeCall } from "./safe-call.js";
+import { SandboxSession } from "./sandbox-session.js";
+import { destroySandbox } from "./teardown.js";
+import { type AcquireSpec, isReuseSpec, type TeardownPolicy, type Workload } from "./workload.js";
+import { WorkloadError, type WorkloadStage } from "./workload-error.js";
+import type { StepRecord, TeardownReport, WorkloadResult } from "./workload-result.js";
+
+const TEARDOWN_POLICIES: readonly TeardownPolicy[] = ["always", "on-success", "keep"];
+
+/**
+ * Drives workloads through any runtime: acquire a sandbox, write files, run
+ * steps, collect files, tear down by policy. It knows no provider.
+ *
+ * Guarantees: the whole workload is validated before any provider call;
+ * teardown runs whatever fails (abort included) and its failure is reported;
+ * only safe calls are retried; a launch with an unknown outcome is reconciled.
+ */
+export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
+  /** The runtime every workload runs on. */
+  readonly runtime: SandboxRuntime<H>;
+  readonly #options: OrchestratorOptions<H>;
+  readonly #deadlines: OrchestratorDeadlines;
+
+  constructor(runtime: SandboxRuntime<H>, options: OrchestratorOptions<H> = {}) {
+    this.runtime = runtime;
+    this.#options = options;
+    this.#deadlines = { ...DEFAULT_DEADLINES, ...options.deadlines };
+  }
+
+  /**
+   * Runs a workload to the end. Resolves with the result, non-zero exits
+   * included (`ok: false`). Rejects with `INVALID_REQUEST` before any provider
+   * call when the workload is malformed, and with a {@link WorkloadError} (after
+   * teardown, carrying everything done so far) when anything else fails,
+   * including teardown itself.
+   */
+  async run(workload: Workload, options: { readonly signal?: AbortSignal } = {}): Promise<WorkloadResult<H>> {
+    const plan = this.#validate(workload);
+    const { signal } = options;
+    const context = this.#context();
+    const totalStarted = performance.now();
+    const timings = { launchMs: 0, filesMs: 0, stepsMs: 0, collectMs: 0, teardownMs: 0, totalMs: 0 };
+    const steps: StepRecord[] = [];
+    const collected: Record<string, Uint8Array> = {};
+    let handle: H | undefined;
+    let reused = false;
+    let stage: WorkloadStage = "launch";
+    let failure: SandportError | undefined;
+    const timed = async (phase: keyof typeof timings, work: () => Promise<void>) => {
+      const started = performance.now();
+      try {
+        await work();
+      } finally {
+        timings[phase] += performance.now() - started;
+      }
+    };
+
+    try {
+      await timed("launchMs", async () => {
+        ({ handle, reused } = await acquireSandbox(context, workload.launch, signal));
+      });
+      const sandbox = handle as unknown as H;
+      const files = workload.files ?? [];
+      if (files.length > 0) {
+        stage = "files";
+        await timed("filesMs", async () => {
+          const started = performance.now();
+          await safeCall(context, "writeFiles", signal, () =>
+            this.runtime.writeFiles(sandbox, files, { signal, timeoutMs: this.#deadlines.fileMs }),
+          );
+          const bytes = plan.files.reduce((sum, file) => sum + file.content.byteLength, 0);
+          const paths = plan.files.map((file) => file.path);
+          context.emit({
+            type: "files-written",
+            sandboxId: sandbox.id,
+            paths,
+            bytes,
+            durationMs: performance.now() - started,
+          });
+        });
+      }
+      stage = "step";
+      await timed("stepsMs", async () => {
+        for (const [index, step] of (workload.steps ?? []).entries()) {
+          const record = await runStep(this.runtime, sandbox, step, index, context.emit, this.#deadlines, signal);
+          steps.push(record);
+          if (record.result.exitCode !== 0 && !step.continueOnFailure) break;
+        }
+      });
+      stage = "collect";
+      await timed("collectMs", async () => {
+        for (const path of workload.collect ?? []) {
+          const bytes = await safeCall(context, "readFile", signal, () =>
+            this.runtime.readFile(sandbox, path, { signal, timeoutMs: this.#deadlines.fileMs }),
+          );
+          collected[path] = bytes;
+          context.emit({ type: "collected", sandboxId: sandbox.id, path, bytes: bytes.byteLength });
+        }
+      });
+    } catch (error) {
+      failure = toSandportError(error, this.runtime.provider);
+    }
+
+    const ok =
+      failure === undefined &&
+      steps.length === (workload.steps ?? []).length &&
+      steps.every((step) => step.result.exitCode === 0);
+    const policy = workload.teardown ?? "always";
+    const acquired = handle as H | undefined;
+    const teardown = await this.#teardown(acquired, policy, ok, context);
+    timings.teardownMs = teardown.durationMs;
+    timings.totalMs = performance.now() - totalStarted;
+    const result: WorkloadResult<H> = {
+      ok,
+      sandboxId: acquired?.id,
+      reused,
+      handle: teardown.outcome === "kept" ? acquired : undefined,
+      steps,
+      collected,
+      timings,
+      teardown,
+    };
+    if (failure) throw new WorkloadError(stage, failure, result);
+    if (teardown.error) throw new WorkloadError("teardown", teardown.error, result);
+    return result;
+  }
+
+  /**
+   * Acquires a sandbox and returns it as a disposable session:
+   * `await using session = await orchestrator.session({ labels })`. Disposal
+   * destroys it unless `teardown` is `keep`.
+   */
+  async session(
+    spec: AcquireSpec,
+    options: { readonly signal?: AbortSignal; readonly teardown?: "always" | "keep" } = {},
+  ): Promise<SandboxSession<H>> {
+    this.#validateAcquire(spec);
+    const teardown = options.teardown ?? "always";
+    if (teardown !== "always" && teardown !== "keep")
+      throw invalidRequest('session teardown must be "always" or "keep"');
+    const context = this.#context();
+    const { handle } = await acquireSandbox(context, spec, options.signal);
+    return new SandboxSession(this.runtime, handle, context, this.#deadlines, teardown === "always");
+  }
+
+  async #teardown(
+    handle: H | undefined,
+    policy: TeardownPolicy,
+    ok: boolean,
+    context: AcquireContext<H>,
+  ): Promise<TeardownReport> {
+    if (!handle) return { policy, outcome: "none", durationMs: 0 };
+    if (policy === "keep" || (policy === "on-success" && !ok)) {
+      context.emit({ type: "kept", sandboxId: handle.id });
+      return { policy, outcome: "kept", durationMs: 0 };
+    }
+    const outcome = await destroySandbox(this.runtime, handle, context, this.#deadlines);
+    return outcome.ok
+      ? { policy, outcome: "destroyed", durationMs: outcome.durationMs }
+      : { policy, outcome: "failed", error: outcome.error, durationMs: outcome.durationMs };
+  }
+
+  #context(): AcquireContext<H> {
+    const listener = this.#options.onEvent;
+    return {
+      provider: this.runtime.provider,
+      runtime: this.runtime,
+      deadlines: this.#deadlines,
+      options: this.#options,
+      retryPolicy: this.#options.retry,
+      emit: (event: OrchestratorEvent) => listener?.(event),
+    };
+  }
+
+  /** Checks the whole workload against the runtime's workspace before anything is sent. */
+  #validate(workload: Workload) {
+    if (typeof workload !== "object" || workload === null) throw invalidRequest("workload must be an object");
+    const context = { root: this.runtime.workspaceRoot, provider: this.runtime.provider };
+    this.#validateAcquire(workload.launch);
+    const files = validateFiles(workload.files ?? [], context);
+    for (const step of workload.steps ?? []) validateExecRequest(step, context);
+    if (workload.collect !== undefined && !Array.isArray(workload.collect))
+      throw invalidRequest("collect must be an array");
+    for (const [index, path] of (workload.collect ?? []).entries()) {
+      normalizeWorkspacePath(path, { ...context, field: `collect[${index}]` });
+    }
+    if (workload.teardown !== undefined && !TEARDOWN_POLICIES.includes(workload.teardown)) {
+      throw invalidRequest(`teardown must be one of ${TEARDOWN_POLICIES.join(", ")}`);
+    }
+    return { files };
+  }
+
+  #validateAcquire(spec: AcquireSpec): void {
+    if (typeof spec !== "object" || spec === null) throw invalidRequest("launch must be a launch spec or { reuse }");
+    if (!isReuseSpec(spec)) {
+      validateLaunchSpec(spec, this.runtime.provider);
+      return;
+    }
+    const target = spec.reuse as { id?: unknown; labels?: unknown };
+    if (typeof target !== "object" || target === null) throw invalidRequest("reuse must be { id } or { labels }");
+    if (target.id !== undefined) {
+      if (typeof target.id !== "string" || target.id === "")
+        throw invalidRequest("reuse.id must be a non-empty string");
+    } else if (target.labels !== undefined) {
+      validateLabels(target.labels, { field: "reuse.labels", allowReserved: true });
+    } else {
+      throw invalidRequest("reuse must be { id } or { labels }");
+    }
+  }
+}

@@ -1,0 +1,18 @@
+/** Identifies a command started with `startCommand`. Plain data; survives a process restart. */
+export interface CommandRef {
+  /** The caller's idempotency key: starting again with the same id returns the same command. */
+  readonly sessionId: string;
+  /** Provider-assigned command identifier (a pid, a command id). */
+  readonly commandId: string;
+}
+
+/** Where a started command is. */
+export interface CommandStatus {
+  /** `running` while the command may still produce output; `exited` once it never will. */
+  readonly state: "running" | "exited";
+  /**
+   * Exit status once `exited`; `null` while running, or when the process was
+   * killed. A command that vanished without an exit record reports `255`.
+   */
+  readonly exitCode: number | null;
+}

@@ -1,0 +1,45 @@
+import type { Labels } from "./labels.js";
+
+/** Resource limits requested for a sandbox. A runtime that cannot enforce one refuses with `UNSUPPORTED`. */
+export interface ResourceLimits {
+  /** Memory ceiling in MiB for everything the sandbox runs. */
+  readonly memoryMiB?: number;
+  /** CPU share in cores (e.g. `0.5`, `2`). */
+  readonly cpus?: number;
+  /** Maximum number of processes alive at once. */
+  readonly maxProcesses?: number;
+}
+
+/** What to launch. Every field is optional; absent fields take the runtime's documented default. */
+export interface LaunchSpec {
+  /** Provider template, image or snapshot name. Default: the runtime's configured template. */
+  readonly template?: string;
+  /**
+   * Environment variables set for every command in the sandbox. Names must match
+   * `[A-Za-z_][A-Za-z0-9_]*`. Nothing from the caller's own environment is inherited.
+   */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Labels for finding the sandbox again with `findByLabels`. */
+  readonly labels?: Labels;
+  /**
+   * Upper bound on the sandbox's life in milliseconds, after which the provider
+   * may reclaim it. Default: the runtime's configured lifetime (always explicit,
+   * never the vendor's hidden default).
+   */
+  readonly lifetimeMs?: number;
+  /**
+   * Whether commands may reach the network. Default: the runtime's documented
+   * default (`false` for the local runtime). A runtime that cannot honour the
+   * requested value refuses with `UNSUPPORTED`.
+   */
+  readonly network?: boolean;
+  /** Resource limits; see {@link ResourceLimits}. */
+  readonly resources?: ResourceLimits;
+  /**
+   * A unique key for this launch attempt, stored as the reserved label
+   * `sandport.launch-key`. When a launch's outcome is unknown (its response was
+   * lost), `findByLabels({ "sandport.launch-key": key })` finds the sandbox it
+   * may have created. The orchestrator sets it; most callers never do.
+   */
+  readonly launchKey?: string;
+}

@@ -1,0 +1,83 @@
+import type { DeclaredCapabilities } from "../capabilities/declared-capabilities.js";
+import type { CommandRef, CommandStatus } from "./command.js";
+import type { ExecEvent } from "./exec-event.js";
+import type { ExecRequest } from "./exec-request.js";
+import type { ExecResult } from "./exec-result.js";
+import type { FileInfo } from "./file-info.js";
+import type { FileInput } from "./file-input.js";
+import type { Labels } from "./labels.js";
+import type { LaunchSpec } from "./launch-spec.js";
+import type { OpOptions } from "./op-options.js";
+import type { SandboxHandle } from "./sandbox-handle.js";
+
+/** The version of the port this file describes. A later port lives beside it under a new literal. */
+export const SPECIFICATION_VERSION = "sandbox-v1";
+
+/** Request for {@link SandboxRuntime.startCommand}: an exec request plus its idempotency key. */
+export type StartCommandRequest = ExecRequest & {
+  /** Idempotency key. Starting again with the same id returns the existing command instead of a second copy. */
+  readonly sessionId: string;
+};
+
+/**
+ * The port every sandbox provider implements.
+ *
+ * Required members are the small set every provider can honour. Optional
+ * members exist only where the adapter really implements them: absence is how
+ * a runtime says "I cannot", and `resolveCapabilities` turns that into an answer
+ * a caller can branch on. No optional member may be a silent no-op.
+ *
+ * Every method validates its input before any provider call (refusing with
+ * `INVALID_REQUEST`), honours `op.signal`, and has a deadline.
+ */
+export interface SandboxRuntime<H extends SandboxHandle = SandboxHandle> {
+  /** Always `"sandbox-v1"` for this version of the port. */
+  readonly specificationVersion: typeof SPECIFICATION_VERSION;
+  /** Short provider name: `"local"`, `"e2b"`, `"daytona"`, ... */
+  readonly provider: string;
+  /**
+   * Absolute path of the workspace inside the sandbox (e.g. `/workspace`).
+   * Relative paths in requests resolve against it; absolute ones must lie under it.
+   */
+  readonly workspaceRoot: string;
+  /** What the adapter declares beyond its methods; see `DeclaredCapabilities`. */
+  readonly capabilities: DeclaredCapabilities;
+
+  /** Create a sandbox and resolve once it can run commands. */
+  launch(spec: LaunchSpec, op?: OpOptions): Promise<H>;
+  /** Run one command to completion. A non-zero exit resolves; only failures to run reject. */
+  exec(handle: H, request: ExecRequest, op?: OpOptions): Promise<ExecResult>;
+  /** Write files, creating parent directories. Binary-safe. All paths are validated before any is written. */
+  writeFiles(handle: H, files: readonly FileInput[], op?: OpOptions): Promise<void>;
+  /** Read one file's bytes. A missing file rejects with `NOT_FOUND`. */
+  readFile(handle: H, path: string, op?: OpOptions): Promise<Uint8Array>;
+  /** Destroy the sandbox and resolve once it is verified gone. Destroying an absent sandbox resolves. */
+  destroy(handle: H, op?: OpOptions): Promise<void>;
+
+  /** Run one command, yielding `started`, output chunks as they arrive, then `exited`. */
+  execStream?(handle: H, request: ExecRequest, op?: OpOptions): AsyncIterable<ExecEvent>;
+  /** Start a command without waiting for it. Idempotent on `sessionId`. */
+  startCommand?(handle: H, request: StartCommandRequest, op?: OpOptions): Promise<CommandRef>;
+  /** Poll a started command. */
+  commandStatus?(handle: H, ref: CommandRef, op?: OpOptions): Promise<CommandStatus>;
+  /** Output of a started command so far (complete once it has exited). */
+  commandLogs?(handle: H, ref: CommandRef, op?: OpOptions): Promise<ExecResult>;
+  /** Rebuild a handle from an id. Resolves `undefined` when absent; rejects `FOREIGN_SANDBOX` when not ours. */
+  getById?(id: string, op?: OpOptions): Promise<H | undefined>;
+  /** Every sandbox of ours carrying all the given labels. Never lists foreign sandboxes. */
+  findByLabels?(labels: Labels, op?: OpOptions): Promise<H[]>;
+  /** Create a sandbox and resolve as soon as the provider accepted it, before it is ready. */
+  launchDetached?(spec: LaunchSpec, op?: OpOptions): Promise<H>;
+  /** Stop (pause) the sandbox, keeping it for `start`. */
+  stop?(handle: H, op?: OpOptions): Promise<void>;
+  /** Resume a stopped sandbox. */
+  start?(handle: H, op?: OpOptions): Promise<void>;
+  /** Entries of a directory (not recursive). */
+  listDir?(handle: H, path: string, op?: OpOptions): Promise<FileInfo[]>;
+  /** One entry's metadata. A missing path rejects with `NOT_FOUND`. */
+  stat?(handle: H, path: string, op?: OpOptions): Promise<FileInfo>;
+  /** Create a directory and its parents. Succeeds if it already exists. */
+  mkdir?(handle: H, path: string, op?: OpOptions): Promise<void>;
+  /** Remove a file or a directory tree. Succeeds if it is already absent. */
+  remove?(handle: H, path: string, op?: OpOptions): Promise<void>;
+}

@@ -1,0 +1,52 @@
+import { invalidRequest } from "../errors/factories.js";
+import type { ExecRequest } from "../port/exec-request.js";
+
+const SAFE_WORD = /^[A-Za-z0-9_@%+=:,./-]+$/;
+
+/**
+ * Quotes one argument for a POSIX shell. Safe words pass through unchanged;
+ * anything else is wrapped in single quotes, with each `'` written as `'\''`.
+ * The result always reaches the program as exactly `value`. NUL cannot be
+ * passed through a shell and is refused with `INVALID_REQUEST`.
+ */
+export function quoteShellArg(value: string): string {
+  if (value.includes("\u0000")) throw invalidRequest("a shell argument cannot contain a NUL byte");
+  if (SAFE_WORD.test(value)) return value;
+  return `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
+/** Quotes an argument vector into one shell command line. */
+export function quoteArgv(argv: readonly string[]): string {
+  return argv.map(quoteShellArg).join(" ");
+}
+
+/** The shell script a request stands for: `argv` quoted, or `shell` as given. */
+export function toShellScript(request: ExecRequest): string {
+  return request.argv ? quoteArgv(request.argv) : (request.shell as string);
+}
+
+/** Parts of a command for a provider whose exec takes only a string. */
+export interface ShellCommandParts {
+  /** The request to run. */
+  readonly request: ExecRequest;
+  /** Absolute directory to run in, if any. */
+  readonly cwd?: string;
+  /** Variables to export first. Names must already be validated. */
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+/**
+ * One command string that changes directory, exports the environment and runs
+ * the request, every caller value quoted: for providers with no cwd or env
+ * field. A shell request runs in its own `sh -c`, so its syntax cannot reach the prelude.
+ */
+export function composeShellCommand(parts: ShellCommandParts): string {
+  const prelude: string[] = [];
+  if (parts.cwd !== undefined) prelude.push(`cd -- ${quoteShellArg(parts.cwd)}`);
+  const assignments = Object.entries(parts.env ?? {}).map(([name, value]) => `${name}=${quoteShellArg(value)}`);
+  if (assignments.length > 0) prelude.push(`export ${assignments.join(" ")}`);
+  const body = parts.request.argv
+    ? `exec ${quoteArgv(parts.request.argv)}`
+    : `exec sh -c ${quoteShellArg(parts.request.shell as string)}`;
+  return [...prelude, body].join(" && ");
+}

@@ -1,0 +1,158 @@
+import { invalidRequest } from "../errors/factories.js";
+import type { ExecRequest } from "../port/exec-request.js";
+import type { FileInput } from "../port/file-input.js";
+import type { LaunchSpec } from "../port/launch-spec.js";
+import type { OpOptions } from "../port/op-options.js";
+import { validateEnv } from "./env.js";
+import { validateLabels } from "./labels.js";
+import { validateMaxOutputBytes, validatePositiveNumber, validateTimeoutMs } from "./numbers.js";
+import { normalizeWorkspacePath } from "./workspace-path.js";
+
+/** Context for request validation: where the workspace is and whom to name in errors. */
+export interface ValidationContext {
+  /** Absolute workspace root inside the sandbox. Default: `/workspace`. */
+  readonly root?: string;
+  /** Provider to name in errors. */
+  readonly provider?: string;
+}
+
+/** An exec request after validation: `cwd` is workspace-relative (`""` = root), env is a frozen copy. */
+export type ValidatedExecRequest = ExecRequest & { readonly cwd: string };
+
+/**
+ * Validates an exec request: exactly one of `argv` (non-empty strings, no NUL)
+ * or `shell` (non-empty, no NUL); `cwd` inside the workspace; env names; timeout;
+ * output cap; stdin type. Throws `INVALID_REQUEST` (or `OUTPUT_LIMIT`) before any provider call.
+ */
+export function validateExecRequest(request: unknown, context: ValidationContext = {}): ValidatedExecRequest {
+  const provider = context.provider;
+  if (typeof request !== "object" || request === null)
+    throw invalidRequest("exec request must be an object", {}, provider);
+  const raw = request as Record<string, unknown>;
+  const hasArgv = raw.argv !== undefined;
+  const hasShell = raw.shell !== undefined;
+  if (hasArgv === hasShell) throw invalidRequest("exec request needs exactly one of argv or shell", {}, provider);
+  if (hasArgv) {
+    const argv = raw.argv;
+    if (!Array.isArray(argv) || argv.length === 0) throw invalidRequest("argv must be a non-empty array", {}, provider);
+    argv.forEach((arg, index) => {
+      if (typeof arg !== "string") throw invalidRequest(`argv[${index}] must be a string`, { index }, provider);
+      if (arg.includes("\u0000")) throw invalidRequest(`argv[${index}] contains a NUL byte`, { index }, provider);
+    });
+    if (argv[0] === "") throw invalidRequest("argv[0] must name a program", {}, provider);
+  } else if (typeof raw.shell !== "string" || raw.shell.trim() === "" || raw.shell.includes("\u0000")) {
+    throw invalidRequest("shell must be a non-empty string without NUL bytes", {}, provider);
+  }
+  const cwd =
+    raw.cwd === undefined
+      ? ""
+      : normalizeWorkspacePath(raw.cwd, { root: context.root, allowRoot: true, field: "cwd", provider });
+  const stdin = raw.stdin;
+  if (stdin !== undefined && typeof stdin !== "string" && !(stdin instanceof Uint8Array)) {
+    throw invalidRequest("stdin must be a string or Uint8Array", {}, provider);
+  }
+  const validated = {
+    ...(hasArgv ? { argv: Object.freeze([...(raw.argv as string[])]) } : { shell: raw.shell as string }),
+    cwd,
+    env: validateEnv(raw.env, "env", provider),
+    timeoutMs: validateTimeoutMs(raw.timeoutMs, "timeoutMs", provider),
+    maxOutputBytes: validateMaxOutputBytes(raw.maxOutputBytes, "maxOutputBytes", provider),
+    stdin: stdin as string | Uint8Array | undefined,
+  };
+  return dropUndefined(validated) as ValidatedExecRequest;
+}
+
+/** A file after validation: a workspace-relative path and bytes. */
+export interface ValidatedFile {
+  /** Workspace-relative path. */
+  readonly path: string;
+  /** Content as bytes (strings encoded as UTF-8). */
+  readonly content: Uint8Array;
+  /** POSIX permission bits; `0o644` when absent. */
+  readonly mode: number;
+}
+
+/**
+ * Validates every file before any is written: paths inside the workspace and
+ * unique, content a string or bytes, mode within `0o7777`.
+ */
+export function validateFiles(files: unknown, context: ValidationContext = {}): ValidatedFile[] {
+  const provider = context.provider;
+  if (!Array.isArray(files)) throw invalidRequest("files must be an array", {}, provider);
+  const seen = new Set<string>();
+  const encoder = new TextEncoder();
+  return files.map((file: FileInput, index) => {
+    if (typeof file !== "object" || file === null)
+      throw invalidRequest(`files[${index}] must be an object`, {}, provider);
+    const path = normalizeWorkspacePath(file.path, { root: context.root, field: `files[${index}].path`, provider });
+    if (seen.has(path)) throw invalidRequest(`files[${index}].path ${path} is given twice`, { path }, provider);
+    seen.add(path);
+    const { content } = file;
+    if (typeof content !== "string" && !(content instanceof Uint8Array)) {
+      throw invalidRequest(`files[${index}].content must be a string or Uint8Array`, { path }, provider);
+    }
+    const mode = file.mode ?? 0o644;
+    if (!Number.isInteger(mode) || mode < 0 || mode > 0o7777) {
+      throw invalidRequest(`files[${index}].mode must be an integer between 0 and 0o7777`, { path }, provider);
+    }
+    return { path, content: typeof content === "string" ? encoder.encode(content) : content, mode };
+  });
+}
+
+/** Validates a launch spec: env, labels (no reserved keys), lifetime, resources, launch key. Returns a clean copy. */
+export function validateLaunchSpec(spec: unknown, provider?: string): LaunchSpec {
+  if (spec === undefined) return {};
+  if (typeof spec !== "object" || spec === null) throw invalidRequest("launch spec must be an object", {}, provider);
+  const raw = spec as LaunchSpec;
+  if (raw.template !== undefined && (typeof raw.template !== "string" || raw.template === "")) {
+    throw invalidRequest("template must be a non-empty string", {}, provider);
+  }
+  if (raw.network !== undefined && typeof raw.network !== "boolean") {
+    throw invalidRequest("network must be a boolean", {}, provider);
+  }
+  if (
+    raw.launchKey !== undefined &&
+    (typeof raw.launchKey !== "string" || !/^[A-Za-z0-9._-]{1,128}$/.test(raw.launchKey))
+  ) {
+    throw invalidRequest("launchKey must be 1-128 characters of [A-Za-z0-9._-]", {}, provider);
+  }
+  const resources = raw.resources;
+  if (resources !== undefined && (typeof resources !== "object" || resources === null)) {
+    throw invalidRequest("resources must be an object", {}, provider);
+  }
+  if (resources?.maxProcesses !== undefined && !Number.isInteger(resources.maxProcesses)) {
+    throw invalidRequest("resources.maxProcesses must be an integer", {}, provider);
+  }
+  return dropUndefined({
+    template: raw.template,
+    env: validateEnv(raw.env, "env", provider),
+    labels: validateLabels(raw.labels, { provider }),
+    lifetimeMs: validateTimeoutMs(raw.lifetimeMs, "lifetimeMs", provider),
+    network: raw.network,
+    launchKey: raw.launchKey,
+    resources:
+      resources === undefined
+        ? undefined
+        : dropUndefined({
+            memoryMiB: validatePositiveNumber(resources.memoryMiB, "resources.memoryMiB", provider),
+            cpus: validatePositiveNumber(resources.cpus, "resources.cpus", provider),
+            maxProcesses: validatePositiveNumber(resources.maxProcesses, "resources.maxProcesses", provider),
+          }),
+  }) as LaunchSpec;
+}
+
+/** Validates per-call options: `timeoutMs` as a duration, `signal` as an `AbortSignal`. */
+export function validateOpOptions(op: unknown, provider?: string): OpOptions {
+  if (op === undefined) return {};
+  if (typeof op !== "object" || op === null) throw invalidRequest("options must be an object", {}, provider);
+  const raw = op as OpOptions;
+  if (raw.signal !== undefined && !(raw.signal instanceof AbortSignal)) {
+    throw invalidRequest("signal must be an AbortSignal", {}, provider);
+  }
+  validateTimeoutMs(raw.timeoutMs, "timeoutMs", provider);
+  return raw;
+}
+
+function dropUndefined<T extends Record<string, unknown>>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as T;
+}
