@@ -1,0 +1,57 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { SandportError } from "../errors/sandport-error.js";
+import type { SandboxRuntime } from "../port/sandbox-runtime.js";
+import { MemoryRuntime, memoryCapabilities } from "../testing/memory-runtime.js";
+import { assertCapabilitiesConsistent, findCapabilityContradictions } from "./assert-consistent.js";
+
+function runtime(overrides: Record<string, unknown>): SandboxRuntime {
+  return Object.assign(new MemoryRuntime(), overrides) as unknown as SandboxRuntime;
+}
+const noop = async () => {};
+
+describe("assertCapabilitiesConsistent", () => {
+  test("a consistent runtime passes", () => {
+    assert.doesNotThrow(() => assertCapabilitiesConsistent(new MemoryRuntime()));
+  });
+
+  test("throws CAPABILITY_MISMATCH when lifecycle is declared but stop/start are missing", () => {
+    const broken = runtime({ capabilities: { ...memoryCapabilities, lifecycle: true } });
+    assert.throws(
+      () => assertCapabilitiesConsistent(broken),
+      (error: unknown) => SandportError.hasCode(error, "CAPABILITY_MISMATCH") && /lifecycle/.test(error.message),
+    );
+  });
+
+  test("flags stop/start present while lifecycle is declared unsupported", () => {
+    const problems = findCapabilityContradictions(runtime({ stop: noop, start: noop }));
+    assert.equal(problems.length, 1);
+    assert.match(problems[0] ?? "", /declared unsupported/);
+  });
+
+  test("flags half-implemented method groups", () => {
+    assert.match(findCapabilityContradictions(runtime({ startCommand: noop })).join(), /asyncExec is half-implemented/);
+    assert.match(findCapabilityContradictions(runtime({ listDir: noop, stat: noop })).join(), /fileOps/);
+  });
+
+  test("flags an absence declared for methods that exist", () => {
+    const problems = findCapabilityContradictions(
+      runtime({ capabilities: { ...memoryCapabilities, absent: { streaming: "unsupported" } } }),
+    );
+    assert.match(problems.join(), /absent.streaming/);
+  });
+
+  test("flags illegal values and a wrong specification version", () => {
+    const problems = findCapabilityContradictions(
+      runtime({
+        specificationVersion: "sandbox-v0",
+        capabilities: {
+          ...memoryCapabilities,
+          warmLease: false,
+          modes: { ...memoryCapabilities.modes, isolation: "vm" },
+        },
+      }),
+    );
+    assert.equal(problems.length, 3, problems.join("\n"));
+  });
+});

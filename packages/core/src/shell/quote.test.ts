@@ -1,0 +1,76 @@
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { describe, test } from "node:test";
+import { SandportError } from "../errors/sandport-error.js";
+import { composeShellCommand, quoteArgv, quoteShellArg } from "./quote.js";
+
+const HOSTILE = [
+  "plain",
+  "",
+  "with space",
+  "it's",
+  "''",
+  "'\\''",
+  '"double"',
+  "$(touch /tmp/sandport-pwned)",
+  "`id`",
+  "$HOME",
+  "a;b&&c||d|e",
+  "new\nline",
+  "tab\there",
+  "*",
+  "~",
+  "-n",
+  "--",
+  "back\\slash",
+  "ünïcødé ✓ 🚀",
+  "!history",
+  "{a,b}",
+  "#comment",
+  ">redirect",
+];
+
+/** Runs a command line through a real `sh -c` and returns each argument it received. */
+function argsSeenBy(commandLine: string): string[] {
+  const out = execFileSync("sh", ["-c", `for arg in ${commandLine}; do printf '%s\\0' "$arg"; done`], {
+    encoding: "utf8",
+  });
+  return out.split("\0").slice(0, -1);
+}
+
+describe("POSIX quoting", () => {
+  test("every hostile string survives sh -c byte for byte", () => {
+    assert.deepEqual(argsSeenBy(quoteArgv(HOSTILE)), HOSTILE);
+  });
+
+  test("each argument alone round-trips", () => {
+    for (const value of HOSTILE) assert.deepEqual(argsSeenBy(quoteShellArg(value)), [value], JSON.stringify(value));
+  });
+
+  test("safe words stay readable", () => {
+    assert.equal(quoteShellArg("src/app.ts"), "src/app.ts");
+    assert.equal(quoteShellArg("a b"), "'a b'");
+  });
+
+  test("NUL is refused", () => {
+    assert.throws(
+      () => quoteShellArg("a\u0000b"),
+      (error: unknown) => SandportError.hasCode(error, "INVALID_REQUEST"),
+    );
+  });
+
+  test("composeShellCommand runs argv in the cwd with the env, quoting everything", () => {
+    const cwd = execFileSync("mktemp", ["-d"], { encoding: "utf8" }).trim();
+    const command = composeShellCommand({
+      request: { argv: ["sh", "-c", 'printf "%s|%s|%s" "$PWD" "$X" "$1"', "sh", "$(id)"] },
+      cwd,
+      env: { X: "it's $HOME" },
+    });
+    assert.equal(execFileSync("sh", ["-c", command], { encoding: "utf8", env: {} }), `${cwd}|it's $HOME|$(id)`);
+  });
+
+  test("composeShellCommand keeps a shell request inside its own sh -c", () => {
+    const command = composeShellCommand({ request: { shell: "echo one; echo 'two'" }, env: { A: "1" } });
+    assert.equal(execFileSync("sh", ["-c", command], { encoding: "utf8", env: {} }), "one\ntwo\n");
+  });
+});
