@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Runs every co-located *.test.ts under packages/ with node:test, TypeScript loaded through tsx.
+// Runs every co-located *.test.ts under packages/ and scripts/ with node:test, TypeScript loaded through tsx.
 // Usage: node scripts/run-tests.mjs [path-substring ...]   (filters test files by substring)
 import { spawn } from "node:child_process";
 import { readdirSync } from "node:fs";
@@ -20,7 +20,7 @@ function findTests(dir) {
   return found;
 }
 
-const files = findTests(join(root, "packages"))
+const files = [...findTests(join(root, "packages")), ...findTests(join(root, "scripts"))]
   .map((file) => relative(root, file))
   .filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)))
   .sort();

@@ -1,0 +1,36 @@
+#!/usr/bin/env node
+// Checks the published surface of every public package mechanically: publint
+// (package.json vs the files it names) and @arethetypeswrong/cli (types resolve
+// for ESM and CJS consumers under every module resolution). Needs `pnpm build`.
+import { spawnSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const bin = (name) => join(root, "node_modules", ".bin", name);
+const failed = [];
+
+for (const dir of readdirSync(join(root, "packages"))) {
+  const packageDir = join(root, "packages", dir);
+  const manifest = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8"));
+  if (manifest.private) continue;
+  for (const [tool, args] of [
+    ["publint", ["--strict", packageDir]],
+    ["attw", ["--pack", packageDir, "--format", "ascii"]],
+  ]) {
+    const run = spawnSync(bin(tool), args, { cwd: root, encoding: "utf8" });
+    const output = `${run.stdout}${run.stderr}`.trim();
+    if (run.status !== 0) {
+      failed.push(`${manifest.name}: ${tool}`);
+      console.error(`✖ ${manifest.name}: ${tool}\n${output}\n`);
+    } else {
+      console.log(`✔ ${manifest.name}: ${tool}`);
+    }
+  }
+}
+
+if (failed.length > 0) {
+  console.error(`package lint failed: ${failed.join(", ")}`);
+  process.exit(1);
+}

@@ -1,0 +1,98 @@
+#!/usr/bin/env node
+// Packed-package smoke test (DESIGN §1): pack every public package, install the
+// tarballs into an empty scratch project with peers omitted, assert that no
+// vendor SDK got installed, then import every barrel with ESM `import` and CJS
+// `require`, each in its own fresh node process. Fails naming what broke.
+// Needs a prior `pnpm build`.
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const packagesDir = join(root, "packages");
+const scratch = mkdtempSync(join(tmpdir(), "sandport-smoke-"));
+const keep = process.argv.includes("--keep");
+const failures = [];
+
+function fail(message) {
+  failures.push(message);
+  console.error(`✖ ${message}`);
+}
+
+try {
+  const manifests = readdirSync(packagesDir)
+    .map((dir) => ({
+      dir: join(packagesDir, dir),
+      manifest: JSON.parse(readFileSync(join(packagesDir, dir, "package.json"), "utf8")),
+    }))
+    .filter(({ manifest }) => !manifest.private);
+  const vendorSdks = [...new Set(manifests.flatMap(({ manifest }) => Object.keys(manifest.peerDependencies ?? {})))];
+
+  // 1. Pack (pnpm rewrites workspace: ranges into real versions).
+  const tarballs = new Map();
+  const packDir = join(scratch, "tarballs");
+  mkdirSync(packDir);
+  for (const { dir, manifest } of manifests) {
+    if (!existsSync(join(dir, "dist"))) throw new Error(`${manifest.name} has no dist/: run \`pnpm build\` first`);
+    const before = new Set(readdirSync(packDir));
+    execFileSync("pnpm", ["pack", "--pack-destination", packDir], { cwd: dir, stdio: "pipe" });
+    const tarball = readdirSync(packDir).find((file) => !before.has(file));
+    tarballs.set(manifest.name, join(packDir, tarball));
+  }
+  console.log(`packed ${[...tarballs.keys()].join(", ")}`);
+
+  // 2. Install into an empty project, peers omitted; overrides pin every @sandport package to its tarball.
+  const project = join(scratch, "project");
+  mkdirSync(project);
+  const fileSpecs = Object.fromEntries([...tarballs].map(([name, path]) => [name, `file:${path}`]));
+  writeFileSync(
+    join(project, "package.json"),
+    JSON.stringify({ name: "smoke", private: true, dependencies: fileSpecs, overrides: fileSpecs }, null, 2),
+  );
+  execFileSync("npm", ["install", "--omit=peer", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"], {
+    cwd: project,
+    stdio: "inherit",
+  });
+
+  // 3. No vendor SDK may have arrived.
+  for (const sdk of vendorSdks) {
+    if (existsSync(join(project, "node_modules", sdk)))
+      fail(`vendor SDK ${sdk} was installed although peers were omitted`);
+  }
+
+  // 4. Import every barrel, ESM and CJS, each in a fresh process.
+  const barrels = [...tarballs.keys()];
+  const umbrella = manifests.find(({ manifest }) => manifest.name === "sandport")?.manifest;
+  for (const subpath of Object.keys(umbrella?.exports ?? {})) {
+    if (subpath !== "./package.json") barrels.push(subpath === "." ? "sandport" : `sandport/${subpath.slice(2)}`);
+  }
+  for (const barrel of barrels) {
+    const probes = {
+      esm: [
+        "--input-type=module",
+        "-e",
+        `const m = await import(${JSON.stringify(barrel)}); if (!Object.keys(m).length) throw new Error("no exports");`,
+      ],
+      cjs: [
+        "-e",
+        `const m = require(${JSON.stringify(barrel)}); if (!Object.keys(m).length) throw new Error("no exports");`,
+      ],
+    };
+    for (const [kind, args] of Object.entries(probes)) {
+      const run = spawnSync(process.execPath, args, { cwd: project, encoding: "utf8" });
+      if (run.status !== 0) fail(`${kind} import of ${barrel} failed:\n${run.stderr.trim()}`);
+    }
+  }
+  console.log(`imported ${barrels.length} barrels as ESM and CJS: ${barrels.join(", ")}`);
+} finally {
+  if (keep) console.log(`scratch project kept at ${scratch}`);
+  else rmSync(scratch, { recursive: true, force: true });
+}
+
+if (failures.length > 0) {
+  console.error(`smoke test failed: ${failures.length} problem(s)`);
+  process.exit(1);
+}
+console.log("smoke test passed: no vendor SDK installed, every barrel imports as ESM and CJS");
