@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// Generates README.md's capability table from the code: for every provider
-// package, its runtime class's methods and its declared capabilities go through
-// `resolveCapabilities`, exactly as a caller would see them (no evidence applied).
+// Generates README.md's capability table from the code: every provider's
+// runtime goes through `resolveCapabilities`, exactly as a caller would see it
+// (no evidence applied).
 // `--write` updates README.md between the markers; `--check` fails when stale;
 // no flag prints the table. Needs `pnpm build`.
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -15,38 +15,38 @@ const NOT_PROVIDERS = new Set(["core", "testkit", "sandport"]);
 
 const core = await import(pathToFileURL(join(root, "packages/core/dist/index.js")).href);
 
-/** A stand-in for a runtime: the class's prototype (its methods) plus the declared capabilities, no constructor I/O. */
-function inspect(module) {
-  const runtimeClass = Object.entries(module).find(
-    ([name, value]) => name.endsWith("Runtime") && typeof value === "function",
-  )?.[1];
-  const declared = Object.entries(module).find(
-    ([name, value]) => name.endsWith("Capabilities") && typeof value === "object",
-  )?.[1];
-  if (!runtimeClass || !declared) return undefined;
-  const runtime = Object.create(runtimeClass.prototype);
-  Object.defineProperty(runtime, "capabilities", { value: declared });
-  Object.defineProperty(runtime, "provider", {
-    value: module.PROVIDER ?? runtimeClass.name.replace(/Runtime$/, "").toLowerCase(),
-  });
-  return core.resolveCapabilities(runtime);
-}
+/**
+ * How to build each provider's runtime for inspection: real instances (their
+ * constructors do no I/O), with placeholder credentials where required. A
+ * provider package missing here fails the script, so the table cannot go stale silently.
+ */
+const INSPECT = {
+  e2b: (module) => [["`sandport/e2b`", new module.E2BRuntime({ apiKey: "inspection-only" })]],
+  local: (module) => [
+    ["`sandport/local`", new module.LocalRuntime({ isolation: "namespaces" })],
+    ['`sandport/local` (`isolation: "none"`)', new module.LocalRuntime({ isolation: "none" })],
+  ],
+};
 
 const rows = [];
 for (const dir of readdirSync(join(root, "packages")).sort()) {
   if (NOT_PROVIDERS.has(dir)) continue;
+  const build = INSPECT[dir];
+  if (!build)
+    throw new Error(`scripts/capability-table.mjs does not know how to inspect packages/${dir}: add it to INSPECT`);
   const module = await import(pathToFileURL(join(root, "packages", dir, "dist/index.js")).href);
-  const resolved = inspect(module);
-  if (!resolved) throw new Error(`packages/${dir} exports no <Provider>Runtime and <provider>Capabilities`);
-  rows.push([`\`sandport/${dir}\``, resolved]);
+  for (const [name, runtime] of build(module)) rows.push([name, core.resolveCapabilities(runtime)]);
 }
 
-const columns = [...core.STRUCTURAL_CAPABILITIES, ...core.DECLARED_CAPABILITIES, ...core.MODE_NAMES];
+const capabilities = [...core.STRUCTURAL_CAPABILITIES, ...core.DECLARED_CAPABILITIES, ...core.MODE_NAMES];
 const cell = (value) => (value === true ? "yes" : String(value));
+// One row per capability, one column per runtime: it stays readable as providers are added.
 const table = [
-  `| provider | ${columns.join(" | ")} |`,
-  `| --- | ${columns.map(() => "---").join(" | ")} |`,
-  ...rows.map(([name, resolved]) => `| ${name} | ${columns.map((column) => cell(resolved[column])).join(" | ")} |`),
+  `| capability | ${rows.map(([name]) => name).join(" | ")} |`,
+  `| --- | ${rows.map(() => "---").join(" | ")} |`,
+  ...capabilities.map(
+    (capability) => `| \`${capability}\` | ${rows.map(([, resolved]) => cell(resolved[capability])).join(" | ")} |`,
+  ),
 ].join("\n");
 
 const readmePath = join(root, "README.md");
