@@ -1,0 +1,53 @@
+import type { SandboxHandle, SandboxRuntime } from "@sandport/core";
+import type { RegisteredSandbox, SandboxRegistry } from "../harness/sandbox-registry.js";
+import type { ProcessTable } from "./process-table.js";
+
+/** E2B-specific state of one emulated sandbox. */
+export interface E2BSandboxData {
+  readonly templateId: string;
+  /** Environment set for every process, from `envVars` at create. */
+  readonly envVars: Readonly<Record<string, string>>;
+  /** Token envd requires in `X-Access-Token`. */
+  readonly envdAccessToken: string;
+  /** What happens at `endAt`: pause (`autoPause`) or kill. */
+  readonly autoPause: boolean;
+  /** Epoch milliseconds. */
+  startedAt: number;
+  /** Epoch milliseconds at which the sandbox times out. */
+  endAt: number;
+  /** The backend sandbox that does the real work. */
+  readonly handle: SandboxHandle;
+  readonly processes: ProcessTable;
+  expiryTimer: NodeJS.Timeout | undefined;
+}
+
+export type E2BSandbox = RegisteredSandbox<E2BSandboxData>;
+
+/** What to create. */
+export interface CreateSandboxInput {
+  readonly templateId: string;
+  readonly metadata: Record<string, string>;
+  readonly envVars: Record<string, string>;
+  readonly timeoutSeconds: number;
+  readonly autoPause: boolean;
+  readonly network: boolean;
+  readonly foreign: boolean;
+}
+
+/** The emulator's state and lifecycle operations, shared by its route modules. */
+export interface E2BContext {
+  readonly apiKey: string;
+  readonly envdVersion: string;
+  readonly pageSize: number;
+  readonly backend: SandboxRuntime;
+  readonly registry: SandboxRegistry<E2BSandboxData>;
+  createSandbox(input: CreateSandboxInput): Promise<E2BSandbox>;
+  /** Remove the sandbox, kill its processes and destroy its backend workspace. */
+  killSandbox(sandbox: E2BSandbox): Promise<void>;
+  /** Kill its processes (memory is not kept) and keep its files. */
+  pauseSandbox(sandbox: E2BSandbox): Promise<void>;
+  /** Resume a paused sandbox for `timeoutSeconds`. */
+  resumeSandbox(sandbox: E2BSandbox, timeoutSeconds: number): void;
+  /** Move the sandbox's end of life and re-arm its timer. */
+  setEndAt(sandbox: E2BSandbox, endAt: number): void;
+}

@@ -1,0 +1,52 @@
+/** Response shapes and small helpers of the E2B control plane (OpenAPI `Sandbox`, `ListedSandbox`, `SandboxDetail`). */
+
+import type { Exchange } from "../harness/exchange.js";
+import type { E2BContext, E2BSandbox } from "./context.js";
+
+const CLIENT_ID = "emulator";
+
+/** Answer 400 with E2B's `{ code, message }` error. */
+export function badRequest(exchange: Exchange, message: string): void {
+  exchange.json(400, { code: 400, message });
+}
+
+export function sandboxJson(sandbox: E2BSandbox, context: E2BContext) {
+  return {
+    sandboxID: sandbox.id,
+    templateID: sandbox.data.templateId,
+    alias: sandbox.data.templateId,
+    clientID: CLIENT_ID,
+    envdVersion: context.envdVersion,
+    envdAccessToken: sandbox.data.envdAccessToken,
+    domain: null,
+    trafficAccessToken: null,
+  };
+}
+
+export function listedJson(sandbox: E2BSandbox, context: E2BContext) {
+  return {
+    sandboxID: sandbox.id,
+    templateID: sandbox.data.templateId,
+    alias: sandbox.data.templateId,
+    clientID: CLIENT_ID,
+    startedAt: new Date(sandbox.data.startedAt).toISOString(),
+    endAt: new Date(sandbox.data.endAt).toISOString(),
+    cpuCount: 2,
+    memoryMB: 512,
+    diskSizeMB: 1024,
+    envdVersion: context.envdVersion,
+    metadata: { ...sandbox.metadata },
+    state: sandbox.state,
+    volumeMounts: [],
+  };
+}
+
+export function detailJson(sandbox: E2BSandbox, context: E2BContext) {
+  return {
+    ...listedJson(sandbox, context),
+    envdAccessToken: sandbox.data.envdAccessToken,
+    domain: null,
+    allowInternetAccess: null,
+    lifecycle: { onTimeout: sandbox.data.autoPause ? "pause" : "kill", autoResume: false },
+  };
+}

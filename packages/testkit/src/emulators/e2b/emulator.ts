@@ -1,0 +1,295 @@
+/**
+ * A local E2B: the control-plane REST API and envd (Connect-RPC process and
+ * filesystem services, REST `/files`) on one 127.0.0.1 port, close enough for
+ * the real `e2b` SDK (2.x) to run against it. Every sandbox is a workspace on
+ * a backend runtime from the port, so commands run and files persist for real.
+ *
+ * Point the SDK at it with `emulator.sdkOptions` (`apiKey`, `apiUrl`,
+ * `sandboxUrl`, `domain`, `debug: false`).
+ *
+ * What differs from E2B, on purpose or by necessity:
+ * - Paths in requests map `/home/user` (and relative paths) onto the backend
+ *   workspace; anything else is refused with 400 / `invalid_argument`. Command
+ *   text is not rewritten: a command sees the backend's workspace as its cwd and
+ *   `$HOME`, so a literal `/home/user/...` inside a script does not exist.
+ * - Output reaches the client as UTF-8 text (the port streams strings), so
+ *   non-UTF-8 bytes a command prints are replaced; files are binary-safe.
+ * - Pausing kills the sandbox's processes (no memory snapshot); files stay.
+ * - SIGTERM and SIGKILL both stop the whole process tree (the port kills by aborting).
+ * - Not emulated (answered 404 / `unimplemented` and logged in `unknownRoutes`):
+ *   PTYs, StreamInput, filesystem watchers, metrics, logs, snapshots, fork,
+ *   network updates, templates, volumes, secrets; file metadata headers get 400.
+ *
+ * @module
+ */
+
+import { randomBytes } from "node:crypto";
+import type { SandboxRuntime } from "@sandport/core";
+import { type EmulatorBackend, type ResolvedBackend, resolveBackend } from "../harness/backend.js";
+import { isRpcPath, RpcError, replyRpcError, rpcRouteName } from "../harness/connect-rpc.js";
+import { EmulatorServer } from "../harness/http-server.js";
+import { SandboxRegistry } from "../harness/sandbox-registry.js";
+import type { EmulatedSandboxSummary, EmulatorRequestRecord, FaultRule, ProviderEmulator } from "../harness/types.js";
+import type { CreateSandboxInput, E2BContext, E2BSandbox, E2BSandboxData } from "./context.js";
+import { registerControlPlane } from "./control-plane.js";
+import { registerEnvdFiles } from "./envd-files.js";
+import { registerEnvdFilesystem } from "./envd-filesystem.js";
+import { registerEnvdProcess } from "./envd-process.js";
+import { ProcessTable } from "./process-table.js";
+
+/** Options of {@link startE2BEmulator}. */
+export interface E2BEmulatorOptions {
+  /** The API key the control plane accepts in `X-API-KEY`. Default: a random `e2b_…` key. */
+  readonly apiKey?: string;
+  /**
+   * Runtime (or factory) that runs the sandboxes. Default: `LocalRuntime` from
+   * `@sandport/local` in a temporary directory, `isolation: "none"`.
+   */
+  readonly backend?: EmulatorBackend;
+  /**
+   * Largest page `GET /v2/sandboxes` returns (the client's `limit` can only
+   * lower it). Default: 3, small so that callers must follow `x-next-token`.
+   */
+  readonly pageSize?: number;
+  /**
+   * envd version reported for every sandbox. The SDK picks behaviour from it
+   * (e.g. octet-stream uploads from 0.5.7, `closeStdin` from 0.5.2, file
+   * metadata from 0.6.2). Default: `"0.5.7"`.
+   */
+  readonly envdVersion?: string;
+}
+
+/** The connection options that point the `e2b` SDK at an emulator, every field explicit. */
+export interface E2BConnectionOptions {
+  readonly apiKey: string;
+  readonly apiUrl: string;
+  readonly sandboxUrl: string;
+  readonly domain: string;
+  readonly debug: false;
+}
+
+/** A running E2B emulator. */
+export interface E2BEmulator extends ProviderEmulator {
+  /** The accepted API key. */
+  readonly apiKey: string;
+  /** Control-plane base URL (the SDK's `apiUrl`). */
+  readonly apiUrl: string;
+  /** envd base URL for every sandbox (the SDK's `sandboxUrl`); requests carry `E2b-Sandbox-Id`. */
+  readonly sandboxUrl: string;
+  /** A domain that resolves nowhere, for the SDK's `domain` option. */
+  readonly domain: string;
+  /** envd version reported for sandboxes. */
+  readonly envdVersion: string;
+  /** `{ apiKey, apiUrl, sandboxUrl, domain, debug: false }`, ready to spread into SDK calls. */
+  readonly sdkOptions: E2BConnectionOptions;
+}
+
+const DEFAULT_ENVD_VERSION = "0.5.7";
+const DEFAULT_PAGE_SIZE = 3;
+const LAUNCH_TIMEOUT_MS = 120_000;
+const DESTROY_TIMEOUT_MS = 60_000;
+
+/** Start an E2B emulator on 127.0.0.1 and an ephemeral port. */
+export async function startE2BEmulator(options: E2BEmulatorOptions = {}): Promise<E2BEmulator> {
+  const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 100) {
+    throw new RangeError(`pageSize must be an integer from 1 to 100, got ${pageSize}`);
+  }
+  const envdVersion = options.envdVersion ?? DEFAULT_ENVD_VERSION;
+  if (!/^\d+\.\d+\.\d+$/.test(envdVersion))
+    throw new RangeError(`envdVersion must look like 0.5.7, got ${envdVersion}`);
+  const backend = await resolveBackend(options.backend);
+  let server: EmulatorServer;
+  try {
+    server = await EmulatorServer.start({
+      nameUnknownRoute: (method, pathname) =>
+        method === "POST" && isRpcPath(pathname) ? rpcRouteName(pathname) : `${method} ${pathname}`,
+      answerUnknownRoute: (exchange) => {
+        if (exchange.method === "POST" && isRpcPath(exchange.url.pathname)) {
+          replyRpcError(
+            exchange,
+            new RpcError("unimplemented", `${exchange.url.pathname.slice(1)} is not emulated`),
+            404,
+          );
+        } else {
+          exchange.json(404, { code: 404, message: `no route for ${exchange.method} ${exchange.url.pathname}` });
+        }
+      },
+    });
+  } catch (error) {
+    await backend.dispose();
+    throw error;
+  }
+  const emulator = new E2BEmulatorImpl(server, backend, {
+    apiKey: options.apiKey ?? `e2b_${randomBytes(20).toString("hex")}`,
+    pageSize,
+    envdVersion,
+  });
+  registerControlPlane(server, emulator);
+  registerEnvdFiles(server, emulator);
+  registerEnvdFilesystem(server, emulator);
+  registerEnvdProcess(server, emulator);
+  return emulator;
+}
+
+class E2BEmulatorImpl implements E2BEmulator, E2BContext {
+  readonly apiKey: string;
+  readonly envdVersion: string;
+  readonly pageSize: number;
+  readonly domain = "e2b-emulator.invalid";
+  readonly registry = new SandboxRegistry<E2BSandboxData>();
+  readonly #server: EmulatorServer;
+  readonly #backend: ResolvedBackend;
+  #stopping: Promise<void> | undefined;
+
+  constructor(
+    server: EmulatorServer,
+    backend: ResolvedBackend,
+    settings: { apiKey: string; pageSize: number; envdVersion: string },
+  ) {
+    this.#server = server;
+    this.#backend = backend;
+    this.apiKey = settings.apiKey;
+    this.pageSize = settings.pageSize;
+    this.envdVersion = settings.envdVersion;
+  }
+
+  get backend(): SandboxRuntime {
+    return this.#backend.runtime;
+  }
+
+  get url(): string {
+    return this.#server.url;
+  }
+
+  get apiUrl(): string {
+    return this.#server.url;
+  }
+
+  get sandboxUrl(): string {
+    return this.#server.url;
+  }
+
+  get sdkOptions(): E2BConnectionOptions {
+    return { apiKey: this.apiKey, apiUrl: this.apiUrl, sandboxUrl: this.sandboxUrl, domain: this.domain, debug: false };
+  }
+
+  get requests(): readonly EmulatorRequestRecord[] {
+    return this.#server.log.records;
+  }
+
+  get unknownRoutes(): readonly string[] {
+    return this.#server.log.unknownRoutes;
+  }
+
+  countRequests(route?: string | RegExp): number {
+    return this.#server.log.count(route);
+  }
+
+  resetRequests(): void {
+    this.#server.log.reset();
+  }
+
+  injectFault(rule: FaultRule): void {
+    this.#server.faults.add(rule);
+  }
+
+  clearFaults(): void {
+    this.#server.faults.clear();
+  }
+
+  liveSandboxes(): EmulatedSandboxSummary[] {
+    return this.registry.summaries();
+  }
+
+  async seedForeignSandbox(metadata: Record<string, string> = {}): Promise<string> {
+    const sandbox = await this.createSandbox({
+      templateId: "base",
+      metadata: { ...metadata },
+      envVars: {},
+      timeoutSeconds: 3600,
+      autoPause: false,
+      network: true,
+      foreign: true,
+    });
+    return sandbox.id;
+  }
+
+  async createSandbox(input: CreateSandboxInput): Promise<E2BSandbox> {
+    if (this.#stopping) throw new Error("the emulator is stopping");
+    const handle = await this.backend.launch({ network: input.network }, { timeoutMs: LAUNCH_TIMEOUT_MS });
+    const now = Date.now();
+    const sandbox: E2BSandbox = {
+      id: this.registry.newId("i"),
+      metadata: input.metadata,
+      foreign: input.foreign,
+      state: "running",
+      createdAt: now,
+      data: {
+        templateId: input.templateId,
+        envVars: input.envVars,
+        envdAccessToken: randomBytes(16).toString("hex"),
+        autoPause: input.autoPause,
+        startedAt: now,
+        endAt: now,
+        handle,
+        processes: new ProcessTable(),
+        expiryTimer: undefined,
+      },
+    };
+    if (this.#stopping) {
+      await this.backend.destroy(handle, { timeoutMs: DESTROY_TIMEOUT_MS }).catch(() => undefined);
+      throw new Error("the emulator is stopping");
+    }
+    this.registry.add(sandbox);
+    this.setEndAt(sandbox, now + input.timeoutSeconds * 1000);
+    return sandbox;
+  }
+
+  setEndAt(sandbox: E2BSandbox, endAt: number): void {
+    sandbox.data.endAt = endAt;
+    clearTimeout(sandbox.data.expiryTimer);
+    if (sandbox.state !== "running") return;
+    const timer = setTimeout(() => void this.#expire(sandbox), Math.max(0, endAt - Date.now()));
+    timer.unref();
+    sandbox.data.expiryTimer = timer;
+  }
+
+  async killSandbox(sandbox: E2BSandbox): Promise<void> {
+    if (!this.registry.delete(sandbox.id)) return;
+    clearTimeout(sandbox.data.expiryTimer);
+    sandbox.state = "killed";
+    await sandbox.data.processes.killAll();
+    await this.backend.destroy(sandbox.data.handle, { timeoutMs: DESTROY_TIMEOUT_MS });
+  }
+
+  async pauseSandbox(sandbox: E2BSandbox): Promise<void> {
+    clearTimeout(sandbox.data.expiryTimer);
+    sandbox.state = "paused";
+    await sandbox.data.processes.killAll();
+  }
+
+  resumeSandbox(sandbox: E2BSandbox, timeoutSeconds: number): void {
+    sandbox.state = "running";
+    this.setEndAt(sandbox, Date.now() + timeoutSeconds * 1000);
+  }
+
+  async #expire(sandbox: E2BSandbox): Promise<void> {
+    if (this.registry.get(sandbox.id) !== sandbox || sandbox.state !== "running") return;
+    try {
+      if (sandbox.data.autoPause) await this.pauseSandbox(sandbox);
+      else await this.killSandbox(sandbox);
+    } catch {
+      // The sandbox is already out of the registry; a failed workspace cleanup has no one to report to.
+    }
+  }
+
+  stop(): Promise<void> {
+    this.#stopping ??= (async () => {
+      await this.#server.stop();
+      await Promise.allSettled(this.registry.all().map((sandbox) => this.killSandbox(sandbox)));
+      await this.#backend.dispose();
+    })();
+    return this.#stopping;
+  }
+}

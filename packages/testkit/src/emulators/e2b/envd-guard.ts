@@ -1,0 +1,41 @@
+import { RpcError, replyRpcError } from "../harness/connect-rpc.js";
+import type { Exchange } from "../harness/exchange.js";
+import type { E2BContext, E2BSandbox } from "./context.js";
+
+const sandboxes = new WeakMap<Exchange, E2BSandbox>();
+
+/**
+ * Route an envd request to its sandbox the way the E2B edge does with
+ * `sandboxUrl`: by the `E2b-Sandbox-Id` header. An unknown or paused sandbox
+ * gets 502 (what the edge answers for a sandbox that is not running); a wrong
+ * `X-Access-Token` gets 401. Answers and returns `false` when the request
+ * cannot go on.
+ */
+export function envdGuard(context: E2BContext, flavour: "rest" | "rpc", options: { requireToken?: boolean } = {}) {
+  return (exchange: Exchange): boolean => {
+    const fail = (status: number, code: RpcError["code"], message: string) => {
+      if (flavour === "rpc") replyRpcError(exchange, new RpcError(code, message), status);
+      else exchange.json(status, { code: status, message });
+      return false;
+    };
+    const id = exchange.header("e2b-sandbox-id");
+    if (!id) return fail(400, "invalid_argument", "missing E2b-Sandbox-Id header");
+    const port = exchange.header("e2b-sandbox-port");
+    if (port !== undefined && port !== "49983")
+      return fail(502, "unavailable", `nothing listens on port ${port} of sandbox ${id}`);
+    const sandbox = context.registry.get(id);
+    if (sandbox?.state !== "running") return fail(502, "unavailable", `The sandbox ${id} was not found`);
+    if ((options.requireToken ?? true) && exchange.header("x-access-token") !== sandbox.data.envdAccessToken) {
+      return fail(401, "unauthenticated", "invalid or missing X-Access-Token");
+    }
+    sandboxes.set(exchange, sandbox);
+    return true;
+  };
+}
+
+/** The sandbox {@link envdGuard} resolved for this request. */
+export function sandboxOf(exchange: Exchange): E2BSandbox {
+  const sandbox = sandboxes.get(exchange);
+  if (!sandbox) throw new Error("emulator bug: envd route without envdGuard");
+  return sandbox;
+}

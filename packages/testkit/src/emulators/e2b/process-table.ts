@@ -1,0 +1,212 @@
+import type { ArgvExecRequest, ExecEvent, ExecResult, SandboxHandle, SandboxRuntime } from "@sandport/core";
+import { messageOf } from "./errors.js";
+import { StdinPump } from "./stdin-pump.js";
+
+/** A process's configuration as the client sent it (sandbox paths), reported back by `List`. */
+export interface ProcessConfig {
+  readonly cmd: string;
+  readonly args: readonly string[];
+  readonly envs: Readonly<Record<string, string>>;
+  readonly cwd?: string;
+}
+
+/** envd's `ProcessEvent.EndEvent`, in proto3 JSON. */
+export interface EndEvent {
+  readonly exitCode: number;
+  readonly exited: boolean;
+  readonly status: string;
+  readonly error?: string;
+}
+
+/** envd's `ProcessEvent`, in proto3 JSON (output bytes in base64). */
+export type ProcessEvent =
+  | { readonly start: { readonly pid: number } }
+  | { readonly data: { readonly stdout?: string; readonly stderr?: string } }
+  | { readonly end: EndEvent };
+
+export type ProcessListener = (event: ProcessEvent) => void;
+
+/** What {@link ProcessTable.start} needs. */
+export interface StartProcessOptions {
+  readonly backend: SandboxRuntime;
+  readonly handle: SandboxHandle;
+  /** As the client sent it. */
+  readonly config: ProcessConfig;
+  /** What to run on the backend (paths mapped, environment merged, generous limits). */
+  readonly request: ArgvExecRequest;
+  readonly stdin: boolean;
+  readonly tag?: string;
+  /** First subscriber, attached before any event is emitted (the Start stream). */
+  readonly listener: ProcessListener;
+}
+
+const KILLED: EndEvent = { exitCode: -1, exited: false, status: "signal: killed" };
+
+/** One process started through `process.Process/Start`. */
+export class EmulatedProcess {
+  readonly pid: number;
+  readonly tag: string | undefined;
+  readonly config: ProcessConfig;
+  readonly stdin: StdinPump | undefined;
+  /** Resolves with the end event once the process has ended (never rejects). */
+  readonly done: Promise<EndEvent>;
+  /** Resolves once the backend started the process; rejects if it could not. */
+  readonly started: Promise<void>;
+
+  readonly #listeners = new Set<ProcessListener>();
+  readonly #abort = new AbortController();
+  #end: EndEvent | undefined;
+  #killed = false;
+
+  constructor(pid: number, options: StartProcessOptions, stdin: StdinPump | undefined) {
+    this.pid = pid;
+    this.tag = options.tag;
+    this.config = options.config;
+    this.stdin = stdin;
+    this.#listeners.add(options.listener);
+    let resolveStarted!: () => void;
+    let rejectStarted!: (error: unknown) => void;
+    this.started = new Promise<void>((resolve, reject) => {
+      resolveStarted = resolve;
+      rejectStarted = reject;
+    });
+    this.started.catch(() => undefined);
+    this.done = this.#run(options, resolveStarted, rejectStarted);
+  }
+
+  /** True until the process has ended. */
+  get running(): boolean {
+    return this.#end === undefined;
+  }
+
+  /** True once a kill was requested (the process may take a moment to end). */
+  get killed(): boolean {
+    return this.#killed;
+  }
+
+  /** Receive events from now on. Returns the unsubscribe function. */
+  subscribe(listener: ProcessListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Kill the process tree (SIGTERM and SIGKILL alike: the port kills by aborting). */
+  kill(): void {
+    if (this.#end !== undefined) return;
+    this.#killed = true;
+    this.#abort.abort(new Error("killed"));
+  }
+
+  #emit(event: ProcessEvent): void {
+    for (const listener of [...this.#listeners]) listener(event);
+  }
+
+  async #run(
+    options: StartProcessOptions,
+    resolveStarted: () => void,
+    rejectStarted: (error: unknown) => void,
+  ): Promise<EndEvent> {
+    let sawStart = false;
+    const markStarted = () => {
+      if (sawStart) return;
+      sawStart = true;
+      this.#emit({ start: { pid: this.pid } });
+      resolveStarted();
+    };
+    let end: EndEvent;
+    try {
+      let result: ExecResult | undefined;
+      for await (const event of this.#events(options)) {
+        if (event.type === "started") markStarted();
+        else if (event.type === "exited") result = event.result;
+        else if (event.data !== "") {
+          markStarted();
+          const bytes = Buffer.from(event.data, "utf8").toString("base64");
+          this.#emit({ data: event.type === "stdout" ? { stdout: bytes } : { stderr: bytes } });
+        }
+      }
+      markStarted();
+      end = endFromResult(result, this.#killed);
+    } catch (error) {
+      if (!sawStart && !this.#killed) {
+        rejectStarted(error);
+        this.#end = { exitCode: -1, exited: false, status: "error", error: messageOf(error) };
+        this.#listeners.clear();
+        await this.stdin?.dispose();
+        return this.#end;
+      }
+      markStarted();
+      end = this.#killed ? KILLED : { exitCode: -1, exited: false, status: "error", error: messageOf(error) };
+    }
+    this.#end = end;
+    await this.stdin?.dispose();
+    this.#emit({ end });
+    this.#listeners.clear();
+    return end;
+  }
+
+  #events(options: StartProcessOptions): AsyncIterable<ExecEvent> {
+    const op = { signal: this.#abort.signal, timeoutMs: options.request.timeoutMs };
+    if (options.backend.execStream) return options.backend.execStream(options.handle, options.request, op);
+    // A backend without streaming still runs the command; output then arrives in one piece at the end.
+    return bufferedEvents(options.backend.exec(options.handle, options.request, op));
+  }
+}
+
+async function* bufferedEvents(pending: Promise<ExecResult>): AsyncIterable<ExecEvent> {
+  yield { type: "started" };
+  const result = await pending;
+  if (result.stdout) yield { type: "stdout", data: result.stdout };
+  if (result.stderr) yield { type: "stderr", data: result.stderr };
+  yield { type: "exited", result };
+}
+
+function endFromResult(result: ExecResult | undefined, killed: boolean): EndEvent {
+  if (result === undefined || result.exitCode === null) return KILLED;
+  if (killed && result.exitCode !== 0) return KILLED;
+  return { exitCode: result.exitCode, exited: true, status: `exit status ${result.exitCode}` };
+}
+
+/** The processes of one sandbox. */
+export class ProcessTable {
+  readonly #processes = new Map<number, EmulatedProcess>();
+  #nextPid = 1000;
+
+  /** Start a process; resolves once the backend has started it. */
+  async start(options: StartProcessOptions): Promise<EmulatedProcess> {
+    const pid = this.#nextPid++;
+    const stdin = options.stdin ? await StdinPump.create(options.backend, options.handle, pid) : undefined;
+    const request = stdin ? stdin.wrap(options.request, options.request.cwd) : options.request;
+    const process = new EmulatedProcess(pid, { ...options, request }, stdin);
+    this.#processes.set(pid, process);
+    void process.done.then(() => this.#processes.delete(pid));
+    try {
+      await process.started;
+    } catch (error) {
+      this.#processes.delete(pid);
+      throw error;
+    }
+    return process;
+  }
+
+  /** A running process (not being killed) by pid or tag. */
+  find(selector: { readonly pid?: number; readonly tag?: string }): EmulatedProcess | undefined {
+    return this.list().find((process) =>
+      selector.pid !== undefined
+        ? process.pid === selector.pid
+        : selector.tag !== undefined && process.tag === selector.tag,
+    );
+  }
+
+  /** Running processes; one being killed is already gone from the list, as envd's would be. */
+  list(): EmulatedProcess[] {
+    return [...this.#processes.values()].filter((process) => !process.killed);
+  }
+
+  /** Kill every process and wait for them to end. */
+  async killAll(): Promise<void> {
+    const processes = [...this.#processes.values()];
+    for (const process of processes) process.kill();
+    await Promise.all(processes.map((process) => process.done));
+  }
+}

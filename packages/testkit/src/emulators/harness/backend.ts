@@ -1,0 +1,53 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { SandboxRuntime } from "@sandport/core";
+
+/**
+ * Where an emulator runs its sandboxes for real: a runtime from the port, or a
+ * factory for one (called once, when the emulator starts). Every emulated
+ * sandbox is one handle launched on it.
+ */
+export type EmulatorBackend = SandboxRuntime | (() => SandboxRuntime | Promise<SandboxRuntime>);
+
+/** A backend ready for use, and how to release what the emulator created for it. */
+export interface ResolvedBackend {
+  readonly runtime: SandboxRuntime;
+  /** Removes what the emulator itself created (the default backend's temporary root). */
+  dispose(): Promise<void>;
+}
+
+/**
+ * The caller's backend, or by default a `LocalRuntime` from `@sandport/local`
+ * rooted in a fresh temporary directory with `isolation: "none"` (emulated
+ * sandboxes are test fixtures on this machine, not a security boundary).
+ */
+export async function resolveBackend(backend?: EmulatorBackend): Promise<ResolvedBackend> {
+  if (backend !== undefined) {
+    const runtime = typeof backend === "function" ? await backend() : backend;
+    return { runtime, dispose: async () => {} };
+  }
+  const root = await mkdtemp(join(tmpdir(), "sandport-emulator-"));
+  const dispose = () => rm(root, { recursive: true, force: true, maxRetries: 3 });
+  try {
+    const runtime = await createLocalRuntime(root);
+    return { runtime, dispose };
+  } catch (error) {
+    await dispose();
+    throw error;
+  }
+}
+
+async function createLocalRuntime(root: string): Promise<SandboxRuntime> {
+  // Loaded on first use, so importing the testkit never loads the local runtime.
+  let module: typeof import("@sandport/local");
+  try {
+    module = await import("@sandport/local");
+  } catch (error) {
+    throw new Error(
+      "the default emulator backend is LocalRuntime from @sandport/local, which could not be loaded (is it built?); pass options.backend to use another runtime",
+      { cause: error },
+    );
+  }
+  return new module.LocalRuntime({ root, isolation: "none" });
+}

@@ -1,0 +1,180 @@
+import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
+import type { MutableRequestRecord } from "./request-log.js";
+
+/** A streamed answer: chunks go out as they are written. */
+export interface ResponseStream {
+  /** Send one chunk (one event). Ignored once the stream is closed. */
+  write(chunk: Uint8Array | string): void;
+  /** Send the last chunk, if any, and finish the answer. */
+  end(chunk?: Uint8Array | string): void;
+  /** True once the answer finished or the connection went away. */
+  readonly closed: boolean;
+}
+
+/** How the answer to this request is to be disturbed, set by the fault layer before the handler runs. */
+export type Disruption = { readonly kind: "lost-response" } | { readonly kind: "cut"; readonly afterEvents: number };
+
+/**
+ * One request and its answer. Handlers answer through `reply`, `json` or
+ * `stream` (never through the raw response), which lets the fault layer lose
+ * or cut the answer after the work is done.
+ */
+export class Exchange {
+  readonly method: string;
+  /** Parsed URL of the request (origin is the emulator's). */
+  readonly url: URL;
+  /** Path and query as sent. */
+  readonly rawPath: string;
+  /** Route name this request was matched to. */
+  readonly route: string;
+  /** Path parameters of the matched route (`:id` → `params.id`). */
+  params: Readonly<Record<string, string>> = {};
+  /** The whole request body. */
+  readonly body: Buffer;
+  /** Aborted when the client goes away or the emulator stops. */
+  readonly signal: AbortSignal;
+
+  readonly #request: IncomingMessage;
+  readonly #response: ServerResponse;
+  readonly #record: MutableRequestRecord;
+  readonly #abort = new AbortController();
+  #disruption: Disruption | undefined;
+  #answered = false;
+
+  constructor(
+    request: IncomingMessage,
+    response: ServerResponse,
+    record: MutableRequestRecord,
+    url: URL,
+    body: Buffer,
+  ) {
+    this.#request = request;
+    this.#response = response;
+    this.#record = record;
+    this.method = record.method;
+    this.rawPath = record.path;
+    this.route = record.route;
+    this.url = url;
+    this.body = body;
+    this.signal = this.#abort.signal;
+    response.on("close", () => {
+      if (!response.writableFinished) this.#abort.abort(new Error("client went away"));
+    });
+  }
+
+  /** One request header (case-insensitive), repeated values joined with `", "`. */
+  header(name: string): string | undefined {
+    const value = this.#request.headers[name.toLowerCase()];
+    return Array.isArray(value) ? value.join(", ") : value;
+  }
+
+  /** All request headers, names lower-cased. */
+  get headers(): IncomingHttpHeaders {
+    return this.#request.headers;
+  }
+
+  /** True once an answer was started (or the connection was destroyed). */
+  get answered(): boolean {
+    return this.#answered;
+  }
+
+  /** Set by the fault layer. */
+  disrupt(disruption: Disruption): void {
+    this.#disruption = disruption;
+  }
+
+  /** Cancel whatever the handler is waiting on (the emulator is stopping). */
+  abort(reason: unknown): void {
+    this.#abort.abort(reason);
+  }
+
+  /** Answer with a status, headers and an optional body. */
+  reply(status: number, headers: OutgoingHttpHeaders = {}, body?: Uint8Array | string): void {
+    if (this.#claim()) return;
+    const bytes = body === undefined ? undefined : typeof body === "string" ? Buffer.from(body) : Buffer.from(body);
+    const disruption = this.#disruption;
+    if (disruption?.kind === "lost-response") {
+      this.destroy();
+      return;
+    }
+    this.#record.status = status;
+    const response = this.#response;
+    response.writeHead(status, { ...headers, "content-length": bytes?.length ?? 0 });
+    if (disruption?.kind === "cut") {
+      // Headers and half the body, then the connection dies.
+      if (bytes && bytes.length > 1) response.write(bytes.subarray(0, Math.floor(bytes.length / 2)));
+      else response.flushHeaders();
+      setImmediate(() => this.destroy());
+      return;
+    }
+    response.end(bytes);
+  }
+
+  /** Answer with a JSON body. */
+  json(status: number, value: unknown, headers: OutgoingHttpHeaders = {}): void {
+    this.reply(status, { "content-type": "application/json", ...headers }, JSON.stringify(value));
+  }
+
+  /** Start a streamed answer. */
+  stream(status: number, headers: OutgoingHttpHeaders = {}): ResponseStream {
+    const closedStream: ResponseStream = { write() {}, end() {}, closed: true };
+    if (this.#claim()) return closedStream;
+    const disruption = this.#disruption;
+    if (disruption?.kind === "lost-response") {
+      this.destroy();
+      return closedStream;
+    }
+    this.#record.status = status;
+    const response = this.#response;
+    response.writeHead(status, headers);
+    response.flushHeaders();
+    let written = 0;
+    let finished = false;
+    const cutAfter = disruption?.kind === "cut" ? disruption.afterEvents : Number.POSITIVE_INFINITY;
+    const cut = () => {
+      finished = true;
+      // Let the bytes already written reach the client, then kill the connection.
+      setImmediate(() => this.destroy());
+    };
+    if (cutAfter === 0) cut();
+    const isClosed = () => finished || response.destroyed || response.writableEnded;
+    return {
+      get closed() {
+        return isClosed();
+      },
+      write(chunk) {
+        if (isClosed()) return;
+        response.write(chunk);
+        written += 1;
+        if (written >= cutAfter) cut();
+      },
+      end(chunk) {
+        if (isClosed()) return;
+        if (cutAfter !== Number.POSITIVE_INFINITY) {
+          // A cut stream never finishes cleanly, even when it had fewer events than the cut point.
+          cut();
+          return;
+        }
+        finished = true;
+        response.end(chunk);
+      },
+    };
+  }
+
+  /** Destroy the connection now, without (further) answer. */
+  destroy(): void {
+    this.#answered = true;
+    this.#request.socket.destroy();
+    this.#response.destroy();
+    this.#abort.abort(new Error("connection destroyed"));
+  }
+
+  #claim(): boolean {
+    if (this.#answered || this.#response.destroyed) {
+      this.#answered = true;
+      return true;
+    }
+    this.#answered = true;
+    return false;
+  }
+}

@@ -1,0 +1,185 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { Exchange } from "./exchange.js";
+import { FaultInjector } from "./faults.js";
+import { RequestLog } from "./request-log.js";
+import { type ErrorReplier, type RouteDefinition, Router } from "./router.js";
+
+/** Options of {@link EmulatorServer.start}. */
+export interface EmulatorServerOptions {
+  /** Name given to a request that matched no route. Default: `"<METHOD> <pathname>"`. */
+  readonly nameUnknownRoute?: (method: string, pathname: string) => string;
+  /** Answer to a request that matched no route (it is logged first). Default: 404 with a JSON error. */
+  readonly answerUnknownRoute?: (exchange: Exchange) => void;
+  /** Shape of error answers for routes without their own `errorReply`. Default: `{ code, message }` JSON. */
+  readonly errorReply?: ErrorReplier;
+  /** Largest request body accepted, in bytes. Default: 256 MiB. */
+  readonly maxBodyBytes?: number;
+}
+
+/** The default error shape: `{ "code": <status>, "message": ... }`, as most REST APIs answer. */
+export const jsonErrorReply: ErrorReplier = (exchange, status, message, retryAfterSeconds) => {
+  exchange.json(
+    status,
+    { code: status, message },
+    retryAfterSeconds === undefined ? {} : { "retry-after": String(retryAfterSeconds) },
+  );
+};
+
+/**
+ * The generic part of every emulator: an HTTP server on 127.0.0.1 and an
+ * ephemeral port, with routing, request accounting, fault injection and
+ * unknown-route logging. Provider emulators add routes and state.
+ */
+export class EmulatorServer {
+  readonly log = new RequestLog();
+  readonly faults = new FaultInjector();
+  readonly #router = new Router();
+  readonly #server: Server;
+  readonly #sockets = new Set<Socket>();
+  readonly #inflight = new Set<Exchange>();
+  readonly #options: EmulatorServerOptions;
+  #url = "";
+  #stopping: Promise<void> | undefined;
+
+  private constructor(options: EmulatorServerOptions) {
+    this.#options = options;
+    this.#server = createServer((request, response) => {
+      this.#handle(request, response).catch(() => {
+        if (!response.headersSent) response.destroy();
+      });
+    });
+    this.#server.on("connection", (socket) => {
+      this.#sockets.add(socket);
+      socket.on("close", () => this.#sockets.delete(socket));
+    });
+  }
+
+  /** Listen on 127.0.0.1 with an ephemeral port. */
+  static async start(options: EmulatorServerOptions = {}): Promise<EmulatorServer> {
+    const server = new EmulatorServer(options);
+    await new Promise<void>((resolve, reject) => {
+      server.#server.once("error", reject);
+      server.#server.listen(0, "127.0.0.1", () => {
+        server.#server.off("error", reject);
+        resolve();
+      });
+    });
+    const address = server.#server.address() as AddressInfo;
+    server.#url = `http://127.0.0.1:${address.port}`;
+    return server;
+  }
+
+  /** `http://127.0.0.1:<port>`. */
+  get url(): string {
+    return this.#url;
+  }
+
+  get stopped(): boolean {
+    return this.#stopping !== undefined;
+  }
+
+  route(route: RouteDefinition): void {
+    this.#router.add(route);
+  }
+
+  /** Abort in-flight handlers, destroy every connection and stop listening. Idempotent. */
+  stop(): Promise<void> {
+    this.#stopping ??= (async () => {
+      for (const exchange of this.#inflight) exchange.abort(new Error("emulator stopped"));
+      const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
+      this.#server.closeAllConnections();
+      for (const socket of this.#sockets) socket.destroy();
+      await closed;
+    })();
+    return this.#stopping;
+  }
+
+  async #handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    if (this.#stopping) {
+      request.socket.destroy();
+      return;
+    }
+    const method = (request.method ?? "GET").toUpperCase();
+    const rawPath = request.url ?? "/";
+    const url = new URL(rawPath, this.#url);
+    const match = this.#router.match(method, url.pathname);
+    const routeName =
+      match?.name ?? this.#options.nameUnknownRoute?.(method, url.pathname) ?? `${method} ${url.pathname}`;
+    const record = this.log.add(method, rawPath, routeName, request.headers);
+    if (!match) this.log.addUnknown(method, rawPath);
+
+    const fault = this.faults.take(routeName);
+    if (fault?.kind === "drop") {
+      request.socket.destroy();
+      return;
+    }
+    const body = await readBody(request, this.#options.maxBodyBytes ?? 256 * 1024 * 1024);
+    if (body === undefined) {
+      request.socket.destroy();
+      return;
+    }
+    const exchange = new Exchange(request, response, record, url, body);
+    const errorReply = match?.route.errorReply ?? this.#options.errorReply ?? jsonErrorReply;
+    this.#inflight.add(exchange);
+    try {
+      if (fault?.kind === "latency") {
+        await delay(fault.ms, exchange.signal);
+        if (exchange.signal.aborted) return;
+      }
+      if (fault?.kind === "status") {
+        errorReply(exchange, fault.status, `injected fault: HTTP ${fault.status}`, fault.retryAfterSeconds);
+        return;
+      }
+      if (fault?.kind === "drop-mid-stream") exchange.disrupt({ kind: "cut", afterEvents: fault.afterEvents ?? 1 });
+      if (fault?.kind === "lost-response") exchange.disrupt({ kind: "lost-response" });
+      if (!match) {
+        const answer = this.#options.answerUnknownRoute;
+        if (answer) answer(exchange);
+        else errorReply(exchange, 404, `no route for ${method} ${url.pathname}`);
+        return;
+      }
+      exchange.params = match.params;
+      await match.route.handler(exchange);
+      if (!exchange.answered) errorReply(exchange, 500, `emulator bug: ${routeName} did not answer`);
+    } catch (error) {
+      if (exchange.answered) exchange.destroy();
+      else errorReply(exchange, 500, `emulator error: ${error instanceof Error ? error.message : String(error)}`);
+    } finally {
+      this.#inflight.delete(exchange);
+    }
+  }
+}
+
+async function readBody(request: IncomingMessage, maxBytes: number): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of request) {
+      const buffer = chunk as Buffer;
+      size += buffer.length;
+      if (size > maxBytes) return undefined;
+      chunks.push(buffer);
+    }
+  } catch {
+    return undefined;
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Resolves after `ms`, or early when the signal aborts. Never rejects. */
+export function delay(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) {
+      resolve();
+      return;
+    }
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    }
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}
