@@ -7,5 +7,7 @@ export default defineConfig({
   sourcemap: true,
   clean: true,
   target: "node20",
+  // Keep "node:" specifiers: "node:test" has no bare form.
+  removeNodeProtocol: false,
   treeshake: true,
 });

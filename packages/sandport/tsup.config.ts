@@ -13,6 +13,8 @@ export default defineConfig({
   sourcemap: true,
   clean: true,
   target: "node20",
+  // Keep "node:" specifiers: "node:test" has no bare form.
+  removeNodeProtocol: false,
   // Every barrel re-exports a workspace package: keep them as imports, never inline them.
   external: [/^@sandport\//],
 });

@@ -1,0 +1,26 @@
+// The shared conformance suite through E2BRuntime and the real e2b SDK, against
+// the E2B emulator from @sandport/testkit (control plane, envd process stream, /files).
+
+import { describeRuntimeConformance, startE2BEmulator } from "@sandport/testkit";
+import { E2BRuntime } from "./e2b-runtime.js";
+import type { E2BRuntimeOptions } from "./options.js";
+
+describeRuntimeConformance({
+  name: "E2BRuntime (real e2b SDK → E2B emulator)",
+  createRuntime: async () => {
+    const emulator = await startE2BEmulator();
+    const options: E2BRuntimeOptions = {
+      apiKey: emulator.apiKey,
+      apiUrl: emulator.apiUrl,
+      sandboxUrl: emulator.sandboxUrl,
+      domain: emulator.domain,
+      owner: "conformance",
+    };
+    return {
+      runtime: new E2BRuntime(options),
+      reopen: () => new E2BRuntime(options),
+      cleanup: () => emulator.stop(),
+    };
+  },
+  timeouts: { promptMs: 3_000 },
+});

@@ -1,0 +1,34 @@
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+import * as barrel from "./index.js";
+
+const sourceRoot = fileURLToPath(new URL(".", import.meta.url));
+
+function sources(directory: string): string[] {
+  return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(directory, entry.name);
+    if (entry.isDirectory()) return sources(path);
+    return entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts") ? [path] : [];
+  });
+}
+
+test("the barrel exports the common provider names", () => {
+  assert.equal(typeof barrel.E2BRuntime, "function");
+  assert.equal(barrel.e2bCapabilities.verifiedCleanup, true);
+  assert.deepEqual(Object.keys(barrel).sort(), ["DEFAULT_E2B_TIMEOUTS", "E2BRuntime", "e2bCapabilities"]);
+});
+
+test("only internal/sdk.ts imports the e2b SDK at runtime; library code never touches process.env", () => {
+  for (const file of sources(sourceRoot)) {
+    const name = relative(sourceRoot, file);
+    const text = readFileSync(file, "utf8");
+    const runtimeImport = /(^|\n)\s*import\s+(?!type\b)[^;]*from\s+"e2b"|import\("e2b"\)|require\("e2b"\)/.test(text);
+    if (name === join("internal", "sdk.ts")) assert.ok(runtimeImport, "sdk.ts loads the SDK");
+    else assert.equal(runtimeImport, false, `${name} must not import e2b at runtime`);
+    if (!name.startsWith("testing"))
+      assert.ok(!/process\.env\b/.test(text), `${name} must not read or write process.env`);
+  }
+});

@@ -1,0 +1,185 @@
+/**
+ * The slice of the `e2b` SDK this adapter uses, described structurally.
+ *
+ * Nothing outside `sdk.ts` imports `e2b` at runtime; everything else talks to
+ * these interfaces, so a test can hand in a fake and a missing SDK only fails
+ * at first use. `sdk-types.test.ts` checks at compile time that the real SDK
+ * still satisfies every member declared here.
+ *
+ * @module
+ */
+
+/**
+ * Connection fields sent on every SDK call. Each one the SDK would otherwise
+ * take from `E2B_*` environment variables is always present, so the ambient
+ * fallback cannot fire.
+ */
+export interface E2BConnectionFields {
+  /** API key, sent as `X-API-KEY` to the control plane. Never empty (the SDK treats `""` as absent). */
+  readonly apiKey: string;
+  /** Domain, used for hosted sandbox URLs. */
+  readonly domain: string;
+  /** Control-plane base URL. */
+  readonly apiUrl: string;
+  /** Base URL of the sandbox (envd) API, or absent where it is per sandbox and set on `connect`. */
+  readonly sandboxUrl?: string;
+  /** Always `false`: `true` would redirect everything to localhost. */
+  readonly debug: false;
+  /** Deadline of one HTTP request in ms. Always explicit: the SDK default is 60 s. */
+  readonly requestTimeoutMs: number;
+  /** How often the SDK itself retries a control-plane 429 that carries `Retry-After`. */
+  readonly retries: number;
+  /** Cancels the in-flight request. */
+  readonly signal?: AbortSignal;
+}
+
+/** Options of `Sandbox.create`. */
+export interface E2BCreateOptions extends E2BConnectionFields {
+  /** Stored on the sandbox and searchable with `Sandbox.list`. */
+  readonly metadata: Record<string, string>;
+  /** Environment for every command in the sandbox. */
+  readonly envs: Record<string, string>;
+  /** Sandbox lifetime in ms. Always sent: without it the server picks. */
+  readonly timeoutMs: number;
+  /** Outbound network access. */
+  readonly allowInternetAccess: boolean;
+  /** What happens at the end of the lifetime. Always `kill` here. */
+  readonly lifecycle: { readonly onTimeout: "kill" };
+}
+
+/** Options of `Sandbox.connect`. */
+export interface E2BConnectOptions extends E2BConnectionFields {
+  /** New lifetime from now in ms (only ever extends a running sandbox). */
+  readonly timeoutMs: number;
+}
+
+/** Options of `Sandbox.list`. */
+export interface E2BListOptions extends Omit<E2BConnectionFields, "signal"> {
+  /** Server-side filter; all metadata pairs must match. */
+  readonly query: {
+    readonly metadata: Record<string, string>;
+    readonly state: Array<"running" | "paused">;
+  };
+  /** Page size. */
+  readonly limit: number;
+}
+
+/** What `Sandbox.getInfo` and the list pages report about one sandbox. */
+export interface E2BSandboxInfo {
+  readonly sandboxId: string;
+  readonly templateId: string;
+  readonly metadata: Record<string, string>;
+  readonly startedAt: Date;
+  readonly state: "running" | "paused";
+}
+
+/** The paginator `Sandbox.list` returns. */
+export interface E2BSandboxPaginator {
+  readonly hasNext: boolean;
+  nextItems(options?: E2BConnectionFields): Promise<E2BSandboxInfo[]>;
+}
+
+/** Per-call options of envd requests (files, commands). */
+export interface E2BRequestOptions {
+  readonly requestTimeoutMs?: number;
+  readonly signal?: AbortSignal;
+}
+
+/** Options of `commands.run` as this adapter calls it: always in the background, always with a timeout. */
+export interface E2BRunOptions extends E2BRequestOptions {
+  readonly background: true;
+  readonly cwd?: string;
+  readonly envs?: Record<string, string>;
+  /** Command lifetime in ms. Always sent: the SDK default (60 s) must never apply. */
+  readonly timeoutMs: number;
+  readonly stdin: false;
+  readonly onStdout?: (data: string) => void | Promise<void>;
+  readonly onStderr?: (data: string) => void | Promise<void>;
+}
+
+/** What a finished command reports. */
+export interface E2BCommandResult {
+  readonly exitCode: number;
+  readonly error?: string;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** A started command. */
+export interface E2BCommandHandle {
+  readonly pid: number;
+  /** Resolves on exit 0; rejects with `CommandExitError` on any other exit code. */
+  wait(): Promise<E2BCommandResult>;
+  kill(): Promise<boolean>;
+  disconnect(): Promise<void>;
+}
+
+/** A process envd is tracking. */
+export interface E2BProcessInfo {
+  readonly pid: number;
+  readonly tag?: string;
+  readonly cmd: string;
+  readonly args: string[];
+  readonly envs: Record<string, string>;
+  readonly cwd?: string;
+}
+
+/** `sandbox.commands`. */
+export interface E2BCommands {
+  run(command: string, options: E2BRunOptions): Promise<E2BCommandHandle>;
+  list(options?: E2BRequestOptions): Promise<E2BProcessInfo[]>;
+  kill(pid: number, options?: E2BRequestOptions): Promise<boolean>;
+}
+
+/** One entry reported by `files.list` / `files.getInfo`. */
+export interface E2BEntryInfo {
+  readonly name: string;
+  readonly type?: string;
+  readonly path: string;
+  readonly size: number;
+  readonly mode: number;
+  readonly modifiedTime?: Date;
+  readonly symlinkTarget?: string;
+}
+
+/** One file of a batched `files.write`. */
+export interface E2BWriteEntry {
+  readonly path: string;
+  readonly data: ArrayBuffer;
+}
+
+/** `sandbox.files`. */
+export interface E2BFilesystem {
+  /** Batched upload: one multipart request for all entries. */
+  write(files: E2BWriteEntry[], options?: E2BRequestOptions): Promise<unknown>;
+  read(path: string, options: E2BRequestOptions & { format: "bytes" }): Promise<Uint8Array>;
+  list(path: string, options?: E2BRequestOptions & { depth?: number }): Promise<E2BEntryInfo[]>;
+  getInfo(path: string, options?: E2BRequestOptions): Promise<E2BEntryInfo>;
+  makeDir(path: string, options?: E2BRequestOptions): Promise<boolean>;
+  remove(path: string, options?: E2BRequestOptions): Promise<void>;
+}
+
+/** A connected sandbox instance. */
+export interface E2BSandbox {
+  readonly sandboxId: string;
+  readonly commands: E2BCommands;
+  readonly files: E2BFilesystem;
+}
+
+/** The static side of the SDK's `Sandbox` class. */
+export interface E2BSandboxClass {
+  create(template: string, options: E2BCreateOptions): Promise<E2BSandbox>;
+  connect(sandboxId: string, options: E2BConnectOptions): Promise<E2BSandbox>;
+  /** Resolves `false` when the sandbox was not found. */
+  kill(sandboxId: string, options: E2BConnectionFields): Promise<boolean>;
+  /** Rejects with `SandboxNotFoundError` when absent. */
+  getInfo(sandboxId: string, options: E2BConnectionFields): Promise<E2BSandboxInfo>;
+  /** Resolves `false` when the sandbox was already paused. */
+  pause(sandboxId: string, options: E2BConnectionFields): Promise<boolean>;
+  list(options: E2BListOptions): E2BSandboxPaginator;
+}
+
+/** The module shape this adapter needs from the `e2b` package. */
+export interface E2BSdkModule {
+  readonly Sandbox: E2BSandboxClass;
+}
