@@ -84,8 +84,8 @@ test("declared capabilities resolve: every structural capability but detached la
   assert.equal(resolved.fileOps, true);
   assert.equal(resolved.detachedLaunch, "unsupported");
   assert.equal(resolved.verifiedCleanup, true);
-  assert.equal(resolved.lifecycle, true);
-  assert.equal(resolved.filesystem, "persistent");
+  assert.equal(resolved.lifecycle, "unknown");
+  assert.equal(resolved.filesystem, "unknown");
   assert.equal(resolved.outputStreams, "separate");
   assert.equal(resolved.lifetime, "deadline");
   assert.equal(resolved.isolation, "microvm");

@@ -1,6 +1,5 @@
 import {
   type AttemptInfo,
-  invalidRequest,
   LAUNCH_KEY_LABEL,
   type Labels,
   type OpOptions,
@@ -13,7 +12,7 @@ import { mapE2BError } from "./errors.js";
 import type { RuntimeContext } from "./internal/context.js";
 import type { E2BSandboxInfo } from "./internal/sdk-types.js";
 import { PROVIDER } from "./options.js";
-import { type E2BHandle, handleFromInfo, isOwned, matchesLabels } from "./ownership.js";
+import { assertSandboxId, type E2BHandle, handleFromInfo, isOwned, matchesLabels } from "./ownership.js";
 
 /** Retry policy for one list page: a read, so safe to repeat; kept short so the call deadline dominates. */
 const PAGE_RETRY = { maxAttempts: 3, initialDelayMs: 200, maxDelayMs: 2_000 } as const;
@@ -28,9 +27,7 @@ export async function getSandboxById(
   sandboxId: string,
   op?: OpOptions,
 ): Promise<E2BHandle | undefined> {
-  if (typeof sandboxId !== "string" || !/^[A-Za-z0-9_-]{1,128}$/.test(sandboxId)) {
-    throw invalidRequest("sandbox id must be 1-128 characters of [A-Za-z0-9_-]", {}, PROVIDER);
-  }
+  assertSandboxId(sandboxId);
   const requestTimeoutMs = op?.timeoutMs ?? context.options.timeouts.lookupMs;
   return withDeadline(
     op,

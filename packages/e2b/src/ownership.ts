@@ -1,4 +1,5 @@
 import {
+  invalidRequest,
   LAUNCH_KEY_LABEL,
   type Labels,
   OWNER_LABEL,
@@ -57,4 +58,16 @@ export function foreignSandbox(sandboxId: string, operation: string): SandportEr
     message: `e2b sandbox ${sandboxId} does not carry this runtime's ownership marker; refusing to ${operation} it`,
     details: { sandboxId, operation },
   });
+}
+
+const SANDBOX_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
+/**
+ * Refuses (`INVALID_REQUEST`) an id that cannot be an E2B sandbox id, before it
+ * reaches a URL: ids like `..`, `/etc` or `a/b` would otherwise address other routes.
+ */
+export function assertSandboxId(sandboxId: unknown): asserts sandboxId is string {
+  if (typeof sandboxId !== "string" || !SANDBOX_ID.test(sandboxId)) {
+    throw invalidRequest("sandbox id must be 1-128 characters of [A-Za-z0-9_-]", {}, PROVIDER);
+  }
 }

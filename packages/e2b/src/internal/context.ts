@@ -1,7 +1,7 @@
 import { SandportError } from "@sandport/core";
 import { isNotFound, mapE2BError } from "../errors.js";
 import { connectionFields, PROVIDER, type ResolvedOptions, sandboxUrlFor } from "../options.js";
-import { foreignSandbox, isOwned } from "../ownership.js";
+import { assertSandboxId, foreignSandbox, isOwned } from "../ownership.js";
 import { loadSdk } from "./sdk.js";
 import type { E2BConnectionFields, E2BSandbox, E2BSandboxInfo, E2BSdkModule } from "./sdk-types.js";
 
@@ -99,6 +99,7 @@ export class RuntimeContext {
    * rejects `FOREIGN_SANDBOX` when it exists without our ownership marker.
    */
   async ownedInfo(sandboxId: string, operation: string, timing: CallTiming): Promise<E2BSandboxInfo | undefined> {
+    assertSandboxId(sandboxId);
     const sdk = await this.sdk();
     let info: E2BSandboxInfo;
     try {

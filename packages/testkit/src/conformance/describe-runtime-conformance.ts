@@ -1,0 +1,99 @@
+import { after, describe } from "node:test";
+import type { SandboxHandle } from "@sandport/core";
+import { declareAsyncChecks } from "./async-exec.js";
+import { declareCapabilityChecks } from "./capabilities.js";
+import { isConformanceCheckId } from "./checks.js";
+import { declareExecChecks } from "./exec.js";
+import { declareLimitChecks } from "./exec-limits.js";
+import { declareFileOpsChecks } from "./file-ops.js";
+import { declareFileChecks } from "./files.js";
+import { declareLifecycleChecks } from "./lifecycle.js";
+import type { RuntimeConformanceOptions } from "./options.js";
+import { declarePathChecks } from "./paths.js";
+import { declareStreamingChecks } from "./streaming.js";
+import { ConformanceSuite } from "./suite.js";
+import { declareValidationChecks } from "./validation.js";
+
+/**
+ * Declares the shared conformance suite for one runtime as `node:test` tests:
+ * a `describe(options.name)` holding one `describe` per concern (files, exec,
+ * lifecycle, async, streaming, fileops, capabilities), each check titled
+ * `<id>: <what it asserts>` (ids in `CONFORMANCE_CHECKS`).
+ *
+ * - Each concern launches one sandbox in `before` that its checks share, and
+ *   destroys it in `after`; checks launch extra sandboxes only where they need
+ *   a second one. Whatever is still alive when the suite ends is destroyed,
+ *   then `fixture.cleanup` runs; a teardown failure fails the suite.
+ * - Checks of a capability the runtime does not have are skipped, and the skip
+ *   says why (`streaming is not-exposed: ...`); `options.skip` skips by id with
+ *   the caller's reason. The capability checks then prove the other half: every
+ *   absent capability's methods are absent, and no check of a claimed one failed.
+ *
+ * Call it at the top level of a test file (or inside a `describe`).
+ *
+ * @example
+ * describeRuntimeConformance({
+ *   name: "LocalRuntime (none)",
+ *   createRuntime: () => ({ runtime: new LocalRuntime({ root, isolation: "none" }) }),
+ * });
+ */
+export function describeRuntimeConformance<H extends SandboxHandle>(options: RuntimeConformanceOptions<H>): void {
+  checkOptions(options);
+  if (options.unavailable !== undefined) {
+    describe(options.name, { skip: options.unavailable }, () => {});
+    return;
+  }
+  describe(options.name, async () => {
+    const suite = new ConformanceSuite(options, await options.createRuntime());
+    after(() => suite.teardown(), { timeout: suite.timeouts.hookMs });
+    const caps = suite.capabilities;
+    const missing = (name: "asyncExec" | "streaming" | "fileOps", methods: string) =>
+      caps[name] === true ? undefined : `${name} is ${caps[name]}: the runtime has no ${methods}`;
+
+    suite.group("files", {}, (group) => {
+      declareFileChecks(group);
+      declarePathChecks(group);
+    });
+    suite.group("exec", {}, (group) => {
+      declareExecChecks(group);
+      declareLimitChecks(group);
+      declareValidationChecks(group);
+    });
+    suite.group("lifecycle", {}, declareLifecycleChecks);
+    suite.group(
+      "async",
+      { unavailable: missing("asyncExec", "startCommand/commandStatus/commandLogs with getById") },
+      declareAsyncChecks,
+    );
+    suite.group("streaming", { unavailable: missing("streaming", "execStream") }, declareStreamingChecks);
+    suite.group("fileops", { unavailable: missing("fileOps", "listDir/stat/mkdir/remove") }, declareFileOpsChecks);
+    if (options.additionalTests) describe("additional", () => options.additionalTests?.(suite));
+    suite.group("capabilities", { launch: false }, declareCapabilityChecks);
+  });
+}
+
+function checkOptions<H extends SandboxHandle>(options: RuntimeConformanceOptions<H>): void {
+  if (typeof options.name !== "string" || options.name.trim() === "") {
+    throw new TypeError("describeRuntimeConformance: name must be a non-empty string");
+  }
+  if (typeof options.createRuntime !== "function") {
+    throw new TypeError("describeRuntimeConformance: createRuntime must be a function");
+  }
+  if (
+    options.unavailable !== undefined &&
+    (typeof options.unavailable !== "string" || options.unavailable.trim() === "")
+  ) {
+    throw new TypeError("describeRuntimeConformance: unavailable needs a reason");
+  }
+  for (const [id, reason] of Object.entries(options.skip ?? {})) {
+    if (!isConformanceCheckId(id)) throw new TypeError(`describeRuntimeConformance: skip names no check: ${id}`);
+    if (typeof reason !== "string" || reason.trim() === "") {
+      throw new TypeError(`describeRuntimeConformance: skip.${id} needs a reason`);
+    }
+  }
+  for (const [name, value] of Object.entries(options.timeouts ?? {})) {
+    if (typeof value !== "number" || !Number.isInteger(value) || value <= 0) {
+      throw new TypeError(`describeRuntimeConformance: timeouts.${name} must be a positive integer`);
+    }
+  }
+}
