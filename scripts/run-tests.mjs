@@ -33,7 +33,16 @@ if (files.length === 0) {
 const concurrency = Number(process.env.SANDPORT_TEST_CONCURRENCY ?? 4);
 const child = spawn(
   process.execPath,
-  ["--import", "tsx", "--test", "--test-reporter=spec", `--test-concurrency=${concurrency}`, ...files],
+  [
+    "--import",
+    "tsx",
+    "--test",
+    "--test-reporter=spec",
+    `--test-concurrency=${concurrency}`,
+    // A test that leaves a handle open (a stray child, a socket) must not hang the run.
+    "--test-force-exit",
+    ...files,
+  ],
   { cwd: root, stdio: "inherit" },
 );
 child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

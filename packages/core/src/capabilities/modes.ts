@@ -6,7 +6,12 @@ import type { Absence } from "./absence.js";
  */
 export type OutputStreamsMode = "separate" | "combined" | "buffered";
 
-/** Whether files outlive a stop/start of the sandbox: `ephemeral` or `persistent`. */
+/**
+ * What happens to the workspace's files over the sandbox's life: `persistent`
+ * files stay until the sandbox is destroyed (across `stop`/`start` and
+ * reattaching from another process); `ephemeral` files may be lost when the
+ * sandbox stops or restarts.
+ */
 export type FilesystemMode = "ephemeral" | "persistent";
 
 /**
