@@ -63,10 +63,10 @@ try {
   }
 
   // 4. Import every barrel, ESM and CJS, each in a fresh process.
-  const barrels = [...tarballs.keys()];
+  const barrels = new Set(tarballs.keys());
   const umbrella = manifests.find(({ manifest }) => manifest.name === "sandport")?.manifest;
   for (const subpath of Object.keys(umbrella?.exports ?? {})) {
-    if (subpath !== "./package.json") barrels.push(subpath === "." ? "sandport" : `sandport/${subpath.slice(2)}`);
+    if (subpath !== "./package.json") barrels.add(subpath === "." ? "sandport" : `sandport/${subpath.slice(2)}`);
   }
   for (const barrel of barrels) {
     const probes = {
@@ -85,7 +85,7 @@ try {
       if (run.status !== 0) fail(`${kind} import of ${barrel} failed:\n${run.stderr.trim()}`);
     }
   }
-  console.log(`imported ${barrels.length} barrels as ESM and CJS: ${barrels.join(", ")}`);
+  console.log(`imported ${barrels.size} barrels as ESM and CJS: ${[...barrels].join(", ")}`);
 } finally {
   if (keep) console.log(`scratch project kept at ${scratch}`);
   else rmSync(scratch, { recursive: true, force: true });
