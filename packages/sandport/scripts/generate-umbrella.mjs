@@ -43,6 +43,10 @@ function expectedManifest(barrels) {
   for (const [subpath] of barrels) exports[`./${subpath}`] = entry(subpath);
   exports["./package.json"] = "./package.json";
   manifest.exports = exports;
+  // For TypeScript's legacy `node10` resolution, which ignores `exports`: map each subpath to its types.
+  manifest.typesVersions = {
+    "*": Object.fromEntries(barrels.map(([subpath]) => [subpath, [`./dist/${subpath}.d.ts`]])),
+  };
   manifest.dependencies = Object.fromEntries(barrels.map(([, name]) => [name, "workspace:^"]));
   return `${JSON.stringify(manifest, null, 2)}\n`;
 }
