@@ -1,0 +1,234 @@
+import { spawn } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
+import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import {
+  type CommandRef,
+  type CommandStatus,
+  type ExecResult,
+  invalidRequest,
+  SandportError,
+  sleep,
+} from "@sandport/core";
+import type { SpawnPlan } from "./command-plan.js";
+import { LOCAL_PROVIDER, type LocalIsolation } from "./options.js";
+import { identify, isAlive, type ProcessIdentity, signalGroup, signalProcess } from "./process-tree.js";
+import { SUPERVISOR_SOURCE } from "./supervisor-source.js";
+
+/** A command that has a directory but no supervisor record for this long never started. */
+const START_GRACE_MS = 30_000;
+const SESSION_ID = /^[\u0020-\u007e]{1,256}$/;
+
+/** Everything the supervisor needs, as stored in `plan.json`. */
+export interface SupervisedCommand {
+  readonly plan: SpawnPlan;
+  readonly stdin?: Uint8Array;
+  readonly timeoutMs: number;
+  readonly maxOutputBytes: number;
+  readonly killGraceMs: number;
+}
+
+interface CommandMeta {
+  readonly sessionId: string;
+  readonly commandId: string;
+  readonly startedAt: string;
+  readonly isolation: LocalIsolation;
+}
+
+interface ExitRecord {
+  readonly exitCode: number | null;
+  readonly timedOut: boolean;
+  readonly truncated: boolean;
+  readonly durationMs: number;
+}
+
+/** Checks a session id: 1-256 printable ASCII characters. */
+export function checkSessionId(sessionId: unknown): string {
+  if (typeof sessionId !== "string" || !SESSION_ID.test(sessionId)) {
+    throw invalidRequest("sessionId must be 1-256 printable ASCII characters", { field: "sessionId" }, LOCAL_PROVIDER);
+  }
+  return sessionId;
+}
+
+/** The command id for a session id: stable, so every process derives the same one. */
+export function commandIdFor(sessionId: string): string {
+  return `cmd-${createHash("sha256").update(sessionId).digest("hex").slice(0, 32)}`;
+}
+
+/** Checks a `CommandRef` and returns its command id. */
+export function checkRef(ref: unknown): CommandRef {
+  const candidate = ref as CommandRef | null;
+  if (typeof candidate !== "object" || candidate === null) {
+    throw invalidRequest("command ref must be an object", {}, LOCAL_PROVIDER);
+  }
+  const sessionId = checkSessionId(candidate.sessionId);
+  if (candidate.commandId !== commandIdFor(sessionId)) {
+    throw invalidRequest("command ref's commandId does not belong to its sessionId", {}, LOCAL_PROVIDER);
+  }
+  return { sessionId, commandId: candidate.commandId };
+}
+
+/**
+ * Async commands of one sandbox, kept in `<sandbox>/commands/<commandId>/`
+ * (outside the workspace): `meta.json`, `plan.json` (mode 0600: it holds the
+ * env), `supervisor.json`, `child.json`, `stdout`, `stderr`, `exit.json`.
+ *
+ * The directory name derives from the session id and appears atomically
+ * (built aside, then renamed), so of two starts with the same session id, in
+ * any processes, exactly one runs the command and both return the same ref.
+ */
+export class AsyncCommands {
+  readonly #directory: string;
+
+  /** @param directory the sandbox's `commands/` directory */
+  constructor(directory: string) {
+    this.#directory = directory;
+  }
+
+  /** True when a command with this session id already exists. */
+  async has(sessionId: string): Promise<boolean> {
+    return (await readMeta(join(this.#directory, commandIdFor(sessionId)))) !== undefined;
+  }
+
+  /**
+   * Claims the session id and starts a detached supervisor for the command.
+   * Returns `false` (and starts nothing) when the session id was already claimed.
+   */
+  async start(sessionId: string, command: SupervisedCommand): Promise<boolean> {
+    const commandId = commandIdFor(sessionId);
+    const final = join(this.#directory, commandId);
+    const staging = join(this.#directory, `.staging-${commandId}-${randomBytes(4).toString("hex")}`);
+    const { plan } = command;
+    const meta: CommandMeta = { sessionId, commandId, startedAt: new Date().toISOString(), isolation: plan.isolation };
+    const stored = {
+      ...plan,
+      fd3: plan.fd3?.toString("base64"),
+      stdin: command.stdin ? Buffer.from(command.stdin).toString("base64") : undefined,
+      timeoutMs: command.timeoutMs,
+      maxOutputBytes: command.maxOutputBytes,
+      killGraceMs: command.killGraceMs,
+    };
+    await mkdir(this.#directory, { recursive: true, mode: 0o700 });
+    await mkdir(staging, { mode: 0o700 });
+    await writeFile(join(staging, "meta.json"), JSON.stringify(meta), { mode: 0o600 });
+    await writeFile(join(staging, "plan.json"), JSON.stringify(stored), { mode: 0o600 });
+    try {
+      await rename(staging, final);
+    } catch (error) {
+      await rm(staging, { recursive: true, force: true });
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "EEXIST" || code === "ENOTEMPTY") return false;
+      throw error;
+    }
+    const supervisor = spawn(process.execPath, ["-e", SUPERVISOR_SOURCE, final], {
+      cwd: "/",
+      env: {},
+      stdio: "ignore",
+      detached: true,
+    });
+    const spawned = await new Promise<ProcessIdentity | Error>((resolve) => {
+      supervisor.once("error", resolve);
+      supervisor.once("spawn", () => resolve(identify(supervisor.pid as number) ?? new Error("supervisor vanished")));
+    });
+    supervisor.unref();
+    if (spawned instanceof Error) {
+      const record: ExitRecord = { exitCode: null, timedOut: false, truncated: false, durationMs: 0 };
+      await writeFile(join(final, "exit.json"), JSON.stringify(record), { mode: 0o600 });
+      await writeFile(join(final, "stderr"), `sandport: could not start the supervisor: ${spawned.message}\n`);
+      throw new SandportError({
+        code: "UNEXPECTED",
+        provider: LOCAL_PROVIDER,
+        message: `could not start the supervisor of command ${sessionId}: ${spawned.message}`,
+        cause: spawned,
+      });
+    }
+    await writeFile(join(final, "supervisor.json"), JSON.stringify(spawned), { mode: 0o600 });
+    return true;
+  }
+
+  /** Where a command is. `NOT_FOUND` when there is no such command. */
+  async status(ref: CommandRef): Promise<CommandStatus> {
+    const state = await this.#inspect(ref);
+    return state.exit ? { state: "exited", exitCode: state.exit.exitCode } : { state: "running", exitCode: null };
+  }
+
+  /** Output so far (complete once exited), as an `ExecResult`. */
+  async logs(ref: CommandRef): Promise<ExecResult> {
+    const state = await this.#inspect(ref);
+    const directory = join(this.#directory, ref.commandId);
+    const [stdout, stderr] = await Promise.all([
+      readFile(join(directory, "stdout"), "utf8").catch(() => ""),
+      readFile(join(directory, "stderr"), "utf8").catch(() => ""),
+    ]);
+    const exit = state.exit;
+    return {
+      exitCode: exit ? exit.exitCode : null,
+      stdout,
+      stderr,
+      truncated: exit?.truncated ?? false,
+      timedOut: exit?.timedOut ?? false,
+      durationMs: exit ? exit.durationMs : Date.now() - Date.parse(state.meta.startedAt),
+      isolation: state.meta.isolation,
+    };
+  }
+
+  /**
+   * Stops every command still running (SIGTERM to supervisor and command
+   * group, SIGKILL after `graceMs`) and waits until their supervisors are gone.
+   */
+  async stopAll(graceMs: number): Promise<void> {
+    const names = await readdir(this.#directory).catch(() => [] as string[]);
+    const live: ProcessIdentity[] = [];
+    const groups: ProcessIdentity[] = [];
+    for (const name of names) {
+      const directory = join(this.#directory, name);
+      const supervisor = await readIdentity(join(directory, "supervisor.json"));
+      const child = await readIdentity(join(directory, "child.json"));
+      if (supervisor && isAlive(supervisor)) live.push(supervisor);
+      if (child && isAlive(child)) groups.push(child);
+    }
+    for (const identity of live) signalProcess(identity.pid, "SIGTERM");
+    for (const identity of groups) signalGroup(identity.pid, "SIGTERM");
+    const deadline = Date.now() + graceMs;
+    while (Date.now() < deadline && [...live, ...groups].some(isAlive)) await sleep(10);
+    for (const identity of live) if (isAlive(identity)) signalProcess(identity.pid, "SIGKILL");
+    for (const identity of groups) if (isAlive(identity)) signalGroup(identity.pid, "SIGKILL");
+    const killed = Date.now() + 2_000;
+    while (Date.now() < killed && [...live, ...groups].some(isAlive)) await sleep(10);
+  }
+
+  async #inspect(ref: CommandRef): Promise<{ meta: CommandMeta; exit: ExitRecord | undefined }> {
+    const directory = join(this.#directory, ref.commandId);
+    const meta = await readMeta(directory);
+    if (!meta || meta.sessionId !== ref.sessionId) {
+      throw new SandportError({
+        code: "NOT_FOUND",
+        provider: LOCAL_PROVIDER,
+        message: `no command with session id ${JSON.stringify(ref.sessionId)} in this sandbox`,
+        details: { sessionId: ref.sessionId },
+      });
+    }
+    const exit = await readExit(directory);
+    if (exit) return { meta, exit };
+    const supervisor = await readIdentity(join(directory, "supervisor.json"));
+    if (supervisor ? isAlive(supervisor) : Date.now() - Date.parse(meta.startedAt) < START_GRACE_MS) {
+      return { meta, exit: undefined };
+    }
+    // Gone without a word, unless it wrote its record while we looked.
+    const late = await readExit(directory);
+    const vanished: ExitRecord = { exitCode: 255, timedOut: false, truncated: false, durationMs: 0 };
+    return { meta, exit: late ?? vanished };
+  }
+}
+
+async function readJson<T>(path: string): Promise<T | undefined> {
+  try {
+    return JSON.parse(await readFile(path, "utf8")) as T;
+  } catch {
+    return undefined;
+  }
+}
+
+const readMeta = (directory: string) => readJson<CommandMeta>(join(directory, "meta.json"));
+const readExit = (directory: string) => readJson<ExitRecord>(join(directory, "exit.json"));
+const readIdentity = (path: string) => readJson<ProcessIdentity>(path);

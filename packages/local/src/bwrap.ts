@@ -1,0 +1,146 @@
+import { spawn } from "node:child_process";
+import { lstatSync, readlinkSync } from "node:fs";
+import { WORKSPACE_TMP } from "./sandbox-store.js";
+
+/**
+ * `/etc` entries visible (read-only) inside the sandbox: enough for users and
+ * groups, name resolution, TLS roots, the dynamic linker and Debian's
+ * alternatives. Everything else in `/etc` is absent. Missing entries are skipped.
+ */
+export const ETC_ENTRIES = [
+  "alternatives",
+  "ca-certificates",
+  "ca-certificates.conf",
+  "gai.conf",
+  "group",
+  "host.conf",
+  "hosts",
+  "ld.so.cache",
+  "ld.so.conf",
+  "ld.so.conf.d",
+  "localtime",
+  "mime.types",
+  "nsswitch.conf",
+  "os-release",
+  "passwd",
+  "protocols",
+  "resolv.conf",
+  "services",
+  "ssl",
+  "timezone",
+] as const;
+
+/** Top-level directories that merged-/usr systems make symlinks into `/usr` and older systems keep as directories. */
+const USR_SIBLINGS = ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"] as const;
+
+/** Everything needed to build one bubblewrap invocation. */
+export interface BwrapInput {
+  /** Host directory bind-mounted read-write at `workspaceRoot`. */
+  readonly workspaceDirectory: string;
+  /** Where the workspace appears inside, e.g. `/workspace`. */
+  readonly workspaceRoot: string;
+  /** Working directory inside, absolute. */
+  readonly cwd: string;
+  /** Keep the host's network namespace (`--share-net`). */
+  readonly network: boolean;
+  /** Extra host paths mounted read-only at the same place. */
+  readonly readOnlyPaths: readonly string[];
+  /** The environment, set inside after `--clearenv`. */
+  readonly env: Readonly<Record<string, string>>;
+  /** Program and arguments to run inside. */
+  readonly command: readonly string[];
+}
+
+/** A bubblewrap invocation: its arguments, plus the NUL-separated arguments it reads from fd 3. */
+export interface BwrapInvocation {
+  readonly args: string[];
+  /**
+   * `--setenv` pairs, passed through `--args 3` rather than on the command line,
+   * so that secrets in the environment never show in `/proc/<pid>/cmdline` or `ps`.
+   */
+  readonly fd3: Buffer;
+}
+
+/**
+ * Builds the bubblewrap arguments (research/local-isolation.md §1): fresh user,
+ * PID, IPC, UTS, cgroup and (unless `network`) network namespaces; no nested
+ * user namespaces; all capabilities dropped (essential when running as root);
+ * a new session; death with the parent; a cleared environment. The filesystem is
+ * an allow-list: read-only `/usr` (with its merged-/usr symlinks), the curated
+ * `/etc` entries and `readOnlyPaths`, a fresh `/proc` and `/dev`, the workspace
+ * read-write, `/tmp` as a symlink into the workspace's `.tmp`, and everything
+ * else (the root and `/dev`) remounted read-only.
+ */
+export function buildBwrapInvocation(input: BwrapInput): BwrapInvocation {
+  const args = ["--unshare-all"];
+  if (input.network) args.push("--share-net");
+  args.push("--unshare-user", "--disable-userns", "--die-with-parent", "--new-session", "--cap-drop", "ALL");
+  args.push("--clearenv", "--args", "3");
+  args.push("--ro-bind", "/usr", "/usr");
+  for (const [kind, source, target] of usrSiblings()) args.push(kind, source, target);
+  for (const entry of ETC_ENTRIES) args.push("--ro-bind-try", `/etc/${entry}`, `/etc/${entry}`);
+  for (const path of input.readOnlyPaths) args.push("--ro-bind-try", path, path);
+  args.push("--proc", "/proc", "--dev", "/dev");
+  args.push("--bind", input.workspaceDirectory, input.workspaceRoot);
+  args.push("--symlink", `${input.workspaceRoot}/${WORKSPACE_TMP}`, "/tmp");
+  args.push("--remount-ro", "/dev", "--remount-ro", "/");
+  args.push("--chdir", input.cwd, "--", ...input.command);
+  const pairs = Object.entries(input.env).flatMap(([name, value]) => ["--setenv", name, value]);
+  return { args, fd3: Buffer.from(pairs.map((part) => `${part}\u0000`).join(""), "utf8") };
+}
+
+let siblings: [string, string, string][] | undefined;
+
+/** How to recreate `/bin`, `/lib`, ... inside: as the same symlinks, or as read-only binds. Looked up once. */
+function usrSiblings(): [string, string, string][] {
+  siblings ??= USR_SIBLINGS.flatMap((path): [string, string, string][] => {
+    try {
+      const stat = lstatSync(path);
+      if (stat.isSymbolicLink()) return [["--symlink", readlinkSync(path), path]];
+      if (stat.isDirectory()) return [["--ro-bind", path, path]];
+    } catch {
+      // Absent on this system.
+    }
+    return [];
+  });
+  return siblings;
+}
+
+/** Outcome of probing whether bubblewrap can create the namespaces it needs here. */
+export type BwrapProbe = { readonly ok: true } | { readonly ok: false; readonly reason: string };
+
+const probes = new Map<string, Promise<BwrapProbe>>();
+
+/**
+ * Runs bubblewrap once with the same namespace and capability flags as real
+ * commands (about 5-20 ms), to learn whether isolation works on this host.
+ * Cached per binary path for the life of the process.
+ */
+export function probeBwrap(bwrapPath: string): Promise<BwrapProbe> {
+  let probe = probes.get(bwrapPath);
+  if (!probe) {
+    probe = runProbe(bwrapPath);
+    probes.set(bwrapPath, probe);
+  }
+  return probe;
+}
+
+function runProbe(bwrapPath: string): Promise<BwrapProbe> {
+  if (process.platform !== "linux") return Promise.resolve({ ok: false, reason: "namespaces need Linux" });
+  const args = ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session"];
+  args.push("--cap-drop", "ALL", "--clearenv", "--ro-bind", "/usr", "/usr");
+  for (const [kind, source, target] of usrSiblings()) args.push(kind, source, target);
+  args.push("--proc", "/proc", "--dev", "/dev", "--remount-ro", "/", "--", "/usr/bin/true");
+  return new Promise((resolve) => {
+    let stderr = "";
+    const child = spawn(bwrapPath, args, { stdio: ["ignore", "ignore", "pipe"], env: {} });
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on("error", (error) => resolve({ ok: false, reason: `cannot run ${bwrapPath}: ${error.message}` }));
+    child.on("close", (code, signal) => {
+      if (code === 0) resolve({ ok: true });
+      else resolve({ ok: false, reason: `${bwrapPath} failed (${signal ?? `exit ${code}`}): ${stderr.trim()}` });
+    });
+  });
+}

@@ -1,0 +1,28 @@
+import type { DeclaredCapabilities } from "@sandport/core";
+import type { LocalIsolation } from "./options.js";
+
+/**
+ * What `LocalRuntime` declares about itself, for the given isolation mode.
+ *
+ * - `warmLease`: sandboxes persist until destroyed and `findByLabels` finds them.
+ * - `lifecycle`: `unsupported`. A sandbox is a directory; there is nothing to pause.
+ * - `verifiedCleanup`: `destroy` kills what runs there, removes the directory and checks it is gone.
+ * - `neverIdle`: nothing reclaims an idle sandbox (only an explicit `lifetimeMs`, lazily; see `LocalRuntime`).
+ * - modes: separate stdout/stderr, persistent files, `never-idle` lifetime, isolation as configured.
+ * - `detachedLaunch`: `unsupported`: launching is synchronous, there is no "still booting" state.
+ */
+export function localCapabilities(isolation: LocalIsolation): DeclaredCapabilities {
+  return Object.freeze({
+    warmLease: true,
+    lifecycle: "unsupported",
+    verifiedCleanup: true,
+    neverIdle: true,
+    modes: Object.freeze({
+      outputStreams: "separate",
+      filesystem: "persistent",
+      lifetime: "never-idle",
+      isolation,
+    }),
+    absent: Object.freeze({ detachedLaunch: "unsupported" }),
+  });
+}

@@ -1,0 +1,32 @@
+import type { SandboxHandle } from "@sandport/core";
+import type { SandboxRecord } from "./sandbox-record.js";
+
+/**
+ * A local sandbox. Plain data: log it, serialise it, or rebuild it in another
+ * process with `LocalRuntime.getById(id)`.
+ */
+export interface LocalHandle extends SandboxHandle {
+  /** Always `"local"`. */
+  readonly provider: "local";
+  /** Creation time, ISO-8601. */
+  readonly createdAt: string;
+  /**
+   * Host directory of the workspace, for inspection and debugging. Informational
+   * only: the runtime locates a sandbox from `id` and its own `root`, never from this field.
+   */
+  readonly workspaceDirectory: string;
+  /** Whether commands in this sandbox may use the network (fixed at launch). */
+  readonly network: boolean;
+}
+
+/** Builds the handle for a stored sandbox. */
+export function toHandle(record: SandboxRecord, workspaceDirectory: string): LocalHandle {
+  return Object.freeze({
+    id: record.id,
+    provider: "local",
+    labels: Object.freeze({ ...record.labels }),
+    createdAt: record.createdAt,
+    workspaceDirectory,
+    network: record.network,
+  });
+}

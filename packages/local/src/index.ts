@@ -1,0 +1,23 @@
+/**
+ * @sandport/local: the embedded Sandport runtime. A sandbox is a directory on
+ * this machine; commands are real processes, isolated with Linux namespaces
+ * (bubblewrap) by default, or, on explicit opt-in, plain host processes.
+ *
+ * @module
+ */
+
+export { localCapabilities } from "./capabilities.js";
+export { DEFAULT_PATH } from "./environment.js";
+export type { LocalHandle } from "./handle.js";
+export { LocalRuntime } from "./local-runtime.js";
+export type { CgroupUsage, LocalIsolation, LocalRuntimeOptions } from "./options.js";
+export {
+  DEFAULT_BWRAP_PATH,
+  DEFAULT_KILL_GRACE_MS,
+  DEFAULT_MAX_OUTPUT_BYTES,
+  DEFAULT_OPERATION_TIMEOUT_MS,
+  DEFAULT_OWNER,
+  DEFAULT_RUN_BUDGET_MS,
+  LOCAL_PROVIDER,
+  LOCAL_WORKSPACE_ROOT,
+} from "./options.js";

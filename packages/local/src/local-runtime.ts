@@ -1,0 +1,349 @@
+import {
+  assertCapabilitiesConsistent,
+  type CommandRef,
+  type CommandStatus,
+  type DeclaredCapabilities,
+  type ExecEvent,
+  type ExecRequest,
+  type ExecResult,
+  type FileInfo,
+  type FileInput,
+  invalidRequest,
+  type Labels,
+  type LaunchSpec,
+  MAX_TIMEOUT_MS,
+  normalizeWorkspacePath,
+  type OpOptions,
+  type SandboxRuntime,
+  SPECIFICATION_VERSION,
+  type StartCommandRequest,
+  toSandportError,
+  type ValidatedExecRequest,
+  validateExecRequest,
+  validateFiles,
+  validateLabels,
+  validateLaunchSpec,
+  validateOpOptions,
+  withDeadline,
+} from "@sandport/core";
+import { AsyncCommands, checkRef, checkSessionId, commandIdFor } from "./async-commands.js";
+import { localCapabilities } from "./capabilities.js";
+import { releaseLeaf } from "./cgroups.js";
+import { EventQueue } from "./event-queue.js";
+import type { LocalHandle } from "./handle.js";
+import {
+  LOCAL_PROVIDER,
+  LOCAL_WORKSPACE_ROOT,
+  type LocalRuntimeOptions,
+  type ResolvedLocalOptions,
+  resolveOptions,
+} from "./options.js";
+import { type RunOutcome, runCommand } from "./process-runner.js";
+import { RunningCommands } from "./running-commands.js";
+import { SandboxAccess } from "./sandbox-access.js";
+import type { WorkspaceFiles } from "./workspace-files.js";
+
+/**
+ * The embedded Sandport runtime: a sandbox is a fresh directory on this
+ * machine, and commands are real processes in it.
+ *
+ * Under `isolation: "namespaces"` (the default) each command runs under
+ * bubblewrap: its workspace, mounted at `/workspace`, is the only writable path;
+ * `/usr` and a few `/etc` entries are read-only; it has its own PID, user, IPC,
+ * UTS, cgroup and (unless the launch asks for `network: true`) network
+ * namespace; no capabilities; and an environment built only from the launch
+ * and request env (plus `PATH`, `HOME=/workspace`, `TMPDIR=/workspace/.tmp`).
+ * Where bubblewrap cannot create namespaces, `launch` and `exec` refuse with
+ * `UNSUPPORTED`; nothing ever falls back to `none` by itself.
+ *
+ * Under `isolation: "none"` commands are host processes with the workspace
+ * directory as cwd and `HOME`, in their own process group and, where a writable
+ * cgroup exists, their own cgroup, so a timeout still kills processes that
+ * escaped with `setsid`. Without a cgroup only the process group is killed.
+ * Nothing can keep such a command off the network or out of the rest of the
+ * filesystem, so `network: false` is refused there. Request paths still use
+ * the logical root `/workspace`; commands see the host directory (`$HOME`).
+ *
+ * Files move through the host filesystem directly (see `WorkspaceFiles`).
+ * Sandboxes, labels and async commands live on disk under `root`, so any
+ * runtime with the same `root` and `owner`, in any process, can find them.
+ * `LaunchSpec.lifetimeMs` is recorded; a sandbox past it is destroyed the next
+ * time a runtime looks it up (there is no background reaper).
+ */
+export class LocalRuntime implements SandboxRuntime<LocalHandle> {
+  /** The port version this runtime implements. */
+  readonly specificationVersion = SPECIFICATION_VERSION;
+  /** Always `"local"`. */
+  readonly provider = LOCAL_PROVIDER;
+  /** `/workspace`: where isolated commands see the workspace, and the root of every request path. */
+  readonly workspaceRoot = LOCAL_WORKSPACE_ROOT;
+  /** See `localCapabilities`; the isolation mode is the configured one. */
+  readonly capabilities: DeclaredCapabilities;
+  readonly #options: ResolvedLocalOptions;
+  readonly #running = new RunningCommands();
+  readonly #access: SandboxAccess;
+
+  /** Validates the options; does no I/O (the root and bubblewrap are looked at on first use). */
+  constructor(options: LocalRuntimeOptions = {}) {
+    this.#options = resolveOptions(options);
+    this.capabilities = localCapabilities(this.#options.isolation);
+    this.#access = new SandboxAccess(this.#options, this.#running);
+    assertCapabilitiesConsistent(this);
+  }
+
+  /** Creates a sandbox. `template` is refused (the host's `/usr` is the only image). */
+  async launch(spec: LaunchSpec = {}, op?: OpOptions): Promise<LocalHandle> {
+    validateOpOptions(op, LOCAL_PROVIDER);
+    const clean = validateLaunchSpec(spec, LOCAL_PROVIDER);
+    return guarded(op, this.#deadline("launch"), (signal) => this.#access.launch(clean, signal));
+  }
+
+  /** Runs a command to completion. Timeout, output cap and abort kill its whole process tree. */
+  async exec(handle: LocalHandle, request: ExecRequest, op?: OpOptions): Promise<ExecResult> {
+    validateOpOptions(op, LOCAL_PROVIDER);
+    const id = this.#access.checkHandle(handle);
+    const validated = this.#validateExec(request);
+    return guarded(op, this.#execDeadline(validated), (signal) =>
+      this.#run(id, validated, signal).then((outcome) => this.#result(outcome)),
+    );
+  }
+
+  /**
+   * Runs a command, yielding `started`, output chunks as they arrive, then
+   * `exited`. Leaving the loop early kills the command. Invalid input rejects
+   * on the first iteration.
+   */
+  async *execStream(handle: LocalHandle, request: ExecRequest, op?: OpOptions): AsyncIterable<ExecEvent> {
+    validateOpOptions(op, LOCAL_PROVIDER);
+    const id = this.#access.checkHandle(handle);
+    const validated = this.#validateExec(request);
+    const queue = new EventQueue<ExecEvent>();
+    const consumerGone = new AbortController();
+    const isolation = this.#options.isolation;
+    const run = guarded(op, this.#execDeadline(validated), async (signal) => {
+      const decoders = { stdout: new TextDecoder(), stderr: new TextDecoder() };
+      let started = false;
+      const outcome = await this.#run(id, validated, AbortSignal.any([signal, consumerGone.signal]), {
+        onStarted: (pid) => {
+          started = true;
+          queue.push(pid === undefined ? { type: "started", isolation } : { type: "started", pid, isolation });
+        },
+        onOutput: (stream, chunk) => {
+          const data = decoders[stream].decode(chunk, { stream: true });
+          if (data !== "") queue.push({ type: stream, data });
+        },
+      });
+      if (!started) queue.push({ type: "started", isolation });
+      for (const stream of ["stdout", "stderr"] as const) {
+        const tail = decoders[stream].decode();
+        if (tail !== "") queue.push({ type: stream, data: tail });
+      }
+      queue.push({ type: "exited", result: this.#result(outcome) });
+      queue.end();
+    });
+    run.catch((error: unknown) => queue.fail(error));
+    try {
+      yield* queue;
+    } finally {
+      consumerGone.abort(new Error("the stream's consumer stopped reading"));
+    }
+  }
+
+  /** Writes files after checking every path (including symlinks on disk); nothing is written if any is refused. */
+  async writeFiles(handle: LocalHandle, files: readonly FileInput[], op?: OpOptions): Promise<void> {
+    validateOpOptions(op, LOCAL_PROVIDER);
+    const id = this.#access.checkHandle(handle);
+    const validated = validateFiles(files, { root: LOCAL_WORKSPACE_ROOT, provider: LOCAL_PROVIDER });
+    return guarded(op, this.#deadline("writeFiles"), async (signal) =>
+      (await this.#files(id)).write(validated, signal),
+    );
+  }
+
+  /** Reads a file's bytes. A final symlink is refused; a missing file is `NOT_FOUND`. */
+  async readFile(handle: LocalHandle, path: string, op?: OpOptions): Promise<Uint8Array> {
+    return this.#fileCall(handle, path, op, "readFile", false, (files, relative) => files.read(relative));
+  }
+
+  /** Entries of a directory, sorted by name. */
+  async listDir(handle: LocalHandle, path: string, op?: OpOptions): Promise<FileInfo[]> {
+    return this.#fileCall(handle, path, op, "listDir", true, (files, relative) => files.list(relative));
+  }
+
+  /** One entry's metadata; a symlink is reported as itself. */
+  async stat(handle: LocalHandle, path: string, op?: OpOptions): Promise<FileInfo> {
+    return this.#fileCall(handle, path, op, "stat", true, (files, relative) => files.stat(relative));
+  }
+
+  /** Creates a directory and its parents. */
+  async mkdir(handle: LocalHandle, path: string, op?: OpOptions): Promise<void> {
+    return this.#fileCall(handle, path, op, "mkdir", true, (files, relative) => files.mkdir(relative));
+  }
+
+  /** Removes a file, symlink or directory tree; absent is fine. The workspace root itself is refused. */
+  async remove(handle: LocalHandle, path: string, op?: OpOptions): Promise<void> {
+    return this.#fileCall(handle, path, op, "remove", false, (files, relative) => files.remove(relative));
+  }
+
+  /** Rebuilds a handle from an id, in any process. `undefined` when absent; `FOREIGN_SANDBOX` when not ours. */
+  async getById(id: string, op?: OpOptions): Promise<LocalHandle | undefined> {
+    validateOpOptions(op, LOCAL_PROVIDER);
+    return guarded(op, this.#deadline("getById"), () => this.#access.getById(id));
+  }
+
+  /** Our sandboxes carrying every given label; reserved keys such as `sandport.launch-key` may be searched. */
+  async findByLabels(labels: Labels, op?: OpOptions): Promise<LocalHandle[]> {
+    validateOpOptions(op, LOCAL_PROVIDER);
+    const query = validateLabels(labels, { allowReserved: true, provider: LOCAL_PROVIDER });
+    if (query === undefined) throw invalidRequest("labels must be an object", { field: "labels" }, LOCAL_PROVIDER);
+    return guarded(op, this.#deadline("findByLabels"), () => this.#access.findByLabels(query));
+  }
+
+  /** Kills everything running in the sandbox, removes it and verifies it is gone. Absent is success. */
+  async destroy(handle: LocalHandle, op?: OpOptions): Promise<void> {
+    validateOpOptions(op, LOCAL_PROVIDER);
+    const id = this.#access.checkHandle(handle);
+    return guarded(op, this.#deadline("destroy"), () => this.#access.destroy(id));
+  }
+
+  /**
+   * Starts a command that outlives this process: a detached supervisor runs it,
+   * enforces its timeout and output cap and records its output and exit under
+   * the sandbox's metadata area. A repeated `sessionId`, from any process,
+   * returns the existing command. Resolves once the supervisor is spawned.
+   */
+  async startCommand(handle: LocalHandle, request: StartCommandRequest, op?: OpOptions): Promise<CommandRef> {
+    validateOpOptions(op, LOCAL_PROVIDER);
+    const id = this.#access.checkHandle(handle);
+    const sessionId = checkSessionId((request as { sessionId?: unknown } | null)?.sessionId);
+    const validated = this.#validateExec(request);
+    const ref: CommandRef = { sessionId, commandId: commandIdFor(sessionId) };
+    return guarded(op, this.#deadline("startCommand"), async () => {
+      const record = await this.#access.requireLive(id);
+      const commands = new AsyncCommands(this.#access.store().commandsDirectory(id));
+      if (await commands.has(sessionId)) return ref;
+      const plan = await this.#access.planFor(record, validated);
+      const started = await commands.start(sessionId, {
+        plan,
+        ...(validated.stdin === undefined ? {} : { stdin: toBytes(validated.stdin) }),
+        timeoutMs: validated.timeoutMs ?? this.#options.runBudgetMs,
+        maxOutputBytes: validated.maxOutputBytes ?? this.#options.maxOutputBytes,
+        killGraceMs: this.#options.killGraceMs,
+      });
+      if (!started && plan.leaf) await releaseLeaf(plan.leaf);
+      return ref;
+    });
+  }
+
+  /** Where a started command is: `running`, or `exited` with its status (`null` if killed, 255 if it vanished). */
+  async commandStatus(handle: LocalHandle, ref: CommandRef, op?: OpOptions): Promise<CommandStatus> {
+    validateOpOptions(op, LOCAL_PROVIDER);
+    const id = this.#access.checkHandle(handle);
+    const checked = checkRef(ref);
+    return guarded(op, this.#deadline("commandStatus"), async () => {
+      await this.#access.requireLive(id);
+      return new AsyncCommands(this.#access.store().commandsDirectory(id)).status(checked);
+    });
+  }
+
+  /** A started command's output so far, complete once it has exited. */
+  async commandLogs(handle: LocalHandle, ref: CommandRef, op?: OpOptions): Promise<ExecResult> {
+    validateOpOptions(op, LOCAL_PROVIDER);
+    const id = this.#access.checkHandle(handle);
+    const checked = checkRef(ref);
+    return guarded(op, this.#deadline("commandLogs"), async () => {
+      await this.#access.requireLive(id);
+      return new AsyncCommands(this.#access.store().commandsDirectory(id)).logs(checked);
+    });
+  }
+
+  #validateExec(request: ExecRequest): ValidatedExecRequest {
+    return validateExecRequest(request, { root: LOCAL_WORKSPACE_ROOT, provider: LOCAL_PROVIDER });
+  }
+
+  async #run(
+    id: string,
+    request: ValidatedExecRequest,
+    signal: AbortSignal,
+    callbacks: Pick<Parameters<typeof runCommand>[0], "onStarted" | "onOutput"> = {},
+  ): Promise<RunOutcome> {
+    const record = await this.#access.requireLive(id, false);
+    const plan = await this.#access.planFor(record, request);
+    let unmark: (() => void) | undefined;
+    try {
+      return await this.#running.track(id, signal, (combined) =>
+        runCommand({
+          plan,
+          ...(request.stdin === undefined ? {} : { stdin: toBytes(request.stdin) }),
+          timeoutMs: request.timeoutMs ?? this.#options.runBudgetMs,
+          maxOutputBytes: request.maxOutputBytes ?? this.#options.maxOutputBytes,
+          killGraceMs: this.#options.killGraceMs,
+          signal: combined,
+          onSpawned: (pid) => {
+            unmark = this.#access.register(record, plan, pid);
+          },
+          ...callbacks,
+        }),
+      );
+    } finally {
+      unmark?.();
+    }
+  }
+
+  #result(outcome: RunOutcome): ExecResult {
+    return {
+      exitCode: outcome.exitCode,
+      stdout: outcome.stdout.toString("utf8"),
+      stderr: outcome.stderr.toString("utf8"),
+      truncated: outcome.truncated,
+      timedOut: outcome.timedOut,
+      durationMs: outcome.durationMs,
+      isolation: this.#options.isolation,
+    };
+  }
+
+  async #fileCall<T>(
+    handle: LocalHandle,
+    path: string,
+    op: OpOptions | undefined,
+    operation: string,
+    allowRoot: boolean,
+    task: (files: WorkspaceFiles, relative: string) => Promise<T>,
+  ): Promise<T> {
+    validateOpOptions(op, LOCAL_PROVIDER);
+    const id = this.#access.checkHandle(handle);
+    const relative = normalizeWorkspacePath(path, { root: LOCAL_WORKSPACE_ROOT, allowRoot, provider: LOCAL_PROVIDER });
+    return guarded(op, this.#deadline(operation), async () => task(await this.#files(id), relative));
+  }
+
+  #files(id: string): Promise<WorkspaceFiles> {
+    return this.#access.files(id);
+  }
+
+  #deadline(operation: string) {
+    return { provider: LOCAL_PROVIDER, operation, defaultTimeoutMs: this.#options.operationTimeoutMs };
+  }
+
+  /** An exec's call deadline: its run budget plus the kill grace plus slack, so the run budget always fires first. */
+  #execDeadline(request: ValidatedExecRequest) {
+    const budget = request.timeoutMs ?? this.#options.runBudgetMs;
+    const defaultTimeoutMs = Math.min(MAX_TIMEOUT_MS, budget + this.#options.killGraceMs + 30_000);
+    return { provider: LOCAL_PROVIDER, operation: "exec", defaultTimeoutMs };
+  }
+}
+
+/** `withDeadline`, with anything unclassified that the task throws wrapped as a `SandportError` (`UNEXPECTED`). */
+function guarded<T>(
+  op: OpOptions | undefined,
+  context: Parameters<typeof withDeadline>[1],
+  task: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  return withDeadline(op, context, (signal) =>
+    task(signal).catch((error: unknown) => {
+      throw toSandportError(error, LOCAL_PROVIDER);
+    }),
+  );
+}
+
+function toBytes(input: string | Uint8Array): Uint8Array {
+  return typeof input === "string" ? Buffer.from(input, "utf8") : input;
+}

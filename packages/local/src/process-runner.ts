@@ -1,0 +1,188 @@
+import { type ChildProcess, type StdioOptions, spawn } from "node:child_process";
+import { SandportError } from "@sandport/core";
+import { killLeaf, releaseLeaf, signalCgroup } from "./cgroups.js";
+import { JOIN_FAILED_EXIT, JOIN_FAILED_MESSAGE, type SpawnPlan } from "./command-plan.js";
+import { LOCAL_PROVIDER } from "./options.js";
+import { signalGroup } from "./process-tree.js";
+
+/** How to run one planned command. */
+export interface RunOptions {
+  readonly plan: SpawnPlan;
+  /** Bytes for standard input, which is then closed. Absent: stdin is `/dev/null`. */
+  readonly stdin?: Uint8Array;
+  /** Run budget; past it the tree is killed and the outcome says `timedOut`. */
+  readonly timeoutMs: number;
+  /** Cap on stdout + stderr bytes; past it the tree is killed and the outcome says `truncated`. */
+  readonly maxOutputBytes: number;
+  /** Milliseconds between SIGTERM and SIGKILL. */
+  readonly killGraceMs: number;
+  /** Aborting kills the tree; the outcome then reports the kill. */
+  readonly signal: AbortSignal;
+  /** Called once the process exists. `pid` is the host pid, given only when it is also the command's own pid. */
+  readonly onStarted?: (pid: number | undefined) => void;
+  /** Called right after spawning, with the host pid that leads the command's process group. */
+  readonly onSpawned?: (pid: number) => void;
+  /** Called for each chunk kept (output past the cap is never passed on). */
+  readonly onOutput?: (stream: "stdout" | "stderr", chunk: Buffer) => void;
+}
+
+/** What happened to a command. */
+export interface RunOutcome {
+  /** Exit status, or `null` when a signal ended it. */
+  readonly exitCode: number | null;
+  readonly stdout: Buffer;
+  readonly stderr: Buffer;
+  readonly truncated: boolean;
+  readonly timedOut: boolean;
+  readonly durationMs: number;
+}
+
+/** How long output may still arrive after the command exited, before the pipes are closed on our side. */
+const DRAIN_AFTER_EXIT_MS = 500;
+
+const EXECVP_FAILURE = /^bwrap: execvp [^\n]*: (No such file or directory|Permission denied)\n?$/;
+
+/**
+ * Spawns a planned command in its own process group and collects its output.
+ *
+ * Stopping (timeout, output cap, abort) sends SIGTERM to the process group (and
+ * to every member of the command's cgroup leaf, which catches processes that
+ * called `setsid`), then SIGKILL to both after the grace period. Under
+ * `namespaces` the command's PID namespace dies with bubblewrap, taking every
+ * descendant with it. When the command exits by itself, anything it left
+ * running in its group or leaf is killed too: a command leaves nothing behind.
+ *
+ * A program that cannot be found or executed yields exit status 127 or 126, as
+ * a shell would, in both isolation modes.
+ */
+export function runCommand(options: RunOptions): Promise<RunOutcome> {
+  const { plan } = options;
+  return new Promise<RunOutcome>((resolve, reject) => {
+    const started = performance.now();
+    const stdio: StdioOptions = [options.stdin ? "pipe" : "ignore", "pipe", "pipe"];
+    if (plan.fd3) stdio.push("pipe");
+    const chunks = { stdout: [] as Buffer[], stderr: [] as Buffer[] };
+    let kept = 0;
+    let truncated = false;
+    let timedOut = false;
+    let spawnError: NodeJS.ErrnoException | undefined;
+    let killTimer: NodeJS.Timeout | undefined;
+    let drainTimer: NodeJS.Timeout | undefined;
+    let stopping = false;
+
+    let child: ChildProcess;
+    try {
+      child = spawn(plan.file, plan.args, { cwd: plan.cwd, env: plan.env, stdio, detached: true });
+    } catch (error) {
+      void (plan.leaf ? releaseLeaf(plan.leaf) : Promise.resolve());
+      reject(error);
+      return;
+    }
+    const pid = child.pid;
+    if (pid !== undefined) options.onSpawned?.(pid);
+
+    const stop = () => {
+      if (stopping || pid === undefined) return;
+      stopping = true;
+      signalGroup(pid, "SIGTERM");
+      if (plan.leaf) void signalCgroup(plan.leaf.directory, "SIGTERM");
+      killTimer = setTimeout(() => {
+        signalGroup(pid, "SIGKILL");
+        if (plan.leaf) killLeaf(plan.leaf);
+      }, options.killGraceMs);
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stop();
+    }, options.timeoutMs);
+    const onAbort = () => stop();
+    options.signal.addEventListener("abort", onAbort, { once: true });
+    if (options.signal.aborted) stop();
+
+    const collect = (stream: "stdout" | "stderr") => (chunk: Buffer) => {
+      if (truncated) return;
+      const room = options.maxOutputBytes - kept;
+      const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+      if (part.length > 0) {
+        kept += part.length;
+        chunks[stream].push(part);
+        options.onOutput?.(stream, part);
+      }
+      if (chunk.length > room) {
+        truncated = true;
+        stop();
+      }
+    };
+    child.stdout?.on("data", collect("stdout"));
+    child.stderr?.on("data", collect("stderr"));
+    // The program may exit without reading its input: a broken pipe there is not a failure.
+    child.stdin?.on("error", () => {});
+    child.stdin?.end(options.stdin);
+    const fd3 = child.stdio[3] as NodeJS.WritableStream | null | undefined;
+    if (fd3 && plan.fd3) {
+      fd3.on("error", () => {});
+      fd3.end(plan.fd3);
+    }
+
+    child.on("error", (error) => {
+      spawnError = error;
+    });
+    child.on("exit", () => {
+      // Whatever the command left running dies with it.
+      if (pid !== undefined) signalGroup(pid, "SIGKILL");
+      if (plan.leaf) killLeaf(plan.leaf);
+      // A process that escaped both (possible only under `none` without a cgroup) may hold the
+      // pipes open for ever: read what is buffered, then stop listening.
+      drainTimer = setTimeout(() => {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+      }, DRAIN_AFTER_EXIT_MS);
+    });
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      clearTimeout(killTimer);
+      clearTimeout(drainTimer);
+      options.signal.removeEventListener("abort", onAbort);
+      void (plan.leaf ? releaseLeaf(plan.leaf) : Promise.resolve()).then(() => {
+        const stdout = Buffer.concat(chunks.stdout);
+        const stderr = Buffer.concat(chunks.stderr);
+        const durationMs = performance.now() - started;
+        if (spawnError) {
+          // Under `none` the program is spawned directly, so a missing one is the caller's; under
+          // `namespaces` the spawned program is bubblewrap (or /bin/sh), and its absence is ours.
+          const status = plan.isolation === "none" ? spawnFailureStatus(spawnError) : undefined;
+          if (status === undefined) return reject(spawnFailed(plan, spawnError));
+          const message = Buffer.from(`sandport: ${plan.file}: ${spawnError.message}\n`);
+          return resolve({ exitCode: status, stdout, stderr: message, truncated, timedOut, durationMs });
+        }
+        // A command we stopped (timeout, cap, abort) reports no status, even if it exited in a handler.
+        let exitCode = signal || stopping ? null : code;
+        if (exitCode === JOIN_FAILED_EXIT && stderr.toString("utf8").startsWith(JOIN_FAILED_MESSAGE)) {
+          return reject(spawnFailed(plan, new Error(stderr.toString("utf8").trim())));
+        }
+        if (plan.isolation === "namespaces" && exitCode === 1 && stdout.length === 0) {
+          const failure = EXECVP_FAILURE.exec(stderr.toString("utf8"));
+          if (failure) exitCode = failure[1] === "Permission denied" ? 126 : 127;
+        }
+        resolve({ exitCode, stdout, stderr, truncated, timedOut, durationMs });
+      });
+    });
+    // Without namespaces the host pid is the command's own (the join step `exec`s it in place).
+    if (pid !== undefined) options.onStarted?.(plan.isolation === "none" ? pid : undefined);
+  });
+}
+
+function spawnFailureStatus(error: NodeJS.ErrnoException): number | undefined {
+  if (error.code === "ENOENT") return 127;
+  if (error.code === "EACCES") return 126;
+  return undefined;
+}
+
+function spawnFailed(plan: SpawnPlan, cause: Error): SandportError {
+  return new SandportError({
+    code: "UNEXPECTED",
+    provider: LOCAL_PROVIDER,
+    message: `could not start ${plan.file}: ${cause.message}`,
+    cause,
+  });
+}

@@ -1,0 +1,50 @@
+import { readFileSync } from "node:fs";
+
+/** A process recorded so it can be found again later, safe against pid reuse. */
+export interface ProcessIdentity {
+  readonly pid: number;
+  /** Start time in clock ticks since boot (`/proc/<pid>/stat` field 22); tells a reused pid apart. */
+  readonly startTime: string;
+}
+
+/** Sends `signal` to a whole process group. A group that no longer exists is not an error. */
+export function signalGroup(processGroup: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-processGroup, signal);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+  }
+}
+
+/** Sends `signal` to one process. A process that no longer exists is not an error. */
+export function signalProcess(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+  }
+}
+
+/** The identity of a live process, or `undefined` when it is gone (or this is not Linux). */
+export function identify(pid: number): ProcessIdentity | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The command name (field 2) may contain spaces and parentheses: count fields after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const startTime = fields[19];
+    return startTime === undefined ? undefined : { pid, startTime };
+  } catch {
+    return undefined;
+  }
+}
+
+/** True while the recorded process still runs (same pid, same start time) and is not a zombie. */
+export function isAlive(identity: ProcessIdentity): boolean {
+  try {
+    const stat = readFileSync(`/proc/${identity.pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return fields[19] === identity.startTime && fields[0] !== "Z";
+  } catch {
+    return false;
+  }
+}

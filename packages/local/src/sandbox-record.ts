@@ -1,0 +1,96 @@
+import { LAUNCH_KEY_LABEL, type Labels, OWNER_LABEL, type ResourceLimits } from "@sandport/core";
+
+/** Format tag of a sandbox's metadata file. */
+export const SANDBOX_RECORD_FORMAT = "sandport-local-sandbox-v1";
+
+/** One cgroup directory and the hierarchy version it lives in. */
+export interface CgroupDirectory {
+  /** 1 for a legacy per-controller hierarchy, 2 for the unified one. */
+  readonly version: 1 | 2;
+  /** Absolute directory. */
+  readonly directory: string;
+}
+
+/** Control groups a sandbox's commands join; absolute directories, fixed at launch. */
+export interface SandboxCgroups {
+  /** Cgroups carrying the sandbox's resource limits; each command joins all of them. */
+  readonly limits: readonly CgroupDirectory[];
+  /**
+   * Cgroup under which each command gets its own leaf, so the command's whole
+   * tree can be killed: with `cgroup.kill` on v2, by signalling every member on
+   * v1. Absent when commands are not tracked by cgroup.
+   */
+  readonly tracking?: CgroupDirectory;
+}
+
+/** What `sandbox.json` holds: everything needed to rebuild a handle and run commands, from any process. */
+export interface SandboxRecord {
+  readonly format: typeof SANDBOX_RECORD_FORMAT;
+  readonly id: string;
+  /** The launching runtime's `owner`; a record with another owner is foreign. */
+  readonly owner: string;
+  readonly createdAt: string;
+  /** Caller labels, without reserved keys. */
+  readonly labels: Labels;
+  /** `LaunchSpec.launchKey`, searchable as the reserved label `sandport.launch-key`. */
+  readonly launchKey?: string;
+  /** Launch environment, applied to every command beneath the request's own env. */
+  readonly env: Readonly<Record<string, string>>;
+  readonly network: boolean;
+  readonly resources?: ResourceLimits;
+  /** When `LaunchSpec.lifetimeMs` ends, ISO-8601; past it the sandbox is reclaimed on next access. */
+  readonly expiresAt?: string;
+  readonly cgroups?: SandboxCgroups;
+}
+
+/** Every label a sandbox answers to in `findByLabels`: caller labels plus its reserved ones. */
+export function searchableLabels(record: SandboxRecord): Labels {
+  return {
+    ...record.labels,
+    [OWNER_LABEL]: record.owner,
+    ...(record.launchKey === undefined ? {} : { [LAUNCH_KEY_LABEL]: record.launchKey }),
+  };
+}
+
+/** True when the record carries every label of `query` with the same value. */
+export function matchesLabels(record: SandboxRecord, query: Labels): boolean {
+  const labels = searchableLabels(record);
+  return Object.entries(query).every(([key, value]) => Object.hasOwn(labels, key) && labels[key] === value);
+}
+
+/**
+ * Parses a metadata file. Returns `undefined` for anything that is not a
+ * well-formed record (the sandbox is then treated as foreign, never touched).
+ */
+export function parseSandboxRecord(text: string): SandboxRecord | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== "object" || value === null) return undefined;
+  const record = value as Record<string, unknown>;
+  const isStringMap = (map: unknown) =>
+    typeof map === "object" &&
+    map !== null &&
+    !Array.isArray(map) &&
+    Object.values(map).every((item) => typeof item === "string");
+  if (
+    record.format !== SANDBOX_RECORD_FORMAT ||
+    typeof record.id !== "string" ||
+    typeof record.owner !== "string" ||
+    typeof record.createdAt !== "string" ||
+    typeof record.network !== "boolean" ||
+    !isStringMap(record.labels) ||
+    !isStringMap(record.env)
+  ) {
+    return undefined;
+  }
+  return record as unknown as SandboxRecord;
+}
+
+/** True when the sandbox's `lifetimeMs` has run out. */
+export function isExpired(record: SandboxRecord, now = Date.now()): boolean {
+  return record.expiresAt !== undefined && Date.parse(record.expiresAt) <= now;
+}

@@ -1,0 +1,106 @@
+// Helpers shared by this package's tests. Not exported from the package.
+import { spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { env } from "node:process";
+import { fileURLToPath } from "node:url";
+import { probeBwrap } from "./bwrap.js";
+import { DEFAULT_BWRAP_PATH } from "./options.js";
+
+/** This package's directory (children run from here so `--import tsx` resolves). */
+export const PACKAGE_DIRECTORY = fileURLToPath(new URL("..", import.meta.url));
+/** The package entry, as source. */
+export const ENTRY = fileURLToPath(new URL("./index.ts", import.meta.url));
+
+/**
+ * `undefined` when bubblewrap works here, else the reason to skip. With
+ * `SANDPORT_REQUIRE_BWRAP=1` (CI) a missing bubblewrap throws instead, so
+ * isolation tests can never be skipped silently there.
+ */
+export async function bwrapSkipReason(): Promise<string | undefined> {
+  const probe = await probeBwrap(DEFAULT_BWRAP_PATH);
+  if (probe.ok) return undefined;
+  if (env.SANDPORT_REQUIRE_BWRAP === "1") throw new Error(`bubblewrap is required but unusable: ${probe.reason}`);
+  return `bubblewrap is unusable here: ${probe.reason}`;
+}
+
+/** A fresh temporary directory, removed by the returned function. */
+export function temporaryDirectory(prefix: string): { path: string; remove: () => void } {
+  const path = mkdtempSync(join(tmpdir(), `sandport-local-${prefix}-`));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/** A `sleep` duration no other process on the machine uses, to count our processes by. */
+export function uniqueSleep(): string {
+  return `100.${Math.floor(Math.random() * 900_000 + 100_000)}`;
+}
+
+/** Pids of live (non-zombie) host processes with `argument` as one whole element of their argv. */
+export function processesWithArgument(argument: string): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const args = readFileSync(`/proc/${name}/cmdline`, "utf8").split("\u0000");
+      const state = readFileSync(`/proc/${name}/stat`, "utf8").split(") ")[1]?.[0];
+      if (args.includes(argument) && state !== "Z") found.push(Number(name));
+    } catch {
+      // Exited while we looked.
+    }
+  }
+  return found;
+}
+
+/** Kills every process carrying `argument` (test cleanup after a deliberate escape). */
+export function killProcessesWithArgument(argument: string): void {
+  for (const pid of processesWithArgument(argument)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
+/** Polls `predicate` until it holds or `timeoutMs` passes; returns its last value. */
+export async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await predicate()) return true;
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Output of a child Node process. */
+export interface ChildOutput {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * Runs an ES module `script` in a fresh `node` process (TypeScript sources
+ * loadable through tsx), with exactly `childEnv` as its environment plus `PATH`.
+ * `ENTRY` inside the script names this package's entry.
+ */
+export function runNodeChild(script: string, childEnv: Record<string, string> = {}): Promise<ChildOutput> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      cwd: PACKAGE_DIRECTORY,
+      env: { PATH: "/usr/local/bin:/usr/bin:/bin", ...childEnv },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}

@@ -1,0 +1,283 @@
+#!/usr/bin/env node
+// Benchmark of @sandport/local against hand-written baselines measured in the same run.
+// Not a test: it prints figures and ratios (and whether each target of issue 3 is met).
+//
+//   pnpm --filter @sandport/core --filter @sandport/local build && node scripts/bench-local.mjs [--quick]
+//
+// 1. 200 sequential `true` execs: isolated vs raw `bwrap` with the same flags; `none` vs raw `child_process.spawn`.
+// 2. Write and read back 200 files of 64 KiB and one 64 MiB file, vs raw `fs` on a plain directory.
+// 3. 100 orchestrated workloads (launch, write a file, run a step, collect, destroy) at concurrency 1, 4, 16,
+//    vs a raw script doing the same work with mkdtemp, fs and bwrap.
+import { spawn } from "node:child_process";
+import { lstatSync, readlinkSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { cpus, tmpdir, totalmem } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const repository = fileURLToPath(new URL("..", import.meta.url));
+const load = (name) => import(pathToFileURL(join(repository, "packages", name, "dist/index.js")).href);
+const { SandboxOrchestrator } = await load("core");
+const { LocalRuntime } = await load("local");
+
+const quick = process.argv.includes("--quick");
+const EXECS = quick ? 50 : 200;
+const WORKLOADS = quick ? 20 : 100;
+const FILE_ROUNDS = quick ? 2 : 5;
+const ROUNDS = quick ? 1 : 3;
+const BWRAP = "/usr/bin/bwrap";
+const PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+const scratch = await mkdtemp(join(tmpdir(), "sandport-bench-"));
+const rows = [];
+
+/** Runs a program to completion, collecting its output (as every exec does). */
+function run(file, args, options = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, { stdio: ["ignore", "pipe", "pipe"], ...options });
+    const chunks = [];
+    child.stdout.on("data", (chunk) => chunks.push(chunk));
+    child.stderr.on("data", (chunk) => chunks.push(chunk));
+    child.on("error", reject);
+    child.on("close", (code) =>
+      code === 0 ? resolve(Buffer.concat(chunks)) : reject(new Error(`${file} exited ${code}`)),
+    );
+  });
+}
+
+/** The same bubblewrap flags LocalRuntime uses (packages/local/src/bwrap.ts), written out by hand. */
+function rawBwrapArgs(workspace, command) {
+  const etc = ["alternatives", "ca-certificates", "ca-certificates.conf", "gai.conf", "group", "host.conf", "hosts"];
+  etc.push("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "mime.types", "nsswitch.conf", "os-release");
+  etc.push("passwd", "protocols", "resolv.conf", "services", "ssl", "timezone");
+  const args = ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session"];
+  args.push("--cap-drop", "ALL", "--clearenv", "--ro-bind", "/usr", "/usr");
+  for (const path of ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"]) {
+    try {
+      const stat = lstatSync(path);
+      if (stat.isSymbolicLink()) args.push("--symlink", readlinkSync(path), path);
+      else if (stat.isDirectory()) args.push("--ro-bind", path, path);
+    } catch {}
+  }
+  for (const entry of etc) args.push("--ro-bind-try", `/etc/${entry}`, `/etc/${entry}`);
+  args.push("--proc", "/proc", "--dev", "/dev", "--bind", workspace, "/workspace");
+  args.push("--symlink", "/workspace/.tmp", "/tmp", "--remount-ro", "/dev", "--remount-ro", "/");
+  args.push("--setenv", "PATH", PATH, "--setenv", "HOME", "/workspace", "--setenv", "TMPDIR", "/workspace/.tmp");
+  args.push("--chdir", "/workspace", "--", ...command);
+  return args;
+}
+
+/**
+ * Median per-call latency of `task` and of `baseline`, measured interleaved (one
+ * of each per iteration, alternating which goes first) so that both see the
+ * same machine load, after a short warm-up.
+ */
+async function compareLatency(count, baseline, task) {
+  const times = { baseline: [], task: [] };
+  const measure = async (name, fn) => {
+    const started = performance.now();
+    await fn();
+    times[name].push(performance.now() - started);
+  };
+  for (let i = 0; i < 10; i++) {
+    await baseline();
+    await task();
+  }
+  for (let i = 0; i < count; i++) {
+    if (i % 2 === 0) {
+      await measure("baseline", baseline);
+      await measure("task", task);
+    } else {
+      await measure("task", task);
+      await measure("baseline", baseline);
+    }
+  }
+  return { baseline: median(times.baseline), task: median(times.task) };
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+function record(name, ours, baseline, unit, ratio, target) {
+  const met = target === undefined ? "" : target.test(ratio) ? "met" : "MISSED";
+  rows.push({ name, ours, baseline, unit, ratio, target: target?.label ?? "", met });
+  const line = `${name.padEnd(48)} ours ${ours.toFixed(2).padStart(9)} ${unit.padEnd(6)} raw ${baseline
+    .toFixed(2)
+    .padStart(9)} ${unit.padEnd(6)} ratio ${ratio.toFixed(2)} ${target ? `(target ${target.label}: ${met})` : ""}`;
+  console.log(line);
+}
+
+const atMost = (limit) => ({ label: `≤ ${limit}×`, test: (ratio) => ratio <= limit });
+const atLeast = (limit) => ({ label: `≥ ${limit}×`, test: (ratio) => ratio >= limit });
+
+async function benchExec() {
+  console.log(`\n# ${EXECS} sequential \`true\` execs (median latency per exec)`);
+  const root = join(scratch, "exec");
+  const isolated = new LocalRuntime({ root, isolation: "namespaces" });
+  const handle = await isolated.launch();
+  const raw = await compareLatency(
+    EXECS,
+    () => run(BWRAP, rawBwrapArgs(handle.workspaceDirectory, ["true"]), { env: {}, detached: true }),
+    () => isolated.exec(handle, { argv: ["true"] }),
+  );
+  record("exec isolated vs raw bwrap", raw.task, raw.baseline, "ms", raw.task / raw.baseline, atMost(1.2));
+  await isolated.destroy(handle);
+
+  for (const cgroups of ["auto", "disabled"]) {
+    const plain = new LocalRuntime({ root, isolation: "none", cgroups });
+    const sandbox = await plain.launch();
+    const times = await compareLatency(
+      EXECS,
+      () => run("true", [], { env: { PATH }, cwd: sandbox.workspaceDirectory }),
+      () => plain.exec(sandbox, { argv: ["true"] }),
+    );
+    const label = `exec none (cgroups: ${cgroups}) vs raw spawn`;
+    record(
+      label,
+      times.task,
+      times.baseline,
+      "ms",
+      times.task / times.baseline,
+      cgroups === "auto" ? atMost(1.2) : undefined,
+    );
+    if (cgroups === "auto") {
+      // A shell request joins its cgroup inside its own `sh -c`: no extra process, unlike argv.
+      const shell = await compareLatency(
+        EXECS,
+        () => run("/bin/sh", ["-c", "true"], { env: { PATH }, cwd: sandbox.workspaceDirectory }),
+        () => plain.exec(sandbox, { shell: "true" }),
+      );
+      const shellLabel = "exec none shell 'true' vs raw sh -c";
+      record(shellLabel, shell.task, shell.baseline, "ms", shell.task / shell.baseline, atMost(1.2));
+    }
+    await plain.destroy(sandbox);
+  }
+}
+
+async function benchFiles() {
+  console.log(
+    `\n# file transfer (median of ${FILE_ROUNDS} rounds; ratio = raw time / our time, i.e. relative throughput)`,
+  );
+  const runtime = new LocalRuntime({ root: join(scratch, "files"), isolation: "none" });
+  const handle = await runtime.launch();
+  const rawDirectory = join(scratch, "raw-files");
+  await mkdir(rawDirectory, { recursive: true });
+  const small = Array.from({ length: 200 }, (_, index) => ({
+    path: `small/file-${index}.bin`,
+    content: Buffer.alloc(64 * 1024, index % 251),
+  }));
+  const big = [{ path: "big.bin", content: Buffer.alloc(64 * 1024 * 1024, 7) }];
+  const cases = [
+    ["200 × 64 KiB write + read", small],
+    ["1 × 64 MiB write + read", big],
+  ];
+  for (const [name, files] of cases) {
+    const ours = [];
+    const raw = [];
+    for (let round = 0; round < FILE_ROUNDS + 1; round++) {
+      let started = performance.now();
+      await mkdir(join(rawDirectory, "small"), { recursive: true });
+      await Promise.all(files.map((file) => writeFile(join(rawDirectory, file.path), file.content)));
+      const back = await Promise.all(files.map((file) => readFile(join(rawDirectory, file.path))));
+      if (back.length !== files.length) throw new Error("raw read-back failed");
+      if (round > 0) raw.push(performance.now() - started);
+      started = performance.now();
+      await runtime.writeFiles(handle, files);
+      const read = await Promise.all(files.map((file) => runtime.readFile(handle, file.path)));
+      if (read.some((bytes, index) => bytes.length !== files[index].content.length))
+        throw new Error("read-back failed");
+      if (round > 0) ours.push(performance.now() - started);
+    }
+    record(name, median(ours), median(raw), "ms", median(raw) / median(ours), atLeast(0.7));
+  }
+  await runtime.destroy(handle);
+}
+
+async function pool(count, concurrency, task) {
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) await task(next++);
+    }),
+  );
+  return performance.now() - started;
+}
+
+async function benchOrchestrator() {
+  console.log(
+    `\n# ${WORKLOADS} orchestrated workloads (throughput, median of ${ROUNDS} alternating rounds; ratio = ours / raw)`,
+  );
+  const runtime = new LocalRuntime({ root: join(scratch, "workloads"), isolation: "namespaces" });
+  const orchestrator = new SandboxOrchestrator(runtime);
+  const input = "hello from the benchmark\n";
+  const step = ["sh", "-c", "wc -c < input.txt > out.txt"];
+  const workload = {
+    launch: {},
+    files: [{ path: "input.txt", content: input }],
+    steps: [{ argv: step }],
+    collect: ["out.txt"],
+    teardown: "always",
+  };
+  const rawRoot = join(scratch, "raw-workloads");
+  await mkdir(rawRoot, { recursive: true });
+  const rawWorkload = async () => {
+    const directory = await mkdtemp(join(rawRoot, "w-"));
+    const workspace = join(directory, "workspace");
+    await mkdir(join(workspace, ".tmp"), { recursive: true });
+    await writeFile(join(workspace, "input.txt"), input);
+    await run(BWRAP, rawBwrapArgs(workspace, step), { env: {}, detached: true });
+    const out = await readFile(join(workspace, "out.txt"), "utf8");
+    if (out.trim() !== String(input.length)) throw new Error(`raw workload read ${out}`);
+    await rm(directory, { recursive: true, force: true });
+  };
+  const ourWorkload = async () => {
+    const result = await orchestrator.run(workload);
+    const out = new TextDecoder().decode(result.collected["out.txt"]);
+    if (!result.ok || out.trim() !== String(input.length)) throw new Error(`workload failed: ${out}`);
+  };
+  await pool(4, 2, rawWorkload);
+  await pool(4, 2, ourWorkload);
+  for (const concurrency of [1, 4, 16]) {
+    // Alternating rounds, median of each, so that both see the same machine load.
+    const rawTimes = [];
+    const ourTimes = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      rawTimes.push(await pool(WORKLOADS, concurrency, rawWorkload));
+      ourTimes.push(await pool(WORKLOADS, concurrency, ourWorkload));
+    }
+    const [raw, ours] = [median(rawTimes), median(ourTimes)];
+    const perSecond = (ms) => (WORKLOADS / ms) * 1000;
+    record(
+      `workloads at concurrency ${concurrency}`,
+      perSecond(ours),
+      perSecond(raw),
+      "/s",
+      perSecond(ours) / perSecond(raw),
+      atLeast(0.8),
+    );
+  }
+}
+
+console.log(
+  `sandport local benchmark: node ${process.version}, ${cpus().length} CPUs, ${Math.round(totalmem() / 2 ** 30)} GiB`,
+);
+try {
+  await benchExec();
+  await benchFiles();
+  await benchOrchestrator();
+} finally {
+  await rm(scratch, { recursive: true, force: true });
+}
+
+console.log("\n| measurement | ours | raw baseline | ratio | target |");
+console.log("|---|---:|---:|---:|---|");
+for (const row of rows) {
+  const target = row.target ? `${row.target} (${row.met})` : "—";
+  console.log(
+    `| ${row.name} | ${row.ours.toFixed(2)} ${row.unit} | ${row.baseline.toFixed(2)} ${row.unit} | ${row.ratio.toFixed(2)} | ${target} |`,
+  );
+}
