@@ -84,17 +84,28 @@ export class StdinPump {
     if (result.exitCode !== 0) throw new Error(`could not write stdin: ${result.stderr.trim() || "killed"}`);
   }
 
-  /** Close the process's stdin (it reads end-of-file once the pipe drains). */
+  /**
+   * Close the process's stdin (it reads end-of-file once the pipe drains).
+   * Returns once the close is signalled, as envd does, without waiting for the
+   * process to react; `dispose` reaps the holder.
+   */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    const result = await this.#backend.exec(
-      this.#handle,
-      { argv: ["/bin/sh", "-c", ': > "$1"', "sh", this.#control], timeoutMs: HELPER_TIMEOUT_MS },
-      { signal: this.#abort.signal, timeoutMs: HELPER_TIMEOUT_MS },
-    );
+    let result: Awaited<ReturnType<SandboxRuntime["exec"]>>;
+    try {
+      result = await this.#backend.exec(
+        this.#handle,
+        { argv: ["/bin/sh", "-c", ': > "$1"', "sh", this.#control], timeoutMs: HELPER_TIMEOUT_MS },
+        { signal: this.#abort.signal, timeoutMs: HELPER_TIMEOUT_MS },
+      );
+    } catch (error) {
+      // The close reached the holder, the process read end-of-file and ended, and its
+      // disposal aborted this helper before it reported back: stdin is closed either way.
+      if (this.#abort.signal.aborted) return;
+      throw error;
+    }
     if (result.exitCode !== 0) throw new Error(`could not close stdin: ${result.stderr.trim() || "killed"}`);
-    await this.#holder;
   }
 
   /** Stop the helpers and remove the pipes (the process has ended). */
