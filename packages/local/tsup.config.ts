@@ -1,13 +1,4 @@
 import { defineConfig } from "tsup";
+import { packageBuild } from "../../tsup.base.js";
 
-export default defineConfig({
-  entry: ["src/index.ts"],
-  format: ["esm", "cjs"],
-  dts: true,
-  sourcemap: true,
-  clean: true,
-  target: "node20",
-  // Keep "node:" specifiers: "node:test" has no bare form.
-  removeNodeProtocol: false,
-  treeshake: true,
-});
+export default defineConfig(packageBuild());
