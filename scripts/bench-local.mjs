@@ -144,7 +144,7 @@ async function benchExec() {
       cgroups === "auto" ? atMost(1.2) : undefined,
     );
     if (cgroups === "auto") {
-      // A shell request joins its cgroup inside its own `sh -c`: no extra process, unlike argv.
+      // A shell request joins its cgroup inside its own `sh -c`; an argv one is moved there right after spawn.
       const shell = await compareLatency(
         EXECS,
         () => run("/bin/sh", ["-c", "true"], { env: { PATH }, cwd: sandbox.workspaceDirectory }),

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { quoteShellArg, toSandboxPath, type ValidatedExecRequest } from "@sandport/core";
 import { buildBwrapInvocation } from "./bwrap.js";
 import { joinFiles } from "./cgroups.js";
+import { COMMAND_MARKER_VARIABLE, newCommandMarker } from "./command-marker.js";
 import { buildEnvironment } from "./environment.js";
 import type { LocalIsolation } from "./options.js";
 import type { CgroupDirectory, SandboxRecord } from "./sandbox-record.js";
@@ -14,7 +15,7 @@ export const JOIN_FAILED_MESSAGE = "sandport: could not join the sandbox's contr
 /** A command's own cgroup, killed and removed when the command ends. */
 export type CommandLeaf = CgroupDirectory;
 
-/** Exactly what to spawn for one command: program, arguments, environment, host cwd, extra input, cgroup leaf. */
+/** Exactly what to spawn for one command: program, arguments, environment, host cwd, extra input, cgroup leaf, marker. */
 export interface SpawnPlan {
   readonly file: string;
   readonly args: readonly string[];
@@ -25,6 +26,14 @@ export interface SpawnPlan {
   readonly fd3?: Buffer;
   /** The command's own tracking cgroup, killed and removed when it ends. */
   readonly leaf?: CommandLeaf;
+  /**
+   * True when the runner must move the command into `leaf` right after `spawn`
+   * (argv commands without resource limits); otherwise the plan itself joins
+   * it in `/bin/sh`, before anything can fork.
+   */
+  readonly joinLeafAfterSpawn?: boolean;
+  /** Under `none`: the command's `SANDPORT_COMMAND_ID` value, which every process it starts inherits. */
+  readonly marker?: string;
   readonly isolation: LocalIsolation;
 }
 
@@ -46,11 +55,17 @@ export interface PlanInput {
 /**
  * Turns a validated request into a spawn plan.
  *
- * Cgroups must be joined before the command can fork, so when there are any
- * to join, the plan starts with a tiny `/bin/sh` step that writes its own pid
- * into each `cgroup.procs` and then `exec`s the real program (under
- * `namespaces`, bubblewrap itself). A shell request under `none` joins inside
- * its own `sh -c`, costing no extra process.
+ * Under `namespaces`, cgroups to join (resource limits) are joined before
+ * bubblewrap can fork: the plan starts with a tiny `/bin/sh` step that writes
+ * its own pid into each `cgroup.procs` and then `exec`s bubblewrap.
+ *
+ * Under `none`, every command carries its marker in `SANDPORT_COMMAND_ID`. A
+ * command whose sandbox has resource limits joins its cgroups before `exec` the
+ * same way (limits must hold before it allocates or forks); a shell request
+ * joins inside its own `sh -c`, costing no extra process. An argv command
+ * without limits is spawned directly and moved into its leaf by the runner
+ * right after `spawn` (`joinLeafAfterSpawn`): one cgroupfs write instead of an
+ * extra `exec`; see `CommandTree` for what that guarantees.
  */
 export function planCommand(input: PlanInput): SpawnPlan {
   const { request, record } = input;
@@ -75,14 +90,21 @@ export function planCommand(input: PlanInput): SpawnPlan {
         : [input.bwrapPath, invocation.args];
     return { file, args, env: {}, cwd: "/", fd3: invocation.fd3, isolation: "namespaces", ...(leaf ? { leaf } : {}) };
   }
-  const env = buildEnvironment(input.workspaceDirectory, record.env, request.env);
+  const marker = newCommandMarker(record.id);
+  const env = {
+    ...buildEnvironment(input.workspaceDirectory, record.env, request.env),
+    [COMMAND_MARKER_VARIABLE]: marker,
+  };
   const cwd = request.cwd === "" ? input.workspaceDirectory : join(input.workspaceDirectory, request.cwd);
-  let file: string;
-  let args: string[];
-  if (joins.length === 0) [file, ...args] = command as [string, ...string[]];
-  else if (request.shell !== undefined) [file, args] = ["/bin/sh", ["-c", `${joinInline(joins)}${request.shell}`]];
-  else [file, args] = ["/bin/sh", ["-c", joinThenExec(joins.length), "sh", ...joins, ...command]];
-  return { file, args, env, cwd, isolation: "none", ...(leaf ? { leaf } : {}) };
+  const limited = (record.cgroups?.limits.length ?? 0) > 0;
+  const base = { env, cwd, isolation: "none", marker, ...(leaf ? { leaf } : {}) } as const;
+  if (joins.length === 0 || (leaf && !limited && request.argv)) {
+    const [file, ...args] = command as [string, ...string[]];
+    return { file, args, ...base, ...(leaf ? { joinLeafAfterSpawn: true } : {}) };
+  }
+  if (request.shell !== undefined)
+    return { file: "/bin/sh", args: ["-c", `${joinInline(joins)}${request.shell}`], ...base };
+  return { file: "/bin/sh", args: ["-c", joinThenExec(joins.length), "sh", ...joins, ...command], ...base };
 }
 
 /** `sh -c` script: write `$$` into the first `count` arguments (cgroup.procs files), then exec the rest. */

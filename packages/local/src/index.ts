@@ -7,6 +7,7 @@
  */
 
 export { localCapabilities } from "./capabilities.js";
+export { COMMAND_MARKER_VARIABLE } from "./command-marker.js";
 export { DEFAULT_PATH } from "./environment.js";
 export type { LocalHandle } from "./handle.js";
 export { LocalRuntime } from "./local-runtime.js";

@@ -29,6 +29,7 @@ import {
 import { AsyncCommands, checkRef, checkSessionId, commandIdFor } from "./async-commands.js";
 import { localCapabilities } from "./capabilities.js";
 import { releaseLeaf } from "./cgroups.js";
+import { COMMAND_MARKER_VARIABLE } from "./command-marker.js";
 import { EventQueue } from "./event-queue.js";
 import type { LocalHandle } from "./handle.js";
 import {
@@ -58,10 +59,15 @@ import type { WorkspaceFiles } from "./workspace-files.js";
  *
  * Under `isolation: "none"` commands are host processes with the workspace
  * directory as cwd and `HOME`, in their own process group and, where a writable
- * cgroup exists, their own cgroup, so a timeout still kills processes that
- * escaped with `setsid`. Without a cgroup only the process group is killed.
- * Nothing can keep such a command off the network or out of the rest of the
- * filesystem, so `network: false` is refused there. Request paths still use
+ * cgroup exists, their own cgroup, and their environment carries one variable
+ * Sandport adds, `SANDPORT_COMMAND_ID` (a per-command marker that children
+ * inherit). A timeout, abort, output cap or `destroy`, and a command's own exit,
+ * kill what the command started if it stayed in the group or the cgroup or
+ * kept the marker, so `setsid` and double-fork escapees die too, with or
+ * without cgroups; one that clears its environment and also left the group
+ * (and, with cgroups, forked in the instant before the command was moved into
+ * its cgroup) can survive. Nothing can keep such a command off the network or
+ * out of the rest of the filesystem, so `network: false` is refused there. Request paths still use
  * the logical root `/workspace`; commands see the host directory (`$HOME`).
  *
  * Files move through the host filesystem directly (see `WorkspaceFiles`).
@@ -95,10 +101,16 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
   async launch(spec: LaunchSpec = {}, op?: OpOptions): Promise<LocalHandle> {
     validateOpOptions(op, LOCAL_PROVIDER);
     const clean = validateLaunchSpec(spec, LOCAL_PROVIDER);
+    refuseReservedEnv(clean.env, "env");
     return guarded(op, this.#deadline("launch"), (signal) => this.#access.launch(clean, signal));
   }
 
-  /** Runs a command to completion. Timeout, output cap and abort kill its whole process tree. */
+  /**
+   * Runs a command to completion. Timeout, output cap and abort kill its whole
+   * process tree; when it exits, whatever it left running is killed. Under
+   * `isolation: "none"` its environment is `PATH`, `HOME`, `TMPDIR`, the launch
+   * and request env, and `SANDPORT_COMMAND_ID` (reserved: an env that sets it is refused).
+   */
   async exec(handle: LocalHandle, request: ExecRequest, op?: OpOptions): Promise<ExecResult> {
     validateOpOptions(op, LOCAL_PROVIDER);
     const id = this.#access.checkHandle(handle);
@@ -257,7 +269,9 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
   }
 
   #validateExec(request: ExecRequest): ValidatedExecRequest {
-    return validateExecRequest(request, { root: LOCAL_WORKSPACE_ROOT, provider: LOCAL_PROVIDER });
+    const valid = validateExecRequest(request, { root: LOCAL_WORKSPACE_ROOT, provider: LOCAL_PROVIDER });
+    refuseReservedEnv(valid.env, "env");
+    return valid;
   }
 
   async #run(
@@ -346,4 +360,15 @@ function guarded<T>(
 
 function toBytes(input: string | Uint8Array): Uint8Array {
   return typeof input === "string" ? Buffer.from(input, "utf8") : input;
+}
+
+/** Refuses (`INVALID_REQUEST`) an env that sets the command marker, which Sandport owns. */
+function refuseReservedEnv(env: Readonly<Record<string, string>> | undefined, field: string): void {
+  if (env && Object.hasOwn(env, COMMAND_MARKER_VARIABLE)) {
+    throw invalidRequest(
+      `${field}.${COMMAND_MARKER_VARIABLE} is reserved for Sandport's process tracking`,
+      { field },
+      LOCAL_PROVIDER,
+    );
+  }
 }

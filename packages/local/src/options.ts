@@ -29,6 +29,9 @@ export interface LocalRuntimeOptions {
    * `exec` refuse with `UNSUPPORTED` instead of running unisolated.
    * `none`: commands are plain host processes in the workspace directory; an
    * explicit opt-in, reported in every result. Never chosen automatically.
+   * Their environment gets one variable Sandport adds besides `PATH`, `HOME`
+   * and `TMPDIR`: `SANDPORT_COMMAND_ID`, a per-command marker by which processes
+   * that left the command's process group and cgroup are found and killed.
    */
   readonly isolation?: LocalIsolation;
   /**
@@ -73,7 +76,9 @@ export interface LocalRuntimeOptions {
    * enforce `LaunchSpec.resources` and (under `isolation: "none"`) to kill
    * processes that left the command's process group. `disabled`: never touch
    * cgroups; resource limits are then refused with `UNSUPPORTED`, and under
-   * `none` only the command's process group is killed.
+   * `none` a command's process group and the processes carrying its
+   * `SANDPORT_COMMAND_ID` are killed (a process that left the group and
+   * cleared its environment survives).
    */
   readonly cgroups?: CgroupUsage;
 }

@@ -1,9 +1,9 @@
 import { type ChildProcess, type StdioOptions, spawn } from "node:child_process";
 import { SandportError } from "@sandport/core";
-import { killLeaf, releaseLeaf, signalCgroup } from "./cgroups.js";
+import { releaseLeaf } from "./cgroups.js";
 import { JOIN_FAILED_EXIT, JOIN_FAILED_MESSAGE, type SpawnPlan } from "./command-plan.js";
+import { CommandTree } from "./command-tree.js";
 import { LOCAL_PROVIDER } from "./options.js";
-import { signalGroup } from "./process-tree.js";
 
 /** How to run one planned command. */
 export interface RunOptions {
@@ -45,12 +45,14 @@ const EXECVP_FAILURE = /^bwrap: execvp [^\n]*: (No such file or directory|Permis
 /**
  * Spawns a planned command in its own process group and collects its output.
  *
- * Stopping (timeout, output cap, abort) sends SIGTERM to the process group (and
- * to every member of the command's cgroup leaf, which catches processes that
- * called `setsid`), then SIGKILL to both after the grace period. Under
- * `namespaces` the command's PID namespace dies with bubblewrap, taking every
- * descendant with it. When the command exits by itself, anything it left
- * running in its group or leaf is killed too: a command leaves nothing behind.
+ * Stopping (timeout, output cap, abort) sends SIGTERM to everything that
+ * belongs to the command (see `CommandTree`: its process group, its cgroup
+ * leaf, and under `none` every process carrying its `SANDPORT_COMMAND_ID`,
+ * which catches processes that called `setsid` or double-forked), then SIGKILL
+ * after the grace period. Under `namespaces` the command's PID namespace dies
+ * with bubblewrap, taking every descendant with it. When the command exits by
+ * itself, anything it left running is killed too: a command leaves nothing
+ * behind.
  *
  * A program that cannot be found or executed yields exit status 127 or 126, as
  * a shell would, in both isolation modes.
@@ -66,6 +68,7 @@ export function runCommand(options: RunOptions): Promise<RunOutcome> {
     let truncated = false;
     let timedOut = false;
     let spawnError: NodeJS.ErrnoException | undefined;
+    let joinError: Error | undefined;
     let killTimer: NodeJS.Timeout | undefined;
     let drainTimer: NodeJS.Timeout | undefined;
     let stopping = false;
@@ -79,17 +82,17 @@ export function runCommand(options: RunOptions): Promise<RunOutcome> {
       return;
     }
     const pid = child.pid;
+    const tree = pid === undefined ? undefined : new CommandTree(plan, pid);
+    // First thing after `spawn` returns: the command may already be running (see `CommandTree`).
+    joinError = tree?.join();
+    if (joinError) tree?.kill();
     if (pid !== undefined) options.onSpawned?.(pid);
 
     const stop = () => {
-      if (stopping || pid === undefined) return;
+      if (stopping || !tree) return;
       stopping = true;
-      signalGroup(pid, "SIGTERM");
-      if (plan.leaf) void signalCgroup(plan.leaf.directory, "SIGTERM");
-      killTimer = setTimeout(() => {
-        signalGroup(pid, "SIGKILL");
-        if (plan.leaf) killLeaf(plan.leaf);
-      }, options.killGraceMs);
+      tree.terminate();
+      killTimer = setTimeout(() => tree.kill(), options.killGraceMs);
     };
     const timer = setTimeout(() => {
       timedOut = true;
@@ -129,10 +132,9 @@ export function runCommand(options: RunOptions): Promise<RunOutcome> {
     });
     child.on("exit", () => {
       // Whatever the command left running dies with it.
-      if (pid !== undefined) signalGroup(pid, "SIGKILL");
-      if (plan.leaf) killLeaf(plan.leaf);
-      // A process that escaped both (possible only under `none` without a cgroup) may hold the
-      // pipes open for ever: read what is buffered, then stop listening.
+      tree?.reap(stopping);
+      // A process that escaped (under `none`: left group and leaf and cleared its environment) may
+      // hold the pipes open for ever: read what is buffered, then stop listening.
       drainTimer = setTimeout(() => {
         child.stdout?.destroy();
         child.stderr?.destroy();
@@ -143,7 +145,7 @@ export function runCommand(options: RunOptions): Promise<RunOutcome> {
       clearTimeout(killTimer);
       clearTimeout(drainTimer);
       options.signal.removeEventListener("abort", onAbort);
-      void (plan.leaf ? releaseLeaf(plan.leaf) : Promise.resolve()).then(() => {
+      void (tree ? tree.release() : plan.leaf ? releaseLeaf(plan.leaf) : Promise.resolve()).then(() => {
         const stdout = Buffer.concat(chunks.stdout);
         const stderr = Buffer.concat(chunks.stderr);
         const durationMs = performance.now() - started;
@@ -155,6 +157,7 @@ export function runCommand(options: RunOptions): Promise<RunOutcome> {
           const message = Buffer.from(`sandport: ${plan.file}: ${spawnError.message}\n`);
           return resolve({ exitCode: status, stdout, stderr: message, truncated, timedOut, durationMs });
         }
+        if (joinError) return reject(spawnFailed(plan, new Error(`${JOIN_FAILED_MESSAGE}: ${joinError.message}`)));
         // A command we stopped (timeout, cap, abort) reports no status, even if it exited in a handler.
         let exitCode = signal || stopping ? null : code;
         if (exitCode === JOIN_FAILED_EXIT && stderr.toString("utf8").startsWith(JOIN_FAILED_MESSAGE)) {
@@ -167,7 +170,7 @@ export function runCommand(options: RunOptions): Promise<RunOutcome> {
         resolve({ exitCode, stdout, stderr, truncated, timedOut, durationMs });
       });
     });
-    // Without namespaces the host pid is the command's own (the join step `exec`s it in place).
+    // Without namespaces the host pid is the command's own (a join step `exec`s it in place).
     if (pid !== undefined) options.onStarted?.(plan.isolation === "none" ? pid : undefined);
   });
 }

@@ -9,19 +9,28 @@ export interface ProcessIdentity {
 
 /** Sends `signal` to a whole process group. A group that no longer exists is not an error. */
 export function signalGroup(processGroup: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-processGroup, signal);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
-  }
+  send(-processGroup, signal);
 }
 
 /** Sends `signal` to one process. A process that no longer exists is not an error. */
 export function signalProcess(pid: number, signal: NodeJS.Signals): void {
+  send(pid, signal);
+}
+
+/**
+ * `process.kill`, with ESRCH ignored. The error for a vanished target is built
+ * without a stack trace: every command's exit signals its (usually empty)
+ * process group, and capturing a stack costs several times the system call.
+ */
+function send(target: number, signal: NodeJS.Signals): void {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
   try {
-    process.kill(pid, signal);
+    process.kill(target, signal);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+  } finally {
+    Error.stackTraceLimit = limit;
   }
 }
 

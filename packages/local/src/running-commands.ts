@@ -16,9 +16,12 @@ export class RunningCommands {
    * given signal does or when the sandbox is destroyed.
    */
   async track<T>(sandboxId: string, signal: AbortSignal, task: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    // One controller that the caller's signal also aborts: `AbortSignal.any` costs tens of µs per call.
     const controller = new AbortController();
-    const combined = AbortSignal.any([signal, controller.signal]);
-    const done = task(combined);
+    const forward = () => controller.abort(signal.reason);
+    if (signal.aborted) forward();
+    else signal.addEventListener("abort", forward, { once: true });
+    const done = task(controller.signal);
     const entry: Running = { controller, done: done.catch(() => {}) };
     let set = this.#bySandbox.get(sandboxId);
     if (!set) {
@@ -29,6 +32,7 @@ export class RunningCommands {
     try {
       return await done;
     } finally {
+      signal.removeEventListener("abort", forward);
       set.delete(entry);
       if (set.size === 0) this.#bySandbox.delete(sandboxId);
     }

@@ -23,7 +23,8 @@ function ownerIdentity(): ProcessIdentity | undefined {
  * `none`). `destroy`, in any process, reads them to stop commands that other
  * processes are running in the sandbox. A marker whose owner process has died
  * is ignored: bubblewrap died with it (`--die-with-parent`); a command under
- * `none` without a cgroup may have survived it, unseen (a documented limit).
+ * `none` may have survived it, and is found by its `SANDPORT_COMMAND_ID` instead
+ * (see `command-marker.ts`).
  */
 export class RunningMarkers {
   readonly #directory: string;

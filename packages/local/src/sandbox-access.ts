@@ -12,6 +12,7 @@ import { AsyncCommands } from "./async-commands.js";
 import { probeBwrap } from "./bwrap.js";
 import { probeCgroupHost } from "./cgroup-host.js";
 import { createLeaf, createSandboxCgroups, removeSandboxCgroups, trackProcess } from "./cgroups.js";
+import { killMarked, markedProcesses, sandboxPrefix } from "./command-marker.js";
 import { planCommand, type SpawnPlan } from "./command-plan.js";
 import { type LocalHandle, toHandle } from "./handle.js";
 import { defaultRoot, LOCAL_PROVIDER, LOCAL_WORKSPACE_ROOT, type ResolvedLocalOptions } from "./options.js";
@@ -267,7 +268,10 @@ export class SandboxAccess {
    * 2. async commands (their supervisors and process groups, from their records);
    * 3. commands other processes run there (from their markers in `running/`);
    * 4. everything in the sandbox's cgroups (`cgroup.kill`), which also catches `setsid` escapes under `none`;
-   * 5. the directory, proven gone. Any step that cannot be proven is `DESTROY_UNVERIFIED`.
+   * 5. under `none`, where commands ran without a cgroup leaf (no tracking cgroup, or marker files in
+   *    `running/`), every process whose `SANDPORT_COMMAND_ID` names this sandbox (one scan of `/proc`,
+   *    about 1 ms per 100 host processes): what commands of a runtime process that died left running;
+   * 6. the directory, proven gone. Any step that cannot be proven is `DESTROY_UNVERIFIED`.
    */
   async #destroyRecord(record: SandboxRecord): Promise<void> {
     const grace = this.#options.killGraceMs;
@@ -282,7 +286,14 @@ export class SandboxAccess {
     const deadline = Date.now() + 2_000;
     while (Date.now() < deadline && strays.some(isAlive)) await sleep(10);
     const cgroupsGone = await removeSandboxCgroups(record.cgroups);
-    if (!cgroupsGone || strays.some(isAlive)) {
+    const marker = sandboxPrefix(record.id);
+    const untracked = !record.cgroups?.tracking || present.has("running");
+    const markedGone =
+      this.#options.isolation !== "none" ||
+      !untracked ||
+      killMarked(marker, { prefix: true }).length === 0 ||
+      (await until(() => markedProcesses(marker, { prefix: true }).length === 0, 2_000));
+    if (!cgroupsGone || !markedGone || strays.some(isAlive)) {
       throw new SandportError({
         code: "DESTROY_UNVERIFIED",
         provider: LOCAL_PROVIDER,
@@ -292,6 +303,16 @@ export class SandboxAccess {
     }
     await store.remove(record.id);
   }
+}
+
+/** Polls `predicate` every 10 ms until it holds (`true`) or `timeoutMs` passes (`false`). */
+async function until(predicate: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) return false;
+    await sleep(10);
+  }
+  return true;
 }
 
 function withoutCgroups(record: SandboxRecord): SandboxRecord {

@@ -1,3 +1,6 @@
+import { COMMAND_MARKER_VARIABLE } from "./command-marker.js";
+import { JOIN_FAILED_EXIT, JOIN_FAILED_MESSAGE } from "./command-plan.js";
+
 /**
  * The program that babysits one async command (`startCommand`), run as
  * `node -e SUPERVISOR_SOURCE <command directory>` in its own session so that
@@ -6,8 +9,14 @@
  * It reads `plan.json` (a `SpawnPlan` plus limits) from the command directory,
  * spawns the command in its own process group, appends output to `stdout` and
  * `stderr` there up to the combined cap, enforces the run budget with the same
- * SIGTERM → SIGKILL sequence as `exec` (process group plus cgroup leaf), records
- * the command's pid in `child.json`, and finally writes `exit.json` atomically.
+ * SIGTERM → SIGKILL sequence as `exec` (process group, cgroup leaf, and under
+ * `none` every process carrying the command's `SANDPORT_COMMAND_ID`; see
+ * `CommandTree`), records the command's pid in `child.json`, and finally
+ * writes `exit.json` atomically. An argv command under `none` without limits is
+ * moved into its leaf right after `spawn`, as `exec` does; when that fails the
+ * command is killed and recorded with status 125. After the command exits,
+ * whatever it left running is killed; the supervisor always scans `/proc` for
+ * the marker then (one scan per async command is cheap next to a supervisor).
  * On SIGTERM (from `destroy`) it stops the command and records the kill.
  *
  * Plain CommonJS in a string, so it runs the same from TypeScript sources and
@@ -26,7 +35,7 @@ const files = {
   stderr: fs.openSync(path.join(directory, "stderr"), "a", 0o600),
 };
 let kept = 0, stdoutBytes = 0, stderrHead = "", truncated = false, timedOut = false;
-let stopping = false, spawnError;
+let stopping = false, spawnError, joinError;
 
 function signalGroup(pid, signal) { try { process.kill(-pid, signal); } catch {} }
 function leafMembers() {
@@ -46,6 +55,38 @@ function killLeaf() {
   if (!plan.leaf) return;
   if (plan.leaf.version === 2) { try { fs.writeFileSync(path.join(plan.leaf.directory, "cgroup.kill"), "1"); } catch {} }
   else signalLeaf("SIGKILL");
+}
+function markedPids() {
+  if (!plan.marker) return [];
+  const needle = Buffer.from(${JSON.stringify(COMMAND_MARKER_VARIABLE)} + "=" + plan.marker);
+  let names = [];
+  try { names = fs.readdirSync("/proc"); } catch {}
+  const found = [];
+  for (const name of names) {
+    if (!/^[0-9]+$/.test(name)) continue;
+    let environ;
+    try { environ = fs.readFileSync("/proc/" + name + "/environ"); } catch { continue; }
+    for (let at = environ.indexOf(needle); at >= 0; at = environ.indexOf(needle, at + 1)) {
+      const end = at + needle.length;
+      if ((at === 0 || environ[at - 1] === 0) && (end === environ.length || environ[end] === 0)) { found.push(Number(name)); break; }
+    }
+  }
+  return found;
+}
+function signalMarked(signal) { for (const pid of markedPids()) { try { process.kill(pid, signal); } catch {} } }
+function killMarked() {
+  // Rounds until one finds nobody new: each catches what the previous one's victims forked meanwhile.
+  const signalled = new Set();
+  for (let round = 0; round < 16; round++) {
+    let found = 0;
+    for (const pid of markedPids()) {
+      if (signalled.has(pid)) continue;
+      signalled.add(pid);
+      found++;
+      try { process.kill(pid, "SIGKILL"); } catch {}
+    }
+    if (found === 0) return;
+  }
 }
 function removeLeaf(then) {
   if (!plan.leaf) return then();
@@ -67,6 +108,10 @@ const stdio = [plan.stdin ? "pipe" : "ignore", "pipe", "pipe"];
 if (plan.fd3) stdio.push("pipe");
 const child = spawn(plan.file, plan.args, { cwd: plan.cwd, env: plan.env, stdio, detached: true });
 const pid = child.pid;
+if (pid !== undefined && plan.leaf && plan.joinLeafAfterSpawn) {
+  try { fs.writeFileSync(path.join(plan.leaf.directory, "cgroup.procs"), String(pid)); }
+  catch (error) { if (error.code !== "ESRCH") { joinError = error; signalGroup(pid, "SIGKILL"); killLeaf(); killMarked(); } }
+}
 if (pid !== undefined) {
   try {
     const stat = fs.readFileSync("/proc/" + pid + "/stat", "utf8");
@@ -79,7 +124,8 @@ function stop() {
   stopping = true;
   signalGroup(pid, "SIGTERM");
   signalLeaf("SIGTERM");
-  setTimeout(() => { signalGroup(pid, "SIGKILL"); killLeaf(); }, plan.killGraceMs).unref();
+  signalMarked("SIGTERM");
+  setTimeout(() => { signalGroup(pid, "SIGKILL"); killLeaf(); killMarked(); }, plan.killGraceMs).unref();
 }
 const timer = setTimeout(() => { timedOut = true; stop(); }, plan.timeoutMs);
 process.on("SIGTERM", stop);
@@ -103,12 +149,16 @@ child.on("error", (error) => { spawnError = error; });
 child.on("exit", () => {
   if (pid !== undefined) signalGroup(pid, "SIGKILL");
   killLeaf();
+  killMarked();
   setTimeout(() => { child.stdout.destroy(); child.stderr.destroy(); }, 500).unref();
 });
 child.on("close", (code, signal) => {
   clearTimeout(timer);
   let exitCode = signal || stopping ? null : code;
-  if (spawnError) {
+  if (joinError) {
+    exitCode = ${JOIN_FAILED_EXIT};
+    fs.writeSync(files.stderr, ${JSON.stringify(JOIN_FAILED_MESSAGE)} + ": " + joinError.message + "\n");
+  } else if (spawnError) {
     exitCode = plan.isolation === "none" && spawnError.code === "ENOENT" ? 127 : plan.isolation === "none" && spawnError.code === "EACCES" ? 126 : null;
     fs.writeSync(files.stderr, "sandport: " + plan.file + ": " + spawnError.message + "\n");
   } else if (plan.isolation === "namespaces" && exitCode === 1 && stdoutBytes === 0) {

@@ -1,5 +1,5 @@
 // Helpers shared by this package's tests. Not exported from the package.
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -83,15 +83,19 @@ export interface ChildOutput {
 /**
  * Runs an ES module `script` in a fresh `node` process (TypeScript sources
  * loadable through tsx), with exactly `childEnv` as its environment plus `PATH`.
- * `ENTRY` inside the script names this package's entry.
+ * `ENTRY` inside the script names this package's entry. The returned promise
+ * also carries the child process (`.child`), for tests that kill it.
  */
-export function runNodeChild(script: string, childEnv: Record<string, string> = {}): Promise<ChildOutput> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
-      cwd: PACKAGE_DIRECTORY,
-      env: { PATH: "/usr/local/bin:/usr/bin:/bin", ...childEnv },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+export function runNodeChild(
+  script: string,
+  childEnv: Record<string, string> = {},
+): Promise<ChildOutput> & { readonly child: ChildProcess } {
+  const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+    cwd: PACKAGE_DIRECTORY,
+    env: { PATH: "/usr/local/bin:/usr/bin:/bin", ...childEnv },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const output = new Promise<ChildOutput>((resolve, reject) => {
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
@@ -103,4 +107,5 @@ export function runNodeChild(script: string, childEnv: Record<string, string> = 
     child.on("error", reject);
     child.on("close", (code) => resolve({ code, stdout, stderr }));
   });
+  return Object.assign(output, { child });
 }
