@@ -69,7 +69,7 @@ export { withDeadline } from "./timing/deadline.js";
 export type { AttemptInfo, RetryOptions, RetryPolicy } from "./timing/retry.js";
 export { DEFAULT_RETRY_POLICY, retry } from "./timing/retry.js";
 
-export { validateEnv } from "./validation/env.js";
+export { refuseReservedEnv, validateEnv } from "./validation/env.js";
 export { RESERVED_LABEL_PREFIX, validateLabels } from "./validation/labels.js";
 export {
   MAX_OUTPUT_BYTES,

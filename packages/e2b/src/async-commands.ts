@@ -15,14 +15,11 @@ import { discardStdin, planCommand, uploadStdin } from "./exec.js";
 import type { CallTiming, RuntimeContext } from "./internal/context.js";
 import type { E2BCommandHandle, E2BSandbox } from "./internal/sdk-types.js";
 import { sandboxIdOf } from "./lifecycle.js";
+import { COMMAND_ENV, SESSION_ENV } from "./markers.js";
 import { PROVIDER } from "./options.js";
 import { utf8Prefix } from "./output.js";
 import type { E2BHandle } from "./ownership.js";
 
-/** Environment variable that tags an async command's process with its session id. */
-export const SESSION_ENV = "SANDPORT_SESSION_ID";
-/** Environment variable that tags an async command's process with its command id. */
-export const COMMAND_ENV = "SANDPORT_COMMAND_ID";
 /** Exit code reported for a command that vanished without an exit record. */
 export const VANISHED_EXIT = 255;
 /** How long envd lets the script outlive the command's own timeout (its watchdog kills first). */

@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
-import type { ExecEvent } from "@sandport/core";
+import { type ExecEvent, SandportError } from "@sandport/core";
 import { MAX_COMMAND_BYTES, planCommand } from "./exec.js";
 import type { E2BRunOptions } from "./internal/sdk-types.js";
-import { EXEC_MARKER_ENV, markerSweep } from "./kill.js";
+import { markerSweep } from "./kill.js";
+import { EXEC_MARKER_ENV, RESERVED_ENV } from "./markers.js";
 import { resolveOptions } from "./options.js";
 import { delay, eventually, rejectsWithCode } from "./testing/assertions.js";
 import { sdkErrors } from "./testing/fake-e2b.js";
@@ -207,4 +208,14 @@ test("planCommand: shell scripts run in their own sh, stdin is embedded as base6
   assert.equal(planCommand(options, { shell: "echo $HOME | wc" }).command, "exec sh -c 'echo $HOME | wc'");
   assert.equal(planCommand(options, { argv: ["cat"], stdin: "hi" }).command, "printf '%s' aGk= | base64 -d | exec cat");
   assert.match(markerSweep("abc"), /grep -lzx -- SANDPORT_EXEC_ID=abc /);
+});
+
+test("an env that sets one of the runtime's own marker variables is refused before any call", async () => {
+  for (const name of RESERVED_ENV) {
+    assert.throws(
+      () => planCommand(resolveOptions({ apiKey: "key" }), { argv: ["true"], env: { [name]: "forged" } }),
+      (error: unknown) => SandportError.hasCode(error, "INVALID_REQUEST"),
+      name,
+    );
+  }
 });

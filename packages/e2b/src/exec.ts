@@ -8,6 +8,7 @@ import {
   invalidRequest,
   type OpOptions,
   quoteShellArg,
+  refuseReservedEnv,
   retry,
   SandportError,
   toSandboxPath,
@@ -18,8 +19,9 @@ import { isConnectionLost, isSandboxNotFound, mapE2BError, statusOf } from "./er
 import type { CallTiming, RuntimeContext } from "./internal/context.js";
 import { EventQueue } from "./internal/event-queue.js";
 import type { E2BCommandHandle, E2BSandbox } from "./internal/sdk-types.js";
-import { EXEC_MARKER_ENV, KILL_TIMEOUT_MS, killProcessTree } from "./kill.js";
+import { KILL_TIMEOUT_MS, killProcessTree } from "./kill.js";
 import { sandboxIdOf } from "./lifecycle.js";
+import { EXEC_MARKER_ENV, RESERVED_ENV } from "./markers.js";
 import { PROVIDER, type ResolvedOptions } from "./options.js";
 import { OutputCollector } from "./output.js";
 import type { E2BHandle } from "./ownership.js";
@@ -63,6 +65,7 @@ export interface CommandPlan {
  */
 export function planCommand(options: ResolvedOptions, request: ExecRequest): CommandPlan {
   const valid = validateExecRequest(request, { root: options.workspaceRoot, provider: PROVIDER });
+  refuseReservedEnv(valid.env, RESERVED_ENV, "env", PROVIDER);
   const cwd = toSandboxPath(options.workspaceRoot, valid.cwd);
   let command = composeShellCommand({ request: valid });
   let stdinUpload: CommandPlan["stdinUpload"];

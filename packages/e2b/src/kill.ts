@@ -1,15 +1,9 @@
 import { quoteShellArg } from "@sandport/core";
 import type { E2BSandbox } from "./internal/sdk-types.js";
+import { EXEC_MARKER_ENV } from "./markers.js";
 
 /** Deadline of the best-effort kill after a timeout, abort or output overflow. */
 export const KILL_TIMEOUT_MS = 10_000;
-
-/**
- * Environment variable carrying a unique id for each command. Its descendants
- * inherit it, so a kill can find the whole tree: envd's own kill signals only
- * the top process, and children it leaves behind would keep running.
- */
-export const EXEC_MARKER_ENV = "SANDPORT_EXEC_ID";
 
 /**
  * Best-effort kill of a command and its descendants: SIGKILL to its pid, then

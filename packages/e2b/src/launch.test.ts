@@ -56,6 +56,7 @@ test("invalid or unenforceable launch specs are refused before any SDK call", as
   setup = await fakeSetup();
   await rejectsWithCode(setup.runtime.launch({ labels: { "sandport.owner": "me" } }), "INVALID_REQUEST");
   await rejectsWithCode(setup.runtime.launch({ env: { "BAD NAME": "x" } }), "INVALID_REQUEST");
+  await rejectsWithCode(setup.runtime.launch({ env: { SANDPORT_EXEC_ID: "forged" } }), "INVALID_REQUEST");
   await rejectsWithCode(setup.runtime.launch({ resources: { cpus: 2 } }), "UNSUPPORTED");
   assert.equal(setup.fake.calls.length, 0);
 });

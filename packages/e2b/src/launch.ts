@@ -3,6 +3,7 @@ import {
   LAUNCH_KEY_LABEL,
   type LaunchSpec,
   type OpOptions,
+  refuseReservedEnv,
   SandportError,
   sleep,
   unsupported,
@@ -12,6 +13,7 @@ import {
 import { isConnectionLost, mapE2BError, statusOf } from "./errors.js";
 import type { RuntimeContext } from "./internal/context.js";
 import type { E2BSandbox } from "./internal/sdk-types.js";
+import { RESERVED_ENV } from "./markers.js";
 import { PROVIDER, sandboxUrlFor } from "./options.js";
 import { type E2BHandle, isOwned, launchMetadata } from "./ownership.js";
 
@@ -32,6 +34,7 @@ const ORPHAN_SEARCH_DELAYS_MS = [0, 1_000, 3_000];
  */
 export async function launchSandbox(context: RuntimeContext, spec: LaunchSpec, op?: OpOptions): Promise<E2BHandle> {
   const valid = validateLaunchSpec(spec, PROVIDER);
+  refuseReservedEnv(valid.env, RESERVED_ENV, "env", PROVIDER);
   if (valid.resources !== undefined) {
     throw unsupported(PROVIDER, "resource limits", "E2B takes CPU and memory from the template");
   }

@@ -3,7 +3,7 @@ import { closeSync, existsSync, openSync, readdirSync, readSync } from "node:fs"
 
 /**
  * The environment variable that marks every process of a command under
- * `isolation: "none"`: `SANDPORT_COMMAND_ID=<sandbox id>.<unique suffix>`. It is
+ * `isolation: "none"`: `SANDPORT_LOCAL_COMMAND_ID=<sandbox id>.<unique suffix>`. It is
  * the one variable Sandport adds there besides `PATH`, `HOME` and `TMPDIR`, and
  * a launch or request env that sets it is refused with `INVALID_REQUEST`.
  *
@@ -14,7 +14,7 @@ import { closeSync, existsSync, openSync, readdirSync, readSync } from "node:fs"
  * becomes unreadable to us (another user, a set-uid program) is not
  * recognised.
  */
-export const COMMAND_MARKER_VARIABLE = "SANDPORT_COMMAND_ID";
+export const COMMAND_MARKER_VARIABLE = "SANDPORT_LOCAL_COMMAND_ID";
 
 /** Which processes a scan looks at. */
 export interface MarkerScope {

@@ -32,7 +32,7 @@ export interface SpawnPlan {
    * it in `/bin/sh`, before anything can fork.
    */
   readonly joinLeafAfterSpawn?: boolean;
-  /** Under `none`: the command's `SANDPORT_COMMAND_ID` value, which every process it starts inherits. */
+  /** Under `none`: the command's `SANDPORT_LOCAL_COMMAND_ID` value, which every process it starts inherits. */
   readonly marker?: string;
   readonly isolation: LocalIsolation;
 }
@@ -59,7 +59,7 @@ export interface PlanInput {
  * bubblewrap can fork: the plan starts with a tiny `/bin/sh` step that writes
  * its own pid into each `cgroup.procs` and then `exec`s bubblewrap.
  *
- * Under `none`, every command carries its marker in `SANDPORT_COMMAND_ID`. A
+ * Under `none`, every command carries its marker in `SANDPORT_LOCAL_COMMAND_ID`. A
  * command whose sandbox has resource limits joins its cgroups before `exec` the
  * same way (limits must hold before it allocates or forks); a shell request
  * joins inside its own `sh -c`, costing no extra process. An argv command

@@ -9,7 +9,7 @@ import { signalGroup } from "./process-tree.js";
  * Every process that belongs to one spawned command, and how to stop them all:
  * its process group; its cgroup leaf, if it has one; and, under
  * `isolation: "none"`, every process whose environment carries the command's
- * marker (`SANDPORT_COMMAND_ID`, see `command-marker.ts`).
+ * marker (`SANDPORT_LOCAL_COMMAND_ID`, see `command-marker.ts`).
  *
  * What is guaranteed under `none`: a process the command started is killed
  * with it if it stayed in the command's process group, or in its cgroup leaf,

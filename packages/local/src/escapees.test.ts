@@ -1,6 +1,6 @@
 // Under isolation "none", processes that leave the command's process group (`setsid`, double forks)
 // are still killed with it: through its cgroup where one is writable, and through the
-// SANDPORT_COMMAND_ID marker in their environment with or without one. The last test pins down
+// SANDPORT_LOCAL_COMMAND_ID marker in their environment with or without one. The last test pins down
 // what is not caught: an escapee that also clears its environment.
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
@@ -73,10 +73,10 @@ for (const cgroups of ["auto", "disabled"] as const) {
 }
 
 describe("none: how escapees are recognised", () => {
-  test("every command carries its own SANDPORT_COMMAND_ID, starting with the sandbox id", async () => {
+  test("every command carries its own SANDPORT_LOCAL_COMMAND_ID, starting with the sandbox id", async () => {
     const rt = runtime();
     const handle = await rt.launch({});
-    const print = { argv: ["sh", "-c", 'printf %s "$SANDPORT_COMMAND_ID"'] };
+    const print = { argv: ["sh", "-c", 'printf %s "$SANDPORT_LOCAL_COMMAND_ID"'] };
     const [first, second] = await Promise.all([rt.exec(handle, print), rt.exec(handle, print)]);
     assert.ok(first.stdout.startsWith(`${handle.id}.`), first.stdout);
     assert.ok(second.stdout.startsWith(`${handle.id}.`), second.stdout);
@@ -84,12 +84,12 @@ describe("none: how escapees are recognised", () => {
     await rt.destroy(handle);
   });
 
-  test("a launch or request env that sets SANDPORT_COMMAND_ID is refused before anything runs", async () => {
+  test("a launch or request env that sets SANDPORT_LOCAL_COMMAND_ID is refused before anything runs", async () => {
     const rt = runtime();
     const invalid = (error: unknown) => SandportError.hasCode(error, "INVALID_REQUEST");
-    await assert.rejects(rt.launch({ env: { SANDPORT_COMMAND_ID: "from-launch" } }), invalid);
+    await assert.rejects(rt.launch({ env: { SANDPORT_LOCAL_COMMAND_ID: "from-launch" } }), invalid);
     const handle = await rt.launch({});
-    const claim = { argv: ["touch", "ran"], env: { SANDPORT_COMMAND_ID: "from-request" } };
+    const claim = { argv: ["touch", "ran"], env: { SANDPORT_LOCAL_COMMAND_ID: "from-request" } };
     await assert.rejects(rt.exec(handle, claim), invalid);
     await assert.rejects(rt.startCommand(handle, { ...claim, sessionId: "s1" }), invalid);
     await assert.rejects(rt.stat(handle, "ran"), (error: unknown) => SandportError.hasCode(error, "NOT_FOUND"));

@@ -125,7 +125,7 @@ describe("environment", () => {
       const expected =
         isolation === "namespaces"
           ? ["FROM_LAUNCH", "FROM_REQUEST", "HOME", "PATH", "PWD", "TMPDIR"]
-          : ["FROM_LAUNCH", "FROM_REQUEST", "HOME", "PATH", "SANDPORT_COMMAND_ID", "TMPDIR"];
+          : ["FROM_LAUNCH", "FROM_REQUEST", "HOME", "PATH", "SANDPORT_LOCAL_COMMAND_ID", "TMPDIR"];
       assert.deepEqual(names, expected);
     });
   }

@@ -14,6 +14,7 @@ import {
   MAX_TIMEOUT_MS,
   normalizeWorkspacePath,
   type OpOptions,
+  refuseReservedEnv,
   type SandboxRuntime,
   SPECIFICATION_VERSION,
   type StartCommandRequest,
@@ -60,7 +61,7 @@ import type { WorkspaceFiles } from "./workspace-files.js";
  * Under `isolation: "none"` commands are host processes with the workspace
  * directory as cwd and `HOME`, in their own process group and, where a writable
  * cgroup exists, their own cgroup, and their environment carries one variable
- * Sandport adds, `SANDPORT_COMMAND_ID` (a per-command marker that children
+ * Sandport adds, `SANDPORT_LOCAL_COMMAND_ID` (a per-command marker that children
  * inherit). A timeout, abort, output cap or `destroy`, and a command's own exit,
  * kill what the command started if it stayed in the group or the cgroup or
  * kept the marker, so `setsid` and double-fork escapees die too, with or
@@ -101,7 +102,7 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
   async launch(spec: LaunchSpec = {}, op?: OpOptions): Promise<LocalHandle> {
     validateOpOptions(op, LOCAL_PROVIDER);
     const clean = validateLaunchSpec(spec, LOCAL_PROVIDER);
-    refuseReservedEnv(clean.env, "env");
+    refuseReservedEnv(clean.env, [COMMAND_MARKER_VARIABLE], "env", LOCAL_PROVIDER);
     return guarded(op, this.#deadline("launch"), (signal) => this.#access.launch(clean, signal));
   }
 
@@ -109,7 +110,7 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
    * Runs a command to completion. Timeout, output cap and abort kill its whole
    * process tree; when it exits, whatever it left running is killed. Under
    * `isolation: "none"` its environment is `PATH`, `HOME`, `TMPDIR`, the launch
-   * and request env, and `SANDPORT_COMMAND_ID` (reserved: an env that sets it is refused).
+   * and request env, and `SANDPORT_LOCAL_COMMAND_ID` (reserved: an env that sets it is refused).
    */
   async exec(handle: LocalHandle, request: ExecRequest, op?: OpOptions): Promise<ExecResult> {
     validateOpOptions(op, LOCAL_PROVIDER);
@@ -270,7 +271,7 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
 
   #validateExec(request: ExecRequest): ValidatedExecRequest {
     const valid = validateExecRequest(request, { root: LOCAL_WORKSPACE_ROOT, provider: LOCAL_PROVIDER });
-    refuseReservedEnv(valid.env, "env");
+    refuseReservedEnv(valid.env, [COMMAND_MARKER_VARIABLE], "env", LOCAL_PROVIDER);
     return valid;
   }
 
@@ -360,15 +361,4 @@ function guarded<T>(
 
 function toBytes(input: string | Uint8Array): Uint8Array {
   return typeof input === "string" ? Buffer.from(input, "utf8") : input;
-}
-
-/** Refuses (`INVALID_REQUEST`) an env that sets the command marker, which Sandport owns. */
-function refuseReservedEnv(env: Readonly<Record<string, string>> | undefined, field: string): void {
-  if (env && Object.hasOwn(env, COMMAND_MARKER_VARIABLE)) {
-    throw invalidRequest(
-      `${field}.${COMMAND_MARKER_VARIABLE} is reserved for Sandport's process tracking`,
-      { field },
-      LOCAL_PROVIDER,
-    );
-  }
 }

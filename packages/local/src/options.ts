@@ -30,7 +30,7 @@ export interface LocalRuntimeOptions {
    * `none`: commands are plain host processes in the workspace directory; an
    * explicit opt-in, reported in every result. Never chosen automatically.
    * Their environment gets one variable Sandport adds besides `PATH`, `HOME`
-   * and `TMPDIR`: `SANDPORT_COMMAND_ID`, a per-command marker by which processes
+   * and `TMPDIR`: `SANDPORT_LOCAL_COMMAND_ID`, a per-command marker by which processes
    * that left the command's process group and cgroup are found and killed.
    */
   readonly isolation?: LocalIsolation;
@@ -77,7 +77,7 @@ export interface LocalRuntimeOptions {
    * processes that left the command's process group. `disabled`: never touch
    * cgroups; resource limits are then refused with `UNSUPPORTED`, and under
    * `none` a command's process group and the processes carrying its
-   * `SANDPORT_COMMAND_ID` are killed (a process that left the group and
+   * `SANDPORT_LOCAL_COMMAND_ID` are killed (a process that left the group and
    * cleared its environment survives).
    */
   readonly cgroups?: CgroupUsage;

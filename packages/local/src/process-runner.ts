@@ -47,7 +47,7 @@ const EXECVP_FAILURE = /^bwrap: execvp [^\n]*: (No such file or directory|Permis
  *
  * Stopping (timeout, output cap, abort) sends SIGTERM to everything that
  * belongs to the command (see `CommandTree`: its process group, its cgroup
- * leaf, and under `none` every process carrying its `SANDPORT_COMMAND_ID`,
+ * leaf, and under `none` every process carrying its `SANDPORT_LOCAL_COMMAND_ID`,
  * which catches processes that called `setsid` or double-forked), then SIGKILL
  * after the grace period. Under `namespaces` the command's PID namespace dies
  * with bubblewrap, taking every descendant with it. When the command exits by

@@ -23,7 +23,7 @@ function ownerIdentity(): ProcessIdentity | undefined {
  * `none`). `destroy`, in any process, reads them to stop commands that other
  * processes are running in the sandbox. A marker whose owner process has died
  * is ignored: bubblewrap died with it (`--die-with-parent`); a command under
- * `none` may have survived it, and is found by its `SANDPORT_COMMAND_ID` instead
+ * `none` may have survived it, and is found by its `SANDPORT_LOCAL_COMMAND_ID` instead
  * (see `command-marker.ts`).
  */
 export class RunningMarkers {

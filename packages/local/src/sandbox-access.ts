@@ -269,7 +269,7 @@ export class SandboxAccess {
    * 3. commands other processes run there (from their markers in `running/`);
    * 4. everything in the sandbox's cgroups (`cgroup.kill`), which also catches `setsid` escapes under `none`;
    * 5. under `none`, where commands ran without a cgroup leaf (no tracking cgroup, or marker files in
-   *    `running/`), every process whose `SANDPORT_COMMAND_ID` names this sandbox (one scan of `/proc`,
+   *    `running/`), every process whose `SANDPORT_LOCAL_COMMAND_ID` names this sandbox (one scan of `/proc`,
    *    about 1 ms per 100 host processes): what commands of a runtime process that died left running;
    * 6. the directory, proven gone. Any step that cannot be proven is `DESTROY_UNVERIFIED`.
    */

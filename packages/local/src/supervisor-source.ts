@@ -10,7 +10,7 @@ import { JOIN_FAILED_EXIT, JOIN_FAILED_MESSAGE } from "./command-plan.js";
  * spawns the command in its own process group, appends output to `stdout` and
  * `stderr` there up to the combined cap, enforces the run budget with the same
  * SIGTERM → SIGKILL sequence as `exec` (process group, cgroup leaf, and under
- * `none` every process carrying the command's `SANDPORT_COMMAND_ID`; see
+ * `none` every process carrying the command's `SANDPORT_LOCAL_COMMAND_ID`; see
  * `CommandTree`), records the command's pid in `child.json`, and finally
  * writes `exit.json` atomically. An argv command under `none` without limits is
  * moved into its leaf right after `spawn`, as `exec` does; when that fails the

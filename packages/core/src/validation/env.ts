@@ -34,3 +34,25 @@ export function validateEnv(
   }
   return Object.freeze(copy);
 }
+
+/**
+ * Refuses (`INVALID_REQUEST`) an env that sets any of `reserved`: variables a
+ * runtime adds itself (process markers, session tags) and must not let a caller
+ * forge or silently lose.
+ */
+export function refuseReservedEnv(
+  env: Readonly<Record<string, string>> | undefined,
+  reserved: readonly string[],
+  field = "env",
+  provider?: string,
+): void {
+  for (const name of reserved) {
+    if (env && Object.hasOwn(env, name)) {
+      throw invalidRequest(
+        `${field}.${name} is reserved by the ${provider ?? "sandport"} runtime`,
+        { field, name },
+        provider,
+      );
+    }
+  }
+}

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { SandportError } from "../errors/sandport-error.js";
-import { validateEnv } from "./env.js";
+import { refuseReservedEnv, validateEnv } from "./env.js";
 import { validateLabels } from "./labels.js";
 import { MAX_OUTPUT_BYTES, validateTimeoutMs } from "./numbers.js";
 import { validateExecRequest, validateFiles, validateLaunchSpec, validateOpOptions } from "./requests.js";
@@ -29,6 +29,18 @@ describe("validateEnv", () => {
       assert.throws(() => validateEnv(env), isCode("INVALID_REQUEST"), JSON.stringify(env));
     }
     assert.throws(() => validateEnv(["A"]), isCode("INVALID_REQUEST"));
+  });
+});
+
+describe("refuseReservedEnv", () => {
+  test("refuses a reserved name and passes anything else", () => {
+    assert.throws(
+      () => refuseReservedEnv({ A: "1", MARKER: "x" }, ["MARKER"], "env", "local"),
+      (error: unknown) =>
+        SandportError.hasCode(error, "INVALID_REQUEST") && /env\.MARKER is reserved/.test(error.message),
+    );
+    assert.doesNotThrow(() => refuseReservedEnv({ A: "1" }, ["MARKER"]));
+    assert.doesNotThrow(() => refuseReservedEnv(undefined, ["MARKER"]));
   });
 });
 
