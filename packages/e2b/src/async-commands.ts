@@ -168,7 +168,7 @@ async function readExit(
   const processes = await sandbox.commands.list(timing);
   const tagged = (envs: Record<string, string> | undefined) =>
     envs?.[SESSION_ENV] === ref.sessionId && envs?.[COMMAND_ENV] === ref.commandId;
-  if (processes.some((process) => tagged(process.envs))) return "running";
+  if (processes.some((info) => tagged(info.envs))) return "running";
   const record = await readText(sandbox, files.exit, timing);
   if (record !== undefined) {
     const [code, duration, timed] = record.split("\n");

@@ -205,7 +205,7 @@ export class FakeE2B {
         list: (options) =>
           call("commands.list", [options], () =>
             [...this.processes.values()].map(
-              (process): E2BProcessInfo => ({ pid: process.pid, cmd: "/bin/bash", args: [], envs: process.envs }),
+              (running): E2BProcessInfo => ({ pid: running.pid, cmd: "/bin/bash", args: [], envs: running.envs }),
             ),
           ),
         kill: (pid, options) =>
@@ -273,7 +273,7 @@ export class FakeE2B {
     const envs = { ...sandbox.envs, ...options.envs };
     const child = spawn("bash", ["-c", command], {
       cwd: options.cwd,
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...envs },
+      env: { PATH: "/usr/local/bin:/usr/bin:/bin", ...envs },
       stdio: ["ignore", "pipe", "pipe"],
     });
     const pid = child.pid as number;
