@@ -7,10 +7,10 @@
  */
 
 import { type FileInfo, SandportError } from "@sandport/core";
-import { RpcError, rpcRoute, type UnaryProcedure } from "../harness/connect-rpc.js";
+import { RpcError } from "../harness/connect-rpc.js";
 import type { EmulatorServer } from "../harness/http-server.js";
 import type { E2BContext, E2BSandbox } from "./context.js";
-import { envdGuard, sandboxOf } from "./envd-guard.js";
+import { envdUnaryRoutes } from "./envd-guard.js";
 import { messageOf, toRpcError } from "./errors.js";
 import { baseName, isControlEntry, toBackendPath, toSandboxAbsolute, toWorkspaceRelative } from "./paths.js";
 
@@ -31,23 +31,7 @@ interface EntryInfoJson {
 }
 
 export function registerEnvdFilesystem(server: EmulatorServer, context: E2BContext): void {
-  const guard = envdGuard(context, "rpc");
-  const unary = (
-    method: string,
-    handler: (request: Record<string, unknown>, sandbox: E2BSandbox) => Promise<unknown>,
-  ) => {
-    const procedure: UnaryProcedure = {
-      kind: "unary",
-      handler: async (request, rpc) => {
-        try {
-          return await handler(request, sandboxOf(rpc.exchange));
-        } catch (error) {
-          throw toRpcError(error);
-        }
-      },
-    };
-    server.route(rpcRoute(SERVICE, method, procedure, { guard }));
-  };
+  const unary = envdUnaryRoutes(server, context, SERVICE);
 
   unary("Stat", async (request, sandbox) => ({ entry: await stat(context, sandbox, relativeOf(request.path)) }));
 

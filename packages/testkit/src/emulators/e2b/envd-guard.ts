@@ -1,6 +1,8 @@
-import { RpcError, replyRpcError } from "../harness/connect-rpc.js";
+import { RpcError, replyRpcError, rpcRoute } from "../harness/connect-rpc.js";
 import type { Exchange } from "../harness/exchange.js";
+import type { EmulatorServer } from "../harness/http-server.js";
 import type { E2BContext, E2BSandbox } from "./context.js";
+import { toRpcError } from "./errors.js";
 
 const sandboxes = new WeakMap<Exchange, E2BSandbox>();
 
@@ -38,4 +40,34 @@ export function sandboxOf(exchange: Exchange): E2BSandbox {
   const sandbox = sandboxes.get(exchange);
   if (!sandbox) throw new Error("emulator bug: envd route without envdGuard");
   return sandbox;
+}
+
+/** A unary envd RPC handler: the decoded request and the sandbox it is for. */
+export type EnvdUnaryHandler = (request: Record<string, unknown>, sandbox: E2BSandbox) => Promise<unknown>;
+
+/**
+ * Returns a function that registers unary RPCs of one envd `service` behind
+ * {@link envdGuard}, turning anything a handler throws into a Connect error.
+ */
+export function envdUnaryRoutes(server: EmulatorServer, context: E2BContext, service: string) {
+  const guard = envdGuard(context, "rpc");
+  return (method: string, handler: EnvdUnaryHandler): void => {
+    server.route(
+      rpcRoute(
+        service,
+        method,
+        {
+          kind: "unary",
+          handler: async (request, rpc) => {
+            try {
+              return await handler(request, sandboxOf(rpc.exchange));
+            } catch (error) {
+              throw toRpcError(error);
+            }
+          },
+        },
+        { guard },
+      ),
+    );
+  };
 }

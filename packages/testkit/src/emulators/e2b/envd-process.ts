@@ -11,7 +11,7 @@ import { MAX_OUTPUT_BYTES } from "@sandport/core";
 import { type RpcContext, RpcError, type RpcStream, rpcRoute } from "../harness/connect-rpc.js";
 import type { EmulatorServer } from "../harness/http-server.js";
 import type { E2BContext, E2BSandbox } from "./context.js";
-import { envdGuard, sandboxOf } from "./envd-guard.js";
+import { envdGuard, envdUnaryRoutes, sandboxOf } from "./envd-guard.js";
 import { toRpcError } from "./errors.js";
 import { toWorkspaceRelative } from "./paths.js";
 import type { EmulatedProcess, ProcessConfig, ProcessEvent } from "./process-table.js";
@@ -22,28 +22,7 @@ const UNBOUNDED_MS = 24 * 60 * 60 * 1000;
 
 export function registerEnvdProcess(server: EmulatorServer, context: E2BContext): void {
   const guard = envdGuard(context, "rpc");
-  const unary = (
-    method: string,
-    handler: (request: Record<string, unknown>, sandbox: E2BSandbox) => Promise<unknown>,
-  ) => {
-    server.route(
-      rpcRoute(
-        SERVICE,
-        method,
-        {
-          kind: "unary",
-          handler: async (request, rpc) => {
-            try {
-              return await handler(request, sandboxOf(rpc.exchange));
-            } catch (error) {
-              throw toRpcError(error);
-            }
-          },
-        },
-        { guard },
-      ),
-    );
-  };
+  const unary = envdUnaryRoutes(server, context, SERVICE);
 
   server.route(
     rpcRoute(
