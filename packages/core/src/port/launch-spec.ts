@@ -29,7 +29,7 @@ export interface LaunchSpec {
   readonly lifetimeMs?: number;
   /**
    * Whether commands may reach the network. Default: the runtime's documented
-   * default (`false` for the local runtime). A runtime that cannot honour the
+   * default (each adapter's options say which). A runtime that cannot honour the
    * requested value refuses with `UNSUPPORTED`.
    */
   readonly network?: boolean;
