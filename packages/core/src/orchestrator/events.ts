@@ -2,8 +2,9 @@ import type { SandportError } from "../errors/sandport-error.js";
 import type { ExecResult } from "../port/exec-result.js";
 
 /**
- * Progress of a workload or session, for UIs and logs. Events arrive in order;
- * a listener that throws fails the workload (which is then torn down).
+ * Progress of a workload or session, for UIs and logs. Events arrive in order.
+ * A listener that throws derails nothing: its errors are collected and
+ * reported (`WorkloadResult.listenerErrors`), never thrown into the workload.
  */
 export type OrchestratorEvent =
   | { readonly type: "launched"; readonly sandboxId: string; readonly reused: boolean; readonly durationMs: number }

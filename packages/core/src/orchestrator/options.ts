@@ -50,7 +50,12 @@ export interface OrchestratorOptions<H extends SandboxHandle = SandboxHandle> {
   readonly retry?: RetryPolicy;
   /** Per-call deadlines; see {@link OrchestratorDeadlines}. */
   readonly deadlines?: Partial<OrchestratorDeadlines>;
-  /** Progress listener. */
+  /**
+   * Progress listener. An error it throws is contained: the workload goes on
+   * and tears down as if nothing happened, and the error is reported in
+   * `WorkloadResult.listenerErrors` / `SandboxSession.listenerErrors` (code
+   * `UNEXPECTED`, the thrown value as `cause`).
+   */
   readonly onEvent?: OrchestratorListener;
   /**
    * Launch attempts in all when a launch fails retryably and reconciliation

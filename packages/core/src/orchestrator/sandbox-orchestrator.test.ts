@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { ERROR_CODES } from "../errors/error-code.js";
 import { SandportError } from "../errors/sandport-error.js";
 import { MemoryRuntime, providerDown } from "../testing/memory-runtime.js";
 import type { OrchestratorEvent } from "./events.js";
@@ -373,5 +374,62 @@ describe("SandboxOrchestrator.session", () => {
     await session.destroy();
     await session[Symbol.asyncDispose]();
     assert.equal(calls("destroy"), 1);
+  });
+});
+
+describe("a throwing onEvent listener", () => {
+  for (const thrownOn of ["launched", "files-written", "step-exited", "collected", "destroyed"] as const) {
+    test(`throwing on "${thrownOn}" neither loses the sandbox nor fails the workload; the error is reported`, async () => {
+      const runtime = new MemoryRuntime();
+      const orchestrator = new SandboxOrchestrator(runtime, {
+        onEvent: (event) => {
+          if (event.type === thrownOn) throw new Error(`listener bug on ${event.type}`);
+        },
+      });
+      const result = await orchestrator.run(workload);
+      assert.equal(result.ok, true);
+      assert.equal(result.teardown.outcome, "destroyed");
+      assert.equal(runtime.sandboxes.size, 0, "the sandbox was destroyed");
+      assert.ok(result.listenerErrors.length > 0);
+      for (const error of result.listenerErrors) {
+        assert.ok(SandportError.isInstance(error));
+        assert.equal(error.code, "UNEXPECTED");
+        assert.equal(error.details.event, thrownOn);
+        assert.match((error.cause as Error).message, /listener bug/);
+      }
+    });
+  }
+
+  test("a workload that fails for its own reason still carries a code from ERROR_CODES, and the listener's errors", async () => {
+    const runtime = new MemoryRuntime();
+    const orchestrator = new SandboxOrchestrator(runtime, {
+      onEvent: () => {
+        throw "not even an Error";
+      },
+    });
+    const error = await rejectsWith(orchestrator.run({ ...workload, collect: ["missing.txt"] }), (failure) => {
+      assert.equal(failure.code, "NOT_FOUND");
+      assert.equal(failure.stage, "collect");
+    });
+    assert.ok(ERROR_CODES.includes(error.code));
+    assert.equal(error.result.teardown.outcome, "destroyed");
+    assert.equal(runtime.sandboxes.size, 0);
+    assert.ok(error.result.listenerErrors.every((listenerError) => listenerError.code === "UNEXPECTED"));
+  });
+
+  test("sessions contain listener errors too", async () => {
+    const runtime = new MemoryRuntime();
+    const orchestrator = new SandboxOrchestrator(runtime, {
+      onEvent: () => {
+        throw new Error("listener bug");
+      },
+    });
+    const session = await orchestrator.session({});
+    await session.destroy();
+    assert.equal(runtime.sandboxes.size, 0);
+    assert.deepEqual(
+      session.listenerErrors.map((error) => error.details.event),
+      ["launched", "destroyed"],
+    );
   });
 });

@@ -6,7 +6,7 @@ import { validateLabels } from "../validation/labels.js";
 import { validateExecRequest, validateFiles, validateLaunchSpec } from "../validation/requests.js";
 import { normalizeWorkspacePath } from "../validation/workspace-path.js";
 import { type AcquireContext, acquireSandbox } from "./acquire.js";
-import type { OrchestratorEvent } from "./events.js";
+import { ContainedListener } from "./listener-errors.js";
 import { DEFAULT_DEADLINES, type OrchestratorDeadlines, type OrchestratorOptions } from "./options.js";
 import { runStep } from "./run-step.js";
 import { safeCall } from "./safe-call.js";
@@ -48,7 +48,8 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
   async run(workload: Workload, options: { readonly signal?: AbortSignal } = {}): Promise<WorkloadResult<H>> {
     const plan = this.#validate(workload);
     const { signal } = options;
-    const context = this.#context();
+    const listener = new ContainedListener(this.#options.onEvent, this.runtime.provider);
+    const context = this.#context(listener);
     const totalStarted = performance.now();
     const timings = { launchMs: 0, filesMs: 0, stepsMs: 0, collectMs: 0, teardownMs: 0, totalMs: 0 };
     const steps: StepRecord[] = [];
@@ -130,6 +131,7 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
       collected,
       timings,
       teardown,
+      listenerErrors: listener.errors,
     };
     if (failure) throw new WorkloadError(stage, failure, result);
     if (teardown.error) throw new WorkloadError("teardown", teardown.error, result);
@@ -149,9 +151,10 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
     const teardown = options.teardown ?? "always";
     if (teardown !== "always" && teardown !== "keep")
       throw invalidRequest('session teardown must be "always" or "keep"');
-    const context = this.#context();
+    const listener = new ContainedListener(this.#options.onEvent, this.runtime.provider);
+    const context = this.#context(listener);
     const { handle } = await acquireSandbox(context, spec, options.signal);
-    return new SandboxSession(this.runtime, handle, context, this.#deadlines, teardown === "always");
+    return new SandboxSession(this.runtime, handle, context, this.#deadlines, teardown === "always", listener.errors);
   }
 
   async #teardown(
@@ -171,15 +174,14 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
       : { policy, outcome: "failed", error: outcome.error, durationMs: outcome.durationMs };
   }
 
-  #context(): AcquireContext<H> {
-    const listener = this.#options.onEvent;
+  #context(listener: ContainedListener): AcquireContext<H> {
     return {
       provider: this.runtime.provider,
       runtime: this.runtime,
       deadlines: this.#deadlines,
       options: this.#options,
       retryPolicy: this.#options.retry,
-      emit: (event: OrchestratorEvent) => listener?.(event),
+      emit: listener.emit,
     };
   }
 

@@ -26,6 +26,11 @@ export class SandboxSession<H extends SandboxHandle = SandboxHandle> implements 
   readonly handle: H;
   /** Whether this session destroys its sandbox on disposal. */
   readonly destroysOnDispose: boolean;
+  /**
+   * Errors the orchestrator's `onEvent` listener threw for this session's
+   * events (`UNEXPECTED`, the thrown value as `cause`); they never interrupt it.
+   */
+  readonly listenerErrors: readonly SandportError[];
   readonly #context: CallContext;
   readonly #deadlines: OrchestratorDeadlines;
   #teardown: Promise<void> | undefined;
@@ -37,7 +42,9 @@ export class SandboxSession<H extends SandboxHandle = SandboxHandle> implements 
     context: CallContext,
     deadlines: OrchestratorDeadlines,
     destroysOnDispose: boolean,
+    listenerErrors: readonly SandportError[] = [],
   ) {
+    this.listenerErrors = listenerErrors;
     this.runtime = runtime;
     this.handle = handle;
     this.#context = context;

@@ -57,4 +57,10 @@ export interface WorkloadResult<H extends SandboxHandle = SandboxHandle> {
   readonly timings: WorkloadTimings;
   /** What teardown did. */
   readonly teardown: TeardownReport;
+  /**
+   * Errors the `onEvent` listener threw, in order, each as `UNEXPECTED` with
+   * the thrown value as `cause` and the event's `type` in `details.event`.
+   * They never interrupt the workload; empty when the listener behaved.
+   */
+  readonly listenerErrors: readonly SandportError[];
 }
