@@ -11,6 +11,7 @@ import {
   sleep,
 } from "@sandport/core";
 import type { SpawnPlan } from "./command-plan.js";
+import { coverInheritedDescriptors } from "./inherited-descriptors.js";
 import { LOCAL_PROVIDER, type LocalIsolation } from "./options.js";
 import { identify, isAlive, type ProcessIdentity, signalGroup, signalProcess } from "./process-tree.js";
 import { SUPERVISOR_SOURCE } from "./supervisor-source.js";
@@ -123,7 +124,8 @@ export class AsyncCommands {
     const supervisor = spawn(process.execPath, ["-e", SUPERVISOR_SOURCE, final], {
       cwd: "/",
       env: {},
-      stdio: "ignore",
+      // The supervisor's children must not inherit what this process inherited.
+      stdio: coverInheritedDescriptors(["ignore", "ignore", "ignore"]),
       detached: true,
     });
     const spawned = await new Promise<ProcessIdentity | Error>((resolve) => {

@@ -33,6 +33,22 @@ export const ETC_ENTRIES = [
 /** Top-level directories that merged-/usr systems make symlinks into `/usr` and older systems keep as directories. */
 const USR_SIBLINGS = ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"] as const;
 
+/**
+ * Host-global kernel interfaces under `/proc`, mounted read-only over the
+ * sandbox's fresh `/proc`: sysctls (`kernel.core_pattern` runs a program as
+ * host root), the SysRq trigger, IRQ affinity, bus and filesystem settings.
+ * A fresh proc mount leaves them writable by whatever uid 0 maps to, and
+ * bubblewrap covers them only where their directory itself is writable.
+ * Missing entries (a kernel without SysRq) are skipped.
+ */
+export const READ_ONLY_PROC_ENTRIES = ["sys", "sysrq-trigger", "irq", "bus", "fs"] as const;
+
+/** Who bubblewrap runs as: the sandbox user under a root runtime (see `LocalRuntimeOptions.sandboxUser`), else the runtime's own user. */
+export interface BwrapUser {
+  readonly uid: number;
+  readonly gid: number;
+}
+
 /** Everything needed to build one bubblewrap invocation. */
 export interface BwrapInput {
   /** Host directory bind-mounted read-write at `workspaceRoot`. */
@@ -62,31 +78,40 @@ export interface BwrapInvocation {
 }
 
 /**
- * Builds the bubblewrap arguments (research/local-isolation.md §1): fresh user,
- * PID, IPC, UTS, cgroup and (unless `network`) network namespaces; no nested
- * user namespaces; all capabilities dropped (essential when running as root);
- * a new session; death with the parent; a cleared environment. The filesystem is
- * an allow-list: read-only `/usr` (with its merged-/usr symlinks), the curated
- * `/etc` entries and `readOnlyPaths`, a fresh `/proc` and `/dev`, the workspace
- * read-write, `/tmp` as a symlink into the workspace's `.tmp`, and everything
- * else (the root and `/dev`) remounted read-only.
+ * Builds the bubblewrap arguments: fresh user, PID, IPC, UTS, cgroup and
+ * (unless `network`) network namespaces; no nested user namespaces; all
+ * capabilities dropped (essential when running as root); a new session; death
+ * with the parent; a cleared environment. The filesystem is an allow-list:
+ * read-only `/usr` (with its merged-/usr symlinks), the curated `/etc` entries
+ * and `readOnlyPaths`, a fresh `/proc` with its host-global entries read-only
+ * ({@link READ_ONLY_PROC_ENTRIES}), a fresh `/dev`, the workspace read-write,
+ * `/tmp` as a symlink into the workspace's `.tmp`, and everything else (the
+ * root and `/dev`) remounted read-only.
  */
 export function buildBwrapInvocation(input: BwrapInput): BwrapInvocation {
-  const args = ["--unshare-all"];
-  if (input.network) args.push("--share-net");
-  args.push("--unshare-user", "--disable-userns", "--die-with-parent", "--new-session", "--cap-drop", "ALL");
-  args.push("--clearenv", "--args", "3");
-  args.push("--ro-bind", "/usr", "/usr");
-  for (const [kind, source, target] of usrSiblings()) args.push(kind, source, target);
-  for (const entry of ETC_ENTRIES) args.push("--ro-bind-try", `/etc/${entry}`, `/etc/${entry}`);
+  const args = isolationArgs(input.network);
+  args.push("--args", "3");
   for (const path of input.readOnlyPaths) args.push("--ro-bind-try", path, path);
-  args.push("--proc", "/proc", "--dev", "/dev");
   args.push("--bind", input.workspaceDirectory, input.workspaceRoot);
   args.push("--symlink", `${input.workspaceRoot}/${WORKSPACE_TMP}`, "/tmp");
   args.push("--remount-ro", "/dev", "--remount-ro", "/");
   args.push("--chdir", input.cwd, "--", ...input.command);
   const pairs = Object.entries(input.env).flatMap(([name, value]) => ["--setenv", name, value]);
   return { args, fd3: Buffer.from(pairs.map((part) => `${part}\u0000`).join(""), "utf8") };
+}
+
+/** The namespace, capability, environment and base filesystem arguments every invocation (and the probe) shares. */
+function isolationArgs(network: boolean): string[] {
+  const args = ["--unshare-all"];
+  if (network) args.push("--share-net");
+  args.push("--unshare-user", "--disable-userns", "--die-with-parent", "--new-session", "--cap-drop", "ALL");
+  args.push("--clearenv", "--ro-bind", "/usr", "/usr");
+  for (const [kind, source, target] of usrSiblings()) args.push(kind, source, target);
+  for (const entry of ETC_ENTRIES) args.push("--ro-bind-try", `/etc/${entry}`, `/etc/${entry}`);
+  args.push("--proc", "/proc");
+  for (const entry of READ_ONLY_PROC_ENTRIES) args.push("--ro-bind-try", `/proc/${entry}`, `/proc/${entry}`);
+  args.push("--dev", "/dev");
+  return args;
 }
 
 let siblings: [string, string, string][] | undefined;
@@ -109,38 +134,58 @@ function usrSiblings(): [string, string, string][] {
 /** Outcome of probing whether bubblewrap can create the namespaces it needs here. */
 export type BwrapProbe = { readonly ok: true } | { readonly ok: false; readonly reason: string };
 
+/** What one probe checks: the binary, the user it runs as, and the paths that user must reach. */
+export interface BwrapProbeInput {
+  readonly bwrapPath: string;
+  /** The sandbox user, when commands run as one (the runtime is root). */
+  readonly user?: BwrapUser;
+  /** The sandbox root, which `user` must be able to pass through to reach a workspace. */
+  readonly root?: string;
+  /** Extra read-only paths, which `user` must be able to reach. */
+  readonly readOnlyPaths?: readonly string[];
+}
+
 const probes = new Map<string, Promise<BwrapProbe>>();
 
 /**
- * Runs bubblewrap once with the same namespace and capability flags as real
- * commands (about 5-20 ms), to learn whether isolation works on this host.
- * Cached per binary path for the life of the process.
+ * Runs bubblewrap once with the same namespace, capability and mount flags as
+ * real commands, as the same user, binding the sandbox root and the extra
+ * read-only paths (about 5-20 ms), to learn whether isolation works here for
+ * that user. Cached per input for the life of the process.
  */
-export function probeBwrap(bwrapPath: string): Promise<BwrapProbe> {
-  let probe = probes.get(bwrapPath);
+export function probeBwrap(input: BwrapProbeInput | string): Promise<BwrapProbe> {
+  const normalized = typeof input === "string" ? { bwrapPath: input } : input;
+  const key = JSON.stringify([normalized.bwrapPath, normalized.user, normalized.root, normalized.readOnlyPaths]);
+  let probe = probes.get(key);
   if (!probe) {
-    probe = runProbe(bwrapPath);
-    probes.set(bwrapPath, probe);
+    probe = runProbe(normalized);
+    probes.set(key, probe);
   }
   return probe;
 }
 
-function runProbe(bwrapPath: string): Promise<BwrapProbe> {
+function runProbe(input: BwrapProbeInput): Promise<BwrapProbe> {
   if (process.platform !== "linux") return Promise.resolve({ ok: false, reason: "namespaces need Linux" });
-  const args = ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session"];
-  args.push("--cap-drop", "ALL", "--clearenv", "--ro-bind", "/usr", "/usr");
-  for (const [kind, source, target] of usrSiblings()) args.push(kind, source, target);
-  args.push("--proc", "/proc", "--dev", "/dev", "--remount-ro", "/", "--", "/usr/bin/true");
+  const { bwrapPath, user } = input;
+  const args = isolationArgs(false);
+  for (const path of input.readOnlyPaths ?? []) args.push("--ro-bind-try", path, path);
+  if (input.root) args.push("--ro-bind", input.root, "/sandport-root");
+  args.push("--remount-ro", "/", "--", "/usr/bin/true");
+  const as = user ? ` as uid ${user.uid}` : "";
   return new Promise((resolve) => {
     let stderr = "";
-    const child = spawn(bwrapPath, args, { stdio: ["ignore", "ignore", "pipe"], env: {} });
+    const child = spawn(bwrapPath, args, {
+      stdio: ["ignore", "ignore", "pipe"],
+      env: {},
+      ...(user ? { uid: user.uid, gid: user.gid } : {}),
+    });
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
       stderr += chunk;
     });
-    child.on("error", (error) => resolve({ ok: false, reason: `cannot run ${bwrapPath}: ${error.message}` }));
+    child.on("error", (error) => resolve({ ok: false, reason: `cannot run ${bwrapPath}${as}: ${error.message}` }));
     child.on("close", (code, signal) => {
       if (code === 0) resolve({ ok: true });
-      else resolve({ ok: false, reason: `${bwrapPath} failed (${signal ?? `exit ${code}`}): ${stderr.trim()}` });
+      else resolve({ ok: false, reason: `${bwrapPath}${as} failed (${signal ?? `exit ${code}`}): ${stderr.trim()}` });
     });
   });
 }

@@ -1,4 +1,4 @@
-import { mkdirSync, rmdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { access, mkdir, readdir, readFile, rmdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type ResourceLimits, SandportError, sleep, unsupported } from "@sandport/core";
@@ -85,45 +85,21 @@ export async function createSandboxCgroups(
   }
 }
 
-/**
- * Creates a command's own leaf under the tracking cgroup, creating that on the
- * first command (it then stays until the sandbox is destroyed). Synchronous:
- * on cgroupfs a `mkdir` costs microseconds, less than a thread-pool round trip.
- */
-export function createLeaf(cgroups: SandboxCgroups | undefined): string | undefined {
+/** The path of a new leaf for one command under the sandbox's tracking cgroup (nothing is created). */
+export function nameLeaf(cgroups: SandboxCgroups | undefined): string | undefined {
   if (!cgroups?.tracking) return undefined;
-  const leaf = join(cgroups.tracking.directory, `exec-${process.pid}-${++leafCounter}`);
-  try {
-    mkdirSync(leaf);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-    mkdirSync(leaf, { recursive: true });
-  }
-  return leaf;
+  return join(cgroups.tracking.directory, `exec-${process.pid}-${++leafCounter}`);
 }
 
 /**
- * Moves an already running process into the sandbox's tracking cgroup, so that
- * `destroy` (from any process) finds it. Used for bubblewrap, whose PID namespace
- * already guarantees its tree dies with it: what matters is that bubblewrap
- * itself is found, not that the move happens before it forks. Synchronous (two
- * cgroupfs writes at most). Returns `false` when the cgroup cannot be used.
+ * Creates a command's own leaf under the tracking cgroup, creating that on the
+ * first command (it then stays until the sandbox is destroyed). On the thread
+ * pool: cgroupfs calls may wait on the kernel, and the event loop must not.
  */
-export function trackProcess(tracking: CgroupDirectory, pid: number): boolean {
-  const procs = join(tracking.directory, "cgroup.procs");
-  try {
-    try {
-      writeFileSync(procs, String(pid));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-      mkdirSync(tracking.directory, { recursive: true });
-      writeFileSync(procs, String(pid));
-    }
-    return true;
-  } catch (error) {
-    // ESRCH: it has already exited, so there is nothing left to find.
-    return (error as NodeJS.ErrnoException).code === "ESRCH";
-  }
+export async function createLeaf(cgroups: SandboxCgroups | undefined): Promise<string | undefined> {
+  const leaf = nameLeaf(cgroups);
+  if (leaf) await mkdir(leaf, { recursive: true });
+  return leaf;
 }
 
 /**
@@ -199,7 +175,7 @@ export async function signalCgroup(directory: string, signal: NodeJS.Signals): P
 export async function removeCgroup(version: 1 | 2, directory: string): Promise<boolean> {
   // Fast path: an empty leaf (or one never created) goes at once.
   try {
-    rmdirSync(directory);
+    await rmdir(directory);
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return true;

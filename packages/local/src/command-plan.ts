@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { quoteShellArg, toSandboxPath, type ValidatedExecRequest } from "@sandport/core";
-import { buildBwrapInvocation } from "./bwrap.js";
+import { type BwrapUser, buildBwrapInvocation } from "./bwrap.js";
 import { joinFiles } from "./cgroups.js";
 import { COMMAND_MARKER_VARIABLE, newCommandMarker } from "./command-marker.js";
 import { buildEnvironment } from "./environment.js";
@@ -15,6 +15,9 @@ export const JOIN_FAILED_MESSAGE = "sandport: could not join the sandbox's contr
 /** A command's own cgroup, killed and removed when the command ends. */
 export type CommandLeaf = CgroupDirectory;
 
+/** Where `setpriv` (util-linux) is expected: it drops root to the sandbox user after a cgroup join that needs root. */
+export const SETPRIV_PATH = "/usr/bin/setpriv";
+
 /** Exactly what to spawn for one command: program, arguments, environment, host cwd, extra input, cgroup leaf, marker. */
 export interface SpawnPlan {
   readonly file: string;
@@ -27,13 +30,16 @@ export interface SpawnPlan {
   /** The command's own tracking cgroup, killed and removed when it ends. */
   readonly leaf?: CommandLeaf;
   /**
-   * True when the runner must move the command into `leaf` right after `spawn`
-   * (argv commands without resource limits); otherwise the plan itself joins
-   * it in `/bin/sh`, before anything can fork.
+   * True when the runner must create `leaf` and move the command into it,
+   * in the background, right after `spawn` (commands without resource
+   * limits); otherwise the plan itself joins it in `/bin/sh`, before anything
+   * can fork.
    */
   readonly joinLeafAfterSpawn?: boolean;
   /** Under `none`: the command's `SANDPORT_LOCAL_COMMAND_ID` value, which every process it starts inherits. */
   readonly marker?: string;
+  /** The host user to spawn `file` as (the sandbox user, when the runtime is root); absent: the runtime's own. */
+  readonly user?: BwrapUser;
   readonly isolation: LocalIsolation;
 }
 
@@ -48,24 +54,33 @@ export interface PlanInput {
   readonly workspaceRoot: string;
   readonly record: SandboxRecord;
   readonly request: ValidatedExecRequest;
-  /** The command's tracking leaf directory, already created, if any. */
+  /**
+   * The command's tracking leaf directory, if any: already created when the
+   * sandbox has limits (the command joins it in `/bin/sh`), created by the
+   * runner in the background otherwise.
+   */
   readonly leaf?: string;
+  /** Who bubblewrap runs as when not the runtime's own user (the runtime is root). */
+  readonly sandboxUser?: BwrapUser;
 }
 
 /**
  * Turns a validated request into a spawn plan.
  *
- * Under `namespaces`, cgroups to join (resource limits) are joined before
- * bubblewrap can fork: the plan starts with a tiny `/bin/sh` step that writes
- * its own pid into each `cgroup.procs` and then `exec`s bubblewrap.
+ * Under `namespaces`, bubblewrap runs as the sandbox user when the runtime is
+ * root (`spawn`'s `uid`/`gid`). Cgroups to join (resource limits) are joined
+ * before bubblewrap can fork: the plan starts with a tiny `/bin/sh` step that
+ * writes its own pid into each `cgroup.procs` (as the runtime's user, who may)
+ * and then `exec`s bubblewrap, through `setpriv` when it must switch to the
+ * sandbox user.
  *
  * Under `none`, every command carries its marker in `SANDPORT_LOCAL_COMMAND_ID`. A
  * command whose sandbox has resource limits joins its cgroups before `exec` the
  * same way (limits must hold before it allocates or forks); a shell request
- * joins inside its own `sh -c`, costing no extra process. An argv command
- * without limits is spawned directly and moved into its leaf by the runner
- * right after `spawn` (`joinLeafAfterSpawn`): one cgroupfs write instead of an
- * extra `exec`; see `CommandTree` for what that guarantees.
+ * joins inside its own `sh -c`, costing no extra process. A command without
+ * limits is spawned directly and moved into its leaf in the background right
+ * after `spawn` (`joinLeafAfterSpawn`; see `CommandTree` for what that
+ * guarantees): the move waits on the kernel, and nothing waits for the move.
  */
 export function planCommand(input: PlanInput): SpawnPlan {
   const { request, record } = input;
@@ -84,11 +99,20 @@ export function planCommand(input: PlanInput): SpawnPlan {
       env: buildEnvironment(input.workspaceRoot, record.env, request.env),
       command,
     });
-    const [file, args] =
-      joins.length > 0
-        ? ["/bin/sh", ["-c", joinThenExec(joins.length), "sh", ...joins, input.bwrapPath, ...invocation.args]]
-        : [input.bwrapPath, invocation.args];
-    return { file, args, env: {}, cwd: "/", fd3: invocation.fd3, isolation: "namespaces", ...(leaf ? { leaf } : {}) };
+    const base = {
+      env: {},
+      cwd: "/",
+      fd3: invocation.fd3,
+      isolation: "namespaces",
+      ...(leaf ? { leaf } : {}),
+    } as const;
+    const user = input.sandboxUser;
+    if (joins.length === 0) {
+      return { file: input.bwrapPath, args: invocation.args, ...base, ...(user ? { user } : {}) };
+    }
+    const drop = user ? [SETPRIV_PATH, `--reuid=${user.uid}`, `--regid=${user.gid}`, "--clear-groups", "--"] : [];
+    const args = ["-c", joinThenExec(joins.length), "sh", ...joins, ...drop, input.bwrapPath, ...invocation.args];
+    return { file: "/bin/sh", args, ...base };
   }
   const marker = newCommandMarker(record.id);
   const env = {
@@ -98,7 +122,7 @@ export function planCommand(input: PlanInput): SpawnPlan {
   const cwd = request.cwd === "" ? input.workspaceDirectory : join(input.workspaceDirectory, request.cwd);
   const limited = (record.cgroups?.limits.length ?? 0) > 0;
   const base = { env, cwd, isolation: "none", marker, ...(leaf ? { leaf } : {}) } as const;
-  if (joins.length === 0 || (leaf && !limited && request.argv)) {
+  if (!limited) {
     const [file, ...args] = command as [string, ...string[]];
     return { file, args, ...base, ...(leaf ? { joinLeafAfterSpawn: true } : {}) };
   }

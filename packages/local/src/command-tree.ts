@@ -1,4 +1,4 @@
-import { rmdirSync, writeFileSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { killLeaf, releaseLeaf, signalCgroup } from "./cgroups.js";
 import { killMarked, lastAllocatedPid, type MarkerScope, signalMarked, WRAP_SAFE_MS } from "./command-marker.js";
@@ -12,26 +12,28 @@ import { signalGroup } from "./process-tree.js";
  * marker (`SANDPORT_LOCAL_COMMAND_ID`, see `command-marker.ts`).
  *
  * What is guaranteed under `none`: a process the command started is killed
- * with it if it stayed in the command's process group, or in its cgroup leaf,
- * or kept the marker in its environment. An argv command without resource
- * limits is moved into its leaf right after `spawn` returns (Node cannot spawn
- * into a cgroup), so a program that forks within that instant after its `exec`
- * AND clears its environment in the child can escape; so can, without a
- * cgroup, any process that leaves the group and clears its environment, and a
- * process that moves itself to another cgroup (which needs write access there).
- * That is unisolated host execution anyway. Commands with resource limits, and
- * shell requests, join their cgroups in `/bin/sh` before anything can fork, so
- * there is no such instant and limits hold from the start. Under
- * `namespaces` the PID namespace takes every descendant with bubblewrap.
+ * with it if it stayed in the command's process group, or kept the marker in
+ * its environment, or (where a writable cgroup exists) was forked after the
+ * command was moved into its cgroup leaf. Node cannot spawn into a cgroup, and
+ * a move waits on the kernel (an RCU grace period), so the move of a command
+ * without resource limits happens in the background, off the event loop and
+ * off the command's own path: a process forked before it lands, that left the
+ * group and cleared its environment, can escape; so can, without a cgroup, any
+ * process that leaves the group and clears its environment, and one that
+ * moves itself to another cgroup (which needs write access there). That is
+ * unisolated host execution anyway. Commands with resource limits join their
+ * cgroups in `/bin/sh` before anything can fork, so limits hold from the
+ * start. Under `namespaces` the PID namespace takes every descendant with
+ * bubblewrap, and no cgroup is involved unless the sandbox has limits.
  */
 export class CommandTree {
   readonly #plan: SpawnPlan;
   readonly #pid: number;
   readonly #started = performance.now();
-  /** Whether a process may have been forked before the command was in its leaf. */
-  #raced = false;
-  /** Whether the leaf is known to be gone already. */
-  #released = false;
+  /** The background move into the leaf: `true` once the command is in it. */
+  #joined: Promise<boolean> = Promise.resolve(false);
+  /** Why the move failed, when it did (the command was still running). */
+  #joinError: Error | undefined;
 
   /** @param pid the pid `spawn` returned, which leads the command's process group */
   constructor(plan: SpawnPlan, pid: number) {
@@ -39,25 +41,33 @@ export class CommandTree {
     this.#pid = pid;
   }
 
+  /** Why the background move into the leaf failed, if it did; the command has then been killed. */
+  get joinError(): Error | undefined {
+    return this.#joinError;
+  }
+
   /**
-   * Moves the command into its leaf when the plan asks for it (one cgroupfs
-   * write), then notes whether any process was created since the command's own
-   * (`ns_last_pid`), in which case an escapee is possible and the exit scan
-   * runs. Call it right after `spawn`. Returns the error when the move failed
-   * for another reason than the command having exited already.
+   * When the plan asks for it, starts moving the command into its leaf, in
+   * the background: create the leaf, write the pid into its `cgroup.procs`.
+   * If that fails while the command runs, the command is killed and
+   * {@link joinError} says why. Call it right after `spawn`.
    */
-  join(): Error | undefined {
+  join(): void {
     const leaf = this.#plan.leaf;
-    if (!leaf || !this.#plan.joinLeafAfterSpawn) return undefined;
-    try {
-      writeFileSync(join(leaf.directory, "cgroup.procs"), String(this.#pid));
-    } catch (error) {
-      this.#raced = true;
-      if ((error as NodeJS.ErrnoException).code !== "ESRCH") return error as Error;
-      return undefined;
-    }
-    this.#raced = lastAllocatedPid() !== this.#pid;
-    return undefined;
+    if (!leaf || !this.#plan.joinLeafAfterSpawn) return;
+    this.#joined = mkdir(leaf.directory, { recursive: true })
+      .then(() => writeFile(join(leaf.directory, "cgroup.procs"), String(this.#pid)))
+      .then(
+        () => true,
+        (error: NodeJS.ErrnoException) => {
+          // ESRCH: the command has exited already; there is nothing to track.
+          if (error.code !== "ESRCH") {
+            this.#joinError = error;
+            this.kill();
+          }
+          return false;
+        },
+      );
   }
 
   /** SIGTERM to the group, the leaf's members and the marked processes (the polite first step of a stop). */
@@ -76,36 +86,29 @@ export class CommandTree {
 
   /**
    * After the command's own process exited: kills whatever it left running.
-   * The group always (one signal). The leaf: removed at once when empty (one
-   * `rmdir`, the usual case), else killed. The marked processes when the
-   * command was stopped, and otherwise only when something may have escaped
-   * both: the command was not in a leaf from its first instruction and a
-   * process was created after its own (`ns_last_pid` moved). That check costs
-   * one small read; the scan (about 20 µs per process looked at) runs only then.
+   * The group always (one signal). The marked processes when the command was
+   * stopped, and otherwise only when something may have escaped the group: a
+   * process was created after the command's own (`ns_last_pid` moved; one
+   * small read); the scan (about 20 µs per process looked at) runs only then.
+   * The leaf is killed and removed in the background once the move into it
+   * has settled (see {@link release}).
    */
   reap(stopped: boolean): void {
     signalGroup(this.#pid, "SIGKILL");
-    const leaf = this.#plan.leaf;
-    if (leaf) {
-      try {
-        rmdirSync(leaf.directory);
-        this.#released = true;
-      } catch {
-        killLeaf(leaf);
-      }
-    }
-    if (!this.#plan.marker) return;
-    if (stopped || this.#mayHaveEscaped()) killMarked(this.#plan.marker, this.#scope());
+    const marker = this.#plan.marker;
+    if (marker && (stopped || lastAllocatedPid() !== this.#pid)) killMarked(marker, this.#scope());
   }
 
-  /** Removes the leaf (killing what is left in it), unless `reap` already did. */
+  /**
+   * Kills what is left in the leaf and removes it, once the background move
+   * has settled. Resolves when done; nothing waits for it on a command's
+   * path (destroy removes every leaf of a sandbox anyway). Never rejects.
+   */
   async release(): Promise<void> {
-    if (this.#plan.leaf && !this.#released) await releaseLeaf(this.#plan.leaf);
-  }
-
-  #mayHaveEscaped(): boolean {
-    if (this.#plan.leaf) return this.#raced;
-    return lastAllocatedPid() !== this.#pid;
+    const leaf = this.#plan.leaf;
+    if (!leaf) return;
+    await this.#joined;
+    await releaseLeaf(leaf).catch(() => {});
   }
 
   /** Processes created after the command's, while that is a safe filter (see `MarkerScope.after`); else all. */

@@ -11,7 +11,7 @@ export { COMMAND_MARKER_VARIABLE } from "./command-marker.js";
 export { DEFAULT_PATH } from "./environment.js";
 export type { LocalHandle } from "./handle.js";
 export { LocalRuntime } from "./local-runtime.js";
-export type { CgroupUsage, LocalIsolation, LocalRuntimeOptions } from "./options.js";
+export type { CgroupUsage, LocalIsolation, LocalRuntimeOptions, SandboxUser } from "./options.js";
 export {
   DEFAULT_BWRAP_PATH,
   DEFAULT_KILL_GRACE_MS,
@@ -19,6 +19,8 @@ export {
   DEFAULT_OPERATION_TIMEOUT_MS,
   DEFAULT_OWNER,
   DEFAULT_RUN_BUDGET_MS,
+  DEFAULT_SANDBOX_USER,
   LOCAL_PROVIDER,
   LOCAL_WORKSPACE_ROOT,
+  ROOT_USER_DEFAULT_ROOT,
 } from "./options.js";

@@ -18,9 +18,12 @@ export type CgroupUsage = "auto" | "disabled";
 export interface LocalRuntimeOptions {
   /**
    * Absolute directory that holds one sub-directory per sandbox (created on
-   * first launch, mode `0700`). Default: `~/.cache/sandport/local`, where `~`
-   * is the current user's home directory from the password database (not `$HOME`).
-   * Two runtimes with the same `root` and `owner` see the same sandboxes.
+   * first launch, mode `0700`; `0711` when commands run as {@link sandboxUser},
+   * who must pass through it). Default: `~/.cache/sandport/local`, where `~`
+   * is the current user's home directory from the password database (not
+   * `$HOME`); for root, `/var/lib/sandport/local` (root's home is usually
+   * closed to the sandbox user). See {@link defaultRoot}. Two runtimes with
+   * the same `root` and `owner` see the same sandboxes.
    */
   readonly root?: string;
   /**
@@ -81,6 +84,24 @@ export interface LocalRuntimeOptions {
    * cleared its environment survives).
    */
   readonly cgroups?: CgroupUsage;
+  /**
+   * The unprivileged host user (numeric `uid` and `gid`) that isolated
+   * commands run as when this process runs as root, so that nothing in the
+   * kernel that checks for "host root" ever sees root from a sandbox. That
+   * user owns each workspace (mode `0700`) and must be able to pass through
+   * `root`'s parents. Ignored when the process is not root (commands then run
+   * as the process's own user) and under `isolation: "none"` (commands run as
+   * the process's own user, root included: no confinement). A user of its
+   * own, used by nothing else on the host, is best. Default:
+   * `{ uid: 65534, gid: 65534 }` (`nobody` / `nogroup` on Debian).
+   */
+  readonly sandboxUser?: SandboxUser;
+}
+
+/** A host user by number. */
+export interface SandboxUser {
+  readonly uid: number;
+  readonly gid: number;
 }
 
 /** Options after validation, with every default applied. */
@@ -96,6 +117,8 @@ export interface ResolvedLocalOptions {
   readonly bwrapPath: string;
   readonly readOnlyPaths: readonly string[];
   readonly cgroups: CgroupUsage;
+  /** Who isolated commands run as: set only when this process is root and isolation is `namespaces`. */
+  readonly sandboxUser: SandboxUser | undefined;
 }
 
 /** Default owner marker. */
@@ -110,6 +133,10 @@ export const DEFAULT_KILL_GRACE_MS = 250;
 export const DEFAULT_OPERATION_TIMEOUT_MS = 60_000;
 /** Default bubblewrap binary. */
 export const DEFAULT_BWRAP_PATH = "/usr/bin/bwrap";
+/** Default user isolated commands run as when the runtime is root: `nobody` / `nogroup` on Debian. */
+export const DEFAULT_SANDBOX_USER: SandboxUser = Object.freeze({ uid: 65534, gid: 65534 });
+/** Default root for a runtime running as root. */
+export const ROOT_USER_DEFAULT_ROOT = "/var/lib/sandport/local";
 
 const OWNER_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 
@@ -129,6 +156,7 @@ export function resolveOptions(options: LocalRuntimeOptions = {}): ResolvedLocal
   const readOnlyPaths = options.readOnlyPaths ?? [];
   if (!Array.isArray(readOnlyPaths)) throw fail("readOnlyPaths", "must be an array of absolute paths");
   for (const path of readOnlyPaths) absolutePath(path, "readOnlyPaths", fail);
+  const sandboxUser = checkUser(options.sandboxUser ?? DEFAULT_SANDBOX_USER, fail);
   const killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
   if (!Number.isInteger(killGraceMs) || killGraceMs < 0 || killGraceMs > 60_000) {
     throw fail("killGraceMs", "must be an integer between 0 and 60000");
@@ -147,12 +175,32 @@ export function resolveOptions(options: LocalRuntimeOptions = {}): ResolvedLocal
     bwrapPath,
     readOnlyPaths: Object.freeze([...readOnlyPaths]),
     cgroups,
+    sandboxUser: isolation === "namespaces" && runsAsRoot() ? sandboxUser : undefined,
   };
 }
 
-/** The per-user default root: `<home>/.cache/sandport/local`. Reads the password database, so call it lazily. */
+/** Whether this process runs as root (where switching to the sandbox user is possible and needed). */
+export function runsAsRoot(): boolean {
+  return process.getuid?.() === 0;
+}
+
+/**
+ * The default root: `<home>/.cache/sandport/local` with the home directory
+ * from the password database (not `$HOME`), or {@link ROOT_USER_DEFAULT_ROOT}
+ * for root. Reads the password database, so call it lazily.
+ */
 export function defaultRoot(): string {
+  if (runsAsRoot()) return ROOT_USER_DEFAULT_ROOT;
   return join(userInfo().homedir, ".cache", "sandport", "local");
+}
+
+function checkUser(value: unknown, fail: (field: string, why: string) => Error): SandboxUser {
+  const user = value as SandboxUser | null;
+  const valid = (id: unknown) => Number.isInteger(id) && (id as number) > 0 && (id as number) < 4_294_967_295;
+  if (typeof user !== "object" || user === null || !valid(user.uid) || !valid(user.gid)) {
+    throw fail("sandboxUser", "must be { uid, gid }: positive integers (never 0, root)");
+  }
+  return Object.freeze({ uid: user.uid, gid: user.gid });
 }
 
 function absolutePath(value: unknown, field: string, fail: (field: string, why: string) => Error): string {

@@ -3,6 +3,7 @@ import { SandportError } from "@sandport/core";
 import { releaseLeaf } from "./cgroups.js";
 import { JOIN_FAILED_EXIT, JOIN_FAILED_MESSAGE, type SpawnPlan } from "./command-plan.js";
 import { CommandTree } from "./command-tree.js";
+import { coverInheritedDescriptors } from "./inherited-descriptors.js";
 import { LOCAL_PROVIDER } from "./options.js";
 
 /** How to run one planned command. */
@@ -61,21 +62,26 @@ export function runCommand(options: RunOptions): Promise<RunOutcome> {
   const { plan } = options;
   return new Promise<RunOutcome>((resolve, reject) => {
     const started = performance.now();
-    const stdio: StdioOptions = [options.stdin ? "pipe" : "ignore", "pipe", "pipe"];
+    const stdio: StdioOptions & unknown[] = [options.stdin ? "pipe" : "ignore", "pipe", "pipe"];
     if (plan.fd3) stdio.push("pipe");
     const chunks = { stdout: [] as Buffer[], stderr: [] as Buffer[] };
     let kept = 0;
     let truncated = false;
     let timedOut = false;
     let spawnError: NodeJS.ErrnoException | undefined;
-    let joinError: Error | undefined;
     let killTimer: NodeJS.Timeout | undefined;
     let drainTimer: NodeJS.Timeout | undefined;
     let stopping = false;
 
     let child: ChildProcess;
     try {
-      child = spawn(plan.file, plan.args, { cwd: plan.cwd, env: plan.env, stdio, detached: true });
+      child = spawn(plan.file, plan.args, {
+        cwd: plan.cwd,
+        env: plan.env,
+        stdio: coverInheritedDescriptors(stdio),
+        detached: true,
+        ...(plan.user ? { uid: plan.user.uid, gid: plan.user.gid } : {}),
+      });
     } catch (error) {
       void (plan.leaf ? releaseLeaf(plan.leaf) : Promise.resolve());
       reject(error);
@@ -84,8 +90,7 @@ export function runCommand(options: RunOptions): Promise<RunOutcome> {
     const pid = child.pid;
     const tree = pid === undefined ? undefined : new CommandTree(plan, pid);
     // First thing after `spawn` returns: the command may already be running (see `CommandTree`).
-    joinError = tree?.join();
-    if (joinError) tree?.kill();
+    tree?.join();
     if (pid !== undefined) options.onSpawned?.(pid);
 
     const stop = () => {
@@ -145,30 +150,31 @@ export function runCommand(options: RunOptions): Promise<RunOutcome> {
       clearTimeout(killTimer);
       clearTimeout(drainTimer);
       options.signal.removeEventListener("abort", onAbort);
-      void (tree ? tree.release() : plan.leaf ? releaseLeaf(plan.leaf) : Promise.resolve()).then(() => {
-        const stdout = Buffer.concat(chunks.stdout);
-        const stderr = Buffer.concat(chunks.stderr);
-        const durationMs = performance.now() - started;
-        if (spawnError) {
-          // Under `none` the program is spawned directly, so a missing one is the caller's; under
-          // `namespaces` the spawned program is bubblewrap (or /bin/sh), and its absence is ours.
-          const status = plan.isolation === "none" ? spawnFailureStatus(spawnError) : undefined;
-          if (status === undefined) return reject(spawnFailed(plan, spawnError));
-          const message = Buffer.from(`sandport: ${plan.file}: ${spawnError.message}\n`);
-          return resolve({ exitCode: status, stdout, stderr: message, truncated, timedOut, durationMs });
-        }
-        if (joinError) return reject(spawnFailed(plan, new Error(`${JOIN_FAILED_MESSAGE}: ${joinError.message}`)));
-        // A command we stopped (timeout, cap, abort) reports no status, even if it exited in a handler.
-        let exitCode = signal || stopping ? null : code;
-        if (exitCode === JOIN_FAILED_EXIT && stderr.toString("utf8").startsWith(JOIN_FAILED_MESSAGE)) {
-          return reject(spawnFailed(plan, new Error(stderr.toString("utf8").trim())));
-        }
-        if (plan.isolation === "namespaces" && exitCode === 1 && stdout.length === 0) {
-          const failure = EXECVP_FAILURE.exec(stderr.toString("utf8"));
-          if (failure) exitCode = failure[1] === "Permission denied" ? 126 : 127;
-        }
-        resolve({ exitCode, stdout, stderr, truncated, timedOut, durationMs });
-      });
+      // The leaf's cleanup runs in the background: it must not delay the result.
+      void (tree ? tree.release() : plan.leaf ? releaseLeaf(plan.leaf).catch(() => {}) : undefined);
+      const joinError = tree?.joinError;
+      const stdout = Buffer.concat(chunks.stdout);
+      const stderr = Buffer.concat(chunks.stderr);
+      const durationMs = performance.now() - started;
+      if (spawnError) {
+        // Under `none` the program is spawned directly, so a missing one is the caller's; under
+        // `namespaces` the spawned program is bubblewrap (or /bin/sh), and its absence is ours.
+        const status = plan.isolation === "none" ? spawnFailureStatus(spawnError) : undefined;
+        if (status === undefined) return reject(spawnFailed(plan, spawnError));
+        const message = Buffer.from(`sandport: ${plan.file}: ${spawnError.message}\n`);
+        return resolve({ exitCode: status, stdout, stderr: message, truncated, timedOut, durationMs });
+      }
+      if (joinError) return reject(spawnFailed(plan, new Error(`${JOIN_FAILED_MESSAGE}: ${joinError.message}`)));
+      // A command we stopped (timeout, cap, abort) reports no status, even if it exited in a handler.
+      let exitCode = signal || stopping ? null : code;
+      if (exitCode === JOIN_FAILED_EXIT && stderr.toString("utf8").startsWith(JOIN_FAILED_MESSAGE)) {
+        return reject(spawnFailed(plan, new Error(stderr.toString("utf8").trim())));
+      }
+      if (plan.isolation === "namespaces" && exitCode === 1 && stdout.length === 0) {
+        const failure = EXECVP_FAILURE.exec(stderr.toString("utf8"));
+        if (failure) exitCode = failure[1] === "Permission denied" ? 126 : 127;
+      }
+      resolve({ exitCode, stdout, stderr, truncated, timedOut, durationMs });
     });
     // Without namespaces the host pid is the command's own (a join step `exec`s it in place).
     if (pid !== undefined) options.onStarted?.(plan.isolation === "none" ? pid : undefined);

@@ -1,4 +1,4 @@
-import { readdir } from "node:fs/promises";
+import { access, readdir } from "node:fs/promises";
 import {
   invalidRequest,
   type Labels,
@@ -11,10 +11,11 @@ import {
 import { AsyncCommands } from "./async-commands.js";
 import { probeBwrap } from "./bwrap.js";
 import { probeCgroupHost } from "./cgroup-host.js";
-import { createLeaf, createSandboxCgroups, removeSandboxCgroups, trackProcess } from "./cgroups.js";
+import { createLeaf, createSandboxCgroups, nameLeaf, removeSandboxCgroups } from "./cgroups.js";
 import { killMarked, markedProcesses, sandboxPrefix } from "./command-marker.js";
-import { planCommand, type SpawnPlan } from "./command-plan.js";
+import { planCommand, SETPRIV_PATH, type SpawnPlan } from "./command-plan.js";
 import { type LocalHandle, toHandle } from "./handle.js";
+import { rescanInheritedDescriptors } from "./inherited-descriptors.js";
 import { defaultRoot, LOCAL_PROVIDER, LOCAL_WORKSPACE_ROOT, type ResolvedLocalOptions } from "./options.js";
 import { isAlive } from "./process-tree.js";
 import type { RunningCommands } from "./running-commands.js";
@@ -43,7 +44,11 @@ export class SandboxAccess {
 
   /** The store, created on first use (resolving the default root reads the password database). */
   store(): SandboxStore {
-    this.#store ??= new SandboxStore(this.#options.root ?? defaultRoot(), this.#options.owner);
+    this.#store ??= new SandboxStore(
+      this.#options.root ?? defaultRoot(),
+      this.#options.owner,
+      this.#options.sandboxUser,
+    );
     return this.#store;
   }
 
@@ -80,10 +85,26 @@ export class SandboxAccess {
     if (resources && this.#options.cgroups === "disabled") {
       throw unsupported(LOCAL_PROVIDER, "resources", 'cgroups are disabled in the options (cgroups: "disabled")');
     }
+    if (
+      resources &&
+      this.#options.sandboxUser &&
+      !(await access(SETPRIV_PATH).then(
+        () => true,
+        () => false,
+      ))
+    ) {
+      throw unsupported(
+        LOCAL_PROVIDER,
+        "resources",
+        `as root, a command joins its cgroups and then switches to the sandbox user with ${SETPRIV_PATH} (util-linux), which is missing`,
+      );
+    }
     await this.requireIsolation();
+    rescanInheritedDescriptors();
     const id = SandboxStore.newId();
     const host = this.#options.cgroups === "auto" ? await probeCgroupHost() : { legacy: {} };
-    const tracking = this.#options.cgroups === "auto";
+    // Under namespaces a command's processes die with its PID namespace: a cgroup is needed only for limits.
+    const tracking = this.#options.cgroups === "auto" && isolation === "none";
     const cgroups = await createSandboxCgroups(host, id, resources ? { resources, tracking } : { tracking });
     const now = Date.now();
     const record: SandboxRecord = {
@@ -113,15 +134,32 @@ export class SandboxAccess {
     return toHandle(record, this.store().workspaceDirectory(id));
   }
 
-  /** Refuses with `UNSUPPORTED` when namespaces are configured but bubblewrap cannot create them here. */
+  /**
+   * Refuses with `UNSUPPORTED` when namespaces are configured but bubblewrap
+   * cannot create them here, as the user commands run as, with the sandbox
+   * root and the extra read-only paths reachable (probed once per process).
+   */
   async requireIsolation(): Promise<void> {
-    if (this.#options.isolation !== "namespaces") return;
-    const probe = await probeBwrap(this.#options.bwrapPath);
+    const { isolation, bwrapPath, sandboxUser, readOnlyPaths } = this.#options;
+    if (isolation !== "namespaces") return;
+    const store = this.store();
+    await store.ensureRoot();
+    const probe = await probeBwrap({
+      bwrapPath,
+      root: store.root,
+      readOnlyPaths,
+      ...(sandboxUser ? { user: sandboxUser } : {}),
+    });
     if (probe.ok) return;
+    const user = sandboxUser
+      ? ` Commands run as uid ${sandboxUser.uid} (the runtime is root; see the sandboxUser option), which needs ` +
+        "unprivileged user namespaces and must be able to pass through every parent of the root " +
+        `(${store.root}) and of each readOnlyPaths entry.`
+      : "";
     throw unsupported(
       LOCAL_PROVIDER,
       'isolation "namespaces"',
-      `bubblewrap cannot create namespaces here (${probe.reason}). Install bubblewrap and allow unprivileged ` +
+      `bubblewrap cannot create namespaces here (${probe.reason}).${user} Install bubblewrap and allow unprivileged ` +
         'user namespaces, or opt in to unisolated host processes with new LocalRuntime({ isolation: "none" })',
     );
   }
@@ -147,22 +185,29 @@ export class SandboxAccess {
     await this.requireLive(id, false);
     let files = this.#files.get(id);
     if (!files) {
-      files = new WorkspaceFiles(this.store().workspaceDirectory(id));
+      const store = this.store();
+      const directory = store.workspaceDirectory(id);
+      const owner = this.#options.sandboxUser;
+      files = new WorkspaceFiles({
+        directory,
+        linkRoot: this.#options.isolation === "namespaces" ? LOCAL_WORKSPACE_ROOT : directory,
+        trashDirectory: store.trashDirectory(id),
+        ...(owner ? { owner } : {}),
+      });
       this.#files.set(id, files);
     }
     return files;
   }
 
   /**
-   * Makes a just-spawned command findable by `destroy` from any process, the
-   * cheapest way available: a command in its own cgroup leaf already is; else
-   * its leading process joins the sandbox's tracking cgroup; else a marker file
-   * is written. Returns what undoes the registration when the command ends.
+   * Makes a just-spawned command findable by `destroy` from any process: a
+   * command in its own cgroup leaf already is; any other gets a marker file
+   * naming its leading process (a small write to a regular file, not a
+   * cgroupfs write, which would wait on the kernel). Returns what undoes the
+   * registration when the command ends.
    */
   register(record: SandboxRecord, plan: SpawnPlan, pid: number): () => void {
     if (plan.leaf) return () => {};
-    const tracking = this.#options.cgroups === "auto" ? record.cgroups?.tracking : undefined;
-    if (tracking && trackProcess(tracking, pid)) return () => {};
     return this.markers(record.id).add(pid);
   }
 
@@ -247,9 +292,12 @@ export class SandboxAccess {
     }
     const workspaceDirectory = this.store().workspaceDirectory(record.id);
     // Proves the sandbox still exists (the record may come from this instance's cache) and `cwd` is a directory.
-    await (await this.files(record.id)).directory(request.cwd, true);
+    (await this.files(record.id)).checkDirectory(request.cwd, "working directory");
     const usable = cgroups === "auto" ? record.cgroups : undefined;
-    const leaf = isolation === "none" ? createLeaf(usable) : undefined;
+    // A command without limits gets its leaf in the background (see `CommandTree`); with limits it joins it in `sh`.
+    const limited = (usable?.limits.length ?? 0) > 0;
+    const leaf = isolation !== "none" ? undefined : limited ? await createLeaf(usable) : nameLeaf(usable);
+    const sandboxUser = this.#options.sandboxUser;
     return planCommand({
       isolation,
       bwrapPath: this.#options.bwrapPath,
@@ -259,6 +307,7 @@ export class SandboxAccess {
       record: usable === record.cgroups ? record : withoutCgroups(record),
       request,
       ...(leaf ? { leaf } : {}),
+      ...(sandboxUser ? { sandboxUser } : {}),
     });
   }
 
@@ -267,18 +316,18 @@ export class SandboxAccess {
    * 1. commands this instance runs (aborted, then awaited);
    * 2. async commands (their supervisors and process groups, from their records);
    * 3. commands other processes run there (from their markers in `running/`);
-   * 4. everything in the sandbox's cgroups (`cgroup.kill`), which also catches `setsid` escapes under `none`;
-   * 5. under `none`, where commands ran without a cgroup leaf (no tracking cgroup, or marker files in
-   *    `running/`), every process whose `SANDPORT_LOCAL_COMMAND_ID` names this sandbox (one scan of `/proc`,
-   *    about 1 ms per 100 host processes): what commands of a runtime process that died left running;
-   * 6. the directory, proven gone. Any step that cannot be proven is `DESTROY_UNVERIFIED`.
+   * 4. everything in the sandbox's cgroups (`cgroup.kill`);
+   * 5. under `none`, every process whose `SANDPORT_LOCAL_COMMAND_ID` names this sandbox, in rounds until
+   *    a scan of `/proc` finds none alive: what escaped a command's group and cgroup, what a supervisor
+   *    killed before its own kill timer left behind, what commands of a runtime process that died left;
+   * 6. the files (`SandboxStore.remove`), proven gone.
+   * A step that cannot be proven fails with `DESTROY_UNVERIFIED` and leaves the sandbox findable, so that
+   * `destroy` can be called again to finish.
    */
   async #destroyRecord(record: SandboxRecord): Promise<void> {
     const grace = this.#options.killGraceMs;
     const store = this.store();
     await this.#running.stopAll(record.id, grace + 2_000);
-    this.#records.delete(record.id);
-    this.#files.delete(record.id);
     // `commands/` and `running/` exist only once something used them.
     const present = new Set(await readdir(store.sandboxDirectory(record.id)).catch(() => [] as string[]));
     if (present.has("commands")) await new AsyncCommands(store.commandsDirectory(record.id)).stopAll(grace);
@@ -286,33 +335,39 @@ export class SandboxAccess {
     const deadline = Date.now() + 2_000;
     while (Date.now() < deadline && strays.some(isAlive)) await sleep(10);
     const cgroupsGone = await removeSandboxCgroups(record.cgroups);
-    const marker = sandboxPrefix(record.id);
-    const untracked = !record.cgroups?.tracking || present.has("running");
     const markedGone =
-      this.#options.isolation !== "none" ||
-      !untracked ||
-      killMarked(marker, { prefix: true }).length === 0 ||
-      (await until(() => markedProcesses(marker, { prefix: true }).length === 0, 2_000));
+      this.#options.isolation !== "none" || (await killEveryMarked(sandboxPrefix(record.id), 2_000 + grace));
     if (!cgroupsGone || !markedGone || strays.some(isAlive)) {
+      const left = [
+        !cgroupsGone && "its cgroups",
+        !markedGone && "marked processes",
+        strays.some(isAlive) && "commands",
+      ];
       throw new SandportError({
         code: "DESTROY_UNVERIFIED",
         provider: LOCAL_PROVIDER,
-        message: `could not prove every process of sandbox ${record.id} dead`,
+        message: `could not prove every process of sandbox ${record.id} dead (${left.filter(Boolean).join(", ")}); its files are kept and destroy can be called again`,
         details: { sandboxId: record.id },
       });
     }
     await store.remove(record.id);
+    this.#records.delete(record.id);
+    this.#files.delete(record.id);
   }
 }
 
-/** Polls `predicate` every 10 ms until it holds (`true`) or `timeoutMs` passes (`false`). */
-async function until(predicate: () => boolean, timeoutMs: number): Promise<boolean> {
+/**
+ * SIGKILLs every process carrying a marker that starts with `prefix`, in
+ * rounds, until a scan finds none left (`true`) or `timeoutMs` passes (`false`).
+ */
+async function killEveryMarked(prefix: string, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
+  for (;;) {
+    killMarked(prefix, { prefix: true });
+    if (markedProcesses(prefix, { prefix: true }).length === 0) return true;
     if (Date.now() > deadline) return false;
     await sleep(10);
   }
-  return true;
 }
 
 function withoutCgroups(record: SandboxRecord): SandboxRecord {

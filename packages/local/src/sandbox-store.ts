@@ -1,9 +1,13 @@
 import { randomBytes } from "node:crypto";
-import { lstat, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { chmod, chown, lstat, mkdir, readdir, readFile, rename, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { invalidRequest, SandportError } from "@sandport/core";
+import { AnchoredDirectory } from "./anchored-directory.js";
+import { errorCode } from "./file-errors.js";
 import { LOCAL_PROVIDER } from "./options.js";
+import { removeTree } from "./remove-tree.js";
 import { parseSandboxRecord, type SandboxRecord } from "./sandbox-record.js";
+import type { FileOwner } from "./workspace-walk.js";
 
 /** Name of the workspace directory inside a sandbox directory. */
 const WORKSPACE = "workspace";
@@ -13,6 +17,8 @@ const RECORD_FILE = "sandbox.json";
 const COMMANDS = "commands";
 /** Name of the running-command markers directory inside a sandbox directory. */
 const RUNNING = "running";
+/** Private directory inside a sandbox directory where removed workspace trees are taken apart. */
+const TRASH = "trash";
 /** Directory inside the workspace that `TMPDIR` points at. */
 export const WORKSPACE_TMP = ".tmp";
 /** Prefix of half-built sandboxes; never listed, never a valid id. */
@@ -29,19 +35,32 @@ export type StoredSandbox =
 /**
  * Sandboxes on disk: `<root>/<id>/` holds `sandbox.json` (metadata, mode 0600),
  * `workspace/` (the only directory commands may write), `commands/` (async
- * command records and output) and `running/` (markers of running commands). A sandbox appears atomically: it is built under
- * `<root>/.staging-<id>` and renamed into place, so a sandbox directory always
- * has its metadata.
+ * command records and output), `running/` (markers of running commands) and
+ * `trash/` (where removed trees are taken apart). A sandbox appears
+ * atomically: it is built under `<root>/.staging-<id>` and renamed into place,
+ * so a sandbox directory always has its metadata, and it keeps its metadata
+ * until everything else in it is gone (see {@link SandboxStore.remove}).
+ *
+ * When commands run as another host user (`fileOwner`), that user owns the
+ * workspace (mode 0700) and may pass through, not list, the root and the
+ * sandbox directory (mode 0711); everything else stays the runtime's.
  */
 export class SandboxStore {
   /** Absolute root directory. */
   readonly root: string;
   readonly #owner: string;
+  readonly #fileOwner: FileOwner | undefined;
   #rootReady: Promise<void> | undefined;
 
-  constructor(root: string, owner: string) {
+  /**
+   * @param root absolute directory holding one directory per sandbox
+   * @param owner the runtime's ownership marker, written into every record
+   * @param fileOwner the host user commands run as, when not the runtime's own
+   */
+  constructor(root: string, owner: string, fileOwner?: FileOwner) {
     this.root = root;
     this.#owner = owner;
+    this.#fileOwner = fileOwner;
   }
 
   /** A fresh sandbox id. */
@@ -73,32 +92,51 @@ export class SandboxStore {
     return join(this.root, id, RUNNING);
   }
 
+  trashDirectory(id: string): string {
+    return join(this.root, id, TRASH);
+  }
+
+  /**
+   * Creates the root (mode 0700, or 0711 when commands run as another user,
+   * who must pass through it to reach a workspace). Idempotent per store.
+   */
+  ensureRoot(): Promise<void> {
+    this.#rootReady ??= this.#createRoot().catch((error) => {
+      this.#rootReady = undefined;
+      throw error;
+    });
+    return this.#rootReady;
+  }
+
   /**
    * Creates a sandbox directory with its metadata and an empty workspace (plus
    * its `.tmp`). `commands/` and `running/` are created when first needed.
    */
   async create(record: SandboxRecord): Promise<void> {
-    this.#rootReady ??= mkdir(this.root, { recursive: true, mode: 0o700 }).then(
-      () => {},
-      (error) => {
-        this.#rootReady = undefined;
-        throw error;
-      },
-    );
-    await this.#rootReady;
+    await this.ensureRoot();
     const staging = join(this.root, `${STAGING_PREFIX}${record.id}`);
+    const workspace = join(staging, WORKSPACE);
+    const fileOwner = this.#fileOwner;
+    const workspaceMode = fileOwner ? 0o700 : 0o755;
     try {
       await mkdir(staging, { mode: 0o700 }).catch(async (error: NodeJS.ErrnoException) => {
         // The root was removed since this store created it.
         if (error.code !== "ENOENT") throw error;
-        await mkdir(this.root, { recursive: true, mode: 0o700 });
+        this.#rootReady = undefined;
+        await this.ensureRoot();
         await mkdir(staging, { mode: 0o700 });
       });
-      await mkdir(join(staging, WORKSPACE, WORKSPACE_TMP), { recursive: true, mode: 0o755 });
+      await mkdir(workspace, { mode: workspaceMode });
+      await mkdir(join(workspace, WORKSPACE_TMP), { mode: workspaceMode });
+      if (fileOwner) {
+        await chown(workspace, fileOwner.uid, fileOwner.gid);
+        await chown(join(workspace, WORKSPACE_TMP), fileOwner.uid, fileOwner.gid);
+        await chmod(staging, 0o711);
+      }
       await writeFile(join(staging, RECORD_FILE), JSON.stringify(record), { mode: 0o600, flag: "wx" });
       await rename(staging, this.sandboxDirectory(record.id));
     } catch (error) {
-      await rm(staging, { recursive: true, force: true }).catch(() => {});
+      await this.#removeQuietly(`${STAGING_PREFIX}${record.id}`);
       throw error;
     }
   }
@@ -150,34 +188,80 @@ export class SandboxStore {
   }
 
   /**
-   * Removes the sandbox directory and proves it gone. The directory is first
-   * renamed aside (atomically, so a half-removed sandbox is never mistaken for a
-   * live or foreign one), then deleted. When the sandbox is already gone,
-   * leftovers of an earlier failed removal of the same id are deleted instead.
+   * Removes the sandbox directory and proves it gone, or rejects with
+   * `DESTROY_UNVERIFIED` leaving the sandbox findable, so that a later call
+   * finishes the job.
+   *
+   * Everything but the metadata goes first, with `removeTree` (any depth,
+   * unreadable directories, planted symlinks). Only then is the directory,
+   * now holding just its metadata, renamed aside (so that it is never seen
+   * half-removed, without metadata, as a foreign sandbox) and deleted. Left-
+   * overs of an earlier removal of the same id that stopped after the rename
+   * are deleted too.
    */
   async remove(id: string): Promise<void> {
-    const prefix = `${STAGING_PREFIX}removing-${id}-`;
-    const doomed = join(this.root, `${prefix}${randomBytes(4).toString("hex")}`);
-    let targets = [doomed];
+    let sandbox: AnchoredDirectory | undefined;
     try {
-      await rename(this.sandboxDirectory(id), doomed);
+      sandbox = AnchoredDirectory.open(this.sandboxDirectory(id));
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-      const names = await readdir(this.root).catch(() => [] as string[]);
-      targets = names.filter((name) => name.startsWith(prefix)).map((name) => join(this.root, name));
+      if (errorCode(error) !== "ENOENT") throw removalFailed(id, error);
     }
-    for (const target of targets) await rm(target, { recursive: true, force: true, maxRetries: 3, retryDelay: 50 });
-    for (const path of [...targets, this.sandboxDirectory(id)]) {
-      if (await exists(path)) {
-        throw new SandportError({
-          code: "DESTROY_UNVERIFIED",
-          provider: LOCAL_PROVIDER,
-          message: `sandbox ${id} is still on disk after removal (${path})`,
-          details: { sandboxId: id },
-        });
+    if (sandbox) {
+      try {
+        for (const name of await readdir(sandbox.path)) if (name !== RECORD_FILE) await removeTree(sandbox, name);
+      } catch (error) {
+        throw removalFailed(id, error);
+      } finally {
+        sandbox.close();
       }
+      const doomed = `${STAGING_PREFIX}removing-${id}-${randomBytes(4).toString("hex")}`;
+      await rename(this.sandboxDirectory(id), join(this.root, doomed)).catch((error) => {
+        if (errorCode(error) !== "ENOENT") throw removalFailed(id, error);
+      });
+    }
+    const prefix = `${STAGING_PREFIX}removing-${id}-`;
+    const leftovers = (await readdir(this.root).catch(() => [] as string[])).filter((name) => name.startsWith(prefix));
+    for (const name of leftovers) {
+      await this.#removeInRoot(name).catch((error) => {
+        throw removalFailed(id, error);
+      });
+    }
+    for (const path of [...leftovers.map((name) => join(this.root, name)), this.sandboxDirectory(id)]) {
+      if (await exists(path)) throw removalFailed(id, new Error(`${path} is still on disk`));
     }
   }
+
+  async #createRoot(): Promise<void> {
+    await mkdir(this.root, { recursive: true, mode: 0o700 });
+    if (!this.#fileOwner) return;
+    const mode = (await stat(this.root)).mode & 0o7777;
+    if ((mode & 0o011) !== 0o011) await chmod(this.root, mode | 0o011);
+  }
+
+  async #removeInRoot(name: string): Promise<void> {
+    const root = AnchoredDirectory.open(this.root);
+    try {
+      await removeTree(root, name);
+    } finally {
+      root.close();
+    }
+  }
+
+  async #removeQuietly(name: string): Promise<void> {
+    await this.#removeInRoot(name).catch(() => {});
+  }
+}
+
+/** `DESTROY_UNVERIFIED`: a sandbox's files could not all be removed; it stays findable for a retry. */
+function removalFailed(id: string, cause: unknown): SandportError {
+  const reason = cause instanceof Error ? cause.message : String(cause);
+  return new SandportError({
+    code: "DESTROY_UNVERIFIED",
+    provider: LOCAL_PROVIDER,
+    message: `sandbox ${id} could not be removed completely (${reason}); destroy it again to finish`,
+    details: { sandboxId: id },
+    cause,
+  });
 }
 
 /** `NOT_FOUND` for a sandbox id. */

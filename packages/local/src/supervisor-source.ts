@@ -7,12 +7,13 @@ import { JOIN_FAILED_EXIT, JOIN_FAILED_MESSAGE } from "./command-plan.js";
  * the command outlives the runtime's process.
  *
  * It reads `plan.json` (a `SpawnPlan` plus limits) from the command directory,
- * spawns the command in its own process group, appends output to `stdout` and
+ * spawns the command in its own process group (as the plan's user, when it
+ * names one), appends output to `stdout` and
  * `stderr` there up to the combined cap, enforces the run budget with the same
  * SIGTERM → SIGKILL sequence as `exec` (process group, cgroup leaf, and under
  * `none` every process carrying the command's `SANDPORT_LOCAL_COMMAND_ID`; see
  * `CommandTree`), records the command's pid in `child.json`, and finally
- * writes `exit.json` atomically. An argv command under `none` without limits is
+ * writes `exit.json` atomically. A command under `none` without limits is
  * moved into its leaf right after `spawn`, as `exec` does; when that fails the
  * command is killed and recorded with status 125. After the command exits,
  * whatever it left running is killed; the supervisor always scans `/proc` for
@@ -106,10 +107,11 @@ function removeLeaf(then) {
 
 const stdio = [plan.stdin ? "pipe" : "ignore", "pipe", "pipe"];
 if (plan.fd3) stdio.push("pipe");
-const child = spawn(plan.file, plan.args, { cwd: plan.cwd, env: plan.env, stdio, detached: true });
+const user = plan.user ? { uid: plan.user.uid, gid: plan.user.gid } : {};
+const child = spawn(plan.file, plan.args, { cwd: plan.cwd, env: plan.env, stdio, detached: true, ...user });
 const pid = child.pid;
 if (pid !== undefined && plan.leaf && plan.joinLeafAfterSpawn) {
-  try { fs.writeFileSync(path.join(plan.leaf.directory, "cgroup.procs"), String(pid)); }
+  try { fs.mkdirSync(plan.leaf.directory, { recursive: true }); fs.writeFileSync(path.join(plan.leaf.directory, "cgroup.procs"), String(pid)); }
   catch (error) { if (error.code !== "ESRCH") { joinError = error; signalGroup(pid, "SIGKILL"); killLeaf(); killMarked(); } }
 }
 if (pid !== undefined) {

@@ -83,18 +83,27 @@ export interface ChildOutput {
 /**
  * Runs an ES module `script` in a fresh `node` process (TypeScript sources
  * loadable through tsx), with exactly `childEnv` as its environment plus `PATH`.
- * `ENTRY` inside the script names this package's entry. The returned promise
- * also carries the child process (`.child`), for tests that kill it.
+ * `ENTRY` inside the script names this package's entry. `inherited` maps a
+ * descriptor number in the child to one of ours, which the child then
+ * inherits (as `node app.js 200>>file` would). The returned promise also
+ * carries the child process (`.child`), for tests that kill it.
  */
 export function runNodeChild(
   script: string,
   childEnv: Record<string, string> = {},
+  inherited: Readonly<Record<number, number>> = {},
 ): Promise<ChildOutput> & { readonly child: ChildProcess } {
+  // `inherited` maps a descriptor number in the child to one of ours: the child inherits it without close-on-exec.
+  const stdio: (string | number)[] = ["ignore", "pipe", "pipe"];
+  for (const [at, descriptor] of Object.entries(inherited)) {
+    while (stdio.length < Number(at)) stdio.push("ignore");
+    stdio[Number(at)] = descriptor;
+  }
   const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
     cwd: PACKAGE_DIRECTORY,
     env: { PATH: "/usr/local/bin:/usr/bin:/bin", ...childEnv },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+    stdio: stdio as ("ignore" | "pipe")[],
+  }) as ChildProcess & { stdout: NodeJS.ReadableStream; stderr: NodeJS.ReadableStream };
   const output = new Promise<ChildOutput>((resolve, reject) => {
     let stdout = "";
     let stderr = "";

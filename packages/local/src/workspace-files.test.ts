@@ -1,5 +1,6 @@
 // File transfer straight through the host filesystem: confinement (including symlinks) and binary safety.
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
@@ -141,6 +142,22 @@ describe("confinement", () => {
       invalid,
     );
     assert.equal(existsSync(join(handle.workspaceDirectory, "x")), false);
+    await runtime.destroy(handle);
+  });
+
+  test("a FIFO with no writer is refused at once, as any non-regular file, for reads and writes", async () => {
+    const handle = await sandbox();
+    const made = spawnSync("mkfifo", [join(handle.workspaceDirectory, "pipe")]);
+    assert.equal(made.status, 0, made.stderr.toString());
+    const started = performance.now();
+    await assert.rejects(runtime.readFile(handle, "pipe"), (error) => {
+      assert.ok(invalid(error));
+      assert.match((error as Error).message, /not a regular file/);
+      return true;
+    });
+    await assert.rejects(runtime.writeFiles(handle, [{ path: "pipe", content: "x" }]), invalid);
+    assert.ok(performance.now() - started < 2_000, "nothing blocked on the FIFO");
+    assert.equal((await runtime.stat(handle, "pipe")).kind, "other");
     await runtime.destroy(handle);
   });
 

@@ -1,265 +1,268 @@
-import { constants, existsSync, lstatSync, readFileSync, readlinkSync, type Stats } from "node:fs";
-import { type FileHandle, lstat, mkdir, open, readdir, realpath, rm, unlink } from "node:fs/promises";
-import { basename, join, sep } from "node:path";
-import { type FileInfo, invalidRequest, SandportError, type ValidatedFile } from "@sandport/core";
-import { LOCAL_PROVIDER } from "./options.js";
+import { constants, fstatSync, lstatSync, mkdirSync, type Stats, unlinkSync } from "node:fs";
+import { type FileHandle, lstat, open, readdir } from "node:fs/promises";
+import { basename } from "node:path";
+import type { FileInfo, ValidatedFile } from "@sandport/core";
+import { AnchoredDirectory } from "./anchored-directory.js";
+import { errorCode, fileError, missingPath, refusePath } from "./file-errors.js";
+import { removeDirectoryVia, TreeRemovalError } from "./remove-tree.js";
+import { type FileOwner, lookAtEntry, WorkspaceWalker } from "./workspace-walk.js";
 
-/** A directory of the workspace, located on the host. */
-interface Directory {
-  /** Host path (symlinks resolved where the directory exists). */
-  readonly host: string;
-  /** Segments below `host` that do not exist yet (empty when the directory exists). */
-  readonly missing: readonly string[];
-}
-
-const WRITE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW;
-// O_NONBLOCK: opening a FIFO planted in the workspace must not hang; it is refused as "not a regular file".
+// O_NONBLOCK: opening a FIFO planted in the workspace must not hang; the opened file is then refused as not regular.
+const WRITE_FLAGS =
+  constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 const CONCURRENCY = 16;
-let procFd: boolean | undefined;
-/** Whether open files can be traced back to their real path (Linux). Looked up on first use. */
-function canTraceFiles(): boolean {
-  procFd ??= existsSync("/proc/self/fd");
-  return procFd;
+
+/** Where a sandbox's files live and who owns what the runtime creates there. */
+export interface WorkspaceLocation {
+  /** Host directory of the workspace. */
+  readonly directory: string;
+  /** The workspace's absolute path as commands see it (absolute symlink targets under it stay inside). */
+  readonly linkRoot: string;
+  /** A private host directory on the same file system, outside the workspace, where removed trees are taken apart. */
+  readonly trashDirectory: string;
+  /** Owner of files and directories the runtime creates (absent: the runtime's own user). */
+  readonly owner?: FileOwner;
 }
 
 /**
- * File operations straight on the host directory behind a sandbox's workspace.
+ * File operations on the host directory behind a sandbox's workspace, safe
+ * while commands run in it.
  *
- * Every path is confined before use: a parent directory must resolve (through
- * any symlinks) to a place inside the workspace, and a final symlink is never
- * followed (reads, writes, listing and mkdir refuse it; `stat` reports it and
- * `remove` deletes the link itself). Refusals are `INVALID_REQUEST` and happen
- * before anything is written; opens use `O_NOFOLLOW`; missing directories are
- * created one level at a time from an existing one, so a vanished workspace is
- * never recreated. A command running in the sandbox at the same moment could
- * still swap a checked directory for a symlink between check and use; the
- * checks guard against a workspace prepared in advance, not against that race.
+ * Every path is resolved from the held workspace root one component at a
+ * time (`WorkspaceWalker`), and the final component is opened, listed,
+ * created or removed through its held parent with `O_NOFOLLOW`. A command
+ * swapping a directory for a symlink at any moment can therefore make an
+ * operation fail, never make it reach outside the workspace. Symlinks among
+ * the parents are followed only when their target stays inside; a final
+ * symlink is never followed (reads, writes, listing and mkdir refuse it;
+ * `stat` reports it and `remove` deletes the link). Refusals are
+ * `INVALID_REQUEST`; `writeFiles` checks every file before writing any.
+ *
+ * Where `/proc/self/fd` is missing (not Linux, so `isolation: "none"` only)
+ * the same checks run on host paths and a racing process could outrun them.
  */
 export class WorkspaceFiles {
-  readonly #directory: string;
-  #root: Promise<string> | undefined;
+  readonly #location: WorkspaceLocation;
+  readonly #walker: WorkspaceWalker;
 
-  /** @param directory host directory of the workspace */
-  constructor(directory: string) {
-    this.#directory = directory;
+  constructor(location: WorkspaceLocation) {
+    this.#location = location;
+    this.#walker = new WorkspaceWalker(location.directory, location.linkRoot, location.owner);
   }
 
   /** Writes files after checking all of them; parents are created, `mode` is set exactly. */
   async write(files: readonly ValidatedFile[], signal?: AbortSignal): Promise<void> {
-    const paths = new Set(files.map((file) => file.path));
-    for (const file of files) {
-      const segments = file.path.split("/");
-      for (let end = 1; end < segments.length; end++) {
-        const parent = segments.slice(0, end).join("/");
-        if (paths.has(parent))
-          throw refuse(file.path, `needs ${parent} to be a directory, but it is also written as a file`);
+    refuseFileDirectoryClashes(files);
+    const held: AnchoredDirectory[] = [];
+    try {
+      // Check everything first: nothing is written unless every file may be.
+      const parents = new Map<string, { directory: AnchoredDirectory; missing: readonly string[] }>();
+      for (const file of files) {
+        const parent = parentOf(file.path);
+        if (parents.has(parent)) continue;
+        const walked = this.#walker.walk(segmentsOf(parent), file.path);
+        held.push(walked.directory);
+        parents.set(parent, walked);
       }
+      for (const file of files) {
+        const parent = parents.get(parentOf(file.path)) as { directory: AnchoredDirectory; missing: readonly string[] };
+        if (parent.missing.length > 0) continue;
+        const stats = lstatOrUndefined(parent.directory.entry(basename(file.path)), file.path);
+        if (stats?.isSymbolicLink()) throw refusePath(file.path, "is a symlink; writing through it is refused");
+        if (stats && !stats.isFile()) throw refusePath(file.path, "is not a regular file");
+      }
+      const directories = new Map<string, AnchoredDirectory>();
+      for (const [path, parent] of parents) {
+        const directory =
+          parent.missing.length === 0
+            ? parent.directory
+            : this.#walker.createBelow(parent.directory, parent.missing, path);
+        if (directory !== parent.directory) held.push(directory);
+        directories.set(path, directory);
+      }
+      await inBatches(files, async (file) => {
+        signal?.throwIfAborted();
+        const directory = directories.get(parentOf(file.path)) as AnchoredDirectory;
+        await this.#writeOne(directory.entry(basename(file.path)), file);
+      });
+    } finally {
+      for (const directory of held) directory.close();
     }
-    const directories = new Map<string, Promise<Directory>>();
-    const directoryOf = (path: string) => {
-      const parent = parentOf(path);
-      let found = directories.get(parent);
-      if (!found) {
-        found = this.#locateDirectory(parent, path);
-        directories.set(parent, found);
-      }
-      return found;
-    };
-    // Check everything first: nothing is written unless every file may be.
-    const targets = await inBatches(files, async (file) => {
-      const directory = await directoryOf(file.path);
-      const host = join(directory.host, ...directory.missing, basename(file.path));
-      const stats = directory.missing.length === 0 ? await lstatOrUndefined(host, file.path) : undefined;
-      if (stats?.isSymbolicLink()) throw refuse(file.path, "is a symlink; writing through it is refused");
-      if (stats && !stats.isFile()) throw refuse(file.path, "is not a regular file");
-      return { file, host, existingMode: stats ? stats.mode & 0o7777 : undefined };
-    });
-    for (const directory of new Set(await Promise.all(directories.values()))) await createMissing(directory);
-    const umask = currentUmask();
-    await inBatches(targets, async ({ file, host, existingMode }) => {
-      signal?.throwIfAborted();
-      const handle = await open(host, WRITE_FLAGS, file.mode).catch((error) => rethrow(error, file.path));
+  }
+
+  /** Reads a regular file's bytes (as a plain `Uint8Array`). */
+  async read(path: string): Promise<Uint8Array> {
+    const { directory, missing } = this.#walker.walk(segmentsOf(parentOf(path)), path);
+    try {
+      if (missing.length > 0) throw missingPath(path);
+      const handle: FileHandle = await open(directory.entry(basename(path)), READ_FLAGS).catch((error) => {
+        throw fileError(error, path, "is a symlink; reading through it is refused");
+      });
       try {
-        await handle.writeFile(file.content);
-        // `open` applies the umask to a new file and leaves an existing one's mode alone.
-        const modeNow = existingMode ?? (umask === undefined ? undefined : file.mode & ~umask);
-        if (modeNow !== file.mode) await handle.chmod(file.mode);
+        // A directory, a FIFO or a device is refused without reading (a FIFO with no writer would read as empty).
+        if (!fstatSync(handle.fd).isFile()) throw refusePath(path, "is not a regular file");
+        const bytes = await handle.readFile();
+        return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
       } finally {
         await handle.close();
       }
-    });
-  }
-
-  /**
-   * Reads a regular file's bytes (as a plain `Uint8Array`). Where `/proc/self/fd`
-   * exists the check happens after opening, on the file actually opened (no
-   * race, and one system call instead of a walk); elsewhere the parent is
-   * checked first.
-   */
-  async read(path: string): Promise<Uint8Array> {
-    const root = await this.#realRoot();
-    const traced = canTraceFiles();
-    let host: string;
-    if (traced) {
-      host = join(root, path);
-    } else {
-      const directory = await this.#locateDirectory(parentOf(path), path);
-      if (directory.missing.length > 0) throw missing(path);
-      host = join(directory.host, basename(path));
-    }
-    const handle: FileHandle = await open(host, READ_FLAGS).catch(async (error) => {
-      // Failed to open: say why as the checked walk would (an escaping symlink beats "missing").
-      if (traced) await this.#locateDirectory(parentOf(path), path);
-      return rethrow(error, path, "is a symlink; reading through it is refused");
-    });
-    try {
-      if (traced && !isInside(readlinkSync(`/proc/self/fd/${handle.fd}`), root)) {
-        throw refuse(path, "leads outside the workspace through a symlink");
-      }
-      // A directory fails with EISDIR, a FIFO (opened non-blocking) with EAGAIN: both refused.
-      const bytes = await handle.readFile().catch((error: NodeJS.ErrnoException) => {
-        if (error.code === "EAGAIN") throw refuse(path, "is not a regular file");
-        return rethrow(error, path);
-      });
-      return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     } finally {
-      await handle.close();
+      directory.close();
     }
   }
 
   /** Entries of a directory, sorted by name; symlinks reported as themselves. */
   async list(path: string): Promise<FileInfo[]> {
-    const host = await this.directory(path);
-    const names = (await readdir(host).catch((error) => rethrow(error, path))).sort();
-    const infos = await inBatches(names, async (name) => {
-      const entry = await lstat(join(host, name)).catch(() => undefined);
-      return entry && toInfo(path === "" ? name : `${path}/${name}`, entry);
-    });
-    return infos.filter((info) => info !== undefined);
+    const directory = this.#openDirectory(path);
+    try {
+      const names = (await readdir(directory.path).catch((error) => Promise.reject(fileError(error, path)))).sort();
+      const infos = await inBatches(names, async (name) => {
+        const entry = await lstat(directory.entry(name)).catch(() => undefined);
+        return entry && toInfo(path === "" ? name : `${path}/${name}`, entry);
+      });
+      return infos.filter((info) => info !== undefined);
+    } finally {
+      directory.close();
+    }
   }
 
   /** One entry's metadata, without following a final symlink. */
   async stat(path: string): Promise<FileInfo> {
-    const stats = path === "" ? await lstatOrUndefined(await this.#realRoot(), path) : (await this.#entry(path)).stats;
-    if (!stats) throw missing(path);
-    return toInfo(path, stats);
+    if (path === "") {
+      const root = this.#walker.openRoot();
+      try {
+        return toInfo(path, root.stat());
+      } finally {
+        root.close();
+      }
+    }
+    const { directory, missing } = this.#walker.walk(segmentsOf(parentOf(path)), path);
+    try {
+      const stats = missing.length > 0 ? undefined : lstatOrUndefined(directory.entry(basename(path)), path);
+      if (!stats) throw missingPath(path);
+      return toInfo(path, stats);
+    } finally {
+      directory.close();
+    }
   }
 
-  /** Creates a directory and its parents; an existing directory is fine. */
+  /** Creates a directory and its parents; an existing directory is fine, a final symlink is refused. */
   async mkdir(path: string): Promise<void> {
-    if (path === "") return void (await this.#realRoot());
-    const { stats, directory } = await this.#entry(path);
-    if (stats?.isSymbolicLink()) throw refuse(path, "is a symlink");
-    if (stats && !stats.isDirectory()) throw refuse(path, "exists and is not a directory");
-    if (!stats) await createMissing({ host: directory.host, missing: [...directory.missing, basename(path)] });
+    if (path === "") return this.#walker.openRoot().close();
+    const name = basename(path);
+    const { directory, missing } = this.#walker.walk(segmentsOf(parentOf(path)), path, true);
+    try {
+      const stats = missing.length > 0 ? undefined : lstatOrUndefined(directory.entry(name), path);
+      if (stats?.isSymbolicLink()) throw refusePath(path, "is a symlink");
+      if (stats && !stats.isDirectory()) throw refusePath(path, "exists and is not a directory");
+      if (!stats) this.#walker.createBelow(directory, [name], path).close();
+    } finally {
+      directory.close();
+    }
   }
 
   /** Removes a file, a symlink (not its target) or a directory tree; an absent path is fine. */
   async remove(path: string): Promise<void> {
-    if (path === "") throw refuse(path, "is the workspace itself");
-    const { stats, host } = await this.#entry(path);
-    if (!stats) return;
-    if (stats.isDirectory()) await rm(host, { recursive: true, force: true });
-    else await unlink(host).catch(ignoreMissing);
-  }
-
-  /**
-   * Host path of an existing directory of the workspace (`""` = the root).
-   * `verifyRoot` re-checks that the workspace itself still exists.
-   */
-  async directory(path: string, verifyRoot = false): Promise<string> {
-    if (path === "") {
-      const root = await this.#realRoot();
-      // Synchronous: one stat of a local directory costs less than a thread-pool round trip, on every exec.
-      if (verifyRoot && !lstatSync(root, { throwIfNoEntry: false })) throw workspaceGone();
-      return root;
-    }
-    const { stats, host } = await this.#entry(path);
-    if (!stats) throw missing(path);
-    if (stats.isSymbolicLink()) throw refuse(path, "is a symlink");
-    if (!stats.isDirectory()) throw refuse(path, "is not a directory");
-    return host;
-  }
-
-  /** The final component of `path`, not followed, with its confined parent. */
-  async #entry(path: string): Promise<{ stats: Stats | undefined; host: string; directory: Directory }> {
-    const directory = await this.#locateDirectory(parentOf(path), path);
-    const host = join(directory.host, ...directory.missing, basename(path));
-    const stats = directory.missing.length === 0 ? await lstatOrUndefined(host, path) : undefined;
-    return { stats, host, directory };
-  }
-
-  #realRoot(): Promise<string> {
-    this.#root ??= realpath(this.#directory).catch((error: NodeJS.ErrnoException) => {
-      this.#root = undefined;
-      throw error.code === "ENOENT" ? workspaceGone() : error;
-    });
-    return this.#root;
-  }
-
-  /**
-   * Resolves a workspace directory (`""` = root) to a host directory inside the
-   * workspace. The common case costs one `realpath`; only when part of it is
-   * missing is it walked component by component, to find where it stops.
-   */
-  async #locateDirectory(relative: string, requested: string): Promise<Directory> {
-    const root = await this.#realRoot();
-    if (relative === "") return { host: root, missing: [] };
+    if (path === "") throw refusePath(path, "is the workspace itself");
+    const { directory, missing } = this.#walker.walk(segmentsOf(parentOf(path)), path);
     try {
-      const real = await realpath(join(root, relative));
-      if (!isInside(real, root)) throw refuse(requested, "leads outside the workspace through a symlink");
-      return { host: real, missing: [] };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") rethrow(error, requested);
-    }
-    const segments = relative.split("/");
-    let current = root;
-    for (const [index, segment] of segments.entries()) {
-      const next = join(current, segment);
-      const stats = await lstatOrUndefined(next, requested);
-      if (!stats) return { host: current, missing: segments.slice(index) };
-      if (stats.isSymbolicLink()) {
-        const target = await realpath(next).catch(() => undefined);
-        if (!target || !isInside(target, root)) {
-          const link = segments.slice(0, index + 1).join("/");
-          throw refuse(requested, `passes through symlink ${link}, which leads outside the workspace`);
+      if (missing.length > 0) return;
+      const name = basename(path);
+      const stats = lstatOrUndefined(directory.entry(name), path);
+      if (!stats) return;
+      if (!stats.isDirectory()) {
+        try {
+          unlinkSync(directory.entry(name));
+        } catch (error) {
+          if (errorCode(error) !== "ENOENT") throw fileError(error, path);
         }
-        current = target;
-      } else if (!stats.isDirectory()) {
-        throw refuse(requested, "has a parent that is not a directory");
-      } else {
-        current = next;
+        return;
+      }
+      const trash = this.#openTrash();
+      try {
+        await removeDirectoryVia(directory, name, trash);
+      } catch (error) {
+        if (error instanceof TreeRemovalError) throw refusePath(path, `could not be removed: ${error.message}`);
+        throw error;
+      } finally {
+        trash.close();
+      }
+    } finally {
+      directory.close();
+    }
+  }
+
+  /**
+   * Checks that `path` (`""` = the root) is an existing directory of the
+   * workspace, not a symlink. `what` names it in errors (e.g. "working directory").
+   */
+  checkDirectory(path: string, what?: string): void {
+    this.#openDirectory(path, what).close();
+  }
+
+  /** Opens an existing workspace directory; a final symlink or a non-directory is refused. */
+  #openDirectory(path: string, what?: string): AnchoredDirectory {
+    if (path === "") return this.#walker.openRoot();
+    const { directory, missing } = this.#walker.walk(segmentsOf(parentOf(path)), path);
+    try {
+      if (missing.length > 0) throw missingPath(path, what);
+      const name = basename(path);
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return directory.openChild(name);
+        } catch (error) {
+          if (errorCode(error) === "ENOENT") throw missingPath(path, what);
+          if (errorCode(error) !== "ENOTDIR") throw fileError(error, path);
+        }
+        const look = lookAtEntry(directory, name);
+        if (look.kind === "link") throw refusePath(path, "is a symlink");
+        if (look.kind === "other") throw refusePath(path, "is not a directory");
+        if (attempt >= 100) throw refusePath(path, "keeps changing while it is opened");
+      }
+    } finally {
+      directory.close();
+    }
+  }
+
+  async #writeOne(entry: string, file: ValidatedFile): Promise<void> {
+    const handle = await open(entry, WRITE_FLAGS, file.mode).catch((error) => {
+      throw fileError(error, file.path, "is a symlink; writing through it is refused");
+    });
+    try {
+      const stats = fstatSync(handle.fd);
+      if (!stats.isFile()) throw refusePath(file.path, "is not a regular file");
+      const owner = this.#location.owner;
+      if (owner && (stats.uid !== owner.uid || stats.gid !== owner.gid)) await handle.chown(owner.uid, owner.gid);
+      await handle.writeFile(file.content);
+      // `open` applies the umask to a new file and leaves an existing one's mode alone.
+      if ((stats.mode & 0o7777) !== file.mode) await handle.chmod(file.mode);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  #openTrash(): AnchoredDirectory {
+    try {
+      mkdirSync(this.#location.trashDirectory, 0o700);
+    } catch (error) {
+      if (errorCode(error) !== "EEXIST") throw error;
+    }
+    return AnchoredDirectory.open(this.#location.trashDirectory);
+  }
+}
+
+/** Refuses a batch that writes a path both as a file and as the parent directory of another file. */
+function refuseFileDirectoryClashes(files: readonly ValidatedFile[]): void {
+  const paths = new Set(files.map((file) => file.path));
+  for (const file of files) {
+    const segments = file.path.split("/");
+    for (let end = 1; end < segments.length; end++) {
+      const parent = segments.slice(0, end).join("/");
+      if (paths.has(parent)) {
+        throw refusePath(file.path, `needs ${parent} to be a directory, but it is also written as a file`);
       }
     }
-    return { host: current, missing: [] };
-  }
-}
-
-/**
- * This process's umask, read from `/proc/self/status` (Linux 4.7+), or
- * `undefined` when unknown. `process.umask()` is not used: reading it briefly
- * sets the umask to 0, racing with files other code creates meanwhile.
- */
-function currentUmask(): number | undefined {
-  try {
-    const match = /^Umask:\s*([0-7]+)$/m.exec(readFileSync("/proc/self/status", "utf8"));
-    return match ? Number.parseInt(match[1] as string, 8) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Creates missing directories one level at a time below an existing one (never recreating a vanished root). */
-async function createMissing(directory: Directory): Promise<void> {
-  let current = directory.host;
-  for (const segment of directory.missing) {
-    current = join(current, segment);
-    await mkdir(current).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === "EEXIST") return;
-      if (error.code === "ENOENT") throw workspaceGone();
-      throw error;
-    });
   }
 }
 
@@ -282,28 +285,17 @@ function parentOf(path: string): string {
   return slash < 0 ? "" : path.slice(0, slash);
 }
 
-function isInside(path: string, root: string): boolean {
-  return path === root || path.startsWith(root + sep);
+function segmentsOf(path: string): string[] {
+  return path === "" ? [] : path.split("/");
 }
 
-async function lstatOrUndefined(host: string, requested: string): Promise<Stats | undefined> {
+function lstatOrUndefined(path: string, requested: string): Stats | undefined {
   try {
-    return await lstat(host);
+    return lstatSync(path);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    return rethrow(error, requested);
+    if (errorCode(error) === "ENOENT") return undefined;
+    throw fileError(error, requested);
   }
-}
-
-/** Turns a file system error about `path` into the matching `SandportError`. */
-function rethrow(error: unknown, path: string, symlinkWhy = "is a symlink"): never {
-  if (SandportError.isInstance(error)) throw error;
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === "ENOENT") throw missing(path);
-  if (code === "ELOOP") throw refuse(path, symlinkWhy);
-  if (code === "ENOTDIR") throw refuse(path, "has a parent that is not a directory");
-  if (code === "EISDIR") throw refuse(path, "is a directory");
-  throw error;
 }
 
 function toInfo(path: string, stats: Stats): FileInfo {
@@ -322,25 +314,4 @@ function toInfo(path: string, stats: Stats): FileInfo {
     mode: stats.mode & 0o7777,
     modifiedAt: stats.mtime.toISOString(),
   };
-}
-
-function refuse(path: string, why: string): SandportError {
-  return invalidRequest(`path ${JSON.stringify(path)} ${why}`, { path }, LOCAL_PROVIDER);
-}
-
-function missing(path: string): SandportError {
-  return new SandportError({
-    code: "NOT_FOUND",
-    provider: LOCAL_PROVIDER,
-    message: `${JSON.stringify(path)} does not exist in the workspace`,
-    details: { path },
-  });
-}
-
-function workspaceGone(): SandportError {
-  return new SandportError({ code: "NOT_FOUND", provider: LOCAL_PROVIDER, message: "the sandbox's workspace is gone" });
-}
-
-function ignoreMissing(error: unknown): void {
-  if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
 }
