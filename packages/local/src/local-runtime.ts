@@ -53,8 +53,10 @@ import type { WorkspaceFiles } from "./workspace-files.js";
  * bubblewrap: its workspace, mounted at `/workspace`, is the only writable path;
  * `/usr` and a few `/etc` entries are read-only; it has its own PID, user, IPC,
  * UTS, cgroup and (unless the launch asks for `network: true`) network
- * namespace; no capabilities; and an environment built only from the launch
- * and request env (plus `PATH`, `HOME=/workspace`, `TMPDIR=/workspace/.tmp`).
+ * namespace; no capabilities; host-global `/proc` entries read-only; and an
+ * environment built only from the launch and request env (plus `PATH`,
+ * `HOME=/workspace`, `TMPDIR=/workspace/.tmp`). When this process is root,
+ * commands run as the unprivileged `sandboxUser`, who owns the workspace.
  * Where bubblewrap cannot create namespaces, `launch` and `exec` refuse with
  * `UNSUPPORTED`; nothing ever falls back to `none` by itself.
  *
@@ -71,7 +73,9 @@ import type { WorkspaceFiles } from "./workspace-files.js";
  * out of the rest of the filesystem, so `network: false` is refused there. Request paths still use
  * the logical root `/workspace`; commands see the host directory (`$HOME`).
  *
- * Files move through the host filesystem directly (see `WorkspaceFiles`).
+ * Files move through the host filesystem directly, resolved from the held
+ * workspace root so that a command racing them cannot redirect them outside
+ * (see `WorkspaceFiles`).
  * Sandboxes, labels and async commands live on disk under `root`, so any
  * runtime with the same `root` and `owner`, in any process, can find them.
  * `LaunchSpec.lifetimeMs` is recorded; a sandbox past it is destroyed the next
