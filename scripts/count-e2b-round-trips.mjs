@@ -14,7 +14,9 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 const repository = fileURLToPath(new URL("..", import.meta.url));
 const load = (name) => import(pathToFileURL(join(repository, "packages", name, "dist/index.js")).href);
 const { E2BRuntime } = await load("e2b");
-const { startE2BEmulator } = await load("testkit");
+const { startE2BEmulator } = await import(
+  pathToFileURL(join(repository, "packages", "testkit", "dist/emulators/e2b.js")).href
+);
 
 /** The fewest requests the E2B API allows for the workload (research/anchor-bench.md). */
 const API_MINIMUM = 8;

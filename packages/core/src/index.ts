@@ -36,8 +36,8 @@ export type { SandportErrorOptions } from "./errors/sandport-error.js";
 export { SandportError } from "./errors/sandport-error.js";
 
 export type { OrchestratorEvent, OrchestratorListener } from "./orchestrator/events.js";
-export type { OrchestratorDeadlines, OrchestratorOptions, UnknownLaunchContext } from "./orchestrator/options.js";
-export { DEFAULT_DEADLINES } from "./orchestrator/options.js";
+export type { OrchestratorOptions, OrchestratorTimeouts, UnknownLaunchContext } from "./orchestrator/options.js";
+export { DEFAULT_ORCHESTRATOR_TIMEOUTS } from "./orchestrator/options.js";
 export { SandboxOrchestrator } from "./orchestrator/sandbox-orchestrator.js";
 export { SandboxSession } from "./orchestrator/sandbox-session.js";
 export type { AcquireSpec, ReuseSpec, TeardownPolicy, Workload, WorkloadStep } from "./orchestrator/workload.js";
@@ -66,11 +66,14 @@ export { composeShellCommand, quoteArgv, quoteShellArg, toShellScript } from "./
 export { abortError, sleep, throwIfAborted } from "./timing/abort.js";
 export type { DeadlineContext } from "./timing/deadline.js";
 export { withDeadline } from "./timing/deadline.js";
+export type { OperationTimeouts } from "./timing/operation-timeouts.js";
+export { OPERATION_TIMEOUT_NAMES } from "./timing/operation-timeouts.js";
 export type { AttemptInfo, RetryOptions, RetryPolicy } from "./timing/retry.js";
 export { DEFAULT_RETRY_POLICY, retry } from "./timing/retry.js";
 
+export { validateCommandRef, validateSessionId } from "./validation/commands.js";
 export { refuseReservedEnv, validateEnv } from "./validation/env.js";
-export { RESERVED_LABEL_PREFIX, validateLabels } from "./validation/labels.js";
+export { RESERVED_LABEL_PREFIX, validateLabelQuery, validateLabels } from "./validation/labels.js";
 export {
   MAX_OUTPUT_BYTES,
   MAX_TIMEOUT_MS,

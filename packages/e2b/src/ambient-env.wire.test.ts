@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { test } from "node:test";
-import { startE2BEmulator } from "@sandport/testkit";
+import { startE2BEmulator } from "@sandport/testkit/emulators/e2b";
 import { E2BRuntime } from "./e2b-runtime.js";
 import { loadSdk } from "./internal/sdk.js";
 import type { E2BRuntimeOptions } from "./options.js";

@@ -1,7 +1,8 @@
 // The shared conformance suite through E2BRuntime and the real e2b SDK, against
 // the E2B emulator from @sandport/testkit (control plane, envd process stream, /files).
 
-import { describeRuntimeConformance, startE2BEmulator } from "@sandport/testkit";
+import { describeRuntimeConformance } from "@sandport/testkit/conformance";
+import { startE2BEmulator } from "@sandport/testkit/emulators/e2b";
 import { E2BRuntime } from "./e2b-runtime.js";
 import type { E2BRuntimeOptions } from "./options.js";
 

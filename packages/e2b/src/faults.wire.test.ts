@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, test } from "node:test";
 import { LAUNCH_KEY_LABEL, OWNER_LABEL, SandboxOrchestrator } from "@sandport/core";
-import { startE2BEmulator } from "@sandport/testkit";
+import { startE2BEmulator } from "@sandport/testkit/emulators/e2b";
 import { E2BRuntime } from "./e2b-runtime.js";
 import type { E2BHandle } from "./ownership.js";
 import { delay, rejectsWithCode } from "./testing/assertions.js";

@@ -1,9 +1,12 @@
 /**
- * @sandport/testkit: the shared conformance suite every runtime runs, and
- * wire-compatible provider emulators that the real vendor SDKs talk to.
+ * @sandport/testkit: the shared conformance suite every runtime runs, a
+ * recording fake runtime, and the assertions Sandport tests share. Each
+ * provider emulator has its own entry, `@sandport/testkit/emulators/<provider>`,
+ * so importing this one starts no server code.
  *
  * @module
  */
 
+export * from "./assertions/index.js";
 export * from "./conformance/index.js";
-export * from "./emulators/index.js";
+export * from "./fakes/index.js";

@@ -1,22 +1,22 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { RecordingRuntime, recordingCapabilities } from "@sandport/testkit/fakes";
 import { SandportError } from "../errors/sandport-error.js";
 import type { SandboxRuntime } from "../port/sandbox-runtime.js";
-import { MemoryRuntime, memoryCapabilities } from "../testing/memory-runtime.js";
 import { assertCapabilitiesConsistent, findCapabilityContradictions } from "./assert-consistent.js";
 
 function runtime(overrides: Record<string, unknown>): SandboxRuntime {
-  return Object.assign(new MemoryRuntime(), overrides) as unknown as SandboxRuntime;
+  return Object.assign(new RecordingRuntime(), overrides) as unknown as SandboxRuntime;
 }
 const noop = async () => {};
 
 describe("assertCapabilitiesConsistent", () => {
   test("a consistent runtime passes", () => {
-    assert.doesNotThrow(() => assertCapabilitiesConsistent(new MemoryRuntime()));
+    assert.doesNotThrow(() => assertCapabilitiesConsistent(new RecordingRuntime()));
   });
 
   test("throws CAPABILITY_MISMATCH when lifecycle is declared but stop/start are missing", () => {
-    const broken = runtime({ capabilities: { ...memoryCapabilities, lifecycle: true } });
+    const broken = runtime({ capabilities: { ...recordingCapabilities, lifecycle: true } });
     assert.throws(
       () => assertCapabilitiesConsistent(broken),
       (error: unknown) => SandportError.hasCode(error, "CAPABILITY_MISMATCH") && /lifecycle/.test(error.message),
@@ -36,7 +36,7 @@ describe("assertCapabilitiesConsistent", () => {
 
   test("flags an absence declared for methods that exist", () => {
     const problems = findCapabilityContradictions(
-      runtime({ capabilities: { ...memoryCapabilities, absent: { streaming: "unsupported" } } }),
+      runtime({ capabilities: { ...recordingCapabilities, absent: { streaming: "unsupported" } } }),
     );
     assert.match(problems.join(), /absent.streaming/);
   });
@@ -46,9 +46,9 @@ describe("assertCapabilitiesConsistent", () => {
       runtime({
         specificationVersion: "sandbox-v0",
         capabilities: {
-          ...memoryCapabilities,
+          ...recordingCapabilities,
           warmLease: false,
-          modes: { ...memoryCapabilities.modes, isolation: "vm" },
+          modes: { ...recordingCapabilities.modes, isolation: "vm" },
         },
       }),
     );

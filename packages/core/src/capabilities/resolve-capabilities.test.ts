@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { RecordingRuntime } from "@sandport/testkit/fakes";
 import { SandportError } from "../errors/sandport-error.js";
 import type { SandboxRuntime } from "../port/sandbox-runtime.js";
-import { MemoryRuntime } from "../testing/memory-runtime.js";
 import type { DeclaredCapabilities } from "./declared-capabilities.js";
 import { type EvidenceRecord, parseEvidenceRecord } from "./evidence-record.js";
 import { resolveCapabilities } from "./resolve-capabilities.js";
@@ -17,10 +17,10 @@ const declared: DeclaredCapabilities = {
 };
 
 function runtimeWith(capabilities: DeclaredCapabilities): SandboxRuntime {
-  return Object.assign(new MemoryRuntime(), { capabilities }) as unknown as SandboxRuntime;
+  return Object.assign(new RecordingRuntime(), { capabilities }) as unknown as SandboxRuntime;
 }
 
-function evidence(observed: Record<string, unknown>, provider = "memory"): EvidenceRecord {
+function evidence(observed: Record<string, unknown>, provider = "recording"): EvidenceRecord {
   return parseEvidenceRecord({
     format: "sandport-evidence-v1",
     provider,
@@ -43,7 +43,7 @@ describe("resolveCapabilities", () => {
   });
 
   test("asyncExec needs getById as well as start/status/logs", () => {
-    const runtime = Object.assign(new MemoryRuntime(), {
+    const runtime = Object.assign(new RecordingRuntime(), {
       startCommand: async () => ({ sessionId: "s", commandId: "c" }),
       commandStatus: async () => ({ state: "exited", exitCode: 0 }),
       commandLogs: async () => ({}),

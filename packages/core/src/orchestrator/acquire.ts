@@ -7,7 +7,7 @@ import type { SandboxHandle } from "../port/sandbox-handle.js";
 import type { SandboxRuntime } from "../port/sandbox-runtime.js";
 import { sleep } from "../timing/abort.js";
 import { DEFAULT_RETRY_POLICY } from "../timing/retry.js";
-import type { OrchestratorDeadlines, OrchestratorOptions } from "./options.js";
+import type { OrchestratorOptions, OrchestratorTimeouts } from "./options.js";
 import { type CallContext, safeCall } from "./safe-call.js";
 import { destroySandbox } from "./teardown.js";
 import { type AcquireSpec, isReuseSpec } from "./workload.js";
@@ -15,7 +15,7 @@ import { type AcquireSpec, isReuseSpec } from "./workload.js";
 /** Everything acquisition needs from the orchestrator. */
 export interface AcquireContext<H extends SandboxHandle> extends CallContext {
   readonly runtime: SandboxRuntime<H>;
-  readonly deadlines: OrchestratorDeadlines;
+  readonly timeouts: OrchestratorTimeouts;
   readonly options: OrchestratorOptions<H>;
 }
 
@@ -50,8 +50,8 @@ async function reuse<H extends SandboxHandle>(
   target: { readonly id: string } | { readonly labels: Readonly<Record<string, string>> },
   signal: AbortSignal | undefined,
 ): Promise<Acquired<H>> {
-  const { runtime, deadlines } = context;
-  const op = { signal, timeoutMs: deadlines.lookupMs };
+  const { runtime, timeouts } = context;
+  const op = { signal, timeoutMs: timeouts.lookupMs };
   if ("id" in target) {
     const getById = runtime.getById?.bind(runtime);
     if (!getById) throw unsupported(runtime.provider, "reuse by id", "the runtime has no getById");
@@ -76,7 +76,7 @@ async function launch<H extends SandboxHandle>(
     const launchKey = randomUUID();
     const sent = { ...spec, launchKey };
     try {
-      const handle = await context.runtime.launch(sent, { signal, timeoutMs: context.deadlines.launchMs });
+      const handle = await context.runtime.launch(sent, { signal, timeoutMs: context.timeouts.launchMs });
       return { handle, reused: false };
     } catch (raw) {
       const error = toSandportError(raw, context.runtime.provider);
@@ -97,7 +97,7 @@ async function launch<H extends SandboxHandle>(
 /**
  * After a launch with an unknown outcome: find what it may have created, then
  * adopt one (when so configured and the caller did not abort) and destroy the rest.
- * Runs on its own deadlines, not the caller's signal, which may already have fired.
+ * Runs on its own timeouts, not the caller's signal, which may already have fired.
  */
 async function reconcile<H extends SandboxHandle>(
   context: AcquireContext<H>,
@@ -106,13 +106,13 @@ async function reconcile<H extends SandboxHandle>(
   error: SandportError,
   callerSignal: AbortSignal | undefined,
 ): Promise<H | undefined> {
-  const { runtime, deadlines, options } = context;
+  const { runtime, timeouts, options } = context;
   const findByLabels = runtime.findByLabels?.bind(runtime);
-  const lookupSignal = AbortSignal.timeout(deadlines.lookupMs);
+  const lookupSignal = AbortSignal.timeout(timeouts.lookupMs);
   const search =
     options.reconcileLaunch ??
     (findByLabels
-      ? () => findByLabels({ [LAUNCH_KEY_LABEL]: launchKey }, { signal: lookupSignal, timeoutMs: deadlines.lookupMs })
+      ? () => findByLabels({ [LAUNCH_KEY_LABEL]: launchKey }, { signal: lookupSignal, timeoutMs: timeouts.lookupMs })
       : undefined);
   if (!search) {
     throw new SandportError({
@@ -141,7 +141,7 @@ async function reconcile<H extends SandboxHandle>(
   const destroyed: string[] = [];
   for (const handle of found) {
     if (handle === adopt) continue;
-    const outcome = await destroySandbox(runtime, handle, context, deadlines);
+    const outcome = await destroySandbox(runtime, handle, context, timeouts);
     if (!outcome.ok) {
       throw new SandportError({
         code: outcome.error.code,

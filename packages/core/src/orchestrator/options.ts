@@ -1,36 +1,32 @@
 import type { LaunchSpec } from "../port/launch-spec.js";
 import type { SandboxHandle } from "../port/sandbox-handle.js";
+import type { OperationTimeouts } from "../timing/operation-timeouts.js";
 import type { RetryPolicy } from "../timing/retry.js";
 import type { OrchestratorListener } from "./events.js";
 
-/** Deadlines, in ms, the orchestrator passes as `OpOptions.timeoutMs` for each kind of call. */
-export interface OrchestratorDeadlines {
-  /** One `launch` attempt. Default 300 000. */
-  readonly launchMs: number;
-  /** One `writeFiles` or `readFile`. Default 120 000. */
-  readonly fileMs: number;
+/**
+ * Deadlines in ms the orchestrator passes as `OpOptions.timeoutMs`, by kind of
+ * call: the runtimes' vocabulary (`OperationTimeouts`, without `lifecycleMs`:
+ * the orchestrator never stops or starts a sandbox), plus `stepMs`.
+ */
+export interface OrchestratorTimeouts extends Omit<OperationTimeouts, "lifecycleMs"> {
   /**
-   * A step without its own `timeoutMs`. The call's deadline is the step's
-   * timeout plus `graceMs`, so the runtime's own kill always comes first. Default 1 800 000.
+   * The run budget assumed for a step without its own `timeoutMs` (the
+   * runtime's own budget then applies to the command): the step call's
+   * deadline is this plus `execGraceMs`. Default 1 800 000.
    */
   readonly stepMs: number;
-  /** Added to a step's timeout for the call deadline. Default 30 000. */
-  readonly graceMs: number;
-  /** One `getById` / `findByLabels`. Default 60 000. */
-  readonly lookupMs: number;
-  /** One `destroy`. Default 120 000. */
-  readonly destroyMs: number;
 }
 
-/** Default deadlines. */
-export const DEFAULT_DEADLINES: OrchestratorDeadlines = {
+/** Default orchestrator timeouts: launch 300 s, files 120 s, steps 30 min + 30 s grace, lookups 60 s, destroy 120 s. */
+export const DEFAULT_ORCHESTRATOR_TIMEOUTS: OrchestratorTimeouts = Object.freeze({
   launchMs: 300_000,
   fileMs: 120_000,
   stepMs: 1_800_000,
-  graceMs: 30_000,
+  execGraceMs: 30_000,
   lookupMs: 60_000,
   destroyMs: 120_000,
-};
+});
 
 /** What a reconciliation hook learns about a launch whose outcome is unknown. */
 export interface UnknownLaunchContext {
@@ -48,8 +44,8 @@ export interface UnknownLaunchContext {
 export interface OrchestratorOptions<H extends SandboxHandle = SandboxHandle> {
   /** Retry policy for safe operations (reads, lookups, file writes, destroys). Launches are reconciled, never blindly repeated; steps are never retried. */
   readonly retry?: RetryPolicy;
-  /** Per-call deadlines; see {@link OrchestratorDeadlines}. */
-  readonly deadlines?: Partial<OrchestratorDeadlines>;
+  /** Per-call deadlines; see {@link OrchestratorTimeouts}. */
+  readonly timeouts?: Partial<OrchestratorTimeouts>;
   /**
    * Progress listener. An error it throws is contained: the workload goes on
    * and tears down as if nothing happened, and the error is reported in

@@ -5,7 +5,7 @@ import type { ExecResult } from "../port/exec-result.js";
 import type { SandboxHandle } from "../port/sandbox-handle.js";
 import type { SandboxRuntime } from "../port/sandbox-runtime.js";
 import type { OrchestratorListener } from "./events.js";
-import type { OrchestratorDeadlines } from "./options.js";
+import type { OrchestratorTimeouts } from "./options.js";
 import type { WorkloadStep } from "./workload.js";
 import type { StepRecord } from "./workload-result.js";
 
@@ -19,11 +19,11 @@ export async function runStep<H extends SandboxHandle>(
   step: WorkloadStep,
   index: number,
   emit: OrchestratorListener,
-  deadlines: OrchestratorDeadlines,
+  timeouts: OrchestratorTimeouts,
   signal: AbortSignal | undefined,
 ): Promise<StepRecord> {
   const { name = `step ${index}`, continueOnFailure: _ignored, ...request } = step;
-  const op = { signal, timeoutMs: (step.timeoutMs ?? deadlines.stepMs) + deadlines.graceMs };
+  const op = { signal, timeoutMs: (step.timeoutMs ?? timeouts.stepMs) + timeouts.execGraceMs };
   const startedAt = new Date().toISOString();
   const started = performance.now();
   emit({ type: "step-started", sandboxId: handle.id, index, name });

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { providerDown, RecordingRuntime } from "@sandport/testkit/fakes";
 import { ERROR_CODES } from "../errors/error-code.js";
 import { SandportError } from "../errors/sandport-error.js";
-import { MemoryRuntime, providerDown } from "../testing/memory-runtime.js";
 import type { OrchestratorEvent } from "./events.js";
 import type { OrchestratorOptions } from "./options.js";
 import { SandboxOrchestrator } from "./sandbox-orchestrator.js";
@@ -12,7 +12,7 @@ import { WorkloadError } from "./workload-error.js";
 const fastRetry = { initialDelayMs: 1, jitter: "none", budgetMs: 2_000 } as const;
 
 function setup(options: OrchestratorOptions = {}) {
-  const runtime = new MemoryRuntime();
+  const runtime = new RecordingRuntime();
   const events: OrchestratorEvent[] = [];
   const orchestrator = new SandboxOrchestrator(runtime, {
     retry: fastRetry,
@@ -259,7 +259,7 @@ describe("launch reconciliation", () => {
     const result = await orchestrator.run({ launch: {}, steps: [{ argv: ["echo", "ok"] }] });
     assert.equal(result.ok, true);
     assert.equal(calls("launch"), 1);
-    assert.equal(result.sandboxId, "mem-1");
+    assert.equal(result.sandboxId, "rec-1");
     assert.equal(runtime.sandboxes.size, 0);
   });
 
@@ -300,7 +300,11 @@ describe("launch reconciliation", () => {
     const { runtime, orchestrator } = setup({
       reconcileLaunch: async ({ launchKey }) => {
         seen.push(launchKey);
-        return [...runtime.sandboxes.values()].map((sandbox) => ({ id: sandbox.id, provider: "memory", labels: {} }));
+        return [...runtime.sandboxes.values()].map((sandbox) => ({
+          id: sandbox.id,
+          provider: "recording",
+          labels: {},
+        }));
       },
     });
     runtime.fail({ method: "launch", error: providerDown, afterWork: true });
@@ -380,7 +384,7 @@ describe("SandboxOrchestrator.session", () => {
 describe("a throwing onEvent listener", () => {
   for (const thrownOn of ["launched", "files-written", "step-exited", "collected", "destroyed"] as const) {
     test(`throwing on "${thrownOn}" neither loses the sandbox nor fails the workload; the error is reported`, async () => {
-      const runtime = new MemoryRuntime();
+      const runtime = new RecordingRuntime();
       const orchestrator = new SandboxOrchestrator(runtime, {
         onEvent: (event) => {
           if (event.type === thrownOn) throw new Error(`listener bug on ${event.type}`);
@@ -401,7 +405,7 @@ describe("a throwing onEvent listener", () => {
   }
 
   test("a workload that fails for its own reason still carries a code from ERROR_CODES, and the listener's errors", async () => {
-    const runtime = new MemoryRuntime();
+    const runtime = new RecordingRuntime();
     const orchestrator = new SandboxOrchestrator(runtime, {
       onEvent: () => {
         throw "not even an Error";
@@ -418,7 +422,7 @@ describe("a throwing onEvent listener", () => {
   });
 
   test("sessions contain listener errors too", async () => {
-    const runtime = new MemoryRuntime();
+    const runtime = new RecordingRuntime();
     const orchestrator = new SandboxOrchestrator(runtime, {
       onEvent: () => {
         throw new Error("listener bug");

@@ -7,7 +7,7 @@ import { validateExecRequest, validateFiles, validateLaunchSpec } from "../valid
 import { normalizeWorkspacePath } from "../validation/workspace-path.js";
 import { type AcquireContext, acquireSandbox } from "./acquire.js";
 import { ContainedListener } from "./listener-errors.js";
-import { DEFAULT_DEADLINES, type OrchestratorDeadlines, type OrchestratorOptions } from "./options.js";
+import { DEFAULT_ORCHESTRATOR_TIMEOUTS, type OrchestratorOptions, type OrchestratorTimeouts } from "./options.js";
 import { runStep } from "./run-step.js";
 import { safeCall } from "./safe-call.js";
 import { SandboxSession } from "./sandbox-session.js";
@@ -30,12 +30,12 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
   /** The runtime every workload runs on. */
   readonly runtime: SandboxRuntime<H>;
   readonly #options: OrchestratorOptions<H>;
-  readonly #deadlines: OrchestratorDeadlines;
+  readonly #timeouts: OrchestratorTimeouts;
 
   constructor(runtime: SandboxRuntime<H>, options: OrchestratorOptions<H> = {}) {
     this.runtime = runtime;
     this.#options = options;
-    this.#deadlines = { ...DEFAULT_DEADLINES, ...options.deadlines };
+    this.#timeouts = { ...DEFAULT_ORCHESTRATOR_TIMEOUTS, ...options.timeouts };
   }
 
   /**
@@ -78,7 +78,7 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
         await timed("filesMs", async () => {
           const started = performance.now();
           await safeCall(context, "writeFiles", signal, () =>
-            this.runtime.writeFiles(sandbox, files, { signal, timeoutMs: this.#deadlines.fileMs }),
+            this.runtime.writeFiles(sandbox, files, { signal, timeoutMs: this.#timeouts.fileMs }),
           );
           const bytes = plan.files.reduce((sum, file) => sum + file.content.byteLength, 0);
           const paths = plan.files.map((file) => file.path);
@@ -94,7 +94,7 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
       stage = "step";
       await timed("stepsMs", async () => {
         for (const [index, step] of (workload.steps ?? []).entries()) {
-          const record = await runStep(this.runtime, sandbox, step, index, context.emit, this.#deadlines, signal);
+          const record = await runStep(this.runtime, sandbox, step, index, context.emit, this.#timeouts, signal);
           steps.push(record);
           if (record.result.exitCode !== 0 && !step.continueOnFailure) break;
         }
@@ -103,7 +103,7 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
       await timed("collectMs", async () => {
         for (const path of workload.collect ?? []) {
           const bytes = await safeCall(context, "readFile", signal, () =>
-            this.runtime.readFile(sandbox, path, { signal, timeoutMs: this.#deadlines.fileMs }),
+            this.runtime.readFile(sandbox, path, { signal, timeoutMs: this.#timeouts.fileMs }),
           );
           collected[path] = bytes;
           context.emit({ type: "collected", sandboxId: sandbox.id, path, bytes: bytes.byteLength });
@@ -154,7 +154,7 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
     const listener = new ContainedListener(this.#options.onEvent, this.runtime.provider);
     const context = this.#context(listener);
     const { handle } = await acquireSandbox(context, spec, options.signal);
-    return new SandboxSession(this.runtime, handle, context, this.#deadlines, teardown === "always", listener.errors);
+    return new SandboxSession(this.runtime, handle, context, this.#timeouts, teardown === "always", listener.errors);
   }
 
   async #teardown(
@@ -168,7 +168,7 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
       context.emit({ type: "kept", sandboxId: handle.id });
       return { policy, outcome: "kept", durationMs: 0 };
     }
-    const outcome = await destroySandbox(this.runtime, handle, context, this.#deadlines);
+    const outcome = await destroySandbox(this.runtime, handle, context, this.#timeouts);
     return outcome.ok
       ? { policy, outcome: "destroyed", durationMs: outcome.durationMs }
       : { policy, outcome: "failed", error: outcome.error, durationMs: outcome.durationMs };
@@ -178,7 +178,7 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
     return {
       provider: this.runtime.provider,
       runtime: this.runtime,
-      deadlines: this.#deadlines,
+      timeouts: this.#timeouts,
       options: this.#options,
       retryPolicy: this.#options.retry,
       emit: listener.emit,

@@ -7,7 +7,7 @@ import type { FileInput } from "../port/file-input.js";
 import type { OpOptions } from "../port/op-options.js";
 import type { SandboxHandle } from "../port/sandbox-handle.js";
 import type { SandboxRuntime } from "../port/sandbox-runtime.js";
-import type { OrchestratorDeadlines } from "./options.js";
+import type { OrchestratorTimeouts } from "./options.js";
 import type { CallContext } from "./safe-call.js";
 import { destroySandbox } from "./teardown.js";
 
@@ -32,7 +32,7 @@ export class SandboxSession<H extends SandboxHandle = SandboxHandle> implements 
    */
   readonly listenerErrors: readonly SandportError[];
   readonly #context: CallContext;
-  readonly #deadlines: OrchestratorDeadlines;
+  readonly #timeouts: OrchestratorTimeouts;
   #teardown: Promise<void> | undefined;
 
   /** @internal Sessions are created by `SandboxOrchestrator.session`. */
@@ -40,7 +40,7 @@ export class SandboxSession<H extends SandboxHandle = SandboxHandle> implements 
     runtime: SandboxRuntime<H>,
     handle: H,
     context: CallContext,
-    deadlines: OrchestratorDeadlines,
+    timeouts: OrchestratorTimeouts,
     destroysOnDispose: boolean,
     listenerErrors: readonly SandportError[] = [],
   ) {
@@ -48,7 +48,7 @@ export class SandboxSession<H extends SandboxHandle = SandboxHandle> implements 
     this.runtime = runtime;
     this.handle = handle;
     this.#context = context;
-    this.#deadlines = deadlines;
+    this.#timeouts = timeouts;
     this.destroysOnDispose = destroysOnDispose;
   }
 
@@ -83,7 +83,7 @@ export class SandboxSession<H extends SandboxHandle = SandboxHandle> implements 
    * Rejects with the teardown error when destruction could not be verified.
    */
   destroy(): Promise<void> {
-    this.#teardown ??= destroySandbox(this.runtime, this.handle, this.#context, this.#deadlines).then((outcome) => {
+    this.#teardown ??= destroySandbox(this.runtime, this.handle, this.#context, this.#timeouts).then((outcome) => {
       if (!outcome.ok) throw outcome.error as SandportError;
     });
     return this.#teardown;

@@ -1,7 +1,7 @@
 import type { SandportError } from "../errors/sandport-error.js";
 import type { SandboxHandle } from "../port/sandbox-handle.js";
 import type { SandboxRuntime } from "../port/sandbox-runtime.js";
-import type { OrchestratorDeadlines } from "./options.js";
+import type { OrchestratorTimeouts } from "./options.js";
 import { type CallContext, safeCall } from "./safe-call.js";
 
 /** Outcome of {@link destroySandbox}. */
@@ -18,11 +18,11 @@ export async function destroySandbox<H extends SandboxHandle>(
   runtime: SandboxRuntime<H>,
   handle: H,
   context: CallContext,
-  deadlines: OrchestratorDeadlines,
+  timeouts: OrchestratorTimeouts,
 ): Promise<DestroyOutcome> {
   const started = performance.now();
   try {
-    await safeCall(context, "destroy", undefined, () => runtime.destroy(handle, { timeoutMs: deadlines.destroyMs }));
+    await safeCall(context, "destroy", undefined, () => runtime.destroy(handle, { timeoutMs: timeouts.destroyMs }));
     const durationMs = performance.now() - started;
     context.emit({ type: "destroyed", sandboxId: handle.id, durationMs });
     return { ok: true, durationMs };

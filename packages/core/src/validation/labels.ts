@@ -43,3 +43,16 @@ export function validateLabels(
   }
   return Object.freeze(copy);
 }
+
+/**
+ * Checks the query of `findByLabels`, the same in every runtime: an object of
+ * labels (reserved keys such as `sandport.launch-key` allowed); `{}` asks for
+ * every sandbox of this runtime's owner. Anything else, `undefined` included,
+ * is `INVALID_REQUEST`.
+ */
+export function validateLabelQuery(labels: unknown, provider?: string): Labels {
+  const query = validateLabels(labels, { allowReserved: true, provider });
+  if (query === undefined)
+    throw invalidRequest("labels must be an object ({} for every sandbox)", { field: "labels" }, provider);
+  return query;
+}

@@ -1,17 +1,13 @@
 /**
- * Wire-compatible provider emulators: local servers that speak a provider's
- * protocol well enough for its real SDK to run against them, execute for real
- * on a backend runtime, count requests and inject faults.
+ * @sandport/testkit/emulators: what every provider emulator shares (the
+ * backend a sandbox runs on, request records, fault rules). Each emulator is
+ * its own entry: `@sandport/testkit/emulators/<provider>`, a local server
+ * that speaks the provider's protocol well enough for its real SDK to run
+ * against it, executing for real on a backend runtime.
  *
  * @module
  */
 
-export type {
-  E2BConnectionOptions,
-  E2BEmulator,
-  E2BEmulatorOptions,
-} from "./e2b/emulator.js";
-export { startE2BEmulator } from "./e2b/emulator.js";
 export type { EmulatorBackend } from "./harness/backend.js";
 export type {
   EmulatedSandboxSummary,

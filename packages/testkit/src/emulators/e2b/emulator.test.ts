@@ -3,7 +3,10 @@
 
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, it } from "node:test";
-import { e2b, type SandboxOpts } from "../testing/e2b-sdk.js";
+import * as e2b from "e2b";
+
+type SandboxOpts = e2b.SandboxOpts;
+
 import { type E2BEmulator, startE2BEmulator } from "./emulator.js";
 
 const { Sandbox } = e2b;

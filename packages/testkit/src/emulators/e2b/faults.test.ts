@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import { after, afterEach, before, beforeEach, describe, it } from "node:test";
-import { e2b } from "../testing/e2b-sdk.js";
+import * as e2b from "e2b";
 import { type E2BEmulator, startE2BEmulator } from "./emulator.js";
 
 const { Sandbox } = e2b;

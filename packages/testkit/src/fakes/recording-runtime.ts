@@ -1,42 +1,48 @@
-// An in-memory runtime for core's own tests: it implements the port with a Map
-// per sandbox and a tiny command language, records every call, and lets a test
-// script failures per method. Not exported from the package.
+import {
+  type DeclaredCapabilities,
+  type ExecEvent,
+  type ExecRequest,
+  type ExecResult,
+  type FileInput,
+  LAUNCH_KEY_LABEL,
+  type Labels,
+  type LaunchSpec,
+  normalizeWorkspacePath,
+  type OpOptions,
+  type SandboxHandle,
+  type SandboxRuntime,
+  SandportError,
+  sleep,
+  unsupported,
+  validateExecRequest,
+  validateFiles,
+  withDeadline,
+} from "@sandport/core";
 
-import type { DeclaredCapabilities } from "../capabilities/declared-capabilities.js";
-import { unsupported } from "../errors/factories.js";
-import { SandportError } from "../errors/sandport-error.js";
-import type { ExecEvent } from "../port/exec-event.js";
-import type { ExecRequest } from "../port/exec-request.js";
-import type { ExecResult } from "../port/exec-result.js";
-import type { FileInput } from "../port/file-input.js";
-import type { Labels } from "../port/labels.js";
-import type { LaunchSpec } from "../port/launch-spec.js";
-import type { OpOptions } from "../port/op-options.js";
-import { LAUNCH_KEY_LABEL } from "../port/reserved-labels.js";
-import type { SandboxHandle } from "../port/sandbox-handle.js";
-import type { SandboxRuntime } from "../port/sandbox-runtime.js";
-import { sleep } from "../timing/abort.js";
-import { withDeadline } from "../timing/deadline.js";
-import { validateExecRequest, validateFiles } from "../validation/requests.js";
-import { normalizeWorkspacePath } from "../validation/workspace-path.js";
-
-export interface MemorySandbox {
+/** One sandbox of a {@link RecordingRuntime}: its labels and files, in memory. */
+export interface RecordedSandbox {
   readonly id: string;
   readonly labels: Record<string, string>;
   readonly files: Map<string, Uint8Array>;
 }
 
-type Method = "launch" | "exec" | "writeFiles" | "readFile" | "destroy" | "findByLabels" | "getById";
+/** The methods a {@link RecordingRuntime} records and can fail. */
+export type RecordedMethod = "launch" | "exec" | "writeFiles" | "readFile" | "destroy" | "findByLabels" | "getById";
 
 /** A scripted failure: thrown by the next `times` calls of `method`. `afterWork` = do the work, then fail. */
 export interface ScriptedFailure {
-  readonly method: Method;
+  /** Which method fails. */
+  readonly method: RecordedMethod;
+  /** Builds the error to throw (a fresh one each time). */
   readonly error: () => unknown;
+  /** How many calls fail. Default 1. */
   readonly times?: number;
+  /** Do the work first, then fail: a response lost after the provider acted. */
   readonly afterWork?: boolean;
 }
 
-export const memoryCapabilities: DeclaredCapabilities = {
+/** What a {@link RecordingRuntime} declares: nothing proven beyond its methods. */
+export const recordingCapabilities: DeclaredCapabilities = {
   warmLease: "unknown",
   lifecycle: "unsupported",
   verifiedCleanup: true,
@@ -44,22 +50,37 @@ export const memoryCapabilities: DeclaredCapabilities = {
   modes: { outputStreams: "separate", filesystem: "ephemeral", lifetime: "never-idle", isolation: "none" },
 };
 
-export class MemoryRuntime implements SandboxRuntime {
+/**
+ * A runtime that keeps sandboxes in memory and runs a tiny command language
+ * (`echo <words>`, `exit <code>`, `sleep <ms>`, `write <path> <text>`), for
+ * tests of code that drives runtimes (the orchestrator, bridges). It records
+ * every call (`calls`) and can fail on cue (`fail`). Combine it with
+ * {@link withoutMethods} to test a caller against a runtime that lacks a capability.
+ */
+export class RecordingRuntime implements SandboxRuntime {
+  /** The port version. */
   readonly specificationVersion = "sandbox-v1" as const;
-  readonly provider = "memory";
+  /** Always `"recording"`. */
+  readonly provider = "recording";
+  /** `/workspace`. */
   readonly workspaceRoot = "/workspace";
-  readonly capabilities = memoryCapabilities;
-  readonly sandboxes = new Map<string, MemorySandbox>();
-  readonly calls: { method: Method; args: unknown[] }[] = [];
+  /** See {@link recordingCapabilities}. */
+  readonly capabilities = recordingCapabilities;
+  /** Live sandboxes by id. */
+  readonly sandboxes = new Map<string, RecordedSandbox>();
+  /** Every call, in order, with its arguments. */
+  readonly calls: { method: RecordedMethod; args: unknown[] }[] = [];
+  /** Failures still to happen. */
   readonly failures: ScriptedFailure[] = [];
   #next = 1;
 
+  /** Scripts a failure of the next call(s) of a method. */
   fail(failure: ScriptedFailure): this {
     this.failures.push(failure);
     return this;
   }
 
-  #call<T>(method: Method, args: unknown[], op: OpOptions | undefined, work: () => T | Promise<T>): Promise<T> {
+  #call<T>(method: RecordedMethod, args: unknown[], op: OpOptions | undefined, work: () => T | Promise<T>): Promise<T> {
     this.calls.push({ method, args });
     const index = this.failures.findIndex((failure) => failure.method === method);
     const failure = index >= 0 ? this.failures[index] : undefined;
@@ -76,9 +97,10 @@ export class MemoryRuntime implements SandboxRuntime {
     });
   }
 
+  /** Creates a sandbox (`mem-<n>`) with the spec's labels and launch key. */
   launch(spec: LaunchSpec, op?: OpOptions): Promise<SandboxHandle> {
     return this.#call("launch", [spec], op, () => {
-      const id = `mem-${this.#next++}`;
+      const id = `rec-${this.#next++}`;
       const labels: Record<string, string> = { ...spec.labels };
       if (spec.launchKey) labels[LAUNCH_KEY_LABEL] = spec.launchKey;
       this.sandboxes.set(id, { id, labels, files: new Map() });
@@ -86,6 +108,7 @@ export class MemoryRuntime implements SandboxRuntime {
     });
   }
 
+  /** The sandbox with this id, or `undefined`. */
   getById(id: string, op?: OpOptions): Promise<SandboxHandle | undefined> {
     return this.#call("getById", [id], op, () => {
       const sandbox = this.sandboxes.get(id);
@@ -93,6 +116,7 @@ export class MemoryRuntime implements SandboxRuntime {
     });
   }
 
+  /** Sandboxes carrying every given label. */
   findByLabels(labels: Labels, op?: OpOptions): Promise<SandboxHandle[]> {
     return this.#call("findByLabels", [labels], op, () =>
       [...this.sandboxes.values()]
@@ -101,11 +125,13 @@ export class MemoryRuntime implements SandboxRuntime {
     );
   }
 
+  /** Runs one command of the tiny language. */
   exec(handle: SandboxHandle, request: ExecRequest, op?: OpOptions): Promise<ExecResult> {
     const valid = validateExecRequest(request, { root: this.workspaceRoot, provider: this.provider });
     return this.#call("exec", [request], op, () => this.#interpret(this.#sandbox(handle), valid, op?.signal));
   }
 
+  /** `exec`, replayed as events. */
   async *execStream(handle: SandboxHandle, request: ExecRequest, op?: OpOptions): AsyncIterable<ExecEvent> {
     const result = await this.exec(handle, request, op);
     yield { type: "started" };
@@ -114,6 +140,7 @@ export class MemoryRuntime implements SandboxRuntime {
     yield { type: "exited", result };
   }
 
+  /** Stores files in memory. */
   writeFiles(handle: SandboxHandle, files: readonly FileInput[], op?: OpOptions): Promise<void> {
     const valid = validateFiles(files, { root: this.workspaceRoot, provider: this.provider });
     return this.#call("writeFiles", [files], op, () => {
@@ -122,6 +149,7 @@ export class MemoryRuntime implements SandboxRuntime {
     });
   }
 
+  /** A stored file; `NOT_FOUND` otherwise. */
   readFile(handle: SandboxHandle, path: string, op?: OpOptions): Promise<Uint8Array> {
     const relative = normalizeWorkspacePath(path, { root: this.workspaceRoot, provider: this.provider });
     return this.#call("readFile", [path], op, () => {
@@ -131,13 +159,14 @@ export class MemoryRuntime implements SandboxRuntime {
     });
   }
 
+  /** Forgets the sandbox. */
   destroy(handle: SandboxHandle, op?: OpOptions): Promise<void> {
     return this.#call("destroy", [handle.id], op, () => {
       this.sandboxes.delete(handle.id);
     });
   }
 
-  #sandbox(handle: SandboxHandle): MemorySandbox {
+  #sandbox(handle: SandboxHandle): RecordedSandbox {
     const sandbox = this.sandboxes.get(handle.id);
     if (!sandbox)
       throw new SandportError({ code: "NOT_FOUND", provider: this.provider, message: `no sandbox ${handle.id}` });
@@ -145,7 +174,7 @@ export class MemoryRuntime implements SandboxRuntime {
   }
 
   /** Commands: `echo <words>`, `exit <code>`, `sleep <ms>`, `write <path> <text>`. */
-  async #interpret(sandbox: MemorySandbox, request: ExecRequest, signal?: AbortSignal): Promise<ExecResult> {
+  async #interpret(sandbox: RecordedSandbox, request: ExecRequest, signal?: AbortSignal): Promise<ExecResult> {
     const [program, ...args] = request.argv ?? request.shell?.split(" ") ?? [];
     const done = (exitCode: number, stdout = "", stderr = ""): ExecResult => ({
       exitCode,
@@ -174,5 +203,17 @@ export class MemoryRuntime implements SandboxRuntime {
 
 /** A provider-side failure of the kind that leaves a mutating call's outcome unknown. */
 export function providerDown(): SandportError {
-  return new SandportError({ code: "PROVIDER_UNAVAILABLE", provider: "memory", message: "503 from provider" });
+  return new SandportError({ code: "PROVIDER_UNAVAILABLE", provider: "recording", message: "503 from provider" });
+}
+
+/**
+ * A view of `runtime` without the given optional methods (each shadowed by
+ * `undefined`, so `typeof runtime.execStream !== "function"`): how a caller is
+ * tested against a runtime that lacks a capability. Everything else is the
+ * runtime's own.
+ */
+export function withoutMethods<R extends SandboxRuntime>(runtime: R, methods: readonly (keyof R & string)[]): R {
+  const view = Object.create(runtime) as R;
+  for (const method of methods) Object.defineProperty(view, method, { value: undefined });
+  return view;
 }

@@ -1,0 +1,65 @@
+/**
+ * @sandport/core/adapter: the adapter kit. What every provider adapter needs
+ * and writes once here instead of once per adapter: the call wrapper, the
+ * error table and factories, the SDK loader, the ownership codec, page
+ * walking, verified destroy, background cleanup of abandoned launches, the
+ * common options, the shell family kit for providers whose exec takes a
+ * string, and output collection. Functions, not a base class: a runtime's
+ * capabilities are the methods it has.
+ *
+ * Callers of runtimes import `@sandport/core`; adapter authors import this too.
+ *
+ * @module
+ */
+
+export { BackgroundTasks } from "./adapter/background-tasks.js";
+export { checkHandle } from "./adapter/check-handle.js";
+export type { CollectPagesOptions } from "./adapter/collect-pages.js";
+export { collectPages, PAGE_RETRY_POLICY } from "./adapter/collect-pages.js";
+export type { ConfirmGoneOptions, GoneVerdict } from "./adapter/confirm-gone.js";
+export { CONFIRM_GONE_DELAYS_MS, confirmGone } from "./adapter/confirm-gone.js";
+export type { ErrorMapper, ErrorMapperOptions, ErrorSite } from "./adapter/error-mapper.js";
+export { createErrorMapper, errorName } from "./adapter/error-mapper.js";
+export type { ErrorClass } from "./adapter/http-errors.js";
+export { classifyHttpStatus, httpStatusOf, isConnectionLost, retryAfterMs } from "./adapter/http-errors.js";
+export { satisfiesNodeRange } from "./adapter/node-range.js";
+export type { OwnershipCodec } from "./adapter/ownership.js";
+export {
+  callerLabels,
+  DEFAULT_OWNER,
+  isOwnedBy,
+  matchesLabels,
+  metadataCodec,
+  ownerLabels,
+  validateOwner,
+} from "./adapter/ownership.js";
+export type { AbandonedLaunch } from "./adapter/reclaim-launch.js";
+export { isOutcomeUnknown, ORPHAN_SEARCH_DELAYS_MS, reclaimAbandonedLaunch } from "./adapter/reclaim-launch.js";
+export type { OperationCall, OperationContext } from "./adapter/run-operation.js";
+export { runOperation } from "./adapter/run-operation.js";
+export type { CommonDefaults, CommonRuntimeOptions, ResolvedCommonOptions } from "./adapter/runtime-options.js";
+export { OptionReader } from "./adapter/runtime-options.js";
+export { destroyUnverified, foreignSandbox, sandboxNotFound } from "./adapter/sandbox-errors.js";
+export type { SdkLoader, SdkLoaderOptions, SdkPackage } from "./adapter/sdk-loader.js";
+export { createSdkLoader } from "./adapter/sdk-loader.js";
+export type { AsyncScriptInput, ExitRecord, SessionFiles, StartRecord } from "./shell/async-script.js";
+export {
+  asyncScript,
+  EXISTS_LINE,
+  parseExitRecord,
+  parseStartLine,
+  parseStartRecord,
+  SESSION_EXISTS_EXIT,
+  STARTED_LINE,
+  sessionFiles,
+} from "./shell/async-script.js";
+export { chmodScript } from "./shell/chmod.js";
+export { assertCommandFits, MAX_COMMAND_BYTES } from "./shell/command-size.js";
+export { markerSweepScript } from "./shell/marker-sweep.js";
+export type { StdinPlan, StdinStaging } from "./shell/stdin.js";
+export { EMBEDDED_STDIN_BYTES, planStdin } from "./shell/stdin.js";
+export type { GuardedPath } from "./shell/symlink-guard.js";
+export { checkSymlinkGuard, symlinkGuardScript } from "./shell/symlink-guard.js";
+export { EventQueue } from "./streams/event-queue.js";
+export type { OutputStream } from "./streams/output-collector.js";
+export { OutputCollector, utf8Prefix } from "./streams/output-collector.js";

@@ -1,0 +1,157 @@
+import { invalidRequest } from "../errors/factories.js";
+import type { SandportError } from "../errors/sandport-error.js";
+import { OPERATION_TIMEOUT_NAMES, type OperationTimeouts } from "../timing/operation-timeouts.js";
+import { validateMaxOutputBytes, validateTimeoutMs } from "../validation/numbers.js";
+import { normalizeWorkspacePath } from "../validation/workspace-path.js";
+import { validateOwner } from "./ownership.js";
+
+/** The options every runtime takes under these names. Nothing is ever read from the environment. */
+export interface CommonRuntimeOptions {
+  /**
+   * Ownership marker stored with every sandbox this runtime launches; sandboxes
+   * without it are foreign: never listed, reattached or destroyed. 1-64
+   * characters of `[A-Za-z0-9._-]`. Default `"sandport"`.
+   */
+  readonly owner?: string;
+  /** Run budget in ms for a command without its own `timeoutMs`; always enforced. */
+  readonly runBudgetMs?: number;
+  /** Cap on a command's stdout + stderr bytes without its own `maxOutputBytes`. */
+  readonly maxOutputBytes?: number;
+  /** Per-call deadlines; see `OperationTimeouts`. */
+  readonly timeouts?: Partial<OperationTimeouts>;
+}
+
+/** {@link CommonRuntimeOptions} after validation, every default applied. */
+export interface ResolvedCommonOptions {
+  readonly owner: string;
+  readonly runBudgetMs: number;
+  readonly maxOutputBytes: number;
+  readonly timeouts: OperationTimeouts;
+}
+
+/** A runtime's defaults for {@link CommonRuntimeOptions}. */
+export interface CommonDefaults {
+  readonly runBudgetMs: number;
+  readonly maxOutputBytes: number;
+  readonly timeouts: OperationTimeouts;
+}
+
+/**
+ * Reads a runtime's options with one error format: `<Runtime> option <field>
+ * <why>`, `INVALID_REQUEST`, `details.field`. No I/O, nothing from the environment.
+ */
+export class OptionReader {
+  readonly #runtime: string;
+  readonly #provider: string;
+
+  /**
+   * @param runtime the runtime's class name (`"E2BRuntime"`), named in errors
+   * @param provider the provider name, stamped on errors
+   */
+  constructor(runtime: string, provider: string) {
+    this.#runtime = runtime;
+    this.#provider = provider;
+  }
+
+  /** The provider name. */
+  get provider(): string {
+    return this.#provider;
+  }
+
+  /** The refusal for one option. */
+  refuse(field: string, why: string): SandportError {
+    return invalidRequest(`${this.#runtime} option ${field} ${why}`, { field }, this.#provider);
+  }
+
+  /** The options object itself: refused unless an object (absent: `{}`). */
+  object<T extends object>(options: T | undefined): T {
+    if (options === undefined) return {} as T;
+    if (typeof options !== "object" || options === null) throw this.refuse("(options)", "must be an object");
+    return options;
+  }
+
+  /** A non-empty string, or `undefined` when absent. */
+  text(value: unknown, field: string): string | undefined {
+    if (value === undefined) return undefined;
+    if (typeof value !== "string" || value.trim() === "") throw this.refuse(field, "must be a non-empty string");
+    return value;
+  }
+
+  /** A required non-empty string; `missing` says what happens without it. */
+  requiredText(value: unknown, field: string, missing: string): string {
+    const text = this.text(value, field);
+    if (text === undefined) throw this.refuse(field, `is required (${missing})`);
+    return text;
+  }
+
+  /** An `http(s)` URL without trailing slashes, or `undefined` when absent. */
+  url(value: unknown, field: string): string | undefined {
+    const given = this.text(value, field);
+    if (given === undefined) return undefined;
+    let parsed: URL;
+    try {
+      parsed = new URL(given);
+    } catch {
+      throw this.refuse(field, `${JSON.stringify(given)} is not a URL`);
+    }
+    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw this.refuse(field, "must be http(s)");
+    return given.replace(/\/+$/, "");
+  }
+
+  /** An absolute path (no `..`, no control characters), or `undefined` when absent. */
+  absolutePath(value: unknown, field: string): string | undefined {
+    const given = this.text(value, field);
+    if (given === undefined) return undefined;
+    if (!given.startsWith("/")) throw this.refuse(field, "must be an absolute path");
+    if (given === "/") return given;
+    return `/${normalizeWorkspacePath(given.slice(1), { allowRoot: false, field, provider: this.#provider })}`;
+  }
+
+  /** An integer in `[min, max]`, or `undefined` when absent. */
+  integer(value: unknown, field: string, min: number, max: number): number | undefined {
+    if (value === undefined) return undefined;
+    if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
+      throw this.refuse(field, `must be an integer from ${min} to ${max}`);
+    }
+    return value;
+  }
+
+  /** A boolean, or `undefined` when absent. */
+  boolean(value: unknown, field: string): boolean | undefined {
+    if (value === undefined) return undefined;
+    if (typeof value !== "boolean") throw this.refuse(field, "must be a boolean");
+    return value;
+  }
+
+  /** A duration in ms (as `ExecRequest.timeoutMs`), or `undefined` when absent. */
+  durationMs(value: unknown, field: string): number | undefined {
+    return validateTimeoutMs(value, `${this.#runtime} option ${field}`, this.#provider);
+  }
+
+  /** The options every runtime shares, with the runtime's defaults. */
+  common(options: CommonRuntimeOptions, defaults: CommonDefaults): ResolvedCommonOptions {
+    const timeouts: Record<string, number> = { ...defaults.timeouts };
+    const given = options.timeouts ?? {};
+    if (typeof given !== "object" || given === null) throw this.refuse("timeouts", "must be an object");
+    for (const [name, value] of Object.entries(given)) {
+      if (!OPERATION_TIMEOUT_NAMES.includes(name as keyof OperationTimeouts)) {
+        throw this.refuse(`timeouts.${name}`, `is not one of ${OPERATION_TIMEOUT_NAMES.join(", ")}`);
+      }
+      if (value !== undefined) timeouts[name] = this.durationMs(value, `timeouts.${name}`) as number;
+    }
+    let owner: string;
+    try {
+      owner = validateOwner(options.owner, this.#provider);
+    } catch {
+      throw this.refuse("owner", "must be 1-64 characters of [A-Za-z0-9._-]");
+    }
+    return {
+      owner,
+      runBudgetMs: this.durationMs(options.runBudgetMs, "runBudgetMs") ?? defaults.runBudgetMs,
+      maxOutputBytes:
+        validateMaxOutputBytes(options.maxOutputBytes, `${this.#runtime} option maxOutputBytes`, this.#provider) ??
+        defaults.maxOutputBytes,
+      timeouts: Object.freeze(timeouts) as unknown as OperationTimeouts,
+    };
+  }
+}

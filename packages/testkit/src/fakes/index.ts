@@ -1,0 +1,10 @@
+/**
+ * @sandport/testkit/fakes: runtimes for tests of code that drives runtimes
+ * (the orchestrator, framework bridges): calls recorded, failures scripted,
+ * methods removed at will.
+ *
+ * @module
+ */
+
+export type { RecordedMethod, RecordedSandbox, ScriptedFailure } from "./recording-runtime.js";
+export { providerDown, RecordingRuntime, recordingCapabilities, withoutMethods } from "./recording-runtime.js";
