@@ -20,3 +20,10 @@ export type {
   FaultSpec,
   ProviderEmulator,
 } from "./harness/types.js";
+export type {
+  VercelConnectionOptions,
+  VercelCredentials,
+  VercelEmulator,
+  VercelEmulatorOptions,
+} from "./vercel/emulator.js";
+export { startVercelEmulator } from "./vercel/emulator.js";
