@@ -1,6 +1,7 @@
 import type { SandboxHandle, SandboxRuntime } from "@sandport/core";
 import type { RegisteredSandbox, SandboxRegistry } from "../harness/sandbox-registry.js";
 import type { CommandTable } from "./command-table.js";
+import type { SandboxLifecycle } from "./sandbox-lifecycle.js";
 
 /** Session states the emulator produces (the API also knows pending, stopping, failed, aborted, snapshotting). */
 export type SessionStatus = "running" | "stopped";
@@ -76,7 +77,7 @@ export interface CreateSandboxInput {
   readonly foreign: boolean;
 }
 
-/** The emulator's settings, state and lifecycle operations, shared by its route modules. */
+/** The emulator's settings and state, shared by its route modules. */
 export interface VercelContext {
   /** The accepted bearer token. */
   readonly token: string;
@@ -87,20 +88,8 @@ export interface VercelContext {
   /** Largest page `GET /v2/sandboxes` returns. */
   readonly pageSize: number;
   readonly backend: SandboxRuntime;
+  /** Live sandboxes by name (the same registry as `sandboxes.registry`). */
   readonly registry: SandboxRegistry<VercelSandboxData>;
-  /** Reserve a name while its sandbox is being created; false when it is taken. */
-  reserveName(name: string): boolean;
-  /** Release a reservation (the create failed). */
-  releaseName(name: string): void;
-  createSandbox(input: CreateSandboxInput): Promise<VercelSandbox>;
-  /** A session by id with its sandbox; `undefined` for unknown ids and deleted sandboxes. */
-  findSession(id: string): { sandbox: VercelSandbox; session: VercelSession } | undefined;
-  /** Stop the current session: kill its commands; a non-persistent sandbox also loses its files. */
-  stopSandbox(sandbox: VercelSandbox): Promise<void>;
-  /** Start a new session on a stopped sandbox (files kept when persistent). No-op while running. */
-  resumeSandbox(sandbox: VercelSandbox): Promise<void>;
-  /** Stop, destroy the backend workspace and forget the sandbox and its sessions. */
-  deleteSandbox(sandbox: VercelSandbox): Promise<void>;
-  /** Give a running session `durationMs` more life and re-arm its timer. */
-  extendSession(session: VercelSession, durationMs: number): void;
+  /** Every lifecycle change: create, stop, resume, delete, extend. */
+  readonly sandboxes: SandboxLifecycle;
 }

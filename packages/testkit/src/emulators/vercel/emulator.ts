@@ -56,18 +56,18 @@
  */
 
 import { randomBytes } from "node:crypto";
-import type { SandboxHandle, SandboxRuntime } from "@sandport/core";
+import type { SandboxRuntime } from "@sandport/core";
 import { type EmulatorBackend, type ResolvedBackend, resolveBackend } from "../harness/backend.js";
 import { EmulatorServer } from "../harness/http-server.js";
-import { randomToken, SandboxRegistry } from "../harness/sandbox-registry.js";
+import { randomToken, type SandboxRegistry } from "../harness/sandbox-registry.js";
 import type { EmulatedSandboxSummary, EmulatorRequestRecord, FaultRule, ProviderEmulator } from "../harness/types.js";
 import { registerCommandRoutes } from "./command-routes.js";
-import { CommandTable } from "./command-table.js";
-import type { CreateSandboxInput, VercelContext, VercelSandbox, VercelSandboxData, VercelSession } from "./context.js";
+import type { VercelContext, VercelSandboxData } from "./context.js";
 import { vercelErrorReply } from "./errors.js";
 import { registerFileRoutes } from "./file-routes.js";
 import { answerNotEmulated, registerNotEmulated } from "./not-emulated.js";
 import { DEFAULT_REGION, DEFAULT_TIMEOUT_MS } from "./sandbox-create.js";
+import { SandboxLifecycle } from "./sandbox-lifecycle.js";
 import { registerSandboxRoutes } from "./sandbox-routes.js";
 import { registerSessionRoutes } from "./session-routes.js";
 import { createEmulatorFetch, VERCEL_API_BASE } from "./transport.js";
@@ -116,9 +116,6 @@ export interface VercelEmulator extends ProviderEmulator {
 }
 
 const DEFAULT_PAGE_SIZE = 3;
-const LAUNCH_TIMEOUT_MS = 120_000;
-const DESTROY_TIMEOUT_MS = 60_000;
-const STOPPED = { code: "sandbox_stopped", message: "Sandbox has stopped execution and is no longer available" };
 
 /** Start a Vercel Sandbox emulator on 127.0.0.1 and an ephemeral port. */
 export async function startVercelEmulator(options: VercelEmulatorOptions = {}): Promise<VercelEmulator> {
@@ -157,14 +154,9 @@ class VercelEmulatorImpl implements VercelEmulator, VercelContext {
   readonly pageSize: number;
   readonly baseUrl = VERCEL_API_BASE;
   readonly fetch: typeof globalThis.fetch;
-  readonly registry = new SandboxRegistry<VercelSandboxData>();
+  readonly sandboxes: SandboxLifecycle;
   readonly #server: EmulatorServer;
   readonly #backend: ResolvedBackend;
-  readonly #pendingNames = new Set<string>();
-  /** Every session by id, with the name of its sandbox; pruned when the sandbox is deleted. */
-  readonly #sessions = new Map<string, VercelSession>();
-  /** Per sandbox, the tail of its queue of lifecycle changes (stop, resume, delete), which never overlap. */
-  readonly #lifecycle = new WeakMap<VercelSandbox, Promise<unknown>>();
   #stopping: Promise<void> | undefined;
 
   constructor(server: EmulatorServer, backend: ResolvedBackend, credentials: VercelCredentials, pageSize: number) {
@@ -173,6 +165,11 @@ class VercelEmulatorImpl implements VercelEmulator, VercelContext {
     this.credentials = credentials;
     this.pageSize = pageSize;
     this.fetch = createEmulatorFetch(() => this.#server.url);
+    this.sandboxes = new SandboxLifecycle(backend.runtime, credentials.projectId);
+  }
+
+  get registry(): SandboxRegistry<VercelSandboxData> {
+    return this.sandboxes.registry;
   }
 
   get token(): string {
@@ -229,9 +226,9 @@ class VercelEmulatorImpl implements VercelEmulator, VercelContext {
 
   async seedForeignSandbox(metadata: Record<string, string> = {}): Promise<string> {
     const name = `foreign-${randomToken(12)}`;
-    if (!this.reserveName(name)) throw new Error(`sandbox name ${name} is taken`);
+    if (!this.sandboxes.reserveName(name)) throw new Error(`sandbox name ${name} is taken`);
     try {
-      await this.createSandbox({
+      await this.sandboxes.create({
         name,
         persistent: true,
         region: DEFAULT_REGION,
@@ -247,187 +244,18 @@ class VercelEmulatorImpl implements VercelEmulator, VercelContext {
         foreign: true,
       });
     } catch (error) {
-      this.releaseName(name);
+      this.sandboxes.releaseName(name);
       throw error;
     }
     return name;
   }
 
-  reserveName(name: string): boolean {
-    if (this.registry.get(name) || this.#pendingNames.has(name)) return false;
-    this.#pendingNames.add(name);
-    return true;
-  }
-
-  releaseName(name: string): void {
-    this.#pendingNames.delete(name);
-  }
-
-  async createSandbox(input: CreateSandboxInput): Promise<VercelSandbox> {
-    if (this.#stopping) throw new Error("the emulator is stopping");
-    const workspace = await this.#launch(input.network);
-    if (this.#stopping) {
-      await this.backend.destroy(workspace.handle, { timeoutMs: DESTROY_TIMEOUT_MS }).catch(() => undefined);
-      throw new Error("the emulator is stopping");
-    }
-    const now = Date.now();
-    const sandbox: VercelSandbox = {
-      id: input.name,
-      metadata: { ...input.tags },
-      foreign: input.foreign,
-      state: "running",
-      createdAt: now,
-      data: {
-        projectId: this.projectId,
-        persistent: input.persistent,
-        region: input.region,
-        failoverRegions: input.failoverRegions,
-        vcpus: input.vcpus,
-        timeout: input.timeout,
-        network: input.network,
-        ports: input.ports,
-        env: input.env,
-        image: input.image,
-        runtime: input.runtime,
-        updatedAt: now,
-        statusUpdatedAt: now,
-        session: this.#newSession(input.name, input.timeout, input.vcpus, input.region),
-        handle: workspace.handle,
-        workspacePath: workspace.path,
-      },
-    };
-    this.registry.add(sandbox);
-    this.releaseName(input.name);
-    this.#armExpiry(sandbox, sandbox.data.session);
-    return sandbox;
-  }
-
-  findSession(id: string): { sandbox: VercelSandbox; session: VercelSession } | undefined {
-    const session = this.#sessions.get(id);
-    const sandbox = session && this.registry.get(session.sandboxName);
-    return session && sandbox ? { sandbox, session } : undefined;
-  }
-
-  stopSandbox(sandbox: VercelSandbox): Promise<void> {
-    return this.#serialize(sandbox, async () => {
-      const session = sandbox.data.session;
-      if (session.status !== "running") return;
-      const now = Date.now();
-      session.status = "stopped";
-      session.stoppedAt = now;
-      session.updatedAt = now;
-      clearTimeout(session.expiryTimer);
-      sandbox.state = "stopped";
-      sandbox.data.statusUpdatedAt = now;
-      sandbox.data.updatedAt = now;
-      await session.commands.interruptAll(STOPPED);
-      if (!sandbox.data.persistent) await this.#releaseWorkspace(sandbox);
-    });
-  }
-
-  resumeSandbox(sandbox: VercelSandbox): Promise<void> {
-    return this.#serialize(sandbox, async () => {
-      if (sandbox.data.session.status === "running" || this.registry.get(sandbox.id) !== sandbox) return;
-      if (!sandbox.data.handle) {
-        const workspace = await this.#launch(sandbox.data.network);
-        sandbox.data.handle = workspace.handle;
-        sandbox.data.workspacePath = workspace.path;
-      }
-      const data = sandbox.data;
-      data.session = this.#newSession(sandbox.id, data.timeout, data.vcpus, data.region);
-      sandbox.state = "running";
-      data.statusUpdatedAt = data.session.startedAt;
-      data.updatedAt = data.session.startedAt;
-      this.#armExpiry(sandbox, data.session);
-    });
-  }
-
-  async deleteSandbox(sandbox: VercelSandbox): Promise<void> {
-    if (!this.registry.delete(sandbox.id)) return;
-    await this.stopSandbox(sandbox);
-    await this.#serialize(sandbox, async () => {
-      for (const [id, session] of this.#sessions) if (session.sandboxName === sandbox.id) this.#sessions.delete(id);
-      await this.#releaseWorkspace(sandbox);
-    });
-  }
-
-  extendSession(session: VercelSession, durationMs: number): void {
-    session.timeout += durationMs;
-    session.updatedAt = Date.now();
-    const sandbox = this.registry.get(session.sandboxName);
-    if (sandbox) this.#armExpiry(sandbox, session);
-  }
-
   stop(): Promise<void> {
     this.#stopping ??= (async () => {
       await this.#server.stop();
-      await Promise.allSettled(this.registry.all().map((sandbox) => this.deleteSandbox(sandbox)));
+      await this.sandboxes.close();
       await this.#backend.dispose();
     })();
     return this.#stopping;
-  }
-
-  /** Launch a backend sandbox and learn where its workspace is as commands see it. */
-  async #launch(network: boolean): Promise<{ handle: SandboxHandle; path: string }> {
-    const handle = await this.backend.launch({ network }, { timeoutMs: LAUNCH_TIMEOUT_MS });
-    try {
-      const result = await this.backend.exec(handle, { argv: ["pwd"] }, { timeoutMs: LAUNCH_TIMEOUT_MS });
-      const path = result.stdout.trim();
-      if (result.exitCode !== 0 || !path.startsWith("/")) {
-        throw new Error(`could not locate the workspace (pwd exited ${result.exitCode}: ${result.stderr.trim()})`);
-      }
-      return { handle, path };
-    } catch (error) {
-      await this.backend.destroy(handle, { timeoutMs: DESTROY_TIMEOUT_MS }).catch(() => undefined);
-      throw error;
-    }
-  }
-
-  async #releaseWorkspace(sandbox: VercelSandbox): Promise<void> {
-    const handle = sandbox.data.handle;
-    sandbox.data.handle = undefined;
-    sandbox.data.workspacePath = undefined;
-    if (handle) await this.backend.destroy(handle, { timeoutMs: DESTROY_TIMEOUT_MS });
-  }
-
-  #newSession(sandboxName: string, timeout: number, vcpus: number, region: string): VercelSession {
-    const now = Date.now();
-    const session: VercelSession = {
-      id: `sbx_${randomToken(24)}`,
-      sandboxName,
-      status: "running",
-      startedAt: now,
-      stoppedAt: undefined,
-      updatedAt: now,
-      timeout,
-      vcpus,
-      region,
-      commands: new CommandTable(),
-      expiryTimer: undefined,
-    };
-    this.#sessions.set(session.id, session);
-    return session;
-  }
-
-  /** Stop the session when its lifetime (`startedAt + timeout`) has passed. */
-  #armExpiry(sandbox: VercelSandbox, session: VercelSession): void {
-    clearTimeout(session.expiryTimer);
-    if (session.status !== "running") return;
-    const timer = setTimeout(
-      () => {
-        if (sandbox.data.session === session) this.stopSandbox(sandbox).catch(() => undefined);
-      },
-      Math.max(0, session.startedAt + session.timeout - Date.now()),
-    );
-    timer.unref();
-    session.expiryTimer = timer;
-  }
-
-  /** Run one lifecycle change of a sandbox after the ones already queued for it. */
-  #serialize<T>(sandbox: VercelSandbox, change: () => Promise<T>): Promise<T> {
-    const previous = this.#lifecycle.get(sandbox) ?? Promise.resolve();
-    const next = previous.catch(() => undefined).then(change);
-    this.#lifecycle.set(sandbox, next);
-    return next;
   }
 }

@@ -9,7 +9,7 @@
 import type { Exchange } from "../harness/exchange.js";
 import { randomToken } from "../harness/sandbox-registry.js";
 import { checkProject } from "./auth.js";
-import type { CreateSandboxInput, VercelContext } from "./context.js";
+import type { CreateSandboxInput, VercelContext, VercelSandbox } from "./context.js";
 import { badRequest, replyFailure } from "./errors.js";
 import { sandboxAndSessionJson } from "./payloads.js";
 import { readInteger, readObject, readOptionalString, readStringMap } from "./request-body.js";
@@ -42,15 +42,15 @@ export async function createRoute(exchange: Exchange, context: VercelContext, le
   if (!checkProject(exchange, context, body.projectId)) return;
   const input = parseCreate(exchange, body, legacy);
   if (!input) return;
-  if (!context.reserveName(input.name)) {
+  if (!context.sandboxes.reserveName(input.name)) {
     badRequest(exchange, `A sandbox with the name '${input.name}' already exists for this project.`);
     return;
   }
-  let created: Awaited<ReturnType<VercelContext["createSandbox"]>>;
+  let created: VercelSandbox;
   try {
-    created = await context.createSandbox(input);
+    created = await context.sandboxes.create(input);
   } catch (error) {
-    context.releaseName(input.name);
+    context.sandboxes.releaseName(input.name);
     replyFailure(exchange, error, "sandbox could not be created: ");
     return;
   }

@@ -51,7 +51,7 @@ async function getRoute(exchange: Exchange, context: VercelContext, sandbox: Ver
   const resumed = resume && sandbox.data.session.status !== "running";
   if (resumed) {
     try {
-      await context.resumeSandbox(sandbox);
+      await context.sandboxes.resume(sandbox);
     } catch (error) {
       replyFailure(exchange, error, "sandbox could not be resumed: ");
       return;
@@ -62,7 +62,7 @@ async function getRoute(exchange: Exchange, context: VercelContext, sandbox: Ver
 
 async function deleteRoute(exchange: Exchange, context: VercelContext, sandbox: VercelSandbox): Promise<void> {
   try {
-    await context.deleteSandbox(sandbox);
+    await context.sandboxes.delete(sandbox);
   } catch (error) {
     replyFailure(exchange, error, "sandbox removed but its workspace was not destroyed: ");
     return;

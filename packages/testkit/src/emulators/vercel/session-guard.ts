@@ -23,7 +23,7 @@ export async function withSession(
   options: { readonly stoppedToo?: boolean } = {},
 ): Promise<void> {
   const id = exchange.params.sessionId ?? "";
-  const target = context.findSession(id);
+  const target = context.sandboxes.findSession(id);
   if (!target) {
     notFound(exchange, `Session not found: ${id}`);
     return;

@@ -37,7 +37,7 @@ export function registerSessionRoutes(server: EmulatorServer, context: VercelCon
       async ({ sandbox, session }) => {
         if (session === sandbox.data.session && session.status === "running") {
           try {
-            await context.stopSandbox(sandbox);
+            await context.sandboxes.stop(sandbox);
           } catch (error) {
             replyFailure(exchange, error, "the session stopped but its workspace was not released: ");
             return;
@@ -59,7 +59,7 @@ export function registerSessionRoutes(server: EmulatorServer, context: VercelCon
         badRequest(exchange, `a session can run for at most ${MAX_TIMEOUT_MS} ms`);
         return;
       }
-      context.extendSession(session, duration);
+      context.sandboxes.extend(session, duration);
       exchange.json(200, { session: sessionJson(session) });
     }),
   );
