@@ -23,6 +23,7 @@ import { type SessionTarget, withSession } from "./session-guard.js";
 /** A command without its own timeout still needs a deadline for the port: the longest session life. */
 const UNBOUNDED_MS = MAX_TIMEOUT_MS;
 
+/** Register the command routes; every one needs the token, the team and a running session. */
 export function registerCommandRoutes(server: EmulatorServer, context: VercelContext): void {
   const add = (method: string, pattern: string, handler: (target: SessionTarget, exchange: Exchange) => unknown) =>
     addGuardedRoute(server, context, method, pattern, (exchange) =>

@@ -58,6 +58,7 @@ export interface VercelSandboxData {
   workspacePath: string | undefined;
 }
 
+/** An emulated sandbox in the registry: its id is its name, its metadata its tags. */
 export type VercelSandbox = RegisteredSandbox<VercelSandboxData>;
 
 /** What to create. */

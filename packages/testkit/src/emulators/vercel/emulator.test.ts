@@ -6,6 +6,7 @@ import { Writable } from "node:stream";
 import { after, afterEach, before, describe, it } from "node:test";
 import { APIError, Sandbox } from "@vercel/sandbox";
 import { startVercelEmulator, type VercelEmulator } from "./emulator.js";
+import { INTERACTIVE_ROUTE } from "./interactive.js";
 
 type CreateParams = NonNullable<Parameters<typeof Sandbox.create>[0]>;
 
@@ -362,6 +363,7 @@ describe("Vercel emulator with the real @vercel/sandbox SDK", () => {
       ],
     );
     assert.ok(emulator.requests.every((request) => request.status === 404));
+    assert.equal(emulator.countRequests(INTERACTIVE_ROUTE), 0, "interactive shells are not emulated yet");
   });
 
   it("stop() deletes every sandbox, kills every command and closes the port", async () => {

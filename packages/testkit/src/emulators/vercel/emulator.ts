@@ -47,7 +47,7 @@
  *   as the port's `network`, which may refuse it); anything finer, `source`,
  *   `mounts` and `networkId` are refused with 400.
  * - Not emulated (answered 404 `not_found` and logged in `unknownRoutes`):
- *   interactive shells (`POST .../interactive`, see `not-emulated.ts`), preview
+ *   interactive shells (`POST .../interactive`, see `interactive.ts`), preview
  *   URLs (declared ports are kept but `routes` is empty, so `domain(port)`
  *   throws; see `exposed-ports.ts`), snapshots, fork, update (`PATCH`), network
  *   policy updates, session and snapshot lists, drives.

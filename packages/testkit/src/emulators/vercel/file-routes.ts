@@ -22,6 +22,7 @@ import { readTar, type TarEntry } from "./tar.js";
 const OP_TIMEOUT_MS = 60_000;
 const GZIP_TYPES = new Set(["application/gzip", "application/x-gzip"]);
 
+/** Register the file routes; every one needs the token, the team and a running session. */
 export function registerFileRoutes(server: EmulatorServer, context: VercelContext): void {
   const add = (pattern: string, handler: (exchange: Exchange, target: SessionTarget) => Promise<void>) =>
     addGuardedRoute(server, context, "POST", pattern, (exchange) =>

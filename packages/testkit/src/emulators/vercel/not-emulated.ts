@@ -1,13 +1,7 @@
 /**
- * What the emulator does not serve, answered 404 `not_found` and logged in
- * `unknownRoutes` (never a silent 200), and where the missing pieces go.
- *
- * Interactive shells: `POST /v2/sandboxes/sessions/:sessionId/interactive`
- * answers `{ url, token }` for a WebSocket PTY (the SDK's `openInteractive()`).
- * The SDK has no stdin for commands at all. Both wait for the port's
- * interactive-process method; a route for them belongs beside
- * `registerSessionRoutes`, backed by that method. Preview URLs: see
- * `exposed-ports.ts`.
+ * What the emulator does not serve: answered 404 `not_found` and logged in
+ * `unknownRoutes` (never a silent 200). Where the missing pieces will go:
+ * interactive processes in `interactive.ts`, preview URLs in `exposed-ports.ts`.
  *
  * @module
  */

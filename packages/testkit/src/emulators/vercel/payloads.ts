@@ -8,6 +8,7 @@ import { SANDBOX_ROOT } from "./paths.js";
 /** Memory per vCPU in MB, as Vercel allots it. */
 export const MEMORY_PER_VCPU_MB = 2048;
 
+/** A session as the API reports it (`Session`). */
 export function sessionJson(session: VercelSession) {
   return {
     id: session.id,
@@ -31,6 +32,7 @@ export function sessionJson(session: VercelSession) {
   };
 }
 
+/** A sandbox as the API reports it (`Sandbox`); its status is its current session's. */
 export function sandboxJson(sandbox: VercelSandbox) {
   const data = sandbox.data;
   const session = data.session;
@@ -66,6 +68,7 @@ export function sandboxAndSessionJson(sandbox: VercelSandbox, resumed?: boolean)
   };
 }
 
+/** A command as the API reports it (`Command`); `exitCode` is `null` while it runs. */
 export function commandJson(command: EmulatedCommand) {
   return {
     ...command.view,

@@ -17,6 +17,7 @@ const MAX_LIMIT = 100;
 const SORT_FIELDS = ["createdAt", "name", "statusUpdatedAt"] as const;
 type SortField = (typeof SORT_FIELDS)[number];
 
+/** Answer `GET /v2/sandboxes` with one page of the project's sandboxes. */
 export function listRoute(exchange: Exchange, context: VercelContext): void {
   const query = exchange.url.searchParams;
   if (!checkProject(exchange, context, query.get("project"))) return;

@@ -14,6 +14,7 @@ import { sandboxAndSessionJson, sandboxJson } from "./payloads.js";
 import { createRoute } from "./sandbox-create.js";
 import { listRoute } from "./sandbox-list.js";
 
+/** Register create, list, get and delete; every one needs the token, the team and the project. */
 export function registerSandboxRoutes(server: EmulatorServer, context: VercelContext): void {
   const add = (method: string, pattern: string, handler: (exchange: Exchange) => Promise<void> | void) =>
     addGuardedRoute(server, context, method, pattern, handler);

@@ -16,6 +16,7 @@ import { readInteger, readObject } from "./request-body.js";
 import { MAX_TIMEOUT_MS } from "./sandbox-create.js";
 import { withSession } from "./session-guard.js";
 
+/** Register the session routes; every one needs the token and the team. */
 export function registerSessionRoutes(server: EmulatorServer, context: VercelContext): void {
   const add = (method: string, pattern: string, handler: (exchange: Exchange) => Promise<void> | void) =>
     addGuardedRoute(server, context, method, pattern, handler);
