@@ -26,8 +26,9 @@
  *   the workspace as commands see it; text inside arguments (`sh -c` scripts,
  *   `--out=/vercel/...`) is not, and output shows the backend's own paths
  *   (`pwd` prints the host directory under `isolation: "none"`).
- * - Commands run as the backend's user with only the sandbox and command env;
- *   `sudo: true` is refused with 400. The image or runtime is recorded, not
+ * - Commands run as the backend's user, with the backend's base environment
+ *   (its `PATH`, and `HOME` set to the workspace by `LocalRuntime`) plus the
+ *   sandbox and command env; `sudo: true` is refused with 400. The image or runtime is recorded, not
  *   used. Output is UTF-8 text (the port streams strings; other bytes are
  *   replaced); files are binary-safe.
  * - Signals 1, 2, 3, 9 and 15 all kill the whole process tree (the port kills
@@ -94,13 +95,17 @@ export interface VercelEmulatorOptions {
 
 /** The credentials the SDK needs, all three explicit so it never looks for ambient ones. */
 export interface VercelCredentials {
+  /** Bearer token (an opaque access token, never a JWT). */
   readonly token: string;
+  /** The team (`?teamId=` on every request). */
   readonly teamId: string;
+  /** The project (in create bodies, `?projectId=` on get and delete, `?project=` on list). */
   readonly projectId: string;
 }
 
 /** What to spread into every SDK call: the credentials and the emulator's `fetch`. */
 export interface VercelConnectionOptions extends VercelCredentials {
+  /** The emulator's `fetch` (see {@link VercelEmulator.fetch}). */
   readonly fetch: typeof globalThis.fetch;
 }
 
@@ -110,6 +115,7 @@ export interface VercelEmulator extends ProviderEmulator {
   readonly baseUrl: string;
   /** A `fetch` serving `https://vercel.com/api/...` from the emulator and refusing every other URL. */
   readonly fetch: typeof globalThis.fetch;
+  /** The only credentials the emulator accepts. */
   readonly credentials: VercelCredentials;
   /** `{ token, teamId, projectId, fetch }`, ready to spread into SDK calls. */
   readonly sdkOptions: VercelConnectionOptions;
