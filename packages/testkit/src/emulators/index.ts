@@ -12,6 +12,12 @@ export type {
   E2BEmulatorOptions,
 } from "./e2b/emulator.js";
 export { startE2BEmulator } from "./e2b/emulator.js";
+export type {
+  FreestyleConnectionOptions,
+  FreestyleEmulator,
+  FreestyleEmulatorOptions,
+} from "./freestyle/emulator.js";
+export { startFreestyleEmulator } from "./freestyle/emulator.js";
 export type { EmulatorBackend } from "./harness/backend.js";
 export type {
   EmulatedSandboxSummary,
