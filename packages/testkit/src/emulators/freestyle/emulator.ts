@@ -1,6 +1,8 @@
 /**
- * A local Freestyle: the `/v5` API of `api.freestyle.sh` on one 127.0.0.1
- * port, close enough for the real `freestyle` SDK (0.2.x) to run against it. Every VM is a sandbox on a backend runtime from the port, so
+ * A local Freestyle: the `/v5` API of `api.freestyle.sh` (and the legacy
+ * `/v1` VM routes) on one 127.0.0.1 port, close enough for the real
+ * `freestyle` SDK (0.2.x) and the legacy `freestyle-sandboxes` SDK (0.1.x) to
+ * run against it. Every VM is a sandbox on a backend runtime from the port, so
  * commands run and files persist for real.
  *
  * Point the SDK at it with `new Freestyle(emulator.sdkOptions)` (`apiKey`,
@@ -12,7 +14,9 @@
  * update; delete; start; pause), `exec-await`, the filesystem (`read` with
  * `Range`, `write`, resumable uploads, `dir`, `mkdir`, `remove`, `exists`,
  * `stat`), background requests (`x-freestyle-background-after-secs`, 202,
- * `GET /v5/background-requests/{id}`) and API-key authentication.
+ * `GET /v5/background-requests/{id}`), API-key authentication, and on `/v1`:
+ * create, list, get, delete, start, stop, suspend, kill, `exec-await` and
+ * files (base64 JSON, directory listings) over the same VMs.
  *
  * What differs from Freestyle, on purpose or by necessity:
  * - One VM directory (`workspaceDirectory`, default the backend's
@@ -50,7 +54,12 @@
  *   published ports (see `published-ports.ts`; a create with TLS rules is
  *   400 `NOT_EMULATED`), firewall rule routes, resize, snapshots, VPCs,
  *   tunnels, domains, identities; `vpcs` and `placement` on create are 400
- *   `NOT_EMULATED`.
+ *   `NOT_EMULATED`. On `/v1`: fork, snapshot, optimize, resize, await,
+ *   terminals, systemd, watch-files, background-request logs, and create
+ *   options beyond `workdir`, `idleTimeoutSeconds`, `snapshotId` and
+ *   `persistence` (accepted, not enforced). The legacy SDK's `fs.mkdir`,
+ *   `remove`, `exists` and `stat` are shell commands, whose paths the
+ *   emulator cannot map (see `legacy-v1-files.ts`).
  *
  * @module
  */
@@ -65,6 +74,7 @@ import type { FreestyleContext } from "./context.js";
 import { registerExecRoute } from "./exec.js";
 import { registerFileRoutes } from "./files.js";
 import { registerInteractiveRoutes } from "./interactive.js";
+import { registerLegacyRoutes } from "./legacy-v1.js";
 import { type FreestyleEmulatorOptions, resolveSettings, type Settings } from "./options.js";
 import { registerPublishedPortRoutes } from "./published-ports.js";
 import { addApiRoute } from "./routes.js";
@@ -121,6 +131,7 @@ export async function startFreestyleEmulator(options: FreestyleEmulatorOptions =
   registerUploadRoutes(server, emulator);
   registerInteractiveRoutes(server, emulator);
   registerPublishedPortRoutes(server, emulator);
+  registerLegacyRoutes(server, emulator);
   addApiRoute(server, emulator, "GET", "/v5/background-requests/:requestId", (call) =>
     emulator.background.poll(call.params.requestId ?? ""),
   );
