@@ -35,7 +35,11 @@ describe("Freestyle emulator background requests", () => {
     const result = await vm.exec({ command: "sleep 0.6; echo done; echo warn >&2; exit 4", timeoutMs: 10_000 });
     assert.deepEqual(result, { stdout: "done\n", stderr: "warn\n", statusCode: 4 });
     assert.ok(Date.now() - started >= 2_000, "the SDK waits 2 s before its first poll");
-    assert.deepEqual(statuses(), ["POST /v5/vms/:id/exec-await 202", "GET /v5/background-requests/:requestId 200"]);
+    const [accepted, ...polls] = statuses();
+    assert.equal(accepted, "POST /v5/vms/:id/exec-await 202");
+    // Normally one poll; a loaded machine may need another while the command still runs.
+    assert.equal(polls.at(-1), "GET /v5/background-requests/:requestId 200");
+    assert.ok(polls.slice(0, -1).every((entry) => entry === "GET /v5/background-requests/:requestId 202"));
     const poll = emulator.requests[1]!;
     assert.equal(poll.headers.authorization, `Bearer ${emulator.apiKey}`, "polls are authenticated");
     assert.match(poll.path, /^\/v5\/background-requests\/br_[a-z0-9]{20}$/);
@@ -65,8 +69,12 @@ describe("Freestyle emulator background requests", () => {
     assert.equal(pending.status, 202);
     assert.equal(pending.headers.get("x-freestyle-background-request-id"), requestId);
     await pending.body?.cancel();
-    await new Promise((resolve) => setTimeout(resolve, 900));
-    const done = await poll();
+    let done = await poll();
+    for (let attempt = 0; done.status === 202 && attempt < 100; attempt++) {
+      await done.body?.cancel();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      done = await poll();
+    }
     assert.equal(done.status, 200);
     assert.equal(done.headers.get("x-freestyle-background-request-id"), requestId);
     assert.deepEqual(await done.json(), { stdout: "out\n", stderr: "", statusCode: 0 });

@@ -311,6 +311,11 @@ describe("Freestyle emulator with the real freestyle SDK", () => {
     assert.equal((await freestyle.vms.get("build-box")).id, second.vmId);
     assert.equal((await first.vm.data()).slug, null, "the old holder keeps running without its slug");
     assert.equal((await freestyle.vms.list({ slug: "build-box" })).vms[0]?.id, second.vmId);
+    const refusedUpdate = await apiError(first.vm.update({ slug: "build-box", metadata: { changed: "yes" } }));
+    assert.deepEqual([refusedUpdate.status, refusedUpdate.code], [409, "SLUG_TAKEN"]);
+    assert.deepEqual((await first.vm.data()).metadata, {}, "a refused update changes nothing");
+    assert.equal((await first.vm.update({ slug: "other-box" })).slug, "other-box");
+    assert.equal((await freestyle.vms.ref("other-box").update({ slug: "" })).slug, null, "an empty slug clears it");
     for (const slug of ["-lead", "trail-", "dou--ble", "UPPER", "x".repeat(64)]) {
       assert.equal((await apiError(create({ slug }))).status, 400, slug);
     }

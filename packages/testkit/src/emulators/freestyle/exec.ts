@@ -11,7 +11,7 @@
 
 import type { ExecRequest } from "@sandport/core";
 import type { EmulatorServer } from "../harness/http-server.js";
-import { ApiError, badRequest, jsonReply } from "./api.js";
+import { ApiError, badRequest, jsonReply, vmNotFound } from "./api.js";
 import type { FreestyleContext, FreestyleVm } from "./context.js";
 import { fromBackendError } from "./errors.js";
 import { addApiRoute, vmOf } from "./routes.js";
@@ -90,7 +90,8 @@ export async function runExecAwait(
       statusCode: result.timedOut ? null : result.exitCode,
     };
   } catch (error) {
-    throw fromBackendError(error);
+    // The VM was deleted while the command ran.
+    throw fromBackendError(error, vmNotFound(vm.id));
   }
 }
 

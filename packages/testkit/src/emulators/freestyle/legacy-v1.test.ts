@@ -140,8 +140,13 @@ describe("Freestyle emulator /v1 with the legacy freestyle-sandboxes SDK", () =>
     });
     assert.equal(accepted.status, 202);
     const { requestId } = (await accepted.json()) as { requestId: string };
-    await new Promise((resolve) => setTimeout(resolve, 600));
-    const done = await fetch(`${emulator.baseUrl}/auth/v1/background-requests/${requestId}`, { headers });
+    const poll = () => fetch(`${emulator.baseUrl}/auth/v1/background-requests/${requestId}`, { headers });
+    let done = await poll();
+    for (let attempt = 0; done.status === 202 && attempt < 100; attempt++) {
+      await done.body?.cancel();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      done = await poll();
+    }
     assert.equal(done.status, 200);
     assert.deepEqual(await done.json(), { stdout: "later\n", stderr: "", statusCode: 0 });
   });

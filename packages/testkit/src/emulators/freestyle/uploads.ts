@@ -47,6 +47,7 @@ export class UploadSessions {
     this.#sessions.clear();
   }
 
+  /** Open a session for a file of `size` bytes. */
   open(session: Omit<UploadSession, "uploadId" | "chunks" | "receivedBytes">): UploadSession {
     let uploadId: string;
     do uploadId = `up_${randomToken(20)}`;
@@ -56,6 +57,7 @@ export class UploadSessions {
     return opened;
   }
 
+  /** A session of this VM; 404 `UPLOAD_NOT_FOUND` otherwise. */
   get(vm: FreestyleVm, uploadId: string): UploadSession {
     const session = this.#sessions.get(uploadId);
     if (!session || session.vmId !== vm.id) {
@@ -64,6 +66,7 @@ export class UploadSessions {
     return session;
   }
 
+  /** Drop one session (committed or abandoned). */
   delete(uploadId: string): void {
     this.#sessions.delete(uploadId);
   }

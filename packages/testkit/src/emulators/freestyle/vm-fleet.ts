@@ -17,7 +17,7 @@ import { UploadSessions } from "./uploads.js";
 const LAUNCH_TIMEOUT_MS = 120_000;
 const DESTROY_TIMEOUT_MS = 60_000;
 
-/** The live VMs and their lifecycle operations. */
+/** The live VMs and their lifecycle operations (documented on `FreestyleContext`). */
 export class VmFleet {
   readonly registry = new SandboxRegistry<FreestyleVmData>();
   readonly uploads = new UploadSessions();

@@ -29,19 +29,19 @@ export function registerVmRoutes(server: EmulatorServer, context: FreestyleConte
   add("PATCH", "/v5/vms/:id", (call) => {
     const vm = vmOf(call, context);
     const update = parseUpdateVm(call.json());
+    let metadata = vm.metadata;
     if (update.metadata) {
-      const merged = { ...vm.metadata };
+      metadata = { ...vm.metadata };
       for (const [key, value] of Object.entries(update.metadata)) {
-        if (value === "") delete merged[key];
-        else merged[key] = value;
+        if (value === "") delete metadata[key];
+        else metadata[key] = value;
       }
-      checkMetadataSize(merged);
-      vm.metadata = merged;
+      checkMetadataSize(metadata);
     }
-    if (update.slug !== undefined) {
-      if (update.slug !== null) claimSlug(context.registry.all(), update.slug, update.reassignSlug, vm.id);
-      vm.data.slug = update.slug;
-    }
+    // Claimed last: with reassignSlug it takes the slug from its holder, which must not happen for a refused update.
+    if (update.slug) claimSlug(context.registry.all(), update.slug, update.reassignSlug, vm.id);
+    vm.metadata = metadata;
+    if (update.slug !== undefined) vm.data.slug = update.slug;
     if (update.displayName !== undefined) vm.data.displayName = update.displayName;
     if (update.automaticRestart !== undefined) vm.data.automaticRestart = update.automaticRestart;
     Object.assign(vm.data.limits, update.limits);
