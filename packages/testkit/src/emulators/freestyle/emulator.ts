@@ -38,6 +38,9 @@
  *   `idleTimeoutSeconds` is stored, never enforced (no network traffic is
  *   seen); `ttlSeconds`, `maxRunSeconds`, `maxRunTotalSeconds` and
  *   `autoDeleteSeconds` are enforced with timers.
+ * - Only the API key authenticates, as `Authorization: Bearer <key>` or in
+ *   `x-freestyle-identity-access-token`; identity tokens and Stack access
+ *   tokens are not emulated and are refused with 401 like a wrong key.
  * - Snapshots are names only: the catalog (`freestyle/ubuntu`, ...) plus
  *   `options.snapshots`; all boot the same backend. `resources` are the
  *   catalog's nominal sizes. List order is oldest first; the state counts
