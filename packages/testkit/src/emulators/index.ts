@@ -20,3 +20,10 @@ export type {
   FaultSpec,
   ProviderEmulator,
 } from "./harness/types.js";
+export type {
+  ModalConnectionOptions,
+  ModalEmulator,
+  ModalEmulatorOptions,
+} from "./modal/emulator.js";
+export { startModalEmulator } from "./modal/emulator.js";
+export type { ModalRequestRecord } from "./modal/request-record.js";

@@ -1,0 +1,428 @@
+/**
+ * A local Modal: the control-plane gRPC API (`modal.client.ModalClient`) and
+ * the task command router (`modal.task_command_router.TaskCommandRouter`),
+ * each on its own 127.0.0.1 port, close enough for the real `modal` SDK
+ * (0.11.x, the Modal Labs one) to run against it. Every sandbox is a
+ * workspace on a backend runtime from the port, so execs run and files
+ * persist for real. The protobuf definitions are read from the installed SDK
+ * at run time (see `wire-definitions.ts`); `@grpc/grpc-js` serves them.
+ *
+ * Point the SDK at it: `MODAL_SERVER_URL` must be `emulator.url` (plus
+ * `MODAL_SANDBOX_V2` left on) while `new ModalClient(...)` runs, since the SDK
+ * takes its server only from the environment or `~/.modal.toml` (its
+ * `endpoint` option is ignored); `emulator.sdkEnvironment` holds the
+ * variables and `emulator.construct(() => new ModalClient({...emulator.sdkOptions}))`
+ * sets them just for the construction. Set `MODAL_CONFIG_PATH` to a file that
+ * does not exist before the SDK is first imported, or it reads `~/.modal.toml`.
+ *
+ * Emulated (what the SDK calls, per operation):
+ * - auth: `AuthTokenGet`, then every call with `x-modal-token-id`/`-secret`
+ *   and the issued `x-modal-auth-token`; the router with `authorization: Bearer`.
+ * - `apps.fromName`: `AppGetOrCreate`; `images.fromRegistry(...).build`:
+ *   `EnvironmentGetOrCreate` (once per client), `ImageGetOrCreate` (built at
+ *   once); `secrets.fromName/fromObject`: `SecretGetOrCreate`.
+ * - `sandboxes.create`: `SandboxCreateV2` (timeout, idle timeout, workdir,
+ *   env and secrets, tags, name, `blockNetwork`, cpu, memory);
+ *   `fromId`: nothing until used, then `SandboxGetTaskIdV2` and
+ *   `SandboxGetCommandRouterAccess`; `fromName`: `SandboxGetFromNameV2`
+ *   (and the V1 `SandboxGetFromName` the SDK falls back to);
+ *   `list`: `SandboxListV2`, pages of `pageSize` (default 3) newest first;
+ *   `setTags`/`getTags`: `SandboxTagsSetV2`/`SandboxTagsGetV2`;
+ *   `wait`/`poll`: `SandboxWaitV2`; `terminate`: `SandboxTerminateV2`.
+ * - `exec`: `TaskExecStart`, `TaskExecStdioRead` per stream (resumable at an
+ *   offset), `TaskExecWait` / `TaskExecPoll`, argv, workdir, env, secrets,
+ *   timeout, stdout/stderr piped or ignored.
+ * - `filesystem.*` except `watch`: execs of `modal-sandbox-fs-tools`,
+ *   answered from the backend's file methods (see `fs-tools.ts`).
+ *
+ * What differs from Modal, on purpose or by necessity:
+ * - Sandbox paths map one directory (`workspacePath`, default `/workspace`)
+ *   onto the backend workspace; other absolute paths are refused (workdir:
+ *   `INVALID_ARGUMENT`; filesystem calls: `PermissionDenied`). Command text is
+ *   not rewritten: with the default backend a command sees the backend's host
+ *   directory as its cwd and `$HOME`, so a literal `/workspace/...` inside a
+ *   script does not exist. A sandbox without `workdir` starts execs in the
+ *   workspace (Modal: the image's `WORKDIR`).
+ * - Images are never pulled or built: every sandbox runs on the backend as is.
+ * - Exec output reaches the client as UTF-8 (the port streams text); files
+ *   are binary-safe. A killed or timed-out exec reports SIGKILL (exit 137).
+ * - A command's stdin is closed from the start; an end-of-file is accepted,
+ *   bytes are refused (see `interactive.ts`).
+ * - Terminated sandboxes report exit 137, timed-out (and idle) ones 124; their
+ *   backend workspace is destroyed at once, their record kept for the
+ *   emulator's life. Idle means no exec running and no router call.
+ * - Exec starts are idempotent per exec id; other retried calls are not
+ *   deduplicated by `x-idempotency-key` (a create whose answer was lost and
+ *   that the SDK retries creates two sandboxes).
+ * - `list` without an `appId` lists the environment (the SDK warns).
+ * - File entries report owner and group `root` and no symlink target.
+ * - Request records: `status` is the HTTP status naming the gRPC outcome
+ *   (200, 404, 429, 503...), `grpcStatus` the gRPC code; injected status
+ *   faults map back the same way (429 with `retryAfterSeconds` carries
+ *   Modal's `RPCRetryPolicy`, so the SDK waits and retries by itself).
+ *
+ * Not emulated (`UNIMPLEMENTED`, logged in `unknownRoutes`): V1 sandboxes and
+ * GPUs, sandbox entrypoint commands and their stdio, stdin bytes to commands,
+ * PTYs, tunnels and connect tokens (`openPorts`), snapshots, volumes and
+ * cloud buckets, proxies, readiness probes, custom domains, outbound
+ * allowlists and policies, sidecars, logs, `filesystem.watch`, functions,
+ * queues, dicts, and every other control-plane method.
+ *
+ * @module
+ */
+
+import { randomBytes } from "node:crypto";
+import type { LaunchSpec, SandboxRuntime } from "@sandport/core";
+import { type EmulatorBackend, type ResolvedBackend, resolveBackend } from "../harness/backend.js";
+import { SandboxRegistry } from "../harness/sandbox-registry.js";
+import type { EmulatedSandboxSummary, FaultRule, ProviderEmulator } from "../harness/types.js";
+import { ModalAuth } from "./auth.js";
+import { registerCommandRouter } from "./command-router.js";
+import type { CreateSandboxInput, ModalContext, ModalListener } from "./context.js";
+import { registerControlPlane } from "./control-plane.js";
+import { loadGrpc, retryDetailsEncoder } from "./grpc-loader.js";
+import { GrpcEmulatorServer, type MethodHandler } from "./grpc-server.js";
+import { toGrpcError } from "./grpc-status.js";
+import { ulidId } from "./ids.js";
+import { SandboxPaths } from "./paths.js";
+import type { ModalRequestRecord } from "./request-record.js";
+import { EmulatedSandbox, type SandboxEnd } from "./sandbox.js";
+import { registerSandboxLifecycle } from "./sandbox-lifecycle.js";
+import { registerSandboxList } from "./sandbox-list.js";
+import { ModalState } from "./state.js";
+import { loadModalWire, type ModalWire } from "./wire-definitions.js";
+
+/** Options of {@link startModalEmulator}. */
+export interface ModalEmulatorOptions {
+  /** The token id accepted in `x-modal-token-id`. Default: a random `ak-…`. */
+  readonly tokenId?: string;
+  /** The token secret accepted in `x-modal-token-secret`. Default: a random `as-…`. */
+  readonly tokenSecret?: string;
+  /**
+   * Runtime (or factory) that runs the sandboxes. Default: `LocalRuntime` from
+   * `@sandport/local` in a temporary directory, `isolation: "none"`.
+   */
+  readonly backend?: EmulatorBackend;
+  /** Largest page `SandboxListV2` returns. Default: 3, small so that callers must page. */
+  readonly pageSize?: number;
+  /** The absolute sandbox directory that maps onto the backend workspace. Default: `/workspace`. */
+  readonly workspacePath?: string;
+  /** Environments besides `main` (the default one). */
+  readonly environments?: readonly string[];
+  /** Lifetime of the `x-modal-auth-token` JWT, seconds. Default: 1200. */
+  readonly authTokenTtlSeconds?: number;
+  /** Lifetime of command-router JWTs, seconds (the SDK refreshes one it is refused with). Default: 3600. */
+  readonly routerTokenTtlSeconds?: number;
+}
+
+/** The `ModalClient` parameters that go with an emulator (credentials; the server comes from the environment). */
+export interface ModalConnectionOptions {
+  readonly tokenId: string;
+  readonly tokenSecret: string;
+  readonly environment: "main";
+}
+
+/** A running Modal emulator. */
+export interface ModalEmulator extends ProviderEmulator {
+  /** Every call received, with its gRPC status; see {@link ModalRequestRecord}. */
+  readonly requests: readonly ModalRequestRecord[];
+  /** The control plane, `http://127.0.0.1:<port>`: the value for `MODAL_SERVER_URL`. */
+  readonly url: string;
+  /** The command router address handed to the SDK (`https://127.0.0.1:<port>`, dialled in plaintext for a localhost server). */
+  readonly commandRouterUrl: string;
+  readonly tokenId: string;
+  readonly tokenSecret: string;
+  /** The sandbox directory that maps onto the backend workspace. */
+  readonly workspacePath: string;
+  /** Version of the `modal` package the wire definitions were read from. */
+  readonly sdkVersion: string;
+  /** `{ tokenId, tokenSecret, environment }` for `new ModalClient(...)`. */
+  readonly sdkOptions: ModalConnectionOptions;
+  /** What must be in `process.env` while a `ModalClient` is constructed: `MODAL_SERVER_URL`, `MODAL_SANDBOX_V2`. */
+  readonly sdkEnvironment: Readonly<Record<string, string>>;
+  /** Run `create` (a `new ModalClient(...)`) with {@link sdkEnvironment} set, and restore the environment after. */
+  construct<T>(create: () => T): T;
+  /** Create a sandbox someone else owns, in app `appName` (default `"foreign"`) of `main`, tagged with `metadata`. */
+  seedForeignSandbox(metadata?: Record<string, string>, options?: { readonly appName?: string }): Promise<string>;
+}
+
+const DEFAULT_PAGE_SIZE = 3;
+const LAUNCH_TIMEOUT_MS = 120_000;
+const DESTROY_TIMEOUT_MS = 60_000;
+/** The backend's own lifetime outlives the emulator's timer, so the emulator decides when a sandbox ends. */
+const BACKEND_LIFETIME_MARGIN_MS = 60_000;
+
+/** Start a Modal emulator on 127.0.0.1 (two ephemeral ports). */
+export async function startModalEmulator(options: ModalEmulatorOptions = {}): Promise<ModalEmulator> {
+  const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 1000) {
+    throw new RangeError(`pageSize must be an integer from 1 to 1000, got ${pageSize}`);
+  }
+  const workspacePath = options.workspacePath ?? "/workspace";
+  if (!/^\/[^\0]*[^/]$/.test(workspacePath))
+    throw new RangeError(`workspacePath must be an absolute directory, got ${workspacePath}`);
+  for (const [name, value] of [
+    ["authTokenTtlSeconds", options.authTokenTtlSeconds],
+    ["routerTokenTtlSeconds", options.routerTokenTtlSeconds],
+  ] as const) {
+    if (value !== undefined && !(Number.isFinite(value) && value > 0))
+      throw new RangeError(`${name} must be positive, got ${value}`);
+  }
+  const [wire, grpc] = await Promise.all([loadModalWire(), loadGrpc()]);
+  const auth = new ModalAuth({
+    tokenId: options.tokenId ?? `ak-${randomBytes(11).toString("hex")}`,
+    tokenSecret: options.tokenSecret ?? `as-${randomBytes(11).toString("hex")}`,
+    authTokenTtlSeconds: options.authTokenTtlSeconds ?? 1200,
+    routerTokenTtlSeconds: options.routerTokenTtlSeconds ?? 3600,
+  });
+  const backend = await resolveBackend(options.backend);
+  let server: GrpcEmulatorServer<ModalListener>;
+  try {
+    server = await GrpcEmulatorServer.start<ModalListener>(
+      grpc,
+      [
+        { name: "controlPlane", service: wire.controlPlane, guard: (call) => auth.checkControlPlane(call) },
+        { name: "commandRouter", service: wire.commandRouter, guard: (call) => auth.checkRouter(call) },
+      ],
+      retryDetailsEncoder(wire),
+    );
+  } catch (error) {
+    await backend.dispose();
+    throw error;
+  }
+  const emulator = new ModalEmulatorImpl(server, backend, wire, auth, {
+    pageSize,
+    paths: new SandboxPaths(workspacePath),
+    environments: options.environments ?? [],
+  });
+  registerControlPlane(emulator);
+  registerSandboxLifecycle(emulator);
+  registerSandboxList(emulator);
+  registerCommandRouter(emulator);
+  return emulator;
+}
+
+class ModalEmulatorImpl implements ModalEmulator, ModalContext {
+  readonly wire: ModalWire;
+  readonly auth: ModalAuth;
+  readonly paths: SandboxPaths;
+  readonly state: ModalState;
+  readonly pageSize: number;
+  readonly registry = new SandboxRegistry<EmulatedSandbox>();
+  readonly #server: GrpcEmulatorServer<ModalListener>;
+  readonly #backend: ResolvedBackend;
+  readonly #ending = new Set<Promise<void>>();
+  #stopping: Promise<void> | undefined;
+
+  constructor(
+    server: GrpcEmulatorServer<ModalListener>,
+    backend: ResolvedBackend,
+    wire: ModalWire,
+    auth: ModalAuth,
+    settings: { pageSize: number; paths: SandboxPaths; environments: readonly string[] },
+  ) {
+    this.#server = server;
+    this.#backend = backend;
+    this.wire = wire;
+    this.auth = auth;
+    this.pageSize = settings.pageSize;
+    this.paths = settings.paths;
+    this.state = new ModalState(settings.environments);
+  }
+
+  get backend(): SandboxRuntime {
+    return this.#backend.runtime;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.#server.port("controlPlane")}`;
+  }
+
+  get commandRouterUrl(): string {
+    return `https://127.0.0.1:${this.#server.port("commandRouter")}`;
+  }
+
+  get tokenId(): string {
+    return this.auth.settings.tokenId;
+  }
+
+  get tokenSecret(): string {
+    return this.auth.settings.tokenSecret;
+  }
+
+  get workspacePath(): string {
+    return this.paths.root;
+  }
+
+  get sdkVersion(): string {
+    return this.wire.sdkVersion;
+  }
+
+  get sdkOptions(): ModalConnectionOptions {
+    return { tokenId: this.tokenId, tokenSecret: this.tokenSecret, environment: "main" };
+  }
+
+  get sdkEnvironment(): Readonly<Record<string, string>> {
+    return { MODAL_SERVER_URL: this.url, MODAL_SANDBOX_V2: "true" };
+  }
+
+  construct<T>(create: () => T): T {
+    const saved = Object.keys(this.sdkEnvironment).map((name) => [name, process.env[name]] as const);
+    Object.assign(process.env, this.sdkEnvironment);
+    try {
+      return create();
+    } finally {
+      for (const [name, value] of saved) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
+  }
+
+  get requests(): readonly ModalRequestRecord[] {
+    return this.#server.log.records as unknown as readonly ModalRequestRecord[];
+  }
+
+  get unknownRoutes(): readonly string[] {
+    return this.#server.log.unknownRoutes;
+  }
+
+  countRequests(route?: string | RegExp): number {
+    return this.#server.log.count(route);
+  }
+
+  resetRequests(): void {
+    this.#server.log.reset();
+  }
+
+  injectFault(rule: FaultRule): void {
+    this.#server.faults.add(rule);
+  }
+
+  clearFaults(): void {
+    this.#server.faults.clear();
+  }
+
+  liveSandboxes(): EmulatedSandboxSummary[] {
+    return this.registry.summaries();
+  }
+
+  implement(listener: ModalListener, method: string, handler: MethodHandler): void {
+    const service = listener === "controlPlane" ? this.wire.controlPlane : this.wire.commandRouter;
+    this.#server.implement(listener, service, method, handler);
+  }
+
+  logNotEmulated(route: string, feature: string): void {
+    this.#server.logNotEmulated(route, feature);
+  }
+
+  async seedForeignSandbox(
+    metadata: Record<string, string> = {},
+    options: { readonly appName?: string } = {},
+  ): Promise<string> {
+    const app = this.state.app("main", options.appName ?? "foreign", true);
+    const image = { id: `im-${randomBytes(11).toString("hex")}`, definition: "foreign" };
+    this.state.images.set(image.id, image);
+    const sandbox = await this.createSandbox({
+      appId: app.id,
+      environment: app.environment,
+      name: undefined,
+      imageId: image.id,
+      env: {},
+      workdir: "",
+      timeoutSecs: 3600,
+      idleTimeoutSecs: undefined,
+      tags: { ...metadata },
+      network: undefined,
+      cpus: undefined,
+      memoryMiB: undefined,
+      foreign: true,
+    });
+    return sandbox.settings.id;
+  }
+
+  async createSandbox(input: CreateSandboxInput): Promise<EmulatedSandbox> {
+    if (this.#stopping) throw new Error("the emulator is stopping");
+    const spec: LaunchSpec = {
+      ...(Object.keys(input.env).length > 0 ? { env: input.env } : {}),
+      lifetimeMs: input.timeoutSecs * 1000 + BACKEND_LIFETIME_MARGIN_MS,
+      ...(input.network === undefined ? {} : { network: input.network }),
+      ...(input.cpus === undefined && input.memoryMiB === undefined
+        ? {}
+        : {
+            resources: {
+              ...(input.cpus === undefined ? {} : { cpus: input.cpus }),
+              ...(input.memoryMiB === undefined ? {} : { memoryMiB: input.memoryMiB }),
+            },
+          }),
+    };
+    const handle = await this.backend.launch(spec, { timeoutMs: LAUNCH_TIMEOUT_MS }).catch((error: unknown) => {
+      throw toGrpcError(error);
+    });
+    try {
+      // Like Docker's WORKDIR, a sandbox's workdir exists once it runs.
+      if (input.workdir !== "" && this.backend.mkdir) await this.backend.mkdir(handle, input.workdir);
+    } catch (error) {
+      await this.backend.destroy(handle, { timeoutMs: DESTROY_TIMEOUT_MS }).catch(() => undefined);
+      throw toGrpcError(error);
+    }
+    const createdAt = this.state.nextCreatedAt();
+    const sandbox = new EmulatedSandbox(
+      {
+        id: ulidId("sb"),
+        taskId: ulidId("ta"),
+        appId: input.appId,
+        environment: input.environment,
+        name: input.name,
+        imageId: input.imageId,
+        env: input.env,
+        workdir: input.workdir,
+        timeoutSecs: input.timeoutSecs,
+        idleTimeoutSecs: input.idleTimeoutSecs,
+        createdAt,
+        foreign: input.foreign,
+      },
+      handle,
+      { ...input.tags },
+    );
+    if (this.#stopping) {
+      await this.backend.destroy(handle, { timeoutMs: DESTROY_TIMEOUT_MS }).catch(() => undefined);
+      throw new Error("the emulator is stopping");
+    }
+    this.state.addSandbox(sandbox);
+    this.registry.add({
+      id: sandbox.settings.id,
+      metadata: { ...input.tags },
+      foreign: input.foreign,
+      state: "running",
+      createdAt: Math.round(createdAt * 1000),
+      data: sandbox,
+    });
+    sandbox.arm((ended, reason) => void this.endSandbox(ended, "GENERIC_STATUS_TIMEOUT", reason));
+    return sandbox;
+  }
+
+  endSandbox(sandbox: EmulatedSandbox, status: SandboxEnd, reason: string): Promise<void> {
+    if (!sandbox.running) return Promise.resolve();
+    const finished = sandbox.finish(status, reason);
+    this.registry.delete(sandbox.settings.id);
+    const ending = (async () => {
+      await finished;
+      await this.backend.destroy(sandbox.handle, { timeoutMs: DESTROY_TIMEOUT_MS }).catch(() => undefined);
+    })();
+    this.#ending.add(ending);
+    void ending.finally(() => this.#ending.delete(ending));
+    return ending;
+  }
+
+  stop(): Promise<void> {
+    this.#stopping ??= (async () => {
+      await this.#server.stop();
+      for (const { data } of this.registry.all())
+        void this.endSandbox(data, "GENERIC_STATUS_TERMINATED", "the emulator stopped");
+      await Promise.allSettled([...this.#ending]);
+      await this.#backend.dispose();
+    })();
+    return this.#stopping;
+  }
+}
