@@ -2,10 +2,13 @@
 // emulator, which runs every sandbox for real on its backend runtime.
 
 import assert from "node:assert/strict";
-import { readFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, afterEach, before, describe, it } from "node:test";
+import type { LaunchSpec, SandboxRuntime } from "@sandport/core";
+import { LocalRuntime } from "@sandport/local";
 import type { SandboxExecParams } from "modal";
 import { type ModalEmulator, startModalEmulator } from "./emulator.js";
 import { clientFor, loadModal, type Modal, type ModalClient } from "./test-sdk.js";
@@ -58,6 +61,11 @@ describe("Modal emulator with the real modal SDK", () => {
 
   it("create → write a file → exec reads it with cwd and env → read it back → terminate, with exact requests and credentials", async () => {
     const fresh = clientFor(modal, emulator).client;
+    assert.equal(
+      process.env.MODAL_SERVER_URL,
+      undefined,
+      "the server URL was in the environment only while the client was built",
+    );
     emulator.resetRequests();
     const freshApp = await fresh.apps.fromName("sandport-tests");
     assert.equal(freshApp.appId, app.appId);
@@ -73,14 +81,14 @@ describe("Modal emulator with the real modal SDK", () => {
     ]);
 
     await sandbox.filesystem.writeText("hello from modal\n", "/workspace/project/notes/hello.txt");
-    const process = await sandbox.exec(["sh", "-c", 'cat notes/hello.txt; echo "$GREETING $EXTRA from $(pwd)"'], {
+    const command = await sandbox.exec(["sh", "-c", 'cat notes/hello.txt; echo "$GREETING $EXTRA from $(pwd)"'], {
       env: { EXTRA: "there" },
       timeoutMs: 10_000,
     });
     const [stdout, stderr, exitCode] = await Promise.all([
-      process.stdout.readText(),
-      process.stderr.readText(),
-      process.wait(),
+      command.stdout.readText(),
+      command.stderr.readText(),
+      command.wait(),
     ]);
     assert.equal(exitCode, 0);
     assert.match(stdout, /^hello from modal\nhi there from \/.+\/project\n$/);
@@ -137,11 +145,11 @@ describe("Modal emulator with the real modal SDK", () => {
   it("exec: argv reaches the program unchanged, exit codes, separate streams, ignored streams, workdir, timeout", async () => {
     const sandbox = await create({ workdir: "/workspace/home" });
     const run = async (argv: string[], params: SandboxExecParams & { mode?: "text" } = {}) => {
-      const process = await sandbox.exec(argv, { timeoutMs: 10_000, ...params });
+      const command = await sandbox.exec(argv, { timeoutMs: 10_000, ...params });
       const [stdout, stderr, exitCode] = await Promise.all([
-        process.stdout.readText(),
-        process.stderr.readText(),
-        process.wait(),
+        command.stdout.readText(),
+        command.stderr.readText(),
+        command.wait(),
       ]);
       return { stdout, stderr, exitCode };
     };
@@ -166,24 +174,26 @@ describe("Modal emulator with the real modal SDK", () => {
     assert.match((await run(["pwd"], { workdir: "/workspace/elsewhere/deep" })).stdout, /\/elsewhere\/deep\n$/);
     await assert.rejects(sandbox.exec(["pwd"], { workdir: "/etc" }), (error) => grpcCode(error) === 3);
 
+    // Only wait(): the SDK reads output under the exec's deadline, so reading a timed-out exec's
+    // streams races the kill and may fail with its own "Deadline exceeded" instead.
     const started = Date.now();
-    const slow = await run(["sleep", "30"], { timeoutMs: 1_000 });
-    assert.equal(slow.exitCode, 137, "a timed-out exec is killed");
+    const slow = await sandbox.exec(["sleep", "30"], { timeoutMs: 1_000 });
+    assert.equal(await slow.wait(), 137, "a timed-out exec is killed");
     assert.ok(Date.now() - started < 10_000);
   });
 
   it("exec output streams while the command runs", async () => {
     const sandbox = await create();
-    const process = await sandbox.exec(["sh", "-c", "echo first; sleep 1; echo second"], { timeoutMs: 10_000 });
-    const reader = process.stdout.getReader();
+    const command = await sandbox.exec(["sh", "-c", "echo first; sleep 2; echo second"], { timeoutMs: 10_000 });
+    const reader = command.stdout.getReader();
     const started = Date.now();
     const first = await reader.read();
     assert.equal(first.value, "first\n");
-    assert.ok(Date.now() - started < 900, "the first line arrives before the command ends");
+    assert.ok(Date.now() - started < 1_800, "the first line arrives before the command ends");
     let rest = "";
     for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += chunk.value;
     assert.equal(rest, "second\n");
-    assert.equal(await process.wait(), 0);
+    assert.equal(await command.wait(), 0);
   });
 
   it("files: binary-safe both ways, list, stat, mkdir, remove, and the SDK's typed errors", async () => {
@@ -286,8 +296,8 @@ describe("Modal emulator with the real modal SDK", () => {
 
     emulator.resetRequests();
     const byId = await client.sandboxes.fromId(named.sandboxId);
-    const process = await byId.exec(["echo", "again"]);
-    assert.equal(await process.stdout.readText(), "again\n");
+    const command = await byId.exec(["echo", "again"]);
+    assert.equal(await command.stdout.readText(), "again\n");
     assert.deepEqual(
       emulator.requests.slice(0, 3).map((request) => request.route.split("/").pop()),
       ["SandboxGetTaskIdV2", "SandboxGetCommandRouterAccess", "TaskExecStart"],
@@ -343,6 +353,15 @@ describe("Modal emulator with the real modal SDK", () => {
     ]);
   });
 
+  it("a launch setting the backend cannot honour fails the create with its reason", async () => {
+    await assert.rejects(create({ blockNetwork: true }), (error) => {
+      assert.equal(grpcCode(error), 12);
+      assert.match((error as Error).message, /network/);
+      return true;
+    });
+    assert.deepEqual(emulator.liveSandboxes(), []);
+  });
+
   it("tunnels, volumes and watch are refused as not emulated, and logged", async () => {
     emulator.resetRequests();
     await assert.rejects(create({ encryptedPorts: [8080] }), (error) => grpcCode(error) === 12);
@@ -391,12 +410,66 @@ describe("Modal emulator command-router tokens", () => {
     const sandbox = await client.sandboxes.create(app, client.images.fromRegistry("alpine:3.21"));
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     emulator.resetRequests();
-    const process = await sandbox.exec(["true"]);
-    assert.equal(await process.wait(), 0);
+    const command = await sandbox.exec(["true"]);
+    assert.equal(await command.wait(), 0);
     assert.deepEqual(
       emulator.requests.map((request) => `${request.route.split("/").pop()} ${request.status}`),
       ["TaskExecStart 401", "SandboxGetCommandRouterAccess 200", "TaskExecStart 200", "TaskExecWait 200"],
     );
     await sandbox.terminate();
+  });
+});
+
+describe("Modal emulator launch settings", () => {
+  const launches: LaunchSpec[] = [];
+  let root: string;
+  let emulator: ModalEmulator;
+
+  before(async () => {
+    root = await mkdtemp(join(tmpdir(), "sandport-modal-backend-"));
+    const local = new LocalRuntime({ root, isolation: "none" });
+    // Records each launch, then launches without what isolation "none" refuses (network: false, limits).
+    const recording = new Proxy(local, {
+      get(target, property) {
+        if (property === "launch") {
+          return (spec: LaunchSpec, op?: Parameters<SandboxRuntime["launch"]>[1]) => {
+            launches.push(spec);
+            const { network: _network, resources: _resources, ...rest } = spec;
+            return target.launch(rest, op);
+          };
+        }
+        const value = Reflect.get(target, property, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    emulator = await startModalEmulator({ backend: recording });
+  });
+
+  after(async () => {
+    await emulator.stop();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it("blockNetwork, cpu, memory, env and the timeout reach the backend's launch", async () => {
+    const modal = await loadModal();
+    const { client } = clientFor(modal, emulator);
+    const app = await client.apps.fromName("launch", { createIfMissing: true });
+    const image = client.images.fromRegistry("alpine:3.21");
+    const limited = await client.sandboxes.create(app, image, {
+      blockNetwork: true,
+      cpu: 0.5,
+      memoryMiB: 256,
+      env: { A: "1" },
+      timeoutMs: 30_000,
+    });
+    const plain = await client.sandboxes.create(app, image);
+    assert.deepEqual(launches, [
+      { env: { A: "1" }, lifetimeMs: 90_000, network: false, resources: { cpus: 0.5, memoryMiB: 256 } },
+      { lifetimeMs: 360_000 },
+    ]);
+    const echo = await limited.exec(["sh", "-c", "echo $A"]);
+    assert.equal(await echo.stdout.readText(), "1\n");
+    await limited.terminate();
+    await plain.terminate();
   });
 });

@@ -114,8 +114,8 @@ describe("Modal emulator faults", () => {
   it("a lost exec-start answer is retried with the same exec id, and the command runs once", async () => {
     const sandbox = await create();
     emulator.injectFault({ route: `${ROUTER}TaskExecStart`, fault: { kind: "lost-response" } });
-    const process = await sandbox.exec(["sh", "-c", "echo ran >> runs.log"]);
-    assert.equal(await process.wait(), 0);
+    const command = await sandbox.exec(["sh", "-c", "echo ran >> runs.log"]);
+    assert.equal(await command.wait(), 0);
     assert.deepEqual(statuses(`${ROUTER}TaskExecStart`), [0, 200]);
     assert.equal(await sandbox.filesystem.readText("/workspace/runs.log"), "ran\n");
   });
@@ -123,9 +123,9 @@ describe("Modal emulator faults", () => {
   it("an output stream cut mid-way is resumed by the SDK at its offset: no byte lost or repeated", async () => {
     const sandbox = await create();
     emulator.injectFault({ route: `${ROUTER}TaskExecStdioRead`, fault: { kind: "drop-mid-stream", afterEvents: 1 } });
-    const process = await sandbox.exec(["sh", "-c", "echo one; sleep 0.3; echo two; sleep 0.3; echo three"]);
-    assert.equal(await process.stdout.readText(), "one\ntwo\nthree\n");
-    assert.equal(await process.wait(), 0);
+    const command = await sandbox.exec(["sh", "-c", "echo one; sleep 0.3; echo two; sleep 0.3; echo three"]);
+    assert.equal(await command.stdout.readText(), "one\ntwo\nthree\n");
+    assert.equal(await command.wait(), 0);
     assert.equal(emulator.countRequests(`${ROUTER}TaskExecStdioRead`), 2);
     assert.deepEqual(statuses(`${ROUTER}TaskExecStdioRead`), [0, 200]);
   });
@@ -148,8 +148,8 @@ describe("Modal emulator faults", () => {
     const sandbox = await create();
     emulator.resetRequests();
     emulator.injectFault({ route: `${ROUTER}TaskExecWait`, fault: { kind: "drop" } });
-    const process = await sandbox.exec(["true"]);
-    const [exitCode, polled] = await Promise.all([process.wait(), sandbox.poll()]);
+    const command = await sandbox.exec(["true"]);
+    const [exitCode, polled] = await Promise.all([command.wait(), sandbox.poll()]);
     assert.deepEqual([exitCode, polled], [0, null]);
     assert.deepEqual(statuses(`${ROUTER}TaskExecWait`), [0, 200], "the SDK waits again after the dropped wait");
     assert.equal(emulator.countRequests(), emulator.requests.length);

@@ -18,11 +18,13 @@ export interface LoggedMessages {
   readonly error: string[];
 }
 
-/** Import `modal` with no config file and no ambient `MODAL_*` variables. */
-export async function loadModal(): Promise<Modal> {
+/**
+ * Import `modal` with no ambient `MODAL_*` variables and the given config file,
+ * by default none (a path that does not exist reads as an empty config).
+ */
+export async function loadModal(configPath?: string): Promise<Modal> {
   for (const name of Object.keys(process.env)) if (name.startsWith("MODAL_")) delete process.env[name];
-  // A path that does not exist: the SDK treats a missing file as an empty config.
-  process.env.MODAL_CONFIG_PATH = join(tmpdir(), `sandport-modal-no-config-${process.pid}`, "modal.toml");
+  process.env.MODAL_CONFIG_PATH = configPath ?? join(tmpdir(), `sandport-modal-no-config-${process.pid}`, "modal.toml");
   return import("modal");
 }
 
