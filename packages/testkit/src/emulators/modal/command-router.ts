@@ -25,6 +25,7 @@ const UNBOUNDED_MS = 24 * 60 * 60 * 1000;
 /** Largest output message sent (the SDK accepts up to 100 MiB). */
 const MAX_CHUNK_BYTES = 1024 * 1024;
 
+/** Implement the command router's exec methods on the emulator. */
 export function registerCommandRouter(context: ModalContext): void {
   const implement = (
     method: string,

@@ -15,6 +15,7 @@ export const IMAGE_BUILDER_VERSION = "2025.06";
 const CREATE_IF_MISSING = "OBJECT_CREATION_TYPE_CREATE_IF_MISSING";
 const EPHEMERAL = "OBJECT_CREATION_TYPE_EPHEMERAL";
 
+/** Implement auth, environment, app, image and secret calls on the emulator. */
 export function registerControlPlane(context: ModalContext): void {
   const { state } = context;
   const implement = (method: string, handle: Parameters<typeof unary>[0]) =>

@@ -72,85 +72,29 @@
  */
 
 import { randomBytes } from "node:crypto";
-import type { LaunchSpec, SandboxRuntime } from "@sandport/core";
-import { type EmulatorBackend, type ResolvedBackend, resolveBackend } from "../harness/backend.js";
+import type { SandboxRuntime } from "@sandport/core";
+import { type ResolvedBackend, resolveBackend } from "../harness/backend.js";
 import { SandboxRegistry } from "../harness/sandbox-registry.js";
-import type { EmulatedSandboxSummary, FaultRule, ProviderEmulator } from "../harness/types.js";
+import type { EmulatedSandboxSummary, FaultRule } from "../harness/types.js";
 import { ModalAuth } from "./auth.js";
 import { registerCommandRouter } from "./command-router.js";
 import type { CreateSandboxInput, ModalContext, ModalListener } from "./context.js";
 import { registerControlPlane } from "./control-plane.js";
+import type { ModalConnectionOptions, ModalEmulator, ModalEmulatorOptions } from "./emulator-options.js";
 import { loadGrpc, retryDetailsEncoder } from "./grpc-loader.js";
 import { GrpcEmulatorServer, type MethodHandler } from "./grpc-server.js";
-import { toGrpcError } from "./grpc-status.js";
-import { ulidId } from "./ids.js";
 import { SandboxPaths } from "./paths.js";
 import type { ModalRequestRecord } from "./request-record.js";
-import { EmulatedSandbox, type SandboxEnd } from "./sandbox.js";
+import type { EmulatedSandbox, SandboxEnd } from "./sandbox.js";
+import { DESTROY_TIMEOUT_MS, launchSandbox } from "./sandbox-launch.js";
 import { registerSandboxLifecycle } from "./sandbox-lifecycle.js";
 import { registerSandboxList } from "./sandbox-list.js";
 import { ModalState } from "./state.js";
 import { loadModalWire, type ModalWire } from "./wire-definitions.js";
 
-/** Options of {@link startModalEmulator}. */
-export interface ModalEmulatorOptions {
-  /** The token id accepted in `x-modal-token-id`. Default: a random `ak-…`. */
-  readonly tokenId?: string;
-  /** The token secret accepted in `x-modal-token-secret`. Default: a random `as-…`. */
-  readonly tokenSecret?: string;
-  /**
-   * Runtime (or factory) that runs the sandboxes. Default: `LocalRuntime` from
-   * `@sandport/local` in a temporary directory, `isolation: "none"`.
-   */
-  readonly backend?: EmulatorBackend;
-  /** Largest page `SandboxListV2` returns. Default: 3, small so that callers must page. */
-  readonly pageSize?: number;
-  /** The absolute sandbox directory that maps onto the backend workspace. Default: `/workspace`. */
-  readonly workspacePath?: string;
-  /** Environments besides `main` (the default one). */
-  readonly environments?: readonly string[];
-  /** Lifetime of the `x-modal-auth-token` JWT, seconds. Default: 1200. */
-  readonly authTokenTtlSeconds?: number;
-  /** Lifetime of command-router JWTs, seconds (the SDK refreshes one it is refused with). Default: 3600. */
-  readonly routerTokenTtlSeconds?: number;
-}
-
-/** The `ModalClient` parameters that go with an emulator (credentials; the server comes from the environment). */
-export interface ModalConnectionOptions {
-  readonly tokenId: string;
-  readonly tokenSecret: string;
-  readonly environment: "main";
-}
-
-/** A running Modal emulator. */
-export interface ModalEmulator extends ProviderEmulator {
-  /** Every call received, with its gRPC status; see {@link ModalRequestRecord}. */
-  readonly requests: readonly ModalRequestRecord[];
-  /** The control plane, `http://127.0.0.1:<port>`: the value for `MODAL_SERVER_URL`. */
-  readonly url: string;
-  /** The command router address handed to the SDK (`https://127.0.0.1:<port>`, dialled in plaintext for a localhost server). */
-  readonly commandRouterUrl: string;
-  readonly tokenId: string;
-  readonly tokenSecret: string;
-  /** The sandbox directory that maps onto the backend workspace. */
-  readonly workspacePath: string;
-  /** Version of the `modal` package the wire definitions were read from. */
-  readonly sdkVersion: string;
-  /** `{ tokenId, tokenSecret, environment }` for `new ModalClient(...)`. */
-  readonly sdkOptions: ModalConnectionOptions;
-  /** What must be in `process.env` while a `ModalClient` is constructed: `MODAL_SERVER_URL`, `MODAL_SANDBOX_V2`. */
-  readonly sdkEnvironment: Readonly<Record<string, string>>;
-  /** Run `create` (a `new ModalClient(...)`) with {@link sdkEnvironment} set, and restore the environment after. */
-  construct<T>(create: () => T): T;
-  /** Create a sandbox someone else owns, in app `appName` (default `"foreign"`) of `main`, tagged with `metadata`. */
-  seedForeignSandbox(metadata?: Record<string, string>, options?: { readonly appName?: string }): Promise<string>;
-}
+export type { ModalConnectionOptions, ModalEmulator, ModalEmulatorOptions };
 
 const DEFAULT_PAGE_SIZE = 3;
-const LAUNCH_TIMEOUT_MS = 120_000;
-const DESTROY_TIMEOUT_MS = 60_000;
-/** The backend's own lifetime outlives the emulator's timer, so the emulator decides when a sandbox ends. */
-const BACKEND_LIFETIME_MARGIN_MS = 60_000;
 
 /** Start a Modal emulator on 127.0.0.1 (two ephemeral ports). */
 export async function startModalEmulator(options: ModalEmulatorOptions = {}): Promise<ModalEmulator> {
@@ -212,6 +156,7 @@ class ModalEmulatorImpl implements ModalEmulator, ModalContext {
   readonly #server: GrpcEmulatorServer<ModalListener>;
   readonly #backend: ResolvedBackend;
   readonly #ending = new Set<Promise<void>>();
+  readonly #launching = new Set<Promise<EmulatedSandbox>>();
   #stopping: Promise<void> | undefined;
 
   constructor(
@@ -343,50 +288,16 @@ class ModalEmulatorImpl implements ModalEmulator, ModalContext {
 
   async createSandbox(input: CreateSandboxInput): Promise<EmulatedSandbox> {
     if (this.#stopping) throw new Error("the emulator is stopping");
-    const spec: LaunchSpec = {
-      ...(Object.keys(input.env).length > 0 ? { env: input.env } : {}),
-      lifetimeMs: input.timeoutSecs * 1000 + BACKEND_LIFETIME_MARGIN_MS,
-      ...(input.network === undefined ? {} : { network: input.network }),
-      ...(input.cpus === undefined && input.memoryMiB === undefined
-        ? {}
-        : {
-            resources: {
-              ...(input.cpus === undefined ? {} : { cpus: input.cpus }),
-              ...(input.memoryMiB === undefined ? {} : { memoryMiB: input.memoryMiB }),
-            },
-          }),
-    };
-    const handle = await this.backend.launch(spec, { timeoutMs: LAUNCH_TIMEOUT_MS }).catch((error: unknown) => {
-      throw toGrpcError(error);
-    });
+    const launching = launchSandbox(this.backend, this.state, input);
+    this.#launching.add(launching);
+    let sandbox: EmulatedSandbox;
     try {
-      // Like Docker's WORKDIR, a sandbox's workdir exists once it runs.
-      if (input.workdir !== "" && this.backend.mkdir) await this.backend.mkdir(handle, input.workdir);
-    } catch (error) {
-      await this.backend.destroy(handle, { timeoutMs: DESTROY_TIMEOUT_MS }).catch(() => undefined);
-      throw toGrpcError(error);
+      sandbox = await launching;
+    } finally {
+      this.#launching.delete(launching);
     }
-    const createdAt = this.state.nextCreatedAt();
-    const sandbox = new EmulatedSandbox(
-      {
-        id: ulidId("sb"),
-        taskId: ulidId("ta"),
-        appId: input.appId,
-        environment: input.environment,
-        name: input.name,
-        imageId: input.imageId,
-        env: input.env,
-        workdir: input.workdir,
-        timeoutSecs: input.timeoutSecs,
-        idleTimeoutSecs: input.idleTimeoutSecs,
-        createdAt,
-        foreign: input.foreign,
-      },
-      handle,
-      { ...input.tags },
-    );
     if (this.#stopping) {
-      await this.backend.destroy(handle, { timeoutMs: DESTROY_TIMEOUT_MS }).catch(() => undefined);
+      await this.backend.destroy(sandbox.handle, { timeoutMs: DESTROY_TIMEOUT_MS }).catch(() => undefined);
       throw new Error("the emulator is stopping");
     }
     this.state.addSandbox(sandbox);
@@ -395,7 +306,7 @@ class ModalEmulatorImpl implements ModalEmulator, ModalContext {
       metadata: { ...input.tags },
       foreign: input.foreign,
       state: "running",
-      createdAt: Math.round(createdAt * 1000),
+      createdAt: Math.round(sandbox.settings.createdAt * 1000),
       data: sandbox,
     });
     sandbox.arm((ended, reason) => void this.endSandbox(ended, "GENERIC_STATUS_TIMEOUT", reason));
@@ -418,6 +329,8 @@ class ModalEmulatorImpl implements ModalEmulator, ModalContext {
   stop(): Promise<void> {
     this.#stopping ??= (async () => {
       await this.#server.stop();
+      // A create still launching finds the emulator stopping and destroys what it launched.
+      await Promise.allSettled([...this.#launching]);
       for (const { data } of this.registry.all())
         void this.endSandbox(data, "GENERIC_STATUS_TERMINATED", "the emulator stopped");
       await Promise.allSettled([...this.#ending]);

@@ -50,6 +50,7 @@ export class ExecStdin {
     return this.#written;
   }
 
+  /** True once end-of-file was received (always, for a command's stdin). */
   get closed(): boolean {
     return this.#closed;
   }

@@ -18,25 +18,12 @@ import type * as Grpc from "@grpc/grpc-js";
 import { FaultInjector } from "../harness/faults.js";
 import { delay } from "../harness/http-server.js";
 import { RequestLog } from "../harness/request-log.js";
-import { codeForHttpStatus, GRPC_CODES, GrpcError, httpStatusOf, messageOf, toGrpcError } from "./grpc-status.js";
+import { ActiveCall, type AnyServerCall, decode, encode, type GrpcCallContext, type WireJson } from "./grpc-call.js";
+import { codeForHttpStatus, GRPC_CODES, GrpcError, messageOf, toGrpcError } from "./grpc-status.js";
 import { Listeners } from "./listeners.js";
-import type { ModalRequestRecord } from "./request-record.js";
 import type { MessageCodec, WireMethod, WireService } from "./wire-definitions.js";
 
-/** A protobuf message as proto3 JSON (camelCase field names, enums by name, bytes in base64). */
-export type WireJson = Record<string, unknown>;
-
-/** What a handler knows about its call. */
-export interface GrpcCallContext {
-  /** `rpc <service>/<method>`. */
-  readonly route: string;
-  /** One metadata value (name in lower case); binary values in base64. */
-  metadata(name: string): string | undefined;
-  /** Aborted when the client cancels, its connection goes away, the deadline passes or the emulator stops. */
-  readonly signal: AbortSignal;
-  /** The client's deadline (epoch milliseconds), if it set one. */
-  readonly deadline: number | undefined;
-}
+export type { GrpcCallContext, WireJson };
 
 /** A handler for one method, by call shape. */
 export type MethodHandler =
@@ -82,7 +69,7 @@ export class GrpcEmulatorServer<Name extends string> {
   readonly #listeners: Listeners<Name>;
   readonly #guards = new Map<string, CallGuard>();
   readonly #methods = new Map<string, Registered>();
-  readonly #inflight = new Set<AbortController>();
+  readonly #inflight = new Set<ActiveCall>();
   readonly #retryDetails: RetryDetails;
   #stopping: Promise<void> | undefined;
 
@@ -137,6 +124,7 @@ export class GrpcEmulatorServer<Name extends string> {
     this.log.addUnknown("POST", `/${route.replace(/^rpc /, "")} (${feature})`);
   }
 
+  /** True once `stop` was called. */
   get stopped(): boolean {
     return this.#stopping !== undefined;
   }
@@ -144,7 +132,7 @@ export class GrpcEmulatorServer<Name extends string> {
   /** Abort every call, destroy every connection and stop listening. Idempotent. */
   stop(): Promise<void> {
     this.#stopping ??= (async () => {
-      for (const controller of this.#inflight) controller.abort(new Error("emulator stopped"));
+      for (const call of this.#inflight) call.abort(new Error("emulator stopped"));
       await this.#listeners.close();
       this.#server.forceShutdown();
     })();
@@ -163,13 +151,7 @@ export class GrpcEmulatorServer<Name extends string> {
       : method.responseStream
         ? "serverStream"
         : "unary";
-    const func = (
-      call:
-        | Grpc.ServerUnaryCall<Buffer, Buffer>
-        | Grpc.ServerWritableStream<Buffer, Buffer>
-        | Grpc.ServerReadableStream<Buffer, Buffer>,
-      callback?: Grpc.sendUnaryData<Buffer>,
-    ) => {
+    const func = (call: AnyServerCall, callback?: Grpc.sendUnaryData<Buffer>) => {
       void this.#serve(path, registered, call, callback);
     };
     this.#server.register(path, func as Grpc.handleUnaryCall<Buffer, Buffer>, identity, identity, type);
@@ -178,120 +160,113 @@ export class GrpcEmulatorServer<Name extends string> {
   async #serve(
     path: string,
     registered: Registered,
-    call:
-      | Grpc.ServerUnaryCall<Buffer, Buffer>
-      | Grpc.ServerWritableStream<Buffer, Buffer>
-      | Grpc.ServerReadableStream<Buffer, Buffer>,
+    call: AnyServerCall,
     callback: Grpc.sendUnaryData<Buffer> | undefined,
   ): Promise<void> {
-    const route = `rpc ${path.slice(1)}`;
-    const metadata = flattenMetadata(call.metadata);
-    const record: Mutable<ModalRequestRecord> = Object.assign(this.log.add("POST", path, route, metadata), {
-      grpcStatus: undefined,
+    const active = new ActiveCall({
+      path,
+      call,
+      callback,
+      log: this.log,
+      connection: this.#listeners.connectionOf(call.getPeer()),
+      statusOf: (error) => this.#status(error),
     });
-    const connection = this.#listeners.connectionOf(call.getPeer());
-    const abort = new AbortController();
-    this.#inflight.add(abort);
-    const onGone = () => abort.abort(new Error("the call was cancelled or its connection closed"));
-    (call as Grpc.ServerUnaryCall<Buffer, Buffer>).on("cancelled", onGone);
-    connection?.socket.once("close", onGone);
-    const deadline = deadlineOf(call.getDeadline());
-    const timer = deadline === undefined ? undefined : setTimeout(onGone, Math.max(0, deadline - Date.now()));
-    const context: GrpcCallContext = {
-      route,
-      metadata: (name) => metadata[name.toLowerCase()],
-      signal: abort.signal,
-      deadline,
-    };
-    const drop = () => {
-      record.status = 0;
-      connection?.socket.destroy();
-    };
-    const finish = (error: GrpcError | undefined, answer?: Buffer) => {
-      const code = error?.code ?? "OK";
-      record.status = httpStatusOf(code);
-      record.grpcStatus = GRPC_CODES[code];
-      const status = error ? this.#status(error) : undefined;
-      try {
-        if (callback) callback(status ?? null, answer);
-        else if (status) (call as Grpc.ServerWritableStream<Buffer, Buffer>).emit("error", status);
-        else (call as Grpc.ServerWritableStream<Buffer, Buffer>).end();
-      } catch {
-        // The call is already gone; there is no one left to answer.
-      }
-    };
+    this.#inflight.add(active);
     try {
-      const fault = this.faults.take(route);
-      if (fault?.kind === "drop") return drop();
-      if (fault?.kind === "latency") await delay(fault.ms, abort.signal);
-      if (abort.signal.aborted) return drop();
+      const fault = this.faults.take(active.context.route);
+      if (fault?.kind === "drop") return active.drop();
+      if (fault?.kind === "latency") await delay(fault.ms, active.signal);
+      if (active.signal.aborted) return active.drop();
       if (fault?.kind === "status") {
-        const code = codeForHttpStatus(fault.status);
-        return finish(
-          new GrpcError(
-            code,
-            `injected fault: HTTP ${fault.status}`,
-            fault.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: fault.retryAfterSeconds },
-          ),
+        const retry = fault.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: fault.retryAfterSeconds };
+        return active.finish(
+          new GrpcError(codeForHttpStatus(fault.status), `injected fault: HTTP ${fault.status}`, retry),
         );
       }
-      if (registered.listener !== connection?.listener) {
-        this.log.addUnknown("POST", path);
-        return finish(new GrpcError("UNIMPLEMENTED", `${path.slice(1)} is not served on this port`));
-      }
       const handler = registered.handler;
-      if (!handler) {
+      const elsewhere = active.connection !== undefined && active.connection.listener !== registered.listener;
+      if (elsewhere || !handler) {
         this.log.addUnknown("POST", path);
-        return finish(new GrpcError("UNIMPLEMENTED", `${path.slice(1)} is not emulated`));
+        const why = elsewhere ? "is not served on this port" : "is not emulated";
+        return active.finish(new GrpcError("UNIMPLEMENTED", `${path.slice(1)} ${why}`));
       }
-      this.#guards.get(registered.listener)?.(context);
+      this.#guards.get(registered.listener)?.(active.context);
       const cutAfter = fault?.kind === "drop-mid-stream" ? (fault.afterEvents ?? 1) : undefined;
       const loseAnswer = fault?.kind === "lost-response" || (cutAfter !== undefined && handler.kind !== "serverStream");
       const { requestType, responseType } = registered.method;
       if (handler.kind === "serverStream") {
-        const stream = call as Grpc.ServerWritableStream<Buffer, Buffer>;
-        let sent = 0;
-        let cut = cutAfter === 0;
-        if (cut || loseAnswer) return drop();
-        await handler.handle(
-          decode(requestType, (call as Grpc.ServerWritableStream<Buffer, Buffer>).request),
-          context,
-          async (message) => {
-            if (cut || abort.signal.aborted) return;
-            const flushed = stream.write(encode(responseType, message));
-            sent += 1;
-            if (cutAfter !== undefined && sent >= cutAfter) {
-              cut = true;
-              // Let the messages already written leave, then kill the connection.
-              setImmediate(drop);
-              return;
-            }
-            if (!flushed)
-              await new Promise<void>((resolve) => {
-                stream.once("drain", resolve);
-                abort.signal.addEventListener("abort", () => resolve(), { once: true });
-              });
-          },
-        );
-        if (cut) return;
-        if (loseAnswer) return drop();
-        return finish(undefined);
+        const request = this.#decode(requestType, (call as Grpc.ServerWritableStream<Buffer, Buffer>).request);
+        return await this.#stream(active, call as Grpc.ServerWritableStream<Buffer, Buffer>, responseType, {
+          cutAfter,
+          loseAnswer,
+          run: (send) => handler.handle(request, active.context, send),
+        });
       }
       const answer =
         handler.kind === "unary"
-          ? await handler.handle(decode(requestType, (call as Grpc.ServerUnaryCall<Buffer, Buffer>).request), context)
-          : await handler.handle(decodeStream(requestType, call as Grpc.ServerReadableStream<Buffer, Buffer>), context);
-      if (loseAnswer) return drop();
-      return finish(undefined, encode(responseType, answer));
+          ? await handler.handle(
+              this.#decode(requestType, (call as Grpc.ServerUnaryCall<Buffer, Buffer>).request),
+              active.context,
+            )
+          : await handler.handle(
+              this.#decodeStream(requestType, call as Grpc.ServerReadableStream<Buffer, Buffer>),
+              active.context,
+            );
+      if (loseAnswer) return active.drop();
+      return active.finish(undefined, encode(responseType, answer));
     } catch (error) {
-      if (abort.signal.aborted && !(error instanceof GrpcError))
-        return finish(new GrpcError("CANCELLED", messageOf(error)));
-      return finish(toGrpcError(error));
+      if (active.signal.aborted && !(error instanceof GrpcError)) {
+        return active.finish(new GrpcError("CANCELLED", messageOf(error)));
+      }
+      return active.finish(toGrpcError(error));
     } finally {
-      clearTimeout(timer);
-      connection?.socket.off("close", onGone);
-      this.#inflight.delete(abort);
+      active.dispose();
+      this.#inflight.delete(active);
     }
+  }
+
+  /** Run a server-stream handler, cutting the connection after `cutAfter` messages when a fault says so. */
+  async #stream(
+    active: ActiveCall,
+    stream: Grpc.ServerWritableStream<Buffer, Buffer>,
+    responseType: MessageCodec,
+    plan: {
+      readonly cutAfter: number | undefined;
+      readonly loseAnswer: boolean;
+      readonly run: (send: (message: WireJson) => Promise<void>) => Promise<void>;
+    },
+  ): Promise<void> {
+    let sent = 0;
+    let cut = plan.cutAfter === 0;
+    if (cut || plan.loseAnswer) return active.drop();
+    await plan.run(async (message) => {
+      if (cut || active.signal.aborted) return;
+      const flushed = stream.write(encode(responseType, message));
+      sent += 1;
+      if (plan.cutAfter !== undefined && sent >= plan.cutAfter) {
+        cut = true;
+        // Let the messages already written leave, then kill the connection.
+        setImmediate(() => active.drop());
+        return;
+      }
+      if (!flushed) {
+        await new Promise<void>((resolve) => {
+          stream.once("drain", resolve);
+          active.signal.addEventListener("abort", () => resolve(), { once: true });
+        });
+      }
+    });
+    if (cut) return;
+    if (active.signal.aborted) return active.finish(new GrpcError("CANCELLED", "the client went away"));
+    return active.finish(undefined);
+  }
+
+  #decode(type: MessageCodec, bytes: Buffer): WireJson {
+    return decode(type, bytes, (message) => new GrpcError("INVALID_ARGUMENT", message));
+  }
+
+  async *#decodeStream(type: MessageCodec, call: AsyncIterable<Buffer>): AsyncIterable<WireJson> {
+    for await (const chunk of call) yield this.#decode(type, chunk);
   }
 
   #status(error: GrpcError): Partial<Grpc.StatusObject> {
@@ -307,37 +282,6 @@ export class GrpcEmulatorServer<Name extends string> {
   }
 }
 
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-
 function pathOf(service: WireService, method: string): string {
   return `/${service.fullName}/${method}`;
-}
-
-function decode(type: MessageCodec, bytes: Buffer): WireJson {
-  try {
-    return type.toJSON(type.decode(bytes)) as WireJson;
-  } catch (error) {
-    throw new GrpcError("INVALID_ARGUMENT", `could not decode the request: ${messageOf(error)}`);
-  }
-}
-
-async function* decodeStream(type: MessageCodec, call: AsyncIterable<Buffer>): AsyncIterable<WireJson> {
-  for await (const chunk of call) yield decode(type, chunk);
-}
-
-function encode(type: MessageCodec, message: WireJson): Buffer {
-  return Buffer.from(type.encode(type.fromJSON(message)).finish());
-}
-
-function flattenMetadata(metadata: Grpc.Metadata): Record<string, string> {
-  const flat: Record<string, string> = {};
-  for (const [name, value] of Object.entries(metadata.getMap())) {
-    flat[name.toLowerCase()] = typeof value === "string" ? value : Buffer.from(value).toString("base64");
-  }
-  return flat;
-}
-
-function deadlineOf(deadline: Grpc.Deadline): number | undefined {
-  const at = deadline instanceof Date ? deadline.getTime() : deadline;
-  return Number.isFinite(at) ? at : undefined;
 }

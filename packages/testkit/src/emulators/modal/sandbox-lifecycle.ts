@@ -20,6 +20,7 @@ const MAX_WAIT_SECS = 55;
 
 const CONTROL_PLANE = "rpc modal.client.ModalClient";
 
+/** Implement the V2 sandbox lifecycle calls on the emulator. */
 export function registerSandboxLifecycle(context: ModalContext): void {
   const { state } = context;
   const implement = (

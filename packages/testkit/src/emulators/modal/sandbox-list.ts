@@ -11,6 +11,7 @@ import { GrpcError } from "./grpc-status.js";
 import type { EmulatedSandbox } from "./sandbox.js";
 import { tagMap } from "./sandbox-lifecycle.js";
 
+/** Implement sandbox listing and tags on the emulator. */
 export function registerSandboxList(context: ModalContext): void {
   const { state } = context;
   const implement = (method: string, handle: (request: WireJson) => WireJson) =>

@@ -49,6 +49,7 @@ export class EmulatedSandbox {
     this.tags = tags;
   }
 
+  /** True until the sandbox is terminated or times out. */
   get running(): boolean {
     return this.#result === undefined;
   }

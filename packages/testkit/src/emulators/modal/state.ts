@@ -52,6 +52,7 @@ export class ModalState {
     return found;
   }
 
+  /** The environment with this name, created if it does not exist. */
   createEnvironment(name: string): ModalEnvironment {
     const existing = this.environments.get(name);
     if (existing) return existing;
@@ -84,6 +85,7 @@ export class ModalState {
     return this.#secretsByName.get(`${environment}/${name}`);
   }
 
+  /** Store a secret (ephemeral, or named in an environment). */
   addSecret(env: Record<string, string>, named?: { environment: string; name: string }): ModalSecret {
     const secret = { id: objectId("st"), env: { ...env } };
     this.secrets.set(secret.id, secret);
@@ -98,6 +100,7 @@ export class ModalState {
     return sandbox;
   }
 
+  /** Keep a new sandbox by id and by task id. */
   addSandbox(sandbox: EmulatedSandbox): void {
     this.sandboxes.set(sandbox.settings.id, sandbox);
     this.sandboxesByTask.set(sandbox.settings.taskId, sandbox);
