@@ -11,7 +11,7 @@ import { commandProgram } from "./command-program.js";
 import { type ModalContext, unary } from "./context.js";
 import { stringMap } from "./control-plane.js";
 import { ExecProcess, type ExitStatus } from "./exec-process.js";
-import { fsToolsProgram, isFsToolsCommand } from "./fs-tools.js";
+import { fsToolsProgram, isFsToolsCommand, notEmulatedFsTool } from "./fs-tools.js";
 import type { GrpcCallContext, WireJson } from "./grpc-server.js";
 import { GrpcError, toGrpcError } from "./grpc-status.js";
 import { NOT_YET_EMULATED, refuseNotYetEmulated } from "./interactive.js";
@@ -54,13 +54,12 @@ export function registerCommandRouter(context: ModalContext): void {
     }
     let exec: ExecProcess;
     if (isFsToolsCommand(argv)) {
-      let helper: ReturnType<typeof fsToolsProgram>;
-      try {
-        helper = fsToolsProgram(argv, { backend: context.backend, handle: sandbox.handle, paths: context.paths });
-      } catch (error) {
-        if (error instanceof GrpcError) context.logNotEmulated(`${ROUTER}/TaskExecStart`, error.message);
-        throw error;
+      const missing = notEmulatedFsTool(argv);
+      if (missing) {
+        context.logNotEmulated(`${ROUTER}/TaskExecStart`, missing);
+        throw new GrpcError("UNIMPLEMENTED", `${missing} is not emulated`);
       }
+      const helper = fsToolsProgram(argv, { backend: context.backend, handle: sandbox.handle, paths: context.paths });
       exec = new ExecProcess(execId, argv, helper.readsStdin, helper.program);
     } else {
       exec = new ExecProcess(

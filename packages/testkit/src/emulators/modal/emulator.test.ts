@@ -174,6 +174,12 @@ describe("Modal emulator with the real modal SDK", () => {
     assert.match((await run(["pwd"], { workdir: "/workspace/elsewhere/deep" })).stdout, /\/elsewhere\/deep\n$/);
     await assert.rejects(sandbox.exec(["pwd"], { workdir: "/etc" }), (error) => grpcCode(error) === 3);
 
+    // ContainerProcess._poll (TaskExecPoll) is what the SDK's own file writes use to check an exec.
+    const sleeper = await sandbox.exec(["sleep", "0.5"]);
+    assert.equal(await sleeper._poll(), null);
+    assert.equal(await sleeper.wait(), 0);
+    assert.equal(await sleeper._poll(), 0);
+
     // Only wait(): the SDK reads output under the exec's deadline, so reading a timed-out exec's
     // streams races the kill and may fail with its own "Deadline exceeded" instead.
     const started = Date.now();
@@ -372,7 +378,7 @@ describe("Modal emulator with the real modal SDK", () => {
     assert.deepEqual(emulator.unknownRoutes, [
       "POST /modal.client.ModalClient/SandboxCreateV2 (openPorts (tunnels))",
       "POST /modal.client.ModalClient/SandboxGetTunnelsV2",
-      "POST /modal.task_command_router.TaskCommandRouter/TaskExecStart (modal-sandbox-fs-tools Watch is not emulated)",
+      "POST /modal.task_command_router.TaskCommandRouter/TaskExecStart (modal-sandbox-fs-tools Watch)",
     ]);
   });
 

@@ -19,7 +19,7 @@
 import type { FileInfo, SandboxHandle, SandboxRuntime } from "@sandport/core";
 import { SandportError } from "@sandport/core";
 import type { ExecIo, ExecProgram, ExitStatus } from "./exec-process.js";
-import { GrpcError, messageOf } from "./grpc-status.js";
+import { messageOf } from "./grpc-status.js";
 import { PathRefusedError, type SandboxPaths, toBackendPath } from "./paths.js";
 
 /** Where the SDK expects the helper inside every sandbox. */
@@ -56,29 +56,39 @@ export function isFsToolsCommand(argv: readonly string[]): boolean {
   return argv[0] === FS_TOOLS_PATH;
 }
 
-/**
- * The program for a helper exec, and whether it reads stdin (`WriteFile`).
- * Throws `UNIMPLEMENTED` for `Watch`.
- */
+/** The helper operation an exec asks for (`"ReadFile"`, ...), and its argument. */
+function parseCommand(argv: readonly string[]): { operation: string | undefined; argument: Record<string, unknown> } {
+  let command: unknown;
+  try {
+    command = argv.length === 2 ? JSON.parse(argv[1] as string) : undefined;
+  } catch {
+    command = undefined;
+  }
+  const [operation, argument] =
+    typeof command === "object" && command !== null ? (Object.entries(command)[0] ?? []) : [];
+  return {
+    operation,
+    argument: typeof argument === "object" && argument !== null ? (argument as Record<string, unknown>) : {},
+  };
+}
+
+/** The name of a helper operation the emulator does not have (`Watch`), else `undefined`. */
+export function notEmulatedFsTool(argv: readonly string[]): string | undefined {
+  return parseCommand(argv).operation === "Watch" ? "modal-sandbox-fs-tools Watch" : undefined;
+}
+
+/** The program for a helper exec, and whether it reads stdin (`WriteFile`). */
 export function fsToolsProgram(
   argv: readonly string[],
   target: FsToolsTarget,
 ): { program: ExecProgram; readsStdin: boolean } {
-  let command: Record<string, Record<string, unknown>> | undefined;
-  try {
-    command =
-      argv.length === 2 ? (JSON.parse(argv[1] as string) as Record<string, Record<string, unknown>>) : undefined;
-  } catch {
-    command = undefined;
-  }
-  const [operation, argument] = command && typeof command === "object" ? (Object.entries(command)[0] ?? []) : [];
-  if (operation === "Watch") throw new GrpcError("UNIMPLEMENTED", "modal-sandbox-fs-tools Watch is not emulated");
+  const { operation, argument } = parseCommand(argv);
   return {
     readsStdin: operation === "WriteFile",
     program: async (io) => {
       io.started();
       try {
-        const output = await run(operation, argument ?? {}, target, io);
+        const output = await run(operation, argument, target, io);
         io.stdout.append(output);
         return { code: 0 };
       } catch (error) {
