@@ -12,8 +12,10 @@
  * takes its server only from the environment or `~/.modal.toml` (its
  * `endpoint` option is ignored); `emulator.sdkEnvironment` holds the
  * variables and `emulator.construct(() => new ModalClient({...emulator.sdkOptions}))`
- * sets them just for the construction. Set `MODAL_CONFIG_PATH` to a file that
- * does not exist before the SDK is first imported, or it reads `~/.modal.toml`.
+ * sets them just for the construction (with the tokens and environment passed
+ * explicitly, that overrides everything `~/.modal.toml` says that matters; the
+ * file is still parsed once, when `modal` is first imported, unless
+ * `MODAL_CONFIG_PATH` names another file by then).
  *
  * Emulated (what the SDK calls, per operation):
  * - auth: `AuthTokenGet`, then every call with `x-modal-token-id`/`-secret`
