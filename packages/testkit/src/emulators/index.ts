@@ -7,6 +7,12 @@
  */
 
 export type {
+  DaytonaConnectionOptions,
+  DaytonaEmulator,
+  DaytonaEmulatorOptions,
+} from "./daytona/emulator.js";
+export { startDaytonaEmulator } from "./daytona/emulator.js";
+export type {
   E2BConnectionOptions,
   E2BEmulator,
   E2BEmulatorOptions,
