@@ -8,11 +8,12 @@
  */
 
 import type { Exchange } from "../harness/exchange.js";
-import type { EmulatorServer } from "../harness/http-server.js";
+import { delay, type EmulatorServer } from "../harness/http-server.js";
 import { checkCredentials } from "./auth.js";
 import type { CreateSandboxInput, DaytonaContext, DaytonaSandbox } from "./context.js";
 import { listSandboxes } from "./control-plane-list.js";
 import { apiError, apiErrorReply, messageOf } from "./errors.js";
+import { resolveAutoArchiveInterval } from "./lifecycle.js";
 import {
   BadRequestError,
   optionalBoolean,
@@ -24,6 +25,9 @@ import {
   stringMap,
 } from "./request-body.js";
 import { sandboxJson } from "./sandbox-json.js";
+
+/** How long create (from a snapshot) and start wait for the sandbox to be started before answering, as the API does. */
+const ANSWER_WAIT_MS = 30_000;
 
 /** A request the API refuses with a status other than 400. */
 export class ApiRefusal extends Error {
@@ -80,6 +84,13 @@ export function registerControlPlane(server: EmulatorServer, context: DaytonaCon
   };
 
   add("POST", "/api/sandbox", (exchange) => create(exchange, context));
+  for (const literal of ["paginated", "for-runner", "regions"]) {
+    // These would otherwise be taken for a sandbox named after them.
+    add("GET", `/api/sandbox/${literal}`, (exchange) => {
+      server.log.addUnknown(exchange.method, exchange.rawPath);
+      throw new ApiRefusal(404, `${exchange.url.pathname} is not emulated`);
+    });
+  }
   add("GET", "/api/sandbox", (exchange) => listSandboxes(exchange, context));
   add(
     "GET",
@@ -98,10 +109,11 @@ export function registerControlPlane(server: EmulatorServer, context: DaytonaCon
   add(
     "POST",
     "/api/sandbox/:id/start",
-    withSandbox((exchange, sandbox) => {
+    withSandbox(async (exchange, sandbox) => {
       refuseWhilePending(sandbox);
       if (sandbox.state !== "stopped") throw new BadRequestError("Sandbox is not in valid state");
       context.startSandbox(sandbox);
+      await settled(sandbox, exchange.signal);
       exchange.json(200, sandboxJson(sandbox, context));
     }),
   );
@@ -148,7 +160,8 @@ export function registerControlPlane(server: EmulatorServer, context: DaytonaCon
       "POST",
       `/api/sandbox/:id/${segment}/:interval`,
       withSandbox((exchange, sandbox) => {
-        sandbox.data[field] = parseInteger(exchange.params.interval ?? "", "interval", minimum);
+        const interval = parseInteger(exchange.params.interval ?? "", "interval", minimum);
+        sandbox.data[field] = field === "autoArchiveInterval" ? resolveAutoArchiveInterval(interval) : interval;
         touch(sandbox);
         exchange.reply(201);
       }),
@@ -166,17 +179,27 @@ function refuseWhilePending(sandbox: DaytonaSandbox): void {
   if (sandbox.data.transition) throw new BadRequestError("Sandbox state change in progress");
 }
 
+/** Resolves once the sandbox's state change settled, or after {@link ANSWER_WAIT_MS}, or when the client went away. */
+async function settled(sandbox: DaytonaSandbox, signal: AbortSignal): Promise<void> {
+  const transition = sandbox.data.transition;
+  if (!transition) return;
+  await Promise.race([transition, delay(ANSWER_WAIT_MS, signal)]);
+}
+
 function touch(sandbox: DaytonaSandbox): void {
   sandbox.data.updatedAt = Date.now();
 }
 
-function create(exchange: Exchange, context: DaytonaContext): void {
+async function create(exchange: Exchange, context: DaytonaContext): Promise<void> {
   const body = readObject(exchange);
   refuseFields(body, NOT_EMULATED_CREATE_FIELDS);
   const snapshot = optionalString(body, "snapshot");
   const buildInfo = readBuildInfo(body);
   if (snapshot !== undefined && buildInfo !== undefined) {
-    throw new BadRequestError("give either a snapshot or a build (image), not both");
+    throw new BadRequestError("Cannot specify a snapshot when using a build info entry");
+  }
+  if (buildInfo === undefined && ["cpu", "gpu", "memory", "disk"].some((field) => body[field])) {
+    throw new BadRequestError("Cannot specify Sandbox resources when using a snapshot");
   }
   const input: CreateSandboxInput = {
     name: optionalString(body, "name"),
@@ -205,6 +228,8 @@ function create(exchange: Exchange, context: DaytonaContext): void {
   } catch (error) {
     throw new ApiRefusal(409, messageOf(error));
   }
+  // From a snapshot the API answers once the sandbox started; a build is answered at once and polled.
+  if (buildInfo === undefined) await settled(sandbox, exchange.signal);
   exchange.json(200, sandboxJson(sandbox, context));
 }
 

@@ -110,8 +110,11 @@ for (const sdk of DAYTONA_SDKS) {
           "POST /toolbox/:id/files/bulk-download 200",
         ],
       );
-      assert.equal(emulator.requests[0]?.route, "POST /api/sandbox");
-      assert.ok(emulator.countRequests("GET /api/sandbox/:id") >= 1, "create polls until the sandbox is started");
+      assert.deepEqual(
+        emulator.requests.slice(0, 2).map((request) => `${request.route} ${request.status}`),
+        ["POST /api/sandbox 200", "POST /toolbox/:id/files/bulk-upload 200"],
+        "create from a snapshot is answered once the sandbox started, so the SDK does not poll",
+      );
       assert.equal(emulator.countRequests("DELETE /api/sandbox/:id"), 1);
       for (const request of emulator.requests) {
         assert.equal(request.headers.authorization, `Bearer ${emulator.apiKey}`);
@@ -160,7 +163,10 @@ for (const sdk of DAYTONA_SDKS) {
     it("names are unique, images become builds, and the low-level API carries sandboxClass and warmPoolId", async () => {
       const named = await daytona.create({ name: "my-box" });
       await assert.rejects(daytona.create({ name: "my-box" }), DaytonaConflictError);
+      emulator.resetRequests();
       const built = await daytona.create({ image: "python:3.12-slim", resources: { cpu: 2, memory: 4, disk: 5 } });
+      assert.equal(emulator.requests[0]?.route, "POST /api/sandbox");
+      assert.ok(emulator.countRequests("GET /api/sandbox/:id") >= 1, "a build is answered at once and polled");
       assert.equal(built.snapshot, undefined);
       assert.deepEqual([built.cpu, built.memory, built.disk], [2, 4, 5]);
       assert.match(built.buildInfo?.dockerfileContent ?? "", /FROM python:3\.12-slim/);

@@ -10,9 +10,12 @@
  * file for them) and, from 0.205 on, `useDeprecatedPolling: true` (see below).
  *
  * What differs from Daytona, on purpose or by necessity:
- * - State changes are asynchronous as on the service (`creating`, `starting`,
- *   `stopping`, `destroying`) but settle as soon as the backend is done; a
- *   call during one is refused with 400 "Sandbox state change in progress".
+ * - State changes follow the API: create from a snapshot and start answer
+ *   once the sandbox is started (the API waits up to 30 s), a create from an
+ *   image answers `creating` and is polled, stop and delete answer at once
+ *   (`stopping`, `destroying`) and settle in the background. They settle as
+ *   soon as the backend is done (plus `transitionDelayMs`); a call during one is
+ *   refused with 400 "Sandbox state change in progress".
  * - No event stream: the socket.io WebSocket (`/api/socket.io/`) is answered
  *   404 and logged in `unknownRoutes`. The SDK (0.205+) then polls, once a
  *   second instead of every 100 ms unless `useDeprecatedPolling: true`.

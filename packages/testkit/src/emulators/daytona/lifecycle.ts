@@ -1,10 +1,10 @@
 /**
  * How emulated sandboxes move between Daytona states. Every change is
- * asynchronous, as on the real service: the API answers with the transitional
- * state (`creating`, `starting`, `stopping`, `destroying`) and the sandbox
- * settles once the backend work is done (plus `transitionDelayMs`), so the SDK
- * has to poll for it. A failed launch leaves the sandbox in state `error`
- * with the backend's message as `errorReason`.
+ * asynchronous, as on the real service: the sandbox enters the transitional
+ * state (`creating`, `starting`, `stopping`, `destroying`) at once and settles
+ * once the backend work is done (plus `transitionDelayMs`); the API routes
+ * decide whether to wait for that before answering. A failed launch leaves the
+ * sandbox in state `error` with the backend's message as `errorReason`.
  *
  * @module
  */
@@ -25,6 +25,11 @@ export const DEFAULT_SNAPSHOT = "daytonaio/sandbox:0.5.0";
 const DEFAULT_AUTO_STOP = 15;
 const DEFAULT_AUTO_ARCHIVE = 7 * 24 * 60;
 const MAX_AUTO_ARCHIVE = 30 * 24 * 60;
+
+/** The API's rule for an auto-archive interval in minutes: 0 means the longest, and none is longer. */
+export function resolveAutoArchiveInterval(minutes: number): number {
+  return minutes === 0 ? MAX_AUTO_ARCHIVE : Math.min(minutes, MAX_AUTO_ARCHIVE);
+}
 
 /** Settings of a {@link SandboxLifecycle}. */
 export interface LifecycleSettings {
@@ -55,7 +60,6 @@ export class SandboxLifecycle {
       throw new Error(`Sandbox with name ${name} already exists`);
     }
     const now = Date.now();
-    const autoArchive = input.autoArchiveInterval ?? DEFAULT_AUTO_ARCHIVE;
     const sandbox: DaytonaSandbox = {
       id,
       metadata: { ...input.labels },
@@ -73,7 +77,7 @@ export class SandboxLifecycle {
         target: input.target || this.#settings.defaultTarget,
         resources: { cpu: 1, gpu: 0, memory: 1, disk: 3, ...input.resources },
         autoStopInterval: input.autoStopInterval ?? DEFAULT_AUTO_STOP,
-        autoArchiveInterval: autoArchive === 0 ? MAX_AUTO_ARCHIVE : Math.min(autoArchive, MAX_AUTO_ARCHIVE),
+        autoArchiveInterval: resolveAutoArchiveInterval(input.autoArchiveInterval ?? DEFAULT_AUTO_ARCHIVE),
         autoDeleteInterval: input.autoDeleteInterval ?? -1,
         desiredState: "started",
         errorReason: undefined,
