@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { ArgvExecRequest, ExecEvent, ExecResult, SandboxHandle, SandboxRuntime } from "@sandport/core";
+import type { ArgvExecRequest, ExecResult, SandboxHandle, SandboxRuntime } from "@sandport/core";
 import type { OutputChunk } from "./session-table.js";
 
 /** Picks the shell at run time; the script is `$1`, so it reaches the shell unchanged. */
@@ -51,16 +51,16 @@ export async function runShell(backend: SandboxRuntime, handle: SandboxHandle, r
     ...(run.cwd === undefined || run.cwd === "" ? {} : { cwd: run.cwd }),
   };
   // The call's own deadline sits past the command's, so a timeout is reported as a result, not an error.
-  const op = { signal: run.signal, timeoutMs: run.timeoutMs + 30_000 };
+  const callOptions = { signal: run.signal, timeoutMs: run.timeoutMs + 30_000 };
   let result: ExecResult | undefined;
   if (backend.execStream) {
-    for await (const event of backend.execStream(handle, request, op) as AsyncIterable<ExecEvent>) {
+    for await (const event of backend.execStream(handle, request, callOptions)) {
       if (event.type === "exited") result = event.result;
       else if (event.type !== "started" && event.data !== "") run.onChunk?.({ stream: event.type, data: event.data });
     }
   } else {
     // A backend without streaming still runs the command; its output then arrives in one piece at the end.
-    result = await backend.exec(handle, request, op);
+    result = await backend.exec(handle, request, callOptions);
     if (result.stdout) run.onChunk?.({ stream: "stdout", data: result.stdout });
     if (result.stderr) run.onChunk?.({ stream: "stderr", data: result.stderr });
   }

@@ -99,6 +99,13 @@ for (const sdk of DAYTONA_SDKS) {
         },
       );
       assert.deepEqual([streamed.stdout, streamed.stderr], ["1\n2\n3\n", "done\n"]);
+      const upgrade = emulator.requests.find((request) => request.status === 101);
+      assert.equal(
+        upgrade?.headers.authorization,
+        `Bearer ${emulator.apiKey}`,
+        "the log WebSocket is authenticated too",
+      );
+      assert.equal(upgrade?.headers.upgrade, "websocket");
       assert.ok(Date.now() - streamed.firstAt >= 150, "output arrives while the command still runs");
       assert.equal((await sandbox.process.getSessionCommand("main", slow.cmdId)).exitCode, 0);
       const afterwards: string[] = [];

@@ -6,8 +6,11 @@
 import { createRequire } from "node:module";
 import type * as DaytonaModule from "@daytonaio/sdk";
 
+/** The SDK module, typed as the newest build. */
 export type Daytona = typeof DaytonaModule;
+/** A `Daytona` client instance. */
 export type DaytonaClient = DaytonaModule.Daytona;
+/** A `Sandbox` the SDK returns. */
 export type DaytonaSandbox = DaytonaModule.Sandbox;
 
 /** One SDK build the emulator is tested against. */
