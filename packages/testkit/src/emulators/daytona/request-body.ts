@@ -74,11 +74,15 @@ export function parseInteger(text: string, field: string, minimum: number): numb
   return value;
 }
 
-/** Refuse fields the emulator does not emulate, rather than drop them silently. */
+/**
+ * Refuse fields the emulator does not emulate, rather than drop them
+ * silently. A field set to its "off" value (`false`, `0`, `[]`) asks for
+ * nothing and passes.
+ */
 export function refuseFields(body: Record<string, unknown>, fields: readonly string[]): void {
   for (const field of fields) {
     const value = body[field];
-    if (value === undefined || value === null || value === false) continue;
+    if (value === undefined || value === null || value === false || value === 0) continue;
     if (Array.isArray(value) && value.length === 0) continue;
     throw new BadRequestError(`${field} is not emulated`);
   }
