@@ -20,3 +20,10 @@ export type {
   FaultSpec,
   ProviderEmulator,
 } from "./harness/types.js";
+export type { MicrosandboxAgentOperation } from "./microsandbox/context.js";
+export type {
+  MicrosandboxBackendConfig,
+  MicrosandboxEmulator,
+  MicrosandboxEmulatorOptions,
+} from "./microsandbox/emulator.js";
+export { startMicrosandboxEmulator } from "./microsandbox/emulator.js";
