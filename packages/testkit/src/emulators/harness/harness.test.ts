@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { request as httpRequest } from "node:http";
+import type { Duplex } from "node:stream";
 import { after, before, beforeEach, describe, it } from "node:test";
 import { decodeEnvelopes, encodeEnvelope, isRpcPath, RpcError, rpcRoute } from "./connect-rpc.js";
 import { FaultInjector } from "./faults.js";
@@ -240,5 +242,104 @@ describe("EmulatorServer", () => {
     const url = other.url;
     await Promise.all([other.stop(), other.stop()]);
     await assert.rejects(fetch(`${url}/anything`));
+  });
+});
+
+describe("EmulatorServer upgrade routes", () => {
+  let server: EmulatorServer;
+  let accepted = 0;
+
+  before(async () => {
+    server = await EmulatorServer.start();
+    server.upgradeRoute({
+      pattern: "/echo/:name",
+      handler: (exchange) => {
+        if (exchange.header("authorization") !== "yes") {
+          exchange.reject(401, { "content-type": "text/plain" }, "no");
+          return;
+        }
+        accepted += 1;
+        exchange.socket.write("HTTP/1.1 101 Switching Protocols\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\n");
+        exchange.accepted();
+        const cut = exchange.disruption?.kind === "cut";
+        exchange.socket.on("data", (chunk: Buffer) => {
+          exchange.socket.write(`${exchange.params.name}:${chunk}`);
+          if (cut) exchange.destroy();
+        });
+      },
+    });
+  });
+
+  after(() => server.stop());
+
+  beforeEach(() => {
+    server.log.reset();
+    server.faults.clear();
+    accepted = 0;
+  });
+
+  /** Ask for an upgrade; resolves with the status and, once upgraded, the socket. */
+  const upgrade = (path: string, authorization = "yes") =>
+    new Promise<{ status: number; body: string; socket?: Duplex }>((resolve, reject) => {
+      const request = httpRequest(`${server.url}${path}`, {
+        headers: { connection: "Upgrade", upgrade: "echo", authorization },
+      });
+      request.on("upgrade", (response, socket) => resolve({ status: response.statusCode ?? 0, body: "", socket }));
+      request.on("response", (response) => {
+        let body = "";
+        response.on("data", (chunk: Buffer) => {
+          body += chunk;
+        });
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
+      });
+      request.on("error", reject);
+      request.end();
+    });
+  const echo = (socket: Duplex, text: string) =>
+    new Promise<string>((resolve, reject) => {
+      socket.once("data", (chunk: Buffer) => resolve(chunk.toString()));
+      socket.once("close", () => reject(new Error("closed")));
+      socket.write(text);
+    });
+
+  it("hands the socket to the route, records 101, and logs and refuses unknown upgrades with 404", async () => {
+    const { status, socket } = await upgrade("/echo/a%20b");
+    assert.equal(status, 101);
+    assert.equal(await echo(socket!, "hi"), "a b:hi");
+    socket!.destroy();
+    const refused = await upgrade("/echo/x", "no");
+    assert.deepEqual([refused.status, refused.body], [401, "no"]);
+    const unknown = await upgrade("/nowhere");
+    assert.equal(unknown.status, 404);
+    assert.deepEqual(
+      server.log.records.map((record) => `${record.route} ${record.status}`),
+      ["GET /echo/:name 101", "GET /echo/:name 401", "GET /nowhere 404"],
+    );
+    assert.deepEqual(server.log.unknownRoutes, ["GET /nowhere"]);
+  });
+
+  it("faults: status and drop before the route runs, latency delays it, drop-mid-stream reaches it", async () => {
+    server.faults.add({ route: "GET /echo/:name", fault: { kind: "status", status: 503, retryAfterSeconds: 1 } });
+    const failed = await upgrade("/echo/a");
+    assert.equal(failed.status, 503);
+    assert.deepEqual(JSON.parse(failed.body), { code: 503, message: "injected fault: HTTP 503" });
+    server.faults.add({ route: "GET /echo/:name", fault: { kind: "drop" } });
+    await assert.rejects(upgrade("/echo/a"));
+    assert.equal(accepted, 0);
+
+    server.faults.add({ route: "GET /echo/:name", fault: { kind: "latency", ms: 150 } });
+    const started = Date.now();
+    const slow = await upgrade("/echo/a");
+    assert.ok(Date.now() - started >= 140);
+    slow.socket!.destroy();
+
+    server.faults.add({ route: "GET /echo/:name", fault: { kind: "drop-mid-stream" } });
+    const cut = await upgrade("/echo/b");
+    assert.equal(await echo(cut.socket!, "once"), "b:once");
+    await assert.rejects(echo(cut.socket!, "twice"));
+    assert.deepEqual(
+      server.log.records.map((record) => record.status),
+      [503, 0, 101, 101],
+    );
   });
 });
