@@ -16,6 +16,23 @@ export interface ResponseStream {
 /** How the answer to this request is to be disturbed, set by the fault layer before the handler runs. */
 export type Disruption = { readonly kind: "lost-response" } | { readonly kind: "cut"; readonly afterEvents: number };
 
+/** Options of {@link Exchange.acceptWebSocket}. */
+export interface AcceptWebSocketOptions {
+  /** The subprotocol to confirm in `Sec-WebSocket-Protocol`, when the client offered one. */
+  readonly protocol?: string;
+  /** Largest message the client may send, in bytes. Default: 64 MiB. */
+  readonly maxMessageBytes?: number;
+  /**
+   * Who applies a `drop-mid-stream` or `lost-response` fault. `"connection"`
+   * (the default): the harness cuts the connection after `afterEvents` sent
+   * messages, and a lost response destroys the connection instead of the
+   * `101`. `"route"`: the handshake completes untouched and the route applies
+   * {@link Exchange.disruption} itself, for a protocol whose answer is one
+   * message among many (a terminal message, messages after a greeting).
+   */
+  readonly disruptionBy?: "connection" | "route";
+}
+
 /** The raw connection of a request that asked to upgrade (`Connection: Upgrade`). */
 export interface UpgradeSocket {
   readonly socket: Duplex;
@@ -93,6 +110,11 @@ export class Exchange {
   /** True once an answer was started (or the connection was destroyed). */
   get answered(): boolean {
     return this.#answered;
+  }
+
+  /** How the fault layer disturbs this request's answer, if at all. */
+  get disruption(): Disruption | undefined {
+    return this.#disruption;
   }
 
   /** Set by the fault layer. */
@@ -183,9 +205,10 @@ export class Exchange {
    * for requests where {@link wantsWebSocket} is true; a request without a
    * valid `Sec-WebSocket-Key` is answered 400 and `undefined` returned. A
    * `drop-mid-stream` fault cuts the connection after `afterEvents` messages;
-   * `lost-response` destroys it instead of answering.
+   * `lost-response` destroys it instead of answering (unless the route
+   * applies faults itself, see {@link AcceptWebSocketOptions.disruptionBy}).
    */
-  acceptWebSocket(options: { readonly protocol?: string } = {}): WebSocketConnection | undefined {
+  acceptWebSocket(options: AcceptWebSocketOptions = {}): WebSocketConnection | undefined {
     const upgrade = this.#upgrade;
     if (!upgrade || !this.wantsWebSocket) throw new Error("acceptWebSocket needs a WebSocket upgrade request");
     const key = this.header("sec-websocket-key");
@@ -197,7 +220,7 @@ export class Exchange {
       return undefined;
     }
     if (this.#claim()) return undefined;
-    const disruption = this.#disruption;
+    const disruption = options.disruptionBy === "route" ? undefined : this.#disruption;
     if (disruption?.kind === "lost-response") {
       this.destroy();
       return undefined;
@@ -206,6 +229,7 @@ export class Exchange {
     const connection = WebSocketConnection.open(upgrade.socket, key, upgrade.head, {
       ...(options.protocol === undefined ? {} : { protocol: options.protocol }),
       ...(disruption?.kind === "cut" ? { cutAfterMessages: disruption.afterEvents } : {}),
+      ...(options.maxMessageBytes === undefined ? {} : { maxMessageBytes: options.maxMessageBytes }),
     });
     connection.signal.addEventListener("abort", () => this.#abort.abort(new Error("websocket closed")), { once: true });
     return connection;

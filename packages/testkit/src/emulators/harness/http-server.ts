@@ -5,7 +5,6 @@ import { Exchange, type UpgradeSocket } from "./exchange.js";
 import { FaultInjector } from "./faults.js";
 import { RequestLog } from "./request-log.js";
 import { type ErrorReplier, type RouteDefinition, Router } from "./router.js";
-import { jsonUpgradeErrorReply, UpgradeExchange, type UpgradeRouteDefinition } from "./upgrade.js";
 
 /** Options of {@link EmulatorServer.start}. */
 export interface EmulatorServerOptions {
@@ -42,7 +41,6 @@ export class EmulatorServer {
   readonly log = new RequestLog();
   readonly faults = new FaultInjector();
   readonly #router = new Router();
-  readonly #upgradeRouter = new Router<UpgradeRouteDefinition & { readonly method: "GET" }>();
   readonly #server: Server;
   readonly #sockets = new Set<Socket>();
   readonly #inflight = new Set<Exchange>();
@@ -96,18 +94,6 @@ export class EmulatorServer {
     this.#router.add(route);
   }
 
-  /**
-   * Add a route for connection upgrades (WebSocket handshakes). Its requests
-   * are logged and faulted like any other: `drop` destroys the connection,
-   * `status` answers the handshake with an error, `latency` delays it, and
-   * `drop-mid-stream` / `lost-response` reach the handler as its exchange's
-   * `disruption`. An upgrade request that matches no upgrade route is logged
-   * as unknown and answered 404.
-   */
-  upgradeRoute(route: UpgradeRouteDefinition): void {
-    this.#upgradeRouter.add({ ...route, method: "GET", name: route.name ?? `GET ${route.pattern}` });
-  }
-
   /** Abort in-flight handlers, destroy every connection and stop listening. Idempotent. */
   stop(): Promise<void> {
     this.#stopping ??= (async () => {
@@ -125,13 +111,6 @@ export class EmulatorServer {
   }
 
   async #handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
-    // Two upgrade designs met in this merge: routes added with upgradeRoute()
-    // take the raw socket; every other upgrade goes through the plain routes.
-    const pathname = new URL(request.url ?? "/", this.#url).pathname;
-    if (this.#upgradeRouter.match((request.method ?? "GET").toUpperCase(), pathname)) {
-      await this.#handleUpgradeRoute(request, socket, head);
-      return;
-    }
     // The answer to an upgrade request is written on its raw connection; a
     // response bound to it lets error answers use the same code as plain requests.
     const response = new ServerResponse(request);
@@ -198,55 +177,6 @@ export class EmulatorServer {
       else errorReply(exchange, 500, `emulator error: ${error instanceof Error ? error.message : String(error)}`);
     } finally {
       this.#inflight.delete(exchange);
-    }
-  }
-
-  async #handleUpgradeRoute(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
-    if (this.#stopping) {
-      socket.destroy();
-      return;
-    }
-    const method = (request.method ?? "GET").toUpperCase();
-    const rawPath = request.url ?? "/";
-    const url = new URL(rawPath, this.#url);
-    const match = this.#upgradeRouter.match(method, url.pathname);
-    const routeName =
-      match?.name ?? this.#options.nameUnknownRoute?.(method, url.pathname) ?? `${method} ${url.pathname}`;
-    const record = this.log.add(method, rawPath, routeName, request.headers);
-    if (!match) this.log.addUnknown(method, rawPath);
-    const fault = this.faults.take(routeName);
-    if (fault?.kind === "drop") {
-      socket.destroy();
-      return;
-    }
-    const disruption =
-      fault?.kind === "drop-mid-stream"
-        ? ({ kind: "cut", afterEvents: fault.afterEvents ?? 1 } as const)
-        : fault?.kind === "lost-response"
-          ? ({ kind: "lost-response" } as const)
-          : undefined;
-    const exchange = new UpgradeExchange(request, socket, head, record, url, match?.params ?? {}, disruption);
-    const errorReply = match?.route.errorReply ?? jsonUpgradeErrorReply;
-    if (fault?.kind === "latency") {
-      const gone = new AbortController();
-      socket.once("close", () => gone.abort());
-      await delay(fault.ms, gone.signal);
-      if (gone.signal.aborted) return;
-    }
-    if (fault?.kind === "status") {
-      errorReply(exchange, fault.status, `injected fault: HTTP ${fault.status}`, fault.retryAfterSeconds);
-      return;
-    }
-    if (!match) {
-      errorReply(exchange, 404, `no upgrade route for ${method} ${url.pathname}`);
-      return;
-    }
-    try {
-      await match.route.handler(exchange);
-      if (!exchange.answered) errorReply(exchange, 500, `emulator bug: ${routeName} did not answer`);
-    } catch (error) {
-      if (exchange.answered) exchange.destroy();
-      else errorReply(exchange, 500, `emulator error: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 }

@@ -3,13 +3,6 @@ import type { Exchange } from "./exchange.js";
 /** How a route answers a request the harness itself rejects (status fault, handler crash). */
 export type ErrorReplier = (exchange: Exchange, status: number, message: string, retryAfterSeconds?: number) => void;
 
-/** What the router needs of a route: a method, a path pattern and an optional name. */
-export interface RoutePattern {
-  readonly method: string;
-  readonly pattern: string;
-  readonly name?: string;
-}
-
 /** One route of an emulator. */
 export interface RouteDefinition {
   /** HTTP method, upper case. */
@@ -25,23 +18,23 @@ export interface RouteDefinition {
 }
 
 /** A route found for a request. */
-export interface RouteMatch<R extends RoutePattern = RouteDefinition> {
-  readonly route: R;
+export interface RouteMatch {
+  readonly route: RouteDefinition;
   readonly name: string;
   readonly params: Record<string, string>;
 }
 
-interface CompiledRoute<R extends RoutePattern> {
-  readonly definition: R;
+interface CompiledRoute {
+  readonly definition: RouteDefinition;
   readonly name: string;
   readonly segments: readonly string[];
 }
 
 /** Method + path pattern matching. Literal segments beat parameters; otherwise first added wins. */
-export class Router<R extends RoutePattern = RouteDefinition> {
-  readonly #routes: CompiledRoute<R>[] = [];
+export class Router {
+  readonly #routes: CompiledRoute[] = [];
 
-  add(route: R): void {
+  add(route: RouteDefinition): void {
     if (!route.pattern.startsWith("/")) throw new Error(`route pattern must start with '/': ${route.pattern}`);
     this.#routes.push({
       definition: route,
@@ -50,9 +43,9 @@ export class Router<R extends RoutePattern = RouteDefinition> {
     });
   }
 
-  match(method: string, pathname: string): RouteMatch<R> | undefined {
+  match(method: string, pathname: string): RouteMatch | undefined {
     const segments = splitPath(pathname);
-    let best: { match: RouteMatch<R>; literals: number } | undefined;
+    let best: { match: RouteMatch; literals: number } | undefined;
     for (const route of this.#routes) {
       if (route.definition.method !== method || route.segments.length !== segments.length) continue;
       const params: Record<string, string> = {};

@@ -1,9 +1,11 @@
 /**
- * A small server side of RFC 6455 WebSockets, enough for an emulator to push
- * messages to a vendor SDK over an upgraded HTTP connection: the handshake,
- * unmasked outgoing frames, and the control frames a client sends (close,
- * ping). Messages a client sends are handed to `onMessage`; fragmented client
- * messages are not supported (the connection is failed with 1003).
+ * A small server side of RFC 6455 WebSockets, enough for an emulator to
+ * speak to a vendor SDK over an upgraded HTTP connection: the handshake,
+ * unmasked outgoing frames (one per message), the client's messages
+ * (fragmented ones reassembled) and the control frames (close, ping, pong).
+ * No extensions: permessage-deflate is never negotiated. Every emulator uses
+ * this one implementation, through `exchange.acceptWebSocket()`, so the
+ * testkit needs no WebSocket library.
  *
  * @module
  */
@@ -15,8 +17,12 @@ import type { Duplex } from "node:stream";
 const HANDSHAKE_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
 /** How long to wait for the client's close frame before dropping the connection. */
 const CLOSE_TIMEOUT_MS = 2_000;
-/** Largest client frame accepted; emulated SDKs send only small control frames. */
-const MAX_CLIENT_FRAME_BYTES = 1024 * 1024;
+/**
+ * Largest client message accepted by default (the connection is failed with
+ * 1009 beyond it). File uploads over an agent protocol arrive in chunks of a
+ * few MiB, so this leaves room.
+ */
+const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
 const OPCODE_CONTINUATION = 0x0;
 const OPCODE_TEXT = 0x1;
@@ -38,6 +44,8 @@ export interface WebSocketOpenOptions {
   readonly protocol?: string;
   /** Destroy the connection after this many sent messages (the `drop-mid-stream` fault). */
   readonly cutAfterMessages?: number;
+  /** Largest message (all its fragments together) a client may send, in bytes. Default: 64 MiB. */
+  readonly maxMessageBytes?: number;
 }
 
 /** One accepted WebSocket. Messages go out in order; `close` starts the closing handshake. */
@@ -45,16 +53,24 @@ export class WebSocketConnection {
   readonly #socket: Duplex;
   readonly #closedController = new AbortController();
   readonly #cutAfter: number;
+  readonly #maxMessageBytes: number;
   #sent = 0;
   #closing = false;
   #buffer: Buffer = Buffer.alloc(0);
+  /** The fragments of a client message still being received, with its opcode. */
+  #fragments: { opcode: number; parts: Buffer[]; size: number } | undefined;
+  /** False once the client's close frame arrived or the connection was failed: later bytes are ignored. */
+  #receiving = true;
   #closeTimer: NodeJS.Timeout | undefined;
   /** Called with each complete text or binary message the client sends. */
   onMessage: ((data: Buffer, binary: boolean) => void) | undefined;
 
-  private constructor(socket: Duplex, cutAfter: number) {
+  private constructor(socket: Duplex, cutAfter: number, maxMessageBytes: number) {
     this.#socket = socket;
     this.#cutAfter = cutAfter;
+    this.#maxMessageBytes = maxMessageBytes;
+    // Small frames go out at once: a client waiting for an answer must not wait out Nagle's algorithm.
+    (socket as Duplex & { setNoDelay?: (noDelay: boolean) => void }).setNoDelay?.(true);
     socket.on("data", (chunk: Buffer) => this.#receive(chunk));
     socket.on("close", () => this.#finish());
     socket.on("error", () => this.#finish());
@@ -73,7 +89,11 @@ export class WebSocketConnection {
     ];
     if (options.protocol !== undefined) lines.push(`Sec-WebSocket-Protocol: ${options.protocol}`);
     socket.write(`${lines.join("\r\n")}\r\n\r\n`);
-    const connection = new WebSocketConnection(socket, options.cutAfterMessages ?? Number.POSITIVE_INFINITY);
+    const connection = new WebSocketConnection(
+      socket,
+      options.cutAfterMessages ?? Number.POSITIVE_INFINITY,
+      options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+    );
     if (connection.#cutAfter === 0) connection.#cut();
     if (head.length > 0) connection.#receive(head);
     return connection;
@@ -96,6 +116,16 @@ export class WebSocketConnection {
     this.#socket.write(encodeFrame(binary ? OPCODE_BINARY : OPCODE_TEXT, Buffer.from(data)));
     this.#sent += 1;
     if (this.#sent >= this.#cutAfter) this.#cut();
+  }
+
+  /**
+   * Send a ping (not counted as a message). Besides keeping a connection
+   * alive, an answer the client must acknowledge makes its kernel ACK the
+   * frames it just sent, so its next small frames are not held back.
+   */
+  ping(data: Uint8Array | string = ""): void {
+    if (this.closed) return;
+    this.#socket.write(encodeFrame(OPCODE_PING, Buffer.from(data)));
   }
 
   /** Start the closing handshake; the connection ends once the client answers (or after a short wait). */
@@ -132,20 +162,60 @@ export class WebSocketConnection {
   #receive(chunk: Buffer): void {
     this.#buffer = this.#buffer.length === 0 ? chunk : Buffer.concat([this.#buffer, chunk]);
     for (;;) {
-      const frame = decodeFrame(this.#buffer);
+      if (!this.#receiving) return;
+      const frame = decodeFrame(this.#buffer, this.#maxMessageBytes);
       if (frame === undefined) return;
-      if (frame === "too-large" || frame.opcode === OPCODE_CONTINUATION || !frame.final) {
-        this.#fail(frame === "too-large" ? 1009 : 1003);
+      if (frame === "too-large") {
+        this.#fail(1009);
         return;
       }
       this.#buffer = this.#buffer.subarray(frame.length);
-      this.#handle(frame.opcode, frame.payload);
+      if (frame.opcode >= OPCODE_CLOSE) {
+        // Control frames may arrive between the fragments of a message, and are never fragmented.
+        if (!frame.final) {
+          this.#fail(1002);
+          return;
+        }
+        this.#handle(frame.opcode, frame.payload);
+        continue;
+      }
+      if (!this.#assemble(frame)) return;
     }
+  }
+
+  /** Add a data frame to the message being received; hands a complete message on. False when the connection failed. */
+  #assemble(frame: DecodedFrame): boolean {
+    const pending = this.#fragments;
+    if (frame.opcode === OPCODE_CONTINUATION) {
+      if (!pending) {
+        this.#fail(1002);
+        return false;
+      }
+      pending.parts.push(frame.payload);
+      pending.size += frame.payload.length;
+      if (pending.size > this.#maxMessageBytes) {
+        this.#fail(1009);
+        return false;
+      }
+      if (!frame.final) return true;
+      this.#fragments = undefined;
+      this.#handle(pending.opcode, Buffer.concat(pending.parts));
+      return true;
+    }
+    if (pending) {
+      // A new message before the last one was finished.
+      this.#fail(1002);
+      return false;
+    }
+    if (frame.final) this.#handle(frame.opcode, frame.payload);
+    else this.#fragments = { opcode: frame.opcode, parts: [frame.payload], size: frame.payload.length };
+    return true;
   }
 
   #handle(opcode: number, payload: Buffer): void {
     switch (opcode) {
       case OPCODE_CLOSE:
+        this.#receiving = false;
         if (!this.#closing) {
           this.#closing = true;
           this.#socket.write(encodeFrame(OPCODE_CLOSE, payload.subarray(0, 2)));
@@ -167,6 +237,7 @@ export class WebSocketConnection {
   }
 
   #fail(code: number): void {
+    this.#receiving = false;
     if (!this.closed) this.#socket.write(encodeFrame(OPCODE_CLOSE, closePayload(code, "")));
     this.#closing = true;
     this.#socket.end();
@@ -208,7 +279,7 @@ interface DecodedFrame {
 }
 
 /** The first complete client frame in `buffer`, `undefined` when more bytes are needed. */
-function decodeFrame(buffer: Buffer): DecodedFrame | "too-large" | undefined {
+function decodeFrame(buffer: Buffer, maxBytes: number): DecodedFrame | "too-large" | undefined {
   if (buffer.length < 2) return undefined;
   const final = (buffer[0]! & 0x80) !== 0;
   const opcode = buffer[0]! & 0x0f;
@@ -222,11 +293,11 @@ function decodeFrame(buffer: Buffer): DecodedFrame | "too-large" | undefined {
   } else if (length === 127) {
     if (buffer.length < 10) return undefined;
     const long = buffer.readBigUInt64BE(2);
-    if (long > BigInt(MAX_CLIENT_FRAME_BYTES)) return "too-large";
+    if (long > BigInt(maxBytes)) return "too-large";
     length = Number(long);
     offset = 10;
   }
-  if (length > MAX_CLIENT_FRAME_BYTES) return "too-large";
+  if (length > maxBytes) return "too-large";
   const maskLength = masked ? 4 : 0;
   if (buffer.length < offset + maskLength + length) return undefined;
   const payload = Buffer.from(buffer.subarray(offset + maskLength, offset + maskLength + length));

@@ -1,5 +1,5 @@
-import type { WebSocket } from "ws";
 import type { Disruption } from "../harness/exchange.js";
+import type { WebSocketConnection } from "../harness/websocket.js";
 import { type AgentCodec, FLAG_TERMINAL } from "./agent-codec.js";
 
 /**
@@ -7,19 +7,23 @@ import { type AgentCodec, FLAG_TERMINAL } from "./agent-codec.js";
  * binary WebSocket message) and applies the fault layer's disruption.
  */
 export class AgentConnection {
-  readonly #socket: WebSocket;
+  readonly #socket: WebSocketConnection;
   readonly #codec: AgentCodec;
   readonly #disruption: Disruption | undefined;
   #sent = 0;
   #closed = false;
 
-  constructor(socket: WebSocket, codec: AgentCodec, disruption: Disruption | undefined) {
+  constructor(socket: WebSocketConnection, codec: AgentCodec, disruption: Disruption | undefined) {
     this.#socket = socket;
     this.#codec = codec;
     this.#disruption = disruption;
-    socket.once("close", () => {
-      this.#closed = true;
-    });
+    socket.signal.addEventListener(
+      "abort",
+      () => {
+        this.#closed = true;
+      },
+      { once: true },
+    );
   }
 
   /** True once the connection is gone (closed by the client, cut by a fault, or the emulator stopping). */
@@ -34,7 +38,7 @@ export class AgentConnection {
     range.writeUInt32BE(idStart, 0);
     range.writeUInt32BE(idEndExclusive, 4);
     const frame = this.#codec.encode(0, 0, "core.ready", ready);
-    this.#socket.send(Buffer.concat([range, frame]), { binary: true });
+    this.#socket.send(Buffer.concat([range, frame]));
   }
 
   /**
@@ -53,13 +57,13 @@ export class AgentConnection {
       this.destroy();
       return;
     }
-    this.#socket.send(this.#codec.encode(id, flags, type, payload), { binary: true });
+    this.#socket.send(this.#codec.encode(id, flags, type, payload));
     this.#sent += 1;
   }
 
   /** Tear the connection down without a close handshake. */
   destroy(): void {
     this.#closed = true;
-    this.#socket.terminate();
+    this.#socket.destroy();
   }
 }

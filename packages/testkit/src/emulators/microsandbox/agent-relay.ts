@@ -8,17 +8,17 @@
  * @module
  */
 
-import type { WebSocket, WebSocketServer } from "ws";
+import type { Exchange } from "../harness/exchange.js";
 import type { EmulatorServer } from "../harness/http-server.js";
-import type { UpgradeExchange } from "../harness/upgrade.js";
+import type { WebSocketConnection } from "../harness/websocket.js";
 import { AgentCodec, AgentFrameError, type AgentMessage, FLAG_TERMINAL, FrameReader } from "./agent-codec.js";
 import { AgentConnection } from "./agent-connection.js";
 import { ExecSession } from "./agent-exec.js";
 import { FsSessions } from "./agent-fs.js";
 import type { MicrosandboxContext, MicrosandboxSandbox } from "./context.js";
-import { cloudUpgradeErrorReply, hasApiKey, rejectUpgrade } from "./errors.js";
+import { cloudErrorReply, hasApiKey, replyError } from "./errors.js";
 import { notEmulated, refuseMessage } from "./interactive.js";
-import type { ProtocolLibraries } from "./libraries.js";
+import type { CborLibrary } from "./libraries.js";
 
 /**
  * The relay gives each client one 128th of the u32 id space; the emulator
@@ -31,7 +31,7 @@ const ID_RANGE_END = Math.floor(0xffff_ffff / 128);
 export interface AgentRelayOptions {
   /** How long an exec waits for stdin given up front (see `interactive.ts`). */
   readonly stdinGraceMs: number;
-  readonly libraries: ProtocolLibraries;
+  readonly cbor: CborLibrary;
 }
 
 /** What every connection of one relay shares. */
@@ -41,64 +41,54 @@ interface RelayShared {
   readonly stdinGraceMs: number;
 }
 
-/** Register the agent route. Returns a function that closes the WebSocket server. */
-export function registerAgentRelay(
-  server: EmulatorServer,
-  context: MicrosandboxContext,
-  options: AgentRelayOptions,
-): () => void {
-  const sockets = new options.libraries.WebSocketServer({ noServer: true, perMessageDeflate: false });
+/** Register the agent route, a plain harness route whose handler accepts the WebSocket. */
+export function registerAgentRelay(server: EmulatorServer, context: MicrosandboxContext, options: AgentRelayOptions): void {
   const shared: RelayShared = {
     context,
-    codec: new AgentCodec(options.libraries.cbor),
+    codec: new AgentCodec(options.cbor),
     stdinGraceMs: options.stdinGraceMs,
   };
-  server.upgradeRoute({
+  server.route({
+    method: "GET",
     pattern: "/v1/sandboxes/:id/agent",
-    errorReply: cloudUpgradeErrorReply,
-    handler: (exchange) => accept(exchange, sockets, shared),
+    errorReply: cloudErrorReply,
+    handler: (exchange) => accept(exchange, shared),
   });
-  return () => sockets.close();
 }
 
-function accept(exchange: UpgradeExchange, sockets: WebSocketServer, shared: RelayShared): Promise<void> | void {
+function accept(exchange: Exchange, shared: RelayShared): void {
   const { context } = shared;
   if (!hasApiKey(exchange.header("authorization"), context.apiKey)) {
-    rejectUpgrade(exchange, 401, "invalid_api_key", "unauthorized");
+    replyError(exchange, 401, "invalid_api_key", "unauthorized");
     return;
   }
   const sandbox = context.registry.get(exchange.params.id ?? "");
   if (!sandbox) {
-    rejectUpgrade(exchange, 404, "sandbox_not_found", "resource not found");
+    replyError(exchange, 404, "sandbox_not_found", "resource not found");
     return;
   }
   if (sandbox.state !== "running") {
-    rejectUpgrade(exchange, 409, "sandbox_not_running", `sandbox '${sandbox.data.name}' is ${sandbox.state}`);
+    replyError(exchange, 409, "sandbox_not_running", `sandbox '${sandbox.data.name}' is ${sandbox.state}`);
     return;
   }
-  if (exchange.header("upgrade")?.toLowerCase() !== "websocket") {
-    rejectUpgrade(exchange, 400, "invalid_request", "the agent route needs a WebSocket upgrade");
+  if (!exchange.wantsWebSocket) {
+    replyError(exchange, 400, "invalid_request", "the agent route needs a WebSocket upgrade");
     return;
   }
-  return new Promise<void>((resolve) => {
-    // `ws` answers a malformed handshake itself and never calls back.
-    exchange.socket.once("close", () => resolve());
-    sockets.handleUpgrade(exchange.request, exchange.socket, exchange.head, (socket) => {
-      exchange.accepted();
-      serve(socket, new AgentConnection(socket, shared.codec, exchange.disruption), shared, sandbox);
-      resolve();
-    });
-  });
+  // The relay's faults are about agent messages: a cut counts them after the handshake message, and a
+  // lost response is a terminal message that never arrives (see AgentConnection).
+  const socket = exchange.acceptWebSocket({ disruptionBy: "route" });
+  if (!socket) return;
+  serve(socket, new AgentConnection(socket, shared.codec, exchange.disruption), shared, sandbox);
 }
 
 function serve(
-  socket: WebSocket,
+  socket: WebSocketConnection,
   connection: AgentConnection,
   shared: RelayShared,
   sandbox: MicrosandboxSandbox,
 ): void {
   const { context } = shared;
-  socket.on("error", () => connection.destroy());
   context.touch(sandbox);
   connection.sendHandshake(ID_RANGE_START, ID_RANGE_END, {
     boot_time_ns: 0,
@@ -110,10 +100,10 @@ function serve(
   const reader = new FrameReader(shared.codec);
   const execs = new Map<number, ExecSession>();
   const files = new FsSessions(context, sandbox, connection);
-  socket.on("message", (data: Buffer | ArrayBuffer | Buffer[]) => {
+  socket.onMessage = (data) => {
     let messages: AgentMessage[];
     try {
-      messages = reader.push(toBuffer(data));
+      messages = reader.push(data);
     } catch (error) {
       if (!(error instanceof AgentFrameError)) throw error;
       connection.send(0, FLAG_TERMINAL, "core.error", { kind: "malformed_message", message: error.message });
@@ -127,7 +117,7 @@ function serve(
       context.touch(sandbox);
       dispatch(message, { context, sandbox, connection, execs, files, stdinGraceMs: shared.stdinGraceMs });
     }
-  });
+  };
 }
 
 interface ConnectionState {
@@ -187,10 +177,4 @@ function dispatch(message: AgentMessage, state: ConnectionState): void {
 function hasData(payload: unknown): boolean {
   const data = (payload as { data?: unknown } | undefined)?.data;
   return data instanceof Uint8Array && data.length > 0;
-}
-
-function toBuffer(data: Buffer | ArrayBuffer | Buffer[]): Buffer {
-  if (Buffer.isBuffer(data)) return data;
-  if (Array.isArray(data)) return Buffer.concat(data);
-  return Buffer.from(data);
 }

@@ -60,7 +60,7 @@ import { registerAgentRelay } from "./agent-relay.js";
 import type { CreateSandboxInput, MicrosandboxAgentOperation, MicrosandboxSandbox } from "./context.js";
 import { registerControlPlane } from "./control-plane.js";
 import { replyError } from "./errors.js";
-import { loadProtocolLibraries } from "./libraries.js";
+import { loadCbor } from "./libraries.js";
 import { MicrosandboxState } from "./state.js";
 
 /** Options of {@link startMicrosandboxEmulator}. */
@@ -121,7 +121,7 @@ export async function startMicrosandboxEmulator(
   if (!Number.isFinite(stdinGraceMs) || stdinGraceMs < 0) {
     throw new RangeError(`stdinGraceMs must be >= 0, got ${stdinGraceMs}`);
   }
-  const libraries = await loadProtocolLibraries();
+  const cbor = await loadCbor();
   const backend = await resolveBackend(options.backend);
   let server: EmulatorServer;
   try {
@@ -138,13 +138,12 @@ export async function startMicrosandboxEmulator(
     pageSize,
   });
   registerControlPlane(server, emulator.state);
-  emulator.closeRelay = registerAgentRelay(server, emulator.state, { stdinGraceMs, libraries });
+  registerAgentRelay(server, emulator.state, { stdinGraceMs, cbor });
   return emulator;
 }
 
 class MicrosandboxEmulatorImpl implements MicrosandboxEmulator {
   readonly state: MicrosandboxState;
-  closeRelay: () => void = () => {};
   readonly #server: EmulatorServer;
   readonly #backend: ResolvedBackend;
   #stopping: Promise<void> | undefined;
@@ -247,7 +246,6 @@ class MicrosandboxEmulatorImpl implements MicrosandboxEmulator {
     this.#stopping ??= (async () => {
       this.state.stopping = true;
       await this.#server.stop();
-      this.closeRelay();
       await Promise.allSettled(this.state.registry.all().map((sandbox) => this.state.removeSandbox(sandbox)));
       await this.#backend.dispose();
     })();

@@ -11,7 +11,6 @@
 
 import type { Exchange } from "../harness/exchange.js";
 import type { ErrorReplier } from "../harness/router.js";
-import type { UpgradeErrorReplier, UpgradeExchange } from "../harness/upgrade.js";
 
 /** Stable error codes the emulator answers with. */
 export type CloudErrorCode =
@@ -44,11 +43,6 @@ export function replyError(
   exchange.json(status, errorBody(code, message), headers);
 }
 
-/** Answer an agent handshake with the cloud's error envelope instead of upgrading. */
-export function rejectUpgrade(exchange: UpgradeExchange, status: number, code: CloudErrorCode, message: string): void {
-  exchange.reject(status, { "content-type": "application/json" }, JSON.stringify(errorBody(code, message)));
-}
-
 /** The code the cloud would send with a status the harness produces on its own (faults, crashes). */
 export function codeForStatus(status: number): CloudErrorCode {
   switch (status) {
@@ -71,7 +65,7 @@ export function codeForStatus(status: number): CloudErrorCode {
   }
 }
 
-/** The REST routes' error shape, for the harness (status faults, handler crashes). */
+/** The error shape of every route (the agent route's refused handshakes too), for the harness (status faults, handler crashes). */
 export const cloudErrorReply: ErrorReplier = (exchange, status, message, retryAfterSeconds) => {
   replyError(
     exchange,
@@ -79,18 +73,6 @@ export const cloudErrorReply: ErrorReplier = (exchange, status, message, retryAf
     codeForStatus(status),
     message,
     retryAfterSeconds === undefined ? {} : { "retry-after": String(retryAfterSeconds) },
-  );
-};
-
-/** The agent route's handshake error shape, for the harness. */
-export const cloudUpgradeErrorReply: UpgradeErrorReplier = (exchange, status, message, retryAfterSeconds) => {
-  exchange.reject(
-    status,
-    {
-      "content-type": "application/json",
-      ...(retryAfterSeconds === undefined ? {} : { "retry-after": String(retryAfterSeconds) }),
-    },
-    JSON.stringify(errorBody(codeForStatus(status), message)),
   );
 };
 
