@@ -1,6 +1,8 @@
 // The Freestyle emulator over a LocalRuntime with bubblewrap namespaces: the
 // workspace is really at /workspace inside commands, and a firewall without an
-// egress rule really takes the VM off the network.
+// egress rule really takes the VM off the network. The legacy SDK's
+// shell-command file calls are tested here only: everything outside the
+// workspace is read-only inside, so no path they are given reaches the host.
 
 import assert from "node:assert/strict";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
@@ -10,6 +12,7 @@ import { env } from "node:process";
 import { after, before, describe, it } from "node:test";
 import { LocalRuntime } from "@sandport/local";
 import { Freestyle } from "freestyle";
+import { Freestyle as LegacyFreestyle } from "freestyle-sandboxes";
 import { type FreestyleEmulator, startFreestyleEmulator } from "./emulator.js";
 
 /** `undefined` when bubblewrap namespaces work here, else why the tests skip (CI sets SANDPORT_REQUIRE_BWRAP=1). */
@@ -66,5 +69,31 @@ describe("Freestyle emulator over a namespaces backend", { skip: await namespace
     assert.equal((await online.exec(interfaces)).stdout, hostInterfaces, "an egress rule shares the host's network");
     await online.delete();
     assert.deepEqual(emulator.liveSandboxes(), []);
+  });
+
+  it("the legacy SDK's shell-command mkdir/exists/stat/remove, with relative and absolute paths", async () => {
+    const legacy = new LegacyFreestyle(emulator.sdkOptions);
+    const { vm } = await legacy.vms.create({ workdir: "/workspace/app" });
+    await vm.fs.writeFile("bin/all.bin", Buffer.alloc(256, 1));
+    await vm.fs.mkdir("made/deep", true);
+    await vm.fs.mkdir("/workspace/app/absolute/deep", true);
+    assert.equal(await vm.fs.exists("made/deep"), true);
+    assert.equal(await vm.fs.exists("/workspace/app/absolute/deep"), true);
+    assert.equal(await vm.fs.exists("absent"), false);
+    const stat = await vm.fs.stat("/workspace/app/bin/all.bin");
+    assert.deepEqual([stat.size, stat.isFile, stat.isDirectory], [256, true, false]);
+    const listing = await vm.fs.readDir("/workspace/app");
+    assert.deepEqual(listing.map((entry) => `${entry.kind} ${entry.name}`).sort(), [
+      "directory absolute",
+      "directory bin",
+      "directory made",
+    ]);
+    await vm.fs.remove("made", true);
+    await vm.fs.remove("/workspace/app/absolute", true);
+    assert.equal(await vm.fs.exists("made"), false);
+    assert.equal(await vm.fs.exists("/workspace/app/absolute"), false);
+    // Outside the workspace the sandbox is read-only.
+    await assert.rejects(vm.fs.mkdir("/opt/sandport-escape"), /Failed to create directory/);
+    await vm.delete();
   });
 });

@@ -1,5 +1,12 @@
 // Wire tests for the legacy /v1 VM API: the real freestyle-sandboxes SDK
 // (0.1.46) against the same emulator, VMs and backend as /v5.
+//
+// The backend here is the default `isolation: "none"` LocalRuntime, running as
+// whoever runs the tests (root in CI), so these tests use only calls whose
+// paths the emulator maps onto the workspace. The SDK's `fs.mkdir`, `remove`,
+// `exists` and `stat` are shell commands whose paths nothing maps: an absolute
+// one would name a host path. They are tested over a namespaces backend, where
+// the host is read-only, in isolated-backend.test.ts.
 
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, it } from "node:test";
@@ -79,20 +86,19 @@ describe("Freestyle emulator /v1 with the legacy freestyle-sandboxes SDK", () =>
     }
   });
 
-  it("files: base64 round trip, directory listings, and the SDK's shell-command mkdir/exists/stat/remove", async () => {
+  it("files: base64 round trip and directory listings, relative and absolute", async () => {
     const { vm } = await legacy.vms.create({ workdir: app() });
     const bytes = Buffer.from(Uint8Array.from({ length: 256 }, (_, index) => index));
     await vm.fs.writeFile("bin/all.bin", bytes);
+    await vm.fs.writeTextFile(`${app()}/made/deep/note.txt`, "deep\n");
     assert.deepEqual(await vm.fs.readFile(`${app()}/bin/all.bin`), bytes);
-    await vm.fs.mkdir("made/deep", true);
-    assert.equal(await vm.fs.exists("made/deep"), true);
-    assert.equal(await vm.fs.exists("absent"), false);
-    const stat = await vm.fs.stat("bin/all.bin");
-    assert.deepEqual([stat.size, stat.isFile, stat.isDirectory], [256, true, false]);
+    assert.equal(await vm.fs.readTextFile("made/deep/note.txt"), "deep\n");
     const listing = await vm.fs.readDir(app());
     assert.deepEqual(listing.map((entry) => `${entry.kind} ${entry.name}`).sort(), ["directory bin", "directory made"]);
-    await vm.fs.remove("made", true);
-    assert.equal(await vm.fs.exists("made"), false);
+    assert.deepEqual(
+      (await vm.fs.readDir("made/deep")).map((entry) => `${entry.kind} ${entry.name}`),
+      ["file note.txt"],
+    );
     await assert.rejects(vm.fs.readFile("missing.txt"), LegacyErrors.FileNotFoundError);
     await assert.rejects(vm.fs.readFile("/etc/hostname"), /NOT_EMULATED/);
   });
