@@ -183,7 +183,13 @@ function refuseWhilePending(sandbox: DaytonaSandbox): void {
 async function settled(sandbox: DaytonaSandbox, signal: AbortSignal): Promise<void> {
   const transition = sandbox.data.transition;
   if (!transition) return;
-  await Promise.race([transition, delay(ANSWER_WAIT_MS, signal)]);
+  // The wait ends with the transition: a 30 s timer left behind would hold the process open.
+  const answered = new AbortController();
+  try {
+    await Promise.race([transition, delay(ANSWER_WAIT_MS, AbortSignal.any([signal, answered.signal]))]);
+  } finally {
+    answered.abort();
+  }
 }
 
 function touch(sandbox: DaytonaSandbox): void {
