@@ -2,7 +2,8 @@
 
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, it } from "node:test";
-import { deleteAll, emulatorFetch, eventually, openClient } from "./test-fixtures.js";
+import { waitFor } from "../../assertions/index.js";
+import { deleteAll, emulatorFetch, openClient } from "./test-fixtures.js";
 import { DAYTONA_SDKS, type DaytonaClient } from "./test-sdk.js";
 import { type DaytonaEmulator, startDaytonaEmulator } from "./emulator.js";
 
@@ -57,7 +58,7 @@ for (const sdk of DAYTONA_SDKS) {
     it("transitional states are visible, and a call during one is refused with 400", async () => {
       emulator.resetRequests();
       const created = daytona.create({ image: "debian:12" });
-      await eventually(() => emulator.liveSandboxes()[0]?.state === "creating");
+      await waitFor(() => emulator.liveSandboxes()[0]?.state === "creating", { what: "a sandbox in state creating" });
       const id = emulator.liveSandboxes()[0]!.id;
       const busy = await emulatorFetch(emulator, `/api/sandbox/${id}`, { method: "DELETE" });
       assert.equal(busy.status, 400);

@@ -3,7 +3,8 @@
 
 import assert from "node:assert/strict";
 import { after, afterEach, before, beforeEach, describe, it } from "node:test";
-import { deleteAll, eventually, gone, openClient } from "./test-fixtures.js";
+import { waitFor } from "../../assertions/index.js";
+import { deleteAll, gone, openClient } from "./test-fixtures.js";
 import { DAYTONA_SDKS, type DaytonaClient } from "./test-sdk.js";
 import { type DaytonaEmulator, startDaytonaEmulator } from "./emulator.js";
 
@@ -167,7 +168,10 @@ for (const sdk of DAYTONA_SDKS) {
         () => {},
       );
       assert.equal(followed, "one\n", "the SDK resolves as if the log had ended");
-      await eventually(async () => (await sandbox.process.getSessionCommand("cut", commandId)).exitCode === 0);
+      await waitFor(async () => (await sandbox.process.getSessionCommand("cut", commandId)).exitCode === 0, {
+        timeoutMs: 10_000,
+        what: "the cut command to finish",
+      });
       assert.equal((await sandbox.process.getSessionCommandLogs("cut", commandId)).stdout, "one\ntwo\nthree\n");
     });
 

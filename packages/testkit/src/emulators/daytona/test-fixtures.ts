@@ -1,5 +1,6 @@
 // Helpers shared by the Daytona emulator's wire tests.
 
+import { waitFor } from "../../assertions/index.js";
 import type { DaytonaEmulator } from "./emulator.js";
 import type { DaytonaClient, DaytonaSdkUnderTest } from "./test-sdk.js";
 
@@ -24,27 +25,24 @@ export function emulatorFetch(emulator: DaytonaEmulator, path: string, init: Req
   });
 }
 
-/** Resolves once `condition` holds; rejects after `timeoutMs`. */
-export async function eventually(condition: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 /** Resolves once the sandbox is gone from the emulator (its destroy finished). */
-export function gone(emulator: DaytonaEmulator, id: string): Promise<void> {
-  return eventually(() => !emulator.liveSandboxes().some((sandbox) => sandbox.id === id));
+export async function gone(emulator: DaytonaEmulator, id: string): Promise<void> {
+  await waitFor(() => !emulator.liveSandboxes().some((sandbox) => sandbox.id === id), {
+    timeoutMs: 10_000,
+    what: `sandbox ${id} to be gone`,
+  });
 }
 
 /** Delete every sandbox the emulator holds (retrying while a state change is in progress) and wait until all are gone. */
 export async function deleteAll(emulator: DaytonaEmulator): Promise<void> {
-  await eventually(async () => {
-    const live = emulator.liveSandboxes();
-    for (const { id, state } of live) {
-      if (state !== "destroying") await emulatorFetch(emulator, `/api/sandbox/${id}`, { method: "DELETE" });
-    }
-    return live.length === 0;
-  });
+  await waitFor(
+    async () => {
+      const live = emulator.liveSandboxes();
+      for (const { id, state } of live) {
+        if (state !== "destroying") await emulatorFetch(emulator, `/api/sandbox/${id}`, { method: "DELETE" });
+      }
+      return live.length === 0;
+    },
+    { timeoutMs: 10_000, what: "every sandbox to be deleted" },
+  );
 }

@@ -2,7 +2,8 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { deleteAll, eventually, openClient } from "./test-fixtures.js";
+import { waitFor } from "../../assertions/index.js";
+import { deleteAll, openClient } from "./test-fixtures.js";
 import { DAYTONA_SDKS, type DaytonaClient, type DaytonaSandbox } from "./test-sdk.js";
 import { type DaytonaEmulator, startDaytonaEmulator } from "./emulator.js";
 
@@ -164,8 +165,9 @@ for (const sdk of DAYTONA_SDKS) {
         () => {},
         () => {},
       );
-      await eventually(() =>
-        emulator.requests.some((request) => request.status === 101 && request.path.includes(sleeper.cmdId ?? "?")),
+      await waitFor(
+        () => emulator.requests.some((request) => request.status === 101 && request.path.includes(sleeper.cmdId ?? "?")),
+        { timeoutMs: 10_000, what: "the log WebSocket to open" },
       );
       await sandbox.process.deleteSession("main");
       await followed;

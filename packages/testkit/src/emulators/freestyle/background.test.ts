@@ -3,6 +3,7 @@
 
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, it } from "node:test";
+import { waitFor } from "../../assertions/index.js";
 import { type CreateVmOptions, Freestyle, FreestyleApiError } from "freestyle";
 import { type FreestyleEmulator, startFreestyleEmulator } from "./emulator.js";
 
@@ -69,12 +70,15 @@ describe("Freestyle emulator background requests", () => {
     assert.equal(pending.status, 202);
     assert.equal(pending.headers.get("x-freestyle-background-request-id"), requestId);
     await pending.body?.cancel();
-    let done = await poll();
-    for (let attempt = 0; done.status === 202 && attempt < 100; attempt++) {
-      await done.body?.cancel();
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      done = await poll();
-    }
+    const done = await waitFor(
+      async () => {
+        const answer = await poll();
+        if (answer.status !== 202) return answer;
+        await answer.body?.cancel();
+        return undefined;
+      },
+      { intervalMs: 100, timeoutMs: 10_000, what: "the background request to finish" },
+    );
     assert.equal(done.status, 200);
     assert.equal(done.headers.get("x-freestyle-background-request-id"), requestId);
     assert.deepEqual(await done.json(), { stdout: "out\n", stderr: "", statusCode: 0 });

@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { after, afterEach, before, describe, it } from "node:test";
+import { delay } from "../../assertions/index.js";
 import { type CreateVmOptions, Freestyle, FreestyleApiError } from "freestyle";
 import { type FreestyleEmulator, startFreestyleEmulator } from "./emulator.js";
 
@@ -350,7 +351,7 @@ describe("Freestyle emulator with the real freestyle SDK", () => {
     const capped = await create({ maxRunSeconds: 1 });
     const budget = await create({ maxRunTotalSeconds: 1 });
     await ephemeral.vm.pause();
-    await new Promise((resolve) => setTimeout(resolve, 1_300));
+    await delay(1_300);
     assert.deepEqual(
       emulator
         .liveSandboxes()

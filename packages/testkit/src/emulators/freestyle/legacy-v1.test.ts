@@ -10,6 +10,7 @@
 
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, it } from "node:test";
+import { waitFor } from "../../assertions/index.js";
 import { Freestyle } from "freestyle";
 import { Errors as LegacyErrors, Freestyle as LegacyFreestyle } from "freestyle-sandboxes";
 import { type FreestyleEmulator, startFreestyleEmulator } from "./emulator.js";
@@ -147,12 +148,15 @@ describe("Freestyle emulator /v1 with the legacy freestyle-sandboxes SDK", () =>
     assert.equal(accepted.status, 202);
     const { requestId } = (await accepted.json()) as { requestId: string };
     const poll = () => fetch(`${emulator.baseUrl}/auth/v1/background-requests/${requestId}`, { headers });
-    let done = await poll();
-    for (let attempt = 0; done.status === 202 && attempt < 100; attempt++) {
-      await done.body?.cancel();
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      done = await poll();
-    }
+    const done = await waitFor(
+      async () => {
+        const answer = await poll();
+        if (answer.status !== 202) return answer;
+        await answer.body?.cancel();
+        return undefined;
+      },
+      { intervalMs: 100, timeoutMs: 10_000, what: "the background request to finish" },
+    );
     assert.equal(done.status, 200);
     assert.deepEqual(await done.json(), { stdout: "later\n", stderr: "", statusCode: 0 });
   });

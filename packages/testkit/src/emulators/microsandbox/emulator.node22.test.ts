@@ -3,6 +3,7 @@
 
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, it } from "node:test";
+import { delay, waitFor } from "../../assertions/index.js";
 import { WebSocket } from "ws";
 import { microsandbox, onBackend } from "./test-sdk.js";
 import { type MicrosandboxEmulator, startMicrosandboxEmulator } from "./emulator.js";
@@ -209,10 +210,10 @@ describe("microsandbox emulator with the real microsandbox SDK", () => {
     const ephemeral = await Sandbox.builder("ephemeral").image("alpine").ephemeral(true).create();
     const working = busy.exec("sleep", ["1.6"]);
     await ephemeral.stop();
-    for (let attempt = 0; attempt < 40 && emulator.liveSandboxes().length > 3; attempt++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    assert.equal(emulator.liveSandboxes().length, 3, "the ephemeral sandbox is gone once stopped");
+    await waitFor(() => emulator.liveSandboxes().length === 3, {
+      intervalMs: 50,
+      what: "the ephemeral sandbox to be gone once stopped",
+    });
     await working;
     const states = Object.fromEntries(
       await Promise.all(
@@ -245,7 +246,7 @@ describe("microsandbox emulator with the real microsandbox SDK", () => {
       (error: unknown) => error instanceof microsandbox.ExecTimeoutError && error.timeoutMs === 200,
     );
     assert.ok(Date.now() - started < 2_000);
-    await new Promise((resolve) => setTimeout(resolve, 800));
+    await delay(800);
     assert.equal(await sandbox.fs().exists("/late.txt"), false, "the timed-out command was killed");
 
     const handle = await sandbox.execStream("sleep", ["30"]);
@@ -371,7 +372,7 @@ describe("microsandbox emulator with the real microsandbox SDK", () => {
       /PTY sessions are not emulated/,
     );
     const late = await sandbox.execStreamWith("sh", (options) => options.args(["-c", "sleep 0.3; cat"]).stdinPipe());
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await delay(150);
     const sink = await late.takeStdin();
     await sink?.write("too late");
     assert.equal((await late.collect()).stdout(), "", "live stdin does not reach the command");

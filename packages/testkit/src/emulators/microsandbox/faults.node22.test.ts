@@ -3,6 +3,7 @@
 
 import assert from "node:assert/strict";
 import { after, afterEach, before, beforeEach, describe, it } from "node:test";
+import { delay } from "../../assertions/index.js";
 import { microsandbox } from "./test-sdk.js";
 import { type MicrosandboxEmulator, startMicrosandboxEmulator } from "./emulator.js";
 
@@ -104,7 +105,7 @@ describe("microsandbox emulator faults", () => {
       sandbox.exec("sh", ["-c", "echo first; sleep 0.3; echo done > survived.txt"]),
       /ended without exit/,
     );
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    await delay(600);
     assert.equal(await sandbox.fs().readToString("/survived.txt"), "done\n");
 
     emulator.injectFault({ route: "GET /v1/sandboxes/:id/agent", fault: { kind: "lost-response" } });

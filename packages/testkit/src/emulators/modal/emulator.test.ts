@@ -7,6 +7,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, afterEach, before, describe, it } from "node:test";
+import { delay } from "../../assertions/index.js";
 import type { LaunchSpec, SandboxRuntime } from "@sandport/core";
 import { LocalRuntime } from "@sandport/local";
 import type { SandboxExecParams } from "modal";
@@ -333,7 +334,7 @@ describe("Modal emulator with the real modal SDK", () => {
     const idle = await create({ idleTimeoutMs: 1_000 });
     const busy = await create({ idleTimeoutMs: 1_000 });
     const running = await busy.exec(["sleep", "1.6"]);
-    await new Promise((resolve) => setTimeout(resolve, 1_300));
+    await delay(1_300);
     assert.equal(await short.poll(), 124);
     assert.equal(await idle.poll(), 124);
     assert.equal(await busy.poll(), null, "a running exec keeps a sandbox from idling");
@@ -414,7 +415,7 @@ describe("Modal emulator command-router tokens", () => {
     const { client } = clientFor(modal, emulator);
     const app = await client.apps.fromName("tokens", { createIfMissing: true });
     const sandbox = await client.sandboxes.create(app, client.images.fromRegistry("alpine:3.21"));
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await delay(1_100);
     emulator.resetRequests();
     const command = await sandbox.exec(["true"]);
     assert.equal(await command.wait(), 0);

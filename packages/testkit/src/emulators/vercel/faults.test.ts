@@ -3,6 +3,7 @@
 
 import assert from "node:assert/strict";
 import { after, afterEach, before, beforeEach, describe, it } from "node:test";
+import { waitFor } from "../../assertions/index.js";
 import { APIError, Sandbox } from "@vercel/sandbox";
 import { startVercelEmulator, type VercelEmulator } from "./emulator.js";
 
@@ -138,12 +139,11 @@ describe("Vercel emulator faults with the real @vercel/sandbox SDK", () => {
       1,
       "a cut stream is not retried",
     );
-    let marker: Buffer | null = null;
-    for (let attempt = 0; attempt < 40 && marker === null; attempt++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      marker = await sandbox.readFileToBuffer({ path: "marker.txt" });
-    }
-    assert.equal(marker?.toString(), "done\n");
+    const marker = await waitFor(() => sandbox.readFileToBuffer({ path: "marker.txt" }), {
+      intervalMs: 50,
+      what: "the command to write its marker",
+    });
+    assert.equal(marker.toString(), "done\n");
   });
 
   it("latency delays answers; faults match route patterns, apply `times` times, and requests are counted", async () => {

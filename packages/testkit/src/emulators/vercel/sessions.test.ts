@@ -3,10 +3,10 @@
 
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, it } from "node:test";
+import { delay } from "../../assertions/index.js";
 import { APIError, Sandbox, StreamError } from "@vercel/sandbox";
 import { startVercelEmulator, type VercelEmulator } from "./emulator.js";
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("Vercel emulator sessions with the real @vercel/sandbox SDK", () => {
   let emulator: VercelEmulator;
@@ -108,7 +108,7 @@ describe("Vercel emulator sessions with the real @vercel/sandbox SDK", () => {
     assert.ok(failure instanceof StreamError, String(failure));
     assert.equal(failure.code, "sandbox_stopped");
     assert.deepEqual(lines, ["before\n"]);
-    await sleep(100);
+    await delay(100);
     assert.equal(state("short"), "stopped");
     assert.equal(state("extended"), "running");
     const tooLong = await extended.extendTimeout(24 * 60 * 60 * 1000).then(
