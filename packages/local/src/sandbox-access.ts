@@ -8,6 +8,7 @@ import {
   unsupported,
   type ValidatedExecRequest,
 } from "@sandport/core";
+import { checkHandle, foreignSandbox } from "@sandport/core/adapter";
 import { AsyncCommands } from "./async-commands.js";
 import { probeBwrap } from "./bwrap.js";
 import { probeCgroupHost } from "./cgroup-host.js";
@@ -53,19 +54,8 @@ export class SandboxAccess {
   }
 
   /** Checks that `handle` is a local handle with a well-formed id, and returns the id. */
-  checkHandle(handle: unknown): string {
-    const candidate = handle as LocalHandle | null;
-    if (typeof candidate !== "object" || candidate === null) {
-      throw invalidRequest("handle must be a sandbox handle", { field: "handle" }, LOCAL_PROVIDER);
-    }
-    if (candidate.provider !== LOCAL_PROVIDER) {
-      throw invalidRequest(
-        `handle belongs to provider ${JSON.stringify(candidate.provider)}, not "local"`,
-        {},
-        LOCAL_PROVIDER,
-      );
-    }
-    return SandboxStore.checkId(candidate.id);
+  checkHandle(handle: unknown, operation: string): string {
+    return SandboxStore.checkId(checkHandle(handle, LOCAL_PROVIDER, operation));
   }
 
   /**
@@ -221,14 +211,7 @@ export class SandboxAccess {
     const id = SandboxStore.checkId(rawId);
     const found = await this.store().read(id);
     if (found.state === "absent") return undefined;
-    if (found.state === "foreign") {
-      throw new SandportError({
-        code: "FOREIGN_SANDBOX",
-        provider: LOCAL_PROVIDER,
-        message: `sandbox ${id} is not owned by this runtime: ${found.reason}`,
-        details: { sandboxId: id },
-      });
-    }
+    if (found.state === "foreign") throw foreignSandbox(LOCAL_PROVIDER, id, "reattach", found.reason);
     if (isExpired(found.record)) {
       await this.#destroyRecord(found.record);
       return undefined;
@@ -257,14 +240,7 @@ export class SandboxAccess {
     if (cached) return this.#destroyRecord(cached);
     const found = await this.store().read(id);
     if (found.state === "absent") return;
-    if (found.state === "foreign") {
-      throw new SandportError({
-        code: "FOREIGN_SANDBOX",
-        provider: LOCAL_PROVIDER,
-        message: `refusing to destroy sandbox ${id}: ${found.reason}`,
-        details: { sandboxId: id },
-      });
-    }
+    if (found.state === "foreign") throw foreignSandbox(LOCAL_PROVIDER, id, "destroy", found.reason);
     await this.#destroyRecord(found.record);
   }
 

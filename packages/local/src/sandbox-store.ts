@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { chmod, chown, lstat, mkdir, readdir, readFile, rename, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { invalidRequest, SandportError } from "@sandport/core";
+import { foreignSandbox, sandboxNotFound } from "@sandport/core/adapter";
 import { AnchoredDirectory } from "./anchored-directory.js";
 import { errorCode } from "./file-errors.js";
 import { LOCAL_PROVIDER } from "./options.js";
@@ -266,22 +267,12 @@ function removalFailed(id: string, cause: unknown): SandportError {
 
 /** `NOT_FOUND` for a sandbox id. */
 export function notFound(id: string): SandportError {
-  return new SandportError({
-    code: "NOT_FOUND",
-    provider: LOCAL_PROVIDER,
-    message: `sandbox ${id} does not exist`,
-    details: { sandboxId: id },
-  });
+  return sandboxNotFound(LOCAL_PROVIDER, id, "lookup");
 }
 
 /** `FOREIGN_SANDBOX` for a sandbox id. */
 export function foreign(id: string, reason: string): SandportError {
-  return new SandportError({
-    code: "FOREIGN_SANDBOX",
-    provider: LOCAL_PROVIDER,
-    message: `sandbox ${id} is not owned by this runtime: ${reason}`,
-    details: { sandboxId: id },
-  });
+  return foreignSandbox(LOCAL_PROVIDER, id, "use", reason);
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -10,6 +10,7 @@ import { declareFileChecks } from "./files.js";
 import { declareLifecycleChecks } from "./lifecycle.js";
 import type { RuntimeConformanceOptions } from "./options.js";
 import { declarePathChecks } from "./paths.js";
+import { declarePortRuleChecks } from "./port-rules.js";
 import { declareStreamingChecks } from "./streaming.js";
 import { ConformanceSuite } from "./suite.js";
 import { declareValidationChecks } from "./validation.js";
@@ -60,6 +61,7 @@ export function describeRuntimeConformance<H extends SandboxHandle>(options: Run
       declareValidationChecks(group);
     });
     suite.group("lifecycle", {}, declareLifecycleChecks);
+    suite.group("port", {}, declarePortRuleChecks);
     suite.group(
       "async",
       { unavailable: missing("asyncExec", "startCommand/commandStatus/commandLogs with getById") },

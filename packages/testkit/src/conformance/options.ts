@@ -16,6 +16,12 @@ export interface RuntimeFixture<H extends SandboxHandle = SandboxHandle> {
   readonly reopen?: () => SandboxRuntime<H> | Promise<SandboxRuntime<H>>;
   /** Runs once after every sandbox the suite launched is destroyed (remove a temp root, stop an emulator). */
   readonly cleanup?: () => void | Promise<void>;
+  /**
+   * How many requests have reached the provider so far (an emulator's request
+   * count). When given, the checks of refused calls also prove that a refusal
+   * sent nothing.
+   */
+  readonly requestCount?: () => number;
 }
 
 /** Time budgets of the suite, in milliseconds. */

@@ -77,6 +77,8 @@ export class ConformanceSuite<H extends SandboxHandle> implements ConformanceCon
   readonly skipped: Readonly<Partial<Record<ConformanceCheckId, string>>>;
   /** See {@link RuntimeConformanceOptions.unknownSandboxId}. */
   readonly unknownSandboxId: string;
+  /** The fixture's request counter, when it has one. */
+  readonly requestCount: (() => number) | undefined;
   private readonly launchSpec: LaunchSpec;
   private readonly live = new Map<string, H>();
   private readonly fixture: RuntimeFixture<H>;
@@ -92,6 +94,7 @@ export class ConformanceSuite<H extends SandboxHandle> implements ConformanceCon
     this.unknownSandboxId = options.unknownSandboxId ?? "sandport-conformance-no-such-sandbox";
     const reopen = fixture.reopen;
     this.reopen = reopen ? async () => reopen() : undefined;
+    this.requestCount = fixture.requestCount;
   }
 
   async launch(spec: LaunchSpec = {}): Promise<H> {
