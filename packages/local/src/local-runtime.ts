@@ -15,7 +15,9 @@ import {
   normalizeWorkspacePath,
   type OperationTimeouts,
   type OpOptions,
+  type PortEndpoint,
   refuseReservedEnv,
+  type SandboxProcess,
   type SandboxRuntime,
   SPECIFICATION_VERSION,
   type StartCommandRequest,
@@ -25,6 +27,7 @@ import {
   validateFiles,
   validateLabelQuery,
   validateLaunchSpec,
+  validatePort,
   validateSessionId,
 } from "@sandport/core";
 import { EventQueue, runOperation } from "@sandport/core/adapter";
@@ -33,6 +36,7 @@ import { localCapabilities } from "./capabilities.js";
 import { releaseLeaf } from "./cgroups.js";
 import { COMMAND_MARKER_VARIABLE } from "./command-marker.js";
 import type { LocalHandle } from "./handle.js";
+import { LocalProcess } from "./local-process.js";
 import {
   LOCAL_PROVIDER,
   LOCAL_WORKSPACE_ROOT,
@@ -143,14 +147,14 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
           queue.push(pid === undefined ? { type: "started", isolation } : { type: "started", pid, isolation });
         },
         onOutput: (stream, chunk) => {
-          const data = decoders[stream].decode(chunk, { stream: true });
-          if (data !== "") queue.push({ type: stream, data });
+          const bytes = new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+          queue.push({ type: stream, data: decoders[stream].decode(chunk, { stream: true }), bytes });
         },
       });
       if (!started) queue.push({ type: "started", isolation });
       for (const stream of ["stdout", "stderr"] as const) {
         const tail = decoders[stream].decode();
-        if (tail !== "") queue.push({ type: stream, data: tail });
+        if (tail !== "") queue.push({ type: stream, data: tail, bytes: new Uint8Array(0) });
       }
       queue.push({ type: "exited", result: this.#result(outcome) });
       queue.end();
@@ -161,6 +165,55 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
     } finally {
       consumerGone.abort(new Error("the stream's consumer stopped reading"));
     }
+  }
+
+  /**
+   * Starts a command whose stdin stays open (see `SandboxProcess`) and resolves
+   * once it runs. Its run budget is the request's `timeoutMs`, else
+   * `runBudgetMs`; `op.timeoutMs` bounds only the start; aborting `op.signal`
+   * at any time kills it, as does `kill()` or `destroy`.
+   */
+  async spawn(handle: LocalHandle, request: ExecRequest, op?: OpOptions): Promise<SandboxProcess> {
+    const id = this.#access.checkHandle(handle, "spawn");
+    const validated = this.#validateExec(request);
+    return this.#operation(op, this.#deadline("spawn", "launchMs"), async (signal) => {
+      const kill = new AbortController();
+      const killOnAbort = (from: AbortSignal) => {
+        const listener = () => kill.abort(from.reason);
+        if (from.aborted) listener();
+        else from.addEventListener("abort", listener, { once: true });
+        return () => from.removeEventListener("abort", listener);
+      };
+      const process = new LocalProcess(kill, this.#options.isolation);
+      const stopStartWatch = killOnAbort(signal);
+      if (op?.signal) killOnAbort(op.signal);
+      let markStarted: () => void = () => {};
+      const started = new Promise<void>((resolve) => {
+        markStarted = resolve;
+      });
+      const running = this.#run(id, validated, kill.signal, {
+        onStarted: (pid) => {
+          process.started(pid);
+          markStarted();
+        },
+        onOutput: (stream, chunk) => process.output(stream, chunk),
+        onStdin: (stdin) => process.attachStdin(stdin),
+      }).then(
+        (outcome) => process.finish(this.#result(outcome)),
+        (error: unknown) => {
+          process.fail(toLocalError(error));
+          return error;
+        },
+      );
+      try {
+        // Whichever comes first: the command runs, or it ended (a failure to start among the ways).
+        const ended = await Promise.race([started, running]);
+        if (ended !== undefined) throw ended;
+      } finally {
+        stopStartWatch();
+      }
+      return process;
+    });
   }
 
   /** Writes files after checking every path (including symlinks on disk); nothing is written if any is refused. */
@@ -195,6 +248,22 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
   /** Removes a file, symlink or directory tree; absent is fine. The workspace root itself is refused. */
   async remove(handle: LocalHandle, path: string, op?: OpOptions): Promise<void> {
     return this.#fileCall(handle, path, op, "remove", false, (files, relative) => files.remove(relative));
+  }
+
+  /**
+   * Where to reach `port` of the sandbox from this machine (`http://127.0.0.1:<port>`,
+   * no headers). Under `none`, and with `network: true`, that is the host's own
+   * port. Without network, the port must be declared at launch (`LaunchSpec.ports`,
+   * else `INVALID_REQUEST`): the endpoint is a host port on `127.0.0.1` that this
+   * runtime instance forwards to the port inside each command's network
+   * namespace, through a Unix socket, without giving the sandbox any network.
+   */
+  async portEndpoint(handle: LocalHandle, port: number, op?: OpOptions): Promise<PortEndpoint> {
+    const id = this.#access.checkHandle(handle, "portEndpoint");
+    const checked = validatePort(port, LOCAL_PROVIDER);
+    return this.#operation(op, this.#deadline("portEndpoint", "lookupMs"), () =>
+      this.#access.portEndpoint(id, checked),
+    );
   }
 
   /** Rebuilds a handle from an id, in any process. `undefined` when absent; `FOREIGN_SANDBOX` when not ours. */
@@ -272,7 +341,7 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
     id: string,
     request: ValidatedExecRequest,
     signal: AbortSignal,
-    callbacks: Pick<Parameters<typeof runCommand>[0], "onStarted" | "onOutput"> = {},
+    callbacks: Pick<Parameters<typeof runCommand>[0], "onStarted" | "onOutput" | "onStdin"> = {},
   ): Promise<RunOutcome> {
     const record = await this.#access.requireLive(id, false);
     const plan = await this.#access.planFor(record, request);

@@ -20,6 +20,8 @@ const COMMANDS = "commands";
 const RUNNING = "running";
 /** Private directory inside a sandbox directory where removed workspace trees are taken apart. */
 const TRASH = "trash";
+/** Directory inside a sandbox directory for exposed ports: the relay program and its Unix sockets. */
+const PORTS = "ports";
 /** Directory inside the workspace that `TMPDIR` points at. */
 export const WORKSPACE_TMP = ".tmp";
 /** Prefix of half-built sandboxes; never listed, never a valid id. */
@@ -36,8 +38,9 @@ export type StoredSandbox =
 /**
  * Sandboxes on disk: `<root>/<id>/` holds `sandbox.json` (metadata, mode 0600),
  * `workspace/` (the only directory commands may write), `commands/` (async
- * command records and output), `running/` (markers of running commands) and
- * `trash/` (where removed trees are taken apart). A sandbox appears
+ * command records and output), `running/` (markers of running commands),
+ * `trash/` (where removed trees are taken apart) and `ports/` (the port relay
+ * and its sockets, read-only to commands). A sandbox appears
  * atomically: it is built under `<root>/.staging-<id>` and renamed into place,
  * so a sandbox directory always has its metadata, and it keeps its metadata
  * until everything else in it is gone (see {@link SandboxStore.remove}).
@@ -95,6 +98,10 @@ export class SandboxStore {
 
   trashDirectory(id: string): string {
     return join(this.root, id, TRASH);
+  }
+
+  portsDirectory(id: string): string {
+    return join(this.root, id, PORTS);
   }
 
   /**

@@ -62,7 +62,10 @@ export function declarePortRuleChecks<H extends SandboxHandle>(group: CheckGroup
     async () => {
       const handle = group.sandbox();
       const all = await runtime.findByLabels?.({});
-      assert.ok(all?.some((found) => found.id === handle.id), "findByLabels({}) includes this runtime's sandbox");
+      assert.ok(
+        all?.some((found) => found.id === handle.id),
+        "findByLabels({}) includes this runtime's sandbox",
+      );
       await expectCode(
         () => runtime.findByLabels?.(undefined as unknown as Record<string, string>),
         "INVALID_REQUEST",
@@ -86,7 +89,10 @@ function methodCalls<H extends SandboxHandle>(
     ["writeFiles", () => runtime.writeFiles(handle, [{ path: "op-options.txt", content: "x" }], op)],
     ["readFile", () => runtime.readFile(handle, "op-options.txt", op)],
     ["destroy", () => runtime.destroy(handle, op)],
-    ["execStream", runtime.execStream && (() => collectEvents(() => runtime.execStream!(handle, { shell: "true" }, op)))],
+    [
+      "execStream",
+      runtime.execStream && (() => collectEvents(() => runtime.execStream!(handle, { shell: "true" }, op))),
+    ],
     ["getById", runtime.getById && (() => runtime.getById!(handle.id, op))],
     ["findByLabels", runtime.findByLabels && (() => runtime.findByLabels!({}, op))],
     ["launchDetached", runtime.launchDetached && (() => runtime.launchDetached!({}, op))],
