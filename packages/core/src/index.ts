@@ -55,8 +55,10 @@ export type { FileInput } from "./port/file-input.js";
 export type { Labels } from "./port/labels.js";
 export type { LaunchSpec, ResourceLimits } from "./port/launch-spec.js";
 export type { OpOptions } from "./port/op-options.js";
+export type { PortEndpoint } from "./port/port-endpoint.js";
 export { LAUNCH_KEY_LABEL, OWNER_LABEL } from "./port/reserved-labels.js";
 export type { SandboxHandle } from "./port/sandbox-handle.js";
+export type { SandboxProcess } from "./port/sandbox-process.js";
 export type { SandboxRuntime, StartCommandRequest } from "./port/sandbox-runtime.js";
 export { SPECIFICATION_VERSION } from "./port/sandbox-runtime.js";
 
@@ -82,6 +84,14 @@ export {
   validateTimeoutMs,
 } from "./validation/numbers.js";
 export type { ValidatedExecRequest, ValidatedFile, ValidationContext } from "./validation/requests.js";
-export { validateExecRequest, validateFiles, validateLaunchSpec, validateOpOptions } from "./validation/requests.js";
+export {
+  MAX_DECLARED_PORTS,
+  validateExecRequest,
+  validateFiles,
+  validateLaunchSpec,
+  validateOpOptions,
+  validatePort,
+  validatePorts,
+} from "./validation/requests.js";
 export type { WorkspacePathOptions } from "./validation/workspace-path.js";
 export { normalizeWorkspacePath, toSandboxPath } from "./validation/workspace-path.js";

@@ -21,6 +21,9 @@ import type { DeclaredCapabilities } from "@sandport/core";
  *   that pause keeps the filesystem; the emulator keeps it by construction, so
  *   only a live run can prove it).
  * - `detachedLaunch` is `unsupported`: E2B's create answers only once the sandbox runs.
+ * - `binaryOutput: "not-exposed"`: envd streams raw bytes, but the SDK hands
+ *   output over as decoded text, so output events carry the text's UTF-8.
+ * - `pty: "not-exposed"`: E2B has terminals; the port does not reach them.
  *
  * PTY, snapshots, fork and preview URLs exist in E2B but have no place in the
  * port (`sandbox-v1`), so this adapter does not reach them (not exposed).
@@ -30,6 +33,8 @@ export const e2bCapabilities: DeclaredCapabilities = Object.freeze({
   lifecycle: "unknown",
   verifiedCleanup: true,
   neverIdle: "unknown",
+  binaryOutput: "not-exposed",
+  pty: "not-exposed",
   modes: Object.freeze({
     outputStreams: "separate",
     filesystem: "unknown",

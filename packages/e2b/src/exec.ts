@@ -200,7 +200,12 @@ export async function runCommand(
   let early: ExecEvent[] | undefined = [];
   const output = new OutputCollector(
     plan.maxOutputBytes,
-    (stream, data) => (early ? early.push({ type: stream, data }) : emit?.({ type: stream, data })),
+    (stream, data) => {
+      // The SDK hands over decoded text: the bytes are its UTF-8 (binaryOutput is not-exposed).
+      const event: ExecEvent = { type: stream, data, bytes: new TextEncoder().encode(data) };
+      if (early) early.push(event);
+      else emit?.(event);
+    },
     () => void kill("output-limit"),
   );
   try {

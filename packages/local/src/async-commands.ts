@@ -9,6 +9,7 @@ import {
   invalidRequest,
   SandportError,
   sleep,
+  validateCommandRef,
 } from "@sandport/core";
 import type { SpawnPlan } from "./command-plan.js";
 import { coverInheritedDescriptors } from "./inherited-descriptors.js";
@@ -18,7 +19,6 @@ import { SUPERVISOR_SOURCE } from "./supervisor-source.js";
 
 /** A command that has a directory but no supervisor record for this long never started. */
 const START_GRACE_MS = 30_000;
-const SESSION_ID = /^[\u0020-\u007e]{1,256}$/;
 
 /** Everything the supervisor needs, as stored in `plan.json`. */
 export interface SupervisedCommand {
@@ -43,30 +43,18 @@ interface ExitRecord {
   readonly durationMs: number;
 }
 
-/** Checks a session id: 1-256 printable ASCII characters. */
-export function checkSessionId(sessionId: unknown): string {
-  if (typeof sessionId !== "string" || !SESSION_ID.test(sessionId)) {
-    throw invalidRequest("sessionId must be 1-256 printable ASCII characters", { field: "sessionId" }, LOCAL_PROVIDER);
-  }
-  return sessionId;
-}
-
 /** The command id for a session id: stable, so every process derives the same one. */
 export function commandIdFor(sessionId: string): string {
   return `cmd-${createHash("sha256").update(sessionId).digest("hex").slice(0, 32)}`;
 }
 
-/** Checks a `CommandRef` and returns its command id. */
+/** Checks a `CommandRef` (the port's rule, and a command id that belongs to its session id). */
 export function checkRef(ref: unknown): CommandRef {
-  const candidate = ref as CommandRef | null;
-  if (typeof candidate !== "object" || candidate === null) {
-    throw invalidRequest("command ref must be an object", {}, LOCAL_PROVIDER);
+  const checked = validateCommandRef(ref, LOCAL_PROVIDER);
+  if (checked.commandId !== commandIdFor(checked.sessionId)) {
+    throw invalidRequest("command ref's commandId does not belong to its sessionId", { field: "ref" }, LOCAL_PROVIDER);
   }
-  const sessionId = checkSessionId(candidate.sessionId);
-  if (candidate.commandId !== commandIdFor(sessionId)) {
-    throw invalidRequest("command ref's commandId does not belong to its sessionId", {}, LOCAL_PROVIDER);
-  }
-  return { sessionId, commandId: candidate.commandId };
+  return checked;
 }
 
 /**

@@ -65,6 +65,8 @@ export interface BwrapInput {
   readonly env: Readonly<Record<string, string>>;
   /** Program and arguments to run inside. */
   readonly command: readonly string[];
+  /** Host paths mounted read-only at other places inside (`[host, inside]`), e.g. the port relay. */
+  readonly mounts?: readonly (readonly [string, string])[];
 }
 
 /** A bubblewrap invocation: its arguments, plus the NUL-separated arguments it reads from fd 3. */
@@ -92,6 +94,7 @@ export function buildBwrapInvocation(input: BwrapInput): BwrapInvocation {
   const args = isolationArgs(input.network);
   args.push("--args", "3");
   for (const path of input.readOnlyPaths) args.push("--ro-bind-try", path, path);
+  for (const [host, inside] of input.mounts ?? []) args.push("--ro-bind", host, inside);
   args.push("--bind", input.workspaceDirectory, input.workspaceRoot);
   args.push("--symlink", `${input.workspaceRoot}/${WORKSPACE_TMP}`, "/tmp");
   args.push("--remount-ro", "/dev", "--remount-ro", "/");

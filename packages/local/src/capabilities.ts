@@ -10,6 +10,8 @@ import type { LocalIsolation } from "./options.js";
  * - `neverIdle`: nothing reclaims an idle sandbox (only an explicit `lifetimeMs`, lazily; see `LocalRuntime`).
  * - modes: separate stdout/stderr, persistent files, `never-idle` lifetime, isolation as configured.
  * - `detachedLaunch`: `unsupported`: launching is synchronous, there is no "still booting" state.
+ * - `binaryOutput`: output events carry the bytes read from the command's pipes, untouched.
+ * - `pty`: `not-exposed`: the machine has terminals, this runtime does not allocate them.
  */
 export function localCapabilities(isolation: LocalIsolation): DeclaredCapabilities {
   return Object.freeze({
@@ -17,6 +19,8 @@ export function localCapabilities(isolation: LocalIsolation): DeclaredCapabiliti
     lifecycle: "unsupported",
     verifiedCleanup: true,
     neverIdle: true,
+    binaryOutput: true,
+    pty: "not-exposed",
     modes: Object.freeze({
       outputStreams: "separate",
       filesystem: "persistent",

@@ -5,6 +5,7 @@ import { joinFiles } from "./cgroups.js";
 import { COMMAND_MARKER_VARIABLE, newCommandMarker } from "./command-marker.js";
 import { buildEnvironment } from "./environment.js";
 import type { LocalIsolation } from "./options.js";
+import { RELAY_FILE, RELAY_NODE_PATH, RELAY_PORTS_DIRECTORY } from "./port-relay-source.js";
 import type { CgroupDirectory, SandboxRecord } from "./sandbox-record.js";
 
 /** Exit status of a command that could not join its cgroups (it never ran). */
@@ -62,6 +63,8 @@ export interface PlanInput {
   readonly leaf?: string;
   /** Who bubblewrap runs as when not the runtime's own user (the runtime is root). */
   readonly sandboxUser?: BwrapUser;
+  /** Host ports directory of a sandbox whose declared ports are relayed (namespaces without network). */
+  readonly portsDirectory?: string;
 }
 
 /**
@@ -90,14 +93,23 @@ export function planCommand(input: PlanInput): SpawnPlan {
     input.leaf && tracking ? { version: tracking.version, directory: input.leaf } : undefined;
   const command = request.argv ? [...request.argv] : ["/bin/sh", "-c", request.shell as string];
   if (input.isolation === "namespaces") {
+    const relayed = input.portsDirectory !== undefined && (record.ports?.length ?? 0) > 0;
     const invocation = buildBwrapInvocation({
+      ...(relayed
+        ? {
+            mounts: [
+              [process.execPath, RELAY_NODE_PATH],
+              [input.portsDirectory as string, RELAY_PORTS_DIRECTORY],
+            ],
+          }
+        : {}),
       workspaceDirectory: input.workspaceDirectory,
       workspaceRoot: input.workspaceRoot,
       cwd: toSandboxPath(input.workspaceRoot, request.cwd),
       network: record.network,
       readOnlyPaths: input.readOnlyPaths,
       env: buildEnvironment(input.workspaceRoot, record.env, request.env),
-      command,
+      command: relayed ? withRelay(command, record.ports as readonly number[]) : command,
     });
     const base = {
       env: {},
@@ -129,6 +141,17 @@ export function planCommand(input: PlanInput): SpawnPlan {
   if (request.shell !== undefined)
     return { file: "/bin/sh", args: ["-c", `${joinInline(joins)}${request.shell}`], ...base };
   return { file: "/bin/sh", args: ["-c", joinThenExec(joins.length), "sh", ...joins, ...command], ...base };
+}
+
+/**
+ * The command with the port relay started beside it, in its network
+ * namespace: `sh` starts `node relay.cjs <ports>` in the background, detached
+ * from the command's stdio, then `exec`s the command itself (same pid, same
+ * exit status).
+ */
+function withRelay(command: readonly string[], ports: readonly number[]): string[] {
+  const relay = `"$1" ${RELAY_PORTS_DIRECTORY}/${RELAY_FILE} ${ports.join(" ")} </dev/null >/dev/null 2>&1 &`;
+  return ["/bin/sh", "-c", `${relay} shift; exec "$@"`, "sh", RELAY_NODE_PATH, ...command];
 }
 
 /** `sh -c` script: write `$$` into the first `count` arguments (cgroup.procs files), then exec the rest. */

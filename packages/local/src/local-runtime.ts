@@ -13,8 +13,11 @@ import {
   type LaunchSpec,
   MAX_TIMEOUT_MS,
   normalizeWorkspacePath,
+  type OperationTimeouts,
   type OpOptions,
+  type PortEndpoint,
   refuseReservedEnv,
+  type SandboxProcess,
   type SandboxRuntime,
   SPECIFICATION_VERSION,
   type StartCommandRequest,
@@ -22,17 +25,18 @@ import {
   type ValidatedExecRequest,
   validateExecRequest,
   validateFiles,
-  validateLabels,
+  validateLabelQuery,
   validateLaunchSpec,
-  validateOpOptions,
-  withDeadline,
+  validatePort,
+  validateSessionId,
 } from "@sandport/core";
-import { AsyncCommands, checkRef, checkSessionId, commandIdFor } from "./async-commands.js";
+import { EventQueue, runOperation } from "@sandport/core/adapter";
+import { AsyncCommands, checkRef, commandIdFor } from "./async-commands.js";
 import { localCapabilities } from "./capabilities.js";
 import { releaseLeaf } from "./cgroups.js";
 import { COMMAND_MARKER_VARIABLE } from "./command-marker.js";
-import { EventQueue } from "./event-queue.js";
 import type { LocalHandle } from "./handle.js";
+import { LocalProcess } from "./local-process.js";
 import {
   LOCAL_PROVIDER,
   LOCAL_WORKSPACE_ROOT,
@@ -104,10 +108,9 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
 
   /** Creates a sandbox. `template` is refused (the host's `/usr` is the only image). */
   async launch(spec: LaunchSpec = {}, op?: OpOptions): Promise<LocalHandle> {
-    validateOpOptions(op, LOCAL_PROVIDER);
     const clean = validateLaunchSpec(spec, LOCAL_PROVIDER);
     refuseReservedEnv(clean.env, [COMMAND_MARKER_VARIABLE], "env", LOCAL_PROVIDER);
-    return guarded(op, this.#deadline("launch"), (signal) => this.#access.launch(clean, signal));
+    return this.#operation(op, this.#deadline("launch", "launchMs"), (signal) => this.#access.launch(clean, signal));
   }
 
   /**
@@ -117,10 +120,9 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
    * and request env, and `SANDPORT_LOCAL_COMMAND_ID` (reserved: an env that sets it is refused).
    */
   async exec(handle: LocalHandle, request: ExecRequest, op?: OpOptions): Promise<ExecResult> {
-    validateOpOptions(op, LOCAL_PROVIDER);
-    const id = this.#access.checkHandle(handle);
+    const id = this.#access.checkHandle(handle, "exec");
     const validated = this.#validateExec(request);
-    return guarded(op, this.#execDeadline(validated), (signal) =>
+    return this.#operation(op, this.#execDeadline(validated), (signal) =>
       this.#run(id, validated, signal).then((outcome) => this.#result(outcome)),
     );
   }
@@ -131,13 +133,12 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
    * on the first iteration.
    */
   async *execStream(handle: LocalHandle, request: ExecRequest, op?: OpOptions): AsyncIterable<ExecEvent> {
-    validateOpOptions(op, LOCAL_PROVIDER);
-    const id = this.#access.checkHandle(handle);
+    const id = this.#access.checkHandle(handle, "execStream");
     const validated = this.#validateExec(request);
     const queue = new EventQueue<ExecEvent>();
     const consumerGone = new AbortController();
     const isolation = this.#options.isolation;
-    const run = guarded(op, this.#execDeadline(validated), async (signal) => {
+    const run = this.#operation(op, this.#execDeadline(validated), async (signal) => {
       const decoders = { stdout: new TextDecoder(), stderr: new TextDecoder() };
       let started = false;
       const outcome = await this.#run(id, validated, AbortSignal.any([signal, consumerGone.signal]), {
@@ -146,14 +147,14 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
           queue.push(pid === undefined ? { type: "started", isolation } : { type: "started", pid, isolation });
         },
         onOutput: (stream, chunk) => {
-          const data = decoders[stream].decode(chunk, { stream: true });
-          if (data !== "") queue.push({ type: stream, data });
+          const bytes = new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+          queue.push({ type: stream, data: decoders[stream].decode(chunk, { stream: true }), bytes });
         },
       });
       if (!started) queue.push({ type: "started", isolation });
       for (const stream of ["stdout", "stderr"] as const) {
         const tail = decoders[stream].decode();
-        if (tail !== "") queue.push({ type: stream, data: tail });
+        if (tail !== "") queue.push({ type: stream, data: tail, bytes: new Uint8Array(0) });
       }
       queue.push({ type: "exited", result: this.#result(outcome) });
       queue.end();
@@ -166,12 +167,60 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
     }
   }
 
+  /**
+   * Starts a command whose stdin stays open (see `SandboxProcess`) and resolves
+   * once it runs. Its run budget is the request's `timeoutMs`, else
+   * `runBudgetMs`; `op.timeoutMs` bounds only the start; aborting `op.signal`
+   * at any time kills it, as does `kill()` or `destroy`.
+   */
+  async spawn(handle: LocalHandle, request: ExecRequest, op?: OpOptions): Promise<SandboxProcess> {
+    const id = this.#access.checkHandle(handle, "spawn");
+    const validated = this.#validateExec(request);
+    return this.#operation(op, this.#deadline("spawn", "launchMs"), async (signal) => {
+      const kill = new AbortController();
+      const killOnAbort = (from: AbortSignal) => {
+        const listener = () => kill.abort(from.reason);
+        if (from.aborted) listener();
+        else from.addEventListener("abort", listener, { once: true });
+        return () => from.removeEventListener("abort", listener);
+      };
+      const process = new LocalProcess(kill, this.#options.isolation);
+      const stopStartWatch = killOnAbort(signal);
+      if (op?.signal) killOnAbort(op.signal);
+      let markStarted: () => void = () => {};
+      const started = new Promise<void>((resolve) => {
+        markStarted = resolve;
+      });
+      const running = this.#run(id, validated, kill.signal, {
+        onStarted: (pid) => {
+          process.started(pid);
+          markStarted();
+        },
+        onOutput: (stream, chunk) => process.output(stream, chunk),
+        onStdin: (stdin) => process.attachStdin(stdin),
+      }).then(
+        (outcome) => process.finish(this.#result(outcome)),
+        (error: unknown) => {
+          process.fail(toLocalError(error));
+          return error;
+        },
+      );
+      try {
+        // Whichever comes first: the command runs, or it ended (a failure to start among the ways).
+        const ended = await Promise.race([started, running]);
+        if (ended !== undefined) throw ended;
+      } finally {
+        stopStartWatch();
+      }
+      return process;
+    });
+  }
+
   /** Writes files after checking every path (including symlinks on disk); nothing is written if any is refused. */
   async writeFiles(handle: LocalHandle, files: readonly FileInput[], op?: OpOptions): Promise<void> {
-    validateOpOptions(op, LOCAL_PROVIDER);
-    const id = this.#access.checkHandle(handle);
+    const id = this.#access.checkHandle(handle, "writeFiles");
     const validated = validateFiles(files, { root: LOCAL_WORKSPACE_ROOT, provider: LOCAL_PROVIDER });
-    return guarded(op, this.#deadline("writeFiles"), async (signal) =>
+    return this.#operation(op, this.#deadline("writeFiles", "fileMs"), async (signal) =>
       (await this.#files(id)).write(validated, signal),
     );
   }
@@ -201,25 +250,37 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
     return this.#fileCall(handle, path, op, "remove", false, (files, relative) => files.remove(relative));
   }
 
+  /**
+   * Where to reach `port` of the sandbox from this machine (`http://127.0.0.1:<port>`,
+   * no headers). Under `none`, and with `network: true`, that is the host's own
+   * port. Without network, the port must be declared at launch (`LaunchSpec.ports`,
+   * else `INVALID_REQUEST`): the endpoint is a host port on `127.0.0.1` that this
+   * runtime instance forwards to the port inside each command's network
+   * namespace, through a Unix socket, without giving the sandbox any network.
+   */
+  async portEndpoint(handle: LocalHandle, port: number, op?: OpOptions): Promise<PortEndpoint> {
+    const id = this.#access.checkHandle(handle, "portEndpoint");
+    const checked = validatePort(port, LOCAL_PROVIDER);
+    return this.#operation(op, this.#deadline("portEndpoint", "lookupMs"), () =>
+      this.#access.portEndpoint(id, checked),
+    );
+  }
+
   /** Rebuilds a handle from an id, in any process. `undefined` when absent; `FOREIGN_SANDBOX` when not ours. */
   async getById(id: string, op?: OpOptions): Promise<LocalHandle | undefined> {
-    validateOpOptions(op, LOCAL_PROVIDER);
-    return guarded(op, this.#deadline("getById"), () => this.#access.getById(id));
+    return this.#operation(op, this.#deadline("getById", "lookupMs"), () => this.#access.getById(id));
   }
 
   /** Our sandboxes carrying every given label; reserved keys such as `sandport.launch-key` may be searched. */
   async findByLabels(labels: Labels, op?: OpOptions): Promise<LocalHandle[]> {
-    validateOpOptions(op, LOCAL_PROVIDER);
-    const query = validateLabels(labels, { allowReserved: true, provider: LOCAL_PROVIDER });
-    if (query === undefined) throw invalidRequest("labels must be an object", { field: "labels" }, LOCAL_PROVIDER);
-    return guarded(op, this.#deadline("findByLabels"), () => this.#access.findByLabels(query));
+    const query = validateLabelQuery(labels, LOCAL_PROVIDER);
+    return this.#operation(op, this.#deadline("findByLabels", "lookupMs"), () => this.#access.findByLabels(query));
   }
 
   /** Kills everything running in the sandbox, removes it and verifies it is gone. Absent is success. */
   async destroy(handle: LocalHandle, op?: OpOptions): Promise<void> {
-    validateOpOptions(op, LOCAL_PROVIDER);
-    const id = this.#access.checkHandle(handle);
-    return guarded(op, this.#deadline("destroy"), () => this.#access.destroy(id));
+    const id = this.#access.checkHandle(handle, "destroy");
+    return this.#operation(op, this.#deadline("destroy", "destroyMs"), () => this.#access.destroy(id));
   }
 
   /**
@@ -229,12 +290,11 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
    * returns the existing command. Resolves once the supervisor is spawned.
    */
   async startCommand(handle: LocalHandle, request: StartCommandRequest, op?: OpOptions): Promise<CommandRef> {
-    validateOpOptions(op, LOCAL_PROVIDER);
-    const id = this.#access.checkHandle(handle);
-    const sessionId = checkSessionId((request as { sessionId?: unknown } | null)?.sessionId);
+    const id = this.#access.checkHandle(handle, "startCommand");
+    const sessionId = validateSessionId((request as { sessionId?: unknown } | null)?.sessionId, LOCAL_PROVIDER);
     const validated = this.#validateExec(request);
     const ref: CommandRef = { sessionId, commandId: commandIdFor(sessionId) };
-    return guarded(op, this.#deadline("startCommand"), async () => {
+    return this.#operation(op, this.#deadline("startCommand", "lookupMs"), async () => {
       const record = await this.#access.requireLive(id);
       const commands = new AsyncCommands(this.#access.store().commandsDirectory(id));
       if (await commands.has(sessionId)) return ref;
@@ -253,10 +313,9 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
 
   /** Where a started command is: `running`, or `exited` with its status (`null` if killed, 255 if it vanished). */
   async commandStatus(handle: LocalHandle, ref: CommandRef, op?: OpOptions): Promise<CommandStatus> {
-    validateOpOptions(op, LOCAL_PROVIDER);
-    const id = this.#access.checkHandle(handle);
+    const id = this.#access.checkHandle(handle, "commandStatus");
     const checked = checkRef(ref);
-    return guarded(op, this.#deadline("commandStatus"), async () => {
+    return this.#operation(op, this.#deadline("commandStatus", "lookupMs"), async () => {
       await this.#access.requireLive(id);
       return new AsyncCommands(this.#access.store().commandsDirectory(id)).status(checked);
     });
@@ -264,10 +323,9 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
 
   /** A started command's output so far, complete once it has exited. */
   async commandLogs(handle: LocalHandle, ref: CommandRef, op?: OpOptions): Promise<ExecResult> {
-    validateOpOptions(op, LOCAL_PROVIDER);
-    const id = this.#access.checkHandle(handle);
+    const id = this.#access.checkHandle(handle, "commandLogs");
     const checked = checkRef(ref);
-    return guarded(op, this.#deadline("commandLogs"), async () => {
+    return this.#operation(op, this.#deadline("commandLogs", "lookupMs"), async () => {
       await this.#access.requireLive(id);
       return new AsyncCommands(this.#access.store().commandsDirectory(id)).logs(checked);
     });
@@ -283,7 +341,7 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
     id: string,
     request: ValidatedExecRequest,
     signal: AbortSignal,
-    callbacks: Pick<Parameters<typeof runCommand>[0], "onStarted" | "onOutput"> = {},
+    callbacks: Pick<Parameters<typeof runCommand>[0], "onStarted" | "onOutput" | "onStdin"> = {},
   ): Promise<RunOutcome> {
     const record = await this.#access.requireLive(id, false);
     const plan = await this.#access.planFor(record, request);
@@ -328,39 +386,41 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
     allowRoot: boolean,
     task: (files: WorkspaceFiles, relative: string) => Promise<T>,
   ): Promise<T> {
-    validateOpOptions(op, LOCAL_PROVIDER);
-    const id = this.#access.checkHandle(handle);
+    const id = this.#access.checkHandle(handle, operation);
     const relative = normalizeWorkspacePath(path, { root: LOCAL_WORKSPACE_ROOT, allowRoot, provider: LOCAL_PROVIDER });
-    return guarded(op, this.#deadline(operation), async () => task(await this.#files(id), relative));
+    return this.#operation(op, this.#deadline(operation, "fileMs"), async () => task(await this.#files(id), relative));
   }
 
   #files(id: string): Promise<WorkspaceFiles> {
     return this.#access.files(id);
   }
 
-  #deadline(operation: string) {
-    return { provider: LOCAL_PROVIDER, operation, defaultTimeoutMs: this.#options.operationTimeoutMs };
+  #deadline(operation: string, kind: keyof OperationTimeouts) {
+    return { provider: LOCAL_PROVIDER, operation, defaultTimeoutMs: this.#options.timeouts[kind] };
+  }
+
+  /** `runOperation`: the per-call options validated, the deadline applied, anything unclassified `UNEXPECTED`. */
+  #operation<T>(
+    op: OpOptions | undefined,
+    context: { provider: string; operation: string; defaultTimeoutMs: number },
+    task: (signal: AbortSignal) => Promise<T>,
+  ): Promise<T> {
+    return runOperation(op, { ...context, mapError: toLocalError }, (call) => task(call.signal));
   }
 
   /** An exec's call deadline: its run budget plus the kill grace plus slack, so the run budget always fires first. */
   #execDeadline(request: ValidatedExecRequest) {
     const budget = request.timeoutMs ?? this.#options.runBudgetMs;
-    const defaultTimeoutMs = Math.min(MAX_TIMEOUT_MS, budget + this.#options.killGraceMs + 30_000);
+    const defaultTimeoutMs = Math.min(
+      MAX_TIMEOUT_MS,
+      budget + this.#options.killGraceMs + this.#options.timeouts.execGraceMs,
+    );
     return { provider: LOCAL_PROVIDER, operation: "exec", defaultTimeoutMs };
   }
 }
 
-/** `withDeadline`, with anything unclassified that the task throws wrapped as a `SandportError` (`UNEXPECTED`). */
-function guarded<T>(
-  op: OpOptions | undefined,
-  context: Parameters<typeof withDeadline>[1],
-  task: (signal: AbortSignal) => Promise<T>,
-): Promise<T> {
-  return withDeadline(op, context, (signal) =>
-    task(signal).catch((error: unknown) => {
-      throw toSandportError(error, LOCAL_PROVIDER);
-    }),
-  );
+function toLocalError(error: unknown) {
+  return toSandportError(error, LOCAL_PROVIDER);
 }
 
 function toBytes(input: string | Uint8Array): Uint8Array {

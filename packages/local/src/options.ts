@@ -1,6 +1,7 @@
 import { userInfo } from "node:os";
 import { isAbsolute, join } from "node:path";
-import { invalidRequest, validateMaxOutputBytes, validateTimeoutMs } from "@sandport/core";
+import type { OperationTimeouts } from "@sandport/core";
+import { type CommonRuntimeOptions, OptionReader, type ResolvedCommonOptions } from "@sandport/core/adapter";
 
 /** The provider name `LocalRuntime` reports and stamps on its handles. */
 export const LOCAL_PROVIDER = "local";
@@ -14,8 +15,14 @@ export type LocalIsolation = "namespaces" | "none";
 /** Whether the runtime may use Linux control groups. */
 export type CgroupUsage = "auto" | "disabled";
 
-/** Options for `LocalRuntime`. Every field is optional; nothing is read from the environment. */
-export interface LocalRuntimeOptions {
+/**
+ * Options for `LocalRuntime`. Every field is optional; nothing is read from
+ * the environment. From the options every runtime shares: `owner` (default
+ * `"sandport"`; sandboxes under `root` with another owner are foreign),
+ * `runBudgetMs` (default 600 000, 10 minutes), `maxOutputBytes` (default 16
+ * MiB) and `timeouts` (see {@link DEFAULT_LOCAL_TIMEOUTS}).
+ */
+export interface LocalRuntimeOptions extends CommonRuntimeOptions {
   /**
    * Absolute directory that holds one sub-directory per sandbox (created on
    * first launch, mode `0700`; `0711` when commands run as {@link sandboxUser},
@@ -38,34 +45,10 @@ export interface LocalRuntimeOptions {
    */
   readonly isolation?: LocalIsolation;
   /**
-   * Ownership marker written into every sandbox this runtime launches. Sandboxes
-   * under `root` with another owner (or none) are foreign: `getById` rejects
-   * with `FOREIGN_SANDBOX`, and they are never listed or destroyed.
-   * 1-64 characters of `[A-Za-z0-9._-]`. Default: `"sandport"`.
-   */
-  readonly owner?: string;
-  /**
-   * Run budget in milliseconds for a command without its own `timeoutMs`; past
-   * it the command's whole process tree is killed and the result says
-   * `timedOut`. Default: 600 000 (10 minutes).
-   */
-  readonly runBudgetMs?: number;
-  /**
-   * Cap on combined stdout + stderr bytes for a command without its own
-   * `maxOutputBytes`; past it the command is killed and the result says
-   * `truncated`. Default: 16 MiB.
-   */
-  readonly maxOutputBytes?: number;
-  /**
    * Milliseconds between SIGTERM and SIGKILL when a command is stopped (timeout,
    * abort, output cap, destroy). Default: 250.
    */
   readonly killGraceMs?: number;
-  /**
-   * Deadline in milliseconds for a call that does not run a command (launch,
-   * files, lookups, destroy) when `OpOptions.timeoutMs` is absent. Default: 60 000.
-   */
-  readonly operationTimeoutMs?: number;
   /** Absolute path of the bubblewrap binary. Default: `/usr/bin/bwrap`. */
   readonly bwrapPath?: string;
   /**
@@ -105,15 +88,11 @@ export interface SandboxUser {
 }
 
 /** Options after validation, with every default applied. */
-export interface ResolvedLocalOptions {
+export interface ResolvedLocalOptions extends ResolvedCommonOptions {
   /** Absolute sandbox root, or `undefined` to use the per-user default (resolved lazily). */
   readonly root: string | undefined;
   readonly isolation: LocalIsolation;
-  readonly owner: string;
-  readonly runBudgetMs: number;
-  readonly maxOutputBytes: number;
   readonly killGraceMs: number;
-  readonly operationTimeoutMs: number;
   readonly bwrapPath: string;
   readonly readOnlyPaths: readonly string[];
   readonly cgroups: CgroupUsage;
@@ -121,16 +100,22 @@ export interface ResolvedLocalOptions {
   readonly sandboxUser: SandboxUser | undefined;
 }
 
-/** Default owner marker. */
-export const DEFAULT_OWNER = "sandport";
-/** Default run budget for a command, in ms. */
-export const DEFAULT_RUN_BUDGET_MS = 600_000;
-/** Default output cap, in bytes. */
-export const DEFAULT_MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
+/**
+ * Default per-call deadlines, in ms: launch 60 s, lookups 60 s, file
+ * operations 120 s, destroy 60 s; an exec call's deadline is its run budget
+ * plus `killGraceMs` plus `execGraceMs` (30 s), so the command's own timeout
+ * always fires first. (`lifecycleMs` is unused: a local sandbox has no stop or start.)
+ */
+export const DEFAULT_LOCAL_TIMEOUTS: OperationTimeouts = Object.freeze({
+  launchMs: 60_000,
+  lookupMs: 60_000,
+  fileMs: 120_000,
+  destroyMs: 60_000,
+  lifecycleMs: 60_000,
+  execGraceMs: 30_000,
+});
 /** Default SIGTERM → SIGKILL grace, in ms. */
-export const DEFAULT_KILL_GRACE_MS = 250;
-/** Default deadline of a call that runs no command, in ms. */
-export const DEFAULT_OPERATION_TIMEOUT_MS = 60_000;
+const DEFAULT_KILL_GRACE_MS = 250;
 /** Default bubblewrap binary. */
 export const DEFAULT_BWRAP_PATH = "/usr/bin/bwrap";
 /** Default user isolated commands run as when the runtime is root: `nobody` / `nogroup` on Debian. */
@@ -138,42 +123,30 @@ export const DEFAULT_SANDBOX_USER: SandboxUser = Object.freeze({ uid: 65534, gid
 /** Default root for a runtime running as root. */
 export const ROOT_USER_DEFAULT_ROOT = "/var/lib/sandport/local";
 
-const OWNER_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
-
 /** Validates options (no I/O) and applies defaults. Throws `INVALID_REQUEST` for a bad value. */
 export function resolveOptions(options: LocalRuntimeOptions = {}): ResolvedLocalOptions {
-  const fail = (field: string, why: string) =>
-    invalidRequest(`LocalRuntime option ${field} ${why}`, { field }, LOCAL_PROVIDER);
-  if (typeof options !== "object" || options === null) throw fail("(options)", "must be an object");
-  const isolation = options.isolation ?? "namespaces";
-  if (isolation !== "namespaces" && isolation !== "none") throw fail("isolation", 'must be "namespaces" or "none"');
-  const owner = options.owner ?? DEFAULT_OWNER;
-  if (typeof owner !== "string" || !OWNER_PATTERN.test(owner)) throw fail("owner", "must be 1-64 of [A-Za-z0-9._-]");
-  const cgroups = options.cgroups ?? "auto";
-  if (cgroups !== "auto" && cgroups !== "disabled") throw fail("cgroups", 'must be "auto" or "disabled"');
-  const root = options.root === undefined ? undefined : absolutePath(options.root, "root", fail);
-  const bwrapPath = absolutePath(options.bwrapPath ?? DEFAULT_BWRAP_PATH, "bwrapPath", fail);
-  const readOnlyPaths = options.readOnlyPaths ?? [];
-  if (!Array.isArray(readOnlyPaths)) throw fail("readOnlyPaths", "must be an array of absolute paths");
-  for (const path of readOnlyPaths) absolutePath(path, "readOnlyPaths", fail);
-  const sandboxUser = checkUser(options.sandboxUser ?? DEFAULT_SANDBOX_USER, fail);
-  const killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
-  if (!Number.isInteger(killGraceMs) || killGraceMs < 0 || killGraceMs > 60_000) {
-    throw fail("killGraceMs", "must be an integer between 0 and 60000");
+  const read = new OptionReader("LocalRuntime", LOCAL_PROVIDER);
+  const given = read.object(options);
+  const isolation = given.isolation ?? "namespaces";
+  if (isolation !== "namespaces" && isolation !== "none") {
+    throw read.refuse("isolation", 'must be "namespaces" or "none"');
   }
+  const cgroups = given.cgroups ?? "auto";
+  if (cgroups !== "auto" && cgroups !== "disabled") throw read.refuse("cgroups", 'must be "auto" or "disabled"');
+  const readOnlyPaths = given.readOnlyPaths ?? [];
+  if (!Array.isArray(readOnlyPaths)) throw read.refuse("readOnlyPaths", "must be an array of absolute paths");
+  const sandboxUser = checkUser(given.sandboxUser ?? DEFAULT_SANDBOX_USER, read);
   return {
-    root,
+    ...read.common(given, {
+      runBudgetMs: 600_000,
+      maxOutputBytes: 16 * 1024 * 1024,
+      timeouts: DEFAULT_LOCAL_TIMEOUTS,
+    }),
+    root: given.root === undefined ? undefined : hostPath(read, given.root, "root"),
     isolation,
-    owner,
-    runBudgetMs: validateTimeoutMs(options.runBudgetMs, "runBudgetMs", LOCAL_PROVIDER) ?? DEFAULT_RUN_BUDGET_MS,
-    maxOutputBytes:
-      validateMaxOutputBytes(options.maxOutputBytes, "maxOutputBytes", LOCAL_PROVIDER) ?? DEFAULT_MAX_OUTPUT_BYTES,
-    killGraceMs,
-    operationTimeoutMs:
-      validateTimeoutMs(options.operationTimeoutMs, "operationTimeoutMs", LOCAL_PROVIDER) ??
-      DEFAULT_OPERATION_TIMEOUT_MS,
-    bwrapPath,
-    readOnlyPaths: Object.freeze([...readOnlyPaths]),
+    killGraceMs: read.integer(given.killGraceMs, "killGraceMs", 0, 60_000) ?? DEFAULT_KILL_GRACE_MS,
+    bwrapPath: hostPath(read, given.bwrapPath ?? DEFAULT_BWRAP_PATH, "bwrapPath"),
+    readOnlyPaths: Object.freeze(readOnlyPaths.map((path) => hostPath(read, path, "readOnlyPaths"))),
     cgroups,
     sandboxUser: isolation === "namespaces" && runsAsRoot() ? sandboxUser : undefined,
   };
@@ -194,18 +167,19 @@ export function defaultRoot(): string {
   return join(userInfo().homedir, ".cache", "sandport", "local");
 }
 
-function checkUser(value: unknown, fail: (field: string, why: string) => Error): SandboxUser {
+function checkUser(value: unknown, read: OptionReader): SandboxUser {
   const user = value as SandboxUser | null;
   const valid = (id: unknown) => Number.isInteger(id) && (id as number) > 0 && (id as number) < 4_294_967_295;
   if (typeof user !== "object" || user === null || !valid(user.uid) || !valid(user.gid)) {
-    throw fail("sandboxUser", "must be { uid, gid }: positive integers (never 0, root)");
+    throw read.refuse("sandboxUser", "must be { uid, gid }: positive integers (never 0, root)");
   }
   return Object.freeze({ uid: user.uid, gid: user.gid });
 }
 
-function absolutePath(value: unknown, field: string, fail: (field: string, why: string) => Error): string {
+/** An absolute host path (no NUL), trailing slashes removed. */
+function hostPath(read: OptionReader, value: unknown, field: string): string {
   if (typeof value !== "string" || !isAbsolute(value) || value.includes("\u0000")) {
-    throw fail(field, "must be an absolute path");
+    throw read.refuse(field, "must be an absolute path");
   }
   return value.length > 1 ? value.replace(/\/+$/, "") : value;
 }

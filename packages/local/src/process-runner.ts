@@ -9,8 +9,13 @@ import { LOCAL_PROVIDER } from "./options.js";
 /** How to run one planned command. */
 export interface RunOptions {
   readonly plan: SpawnPlan;
-  /** Bytes for standard input, which is then closed. Absent: stdin is `/dev/null`. */
+  /** Bytes for standard input, which is then closed (unless `onStdin` keeps it open). Absent: stdin is `/dev/null`. */
   readonly stdin?: Uint8Array;
+  /**
+   * Keeps stdin open and hands it over (after writing `stdin`, if given): the
+   * caller writes and ends it. For interactive processes.
+   */
+  readonly onStdin?: (stdin: NodeJS.WritableStream) => void;
   /** Run budget; past it the tree is killed and the outcome says `timedOut`. */
   readonly timeoutMs: number;
   /** Cap on stdout + stderr bytes; past it the tree is killed and the outcome says `truncated`. */
@@ -62,7 +67,7 @@ export function runCommand(options: RunOptions): Promise<RunOutcome> {
   const { plan } = options;
   return new Promise<RunOutcome>((resolve, reject) => {
     const started = performance.now();
-    const stdio: StdioOptions & unknown[] = [options.stdin ? "pipe" : "ignore", "pipe", "pipe"];
+    const stdio: StdioOptions & unknown[] = [options.stdin || options.onStdin ? "pipe" : "ignore", "pipe", "pipe"];
     if (plan.fd3) stdio.push("pipe");
     const chunks = { stdout: [] as Buffer[], stderr: [] as Buffer[] };
     let kept = 0;
@@ -125,7 +130,12 @@ export function runCommand(options: RunOptions): Promise<RunOutcome> {
     child.stderr?.on("data", collect("stderr"));
     // The program may exit without reading its input: a broken pipe there is not a failure.
     child.stdin?.on("error", () => {});
-    child.stdin?.end(options.stdin);
+    if (options.onStdin && child.stdin) {
+      if (options.stdin) child.stdin.write(options.stdin);
+      options.onStdin(child.stdin);
+    } else {
+      child.stdin?.end(options.stdin);
+    }
     const fd3 = child.stdio[3] as NodeJS.WritableStream | null | undefined;
     if (fd3 && plan.fd3) {
       fd3.on("error", () => {});

@@ -1,13 +1,16 @@
-import { access, readdir } from "node:fs/promises";
+import { access, chmod, mkdir, readdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import {
   invalidRequest,
   type Labels,
   type LaunchSpec,
+  type PortEndpoint,
   SandportError,
   sleep,
   unsupported,
   type ValidatedExecRequest,
 } from "@sandport/core";
+import { checkHandle, foreignSandbox } from "@sandport/core/adapter";
 import { AsyncCommands } from "./async-commands.js";
 import { probeBwrap } from "./bwrap.js";
 import { probeCgroupHost } from "./cgroup-host.js";
@@ -17,6 +20,8 @@ import { planCommand, SETPRIV_PATH, type SpawnPlan } from "./command-plan.js";
 import { type LocalHandle, toHandle } from "./handle.js";
 import { rescanInheritedDescriptors } from "./inherited-descriptors.js";
 import { defaultRoot, LOCAL_PROVIDER, LOCAL_WORKSPACE_ROOT, type ResolvedLocalOptions } from "./options.js";
+import { PortForwarder } from "./port-forwarder.js";
+import { RELAY_FILE, RELAY_SOURCE } from "./port-relay-source.js";
 import { isAlive } from "./process-tree.js";
 import type { RunningCommands } from "./running-commands.js";
 import { RunningMarkers } from "./running-markers.js";
@@ -34,6 +39,8 @@ export class SandboxAccess {
   /** Records are immutable once written, so a record seen once is reused (deletion shows up as missing files). */
   readonly #records = new Map<string, SandboxRecord>();
   readonly #files = new Map<string, WorkspaceFiles>();
+  /** Port forwarders this instance serves, by sandbox id, then port. */
+  readonly #forwarders = new Map<string, Map<number, Promise<PortForwarder>>>();
   #store: SandboxStore | undefined;
 
   /** @param running the runtime's registry of commands in flight, which `destroy` stops first */
@@ -53,19 +60,8 @@ export class SandboxAccess {
   }
 
   /** Checks that `handle` is a local handle with a well-formed id, and returns the id. */
-  checkHandle(handle: unknown): string {
-    const candidate = handle as LocalHandle | null;
-    if (typeof candidate !== "object" || candidate === null) {
-      throw invalidRequest("handle must be a sandbox handle", { field: "handle" }, LOCAL_PROVIDER);
-    }
-    if (candidate.provider !== LOCAL_PROVIDER) {
-      throw invalidRequest(
-        `handle belongs to provider ${JSON.stringify(candidate.provider)}, not "local"`,
-        {},
-        LOCAL_PROVIDER,
-      );
-    }
-    return SandboxStore.checkId(candidate.id);
+  checkHandle(handle: unknown, operation: string): string {
+    return SandboxStore.checkId(checkHandle(handle, LOCAL_PROVIDER, operation));
   }
 
   /**
@@ -99,7 +95,11 @@ export class SandboxAccess {
         `as root, a command joins its cgroups and then switches to the sandbox user with ${SETPRIV_PATH} (util-linux), which is missing`,
       );
     }
-    await this.requireIsolation();
+    const ports = spec.ports && spec.ports.length > 0 ? spec.ports : undefined;
+    const network = spec.network ?? isolation === "none";
+    // A sandbox without network reaches its ports through a relay run by the runtime's own Node binary.
+    const relayed = ports !== undefined && isolation === "namespaces" && !network;
+    await this.requireIsolation(relayed ? [process.execPath] : []);
     rescanInheritedDescriptors();
     const id = SandboxStore.newId();
     const host = this.#options.cgroups === "auto" ? await probeCgroupHost() : { legacy: {} };
@@ -115,8 +115,9 @@ export class SandboxAccess {
       labels: spec.labels ?? {},
       ...(spec.launchKey === undefined ? {} : { launchKey: spec.launchKey }),
       env: spec.env ?? {},
-      network: spec.network ?? isolation === "none",
+      network,
       ...(resources ? { resources } : {}),
+      ...(ports ? { ports } : {}),
       ...(spec.lifetimeMs === undefined ? {} : { expiresAt: new Date(now + spec.lifetimeMs).toISOString() }),
       ...(cgroups ? { cgroups } : {}),
     };
@@ -125,6 +126,14 @@ export class SandboxAccess {
     } catch (error) {
       await removeSandboxCgroups(cgroups);
       throw error;
+    }
+    if (relayed) {
+      try {
+        await preparePortsDirectory(this.store().portsDirectory(id));
+      } catch (error) {
+        await this.#destroyRecord(record).catch(() => {});
+        throw error;
+      }
     }
     if (signal.aborted) {
       // The caller has already been told the launch failed: leave nothing behind.
@@ -139,7 +148,7 @@ export class SandboxAccess {
    * cannot create them here, as the user commands run as, with the sandbox
    * root and the extra read-only paths reachable (probed once per process).
    */
-  async requireIsolation(): Promise<void> {
+  async requireIsolation(alsoReadable: readonly string[] = []): Promise<void> {
     const { isolation, bwrapPath, sandboxUser, readOnlyPaths } = this.#options;
     if (isolation !== "namespaces") return;
     const store = this.store();
@@ -147,14 +156,14 @@ export class SandboxAccess {
     const probe = await probeBwrap({
       bwrapPath,
       root: store.root,
-      readOnlyPaths,
+      readOnlyPaths: [...readOnlyPaths, ...alsoReadable],
       ...(sandboxUser ? { user: sandboxUser } : {}),
     });
     if (probe.ok) return;
     const user = sandboxUser
       ? ` Commands run as uid ${sandboxUser.uid} (the runtime is root; see the sandboxUser option), which needs ` +
         "unprivileged user namespaces and must be able to pass through every parent of the root " +
-        `(${store.root}) and of each readOnlyPaths entry.`
+        `(${store.root}) and of each readOnlyPaths entry${alsoReadable.length > 0 ? ` and of ${alsoReadable.join(", ")} (the port relay runs this Node)` : ""}.`
       : "";
     throw unsupported(
       LOCAL_PROVIDER,
@@ -211,6 +220,36 @@ export class SandboxAccess {
     return this.markers(record.id).add(pid);
   }
 
+  /**
+   * Where to reach `port` of a live sandbox from this machine. With network
+   * (and always under `none`) a server in the sandbox listens on the host's
+   * own `127.0.0.1:<port>`. Without network, only a port declared at launch,
+   * through a forwarder this instance starts on first use.
+   */
+  async portEndpoint(id: string, port: number): Promise<PortEndpoint> {
+    const record = await this.requireLive(id, false);
+    if (record.network) return { url: `http://127.0.0.1:${port}` };
+    if (!record.ports?.includes(port)) {
+      throw invalidRequest(
+        `port ${port} was not declared at launch (LaunchSpec.ports): a sandbox without network is reached only on its declared ports`,
+        { field: "port", port },
+        LOCAL_PROVIDER,
+      );
+    }
+    let byPort = this.#forwarders.get(id);
+    if (!byPort) {
+      byPort = new Map();
+      this.#forwarders.set(id, byPort);
+    }
+    let forwarder = byPort.get(port);
+    if (!forwarder) {
+      forwarder = PortForwarder.start(this.store().portsDirectory(id), port);
+      forwarder.catch(() => byPort?.delete(port));
+      byPort.set(port, forwarder);
+    }
+    return { url: (await forwarder).url };
+  }
+
   /** Markers of commands running in a sandbox. */
   markers(id: string): RunningMarkers {
     return new RunningMarkers(this.store().runningDirectory(id));
@@ -221,14 +260,7 @@ export class SandboxAccess {
     const id = SandboxStore.checkId(rawId);
     const found = await this.store().read(id);
     if (found.state === "absent") return undefined;
-    if (found.state === "foreign") {
-      throw new SandportError({
-        code: "FOREIGN_SANDBOX",
-        provider: LOCAL_PROVIDER,
-        message: `sandbox ${id} is not owned by this runtime: ${found.reason}`,
-        details: { sandboxId: id },
-      });
-    }
+    if (found.state === "foreign") throw foreignSandbox(LOCAL_PROVIDER, id, "reattach", found.reason);
     if (isExpired(found.record)) {
       await this.#destroyRecord(found.record);
       return undefined;
@@ -257,14 +289,7 @@ export class SandboxAccess {
     if (cached) return this.#destroyRecord(cached);
     const found = await this.store().read(id);
     if (found.state === "absent") return;
-    if (found.state === "foreign") {
-      throw new SandportError({
-        code: "FOREIGN_SANDBOX",
-        provider: LOCAL_PROVIDER,
-        message: `refusing to destroy sandbox ${id}: ${found.reason}`,
-        details: { sandboxId: id },
-      });
-    }
+    if (found.state === "foreign") throw foreignSandbox(LOCAL_PROVIDER, id, "destroy", found.reason);
     await this.#destroyRecord(found.record);
   }
 
@@ -308,6 +333,7 @@ export class SandboxAccess {
       request,
       ...(leaf ? { leaf } : {}),
       ...(sandboxUser ? { sandboxUser } : {}),
+      ...(record.ports && !record.network ? { portsDirectory: this.store().portsDirectory(record.id) } : {}),
     });
   }
 
@@ -350,6 +376,10 @@ export class SandboxAccess {
         details: { sandboxId: record.id },
       });
     }
+    for (const forwarder of this.#forwarders.get(record.id)?.values() ?? []) {
+      await forwarder.then((started) => started.close()).catch(() => {});
+    }
+    this.#forwarders.delete(record.id);
     await store.remove(record.id);
     this.#records.delete(record.id);
     this.#files.delete(record.id);
@@ -368,6 +398,13 @@ async function killEveryMarked(prefix: string, timeoutMs: number): Promise<boole
     if (Date.now() > deadline) return false;
     await sleep(10);
   }
+}
+
+/** Creates a sandbox's ports directory (read-only to commands) with the relay program in it. */
+async function preparePortsDirectory(directory: string): Promise<void> {
+  await mkdir(directory, { mode: 0o755 });
+  await chmod(directory, 0o755);
+  await writeFile(join(directory, RELAY_FILE), RELAY_SOURCE, { mode: 0o644 });
 }
 
 function withoutCgroups(record: SandboxRecord): SandboxRecord {

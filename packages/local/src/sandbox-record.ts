@@ -38,6 +38,8 @@ export interface SandboxRecord {
   readonly env: Readonly<Record<string, string>>;
   readonly network: boolean;
   readonly resources?: ResourceLimits;
+  /** `LaunchSpec.ports`: where a sandbox without network runs a relay beside each command (see `PortForwarder`). */
+  readonly ports?: readonly number[];
   /** When `LaunchSpec.lifetimeMs` ends, ISO-8601; past it the sandbox is reclaimed on next access. */
   readonly expiresAt?: string;
   readonly cgroups?: SandboxCgroups;

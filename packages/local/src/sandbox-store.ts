@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { chmod, chown, lstat, mkdir, readdir, readFile, rename, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { invalidRequest, SandportError } from "@sandport/core";
+import { foreignSandbox, sandboxNotFound } from "@sandport/core/adapter";
 import { AnchoredDirectory } from "./anchored-directory.js";
 import { errorCode } from "./file-errors.js";
 import { LOCAL_PROVIDER } from "./options.js";
@@ -19,6 +20,8 @@ const COMMANDS = "commands";
 const RUNNING = "running";
 /** Private directory inside a sandbox directory where removed workspace trees are taken apart. */
 const TRASH = "trash";
+/** Directory inside a sandbox directory for exposed ports: the relay program and its Unix sockets. */
+const PORTS = "ports";
 /** Directory inside the workspace that `TMPDIR` points at. */
 export const WORKSPACE_TMP = ".tmp";
 /** Prefix of half-built sandboxes; never listed, never a valid id. */
@@ -35,8 +38,9 @@ export type StoredSandbox =
 /**
  * Sandboxes on disk: `<root>/<id>/` holds `sandbox.json` (metadata, mode 0600),
  * `workspace/` (the only directory commands may write), `commands/` (async
- * command records and output), `running/` (markers of running commands) and
- * `trash/` (where removed trees are taken apart). A sandbox appears
+ * command records and output), `running/` (markers of running commands),
+ * `trash/` (where removed trees are taken apart) and `ports/` (the port relay
+ * and its sockets, read-only to commands). A sandbox appears
  * atomically: it is built under `<root>/.staging-<id>` and renamed into place,
  * so a sandbox directory always has its metadata, and it keeps its metadata
  * until everything else in it is gone (see {@link SandboxStore.remove}).
@@ -94,6 +98,10 @@ export class SandboxStore {
 
   trashDirectory(id: string): string {
     return join(this.root, id, TRASH);
+  }
+
+  portsDirectory(id: string): string {
+    return join(this.root, id, PORTS);
   }
 
   /**
@@ -266,22 +274,12 @@ function removalFailed(id: string, cause: unknown): SandportError {
 
 /** `NOT_FOUND` for a sandbox id. */
 export function notFound(id: string): SandportError {
-  return new SandportError({
-    code: "NOT_FOUND",
-    provider: LOCAL_PROVIDER,
-    message: `sandbox ${id} does not exist`,
-    details: { sandboxId: id },
-  });
+  return sandboxNotFound(LOCAL_PROVIDER, id, "lookup");
 }
 
 /** `FOREIGN_SANDBOX` for a sandbox id. */
 export function foreign(id: string, reason: string): SandportError {
-  return new SandportError({
-    code: "FOREIGN_SANDBOX",
-    provider: LOCAL_PROVIDER,
-    message: `sandbox ${id} is not owned by this runtime: ${reason}`,
-    details: { sandboxId: id },
-  });
+  return foreignSandbox(LOCAL_PROVIDER, id, "use", reason);
 }
 
 async function exists(path: string): Promise<boolean> {

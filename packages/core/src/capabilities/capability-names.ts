@@ -8,6 +8,8 @@
  * - `streaming` ⇐ `execStream`
  * - `detachedLaunch` ⇐ `launchDetached`
  * - `fileOps` ⇐ `listDir`, `stat`, `mkdir` and `remove`
+ * - `interactive` ⇐ `spawn` (a running command's stdin is writable)
+ * - `ports` ⇐ `portEndpoint` (a port a sandboxed server listens on is reachable from outside)
  * - `lifecycle` ⇐ `stop` and `start` (also declared, since presence alone cannot prove they work)
  */
 export const STRUCTURAL_CAPABILITIES = [
@@ -17,6 +19,8 @@ export const STRUCTURAL_CAPABILITIES = [
   "streaming",
   "detachedLaunch",
   "fileOps",
+  "interactive",
+  "ports",
 ] as const;
 
 /** A capability that method presence decides. */
@@ -29,8 +33,18 @@ export type StructuralCapability = (typeof STRUCTURAL_CAPABILITIES)[number];
  * - `lifecycle`: `stop`/`start` really stop and resume the sandbox.
  * - `verifiedCleanup`: `destroy` proves the sandbox is gone, not merely asks.
  * - `neverIdle`: a sandbox is not reclaimed for idleness while it exists.
+ * - `binaryOutput`: output events carry the exact bytes a command wrote (`ExecOutputEvent.bytes`).
+ * - `pty`: commands can run on a terminal. Not part of this port yet: a provider
+ *   that has terminals declares `not-exposed`, one without `unsupported`.
  */
-export const DECLARED_CAPABILITIES = ["warmLease", "lifecycle", "verifiedCleanup", "neverIdle"] as const;
+export const DECLARED_CAPABILITIES = [
+  "warmLease",
+  "lifecycle",
+  "verifiedCleanup",
+  "neverIdle",
+  "binaryOutput",
+  "pty",
+] as const;
 
 /** A yes/no capability the adapter declares. */
 export type DeclaredCapability = (typeof DECLARED_CAPABILITIES)[number];

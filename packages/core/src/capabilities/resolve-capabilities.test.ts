@@ -12,6 +12,8 @@ const declared: DeclaredCapabilities = {
   lifecycle: "unsupported",
   verifiedCleanup: "unknown",
   neverIdle: "not-exposed",
+  binaryOutput: "unknown",
+  pty: "unsupported",
   modes: { outputStreams: "unknown", filesystem: "ephemeral", lifetime: "unsupported", isolation: "unknown" },
   absent: { detachedLaunch: "unsupported" },
 };

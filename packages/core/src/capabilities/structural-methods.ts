@@ -27,6 +27,8 @@ export const STRUCTURAL_REQUIREMENTS: Readonly<Record<StructuralCapability, read
   streaming: ["execStream"],
   detachedLaunch: ["launchDetached"],
   fileOps: ["listDir", "stat", "mkdir", "remove"],
+  interactive: ["spawn"],
+  ports: ["portEndpoint"],
 };
 
 /** True when `runtime` has a callable member named `method`. */

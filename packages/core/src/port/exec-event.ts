@@ -10,11 +10,23 @@ export interface ExecStartedEvent {
   readonly isolation?: IsolationMode;
 }
 
-/** A chunk of output. Chunks arrive in order per stream; a chunk may split a UTF-8 character only in `bytes`. */
+/** A chunk of output. Chunks arrive in order per stream. */
 export interface ExecOutputEvent {
   readonly type: "stdout" | "stderr";
-  /** The chunk decoded as UTF-8 (a character split across chunks is decoded once, in the later chunk). */
+  /**
+   * The chunk decoded as UTF-8. A character split across chunks is decoded
+   * once, in the chunk that completes it, so joining every `data` of a stream
+   * gives the same text as the result's `stdout` / `stderr`. Bytes that are
+   * not UTF-8 become U+FFFD here.
+   */
   readonly data: string;
+  /**
+   * The chunk's raw bytes, exactly as the command wrote them, where the
+   * runtime's `binaryOutput` capability is `true` (joining every `bytes` of a
+   * stream gives its output byte for byte, binary included). Elsewhere the
+   * UTF-8 encoding of `data`, since the provider delivers text only.
+   */
+  readonly bytes: Uint8Array;
 }
 
 /** The command has finished. Always the last event; carries the whole result, output included. */

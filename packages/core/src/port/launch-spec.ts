@@ -36,6 +36,15 @@ export interface LaunchSpec {
   /** Resource limits; see {@link ResourceLimits}. */
   readonly resources?: ResourceLimits;
   /**
+   * TCP ports a server in the sandbox will listen on, to be reached through
+   * `portEndpoint`: integers from 1 to 65535, each once. Some providers must
+   * know them at launch: there, an endpoint for a port not declared here is
+   * refused with `INVALID_REQUEST`, and so is a launch declaring more ports
+   * than the provider allows (the runtime's documentation says how many).
+   * Default: none.
+   */
+  readonly ports?: readonly number[];
+  /**
    * A unique key for this launch attempt, stored as the reserved label
    * `sandport.launch-key`. When a launch's outcome is unknown (its response was
    * lost), `findByLabels({ "sandport.launch-key": key })` finds the sandbox it

@@ -8,7 +8,9 @@ import type { FileInput } from "./file-input.js";
 import type { Labels } from "./labels.js";
 import type { LaunchSpec } from "./launch-spec.js";
 import type { OpOptions } from "./op-options.js";
+import type { PortEndpoint } from "./port-endpoint.js";
 import type { SandboxHandle } from "./sandbox-handle.js";
+import type { SandboxProcess } from "./sandbox-process.js";
 
 /** The version of the port this file describes. A later port lives beside it under a new literal. */
 export const SPECIFICATION_VERSION = "sandbox-v1";
@@ -80,4 +82,17 @@ export interface SandboxRuntime<H extends SandboxHandle = SandboxHandle> {
   mkdir?(handle: H, path: string, op?: OpOptions): Promise<void>;
   /** Remove a file or a directory tree. Succeeds if it is already absent. */
   remove?(handle: H, path: string, op?: OpOptions): Promise<void>;
+  /**
+   * Start a command whose stdin stays open, and resolve once it runs: see
+   * `SandboxProcess`. The request's `timeoutMs` (else the runtime's run
+   * budget) bounds the run; `op.timeoutMs` bounds only the start; aborting
+   * `op.signal`, before or after the start, kills the command.
+   */
+  spawn?(handle: H, request: ExecRequest, op?: OpOptions): Promise<SandboxProcess>;
+  /**
+   * Where to reach `port` of the sandbox from outside it (a server a command
+   * started listens there). `INVALID_REQUEST` for a port the provider needs
+   * declared at launch (`LaunchSpec.ports`) that was not.
+   */
+  portEndpoint?(handle: H, port: number, op?: OpOptions): Promise<PortEndpoint>;
 }

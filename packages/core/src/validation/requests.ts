@@ -124,6 +124,7 @@ export function validateLaunchSpec(spec: unknown, provider?: string): LaunchSpec
     throw invalidRequest("resources.maxProcesses must be an integer", {}, provider);
   }
   return dropUndefined({
+    ports: validatePorts(raw.ports, provider),
     template: raw.template,
     env: validateEnv(raw.env, "env", provider),
     labels: validateLabels(raw.labels, { provider }),
@@ -139,6 +140,34 @@ export function validateLaunchSpec(spec: unknown, provider?: string): LaunchSpec
             maxProcesses: validatePositiveNumber(resources.maxProcesses, "resources.maxProcesses", provider),
           }),
   }) as LaunchSpec;
+}
+
+/** Most ports one launch may declare; a provider's own limit may be lower. */
+export const MAX_DECLARED_PORTS = 64;
+
+/** Validates `LaunchSpec.ports`: integers from 1 to 65535, each once, at most {@link MAX_DECLARED_PORTS}. */
+export function validatePorts(ports: unknown, provider?: string): readonly number[] | undefined {
+  if (ports === undefined) return undefined;
+  if (!Array.isArray(ports) || ports.length > MAX_DECLARED_PORTS) {
+    throw invalidRequest(
+      `ports must be an array of at most ${MAX_DECLARED_PORTS} port numbers`,
+      { field: "ports" },
+      provider,
+    );
+  }
+  for (const port of ports) validatePort(port, provider);
+  if (new Set(ports).size !== ports.length) {
+    throw invalidRequest("ports must not name a port twice", { field: "ports" }, provider);
+  }
+  return Object.freeze([...ports]);
+}
+
+/** Validates one TCP port number (1-65535). */
+export function validatePort(port: unknown, provider?: string): number {
+  if (typeof port !== "number" || !Number.isInteger(port) || port < 1 || port > 65_535) {
+    throw invalidRequest(`port ${JSON.stringify(port)} is not an integer from 1 to 65535`, { field: "port" }, provider);
+  }
+  return port;
 }
 
 /** Validates per-call options: `timeoutMs` as a duration, `signal` as an `AbortSignal`. */

@@ -26,6 +26,8 @@ const OWN_METHODS: Readonly<Record<StructuralCapability, readonly string[]>> = {
   streaming: ["execStream"],
   detachedLaunch: ["launchDetached"],
   fileOps: ["listDir", "stat", "mkdir", "remove"],
+  interactive: ["spawn"],
+  ports: ["portEndpoint"],
 };
 /** Optional members beyond {@link OWN_METHODS}: `stop`/`start`, which the declared `lifecycle` covers. */
 const OPTIONAL_METHODS = [...Object.values(OWN_METHODS).flat(), "stop", "start"];
@@ -41,6 +43,9 @@ const EXERCISED_BY: Readonly<Partial<Record<CapabilityName, readonly string[]>>>
   streaming: ["streaming."],
   detachedLaunch: ["lifecycle.detached-launch"],
   fileOps: ["fileops."],
+  interactive: ["interactive."],
+  ports: ["ports.http"],
+  binaryOutput: ["exec.binary-output", "interactive.binary-output"],
   lifecycle: ["lifecycle.stop-start"],
   verifiedCleanup: ["lifecycle.destroy", "lifecycle.destroy-running"],
   outputStreams: ["exec.output-streams", "exec.output-cap", "async.start-status-logs", "streaming.events"],

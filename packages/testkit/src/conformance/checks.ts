@@ -70,6 +70,19 @@ export const CONFORMANCE_CHECKS = {
   "fileops.remove": "remove deletes files and trees, succeeds when absent, and refuses the workspace root",
   "fileops.not-found": "stat and listDir of a missing path reject with NOT_FOUND",
   "fileops.path-escapes": "listDir, stat, mkdir and remove refuse escaping paths with INVALID_REQUEST",
+  "interactive.conversation":
+    "spawn: lines written to stdin are answered one by one while it runs; closeStdin ends it with its exit code",
+  "interactive.kill":
+    "kill() ends a spawned process promptly (exitCode null), twice is fine, a later write is NOT_FOUND",
+  "interactive.abort": "aborting op.signal after spawn resolved kills the process promptly",
+  "interactive.binary-output": "all 256 byte values written to a spawned cat come back exactly in the events' bytes",
+  "exec.binary-output": "all 256 byte values printed by a command arrive exactly in execStream's bytes",
+  "ports.http": "a server started in the sandbox serves a file through portEndpoint (its headers included)",
+  "port.op-options":
+    "a malformed signal or timeoutMs in the per-call options is INVALID_REQUEST from every method, before any request",
+  "port.session-id": "a sessionId outside 1-128 of [A-Za-z0-9._-] (e.g. 'job 42') is INVALID_REQUEST; 'job-42' works",
+  "port.label-query":
+    "findByLabels({}) lists every sandbox of this runtime; findByLabels(undefined) is INVALID_REQUEST",
   "capabilities.port-shape": "specificationVersion, provider and workspaceRoot are well-formed",
   "capabilities.consistent": "assertCapabilitiesConsistent does not throw; no optional member is a non-function",
   "capabilities.structural": "each structural capability is true with all its methods, or absent with none of them",

@@ -7,9 +7,12 @@ import { declareExecChecks } from "./exec.js";
 import { declareLimitChecks } from "./exec-limits.js";
 import { declareFileOpsChecks } from "./file-ops.js";
 import { declareFileChecks } from "./files.js";
+import { declareInteractiveChecks } from "./interactive.js";
 import { declareLifecycleChecks } from "./lifecycle.js";
 import type { RuntimeConformanceOptions } from "./options.js";
 import { declarePathChecks } from "./paths.js";
+import { declarePortRuleChecks } from "./port-rules.js";
+import { declarePortChecks } from "./ports.js";
 import { declareStreamingChecks } from "./streaming.js";
 import { ConformanceSuite } from "./suite.js";
 import { declareValidationChecks } from "./validation.js";
@@ -47,7 +50,7 @@ export function describeRuntimeConformance<H extends SandboxHandle>(options: Run
     const suite = new ConformanceSuite(options, await options.createRuntime());
     after(() => suite.teardown(), { timeout: suite.timeouts.hookMs });
     const caps = suite.capabilities;
-    const missing = (name: "asyncExec" | "streaming" | "fileOps", methods: string) =>
+    const missing = (name: "asyncExec" | "streaming" | "fileOps" | "interactive" | "ports", methods: string) =>
       caps[name] === true ? undefined : `${name} is ${caps[name]}: the runtime has no ${methods}`;
 
     suite.group("files", {}, (group) => {
@@ -60,6 +63,7 @@ export function describeRuntimeConformance<H extends SandboxHandle>(options: Run
       declareValidationChecks(group);
     });
     suite.group("lifecycle", {}, declareLifecycleChecks);
+    suite.group("port", {}, declarePortRuleChecks);
     suite.group(
       "async",
       { unavailable: missing("asyncExec", "startCommand/commandStatus/commandLogs with getById") },
@@ -67,6 +71,8 @@ export function describeRuntimeConformance<H extends SandboxHandle>(options: Run
     );
     suite.group("streaming", { unavailable: missing("streaming", "execStream") }, declareStreamingChecks);
     suite.group("fileops", { unavailable: missing("fileOps", "listDir/stat/mkdir/remove") }, declareFileOpsChecks);
+    suite.group("interactive", { unavailable: missing("interactive", "spawn") }, declareInteractiveChecks);
+    suite.group("ports", { unavailable: missing("ports", "portEndpoint"), launch: false }, declarePortChecks);
     if (options.additionalTests) describe("additional", () => options.additionalTests?.(suite));
     suite.group("capabilities", { launch: false }, declareCapabilityChecks);
   });

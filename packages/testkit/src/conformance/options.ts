@@ -1,4 +1,4 @@
-import type { LaunchSpec, ResolvedCapabilities, SandboxHandle, SandboxRuntime } from "@sandport/core";
+import type { ExecRequest, LaunchSpec, ResolvedCapabilities, SandboxHandle, SandboxRuntime } from "@sandport/core";
 import type { ConformanceCheckId } from "./checks.js";
 
 /**
@@ -16,6 +16,12 @@ export interface RuntimeFixture<H extends SandboxHandle = SandboxHandle> {
   readonly reopen?: () => SandboxRuntime<H> | Promise<SandboxRuntime<H>>;
   /** Runs once after every sandbox the suite launched is destroyed (remove a temp root, stop an emulator). */
   readonly cleanup?: () => void | Promise<void>;
+  /**
+   * How many requests have reached the provider so far (an emulator's request
+   * count). When given, the checks of refused calls also prove that a refusal
+   * sent nothing.
+   */
+  readonly requestCount?: () => number;
 }
 
 /** Time budgets of the suite, in milliseconds. */
@@ -71,6 +77,11 @@ export interface RuntimeConformanceOptions<H extends SandboxHandle = SandboxHand
    * by `lifecycle.reattach-unknown`. Default `"sandport-conformance-no-such-sandbox"`.
    */
   readonly unknownSandboxId?: string;
+  /**
+   * The command that serves its working directory over HTTP on `port`
+   * (127.0.0.1), for `ports.http`. Default: Python's `http.server`.
+   */
+  readonly httpServer?: (port: number) => ExecRequest;
   /**
    * Declares the runtime's own extra tests inside the suite's `describe`, after
    * the shared checks. Called while the suite is declared; register tests with

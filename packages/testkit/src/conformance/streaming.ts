@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { type ExecEvent, type ExecRequest, type ExecResult, isAbsence, type SandboxHandle } from "@sandport/core";
 import {
+  allByteValues,
   assertNoHostMarker,
   collectEvents,
   delay,
@@ -65,6 +66,25 @@ export function declareStreamingChecks<H extends SandboxHandle>(group: CheckGrou
       }
     }
   });
+
+  group.check(
+    "exec.binary-output",
+    async () => {
+      // printf with octal escapes for every byte value, in chunks small enough for any shell's printf.
+      const escapes = Array.from(allByteValues(), (byte: number) => `\\${byte.toString(8).padStart(3, "0")}`);
+      const script = Array.from(
+        { length: 8 },
+        (_, part) => `printf '${escapes.slice(part * 32, part * 32 + 32).join("")}'`,
+      );
+      const events = await collectEvents(stream({ shell: script.join("; ") }));
+      const received = events.flatMap(({ event }) => (event.type === "stdout" ? [...event.bytes] : []));
+      assert.deepEqual(Uint8Array.from(received), allByteValues(), "every byte value arrives exactly in bytes");
+    },
+    {
+      unavailable:
+        suite.capabilities.binaryOutput === true ? undefined : `binaryOutput is ${suite.capabilities.binaryOutput}`,
+    },
+  );
 
   group.check("streaming.order", async (t) => {
     const events = await collectEvents(

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { after, before, describe, it, type TestContext } from "node:test";
 import {
+  type ExecRequest,
   type LaunchSpec,
   type ResolvedCapabilities,
   resolveCapabilities,
@@ -9,6 +10,7 @@ import {
 } from "@sandport/core";
 import { CONFORMANCE_CHECKS, type ConformanceCheckId } from "./checks.js";
 import type { ConformanceContext, ConformanceTimeouts, RuntimeConformanceOptions, RuntimeFixture } from "./options.js";
+import { defaultHttpServer } from "./ports.js";
 
 /** Label every sandbox of one suite run carries, with the run's unique id as value. */
 export const RUN_LABEL = "sandport-conformance-run";
@@ -77,6 +79,10 @@ export class ConformanceSuite<H extends SandboxHandle> implements ConformanceCon
   readonly skipped: Readonly<Partial<Record<ConformanceCheckId, string>>>;
   /** See {@link RuntimeConformanceOptions.unknownSandboxId}. */
   readonly unknownSandboxId: string;
+  /** See {@link RuntimeConformanceOptions.httpServer}. */
+  readonly httpServer: (port: number) => ExecRequest;
+  /** The fixture's request counter, when it has one. */
+  readonly requestCount: (() => number) | undefined;
   private readonly launchSpec: LaunchSpec;
   private readonly live = new Map<string, H>();
   private readonly fixture: RuntimeFixture<H>;
@@ -92,6 +98,8 @@ export class ConformanceSuite<H extends SandboxHandle> implements ConformanceCon
     this.unknownSandboxId = options.unknownSandboxId ?? "sandport-conformance-no-such-sandbox";
     const reopen = fixture.reopen;
     this.reopen = reopen ? async () => reopen() : undefined;
+    this.requestCount = fixture.requestCount;
+    this.httpServer = options.httpServer ?? defaultHttpServer;
   }
 
   async launch(spec: LaunchSpec = {}): Promise<H> {

@@ -47,6 +47,9 @@ export const recordingCapabilities: DeclaredCapabilities = {
   lifecycle: "unsupported",
   verifiedCleanup: true,
   neverIdle: true,
+  // Its output events carry the UTF-8 encoding of their text, not raw bytes.
+  binaryOutput: "unsupported",
+  pty: "unsupported",
   modes: { outputStreams: "separate", filesystem: "ephemeral", lifetime: "never-idle", isolation: "none" },
 };
 
@@ -135,8 +138,9 @@ export class RecordingRuntime implements SandboxRuntime {
   async *execStream(handle: SandboxHandle, request: ExecRequest, op?: OpOptions): AsyncIterable<ExecEvent> {
     const result = await this.exec(handle, request, op);
     yield { type: "started" };
-    if (result.stdout) yield { type: "stdout", data: result.stdout };
-    if (result.stderr) yield { type: "stderr", data: result.stderr };
+    const encoder = new TextEncoder();
+    if (result.stdout) yield { type: "stdout", data: result.stdout, bytes: encoder.encode(result.stdout) };
+    if (result.stderr) yield { type: "stderr", data: result.stderr, bytes: encoder.encode(result.stderr) };
     yield { type: "exited", result };
   }
 

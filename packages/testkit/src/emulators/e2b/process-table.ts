@@ -156,8 +156,9 @@ export class EmulatedProcess {
 async function* bufferedEvents(pending: Promise<ExecResult>): AsyncIterable<ExecEvent> {
   yield { type: "started" };
   const result = await pending;
-  if (result.stdout) yield { type: "stdout", data: result.stdout };
-  if (result.stderr) yield { type: "stderr", data: result.stderr };
+  const encoder = new TextEncoder();
+  if (result.stdout) yield { type: "stdout", data: result.stdout, bytes: encoder.encode(result.stdout) };
+  if (result.stderr) yield { type: "stderr", data: result.stderr, bytes: encoder.encode(result.stderr) };
   yield { type: "exited", result };
 }
 
