@@ -8,6 +8,7 @@
  */
 
 import { type ArgvExecRequest, type ExecEvent, type ExecResult, MAX_OUTPUT_BYTES, SandportError } from "@sandport/core";
+import { backendEvents } from "../harness/backend-events.js";
 import { FLAG_TERMINAL } from "./agent-codec.js";
 import type { AgentConnection } from "./agent-connection.js";
 import type { MicrosandboxContext, MicrosandboxSandbox } from "./context.js";
@@ -198,9 +199,7 @@ export class ExecSession {
   #events(request: ArgvExecRequest): AsyncIterable<ExecEvent> {
     const { context, sandbox } = this.#options;
     const op = { signal: this.#abort.signal, timeoutMs: UNBOUNDED_MS };
-    if (context.backend.execStream) return context.backend.execStream(sandbox.data.handle, request, op);
-    // Without streaming the command still runs; its output arrives in one piece at the end.
-    return bufferedEvents(context.backend.exec(sandbox.data.handle, request, op));
+    return backendEvents(context.backend, sandbox.data.handle, request, op);
   }
 
   #exitCode(result: ExecResult | undefined): number {
@@ -208,14 +207,6 @@ export class ExecSession {
     if (result === undefined || result.exitCode === null) return 128 + SIGKILL;
     return result.exitCode;
   }
-}
-
-async function* bufferedEvents(pending: Promise<ExecResult>): AsyncIterable<ExecEvent> {
-  yield { type: "started" };
-  const result = await pending;
-  if (result.stdout) yield { type: "stdout", data: result.stdout };
-  if (result.stderr) yield { type: "stderr", data: result.stderr };
-  yield { type: "exited", result };
 }
 
 function readRequest(payload: unknown): ExecRequestPayload {

@@ -1,4 +1,5 @@
-import type { ArgvExecRequest, ExecEvent, ExecResult, SandboxHandle, SandboxRuntime } from "@sandport/core";
+import type { ArgvExecRequest, ExecResult, SandboxHandle, SandboxRuntime } from "@sandport/core";
+import { backendEvents } from "../harness/backend-events.js";
 import { type ExecProgram, KILLED } from "./exec-process.js";
 import { messageOf } from "./grpc-status.js";
 
@@ -23,9 +24,7 @@ export interface CommandSpec {
 export function commandProgram(spec: CommandSpec): ExecProgram {
   return async (io) => {
     const op = { signal: io.signal, timeoutMs: spec.request.timeoutMs };
-    const events = spec.backend.execStream
-      ? spec.backend.execStream(spec.handle, spec.request, op)
-      : bufferedEvents(spec.backend.exec(spec.handle, spec.request, op));
+    const events = backendEvents(spec.backend, spec.handle, spec.request, op);
     let result: ExecResult | undefined;
     let started = false;
     try {
@@ -47,13 +46,4 @@ export function commandProgram(spec: CommandSpec): ExecProgram {
     if (result === undefined || result.exitCode === null) return KILLED;
     return { code: result.exitCode };
   };
-}
-
-/** A backend without streaming still runs the command; its output then arrives in one piece at the end. */
-async function* bufferedEvents(pending: Promise<ExecResult>): AsyncIterable<ExecEvent> {
-  yield { type: "started" };
-  const result = await pending;
-  if (result.stdout) yield { type: "stdout", data: result.stdout };
-  if (result.stderr) yield { type: "stderr", data: result.stderr };
-  yield { type: "exited", result };
 }

@@ -7,6 +7,7 @@
 
 import { randomBytes } from "node:crypto";
 import type { ArgvExecRequest, ExecEvent, ExecResult, SandboxHandle, SandboxRuntime } from "@sandport/core";
+import { backendEvents } from "../harness/backend-events.js";
 
 /** One line of a command's NDJSON log stream. */
 export interface LogLine {
@@ -175,18 +176,8 @@ export class EmulatedCommand {
 
   #events(options: StartCommandOptions): AsyncIterable<ExecEvent> {
     const op = { signal: this.#abort.signal, timeoutMs: options.request.timeoutMs };
-    if (options.backend.execStream) return options.backend.execStream(options.handle, options.request, op);
-    // A backend without streaming still runs the command; its output then arrives in one piece at the end.
-    return bufferedEvents(options.backend.exec(options.handle, options.request, op));
+    return backendEvents(options.backend, options.handle, options.request, op);
   }
-}
-
-async function* bufferedEvents(pending: Promise<ExecResult>): AsyncIterable<ExecEvent> {
-  yield { type: "started" };
-  const result = await pending;
-  if (result.stdout) yield { type: "stdout", data: result.stdout };
-  if (result.stderr) yield { type: "stderr", data: result.stderr };
-  yield { type: "exited", result };
 }
 
 /** The exit code to report: the process's own, or 128 + the signal that ended it (SIGKILL for a timeout). */
