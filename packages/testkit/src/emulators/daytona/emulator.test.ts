@@ -3,10 +3,10 @@
 
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, it } from "node:test";
-import { deleteAll, emulatorFetch, gone, openClient } from "./test-fixtures.js";
-import { DAYTONA_SDKS, type DaytonaClient, daytonaRenamed } from "./test-sdk.js";
 import { AWAITING_PORT_ROUTES } from "./awaiting-port.js";
 import { type DaytonaEmulator, startDaytonaEmulator } from "./emulator.js";
+import { deleteAll, emulatorFetch, gone, openClient } from "./test-fixtures.js";
+import { DAYTONA_SDKS, type DaytonaClient, daytonaRenamed } from "./test-sdk.js";
 
 /** The part of the SDK's own `@daytona/api-client` these tests call (it is not a dependency of the testkit). */
 interface ApiClientModule {

@@ -3,9 +3,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { waitFor } from "../../assertions/index.js";
+import { type DaytonaEmulator, startDaytonaEmulator } from "./emulator.js";
 import { deleteAll, openClient } from "./test-fixtures.js";
 import { DAYTONA_SDKS, type DaytonaClient, type DaytonaSandbox } from "./test-sdk.js";
-import { type DaytonaEmulator, startDaytonaEmulator } from "./emulator.js";
 
 /** The HTTP status an SDK error carries. */
 function statusOf(error: unknown): number | undefined {
@@ -166,7 +166,8 @@ for (const sdk of DAYTONA_SDKS) {
         () => {},
       );
       await waitFor(
-        () => emulator.requests.some((request) => request.status === 101 && request.path.includes(sleeper.cmdId ?? "?")),
+        () =>
+          emulator.requests.some((request) => request.status === 101 && request.path.includes(sleeper.cmdId ?? "?")),
         { timeoutMs: 10_000, what: "the log WebSocket to open" },
       );
       await sandbox.process.deleteSession("main");

@@ -3,8 +3,8 @@
 
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, it } from "node:test";
-import { waitFor } from "../../assertions/index.js";
 import { type CreateVmOptions, Freestyle, FreestyleApiError } from "freestyle";
+import { waitFor } from "../../assertions/index.js";
 import { type FreestyleEmulator, startFreestyleEmulator } from "./emulator.js";
 
 const egress: CreateVmOptions["firewall"] = {

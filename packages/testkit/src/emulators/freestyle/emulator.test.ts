@@ -4,8 +4,8 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { after, afterEach, before, describe, it } from "node:test";
-import { delay } from "../../assertions/index.js";
 import { type CreateVmOptions, Freestyle, FreestyleApiError } from "freestyle";
+import { delay } from "../../assertions/index.js";
 import { type FreestyleEmulator, startFreestyleEmulator } from "./emulator.js";
 
 /** Outbound Internet: what the default `isolation: "none"` backend can honour. */

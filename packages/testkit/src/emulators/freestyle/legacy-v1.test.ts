@@ -10,9 +10,9 @@
 
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, it } from "node:test";
-import { waitFor } from "../../assertions/index.js";
 import { Freestyle } from "freestyle";
 import { Errors as LegacyErrors, Freestyle as LegacyFreestyle } from "freestyle-sandboxes";
+import { waitFor } from "../../assertions/index.js";
 import { type FreestyleEmulator, startFreestyleEmulator } from "./emulator.js";
 
 describe("Freestyle emulator /v1 with the legacy freestyle-sandboxes SDK", () => {

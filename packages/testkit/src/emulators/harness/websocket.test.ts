@@ -13,7 +13,11 @@ type Upgraded = { socket: Socket; head: Buffer; accept: string | undefined };
 type Refused = { status: number; body: string };
 
 /** An upgrade request: the `101` socket with the bytes after the headers, or the plain HTTP answer. */
-function upgrade(server: EmulatorServer, path: string, headers: Record<string, string> = {}): Promise<Upgraded | Refused> {
+function upgrade(
+  server: EmulatorServer,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<Upgraded | Refused> {
   const key = randomBytes(16).toString("base64");
   return new Promise((resolve, reject) => {
     const outgoing = request(`${server.url}${path}`, {
@@ -143,7 +147,9 @@ describe("EmulatorServer WebSocket upgrades", () => {
         if (!socket) return;
         socket.onMessage = (data, binary) => {
           echoed.push({ data: data.toString(), binary });
-          socket.send(binary ? Buffer.concat([Buffer.from(`${exchange.params.name}:`), data]) : `${exchange.params.name}:${data}`);
+          socket.send(
+            binary ? Buffer.concat([Buffer.from(`${exchange.params.name}:`), data]) : `${exchange.params.name}:${data}`,
+          );
         };
       },
     });

@@ -42,7 +42,11 @@ interface RelayShared {
 }
 
 /** Register the agent route, a plain harness route whose handler accepts the WebSocket. */
-export function registerAgentRelay(server: EmulatorServer, context: MicrosandboxContext, options: AgentRelayOptions): void {
+export function registerAgentRelay(
+  server: EmulatorServer,
+  context: MicrosandboxContext,
+  options: AgentRelayOptions,
+): void {
   const shared: RelayShared = {
     context,
     codec: new AgentCodec(options.cbor),

@@ -3,10 +3,10 @@
 
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, it } from "node:test";
-import { delay, waitFor } from "../../assertions/index.js";
 import { WebSocket } from "ws";
-import { microsandbox, onBackend } from "./test-sdk.js";
+import { delay, waitFor } from "../../assertions/index.js";
 import { type MicrosandboxEmulator, startMicrosandboxEmulator } from "./emulator.js";
+import { microsandbox, onBackend } from "./test-sdk.js";
 
 const { Sandbox, setDefaultBackend } = microsandbox;
 

@@ -7,10 +7,10 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, afterEach, before, describe, it } from "node:test";
-import { delay } from "../../assertions/index.js";
 import type { LaunchSpec, SandboxRuntime } from "@sandport/core";
 import { LocalRuntime } from "@sandport/local";
 import type { SandboxExecParams } from "modal";
+import { delay } from "../../assertions/index.js";
 import { type ModalEmulator, startModalEmulator } from "./emulator.js";
 import { clientFor, loadModal, type Modal, type ModalClient } from "./test-sdk.js";
 

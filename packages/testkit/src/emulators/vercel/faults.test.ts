@@ -3,8 +3,8 @@
 
 import assert from "node:assert/strict";
 import { after, afterEach, before, beforeEach, describe, it } from "node:test";
-import { waitFor } from "../../assertions/index.js";
 import { APIError, Sandbox } from "@vercel/sandbox";
+import { waitFor } from "../../assertions/index.js";
 import { startVercelEmulator, type VercelEmulator } from "./emulator.js";
 
 type CreateParams = NonNullable<Parameters<typeof Sandbox.create>[0]>;

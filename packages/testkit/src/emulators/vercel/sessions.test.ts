@@ -3,10 +3,9 @@
 
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, it } from "node:test";
-import { delay } from "../../assertions/index.js";
 import { APIError, Sandbox, StreamError } from "@vercel/sandbox";
+import { delay } from "../../assertions/index.js";
 import { startVercelEmulator, type VercelEmulator } from "./emulator.js";
-
 
 describe("Vercel emulator sessions with the real @vercel/sandbox SDK", () => {
   let emulator: VercelEmulator;
