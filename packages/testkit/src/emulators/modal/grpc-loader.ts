@@ -2,9 +2,13 @@ import type * as Grpc from "@grpc/grpc-js";
 import type { RetryDetails } from "./grpc-server.js";
 import type { ModalWire } from "./wire-definitions.js";
 
+/** The `@grpc/grpc-js` peer range the emulator supports. */
+export const GRPC_JS_RANGE = "^1.14.0";
+
 /**
- * `@grpc/grpc-js`, loaded on first use so that importing the testkit never
- * needs it. Rejects with an error that says what to install.
+ * `@grpc/grpc-js`, an optional peer dependency of `@sandport/testkit`, loaded
+ * when a Modal emulator starts so that importing the testkit never needs it.
+ * Rejects with an error that names the package and its range.
  */
 export async function loadGrpc(): Promise<typeof Grpc> {
   try {
@@ -12,10 +16,10 @@ export async function loadGrpc(): Promise<typeof Grpc> {
     return module.Server ? module : (module.default as typeof Grpc);
   } catch (error) {
     throw new Error(
-      "the Modal emulator serves gRPC with @grpc/grpc-js; install it (`npm install --save-dev @grpc/grpc-js`)",
-      {
-        cause: error,
-      },
+      `the Modal emulator needs the optional peer dependency "@grpc/grpc-js" (${GRPC_JS_RANGE}) of ` +
+        `@sandport/testkit, which could not be loaded: ${error instanceof Error ? error.message : String(error)}. ` +
+        "Install it next to @sandport/testkit.",
+      { cause: error },
     );
   }
 }

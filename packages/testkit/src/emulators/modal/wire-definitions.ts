@@ -67,6 +67,9 @@ const EXPORTED_BINDINGS = {
 
 const HANDOUT = "__sandportModalWire";
 
+/** The `modal` peer range the emulator supports (the Modal Labs SDK; `modal@latest` is an unrelated package). */
+export const MODAL_RANGE = ">=0.11.1 <0.12";
+
 let loaded: Promise<ModalWire> | undefined;
 
 /**
@@ -89,7 +92,9 @@ async function readWire(): Promise<ModalWire> {
     entry = createRequire(import.meta.url).resolve("modal");
   } catch (error) {
     throw new Error(
-      "the Modal emulator reads its wire definitions from the Modal Labs SDK; install it with `npm install --save-dev modal@0.11.1` (the `latest` tag of `modal` is an unrelated package)",
+      `the Modal emulator needs the optional peer dependency "modal" (${MODAL_RANGE}, the Modal Labs SDK, whose ` +
+        "wire definitions it reads) of @sandport/testkit, which could not be resolved. Install it next to " +
+        "@sandport/testkit; the `latest` tag of `modal` is an unrelated package.",
       { cause: error },
     );
   }
@@ -101,7 +106,7 @@ async function readWire(): Promise<ModalWire> {
   const repository = typeof manifest.repository === "string" ? manifest.repository : manifest.repository?.url;
   if (manifest.name !== "modal" || !/modal-labs\//.test(repository ?? "")) {
     throw new Error(
-      `the installed \`modal\` package (${manifest.version ?? "no version"}, ${repository ?? "no repository"}) is not the Modal Labs SDK; install modal@0.11.1`,
+      `the installed \`modal\` package (${manifest.version ?? "no version"}, ${repository ?? "no repository"}) is not the Modal Labs SDK; install modal@"${MODAL_RANGE}"`,
     );
   }
   const handout = Object.entries(EXPORTED_BINDINGS)
