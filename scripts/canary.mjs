@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Live canary (DESIGN §7.5): for each provider whose secrets are present, run
+// Live canary: for each provider whose secrets are present, run
 // the shared conformance suite against the real service, then probe the
 // capabilities its adapter declares `unknown`, and write an evidence record
 // (evidence/<provider>.json) that `resolveCapabilities(runtime, evidence)` can

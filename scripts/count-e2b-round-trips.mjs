@@ -18,9 +18,9 @@ const { startE2BEmulator } = await import(
   pathToFileURL(join(repository, "packages", "testkit", "dist/emulators/e2b.js")).href
 );
 
-/** The fewest requests the E2B API allows for the workload (research/anchor-bench.md). */
+/** The fewest requests the E2B API allows for the workload (counted against a local fake of its API). */
 const API_MINIMUM = 8;
-/** ComputeSDK's count for the same workload through its E2B adapter (research/anchor-bench.md). */
+/** ComputeSDK's count for the same workload through its E2B adapter (computesdk 4.1.4, counted the same way). */
 const COMPUTESDK = 28;
 
 const emulator = await startE2BEmulator();

@@ -25,6 +25,18 @@ function projectFiles(dir = projectDir) {
   });
 }
 
+let atLineStart = true;
+/** Output chunks need not end at line ends: prefix each line once, where it starts. */
+function prefixLines(text) {
+  let out = "";
+  for (const character of text) {
+    if (atLineStart) out += dim("│ ");
+    out += character;
+    atLineStart = character === "\n";
+  }
+  return out;
+}
+
 function onEvent(event) {
   switch (event.type) {
     case "launched":
@@ -36,10 +48,10 @@ function onEvent(event) {
     case "step-started":
       return console.log(`${bold(`▶ step ${event.index + 1}: ${event.name}`)}`);
     case "step-output":
-      return (event.stream === "stderr" ? process.stderr : process.stdout).write(
-        dim("│ ") + event.data.replace(/\n(?!$)/g, `\n${dim("│ ")}`),
-      );
+      return (event.stream === "stderr" ? process.stderr : process.stdout).write(prefixLines(event.data));
     case "step-exited":
+      if (!atLineStart) process.stdout.write("\n");
+      atLineStart = true;
       return console.log(
         `${bold("◀ exit")} ${event.result.exitCode} ${dim(`(${event.result.durationMs.toFixed(1)} ms, isolation: ${event.result.isolation})`)}`,
       );
@@ -90,12 +102,14 @@ try {
   console.log(
     `\n${bold("Summary")}  ok: ${result.ok}  sandbox: ${result.sandboxId}  teardown: ${result.teardown.outcome}`,
   );
+  // Numbered as in the log above ("step 1", "step 2", ...).
   console.table(
-    result.steps.map((step) => ({
-      step: step.name,
-      exit: step.result.exitCode,
-      ms: Number(step.durationMs.toFixed(1)),
-    })),
+    Object.fromEntries(
+      result.steps.map((step) => [
+        `step ${step.index + 1}`,
+        { name: step.name, exit: step.result.exitCode, ms: Number(step.durationMs.toFixed(1)) },
+      ]),
+    ),
   );
   const { launchMs, filesMs, stepsMs, collectMs, teardownMs, totalMs } = result.timings;
   console.table(
@@ -106,12 +120,14 @@ try {
   console.log(`report.json: ${report.passed}/${report.total} cases passed`);
   const { sources, provider, ...capabilities } = resolveCapabilities(runtime);
   console.log(`\n${bold(`Capabilities of ${provider}`)}`);
+  // In the README's words: yes, a mode, or why not (unsupported, not-exposed, unknown).
   console.table(
-    Object.entries(capabilities).map(([capability, value]) => ({
-      capability,
-      value: String(value),
-      source: sources[capability],
-    })),
+    Object.fromEntries(
+      Object.entries(capabilities).map(([capability, value]) => [
+        capability,
+        { value: value === true ? "yes" : String(value), source: sources[capability] },
+      ]),
+    ),
   );
   process.exitCode = result.ok ? 0 : 1;
 } finally {

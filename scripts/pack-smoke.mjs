@@ -1,9 +1,11 @@
 #!/usr/bin/env node
-// Packed-package smoke test (DESIGN §1): pack every public package, install the
+// Packed-package smoke test: pack every public package, install the
 // tarballs into an empty scratch project with peers omitted, assert that no
 // vendor SDK got installed, then import every entry point (each package's
 // exports map, `*` patterns expanded to the built files) with ESM `import` and
-// CJS `require`, each in its own fresh node process. Fails naming what broke.
+// CJS `require`, each in its own fresh node process; compile a TypeScript
+// consumer without @types/node against the packed types; check that the
+// umbrella offers the test kit only as an optional peer. Fails naming what broke.
 // Needs a prior `pnpm build`.
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -54,7 +56,9 @@ try {
       manifest: JSON.parse(readFileSync(join(packagesDir, dir, "package.json"), "utf8")),
     }))
     .filter(({ manifest }) => !manifest.private);
-  const vendorSdks = [...new Set(manifests.flatMap(({ manifest }) => Object.keys(manifest.peerDependencies ?? {})))];
+  const vendorSdks = [
+    ...new Set(manifests.flatMap(({ manifest }) => Object.keys(manifest.peerDependencies ?? {}))),
+  ].filter((name) => !name.startsWith("@sandport/"));
 
   // 1. Pack (pnpm rewrites workspace: ranges into real versions).
   const tarballs = new Map();
@@ -90,6 +94,7 @@ try {
 
   // 4. Import every entry point, ESM and CJS, each in a fresh process.
   const barrels = new Set(manifests.flatMap(({ dir, manifest }) => entrySpecifiers(dir, manifest)));
+  const umbrella = manifests.find(({ manifest }) => manifest.name === "sandport")?.manifest;
   for (const barrel of barrels) {
     const check = TYPE_ONLY_ENTRIES.has(barrel) ? "" : `if (!Object.keys(m).length) throw new Error("no exports");`;
     const probes = {
@@ -102,6 +107,51 @@ try {
     }
   }
   console.log(`imported ${barrels.size} entry points as ESM and CJS: ${[...barrels].join(", ")}`);
+
+  // 5. A TypeScript consumer without @types/node, checking every .d.ts it reaches (skipLibCheck off),
+  //    compiles with the one lib line the README gives.
+  writeFileSync(
+    join(project, "tsconfig.json"),
+    JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        module: "nodenext",
+        moduleResolution: "nodenext",
+        target: "es2022",
+        lib: ["es2022", "esnext.disposable", "dom"],
+        types: [],
+        skipLibCheck: false,
+        noEmit: true,
+      },
+      files: ["consumer.ts"],
+    }),
+  );
+  writeFileSync(
+    join(project, "consumer.ts"),
+    [
+      'import { SandboxOrchestrator, type SandboxSession } from "sandport/core";',
+      'import { LocalRuntime } from "sandport/local";',
+      'const orchestrator = new SandboxOrchestrator(new LocalRuntime({ root: "/tmp/sandport-consumer" }));',
+      "export async function main(): Promise<boolean> {",
+      "  await using session: SandboxSession = await orchestrator.session({});",
+      '  const result = await orchestrator.run({ launch: {}, steps: [{ argv: ["true"] }] });',
+      "  return result.ok && session.id !== '';",
+      "}",
+      "",
+    ].join("\n"),
+  );
+  const tsc = spawnSync(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", project], {
+    cwd: project,
+    encoding: "utf8",
+  });
+  if (tsc.status !== 0) fail(`a TypeScript consumer without @types/node does not compile:\n${tsc.stdout}${tsc.stderr}`);
+  else console.log("a TypeScript consumer without @types/node compiles against sandport/core and sandport/local");
+
+  // 6. The umbrella does not make production installs carry the test kit.
+  if (umbrella?.dependencies?.["@sandport/testkit"] !== undefined) fail("sandport depends on @sandport/testkit");
+  if (umbrella?.peerDependenciesMeta?.["@sandport/testkit"]?.optional !== true) {
+    fail("sandport must offer @sandport/testkit as an optional peer");
+  }
 } finally {
   if (keep) console.log(`scratch project kept at ${scratch}`);
   else rmSync(scratch, { recursive: true, force: true });

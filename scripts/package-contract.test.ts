@@ -1,7 +1,8 @@
-// The rules that keep every barrel isolated (DESIGN §1), checked on the sources:
-// one public barrel per package, vendor SDKs as optional peers pinned in
-// devDependencies, loaded only from src/internal/ with `await import()`, and no
-// provider importing another.
+// The rules that keep every barrel isolated, checked on the sources: the declared
+// entry points of each package, vendor SDKs as optional peers pinned in
+// devDependencies, loaded only from src/internal/ with `await import()` through
+// a loader whose range is the peer range, no provider importing another, the
+// same export names in every provider barrel, and no test scaffolding in src/testing/.
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -10,11 +11,6 @@ import { fileURLToPath } from "node:url";
 
 const packagesDir = fileURLToPath(new URL("../packages", import.meta.url));
 const NOT_PROVIDERS = new Set(["core", "testkit", "sandport"]);
-/** Entry points beyond the one barrel, by package: core's adapter kit, the testkit's one entry per concern. */
-const EXTRA_ENTRIES: Record<string, string[]> = {
-  core: ["./adapter"],
-  testkit: ["./conformance", "./fakes", "./assertions", "./emulators", "./emulators/*"],
-};
 
 interface Manifest {
   name: string;
@@ -36,7 +32,9 @@ const packages = readdirSync(packagesDir).map((dir) => ({
   manifest: JSON.parse(readFileSync(join(packagesDir, dir, "package.json"), "utf8")) as Manifest,
 }));
 const providers = packages.filter((pkg) => !NOT_PROVIDERS.has(pkg.dir));
-const vendorSdks = [...new Set(packages.flatMap((pkg) => Object.keys(pkg.manifest.peerDependencies ?? {})))];
+const vendorSdks = [...new Set(packages.flatMap((pkg) => Object.keys(pkg.manifest.peerDependencies ?? {})))].filter(
+  (name) => !name.startsWith("@sandport/"),
+);
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -64,11 +62,46 @@ function importsOf(file: string): { specifier: string; kind: "static" | "type" |
   return found;
 }
 
+/** The entry points each package may expose, besides its root (and the umbrella's generated ones). */
+const EXTRA_ENTRIES: Readonly<Record<string, readonly string[]>> = {
+  core: ["./adapter"],
+  testkit: ["./conformance", "./fakes", "./assertions", "./emulators", "./emulators/*"],
+};
+
+/** Names exported by a barrel's source (`export { A, type B }`, `export class C`, `export type { D }`). */
+function exportedNames(file: string): Set<string> {
+  const text = readFileSync(file, "utf8");
+  const names = new Set<string>();
+  for (const match of text.matchAll(/^export\s+(?:type\s+)?\{([^}]*)\}/gms)) {
+    for (const part of (match[1] as string).split(",")) {
+      const name = part
+        .trim()
+        .replace(/^type\s+/, "")
+        .split(/\s+as\s+/)
+        .pop()
+        ?.trim();
+      if (name) names.add(name);
+    }
+  }
+  for (const match of text.matchAll(
+    /^export\s+(?:declare\s+)?(?:class|function|const|interface|type)\s+([A-Za-z0-9_]+)/gm,
+  )) {
+    names.add(match[1] as string);
+  }
+  return names;
+}
+
+/** Directories named `testing` under a source tree. */
+function testingDirectories(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    if (!entry.isDirectory()) return [];
+    const path = join(dir, entry.name);
+    return entry.name === "testing" ? [path, ...testingDirectories(path)] : testingDirectories(path);
+  });
+}
+
 const isVendor = (specifier: string) => vendorSdks.some((sdk) => specifier === sdk || specifier.startsWith(`${sdk}/`));
 const isTest = (file: string) => file.endsWith(".test.ts");
-/** `@sandport/<name>` or one of its subpaths. */
-const isPackage = (specifier: string, name: string) =>
-  specifier === `@sandport/${name}` || specifier.startsWith(`@sandport/${name}/`);
 
 describe("package contract", () => {
   test("there is at least one provider package with a vendor SDK (the checks below are not vacuous)", () => {
@@ -79,8 +112,7 @@ describe("package contract", () => {
     test(`${manifest.name}: one public barrel, ESM+CJS, dist only, Node >= 20, side-effect free`, () => {
       const subpaths = Object.keys(manifest.exports ?? {}).filter((key) => key !== "./package.json");
       if (dir !== "sandport") {
-        const allowed = [".", ...(EXTRA_ENTRIES[dir] ?? [])];
-        assert.deepEqual(subpaths, allowed, `${manifest.name} must expose exactly ${allowed.join(", ")}`);
+        assert.deepEqual(subpaths, [".", ...(EXTRA_ENTRIES[dir] ?? [])], `${manifest.name}'s entry points`);
       }
       for (const [subpath, conditions] of Object.entries(manifest.exports ?? {})) {
         if (subpath === "./package.json") continue;
@@ -127,8 +159,9 @@ describe("package contract", () => {
             if (!where.startsWith("src/internal/")) problems.push(`${where} loads ${specifier} outside src/internal/`);
             else if (kind !== "dynamic") problems.push(`${where} loads ${specifier} with a ${kind} import`);
           }
-          if (specifier.startsWith("@sandport/") && !isPackage(specifier, "core")) {
-            if (!(isTest(file) && isPackage(specifier, "testkit"))) problems.push(`${where} imports ${specifier}`);
+          if (specifier.startsWith("@sandport/") && !specifier.startsWith("@sandport/core")) {
+            const testkit = specifier === "@sandport/testkit" || specifier.startsWith("@sandport/testkit/");
+            if (!(isTest(file) && testkit)) problems.push(`${where} imports ${specifier}`);
           }
         }
       }
@@ -136,18 +169,49 @@ describe("package contract", () => {
     });
   }
 
-  test("core names no vendor SDK and no provider", () => {
+  for (const { root, manifest } of providers) {
+    test(`${manifest.name}: the barrel exports <P>Runtime, <P>RuntimeOptions, <P>Handle and <p>Capabilities`, () => {
+      const names = exportedNames(join(root, "src", "index.ts"));
+      const runtimes = [...names].filter((name) => /^[A-Z][A-Za-z0-9]*Runtime$/.test(name));
+      assert.equal(runtimes.length, 1, `one <P>Runtime class, found ${runtimes.join(", ") || "none"}`);
+      const prefix = (runtimes[0] as string).slice(0, -"Runtime".length);
+      const lower = prefix === prefix.toUpperCase() ? prefix.toLowerCase() : prefix[0]?.toLowerCase() + prefix.slice(1);
+      for (const name of [`${prefix}Runtime`, `${prefix}RuntimeOptions`, `${prefix}Handle`, `${lower}Capabilities`]) {
+        assert.ok(names.has(name), `${manifest.name} exports ${name}`);
+      }
+    });
+
+    const peers = Object.entries(manifest.peerDependencies ?? {});
+    if (peers.length === 0) continue;
+    test(`${manifest.name}: the SDK loader's packages and range are the peer dependencies'`, () => {
+      const loader = readFileSync(join(root, "src", "internal", "sdk.ts"), "utf8");
+      assert.match(loader, /createSdkLoader\(/, "src/internal/sdk.ts builds its loader with createSdkLoader");
+      const ranges = [...loader.matchAll(/\brange:\s*"([^"]+)"/g)].map((match) => match[1]);
+      const names = [...loader.matchAll(/\bname:\s*"([^"]+)"/g)].map((match) => match[1]);
+      assert.deepEqual(names.sort(), peers.map(([name]) => name).sort(), "one loader package per peer");
+      for (const [name, range] of peers)
+        assert.deepEqual(ranges, [range], `the loader's range is ${name}'s peer range`);
+    });
+  }
+
+  test("no package keeps test scaffolding in src/testing/", () => {
+    const found = packages.flatMap(({ root }) =>
+      testingDirectories(join(root, "src")).map((path) => relative(packagesDir, path)),
+    );
+    assert.deepEqual(found, []);
+  });
+
+  test("core names no vendor SDK and no provider; its tests may use the testkit's fakes and assertions", () => {
     const core = packages.find((pkg) => pkg.dir === "core");
     assert.ok(core);
+    const allowedInTests = new Set(["@sandport/testkit/fakes", "@sandport/testkit/assertions"]);
     const problems = sourceFiles(join(core.root, "src")).flatMap((file) =>
       importsOf(file)
-        .filter(
-          ({ specifier }) =>
-            isVendor(specifier) ||
-            (specifier.startsWith("@sandport/") &&
-              !isPackage(specifier, "core") &&
-              !(isTest(file) && isPackage(specifier, "testkit"))),
-        )
+        .filter(({ specifier }) => {
+          if (isVendor(specifier)) return true;
+          if (!specifier.startsWith("@sandport/") || specifier === "@sandport/core") return false;
+          return !(isTest(file) && allowedInTests.has(specifier));
+        })
         .map(({ specifier }) => `${relative(core.root, file)} imports ${specifier}`),
     );
     assert.deepEqual(problems, []);

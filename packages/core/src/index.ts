@@ -30,7 +30,7 @@ export { resolveCapabilities } from "./capabilities/resolve-capabilities.js";
 export type { CapabilitySource, ResolvedCapabilities } from "./capabilities/resolved-capabilities.js";
 
 export type { SandportErrorCode } from "./errors/error-code.js";
-export { ERROR_CODES } from "./errors/error-code.js";
+export { ERROR_CODES, MAX_READ_BYTES } from "./errors/error-code.js";
 export { invalidRequest, toSandportError, unsupported } from "./errors/factories.js";
 export type { SandportErrorOptions } from "./errors/sandport-error.js";
 export { SandportError } from "./errors/sandport-error.js";

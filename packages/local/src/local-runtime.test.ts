@@ -1,6 +1,6 @@
 // Options, ownership, refusals and the exec details the conformance suite does not pin down.
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readdirSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { resolveCapabilities, SandportError } from "@sandport/core";
@@ -37,6 +37,19 @@ describe("options", () => {
         JSON.stringify(bad),
       );
     }
+  });
+
+  test("a root that cannot be created says which path and how to choose another", async () => {
+    // A regular file where a parent directory should be: no one, root included, can create the root.
+    writeFileSync(join(root.path, "blocker"), "");
+    const unreachable = join(root.path, "blocker", "root");
+    const rt = runtime({ root: unreachable });
+    await assert.rejects(rt.launch(), (error) => {
+      assert.ok(hasCode("UNSUPPORTED")(error));
+      assert.ok((error as Error).message.includes(unreachable), (error as Error).message);
+      assert.match((error as Error).message, /new LocalRuntime\(\{ root \}\)/);
+      return true;
+    });
   });
 
   test("capabilities say which isolation is configured", () => {
@@ -129,8 +142,16 @@ describe("exec details", () => {
     test(`a missing program exits 127, as in a shell (${isolation})`, { skip }, async () => {
       const rt = runtime({ isolation });
       const handle = await rt.launch();
-      assert.equal((await rt.exec(handle, { argv: ["no-such-program-x"] })).exitCode, 127);
-      await assert.rejects(rt.exec(handle, { argv: ["true"], cwd: "missing" }), hasCode("NOT_FOUND"));
+      const missing = await rt.exec(handle, { argv: ["no-such-program-x"] });
+      assert.equal(missing.exitCode, 127);
+      if (isolation === "namespaces") {
+        assert.match(missing.stderr, /no-such-program-x: not found inside the sandbox.*readOnlyPaths/s);
+      }
+      await assert.rejects(rt.exec(handle, { argv: ["true"], cwd: "missing" }), (error) => {
+        assert.ok(hasCode("NOT_FOUND")(error));
+        assert.match((error as Error).message, /the working directory "missing" does not exist/);
+        return true;
+      });
       await rt.destroy(handle);
     });
   }

@@ -46,7 +46,7 @@ export interface RunOutcome {
 /** How long output may still arrive after the command exited, before the pipes are closed on our side. */
 const DRAIN_AFTER_EXIT_MS = 500;
 
-const EXECVP_FAILURE = /^bwrap: execvp [^\n]*: (No such file or directory|Permission denied)\n?$/;
+const EXECVP_FAILURE = /^bwrap: execvp ([^\n]*): (No such file or directory|Permission denied)\n?$/;
 
 /**
  * Spawns a planned command in its own process group and collects its output.
@@ -182,13 +182,27 @@ export function runCommand(options: RunOptions): Promise<RunOutcome> {
       }
       if (plan.isolation === "namespaces" && exitCode === 1 && stdout.length === 0) {
         const failure = EXECVP_FAILURE.exec(stderr.toString("utf8"));
-        if (failure) exitCode = failure[1] === "Permission denied" ? 126 : 127;
+        if (failure?.[2] === "Permission denied") exitCode = 126;
+        else if (failure) {
+          // Most often a program installed outside what the sandbox sees: say so, and how to mount it.
+          const hint = Buffer.from(notVisible(failure[1] as string));
+          return resolve({ exitCode: 127, stdout, stderr: hint, truncated, timedOut, durationMs });
+        }
       }
       resolve({ exitCode, stdout, stderr, truncated, timedOut, durationMs });
     });
     // Without namespaces the host pid is the command's own (a join step `exec`s it in place).
     if (pid !== undefined) options.onStarted?.(plan.isolation === "none" ? pid : undefined);
   });
+}
+
+/** The stderr of a command whose program was not found inside an isolated sandbox. */
+export function notVisible(program: string): string {
+  return (
+    `sandport: ${program}: not found inside the sandbox. Under isolation "namespaces" a command sees only /usr, ` +
+    "a few /etc entries, its workspace and the runtime's readOnlyPaths; to run a program installed elsewhere, " +
+    `mount its directory read-only: new LocalRuntime({ readOnlyPaths: ["/opt/tool"] })\n`
+  );
 }
 
 function spawnFailureStatus(error: NodeJS.ErrnoException): number | undefined {

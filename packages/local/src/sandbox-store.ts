@@ -240,7 +240,19 @@ export class SandboxStore {
   }
 
   async #createRoot(): Promise<void> {
-    await mkdir(this.root, { recursive: true, mode: 0o700 });
+    try {
+      await mkdir(this.root, { recursive: true, mode: 0o700 });
+    } catch (error) {
+      throw new SandportError({
+        code: "UNSUPPORTED",
+        provider: LOCAL_PROVIDER,
+        message:
+          `cannot create the sandbox root ${this.root} (${errorCode(error) ?? String(error)}): ` +
+          "choose a writable directory with new LocalRuntime({ root })",
+        details: { root: this.root },
+        cause: error,
+      });
+    }
     if (!this.#fileOwner) return;
     const mode = (await stat(this.root)).mode & 0o7777;
     if ((mode & 0o011) !== 0o011) await chmod(this.root, mode | 0o011);

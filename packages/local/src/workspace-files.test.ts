@@ -161,6 +161,15 @@ describe("confinement", () => {
     await runtime.destroy(handle);
   });
 
+  test("a file larger than readFile can return is OUTPUT_LIMIT, refused before reading", async () => {
+    const handle = await sandbox();
+    // Sparse: 3 GiB of size, no disk.
+    const made = spawnSync("truncate", ["-s", "3G", join(handle.workspaceDirectory, "huge.bin")]);
+    assert.equal(made.status, 0, made.stderr.toString());
+    await assert.rejects(runtime.readFile(handle, "huge.bin"), (error) => SandportError.hasCode(error, "OUTPUT_LIMIT"));
+    await runtime.destroy(handle);
+  });
+
   test("missing files are NOT_FOUND; the workspace root cannot be removed", async () => {
     const handle = await sandbox();
     await assert.rejects(runtime.readFile(handle, "nope.txt"), (error) => SandportError.hasCode(error, "NOT_FOUND"));

@@ -1,7 +1,7 @@
 import { constants, fstatSync, lstatSync, mkdirSync, type Stats, unlinkSync } from "node:fs";
 import { type FileHandle, lstat, open, readdir } from "node:fs/promises";
 import { basename } from "node:path";
-import type { FileInfo, ValidatedFile } from "@sandport/core";
+import { type FileInfo, MAX_READ_BYTES, SandportError, type ValidatedFile } from "@sandport/core";
 import { AnchoredDirectory } from "./anchored-directory.js";
 import { errorCode, fileError, missingPath, refusePath } from "./file-errors.js";
 import { removeDirectoryVia, TreeRemovalError } from "./remove-tree.js";
@@ -101,7 +101,9 @@ export class WorkspaceFiles {
       });
       try {
         // A directory, a FIFO or a device is refused without reading (a FIFO with no writer would read as empty).
-        if (!fstatSync(handle.fd).isFile()) throw refusePath(path, "is not a regular file");
+        const stats = fstatSync(handle.fd);
+        if (!stats.isFile()) throw refusePath(path, "is not a regular file");
+        if (stats.size > MAX_READ_BYTES) throw tooLarge(path, stats.size);
         const bytes = await handle.readFile();
         return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
       } finally {
@@ -250,6 +252,15 @@ export class WorkspaceFiles {
     }
     return AnchoredDirectory.open(this.#location.trashDirectory);
   }
+}
+
+function tooLarge(path: string, size: number): SandportError {
+  return new SandportError({
+    code: "OUTPUT_LIMIT",
+    provider: "local",
+    message: `${JSON.stringify(path)} is ${size} bytes, more than readFile returns (${MAX_READ_BYTES})`,
+    details: { path, size, limit: MAX_READ_BYTES },
+  });
 }
 
 /** Refuses a batch that writes a path both as a file and as the parent directory of another file. */

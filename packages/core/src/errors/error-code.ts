@@ -27,13 +27,20 @@ export const ERROR_CODES = [
   "SDK_UNAVAILABLE",
   /** A destroy was attempted but the sandbox could not be proven gone. */
   "DESTROY_UNVERIFIED",
-  /** Output or a file exceeded a size limit that the caller or the runtime set. */
+  /**
+   * A file is larger than a read can return (`readFile` of more than
+   * {@link MAX_READ_BYTES}). Command output past its cap is not an error: the
+   * result says `truncated`.
+   */
   "OUTPUT_LIMIT",
   /** A runtime's declared capabilities contradict the methods it has (an adapter bug). */
   "CAPABILITY_MISMATCH",
   /** An error that Sandport did not classify (a bug, or a callback that threw). The original is the `cause`. */
   "UNEXPECTED",
 ] as const;
+
+/** The largest file `readFile` returns, in bytes (2 GiB - 1, the most one buffer read holds); larger is `OUTPUT_LIMIT`. */
+export const MAX_READ_BYTES = 2 ** 31 - 1;
 
 /** One of {@link ERROR_CODES}. */
 export type SandportErrorCode = (typeof ERROR_CODES)[number];

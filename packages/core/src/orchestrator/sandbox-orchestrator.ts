@@ -204,7 +204,12 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
   }
 
   #validateAcquire(spec: AcquireSpec): void {
-    if (typeof spec !== "object" || spec === null) throw invalidRequest("launch must be a launch spec or { reuse }");
+    if (typeof spec !== "object" || spec === null) {
+      throw invalidRequest(
+        "launch is required: a launch spec ({} launches with the runtime's defaults) or { reuse: { id } | { labels } }",
+        { field: "launch" },
+      );
+    }
     if (!isReuseSpec(spec)) {
       validateLaunchSpec(spec, this.runtime.provider);
       return;

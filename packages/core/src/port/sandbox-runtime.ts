@@ -51,7 +51,10 @@ export interface SandboxRuntime<H extends SandboxHandle = SandboxHandle> {
   exec(handle: H, request: ExecRequest, op?: OpOptions): Promise<ExecResult>;
   /** Write files, creating parent directories. Binary-safe. All paths are validated before any is written. */
   writeFiles(handle: H, files: readonly FileInput[], op?: OpOptions): Promise<void>;
-  /** Read one file's bytes. A missing file rejects with `NOT_FOUND`. */
+  /**
+   * Read one file's bytes. A missing file rejects with `NOT_FOUND`; one larger
+   * than `MAX_READ_BYTES` (2 GiB - 1) with `OUTPUT_LIMIT`.
+   */
   readFile(handle: H, path: string, op?: OpOptions): Promise<Uint8Array>;
   /** Destroy the sandbox and resolve once it is verified gone. Destroying an absent sandbox resolves. */
   destroy(handle: H, op?: OpOptions): Promise<void>;

@@ -25,8 +25,9 @@ export function validateTimeoutMs(value: unknown, field: string, provider?: stri
 }
 
 /**
- * Checks an optional output cap: a positive integer. Above {@link MAX_OUTPUT_BYTES}
- * it is refused with `OUTPUT_LIMIT`, since the output would be held in memory.
+ * Checks an optional output cap: a positive integer up to
+ * {@link MAX_OUTPUT_BYTES} (the output is held in memory). Anything else is
+ * `INVALID_REQUEST`, like every other malformed parameter.
  */
 export function validateMaxOutputBytes(
   value: unknown,
@@ -38,12 +39,11 @@ export function validateMaxOutputBytes(
     throw invalidRequest(`${field} must be a positive integer, got ${String(value)}`, { field }, provider);
   }
   if (value > MAX_OUTPUT_BYTES) {
-    throw new SandportError({
-      code: "OUTPUT_LIMIT",
+    throw invalidRequest(
+      `${field} ${value} is above the ${MAX_OUTPUT_BYTES}-byte ceiling`,
+      { field, limit: MAX_OUTPUT_BYTES },
       provider,
-      message: `${field} ${value} is above the ${MAX_OUTPUT_BYTES}-byte ceiling`,
-      details: { field, limit: MAX_OUTPUT_BYTES },
-    });
+    );
   }
   return value;
 }

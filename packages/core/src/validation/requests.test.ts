@@ -81,10 +81,10 @@ describe("validateExecRequest", () => {
       assert.throws(() => validateExecRequest(request), isCode("INVALID_REQUEST"), JSON.stringify(request));
     }
   });
-  test("refuses an output cap above the ceiling with OUTPUT_LIMIT", () => {
+  test("refuses an output cap above the ceiling with INVALID_REQUEST, like any malformed parameter", () => {
     assert.throws(
       () => validateExecRequest({ argv: ["a"], maxOutputBytes: MAX_OUTPUT_BYTES + 1 }),
-      isCode("OUTPUT_LIMIT"),
+      isCode("INVALID_REQUEST"),
     );
   });
 });

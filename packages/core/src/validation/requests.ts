@@ -22,7 +22,7 @@ export type ValidatedExecRequest = ExecRequest & { readonly cwd: string };
 /**
  * Validates an exec request: exactly one of `argv` (non-empty strings, no NUL)
  * or `shell` (non-empty, no NUL); `cwd` inside the workspace; env names; timeout;
- * output cap; stdin type. Throws `INVALID_REQUEST` (or `OUTPUT_LIMIT`) before any provider call.
+ * output cap; stdin type. Throws `INVALID_REQUEST` before any provider call.
  */
 export function validateExecRequest(request: unknown, context: ValidationContext = {}): ValidatedExecRequest {
   const provider = context.provider;

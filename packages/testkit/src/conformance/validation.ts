@@ -57,7 +57,7 @@ export function invalidExecCases(probeFile: string): readonly InvalidExecCase[] 
     bad("maxOutputBytes 0", { shell, maxOutputBytes: 0 }),
     bad("maxOutputBytes -1", { shell, maxOutputBytes: -1 }),
     bad("maxOutputBytes NaN", { shell, maxOutputBytes: Number.NaN }),
-    bad("maxOutputBytes above the ceiling", { shell, maxOutputBytes: MAX_OUTPUT_BYTES + 1 }, "OUTPUT_LIMIT"),
+    bad("maxOutputBytes above the ceiling", { shell, maxOutputBytes: MAX_OUTPUT_BYTES + 1 }),
     bad("stdin that is a number", { shell, stdin: 5 }),
     { what: "op.timeoutMs -1", request: { shell }, op: { timeoutMs: -1 }, code: "INVALID_REQUEST" },
     { what: "op.timeoutMs NaN", request: { shell }, op: { timeoutMs: Number.NaN }, code: "INVALID_REQUEST" },

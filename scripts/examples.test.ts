@@ -1,0 +1,81 @@
+// Every example under examples/ runs, and every code block in the documentation is one of them.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { describe, test } from "node:test";
+import { fileURLToPath } from "node:url";
+// @ts-expect-error: a plain ES module script without type declarations.
+import { documents, syncDocument } from "./doc-examples.mjs";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const examples = join(root, "examples");
+const required = process.env.SANDPORT_REQUIRE_BWRAP === "1";
+
+/** What each example must print, to prove it did its job (not merely exited 0). */
+const EXPECTED: Readonly<Record<string, RegExp>> = {
+  "workload.ts": /true \[ '2 tests passed' \][\s\S]*"passed":2/,
+  "session.ts": /runs on Linux/,
+  "session-plain.mjs": /runs on Linux/,
+  "streaming.ts": /stdout: tick 1[\s\S]*stdout: tick 3[\s\S]*stderr: done[\s\S]*exit code 0/,
+  "async-command.ts": /^0 built$/m,
+  "interactive-shell.ts": /hello from the sandbox\n\/workspace\n[\s\S]*exited with 7/,
+  "http-server.ts": /^200 <h1>hello<\/h1>/m,
+  "e2b-emulator.ts": /^true hello from e2b$/m,
+  "local-runtime.ts": /^hello from \/workspace\/app \(isolation: namespaces\)$/m,
+};
+
+/** Why an example needing namespaces (or python3 under /usr) cannot run here; `undefined` when it can. */
+function skipReason(file: string): string | undefined {
+  if (file === "e2b-emulator.ts") return undefined;
+  const missing = !existsSync("/usr/bin/bwrap")
+    ? "bubblewrap"
+    : file === "http-server.ts" && !existsSync("/usr/bin/python3")
+      ? "python3 under /usr"
+      : undefined;
+  if (!missing) return undefined;
+  if (required) throw new Error(`${file} needs ${missing}, which CI must provide`);
+  return `needs ${missing}`;
+}
+
+function run(file: string): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", join(examples, file)], {
+      cwd: root,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (chunk) => {
+      output += chunk;
+    });
+    child.stderr.on("data", (chunk) => {
+      output += chunk;
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, output }));
+  });
+}
+
+describe("examples", () => {
+  const files = readdirSync(examples).filter((name) => /\.(ts|mjs)$/.test(name));
+
+  test("every example has an expectation", () => {
+    assert.deepEqual(
+      files.filter((file) => !(file in EXPECTED)),
+      [],
+    );
+  });
+
+  for (const file of files) {
+    test(`${file} runs and does its job`, { skip: skipReason(file), timeout: 60_000 }, async () => {
+      const { code, output } = await run(file);
+      assert.equal(code, 0, output);
+      assert.match(output, EXPECTED[file] as RegExp);
+    });
+  }
+
+  test("every code block in the documentation is an example, verbatim", () => {
+    const problems = (documents() as string[]).flatMap((path) => syncDocument(path).problems as string[]);
+    assert.deepEqual(problems, [], "run `node scripts/doc-examples.mjs --write` after changing an example");
+  });
+});
