@@ -181,16 +181,18 @@ async function readExit(
   const tagged = (envs: Record<string, string> | undefined) =>
     envs?.[SESSION_ENV] === ref.sessionId && envs?.[COMMAND_ENV] === ref.commandId;
   if (processes.some((info) => tagged(info.envs))) return "running";
-  const exit = parseExitRecord(await readText(sandbox, files.exit, call));
-  if (exit) return exit;
-  const started = parseStartRecord(await readText(sandbox, files.record, call));
+  const [exitText, startText] = await Promise.all([
+    readText(sandbox, files.exit, call),
+    readText(sandbox, files.record, call),
+  ]);
+  const started = parseStartRecord(startText);
   if (started === undefined && !(await exists(sandbox, files.directory, call))) {
     throw unknownCommand(`no async command with session id ${ref.sessionId} was started in this sandbox`, ref);
   }
   if (started !== undefined && started.commandId !== ref.commandId) {
     throw unknownCommand(`session ${ref.sessionId} holds command ${started.commandId}, not ${ref.commandId}`, ref);
   }
-  return { exitCode: VANISHED_EXIT, durationMs: 0, timedOut: false };
+  return parseExitRecord(exitText) ?? { exitCode: VANISHED_EXIT, durationMs: 0, timedOut: false };
 }
 
 function unknownCommand(message: string, ref: CommandRef): SandportError {

@@ -44,6 +44,8 @@ export function launch(context: E2BContext, spec: LaunchSpec = {}, op?: OpOption
       const launchKey = valid.launchKey ?? randomUUID();
       const lifetimeMs = valid.lifetimeMs ?? options.lifetimeMs;
       const sdk = await context.sdk();
+      // A caller that gave up while the SDK loaded sends nothing.
+      if (call.signal.aborted) throw call.signal.reason;
       // Without the caller's signal: a create already sent is left to finish, then reclaimed.
       const creation = sdk.Sandbox.create(valid.template ?? options.template, {
         ...context.fields({ remainingMs: call.remainingMs }),
