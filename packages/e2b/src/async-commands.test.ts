@@ -2,28 +2,18 @@
 // the E2B emulator: idempotent sessions, lost responses, races, vanished
 // commands, the watchdog, staged stdin and refusals.
 import assert from "node:assert/strict";
-import { after, afterEach, before, test } from "node:test";
+import { test } from "node:test";
 import type { CommandRef } from "@sandport/core";
 import { delay, expectCode, waitFor } from "@sandport/testkit/assertions";
-import { type E2BEmulator, startE2BEmulator } from "@sandport/testkit/emulators/e2b";
 import { Sandbox } from "e2b";
+import { emulated } from "../test/emulated.js";
 import { VANISHED_EXIT } from "./async-commands.js";
-import { E2BRuntime } from "./e2b-runtime.js";
-import type { E2BHandle } from "./handle.js";
 import { COMMAND_ENV, SESSION_ENV } from "./markers.js";
 
 const START = "rpc process.Process/Start";
 
-let emulator: E2BEmulator;
-let runtime: E2BRuntime;
-let handle: E2BHandle;
-before(async () => {
-  emulator = await startE2BEmulator();
-  runtime = new E2BRuntime({ ...emulator.sdkOptions, owner: "async-tests" });
-  handle = await runtime.launch();
-});
-afterEach(() => emulator.clearFaults());
-after(() => emulator.stop());
+const { emulator, runtime, runtimeWith } = await emulated({ owner: "async-tests" });
+const handle = await runtime.launch();
 
 const exited = (ref: CommandRef) =>
   waitFor(async () => {
@@ -116,7 +106,7 @@ test("an async command past its timeout is killed: exited, logs timedOut, exitCo
 });
 
 test("logs are capped at the runtime's maxOutputBytes", async () => {
-  const capped = new E2BRuntime({ ...emulator.sdkOptions, owner: "async-tests", maxOutputBytes: 10 });
+  const capped = runtimeWith({ maxOutputBytes: 10 });
   const ref = await capped.startCommand(handle, { sessionId: "capped", shell: "printf '%020d' 0; echo err >&2" });
   await exited(ref);
   const logs = await capped.commandLogs(handle, ref);

@@ -1,22 +1,13 @@
 // Per-call options are checked on every port method before anything is sent:
 // a malformed signal or timeoutMs is INVALID_REQUEST and no request reaches E2B.
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import type { OpOptions } from "@sandport/core";
 import { expectCode } from "@sandport/testkit/assertions";
-import { type E2BEmulator, startE2BEmulator } from "@sandport/testkit/emulators/e2b";
-import { E2BRuntime } from "./e2b-runtime.js";
-import type { E2BHandle } from "./handle.js";
+import { emulated } from "../test/emulated.js";
 
-let emulator: E2BEmulator;
-let runtime: E2BRuntime;
-let handle: E2BHandle;
-before(async () => {
-  emulator = await startE2BEmulator();
-  runtime = new E2BRuntime({ ...emulator.sdkOptions, owner: "runtime-tests" });
-  handle = await runtime.launch();
-});
-after(() => emulator.stop());
+const { emulator, runtime } = await emulated({ owner: "runtime-tests" });
+const handle = await runtime.launch();
 
 /** Every port method, called with per-call options `op`. */
 function everyMethod(op: OpOptions): [string, () => Promise<unknown>][] {

@@ -1,29 +1,19 @@
 // exec and execStream through the real e2b SDK against the E2B emulator:
 // quoting, stdin, timeouts, the output cap, aborts, streams and refusals.
 import assert from "node:assert/strict";
-import { after, afterEach, before, test } from "node:test";
+import { test } from "node:test";
 import { type ExecEvent, SandportError } from "@sandport/core";
 import { MAX_COMMAND_BYTES } from "@sandport/core/adapter";
 import { delay, expectCode } from "@sandport/testkit/assertions";
-import { type E2BEmulator, startE2BEmulator } from "@sandport/testkit/emulators/e2b";
-import { E2BRuntime } from "./e2b-runtime.js";
+import { emulated } from "../test/emulated.js";
 import { planCommand } from "./exec.js";
-import type { E2BHandle } from "./handle.js";
 import { RESERVED_ENV } from "./markers.js";
 import { resolveOptions } from "./options.js";
 
 const START = "rpc process.Process/Start";
 
-let emulator: E2BEmulator;
-let runtime: E2BRuntime;
-let handle: E2BHandle;
-before(async () => {
-  emulator = await startE2BEmulator();
-  runtime = new E2BRuntime({ ...emulator.sdkOptions, owner: "exec-tests", runBudgetMs: 123_000 });
-  handle = await runtime.launch({ env: { FROM_LAUNCH: "launch", BOTH: "launch" } });
-});
-afterEach(() => emulator.clearFaults());
-after(() => emulator.stop());
+const { emulator, runtime } = await emulated({ owner: "exec-tests", runBudgetMs: 123_000 });
+const handle = await runtime.launch({ env: { FROM_LAUNCH: "launch", BOTH: "launch" } });
 
 /** The command timeouts sent, in ms (the SDK sends them as Connect's deadline header). */
 const sentTimeouts = () =>

@@ -1,22 +1,14 @@
 // File operations through the real e2b SDK against the E2B emulator: one
 // batched upload, exact bytes, modes, path refusals and the symlink guard.
 import assert from "node:assert/strict";
-import { after, afterEach, before, test } from "node:test";
+import { test } from "node:test";
 import { expectCode } from "@sandport/testkit/assertions";
-import { type E2BEmulator, startE2BEmulator } from "@sandport/testkit/emulators/e2b";
-import { E2BRuntime } from "./e2b-runtime.js";
+import { emulated } from "../test/emulated.js";
 
 const START = "rpc process.Process/Start";
 const ROOT = "/home/user/workspace";
 
-let emulator: E2BEmulator;
-let runtime: E2BRuntime;
-before(async () => {
-  emulator = await startE2BEmulator();
-  runtime = new E2BRuntime({ ...emulator.sdkOptions, owner: "file-tests" });
-});
-afterEach(() => emulator.clearFaults());
-after(() => emulator.stop());
+const { emulator, runtime } = await emulated({ owner: "file-tests" });
 
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 

@@ -2,23 +2,15 @@
 // carries, what is refused before any request, and what happens to a create
 // that fails, is lost or outlives its caller.
 import assert from "node:assert/strict";
-import { after, afterEach, before, test } from "node:test";
+import { test } from "node:test";
 import { LAUNCH_KEY_LABEL, OWNER_LABEL } from "@sandport/core";
 import { delay, expectCode } from "@sandport/testkit/assertions";
-import { type E2BEmulator, startE2BEmulator } from "@sandport/testkit/emulators/e2b";
 import { Sandbox } from "e2b";
-import { E2BRuntime } from "./e2b-runtime.js";
+import { emulated } from "../test/emulated.js";
 
 const CREATE = "POST /v2/sandboxes";
 
-let emulator: E2BEmulator;
-let runtime: E2BRuntime;
-before(async () => {
-  emulator = await startE2BEmulator();
-  runtime = new E2BRuntime({ ...emulator.sdkOptions, owner: "launch-tests", lifetimeMs: 900_000 });
-});
-afterEach(() => emulator.clearFaults());
-after(() => emulator.stop());
+const { emulator, runtime, runtimeWith } = await emulated({ owner: "launch-tests", lifetimeMs: 900_000 });
 
 const ours = () => emulator.liveSandboxes().filter((sandbox) => sandbox.metadata[OWNER_LABEL] === "launch-tests");
 
@@ -125,11 +117,7 @@ test("a launch that fails after the sandbox exists destroys it", async () => {
 
 test("a failing background cleanup is reported to onBackgroundError and kept for settle()", async () => {
   const reported: string[] = [];
-  const watched = new E2BRuntime({
-    ...emulator.sdkOptions,
-    owner: "launch-tests",
-    onBackgroundError: (error) => reported.push(error.code),
-  });
+  const watched = runtimeWith({ onBackgroundError: (error) => reported.push(error.code) });
   emulator.injectFault({ route: CREATE, fault: { kind: "latency", ms: 300 } });
   emulator.injectFault({ route: "DELETE /sandboxes/:id", fault: { kind: "status", status: 403 } });
   const controller = new AbortController();

@@ -1,25 +1,17 @@
 // destroy, stop and start through the real e2b SDK against the E2B emulator:
 // verified destroy, foreign sandboxes left alone, pause and resume.
 import assert from "node:assert/strict";
-import { after, afterEach, before, test } from "node:test";
+import { test } from "node:test";
 import { assertCapabilitiesConsistent, resolveCapabilities } from "@sandport/core";
 import { expectCode } from "@sandport/testkit/assertions";
-import { type E2BEmulator, startE2BEmulator } from "@sandport/testkit/emulators/e2b";
 import { Sandbox } from "e2b";
-import { E2BRuntime } from "./e2b-runtime.js";
+import { emulated } from "../test/emulated.js";
 import type { E2BHandle } from "./handle.js";
 
 const GET = "GET /sandboxes/:id";
 const DELETE = "DELETE /sandboxes/:id";
 
-let emulator: E2BEmulator;
-let runtime: E2BRuntime;
-before(async () => {
-  emulator = await startE2BEmulator();
-  runtime = new E2BRuntime({ ...emulator.sdkOptions, owner: "lifecycle-tests", lifetimeMs: 120_000 });
-});
-afterEach(() => emulator.clearFaults());
-after(() => emulator.stop());
+const { emulator, runtime, runtimeWith } = await emulated({ owner: "lifecycle-tests", lifetimeMs: 120_000 });
 
 const stateOf = (id: string) => emulator.liveSandboxes().find((sandbox) => sandbox.id === id)?.state;
 
@@ -34,7 +26,7 @@ test("destroy deletes, then verifies absence; destroying again resolves", async 
   );
   assert.equal(stateOf(handle.id), undefined);
   await runtime.destroy(handle);
-  await new E2BRuntime({ ...emulator.sdkOptions, owner: "lifecycle-tests" }).destroy(handle);
+  await runtimeWith({}).destroy(handle);
   await expectCode(runtime.exec(handle, { argv: ["true"] }), "NOT_FOUND");
   await expectCode(runtime.readFile(handle, "a.txt"), "NOT_FOUND");
   await expectCode(runtime.stop(handle), "NOT_FOUND");

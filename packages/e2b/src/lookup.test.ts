@@ -1,22 +1,14 @@
 // getById and findByLabels through the real e2b SDK against the E2B emulator
 // (pages of 2): absence, foreign sandboxes, every page, the label query rules.
 import assert from "node:assert/strict";
-import { after, afterEach, before, test } from "node:test";
+import { test } from "node:test";
 import { LAUNCH_KEY_LABEL, type Labels, OWNER_LABEL } from "@sandport/core";
 import { expectCode } from "@sandport/testkit/assertions";
-import { type E2BEmulator, startE2BEmulator } from "@sandport/testkit/emulators/e2b";
-import { E2BRuntime } from "./e2b-runtime.js";
+import { emulated } from "../test/emulated.js";
 
 const LIST = "GET /v2/sandboxes";
 
-let emulator: E2BEmulator;
-let runtime: E2BRuntime;
-before(async () => {
-  emulator = await startE2BEmulator({ pageSize: 2 });
-  runtime = new E2BRuntime({ ...emulator.sdkOptions, owner: "lookup-tests" });
-});
-afterEach(() => emulator.clearFaults());
-after(() => emulator.stop());
+const { emulator, runtime, runtimeWith } = await emulated({ owner: "lookup-tests" }, { pageSize: 2 });
 
 const ids = (handles: readonly { id: string }[]) => handles.map((handle) => handle.id).sort();
 
@@ -29,7 +21,7 @@ test("getById: absent resolves undefined, foreign rejects FOREIGN_SANDBOX, ours 
   await expectCode(runtime.getById(lookalike), "FOREIGN_SANDBOX");
   assert.equal(emulator.countRequests(/connect/), 0, "a foreign sandbox is never connected to (that would resume it)");
   const launched = await runtime.launch({ labels: { job: "42" } });
-  const found = await new E2BRuntime({ ...emulator.sdkOptions, owner: "lookup-tests" }).getById(launched.id);
+  const found = await runtimeWith({}).getById(launched.id);
   assert.deepEqual({ ...found, createdAt: undefined }, { ...launched, createdAt: undefined });
   assert.match(found?.createdAt ?? "", /^\d{4}-\d\d-\d\dT/);
   assert.deepEqual(JSON.parse(JSON.stringify(found)), found, "a handle is plain data");
@@ -39,7 +31,7 @@ test("getById: absent resolves undefined, foreign rejects FOREIGN_SANDBOX, ours 
 });
 
 test("getById maps provider failures instead of hiding them", async () => {
-  const wrongKey = new E2BRuntime({ ...emulator.sdkOptions, apiKey: "e2b_wrong" });
+  const wrongKey = runtimeWith({ apiKey: "e2b_wrong" });
   await expectCode(wrongKey.getById("sbx1"), "AUTH");
   emulator.injectFault({ route: "GET /sandboxes/:id", fault: { kind: "status", status: 500 } });
   const error = await expectCode(runtime.getById("sbx1"), "PROVIDER_UNAVAILABLE");
@@ -86,7 +78,7 @@ test("findByLabels retries a failed page (a read) and surfaces a persistent fail
 });
 
 test("listPageSize is the limit of every page", async () => {
-  const small = new E2BRuntime({ ...emulator.sdkOptions, owner: "lookup-tests", listPageSize: 1 });
+  const small = runtimeWith({ listPageSize: 1 });
   emulator.resetRequests();
   assert.equal((await small.findByLabels({ pool: "a" })).length, 5);
   assert.equal(emulator.countRequests(LIST), 5);
