@@ -3,13 +3,18 @@
 // devDependencies, loaded only from src/internal/ with `await import()`, and no
 // provider importing another.
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
 const packagesDir = fileURLToPath(new URL("../packages", import.meta.url));
 const NOT_PROVIDERS = new Set(["core", "testkit", "sandport"]);
+/** Entry points beyond the one barrel, by package: core's adapter kit, the testkit's one entry per concern. */
+const EXTRA_ENTRIES: Record<string, string[]> = {
+  core: ["./adapter"],
+  testkit: ["./conformance", "./fakes", "./assertions", "./emulators", "./emulators/*"],
+};
 
 interface Manifest {
   name: string;
@@ -61,6 +66,29 @@ function importsOf(file: string): { specifier: string; kind: "static" | "type" |
 
 const isVendor = (specifier: string) => vendorSdks.some((sdk) => specifier === sdk || specifier.startsWith(`${sdk}/`));
 const isTest = (file: string) => file.endsWith(".test.ts");
+/** `@sandport/<name>` or one of its subpaths. */
+const isPackage = (specifier: string, name: string) =>
+  specifier === `@sandport/${name}` || specifier.startsWith(`@sandport/${name}/`);
+/** The names a module exports (`export { a, type B } from`, `export class C`, ...). */
+function exportedNames(file: string): string[] {
+  const text = readFileSync(file, "utf8");
+  const names: string[] = [];
+  for (const match of text.matchAll(/^export\s+(?:type\s+)?\{([^}]*)\}/gm)) {
+    for (const part of (match[1] as string).split(",")) {
+      const name = part
+        .trim()
+        .replace(/^type\s+/, "")
+        .split(/\s+as\s+/)
+        .at(-1)
+        ?.trim();
+      if (name) names.push(name);
+    }
+  }
+  for (const match of text.matchAll(/^export\s+(?:declare\s+)?(?:const|function|class|interface|type)\s+(\w+)/gm)) {
+    names.push(match[1] as string);
+  }
+  return names;
+}
 
 describe("package contract", () => {
   test("there is at least one provider package with a vendor SDK (the checks below are not vacuous)", () => {
@@ -70,7 +98,10 @@ describe("package contract", () => {
   for (const { dir, root, manifest } of packages) {
     test(`${manifest.name}: one public barrel, ESM+CJS, dist only, Node >= 20, side-effect free`, () => {
       const subpaths = Object.keys(manifest.exports ?? {}).filter((key) => key !== "./package.json");
-      if (dir !== "sandport") assert.deepEqual(subpaths, ["."], `${manifest.name} must expose exactly one barrel`);
+      if (dir !== "sandport") {
+        const allowed = [".", ...(EXTRA_ENTRIES[dir] ?? [])];
+        assert.deepEqual(subpaths, allowed, `${manifest.name} must expose exactly ${allowed.join(", ")}`);
+      }
       for (const [subpath, conditions] of Object.entries(manifest.exports ?? {})) {
         if (subpath === "./package.json") continue;
         for (const kind of ["import", "require"]) {
@@ -116,12 +147,36 @@ describe("package contract", () => {
             if (!where.startsWith("src/internal/")) problems.push(`${where} loads ${specifier} outside src/internal/`);
             else if (kind !== "dynamic") problems.push(`${where} loads ${specifier} with a ${kind} import`);
           }
-          if (specifier.startsWith("@sandport/") && specifier !== "@sandport/core") {
-            if (!(isTest(file) && specifier === "@sandport/testkit")) problems.push(`${where} imports ${specifier}`);
+          if (specifier.startsWith("@sandport/") && !isPackage(specifier, "core")) {
+            if (!(isTest(file) && isPackage(specifier, "testkit"))) problems.push(`${where} imports ${specifier}`);
           }
         }
       }
       assert.deepEqual(problems, []);
+    });
+  }
+
+  for (const { dir, root, manifest } of providers) {
+    test(`${manifest.name}: the barrel exports <P>Runtime, <P>RuntimeOptions, <P>Handle and ${dir}Capabilities`, () => {
+      const names = exportedNames(join(root, "src", "index.ts"));
+      const prefix = names.map((name) => /^(\w+)Runtime$/.exec(name)?.[1]).find((found) => found !== undefined);
+      assert.equal(prefix?.toLowerCase(), dir, `${manifest.name} exports no <P>Runtime class named after ${dir}`);
+      for (const name of [`${prefix}Runtime`, `${prefix}RuntimeOptions`, `${prefix}Handle`, `${dir}Capabilities`]) {
+        assert.ok(names.includes(name), `${manifest.name} must export ${name}`);
+      }
+    });
+
+    test(`${manifest.name}: the SDK loader's range is the peer dependency range; no src/testing/`, () => {
+      assert.ok(!existsSync(join(root, "src", "testing")), "test scaffolding lives in @sandport/testkit or test/");
+      const peers = Object.entries(manifest.peerDependencies ?? {});
+      if (peers.length === 0) return;
+      const loader = readFileSync(join(root, "src", "internal", "sdk.ts"), "utf8");
+      const ranges = [...loader.matchAll(/\brange:\s*"([^"]+)"/g)].map((match) => match[1]);
+      assert.ok(ranges.length > 0, "src/internal/sdk.ts names its range as a string literal");
+      for (const [sdk, range] of peers) {
+        assert.ok(loader.includes(`name: "${sdk}"`), `src/internal/sdk.ts loads "${sdk}" by name`);
+        assert.deepEqual([...new Set(ranges)], [range], `the loader's range must be the peer range of ${sdk}`);
+      }
     });
   }
 
@@ -132,7 +187,10 @@ describe("package contract", () => {
       importsOf(file)
         .filter(
           ({ specifier }) =>
-            isVendor(specifier) || (specifier.startsWith("@sandport/") && specifier !== "@sandport/core"),
+            isVendor(specifier) ||
+            (specifier.startsWith("@sandport/") &&
+              !isPackage(specifier, "core") &&
+              !(isTest(file) && isPackage(specifier, "testkit"))),
         )
         .map(({ specifier }) => `${relative(core.root, file)} imports ${specifier}`),
     );
