@@ -58,7 +58,7 @@ export class E2BContext {
     site: ErrorSite,
     defaultTimeoutMs: number,
     task: (call: OperationCall) => Promise<T>,
-  ) {
+  ): Promise<T> {
     const mapError = (error: unknown) => mapE2BError(error, site);
     return runOperation(op, { provider: PROVIDER, operation: site.operation, defaultTimeoutMs, mapError }, task);
   }

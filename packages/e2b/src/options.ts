@@ -80,9 +80,12 @@ export interface ResolvedOptions extends ResolvedCommonOptions {
   readonly orphanCleanupMs: number;
 }
 
-/** Default per-call deadlines, used when a call's `OpOptions.timeoutMs` is absent. */
+/**
+ * Default per-call deadlines, used when a call's `OpOptions.timeoutMs` is
+ * absent. `launchMs` covers the create and creating the workspace directory;
+ * `lookupMs` also bounds `startCommand`, which waits only for the start.
+ */
 export const DEFAULT_E2B_TIMEOUTS: OperationTimeouts = Object.freeze({
-  /** The create request plus creating the workspace directory. */
   launchMs: 120_000,
   lookupMs: 60_000,
   fileMs: 120_000,

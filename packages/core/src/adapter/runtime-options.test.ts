@@ -2,10 +2,17 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { SandportError } from "../errors/sandport-error.js";
-import { OPERATION_TIMEOUT_NAMES, type OperationTimeouts } from "../timing/operation-timeouts.js";
+import type { OperationTimeouts } from "../timing/operation-timeouts.js";
 import { OptionReader } from "./runtime-options.js";
 
-const timeouts = Object.fromEntries(OPERATION_TIMEOUT_NAMES.map((name) => [name, 1_000])) as OperationTimeouts;
+const timeouts: OperationTimeouts = {
+  launchMs: 1_000,
+  lookupMs: 1_000,
+  fileMs: 1_000,
+  destroyMs: 1_000,
+  lifecycleMs: 1_000,
+  execGraceMs: 1_000,
+};
 const defaults = { runBudgetMs: 1_000, maxOutputBytes: 1_000, timeouts };
 
 function refusal(check: () => unknown): SandportError {
