@@ -6,11 +6,11 @@ import assert from "node:assert/strict";
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { test } from "node:test";
+import { delay } from "@sandport/testkit/assertions";
 import { startE2BEmulator } from "@sandport/testkit/emulators/e2b";
 import { E2BRuntime } from "./e2b-runtime.js";
-import { loadSdk } from "./internal/sdk.js";
+import { createE2BSdkLoader } from "./internal/sdk.js";
 import type { E2BRuntimeOptions } from "./options.js";
-import { delay } from "./testing/assertions.js";
 
 const CANARY_KEY = "e2b_canary_0123456789abcdef0123456789abcdef";
 const CANARY_DOMAIN = "canary-domain.invalid";
@@ -80,7 +80,7 @@ test("E2B_* variables in the environment are never used: no request carries them
     }
 
     // The trap is armed: the SDK left to itself does read the canaries and calls the tripwire.
-    const sdk = await loadSdk();
+    const sdk = await createE2BSdkLoader()();
     await sdk.Sandbox.list({ query: { metadata: {}, state: ["running"] }, limit: 1 } as never)
       .nextItems()
       .catch(() => undefined);

@@ -1,38 +1,30 @@
+// startCommand, commandStatus and commandLogs through the real e2b SDK against
+// the E2B emulator: idempotent sessions, lost responses, races, vanished
+// commands, the watchdog, staged stdin and refusals.
 import assert from "node:assert/strict";
-import { readdir } from "node:fs/promises";
-import { join } from "node:path";
-import { afterEach, test } from "node:test";
+import { test } from "node:test";
+import type { CommandRef } from "@sandport/core";
+import { delay, expectCode, waitFor } from "@sandport/testkit/assertions";
+import { Sandbox } from "e2b";
+import { emulated } from "../test/emulated.js";
 import { VANISHED_EXIT } from "./async-commands.js";
-import type { E2BRunOptions } from "./internal/sdk-types.js";
 import { COMMAND_ENV, SESSION_ENV } from "./markers.js";
-import { delay, eventually, rejectsWithCode } from "./testing/assertions.js";
-import { sdkErrors } from "./testing/fake-e2b.js";
-import { type FakeSetup, fakeSetup } from "./testing/setup.js";
 
-let setup: FakeSetup | undefined;
-afterEach(async () => {
-  await setup?.close();
-  setup = undefined;
-});
+const START = "rpc process.Process/Start";
 
-async function waitExited(
-  current: FakeSetup,
-  handle: Parameters<FakeSetup["runtime"]["commandStatus"]>[0],
-  ref: { sessionId: string; commandId: string },
-) {
-  let status = await current.runtime.commandStatus(handle, ref);
-  const until = Date.now() + 5_000;
-  while (status.state === "running" && Date.now() < until) {
-    await delay(30);
-    status = await current.runtime.commandStatus(handle, ref);
-  }
-  return status;
-}
+const { emulator, runtime, runtimeWith } = await emulated({ owner: "async-tests" });
+const handle = await runtime.launch();
+
+const exited = (ref: CommandRef) =>
+  waitFor(async () => {
+    const status = await runtime.commandStatus(handle, ref);
+    return status.state === "exited" && status;
+  });
+const text = async (path: string) => new TextDecoder().decode(await runtime.readFile(handle, path));
+/** envd's processes of `handle`, as the SDK lists them. */
+const processes = async () => (await Sandbox.connect(handle.id, emulator.sdkOptions)).commands.list();
 
 test("startCommand → running → exited → logs with output, exit code and duration", async () => {
-  setup = await fakeSetup();
-  const { runtime, fake } = setup;
-  const handle = await runtime.launch();
   const ref = await runtime.startCommand(handle, {
     sessionId: "job-1",
     shell: "echo out; echo err >&2; sleep 0.3; exit 4",
@@ -40,121 +32,111 @@ test("startCommand → running → exited → logs with output, exit code and du
   });
   assert.equal(ref.sessionId, "job-1");
   assert.match(ref.commandId, /^[0-9a-f-]{36}$/);
-  const run = fake.callsOf("commands.run")[0]?.args[1] as E2BRunOptions;
-  assert.equal(run.envs?.[SESSION_ENV], "job-1", "the process carries its session id");
-  assert.equal(run.envs?.[COMMAND_ENV], ref.commandId, "and its command id");
-  assert.equal(run.envs?.GREETING, "hi");
-  assert.ok(run.timeoutMs > 600_000, "envd's own timeout is only a backstop behind the script's watchdog");
+  const tagged = (await processes()).find((info) => info.envs[COMMAND_ENV] === ref.commandId);
+  assert.equal(tagged?.envs[SESSION_ENV], "job-1", "the process carries its session id");
+  assert.equal(tagged?.envs.GREETING, "hi");
   assert.deepEqual(await runtime.commandStatus(handle, ref), { state: "running", exitCode: null });
-  assert.deepEqual(await waitExited(setup, handle, ref), { state: "exited", exitCode: 4 });
+  const running = await runtime.commandLogs(handle, ref);
+  assert.equal(running.exitCode, null);
+  assert.deepEqual(await exited(ref), { state: "exited", exitCode: 4 });
   const logs = await runtime.commandLogs(handle, ref);
   assert.deepEqual(
-    {
-      exitCode: logs.exitCode,
-      stdout: logs.stdout,
-      stderr: logs.stderr,
-      timedOut: logs.timedOut,
-      truncated: logs.truncated,
-    },
-    { exitCode: 4, stdout: "out\n", stderr: "err\n", timedOut: false, truncated: false },
+    [logs.exitCode, logs.stdout, logs.stderr, logs.timedOut, logs.truncated],
+    [4, "out\n", "err\n", false, false],
   );
   assert.ok(logs.durationMs >= 250, `durationMs ${logs.durationMs}`);
 });
 
+test("envd's own timeout is only a backstop behind the script's watchdog", async () => {
+  emulator.resetRequests();
+  await runtime.startCommand(handle, { sessionId: "backstop", argv: ["true"], timeoutMs: 5_000 });
+  const sent = Number(emulator.requests.find((request) => request.route === START)?.headers["connect-timeout-ms"]);
+  assert.equal(sent, 65_000);
+});
+
 test("the same session id returns the same command, which runs once (running or finished)", async () => {
-  setup = await fakeSetup();
-  const { runtime, fake } = setup;
-  const handle = await runtime.launch();
-  const request = { sessionId: "once", shell: "echo ran >> count.txt; sleep 0.3" };
+  const request = { sessionId: "once", shell: "echo ran >> once.txt; sleep 0.3" };
+  emulator.resetRequests();
   const first = await runtime.startCommand(handle, request);
-  const again = await runtime.startCommand(handle, request);
-  assert.deepEqual(again, first, "found running by its session tag");
-  await waitExited(setup, handle, first);
-  const later = await runtime.startCommand(handle, request);
-  assert.deepEqual(later, first, "found finished by its records");
-  assert.equal(
-    fake.callsOf("commands.run").length,
-    3,
-    "one start per call: the script itself reports the existing command",
-  );
-  assert.equal(new TextDecoder().decode(await runtime.readFile(handle, "count.txt")), "ran\n");
+  assert.deepEqual(await runtime.startCommand(handle, request), first, "found running");
+  await exited(first);
+  assert.deepEqual(await runtime.startCommand(handle, request), first, "found finished by its records");
+  assert.equal(emulator.countRequests(START), 3, "one start per call: the script itself reports the existing command");
+  assert.equal(await text("once.txt"), "ran\n");
 });
 
 test("a start whose response was lost is reconciled on retry instead of starting a second copy", async () => {
-  setup = await fakeSetup();
-  const { runtime, fake } = setup;
-  const handle = await runtime.launch();
-  fake.fail("commands.run", sdkErrors.connectionLost, { afterWork: true });
-  const request = { sessionId: "lost", shell: "echo ran >> count.txt; sleep 0.5" };
-  await rejectsWithCode(runtime.startCommand(handle, request), "PROVIDER_UNAVAILABLE");
+  emulator.injectFault({ route: START, fault: { kind: "lost-response" } });
+  const request = { sessionId: "lost", shell: "echo ran >> lost.txt; sleep 0.3" };
+  await expectCode(runtime.startCommand(handle, request), "PROVIDER_UNAVAILABLE");
   const ref = await runtime.startCommand(handle, request);
-  assert.deepEqual(await waitExited(setup, handle, ref), { state: "exited", exitCode: 0 });
-  assert.equal(new TextDecoder().decode(await runtime.readFile(handle, "count.txt")), "ran\n");
+  assert.deepEqual(await exited(ref), { state: "exited", exitCode: 0 });
+  assert.equal(await text("lost.txt"), "ran\n");
 });
 
 test("racing starts of one session never run the command twice (the script's own guard)", async () => {
-  setup = await fakeSetup();
-  const { runtime } = setup;
-  const handle = await runtime.launch();
-  const request = { sessionId: "race", shell: "echo ran >> count.txt; sleep 0.3" };
+  const request = { sessionId: "race", shell: "echo ran >> race.txt; sleep 0.3" };
   const refs = await Promise.all([runtime.startCommand(handle, request), runtime.startCommand(handle, request)]);
-  for (const ref of refs) await waitExited(setup, handle, ref);
-  assert.equal(new TextDecoder().decode(await runtime.readFile(handle, "count.txt")), "ran\n");
   assert.equal(refs[0]?.commandId, refs[1]?.commandId, "both starts return the one command");
+  await exited(refs[0] as CommandRef);
+  assert.equal(await text("race.txt"), "ran\n");
 });
 
 test("a command that vanishes without an exit record reports exit code 255", async () => {
-  setup = await fakeSetup();
-  const { runtime, fake } = setup;
-  const handle = await runtime.launch();
   const ref = await runtime.startCommand(handle, { sessionId: "vanish", shell: "sleep 5" });
-  const script = [...fake.processes.values()].find((process) => process.envs[COMMAND_ENV] === ref.commandId);
-  script?.child.kill("SIGKILL");
-  await eventually(() => !fake.processes.has(script?.pid ?? -1), 2_000, "the script to die");
-  assert.deepEqual(await runtime.commandStatus(handle, ref), { state: "exited", exitCode: VANISHED_EXIT });
+  const sandbox = await Sandbox.connect(handle.id, emulator.sdkOptions);
+  const script = (await sandbox.commands.list()).find((info) => info.envs[COMMAND_ENV] === ref.commandId);
+  assert.ok(script);
+  await sandbox.commands.kill(script.pid);
+  assert.deepEqual(await exited(ref), { state: "exited", exitCode: VANISHED_EXIT });
   assert.equal((await runtime.commandLogs(handle, ref)).exitCode, VANISHED_EXIT);
 });
 
 test("an async command past its timeout is killed: exited, logs timedOut, exitCode null", async () => {
-  setup = await fakeSetup();
-  const { runtime } = setup;
-  const handle = await runtime.launch();
   const ref = await runtime.startCommand(handle, {
     sessionId: "slow",
-    shell: "echo begun; (sleep 1; echo late > late.txt) & sleep 30",
+    shell: "echo begun; (sleep 1; echo late > slow.txt) & sleep 30",
     timeoutMs: 300,
   });
-  assert.deepEqual(await waitExited(setup, handle, ref), { state: "exited", exitCode: null });
+  assert.deepEqual(await exited(ref), { state: "exited", exitCode: null });
   const logs = await runtime.commandLogs(handle, ref);
-  assert.equal(logs.timedOut, true);
-  assert.equal(logs.exitCode, null);
-  assert.equal(logs.stdout, "begun\n");
+  assert.deepEqual([logs.timedOut, logs.exitCode, logs.stdout], [true, null, "begun\n"]);
   await delay(1_200);
-  await rejectsWithCode(runtime.readFile(handle, "late.txt"), "NOT_FOUND");
+  await expectCode(runtime.readFile(handle, "slow.txt"), "NOT_FOUND");
+});
+
+test("logs are capped at the runtime's maxOutputBytes", async () => {
+  const capped = runtimeWith({ maxOutputBytes: 10 });
+  const ref = await capped.startCommand(handle, { sessionId: "capped", shell: "printf '%020d' 0; echo err >&2" });
+  await exited(ref);
+  const logs = await capped.commandLogs(handle, ref);
+  assert.deepEqual([logs.stdout, logs.stderr, logs.truncated], ["0".repeat(10), "", true]);
 });
 
 test("large stdin is staged as a file, read by the command, then deleted", async () => {
-  setup = await fakeSetup();
-  const { runtime } = setup;
-  const handle = await runtime.launch();
   const big = "x".repeat(200_000);
-  const result = await runtime.exec(handle, { shell: "wc -c", stdin: big });
-  assert.equal(result.stdout.trim(), "200000");
+  assert.equal((await runtime.exec(handle, { shell: "wc -c", stdin: big })).stdout.trim(), "200000");
   const ref = await runtime.startCommand(handle, { sessionId: "big-in", shell: "wc -c", stdin: big });
-  await waitExited(setup, handle, ref);
+  await exited(ref);
   assert.equal((await runtime.commandLogs(handle, ref)).stdout.trim(), "200000");
-  assert.deepEqual(await readdir(join(setup.root, "stdin")), [], "staged stdin is deleted");
+  const again = await runtime.startCommand(handle, { sessionId: "big-in", shell: "wc -c", stdin: big });
+  assert.deepEqual(again, ref, "a start that ran nothing");
+  const sandbox = await Sandbox.connect(handle.id, emulator.sdkOptions);
+  assert.deepEqual(await sandbox.files.list("/home/user/.sandport/stdin"), [], "staged stdin is always deleted");
 });
 
 test("unknown sessions and invalid requests are refused instead of invented", async () => {
-  setup = await fakeSetup();
-  const { runtime, fake } = setup;
-  const handle = await runtime.launch();
-  await rejectsWithCode(runtime.commandStatus(handle, { sessionId: "never", commandId: "1" }), "NOT_FOUND");
-  await rejectsWithCode(runtime.commandLogs(handle, { sessionId: "never", commandId: "1" }), "NOT_FOUND");
-  const before = fake.calls.length;
-  await rejectsWithCode(runtime.startCommand(handle, { sessionId: "../up", argv: ["true"] }), "INVALID_REQUEST");
-  await rejectsWithCode(runtime.startCommand(handle, { sessionId: "ok", argv: [] }), "INVALID_REQUEST");
-  await rejectsWithCode(runtime.commandStatus(handle, { sessionId: "a/b", commandId: "1" }), "INVALID_REQUEST");
-  assert.equal(fake.calls.length, before);
+  await expectCode(runtime.commandStatus(handle, { sessionId: "never", commandId: "1" }), "NOT_FOUND");
+  await expectCode(runtime.commandLogs(handle, { sessionId: "never", commandId: "1" }), "NOT_FOUND");
+  const other = await runtime.startCommand(handle, { sessionId: "held", argv: ["true"] });
+  await expectCode(runtime.commandStatus(handle, { ...other, commandId: "someone-else" }), "NOT_FOUND");
+  emulator.resetRequests();
+  for (const sessionId of ["../up", "job 42", "", ".", "a".repeat(129)]) {
+    await expectCode(runtime.startCommand(handle, { sessionId, argv: ["true"] }), "INVALID_REQUEST", sessionId);
+  }
+  await expectCode(runtime.startCommand(handle, { sessionId: "ok", argv: [] }), "INVALID_REQUEST");
+  await expectCode(runtime.commandStatus(handle, { sessionId: "a/b", commandId: "1" }), "INVALID_REQUEST");
+  await expectCode(runtime.commandLogs(handle, { sessionId: "ok", commandId: "" }), "INVALID_REQUEST");
+  await expectCode(runtime.commandLogs(handle, null as unknown as CommandRef), "INVALID_REQUEST");
+  assert.equal(emulator.countRequests(), 0);
 });

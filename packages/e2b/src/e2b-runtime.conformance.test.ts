@@ -21,6 +21,7 @@ describeRuntimeConformance({
       runtime: new E2BRuntime(options),
       reopen: () => new E2BRuntime(options),
       cleanup: () => emulator.stop(),
+      requestCount: () => emulator.countRequests(),
     };
   },
   timeouts: { promptMs: 3_000 },

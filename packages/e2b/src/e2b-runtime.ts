@@ -16,23 +16,16 @@ import {
   SPECIFICATION_VERSION,
   type StartCommandRequest,
 } from "@sandport/core";
-import { asyncCommandLogs, asyncCommandStatus, startAsyncCommand } from "./async-commands.js";
+import { commandLogs, commandStatus, startCommand } from "./async-commands.js";
 import { e2bCapabilities } from "./capabilities.js";
-import { execCommand, streamCommand } from "./exec.js";
-import {
-  listSandboxDirectory,
-  makeSandboxDirectory,
-  readSandboxFile,
-  removeSandboxPath,
-  statSandboxPath,
-  writeSandboxFiles,
-} from "./files.js";
-import { RuntimeContext } from "./internal/context.js";
-import { launchSandbox } from "./launch.js";
-import { destroySandbox, startSandbox, stopSandbox } from "./lifecycle.js";
-import { findSandboxesByLabels, getSandboxById } from "./lookup.js";
-import { type E2BRuntimeOptions, PROVIDER, resolveOptions } from "./options.js";
-import type { E2BHandle } from "./ownership.js";
+import { E2BContext } from "./context.js";
+import { exec, execStream } from "./exec.js";
+import { listDir, mkdir, readFile, remove, stat, writeFiles } from "./files.js";
+import { type E2BHandle, PROVIDER } from "./handle.js";
+import { launch } from "./launch.js";
+import { destroy, start, stop } from "./lifecycle.js";
+import { findByLabels, getById } from "./lookup.js";
+import { type E2BRuntimeOptions, resolveOptions } from "./options.js";
 
 /**
  * The Sandport runtime for E2B sandboxes, through the `e2b` SDK (optional
@@ -60,99 +53,99 @@ export class E2BRuntime implements SandboxRuntime<E2BHandle> {
   readonly workspaceRoot: string;
   /** See {@link e2bCapabilities}. */
   readonly capabilities: DeclaredCapabilities = e2bCapabilities;
-  readonly #context: RuntimeContext;
+  readonly #context: E2BContext;
 
   /** Validates the options; no I/O happens until the first call. */
   constructor(options: E2BRuntimeOptions) {
     const resolved = resolveOptions(options);
     this.workspaceRoot = resolved.workspaceRoot;
-    this.#context = new RuntimeContext(resolved, options.sdk, options.onBackgroundError);
+    this.#context = new E2BContext(resolved, options.sdk, options.onBackgroundError);
     assertCapabilitiesConsistent(this);
   }
 
   /** Creates a sandbox with ownership metadata, launch key, labels and an explicit lifetime; creates the workspace. */
-  launch(spec: LaunchSpec = {}, op?: OpOptions): Promise<E2BHandle> {
-    return launchSandbox(this.#context, spec, op);
+  launch(spec?: LaunchSpec, op?: OpOptions): Promise<E2BHandle> {
+    return launch(this.#context, spec, op);
   }
 
   /** Runs a command to completion with a timeout always sent; non-zero exits are results. */
   exec(handle: E2BHandle, request: ExecRequest, op?: OpOptions): Promise<ExecResult> {
-    return execCommand(this.#context, handle, request, op);
+    return exec(this.#context, handle, request, op);
   }
 
   /** Runs a command, yielding `started`, stdout/stderr chunks as they arrive, then `exited`. */
   execStream(handle: E2BHandle, request: ExecRequest, op?: OpOptions): AsyncIterable<ExecEvent> {
-    return streamCommand(this.#context, handle, request, op);
+    return execStream(this.#context, handle, request, op);
   }
 
   /** Writes all files in one batched upload. */
   writeFiles(handle: E2BHandle, files: readonly FileInput[], op?: OpOptions): Promise<void> {
-    return writeSandboxFiles(this.#context, handle, files, op);
+    return writeFiles(this.#context, handle, files, op);
   }
 
   /** Reads one file's bytes. */
   readFile(handle: E2BHandle, path: string, op?: OpOptions): Promise<Uint8Array> {
-    return readSandboxFile(this.#context, handle, path, op);
+    return readFile(this.#context, handle, path, op);
   }
 
   /** Destroys the sandbox and resolves once it is verified gone. */
   destroy(handle: E2BHandle, op?: OpOptions): Promise<void> {
-    return destroySandbox(this.#context, handle, op);
+    return destroy(this.#context, handle, op);
   }
 
   /** Starts a command in the background; idempotent on `sessionId`. */
   startCommand(handle: E2BHandle, request: StartCommandRequest, op?: OpOptions): Promise<CommandRef> {
-    return startAsyncCommand(this.#context, handle, request, op);
+    return startCommand(this.#context, handle, request, op);
   }
 
   /** Where a started command is. */
   commandStatus(handle: E2BHandle, ref: CommandRef, op?: OpOptions): Promise<CommandStatus> {
-    return asyncCommandStatus(this.#context, handle, ref, op);
+    return commandStatus(this.#context, handle, ref, op);
   }
 
   /** A started command's output so far. */
   commandLogs(handle: E2BHandle, ref: CommandRef, op?: OpOptions): Promise<ExecResult> {
-    return asyncCommandLogs(this.#context, handle, ref, op);
+    return commandLogs(this.#context, handle, ref, op);
   }
 
   /** Rebuilds a handle from an id; `undefined` when absent, `FOREIGN_SANDBOX` when not ours. */
   getById(id: string, op?: OpOptions): Promise<E2BHandle | undefined> {
-    return getSandboxById(this.#context, id, op);
+    return getById(this.#context, id, op);
   }
 
-  /** Every sandbox of ours carrying all the labels, across every page of the list API. */
+  /** Every sandbox of ours carrying all the labels (`{}`: all of ours), across every page of the list API. */
   findByLabels(labels: Labels, op?: OpOptions): Promise<E2BHandle[]> {
-    return findSandboxesByLabels(this.#context, labels, op);
+    return findByLabels(this.#context, labels, op);
   }
 
   /** Pauses the sandbox. */
   stop(handle: E2BHandle, op?: OpOptions): Promise<void> {
-    return stopSandbox(this.#context, handle, op);
+    return stop(this.#context, handle, op);
   }
 
   /** Resumes a paused sandbox. */
   start(handle: E2BHandle, op?: OpOptions): Promise<void> {
-    return startSandbox(this.#context, handle, op);
+    return start(this.#context, handle, op);
   }
 
   /** Entries of a directory. */
   listDir(handle: E2BHandle, path: string, op?: OpOptions): Promise<FileInfo[]> {
-    return listSandboxDirectory(this.#context, handle, path, op);
+    return listDir(this.#context, handle, path, op);
   }
 
   /** One entry's metadata. */
   stat(handle: E2BHandle, path: string, op?: OpOptions): Promise<FileInfo> {
-    return statSandboxPath(this.#context, handle, path, op);
+    return stat(this.#context, handle, path, op);
   }
 
   /** Creates a directory and its parents. */
   mkdir(handle: E2BHandle, path: string, op?: OpOptions): Promise<void> {
-    return makeSandboxDirectory(this.#context, handle, path, op);
+    return mkdir(this.#context, handle, path, op);
   }
 
   /** Removes a file or directory tree. */
   remove(handle: E2BHandle, path: string, op?: OpOptions): Promise<void> {
-    return removeSandboxPath(this.#context, handle, path, op);
+    return remove(this.#context, handle, path, op);
   }
 
   /**
@@ -161,6 +154,6 @@ export class E2BRuntime implements SandboxRuntime<E2BHandle> {
    * Call it before exiting a process that may have abandoned launches.
    */
   settle(): Promise<SandportError[]> {
-    return this.#context.settle();
+    return this.#context.background.settle();
   }
 }

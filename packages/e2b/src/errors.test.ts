@@ -1,59 +1,67 @@
+// The vendor error table: the real e2b SDK's error classes, and the shapes its
+// transport errors take, map to Sandport codes with the vendor error as cause.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { SandportError } from "@sandport/core";
-import { isConnectionLost, mapE2BError, statusOf } from "./errors.js";
-import { FakeSdkError, sdkErrors } from "./testing/fake-e2b.js";
+import {
+  AuthenticationError,
+  FileNotFoundError,
+  InvalidArgumentError,
+  NotEnoughSpaceError,
+  NotFoundError,
+  RateLimitError,
+  SandboxError,
+  SandboxNotFoundError,
+  TemplateError,
+  TimeoutError,
+} from "e2b";
+import { isNotFound, isSandboxNotFound, mapE2BError } from "./errors.js";
 
-const context = { operation: "test", sandboxId: "sbx1" };
+const site = { operation: "test", sandboxId: "sbx1" };
 
 test("SDK errors map to SandportError codes, keeping the vendor error as cause", () => {
   const cases: [unknown, string, boolean][] = [
-    [sdkErrors.auth(), "AUTH", false],
-    [sdkErrors.forbidden(), "AUTH", false],
-    [new FakeSdkError("SandboxError", "401: nope", 401), "AUTH", false],
-    [sdkErrors.sandboxNotFound(), "NOT_FOUND", false],
-    [sdkErrors.fileNotFound(), "NOT_FOUND", false],
-    [new FakeSdkError("NotFoundError", "gone"), "NOT_FOUND", false],
-    [new FakeSdkError("SandboxError", "404: nope", 404), "NOT_FOUND", false],
-    [sdkErrors.rateLimited(), "RATE_LIMITED", true],
-    [sdkErrors.serviceBusy(), "PROVIDER_UNAVAILABLE", true],
-    [sdkErrors.serverError(500), "PROVIDER_UNAVAILABLE", true],
-    [sdkErrors.serverError(502), "PROVIDER_UNAVAILABLE", true],
-    [new FakeSdkError("SandboxError", "2: [unknown] HTTP 500"), "PROVIDER_UNAVAILABLE", true],
-    [new FakeSdkError("SandboxError", "503: busy"), "PROVIDER_UNAVAILABLE", true],
-    [sdkErrors.timeout(), "DEADLINE_EXCEEDED", true],
-    [sdkErrors.connectionLost(), "PROVIDER_UNAVAILABLE", true],
-    [new FakeSdkError("InvalidArgumentError", "bad path"), "INVALID_REQUEST", false],
-    [new FakeSdkError("TemplateError", "old template"), "UNSUPPORTED", false],
+    [new AuthenticationError("Unauthorized"), "AUTH", false],
+    [new SandboxError("403: forbidden"), "AUTH", false],
+    [new SandboxNotFoundError("Sandbox sbx1 not found"), "NOT_FOUND", false],
+    [new FileNotFoundError("file not found"), "NOT_FOUND", false],
+    [new NotFoundError("gone"), "NOT_FOUND", false],
+    [new SandboxError("404: nope"), "NOT_FOUND", false],
+    [new RateLimitError("Rate limit exceeded"), "RATE_LIMITED", true],
+    [new SandboxError("502: bad gateway"), "PROVIDER_UNAVAILABLE", true],
+    [new SandboxError("2: [unknown] HTTP 500"), "PROVIDER_UNAVAILABLE", true],
+    [new TimeoutError("[deadline_exceeded] the operation timed out"), "DEADLINE_EXCEEDED", true],
+    [
+      Object.assign(new TypeError("fetch failed"), { cause: new Error("other side closed") }),
+      "PROVIDER_UNAVAILABLE",
+      true,
+    ],
+    [new InvalidArgumentError("bad path"), "INVALID_REQUEST", false],
+    [new TemplateError("old template"), "UNSUPPORTED", false],
+    [new NotEnoughSpaceError("disk full"), "PROVIDER_UNAVAILABLE", false],
     [new Error("something odd"), "UNEXPECTED", false],
   ];
   for (const [vendor, code, retryable] of cases) {
-    const mapped = mapE2BError(vendor, context);
+    const mapped = mapE2BError(vendor, site);
     assert.equal(mapped.code, code, `${String(vendor)} → ${mapped.code}`);
     assert.equal(mapped.retryable, retryable, `${String(vendor)} retryable`);
     assert.equal(mapped.cause, vendor);
     assert.equal(mapped.provider, "e2b");
     assert.equal(mapped.details.sandboxId, "sbx1");
+    assert.match(mapped.message, /^e2b test failed \(sandbox sbx1\): /);
   }
 });
 
 test("a SandportError passes through unchanged", () => {
   const original = new SandportError({ code: "ABORTED", message: "stop" });
-  assert.equal(mapE2BError(original, context), original);
+  assert.equal(mapE2BError(original, site), original);
 });
 
-test("statusOf reads statusCode, envd's '503: ' prefix and connect's 'HTTP 503'", () => {
-  assert.equal(statusOf(sdkErrors.rateLimited()), 429);
-  assert.equal(statusOf(new Error("503: unavailable")), 503);
-  assert.equal(statusOf(new Error("[unavailable] HTTP 504")), 504);
-  assert.equal(statusOf(new Error("nothing")), undefined);
-});
-
-test("dropped connections are recognised through causes", () => {
-  assert.equal(isConnectionLost(sdkErrors.connectionLost()), true);
-  assert.equal(
-    isConnectionLost(new Error("x", { cause: Object.assign(new Error("y"), { code: "ECONNRESET" }) })),
-    true,
-  );
-  assert.equal(isConnectionLost(new Error("404: nope")), false);
+test("not-found: any missing thing, and the SDK's sandbox-unavailable class apart", () => {
+  assert.equal(isNotFound(new FileNotFoundError("x")), true);
+  assert.equal(isNotFound(new SandboxError("404: nope")), true);
+  assert.equal(isNotFound(new SandportError({ code: "NOT_FOUND", message: "x" })), true);
+  assert.equal(isNotFound(new RateLimitError("x")), false);
+  assert.equal(isSandboxNotFound(new SandboxNotFoundError("x")), true);
+  assert.equal(isSandboxNotFound(new FileNotFoundError("x")), false);
 });

@@ -1,56 +1,40 @@
+// exec and execStream through the real e2b SDK against the E2B emulator:
+// quoting, stdin, timeouts, the output cap, aborts, streams and refusals.
 import assert from "node:assert/strict";
-import { afterEach, test } from "node:test";
+import { test } from "node:test";
 import { type ExecEvent, SandportError } from "@sandport/core";
-import { MAX_COMMAND_BYTES, planCommand } from "./exec.js";
-import type { E2BRunOptions } from "./internal/sdk-types.js";
-import { markerSweep } from "./kill.js";
-import { EXEC_MARKER_ENV, RESERVED_ENV } from "./markers.js";
+import { MAX_COMMAND_BYTES } from "@sandport/core/adapter";
+import { delay, expectCode } from "@sandport/testkit/assertions";
+import { emulated } from "../test/emulated.js";
+import { planCommand } from "./exec.js";
+import { RESERVED_ENV } from "./markers.js";
 import { resolveOptions } from "./options.js";
-import { delay, eventually, rejectsWithCode } from "./testing/assertions.js";
-import { sdkErrors } from "./testing/fake-e2b.js";
-import { type FakeSetup, fakeSetup } from "./testing/setup.js";
 
-let setup: FakeSetup | undefined;
-afterEach(async () => {
-  await setup?.close();
-  setup = undefined;
-});
+const START = "rpc process.Process/Start";
 
-const runs = (current: FakeSetup) =>
-  current.fake
-    .callsOf("commands.run")
-    .map((call) => ({ command: call.args[0] as string, options: call.args[1] as E2BRunOptions }));
+const { emulator, runtime } = await emulated({ owner: "exec-tests", runBudgetMs: 123_000 });
+const handle = await runtime.launch({ env: { FROM_LAUNCH: "launch", BOTH: "launch" } });
+
+/** The command timeouts sent, in ms (the SDK sends them as Connect's deadline header). */
+const sentTimeouts = () =>
+  emulator.requests.filter((request) => request.route === START).map((r) => Number(r.headers["connect-timeout-ms"]));
 
 test("every command carries a timeout: the caller's, else the run budget (never the SDK's 60 s)", async () => {
-  setup = await fakeSetup({ runBudgetMs: 123_000 });
-  const handle = await setup.runtime.launch();
-  await setup.runtime.exec(handle, { argv: ["true"] });
-  await setup.runtime.exec(handle, { argv: ["true"], timeoutMs: 4_000 });
-  const [first, second] = runs(setup);
-  assert.equal(first?.options.timeoutMs, 123_000);
-  assert.equal(second?.options.timeoutMs, 4_000);
-  assert.equal(first?.options.background, true);
-  assert.equal(first?.options.cwd, setup.workspaceRoot);
+  emulator.resetRequests();
+  await runtime.exec(handle, { argv: ["true"] });
+  await runtime.exec(handle, { argv: ["true"], timeoutMs: 4_000 });
+  assert.deepEqual(sentTimeouts(), [123_000, 4_000]);
 });
 
 test("argv is quoted with POSIX single quotes and arrives byte-identical", async () => {
-  setup = await fakeSetup();
-  const handle = await setup.runtime.launch();
   const argv = ["it's", "a b", "$(touch pwned)", "`id`", "line\nbreak", "ünï ✓", "", "--", "*", "semi;colon"];
-  const result = await setup.runtime.exec(handle, { argv: ["printf", "[%s]", ...argv] });
+  const result = await runtime.exec(handle, { argv: ["printf", "[%s]", ...argv] });
   assert.equal(result.stdout, argv.map((arg) => `[${arg}]`).join(""));
   assert.equal(result.exitCode, 0);
-  assert.equal(
-    runs(setup)[0]?.command,
-    `exec printf '[%s]' 'it'\\''s' 'a b' '$(touch pwned)' '\`id\`' 'line\nbreak' 'ünï ✓' '' -- '*' 'semi;colon'`,
-  );
-  await rejectsWithCode(setup.runtime.readFile(handle, "pwned"), "NOT_FOUND");
+  await expectCode(runtime.readFile(handle, "pwned"), "NOT_FOUND");
 });
 
-test("shell requests run in sh; cwd and env are passed as fields; non-zero exits are results", async () => {
-  setup = await fakeSetup();
-  const { runtime } = setup;
-  const handle = await runtime.launch({ env: { FROM_LAUNCH: "launch", BOTH: "launch" } });
+test("shell requests run in sh; cwd and env apply over the launch env; non-zero exits are results", async () => {
   await runtime.mkdir(handle, "sub/dir");
   const result = await runtime.exec(handle, {
     shell: 'echo "$FROM_LAUNCH $BOTH $(basename "$PWD")"; echo oops >&2; exit 7',
@@ -62,52 +46,31 @@ test("shell requests run in sh; cwd and env are passed as fields; non-zero exits
     { exitCode: 7, stdout: "launch request dir\n", stderr: "oops\n", timedOut: false },
   );
   assert.ok(result.durationMs >= 0);
-  const sent = runs(setup).at(-1);
-  assert.equal(sent?.options.cwd, `${setup.workspaceRoot}/sub/dir`);
-  assert.equal(sent?.options.envs?.BOTH, "request");
-  assert.match(sent?.options.envs?.[EXEC_MARKER_ENV] ?? "", /^[0-9a-f-]{36}$/);
 });
 
 test("stdin (text and all 256 byte values) is piped in; none means empty stdin", async () => {
-  setup = await fakeSetup();
-  const { runtime } = setup;
-  const handle = await runtime.launch();
-  const text = await runtime.exec(handle, { argv: ["cat"], stdin: "hello\nworld" });
-  assert.equal(text.stdout, "hello\nworld");
+  assert.equal((await runtime.exec(handle, { argv: ["cat"], stdin: "hello\nworld" })).stdout, "hello\nworld");
   const bytes = Uint8Array.from({ length: 256 }, (_, index) => index);
   const binary = await runtime.exec(handle, { shell: "od -An -v -tx1 | tr -d ' \\n'", stdin: bytes });
   assert.equal(binary.stdout, Buffer.from(bytes).toString("hex"));
-  const none = await runtime.exec(handle, { shell: "wc -c" });
-  assert.equal(none.stdout.trim(), "0");
+  assert.equal((await runtime.exec(handle, { shell: "wc -c" })).stdout.trim(), "0");
 });
 
 test("a command past its timeout is killed with its children: timedOut, exitCode null", async () => {
-  setup = await fakeSetup();
-  const { runtime, fake } = setup;
-  const handle = await runtime.launch();
+  emulator.resetRequests();
   const started = performance.now();
   const result = await runtime.exec(handle, { shell: "(sleep 1; echo late > late.txt) & sleep 30", timeoutMs: 300 });
   assert.equal(result.timedOut, true);
   assert.equal(result.exitCode, null);
   assert.ok(performance.now() - started < 3_000);
-  assert.equal(fake.callsOf("commands.kill").length, 1, "the process is killed by pid");
-  assert.ok(
-    runs(setup).some((run) => run.command.includes("/proc/")),
-    "and its tree by marker",
-  );
   await delay(1_300);
-  await rejectsWithCode(runtime.readFile(handle, "late.txt"), "NOT_FOUND");
+  await expectCode(runtime.readFile(handle, "late.txt"), "NOT_FOUND");
 });
 
 test("past maxOutputBytes the output is cut at exactly the cap and the command is stopped", async () => {
-  setup = await fakeSetup();
-  const { runtime } = setup;
-  const handle = await runtime.launch();
   const started = performance.now();
   const result = await runtime.exec(handle, { argv: ["yes"], maxOutputBytes: 4096, timeoutMs: 20_000 });
-  assert.equal(result.truncated, true);
-  assert.equal(result.timedOut, false);
-  assert.equal(result.exitCode, null);
+  assert.deepEqual([result.truncated, result.timedOut, result.exitCode], [true, false, null]);
   assert.equal(result.stdout, "y\n".repeat(2048));
   assert.ok(performance.now() - started < 5_000, "stopped well before its timeout");
   const exact = await runtime.exec(handle, { shell: "printf '%04096d' 0", maxOutputBytes: 4096 });
@@ -115,45 +78,34 @@ test("past maxOutputBytes the output is cut at exactly the cap and the command i
   assert.equal(exact.stdout.length, 4096);
 });
 
-test("aborting rejects ABORTED with the reason and kills the command", async () => {
-  setup = await fakeSetup();
-  const { runtime, fake } = setup;
-  const handle = await runtime.launch();
+test("aborting rejects ABORTED with the reason and kills the command and its children", async () => {
   const controller = new AbortController();
-  const running = runtime.exec(handle, { shell: "sleep 30" }, { signal: controller.signal });
-  await eventually(() => fake.processes.size > 0, 2_000, "the command to start");
+  const running = runtime.exec(handle, { shell: "(sleep 1; echo late > aborted.txt) & sleep 30" }, controller);
+  await delay(300);
   const reason = new Error("stop now");
   controller.abort(reason);
-  const error = await rejectsWithCode(running, "ABORTED");
+  const error = await expectCode(running, "ABORTED");
   assert.equal(error.cause, reason);
-  await eventually(() => fake.processes.size === 0, 2_000, "the command to be killed");
-  const before = runs(setup).length;
-  await rejectsWithCode(runtime.exec(handle, { argv: ["true"] }, { signal: controller.signal }), "ABORTED");
-  assert.equal(runs(setup).length, before, "an already-aborted call starts nothing");
+  await delay(1_200);
+  await expectCode(runtime.readFile(handle, "aborted.txt"), "NOT_FOUND");
+  emulator.resetRequests();
+  await expectCode(runtime.exec(handle, { argv: ["true"] }, { signal: controller.signal }), "ABORTED");
+  assert.equal(emulator.countRequests(), 0, "an already-aborted call sends nothing");
 });
 
-test("a start the provider refused is retried; a dead sandbox or a dropped start is not", async () => {
-  setup = await fakeSetup();
-  const { runtime, fake } = setup;
-  const handle = await runtime.launch();
-  fake.fail("commands.run", sdkErrors.envdUnavailable);
-  fake.fail("commands.run", sdkErrors.rateLimited);
-  const result = await runtime.exec(handle, { argv: ["echo", "ok"] });
-  assert.equal(result.stdout, "ok\n");
-  assert.equal(fake.callsOf("commands.run").length, 3, "two refusals, one success");
-  fake.fail("commands.run", sdkErrors.connectionLost);
-  const dropped = await rejectsWithCode(runtime.exec(handle, { argv: ["true"] }), "PROVIDER_UNAVAILABLE");
+test("a start E2B refused is retried; a dropped start is not (it may have run)", async () => {
+  emulator.injectFault({ route: START, fault: { kind: "status", status: 503 } });
+  emulator.injectFault({ route: START, fault: { kind: "status", status: 429 } });
+  emulator.resetRequests();
+  assert.equal((await runtime.exec(handle, { argv: ["echo", "ok"] })).stdout, "ok\n");
+  assert.equal(emulator.countRequests(START), 3, "two refusals, one success");
+  emulator.injectFault({ route: START, fault: { kind: "drop" } });
+  const dropped = await expectCode(runtime.exec(handle, { argv: ["true"] }), "PROVIDER_UNAVAILABLE");
   assert.equal(dropped.retryable, false, "the command may have started");
   assert.equal(dropped.details.outcomeUnknown, true);
-  fake.sandboxes.delete(handle.id);
-  fake.fail("commands.run", sdkErrors.envdUnavailable);
-  await rejectsWithCode(runtime.exec(handle, { argv: ["true"] }), "NOT_FOUND");
 });
 
 test("execStream yields started first, chunks live, exited last with the whole result", async () => {
-  setup = await fakeSetup();
-  const { runtime } = setup;
-  const handle = await runtime.launch();
   const events: ExecEvent[] = [];
   const arrived: number[] = [];
   const started = performance.now();
@@ -161,16 +113,11 @@ test("execStream yields started first, chunks live, exited last with the whole r
     events.push(event);
     arrived.push(performance.now() - started);
   }
-  assert.equal(events[0]?.type, "started");
   assert.deepEqual(
-    events.slice(1, -1).map((event) => event.type !== "exited" && event.type !== "started" && [event.type, event.data]),
-    [
-      ["stdout", "one\n"],
-      ["stderr", "two\n"],
-    ],
+    events.map((event) => event.type),
+    ["started", "stdout", "stderr", "exited"],
   );
   const last = events.at(-1);
-  assert.equal(last?.type, "exited");
   assert.deepEqual(last?.type === "exited" && [last.result.exitCode, last.result.stdout, last.result.stderr], [
     3,
     "one\n",
@@ -180,37 +127,35 @@ test("execStream yields started first, chunks live, exited last with the whole r
 });
 
 test("breaking out of execStream stops the command", async () => {
-  setup = await fakeSetup();
-  const { runtime, fake } = setup;
-  const handle = await runtime.launch();
-  for await (const event of runtime.execStream(handle, { shell: "echo go; sleep 30" })) {
+  for await (const event of runtime.execStream(handle, { shell: "echo go; sleep 1; echo late > broke.txt" })) {
     if (event.type === "stdout") break;
   }
-  await eventually(() => fake.processes.size === 0, 2_000, "the command to be killed");
+  await delay(1_300);
+  await expectCode(runtime.readFile(handle, "broke.txt"), "NOT_FOUND");
 });
 
-test("invalid requests are refused before any call, including commands too long for bash", async () => {
-  setup = await fakeSetup();
-  const { runtime } = setup;
-  const handle = await runtime.launch();
-  const before = setup.fake.calls.length;
-  await rejectsWithCode(runtime.exec(handle, { argv: [] }), "INVALID_REQUEST");
-  await rejectsWithCode(runtime.exec(handle, { argv: ["true"], cwd: "../out" }), "INVALID_REQUEST");
-  await rejectsWithCode(runtime.exec(handle, { argv: ["true"], timeoutMs: -5 }), "INVALID_REQUEST");
-  await rejectsWithCode(runtime.exec(handle, { argv: ["echo", "x".repeat(MAX_COMMAND_BYTES)] }), "INVALID_REQUEST");
+test("invalid requests are refused before any request, including commands too long for bash", async () => {
+  emulator.resetRequests();
+  await expectCode(runtime.exec(handle, { argv: [] }), "INVALID_REQUEST");
+  await expectCode(runtime.exec(handle, { argv: ["true"], cwd: "../out" }), "INVALID_REQUEST");
+  await expectCode(runtime.exec(handle, { argv: ["true"], timeoutMs: -5 }), "INVALID_REQUEST");
+  await expectCode(runtime.exec(handle, { argv: ["echo", "x".repeat(MAX_COMMAND_BYTES)] }), "INVALID_REQUEST");
+  await expectCode(runtime.exec(handle, { argv: ["true"], env: { SANDPORT_EXEC_ID: "x" } }), "INVALID_REQUEST");
   const stream = runtime.execStream(handle, { shell: "" });
-  await rejectsWithCode(stream[Symbol.asyncIterator]().next(), "INVALID_REQUEST");
-  assert.equal(setup.fake.calls.length, before);
+  await expectCode(stream[Symbol.asyncIterator]().next(), "INVALID_REQUEST");
+  assert.equal(emulator.countRequests(), 0);
 });
 
-test("planCommand: shell scripts run in their own sh, stdin is embedded as base64", () => {
+test("planCommand: shell scripts run in their own sh, stdin is embedded as base64, or staged when large", () => {
   const options = resolveOptions({ apiKey: "k" });
   assert.equal(planCommand(options, { shell: "echo $HOME | wc" }).command, "exec sh -c 'echo $HOME | wc'");
   assert.equal(planCommand(options, { argv: ["cat"], stdin: "hi" }).command, "printf '%s' aGk= | base64 -d | exec cat");
-  assert.match(markerSweep("abc"), /grep -lzx -- SANDPORT_EXEC_ID=abc /);
+  const large = planCommand(options, { argv: ["cat"], stdin: "x".repeat(100_000) });
+  assert.match(large.stdinUpload?.path ?? "", /^\/home\/user\/\.sandport\/stdin\/[0-9a-f-]{36}$/);
+  assert.match(large.command, /^exec 0<\.\.\/\.sandport\/stdin\/[0-9a-f-]{36} && rm -f -- /);
 });
 
-test("an env that sets one of the runtime's own marker variables is refused before any call", async () => {
+test("an env that sets one of the runtime's own marker variables is refused", () => {
   for (const name of RESERVED_ENV) {
     assert.throws(
       () => planCommand(resolveOptions({ apiKey: "key" }), { argv: ["true"], env: { [name]: "forged" } }),

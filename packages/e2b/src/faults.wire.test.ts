@@ -5,10 +5,10 @@
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, test } from "node:test";
 import { LAUNCH_KEY_LABEL, OWNER_LABEL, SandboxOrchestrator } from "@sandport/core";
+import { delay, expectCode } from "@sandport/testkit/assertions";
 import { startE2BEmulator } from "@sandport/testkit/emulators/e2b";
 import { E2BRuntime } from "./e2b-runtime.js";
-import type { E2BHandle } from "./ownership.js";
-import { delay, rejectsWithCode } from "./testing/assertions.js";
+import type { E2BHandle } from "./handle.js";
 
 type Emulator = Awaited<ReturnType<typeof startE2BEmulator>>;
 
@@ -51,7 +51,7 @@ describe("E2BRuntime under injected faults (real e2b SDK → E2B emulator)", () 
 
   test("429 on create: the SDK honours Retry-After, then RATE_LIMITED is typed; the orchestrator retries", async () => {
     emulator.injectFault({ route: CREATE, fault: { kind: "status", status: 429, retryAfterSeconds: 0 }, times: 4 });
-    const error = await rejectsWithCode(runtime.launch(), "RATE_LIMITED");
+    const error = await expectCode(runtime.launch(), "RATE_LIMITED");
     assert.equal(error.retryable, true);
     assert.equal(emulator.countRequests(CREATE), 4, "one try and the SDK's 3 retries");
     emulator.resetRequests();
@@ -63,7 +63,7 @@ describe("E2BRuntime under injected faults (real e2b SDK → E2B emulator)", () 
 
   test("5xx on create: typed PROVIDER_UNAVAILABLE; the orchestrator reconciles, then launches again", async () => {
     emulator.injectFault({ route: CREATE, fault: { kind: "status", status: 503 } });
-    const refused = await rejectsWithCode(runtime.launch(), "PROVIDER_UNAVAILABLE");
+    const refused = await expectCode(runtime.launch(), "PROVIDER_UNAVAILABLE");
     assert.equal(refused.retryable, true);
     emulator.injectFault({ route: CREATE, fault: { kind: "status", status: 500 } });
     const events: string[] = [];
@@ -75,7 +75,7 @@ describe("E2BRuntime under injected faults (real e2b SDK → E2B emulator)", () 
 
   test("a create whose response is lost is reconciled by the orchestrator: the orphan is destroyed", async () => {
     emulator.injectFault({ route: CREATE, fault: { kind: "lost-response" } });
-    const lost = await rejectsWithCode(runtime.launch({ labels: { case: "lost" } }), "PROVIDER_UNAVAILABLE");
+    const lost = await expectCode(runtime.launch({ labels: { case: "lost" } }), "PROVIDER_UNAVAILABLE");
     assert.equal(lost.details.outcomeUnknown, true);
     const orphans = await runtime.findByLabels({ [LAUNCH_KEY_LABEL]: lost.details.launchKey as string });
     assert.equal(orphans.length, 1, "the lost create did make a sandbox");
@@ -100,7 +100,7 @@ describe("E2BRuntime under injected faults (real e2b SDK → E2B emulator)", () 
     const launching = runtime.launch({ labels: { case: "aborted" } }, { signal: controller.signal });
     await delay(100);
     controller.abort(new Error("gave up"));
-    await rejectsWithCode(launching, "ABORTED");
+    await expectCode(launching, "ABORTED");
     assert.deepEqual(await runtime.settle(), []);
   });
 
@@ -114,7 +114,7 @@ describe("E2BRuntime under injected faults (real e2b SDK → E2B emulator)", () 
     assert.deepEqual(found.map((handle) => handle.id).sort(), launched.map((handle) => handle.id).sort());
     assert.equal(emulator.countRequests(LIST), 4, "two pages, each refused once");
     emulator.injectFault({ route: LIST, fault: { kind: "status", status: 500 }, times: 3 });
-    await rejectsWithCode(runtime.findByLabels({ pool: "shared" }), "PROVIDER_UNAVAILABLE");
+    await expectCode(runtime.findByLabels({ pool: "shared" }), "PROVIDER_UNAVAILABLE");
     for (const handle of launched) await runtime.destroy(handle);
   });
 
@@ -128,17 +128,17 @@ describe("E2BRuntime under injected faults (real e2b SDK → E2B emulator)", () 
       assert.equal(new TextDecoder().decode(await runtime.readFile(handle, "runs.txt")), "ran\n", "ran exactly once");
 
       emulator.injectFault({ route: START, fault: { kind: "drop" } });
-      const dropped = await rejectsWithCode(runtime.exec(handle, { argv: ["true"] }), "PROVIDER_UNAVAILABLE");
+      const dropped = await expectCode(runtime.exec(handle, { argv: ["true"] }), "PROVIDER_UNAVAILABLE");
       assert.equal(dropped.retryable, false);
 
       emulator.injectFault({ route: START, fault: { kind: "drop-mid-stream", afterEvents: 2 } });
-      const cut = await rejectsWithCode(
+      const cut = await expectCode(
         runtime.exec(handle, { shell: "echo first; sleep 0.2; echo second >> cut.txt" }),
         "PROVIDER_UNAVAILABLE",
       );
       assert.equal(cut.details.outcomeUnknown, true);
       await delay(400);
-      await rejectsWithCode(runtime.readFile(handle, "cut.txt"), "NOT_FOUND");
+      await expectCode(runtime.readFile(handle, "cut.txt"), "NOT_FOUND");
     } finally {
       await runtime.destroy(handle);
     }
@@ -149,7 +149,7 @@ describe("E2BRuntime under injected faults (real e2b SDK → E2B emulator)", () 
     try {
       emulator.injectFault({ route: START, fault: { kind: "lost-response" } });
       const request = { sessionId: "lost-start", shell: "echo ran >> runs.txt" };
-      await rejectsWithCode(runtime.startCommand(handle, request), "PROVIDER_UNAVAILABLE");
+      await expectCode(runtime.startCommand(handle, request), "PROVIDER_UNAVAILABLE");
       const ref = await runtime.startCommand(handle, request);
       while ((await runtime.commandStatus(handle, ref)).state === "running") await delay(30);
       assert.equal(new TextDecoder().decode(await runtime.readFile(handle, "runs.txt")), "ran\n");
@@ -161,7 +161,7 @@ describe("E2BRuntime under injected faults (real e2b SDK → E2B emulator)", () 
   test("5xx on delete is typed and retryable; the orchestrator's teardown retries it", async () => {
     const handle = await runtime.launch();
     emulator.injectFault({ route: "DELETE /sandboxes/:id", fault: { kind: "status", status: 502 } });
-    const error = await rejectsWithCode(runtime.destroy(handle), "PROVIDER_UNAVAILABLE");
+    const error = await expectCode(runtime.destroy(handle), "PROVIDER_UNAVAILABLE");
     assert.equal(error.retryable, true);
     emulator.injectFault({ route: "DELETE /sandboxes/:id", fault: { kind: "status", status: 500 } });
     const result = await new SandboxOrchestrator(runtime, fast).run({ launch: { reuse: { id: handle.id } } });
@@ -172,9 +172,9 @@ describe("E2BRuntime under injected faults (real e2b SDK → E2B emulator)", () 
     emulator.resetRequests();
     assert.deepEqual(await runtime.findByLabels({ pool: "shared" }), []);
     for (const id of foreign) {
-      await rejectsWithCode(runtime.getById(id), "FOREIGN_SANDBOX");
-      await rejectsWithCode(runtime.destroy({ id, provider: "e2b", labels: {} }), "FOREIGN_SANDBOX");
-      await rejectsWithCode(runtime.exec({ id, provider: "e2b", labels: {} }, { argv: ["true"] }), "FOREIGN_SANDBOX");
+      await expectCode(runtime.getById(id), "FOREIGN_SANDBOX");
+      await expectCode(runtime.destroy({ id, provider: "e2b", labels: {} }), "FOREIGN_SANDBOX");
+      await expectCode(runtime.exec({ id, provider: "e2b", labels: {} }, { argv: ["true"] }), "FOREIGN_SANDBOX");
     }
     assert.equal(emulator.countRequests(/connect|DELETE|rpc /), 0, "never connected to (resumed), used or deleted");
   });

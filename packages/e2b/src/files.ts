@@ -4,247 +4,172 @@ import {
   type FileKind,
   normalizeWorkspacePath,
   type OpOptions,
-  quoteArgv,
   SandportError,
   toSandboxPath,
   validateFiles,
-  withDeadline,
 } from "@sandport/core";
-import { isNotFound, mapE2BError } from "./errors.js";
-import { runCommand } from "./exec.js";
-import { assertInsideWorkspace, type GuardedPath } from "./guard.js";
-import type { CallTiming, RuntimeContext } from "./internal/context.js";
+import {
+  checkSymlinkGuard,
+  chmodScript,
+  type GuardedPath,
+  type OperationCall,
+  symlinkGuardScript,
+} from "@sandport/core/adapter";
+import type { E2BContext } from "./context.js";
+import { isNotFound } from "./errors.js";
+import { PROVIDER } from "./handle.js";
 import type { E2BEntryInfo, E2BSandbox } from "./internal/sdk-types.js";
-import { sandboxIdOf } from "./lifecycle.js";
-import { PROVIDER } from "./options.js";
-import type { E2BHandle } from "./ownership.js";
+import { runScript } from "./run-command.js";
 
 /** The mode E2B gives a written file; others are applied with one `chmod` command (run in the workspace) afterwards. */
 const WRITTEN_MODE = 0o644;
 
 /**
  * Writes all files in one request (the SDK's batched multipart upload), after
- * validating every path. Parent directories are created by the provider.
- * Files asking for a mode other than `0o644` get it from one `chmod` command.
+ * validating every path. Parent directories are created by E2B. Files asking
+ * for a mode other than `0o644` get it from one `chmod` command.
  */
-export async function writeSandboxFiles(
-  context: RuntimeContext,
-  handle: E2BHandle,
+export async function writeFiles(
+  context: E2BContext,
+  handle: unknown,
   files: readonly FileInput[],
   op?: OpOptions,
 ): Promise<void> {
-  const sandboxId = sandboxIdOf(handle, "writeFiles");
   const { workspaceRoot } = context.options;
   const valid = validateFiles(files, { root: workspaceRoot, provider: PROVIDER });
-  if (valid.length === 0) return;
-  const chmods = new Map<number, string[]>();
-  valid.forEach((file, index) => {
-    if (files[index]?.mode === undefined || file.mode === WRITTEN_MODE) return;
-    chmods.set(file.mode, [...(chmods.get(file.mode) ?? []), file.path]);
-  });
-  const guarded = valid.map((file) => ({ relative: file.path, followFinal: true }));
-  await fileCall(context, "writeFiles", sandboxId, op, guarded, async (sandbox, timing) => {
-    await sandbox.files.write(
-      valid.map((file) => ({ path: toSandboxPath(workspaceRoot, file.path), data: toArrayBuffer(file.content) })),
-      timing,
+  return context.onHandle(handle, op, "writeFiles", context.options.timeouts.fileMs, async (id, call) => {
+    if (valid.length === 0) return;
+    const sandbox = await context.sandbox(id, "writeFiles", call);
+    await guard(
+      context,
+      id,
+      sandbox,
+      call,
+      valid.map((file) => ({ relative: file.path, followFinal: true })),
     );
-    if (chmods.size > 0) await applyModes(context, sandboxId, sandbox, chmods, timing);
-  });
-}
-
-/** Reads one file's bytes exactly. A missing file rejects `NOT_FOUND`. */
-export async function readSandboxFile(
-  context: RuntimeContext,
-  handle: E2BHandle,
-  path: string,
-  op?: OpOptions,
-): Promise<Uint8Array> {
-  const sandboxId = sandboxIdOf(handle, "readFile");
-  const { relative, absolute } = resolvePath(context, path, false);
-  const guarded = [{ relative, followFinal: true }];
-  return fileCall(
-    context,
-    "readFile",
-    sandboxId,
-    op,
-    guarded,
-    async (sandbox, timing) => {
-      const bytes = await sandbox.files.read(absolute, { ...timing, format: "bytes" });
-      return bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
-    },
-    absolute,
-  );
-}
-
-/** Entries of one directory (not recursive), with workspace-relative paths. */
-export async function listSandboxDirectory(
-  context: RuntimeContext,
-  handle: E2BHandle,
-  path: string,
-  op?: OpOptions,
-): Promise<FileInfo[]> {
-  const sandboxId = sandboxIdOf(handle, "listDir");
-  const { relative, absolute } = resolvePath(context, path, true);
-  const guarded = [{ relative, followFinal: true }];
-  return fileCall(
-    context,
-    "listDir",
-    sandboxId,
-    op,
-    guarded,
-    async (sandbox, timing) => {
-      const entries = await sandbox.files.list(absolute, { ...timing, depth: 1 });
-      return entries.map((entry) => toFileInfo(context.options.workspaceRoot, entry));
-    },
-    absolute,
-  );
-}
-
-/** One entry's metadata; a symlink is reported as itself. A missing path rejects `NOT_FOUND`. */
-export async function statSandboxPath(
-  context: RuntimeContext,
-  handle: E2BHandle,
-  path: string,
-  op?: OpOptions,
-): Promise<FileInfo> {
-  const sandboxId = sandboxIdOf(handle, "stat");
-  const { relative, absolute } = resolvePath(context, path, true);
-  const guarded = [{ relative, followFinal: false }];
-  return fileCall(
-    context,
-    "stat",
-    sandboxId,
-    op,
-    guarded,
-    async (sandbox, timing) => {
-      return toFileInfo(context.options.workspaceRoot, await sandbox.files.getInfo(absolute, timing));
-    },
-    absolute,
-  );
-}
-
-/** Creates a directory and its parents; succeeds when it already exists. */
-export async function makeSandboxDirectory(
-  context: RuntimeContext,
-  handle: E2BHandle,
-  path: string,
-  op?: OpOptions,
-): Promise<void> {
-  const sandboxId = sandboxIdOf(handle, "mkdir");
-  const { relative, absolute } = resolvePath(context, path, true);
-  const guarded = [{ relative, followFinal: true }];
-  await fileCall(
-    context,
-    "mkdir",
-    sandboxId,
-    op,
-    guarded,
-    async (sandbox, timing) => {
-      await sandbox.files.makeDir(absolute, timing);
-    },
-    absolute,
-  );
-}
-
-/** Removes a file or a directory tree; succeeds when it is already absent. The workspace root itself is refused. */
-export async function removeSandboxPath(
-  context: RuntimeContext,
-  handle: E2BHandle,
-  path: string,
-  op?: OpOptions,
-): Promise<void> {
-  const sandboxId = sandboxIdOf(handle, "remove");
-  const { relative, absolute } = resolvePath(context, path, false);
-  const guarded = [{ relative, followFinal: false }];
-  await fileCall(
-    context,
-    "remove",
-    sandboxId,
-    op,
-    guarded,
-    async (sandbox, timing) => {
-      try {
-        await sandbox.files.remove(absolute, timing);
-      } catch (error) {
-        if (!isNotFound(error)) throw error;
-      }
-    },
-    absolute,
-  );
-}
-
-/**
- * Runs one file operation under its deadline on a connected sandbox, after
- * the symlink guard, mapping provider errors.
- */
-async function fileCall<T>(
-  context: RuntimeContext,
-  operation: string,
-  sandboxId: string,
-  op: OpOptions | undefined,
-  guarded: readonly GuardedPath[],
-  work: (sandbox: E2BSandbox, timing: CallTiming) => Promise<T>,
-  path?: string,
-): Promise<T> {
-  const requestTimeoutMs = op?.timeoutMs ?? context.options.timeouts.fileMs;
-  return withDeadline(
-    op,
-    { provider: PROVIDER, operation, defaultTimeoutMs: context.options.timeouts.fileMs },
-    async (signal) => {
-      const timing = { requestTimeoutMs, signal };
-      const sandbox = await context.sandbox(sandboxId, operation, timing);
-      await assertInsideWorkspace(context, sandboxId, sandbox, guarded, timing);
-      try {
-        return await work(sandbox, timing);
-      } catch (error) {
-        throw mapE2BError(error, { operation, sandboxId, path });
-      }
-    },
-  );
-}
-
-async function applyModes(
-  context: RuntimeContext,
-  sandboxId: string,
-  sandbox: E2BSandbox,
-  chmods: ReadonlyMap<number, readonly string[]>,
-  timing: CallTiming,
-): Promise<void> {
-  const script = [...chmods]
-    .map(([mode, paths]) => `chmod ${mode.toString(8).padStart(4, "0")} -- ${quoteArgv(paths)}`)
-    .join(" && ");
-  const result = await runCommand(
-    context,
-    sandboxId,
-    sandbox,
-    {
-      command: script,
-      cwd: context.options.workspaceRoot,
-      env: {},
-      timeoutMs: timing.requestTimeoutMs,
-      maxOutputBytes: 64 * 1024,
-    },
-    timing.signal ?? new AbortController().signal,
-  );
-  if (result.exitCode !== 0) {
+    const entries = valid.map((file) => ({ path: toSandboxPath(workspaceRoot, file.path), data: bytes(file.content) }));
+    await sandbox.files.write(entries, { requestTimeoutMs: call.remainingMs(), signal: call.signal });
+    const modes = new Map<number, string[]>();
+    valid.forEach((file, index) => {
+      if (files[index]?.mode === undefined || file.mode === WRITTEN_MODE) return;
+      modes.set(file.mode, [...(modes.get(file.mode) ?? []), file.path]);
+    });
+    if (modes.size === 0) return;
+    const result = await runScript(context, id, sandbox, chmodScript(modes), call);
+    if (result.exitCode === 0) return;
     throw new SandportError({
       code: "UNEXPECTED",
       provider: PROVIDER,
       retryable: false,
       message: `e2b wrote the files but could not set their modes: ${result.stderr.trim() || `exit ${result.exitCode}`}`,
-      details: { sandboxId, exitCode: result.exitCode },
+      details: { sandboxId: id, exitCode: result.exitCode },
     });
-  }
+  });
 }
 
-function resolvePath(context: RuntimeContext, path: string, allowRoot: boolean) {
+/** Reads one file's bytes exactly. A missing file rejects `NOT_FOUND`. */
+export function readFile(context: E2BContext, handle: unknown, path: string, op?: OpOptions): Promise<Uint8Array> {
+  return onPath(
+    context,
+    handle,
+    op,
+    "readFile",
+    { path, root: false, followFinal: true },
+    async (files, target, call) => {
+      const read = await files.read(target, { ...call, format: "bytes" });
+      return read instanceof Uint8Array ? read : new Uint8Array(read);
+    },
+  );
+}
+
+/** Entries of one directory (not recursive), with workspace-relative paths. */
+export function listDir(context: E2BContext, handle: unknown, path: string, op?: OpOptions): Promise<FileInfo[]> {
+  return onPath(context, handle, op, "listDir", { path, root: true, followFinal: true }, async (files, target, call) =>
+    (await files.list(target, { ...call, depth: 1 })).map((entry) => toFileInfo(context.options.workspaceRoot, entry)),
+  );
+}
+
+/** One entry's metadata; a symlink is reported as itself. A missing path rejects `NOT_FOUND`. */
+export function stat(context: E2BContext, handle: unknown, path: string, op?: OpOptions): Promise<FileInfo> {
+  return onPath(context, handle, op, "stat", { path, root: true, followFinal: false }, async (files, target, call) =>
+    toFileInfo(context.options.workspaceRoot, await files.getInfo(target, call)),
+  );
+}
+
+/** Creates a directory and its parents; succeeds when it already exists. */
+export function mkdir(context: E2BContext, handle: unknown, path: string, op?: OpOptions): Promise<void> {
+  return onPath(context, handle, op, "mkdir", { path, root: true, followFinal: true }, async (files, target, call) => {
+    await files.makeDir(target, call);
+  });
+}
+
+/** Removes a file or a directory tree; succeeds when it is already absent. The workspace root itself is refused. */
+export function remove(context: E2BContext, handle: unknown, path: string, op?: OpOptions): Promise<void> {
+  return onPath(context, handle, op, "remove", { path, root: false, followFinal: false }, (files, target, call) =>
+    files.remove(target, call).catch((error: unknown) => {
+      if (!isNotFound(error)) throw error;
+    }),
+  );
+}
+
+/** Which path a file operation acts on, and how. */
+interface PathTarget {
+  readonly path: string;
+  /** Whether the workspace root itself is allowed. */
+  readonly root: boolean;
+  /** See `GuardedPath.followFinal`. */
+  readonly followFinal: boolean;
+}
+
+/** SDK request options of one file call. */
+interface RequestOptions {
+  readonly requestTimeoutMs: number;
+  readonly signal: AbortSignal;
+}
+
+/**
+ * Runs one single-path file operation: the path validated against the
+ * workspace, the symlink guard, then `work` with the absolute path.
+ */
+async function onPath<T>(
+  context: E2BContext,
+  handle: unknown,
+  op: OpOptions | undefined,
+  operation: string,
+  target: PathTarget,
+  work: (files: E2BSandbox["files"], absolute: string, request: RequestOptions) => Promise<T>,
+): Promise<T> {
   const root = context.options.workspaceRoot;
-  const relative = normalizeWorkspacePath(path, { root, allowRoot, provider: PROVIDER });
-  return { relative, absolute: toSandboxPath(root, relative) };
+  const relative = normalizeWorkspacePath(target.path, { root, allowRoot: target.root, provider: PROVIDER });
+  const absolute = toSandboxPath(root, relative);
+  const site = { operation, path: absolute };
+  return context.onSandbox(handle, op, site, context.options.timeouts.fileMs, async (sandbox, call, sandboxId) => {
+    await guard(context, sandboxId, sandbox, call, [{ relative, followFinal: target.followFinal }]);
+    return work(sandbox.files, absolute, { requestTimeoutMs: call.remainingMs(), signal: call.signal });
+  });
+}
+
+/**
+ * Refuses (`INVALID_REQUEST`) paths that resolve outside the workspace through
+ * a symlink. E2B's file API follows symlinks, so this costs one command
+ * (`symlinkGuardScript`) per file call, except in a sandbox this runtime
+ * launched and in which no command has run yet: only this runtime's writes
+ * have touched it, and those never make symlinks.
+ */
+async function guard(
+  context: E2BContext,
+  sandboxId: string,
+  sandbox: E2BSandbox,
+  call: OperationCall,
+  paths: readonly GuardedPath[],
+): Promise<void> {
+  if (context.isPristine(sandboxId)) return;
+  const result = await runScript(context, sandboxId, sandbox, symlinkGuardScript(paths), call);
+  checkSymlinkGuard(paths, result, PROVIDER);
 }
 
 /** Translates an E2B entry into a port `FileInfo`. */
-export function toFileInfo(workspaceRoot: string, entry: E2BEntryInfo): FileInfo {
+function toFileInfo(workspaceRoot: string, entry: E2BEntryInfo): FileInfo {
   const modifiedAt = entry.modifiedTime instanceof Date ? entry.modifiedTime : undefined;
   return {
     name: entry.name,
@@ -268,6 +193,6 @@ function relativeToRoot(root: string, absolute: string): string {
   return absolute.startsWith(`${root}/`) ? absolute.slice(root.length + 1) : absolute;
 }
 
-function toArrayBuffer(bytes: Uint8Array): ArrayBuffer {
-  return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+function bytes(content: Uint8Array): ArrayBuffer {
+  return content.buffer.slice(content.byteOffset, content.byteOffset + content.byteLength) as ArrayBuffer;
 }

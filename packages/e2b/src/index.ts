@@ -7,6 +7,6 @@
 
 export { e2bCapabilities } from "./capabilities.js";
 export { E2BRuntime } from "./e2b-runtime.js";
-export type { E2BRuntimeOptions, E2BTimeouts } from "./options.js";
+export type { E2BHandle } from "./handle.js";
+export type { E2BRuntimeOptions } from "./options.js";
 export { DEFAULT_E2B_TIMEOUTS } from "./options.js";
-export type { E2BHandle } from "./ownership.js";

@@ -1,87 +1,91 @@
+// destroy, stop and start through the real e2b SDK against the E2B emulator:
+// verified destroy, foreign sandboxes left alone, pause and resume.
 import assert from "node:assert/strict";
-import { afterEach, test } from "node:test";
+import { test } from "node:test";
 import { assertCapabilitiesConsistent, resolveCapabilities } from "@sandport/core";
-import type { E2BHandle } from "./ownership.js";
-import { rejectsWithCode } from "./testing/assertions.js";
-import { sdkErrors } from "./testing/fake-e2b.js";
-import { type FakeSetup, fakeSetup } from "./testing/setup.js";
+import { expectCode } from "@sandport/testkit/assertions";
+import { Sandbox } from "e2b";
+import { emulated } from "../test/emulated.js";
+import type { E2BHandle } from "./handle.js";
 
-let setup: FakeSetup | undefined;
-afterEach(async () => {
-  await setup?.close();
-  setup = undefined;
-});
+const GET = "GET /sandboxes/:id";
+const DELETE = "DELETE /sandboxes/:id";
+
+const { emulator, runtime, runtimeWith } = await emulated({ owner: "lifecycle-tests", lifetimeMs: 120_000 });
+
+const stateOf = (id: string) => emulator.liveSandboxes().find((sandbox) => sandbox.id === id)?.state;
 
 test("destroy deletes, then verifies absence; destroying again resolves", async () => {
-  setup = await fakeSetup();
-  const { runtime, fake } = setup;
   const handle = await runtime.launch();
-  fake.calls.length = 0;
+  emulator.resetRequests();
   await runtime.destroy(handle);
   assert.deepEqual(
-    fake.calls.map((call) => call.method),
-    ["Sandbox.kill", "Sandbox.getInfo"],
+    emulator.requests.map((request) => request.route),
+    [DELETE, GET],
     "one DELETE and one lookup that proves absence",
   );
-  assert.equal(fake.sandboxes.size, 0);
+  assert.equal(stateOf(handle.id), undefined);
   await runtime.destroy(handle);
-  await rejectsWithCode(runtime.exec(handle, { argv: ["true"] }), "NOT_FOUND");
-  await rejectsWithCode(runtime.readFile(handle, "a.txt"), "NOT_FOUND");
+  await runtimeWith({}).destroy(handle);
+  await expectCode(runtime.exec(handle, { argv: ["true"] }), "NOT_FOUND");
+  await expectCode(runtime.readFile(handle, "a.txt"), "NOT_FOUND");
+  await expectCode(runtime.stop(handle), "NOT_FOUND");
 });
 
-test("destroy that cannot prove absence rejects DESTROY_UNVERIFIED", async () => {
-  setup = await fakeSetup();
-  const { runtime, fake } = setup;
+test("a destroy that cannot prove absence rejects DESTROY_UNVERIFIED; a second destroy finishes it", async () => {
   const handle = await runtime.launch();
-  (fake.module.Sandbox as { kill: unknown }).kill = async () => true; // says yes, deletes nothing
-  const error = await rejectsWithCode(runtime.destroy(handle, { timeoutMs: 600 }), "DESTROY_UNVERIFIED");
+  emulator.injectFault({ route: GET, fault: { kind: "status", status: 500 }, times: 100 });
+  const error = await expectCode(runtime.destroy(handle, { timeoutMs: 1_200 }), "DESTROY_UNVERIFIED");
   assert.equal(error.retryable, true);
-  fake.fail("Sandbox.getInfo", sdkErrors.serverError);
-  await rejectsWithCode(runtime.destroy(handle, { timeoutMs: 600 }), "DESTROY_UNVERIFIED");
+  assert.equal(error.details.sandboxId, handle.id);
+  assert.ok(emulator.countRequests(GET) >= 2, "the check was repeated until the deadline");
+  emulator.clearFaults();
+  await runtime.destroy(handle);
 });
 
 test("destroy maps a failed DELETE (retryable) and never touches a foreign sandbox", async () => {
-  setup = await fakeSetup();
-  const { runtime, fake } = setup;
   const handle = await runtime.launch();
-  fake.fail("Sandbox.kill", sdkErrors.serviceBusy);
-  const error = await rejectsWithCode(runtime.destroy(handle), "PROVIDER_UNAVAILABLE");
+  emulator.injectFault({ route: DELETE, fault: { kind: "status", status: 503 } });
+  const error = await expectCode(runtime.destroy(handle), "PROVIDER_UNAVAILABLE");
   assert.equal(error.retryable, true);
-  const foreign = fake.seedForeign();
+  await runtime.destroy(handle);
+  const foreign = await emulator.seedForeignSandbox();
   const forged: E2BHandle = { id: foreign, provider: "e2b", labels: {} };
-  await rejectsWithCode(runtime.destroy(forged), "FOREIGN_SANDBOX");
-  await rejectsWithCode(runtime.exec(forged, { argv: ["true"] }), "FOREIGN_SANDBOX");
-  assert.ok(fake.sandboxes.has(foreign), "the foreign sandbox survives");
-  assert.equal(fake.callsOf("Sandbox.kill").filter((call) => call.args[0] === foreign).length, 0);
-  await rejectsWithCode(runtime.destroy({ id: "x", provider: "local", labels: {} } as never), "INVALID_REQUEST");
+  emulator.resetRequests();
+  await expectCode(runtime.destroy(forged), "FOREIGN_SANDBOX");
+  await expectCode(runtime.stop(forged), "FOREIGN_SANDBOX");
+  await expectCode(runtime.exec(forged, { argv: ["true"] }), "FOREIGN_SANDBOX");
+  assert.equal(stateOf(foreign), "running", "the foreign sandbox survives");
+  assert.equal(emulator.countRequests(/DELETE|pause|connect|rpc /), 0);
+  emulator.resetRequests();
+  await expectCode(runtime.destroy({ id: "x", provider: "local", labels: {} } as never), "INVALID_REQUEST");
+  await expectCode(runtime.destroy({ id: "../x", provider: "e2b", labels: {} }), "INVALID_REQUEST");
+  await expectCode(runtime.destroy(null as never), "INVALID_REQUEST");
+  assert.equal(emulator.countRequests(), 0);
 });
 
 test("stop pauses and start resumes (connect) with the configured lifetime", async () => {
-  setup = await fakeSetup({ lifetimeMs: 120_000 });
-  const { runtime, fake } = setup;
   const handle = await runtime.launch();
   await runtime.stop(handle);
-  assert.equal(fake.sandboxes.get(handle.id)?.state, "paused");
+  assert.equal(stateOf(handle.id), "paused");
+  await runtime.stop(handle);
   await runtime.start(handle);
-  assert.equal(fake.sandboxes.get(handle.id)?.state, "running");
-  const connect = fake.callsOf("Sandbox.connect").at(-1)?.args[1] as { timeoutMs: number };
-  assert.equal(connect.timeoutMs, 120_000);
-  const result = await runtime.exec(handle, { argv: ["echo", "back"] });
-  assert.equal(result.stdout, "back\n");
+  assert.equal(stateOf(handle.id), "running");
+  const info = await Sandbox.getInfo(handle.id, emulator.sdkOptions);
+  assert.ok(Math.abs(info.endAt.getTime() - Date.now() - 120_000) < 5_000, "the lifetime runs from the resume");
+  assert.equal((await runtime.exec(handle, { argv: ["echo", "back"] })).stdout, "back\n");
+  await runtime.stop(handle);
+  assert.equal((await runtime.exec(handle, { argv: ["echo", "resumed"] })).stdout, "resumed\n", "use resumes");
   await runtime.destroy(handle);
-  await rejectsWithCode(runtime.stop(handle), "NOT_FOUND");
 });
 
-test("declared capabilities resolve: every structural capability but detached launch", async () => {
-  setup = await fakeSetup();
-  const { runtime } = setup;
+test("declared capabilities resolve: every structural capability but detached launch", () => {
   assertCapabilitiesConsistent(runtime);
   const resolved = resolveCapabilities(runtime);
-  assert.equal(resolved.reattach, true);
-  assert.equal(resolved.labelSearch, true);
-  assert.equal(resolved.asyncExec, true);
-  assert.equal(resolved.streaming, true);
-  assert.equal(resolved.fileOps, true);
+  assert.deepEqual(
+    [resolved.reattach, resolved.labelSearch, resolved.asyncExec, resolved.streaming, resolved.fileOps],
+    [true, true, true, true, true],
+  );
   assert.equal(resolved.detachedLaunch, "unsupported");
   assert.equal(resolved.verifiedCleanup, true);
   assert.equal(resolved.lifecycle, "unknown");

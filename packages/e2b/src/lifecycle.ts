@@ -1,138 +1,82 @@
-import { type OpOptions, SandportError, sleep, withDeadline } from "@sandport/core";
+import type { OpOptions } from "@sandport/core";
+import { confirmGone, destroyUnverified, sandboxNotFound } from "@sandport/core/adapter";
+import type { CallTiming, E2BContext } from "./context.js";
 import { isNotFound, mapE2BError } from "./errors.js";
-import { type RuntimeContext, sandboxNotFound } from "./internal/context.js";
-import { PROVIDER, sandboxUrlFor } from "./options.js";
-import type { E2BHandle } from "./ownership.js";
+import { PROVIDER } from "./handle.js";
 
-/** Waits between checks that a killed sandbox is gone. */
-const VERIFY_DELAYS_MS = [0, 250, 500, 1_000, 2_000, 4_000];
-/** Time kept back from the destroy deadline so an unverified destroy reports itself, not a bare deadline. */
+/** Time kept back from the destroy deadline, so an unverified destroy reports itself and not a bare deadline. */
 const VERIFY_MARGIN_MS = 250;
 
 /**
  * Destroys a sandbox and resolves once it is verified gone: `DELETE`, then
- * `GET` until the provider reports not-found. A sandbox that is already absent
- * counts as destroyed. A sandbox this runtime has not seen is checked for our
- * ownership marker first (`FOREIGN_SANDBOX` otherwise). When absence cannot be
- * shown before the deadline, rejects `DESTROY_UNVERIFIED` (retryable).
+ * `GET` until E2B reports not-found (`confirmGone`). A sandbox that is already
+ * absent counts as destroyed. A sandbox this runtime has not seen is checked
+ * for our ownership marker first (`FOREIGN_SANDBOX` otherwise). When absence
+ * cannot be shown before the deadline, rejects `DESTROY_UNVERIFIED` (retryable).
  */
-export async function destroySandbox(context: RuntimeContext, handle: E2BHandle, op?: OpOptions): Promise<void> {
-  const sandboxId = sandboxIdOf(handle, "destroy");
-  const timeoutMs = op?.timeoutMs ?? context.options.timeouts.destroyMs;
-  const verifyUntil = Date.now() + timeoutMs - VERIFY_MARGIN_MS;
-  await withDeadline(
-    op,
-    { provider: PROVIDER, operation: "destroy", defaultTimeoutMs: context.options.timeouts.destroyMs },
-    async (signal) => {
-      const timing = { requestTimeoutMs: timeoutMs, signal };
-      if (!context.knownOwned(sandboxId) && !(await context.ownedInfo(sandboxId, "destroy", timing))) {
-        context.forget(sandboxId);
-        return;
-      }
-      const sdk = await context.sdk();
-      let found: boolean;
-      try {
-        found = await sdk.Sandbox.kill(sandboxId, context.fields(timing));
-      } catch (error) {
-        if (isNotFound(error)) found = false;
-        else throw mapE2BError(error, { operation: "destroy", sandboxId });
-      }
-      context.forget(sandboxId, { keepOwnership: found });
-      if (!found) return;
-      let lastSeen: unknown;
-      for (const delay of VERIFY_DELAYS_MS) {
-        if (Date.now() + delay >= verifyUntil) break;
-        await sleep(delay, signal);
+export function destroy(context: E2BContext, handle: unknown, op?: OpOptions): Promise<void> {
+  return context.onHandle(handle, op, "destroy", context.options.timeouts.destroyMs, async (sandboxId, call) => {
+    if (!context.knownOwned(sandboxId) && !(await context.ownedInfo(sandboxId, "destroy", call))) {
+      context.forget(sandboxId);
+      return;
+    }
+    if (!(await deleteSandbox(context, sandboxId, call))) return;
+    const sdk = await context.sdk();
+    const verdict = await confirmGone(
+      async () => {
         try {
-          lastSeen = await sdk.Sandbox.getInfo(sandboxId, context.fields(timing));
+          await sdk.Sandbox.getInfo(sandboxId, context.fields(call));
+          return true;
         } catch (error) {
-          if (isNotFound(error)) {
-            context.forget(sandboxId);
-            return;
-          }
-          throw unverified(sandboxId, "the check for its absence failed", error);
+          if (isNotFound(error)) return false;
+          throw error;
         }
-      }
-      throw unverified(sandboxId, "it was still listed after the delete", lastSeen);
-    },
-  );
+      },
+      { until: Date.now() + call.remainingMs() - VERIFY_MARGIN_MS, signal: call.signal },
+    );
+    if (verdict.gone) return context.forget(sandboxId);
+    const why = verdict.reason === "still-present" ? "it was still listed after the delete" : "the check failed";
+    throw destroyUnverified(PROVIDER, sandboxId, why, verdict.last);
+  });
+}
+
+/**
+ * One `DELETE /sandboxes/{id}` of a sandbox known to be ours; resolves whether
+ * it was there. Shared with the cleanup of abandoned launches.
+ */
+export async function deleteSandbox(context: E2BContext, sandboxId: string, timing: CallTiming): Promise<boolean> {
+  const sdk = await context.sdk();
+  let found: boolean;
+  try {
+    found = await sdk.Sandbox.kill(sandboxId, context.fields(timing));
+  } catch (error) {
+    if (!isNotFound(error)) throw mapE2BError(error, { operation: "destroy", sandboxId });
+    found = false;
+  }
+  context.forget(sandboxId, { keepOwnership: found });
+  return found;
 }
 
 /** Pauses a sandbox (E2B keeps memory and filesystem); `start` resumes it. Already paused is fine. */
-export async function stopSandbox(context: RuntimeContext, handle: E2BHandle, op?: OpOptions): Promise<void> {
-  const sandboxId = sandboxIdOf(handle, "stop");
-  const requestTimeoutMs = op?.timeoutMs ?? context.options.timeouts.lifecycleMs;
-  await withDeadline(
-    op,
-    { provider: PROVIDER, operation: "stop", defaultTimeoutMs: context.options.timeouts.lifecycleMs },
-    async (signal) => {
-      const timing = { requestTimeoutMs, signal };
-      await context.assertOwned(sandboxId, "stop", timing);
-      const sdk = await context.sdk();
-      try {
-        await sdk.Sandbox.pause(sandboxId, context.fields(timing));
-      } catch (error) {
-        if (isNotFound(error)) throw sandboxNotFound(sandboxId, "stop", error);
-        throw mapE2BError(error, { operation: "stop", sandboxId });
-      }
-      // The connected instance talks to a paused envd now; reconnect on next use.
-      context.forget(sandboxId, { keepOwnership: true });
-    },
-  );
+export function stop(context: E2BContext, handle: unknown, op?: OpOptions): Promise<void> {
+  return context.onHandle(handle, op, "stop", context.options.timeouts.lifecycleMs, async (sandboxId, call) => {
+    await context.assertOwned(sandboxId, "stop", call);
+    const sdk = await context.sdk();
+    try {
+      await sdk.Sandbox.pause(sandboxId, context.fields(call));
+    } catch (error) {
+      if (isNotFound(error)) throw sandboxNotFound(PROVIDER, sandboxId, "stop", error);
+      throw error;
+    }
+    // The connected instance talks to a paused envd now; reconnect on next use.
+    context.forget(sandboxId, { keepOwnership: true });
+  });
 }
 
 /** Resumes a paused sandbox (a running one is left running) with the configured lifetime from now. */
-export async function startSandbox(context: RuntimeContext, handle: E2BHandle, op?: OpOptions): Promise<void> {
-  const sandboxId = sandboxIdOf(handle, "start");
-  const requestTimeoutMs = op?.timeoutMs ?? context.options.timeouts.lifecycleMs;
-  await withDeadline(
-    op,
-    { provider: PROVIDER, operation: "start", defaultTimeoutMs: context.options.timeouts.lifecycleMs },
-    async (signal) => {
-      const timing = { requestTimeoutMs, signal };
-      await context.assertOwned(sandboxId, "start", timing);
-      const sdk = await context.sdk();
-      try {
-        const sandbox = await sdk.Sandbox.connect(sandboxId, {
-          ...context.fields(timing, sandboxUrlFor(context.options, sandboxId)),
-          timeoutMs: context.options.lifetimeMs,
-        });
-        context.remember(sandbox);
-      } catch (error) {
-        if (isNotFound(error)) throw sandboxNotFound(sandboxId, "start", error);
-        throw mapE2BError(error, { operation: "start", sandboxId });
-      }
-    },
-  );
-}
-
-/** The id of a handle, checked to be one of ours by shape. */
-export function sandboxIdOf(handle: E2BHandle, operation: string): string {
-  if (typeof handle !== "object" || handle === null || typeof handle.id !== "string" || handle.id === "") {
-    throw new SandportError({
-      code: "INVALID_REQUEST",
-      provider: PROVIDER,
-      message: `${operation} needs a sandbox handle with an id`,
-    });
-  }
-  if (handle.provider !== PROVIDER) {
-    throw new SandportError({
-      code: "INVALID_REQUEST",
-      provider: PROVIDER,
-      message: `${operation} got a handle from provider ${JSON.stringify(handle.provider)}, not e2b`,
-      details: { handleProvider: handle.provider },
-    });
-  }
-  return handle.id;
-}
-
-function unverified(sandboxId: string, why: string, cause: unknown): SandportError {
-  return new SandportError({
-    code: "DESTROY_UNVERIFIED",
-    provider: PROVIDER,
-    retryable: true,
-    cause,
-    message: `e2b sandbox ${sandboxId} was deleted but could not be verified gone: ${why}`,
-    details: { sandboxId },
+export function start(context: E2BContext, handle: unknown, op?: OpOptions): Promise<void> {
+  return context.onHandle(handle, op, "start", context.options.timeouts.lifecycleMs, async (sandboxId, call) => {
+    await context.assertOwned(sandboxId, "start", call);
+    context.remember(await context.connect(sandboxId, "start", call));
   });
 }

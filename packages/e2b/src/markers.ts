@@ -10,8 +10,8 @@ export const SESSION_ENV = "SANDPORT_SESSION_ID";
 export const COMMAND_ENV = "SANDPORT_COMMAND_ID";
 /**
  * A unique id for each command. Its descendants inherit it, so a kill can find
- * the whole tree: envd's own kill signals only the top process, and children it
- * leaves behind would keep running.
+ * the whole tree (`markerSweepScript`): envd's own kill signals only the top
+ * process, and children it leaves behind would keep running.
  */
 export const EXEC_MARKER_ENV = "SANDPORT_EXEC_ID";
 

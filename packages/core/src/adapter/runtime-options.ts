@@ -1,5 +1,5 @@
 import { invalidRequest } from "../errors/factories.js";
-import type { SandportError } from "../errors/sandport-error.js";
+import { SandportError } from "../errors/sandport-error.js";
 import { OPERATION_TIMEOUT_NAMES, type OperationTimeouts } from "../timing/operation-timeouts.js";
 import { validateMaxOutputBytes, validateTimeoutMs } from "../validation/numbers.js";
 import { normalizeWorkspacePath } from "../validation/workspace-path.js";
@@ -125,7 +125,17 @@ export class OptionReader {
 
   /** A duration in ms (as `ExecRequest.timeoutMs`), or `undefined` when absent. */
   durationMs(value: unknown, field: string): number | undefined {
-    return validateTimeoutMs(value, `${this.#runtime} option ${field}`, this.#provider);
+    return this.#rephrase(field, () => validateTimeoutMs(value, field, this.#provider));
+  }
+
+  /** Runs a shared validator on option `field`, its refusal in this reader's format (`details.field` the bare field). */
+  #rephrase<T>(field: string, check: () => T): T {
+    try {
+      return check();
+    } catch (error) {
+      if (!SandportError.isInstance(error)) throw error;
+      throw invalidRequest(`${this.#runtime} option ${error.message}`, { ...error.details, field }, this.#provider);
+    }
   }
 
   /** The options every runtime shares, with the runtime's defaults. */
@@ -149,8 +159,9 @@ export class OptionReader {
       owner,
       runBudgetMs: this.durationMs(options.runBudgetMs, "runBudgetMs") ?? defaults.runBudgetMs,
       maxOutputBytes:
-        validateMaxOutputBytes(options.maxOutputBytes, `${this.#runtime} option maxOutputBytes`, this.#provider) ??
-        defaults.maxOutputBytes,
+        this.#rephrase("maxOutputBytes", () =>
+          validateMaxOutputBytes(options.maxOutputBytes, "maxOutputBytes", this.#provider),
+        ) ?? defaults.maxOutputBytes,
       timeouts: Object.freeze(timeouts) as unknown as OperationTimeouts,
     };
   }
