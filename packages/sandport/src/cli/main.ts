@@ -1,0 +1,38 @@
+#!/usr/bin/env node
+// The `sandport` command. Loads only the argument parser and the command
+// definitions up front; each command's module (and through it any provider, SDK
+// or the conformance suite) is imported when that command runs.
+import { readFileSync } from "node:fs";
+import { EXIT } from "./exit-codes.js";
+import { findManifest } from "./manifest.js";
+import { Terminal } from "./output/terminal.js";
+import { buildProgram } from "./program.js";
+import { reportError } from "./report-error.js";
+
+const controller = new AbortController();
+let interrupts = 0;
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    // The first one tears down what was launched; a second one leaves at once.
+    if (++interrupts > 1) process.exit(EXIT.INTERRUPTED);
+    controller.abort(new Error(`received ${signal}`));
+  });
+}
+
+const terminal = new Terminal(process.stdout, process.stderr, process.env);
+const manifestPath = findManifest(import.meta.url);
+const { version } = JSON.parse(readFileSync(manifestPath, "utf8")) as { version: string };
+const context = { terminal, env: process.env, cwd: process.cwd(), manifestPath, version, signal: controller.signal };
+
+// `run` returns its command's exit code, so its own failures (usage, configuration, provider) all become 125.
+const isRun = process.argv.slice(2).find((arg) => !arg.startsWith("-")) === "run";
+let exitCode: number = EXIT.OK;
+try {
+  await buildProgram(context, (code) => {
+    exitCode = code;
+  }).parseAsync(process.argv);
+} catch (error) {
+  exitCode = reportError(error, terminal, controller.signal.aborted);
+  if (isRun && exitCode !== EXIT.OK && exitCode !== EXIT.INTERRUPTED) exitCode = EXIT.RUN_FAILED;
+}
+process.exitCode = exitCode;
