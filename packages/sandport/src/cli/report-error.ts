@@ -20,6 +20,11 @@ export function reportError(error: unknown, terminal: Terminal, interrupted: boo
     terminal.error("interrupted");
     return EXIT.INTERRUPTED;
   }
+  if (error instanceof CliError && error.code === "NOT_CONFIGURED") {
+    // Not an error: a provider without credentials here is skipped, in one line a CI log can show as is.
+    terminal.note(error.message);
+    return error.exitCode;
+  }
   if (error instanceof CliError) {
     terminal.error(`${error.message} [${error.code}]`);
     printCauses(error, terminal);

@@ -37,8 +37,11 @@ export function runConformance(plan: CanaryPlan, run: ConformanceRun): Promise<C
     "--test-reporter-destination=stdout",
     join(dist, "conformance-suite.js"),
   ];
+  // NODE_TEST_CONTEXT marks a process started by a test runner; the child must run its own suite and report
+  // to this process, whoever started the canary.
+  const { NODE_TEST_CONTEXT: _runner, ...env } = run.env;
   const child = spawn(process.execPath, args, {
-    env: { ...run.env, [PLAN_VARIABLE]: JSON.stringify(plan) },
+    env: { ...env, [PLAN_VARIABLE]: JSON.stringify(plan) },
     stdio: ["ignore", "pipe", "pipe"],
     signal: run.signal,
   });
@@ -79,6 +82,7 @@ export function runConformance(plan: CanaryPlan, run: ConformanceRun): Promise<C
     child.on("error", reject);
     child.on("close", (code, signal) => {
       if (code !== 0 && failures.length === 0) failures.push(`the conformance process exited ${signal ?? code}`);
+      if (passed + skipped + failures.length === 0) failures.push("the conformance suite reported no check");
       resolve({ passed, failed: failures.length, skipped, failures });
     });
   });

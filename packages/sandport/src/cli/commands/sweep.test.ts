@@ -1,0 +1,152 @@
+// `sandport sweep` as a child process against the E2B emulator seeded with owned-fresh,
+// owned-expired and foreign sandboxes, and against the local runtime.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { E2BRuntime } from "@sandport/e2b";
+import { LocalRuntime } from "@sandport/local";
+import { delay } from "@sandport/testkit/assertions";
+import { type E2BEmulator, startE2BEmulator } from "@sandport/testkit/emulators/e2b";
+import { EXIT } from "../exit-codes.js";
+import { localOptions, runCli, scratchDirectory } from "../test-support.js";
+
+interface SweepReport {
+  dryRun: boolean;
+  sandboxes: { id: string; outcome: string; ageMs: number | null; labels: Record<string, string> }[];
+}
+
+const OWNER = "sweep-test";
+/**
+ * Sandboxes created before the pause are older than this; each test that needs a younger one creates
+ * it just before it runs the command, so that the few seconds the tests take never make it "expired".
+ */
+const OLDER_THAN = "10s";
+const PAUSE_MS = 11_000;
+
+describe("sandport sweep (E2B emulator)", () => {
+  let emulator: E2BEmulator;
+  let expired: string[];
+  let fresh: string[] = [];
+  let young: () => Promise<string>;
+  let foreign: string[];
+  const sweep = (...args: string[]) =>
+    runCli(["sweep", "--provider", "e2b", "--endpoint", emulator.url, "--owner", OWNER, "--json", ...args], {
+      env: { SANDPORT_E2B_API_KEY: emulator.apiKey },
+    });
+  const live = () => emulator.liveSandboxes().map((sandbox) => sandbox.id);
+
+  before(async () => {
+    emulator = await startE2BEmulator();
+    const connection = {
+      apiKey: emulator.apiKey,
+      apiUrl: emulator.url,
+      sandboxUrl: emulator.url,
+      domain: emulator.domain,
+    };
+    const ours = new E2BRuntime({ ...connection, owner: OWNER });
+    const theirs = new E2BRuntime({ ...connection, owner: "someone-else" });
+    expired = [(await ours.launch({ labels: { job: "a" } })).id, (await ours.launch({ labels: { job: "b" } })).id];
+    foreign = [
+      await emulator.seedForeignSandbox({ job: "a" }),
+      // An owner whose name starts with ours is another owner.
+      await emulator.seedForeignSandbox({ "sandport.owner": `${OWNER}-2`, job: "a" }),
+      (await theirs.launch({ labels: { job: "a" } })).id,
+    ];
+    await delay(PAUSE_MS);
+    young = () => ours.launch({ labels: { job: "a" } }).then((handle) => handle.id);
+  });
+  after(() => emulator.stop());
+
+  test("a dry run lists the owned sandboxes, marks the expired ones, and destroys nothing", async () => {
+    fresh = [await young()];
+    const { code, stdout, stderr } = await sweep("--older-than", OLDER_THAN);
+    assert.equal(code, EXIT.OK, stderr);
+    const report = JSON.parse(stdout) as SweepReport;
+    assert.equal(report.dryRun, true);
+    const outcomes = Object.fromEntries(report.sandboxes.map((sandbox) => [sandbox.id, sandbox.outcome]));
+    assert.deepEqual(outcomes, {
+      [expired[0]!]: "would destroy",
+      [expired[1]!]: "would destroy",
+      [fresh[0]!]: "kept: younger",
+    });
+    assert.deepEqual(live().sort(), [...expired, ...foreign, ...fresh].sort());
+  });
+
+  test("--label narrows the sweep to sandboxes carrying the label", async () => {
+    const { stdout } = await sweep("--older-than", OLDER_THAN, "--label", "job=b");
+    assert.deepEqual(
+      (JSON.parse(stdout) as SweepReport).sandboxes.map((sandbox) => sandbox.id),
+      [expired[1]],
+    );
+  });
+
+  test("--yes destroys exactly the owned expired sandboxes, verifies each, and leaves the rest", async () => {
+    const { code, stdout, stderr } = await sweep("--older-than", OLDER_THAN, "--yes");
+    assert.equal(code, EXIT.OK, stderr);
+    const report = JSON.parse(stdout) as SweepReport;
+    assert.equal(report.dryRun, false);
+    const destroyed = report.sandboxes
+      .filter((sandbox) => sandbox.outcome === "destroyed")
+      .map((sandbox) => sandbox.id);
+    assert.deepEqual(destroyed.sort(), [...expired].sort());
+    assert.deepEqual(live().sort(), [...foreign, ...fresh].sort(), "fresh and foreign sandboxes are untouched");
+  });
+
+  test("a destroy the provider refuses is reported as failed (exit 1), and the sandbox stays", async () => {
+    emulator.injectFault({ route: "DELETE /sandboxes/:id", fault: { kind: "status", status: 403 }, times: 20 });
+    try {
+      const { code, stdout } = await sweep("--older-than", "0s", "--yes");
+      assert.equal(code, EXIT.FAILED);
+      const [only] = (JSON.parse(stdout) as SweepReport).sandboxes;
+      assert.equal(only?.id, fresh[0]);
+      assert.equal(only?.outcome, "failed");
+      assert.ok(live().includes(fresh[0]!));
+    } finally {
+      emulator.clearFaults();
+    }
+  });
+
+  test("without its credential, the sweep is skipped with one line and exit 3", async () => {
+    const { code, stdout, stderr } = await runCli([
+      "sweep",
+      "--provider",
+      "e2b",
+      "--endpoint",
+      emulator.url,
+      "--older-than",
+      "0s",
+    ]);
+    assert.equal(code, EXIT.NOT_CONFIGURED);
+    assert.equal(stdout, "");
+    assert.equal(stderr, "e2b: skipped, SANDPORT_E2B_API_KEY not set\n");
+  });
+});
+
+describe("sandport sweep (local)", () => {
+  const scratch = scratchDirectory("sweep");
+  after(() => scratch.remove());
+  const root = join(scratch.path, "root");
+
+  test("destroys the owner's old sandboxes under the root, never another owner's", async () => {
+    const ours = new LocalRuntime({ root, isolation: "none", owner: OWNER });
+    const theirs = new LocalRuntime({ root, isolation: "none", owner: "someone-else" });
+    const old = await ours.launch({});
+    const other = await theirs.launch({});
+    const { code, stdout } = await runCli([
+      "sweep",
+      "--provider",
+      "local",
+      ...localOptions(root),
+      "--owner",
+      OWNER,
+      "--older-than",
+      "0s",
+      "--yes",
+    ]);
+    assert.equal(code, EXIT.OK);
+    assert.match(stdout, new RegExp(`^${old.id} .* destroyed$`, "m"));
+    assert.equal(await ours.getById(old.id), undefined);
+    assert.ok(await theirs.getById(other.id));
+    await theirs.destroy(other);
+  });
+});
