@@ -3,11 +3,11 @@
 // definitions up front; each command's module (and through it any provider, SDK
 // or the conformance suite) is imported when that command runs.
 import { readFileSync } from "node:fs";
+import { CommanderError } from "commander";
 import { EXIT } from "./exit-codes.js";
 import { findManifest } from "./manifest.js";
 import { Terminal } from "./output/terminal.js";
 import { buildProgram } from "./program.js";
-import { reportError } from "./report-error.js";
 
 const controller = new AbortController();
 let interrupts = 0;
@@ -32,7 +32,14 @@ try {
     exitCode = code;
   }).parseAsync(process.argv);
 } catch (error) {
-  exitCode = reportError(error, terminal, controller.signal.aborted);
+  if (error instanceof CommanderError) {
+    // Commander has printed the help, the version or its usage error already.
+    exitCode = error.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
+  } else {
+    // Loaded only on failure: it brings in @sandport/core, which --help never needs.
+    const { reportError } = await import("./report-error.js");
+    exitCode = reportError(error, terminal, controller.signal.aborted);
+  }
   if (isRun && exitCode !== EXIT.OK && exitCode !== EXIT.INTERRUPTED) exitCode = EXIT.RUN_FAILED;
 }
 process.exitCode = exitCode;

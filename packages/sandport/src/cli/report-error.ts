@@ -1,21 +1,15 @@
 import { SandportError } from "@sandport/core";
-import { CommanderError } from "commander";
 import { CliError } from "./cli-error.js";
 import { EXIT } from "./exit-codes.js";
 import type { Terminal } from "./output/terminal.js";
 
 /**
  * Prints an error that ended a command, with its code and every cause, and
- * returns the exit code it maps to: commander's usage errors 2 (help and
- * version 0), a {@link CliError} its own, a `SandportError` 2 for a refused
+ * returns the exit code it maps to: a {@link CliError} its own, a `SandportError` 2 for a refused
  * request (`INVALID_REQUEST`, a bad option value) and 4 otherwise, an abort by
  * Ctrl-C 130, anything else 1.
  */
 export function reportError(error: unknown, terminal: Terminal, interrupted: boolean): number {
-  if (error instanceof CommanderError) {
-    // Commander has printed its message (or the help) already.
-    return error.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
-  }
   if (interrupted) {
     terminal.error("interrupted");
     return EXIT.INTERRUPTED;
