@@ -160,3 +160,15 @@ describe("provider options", () => {
     assert.equal(options.values.root, undefined);
   });
 });
+
+test("the README documents every variable a provider reads", () => {
+  const readme = readFileSync(join(packagesDir, "..", "README.md"), "utf8");
+  const variables = findProviders(umbrellaManifest).flatMap((descriptor) =>
+    Object.values(descriptor.options).map((spec) => spec.env),
+  );
+  assert.ok(variables.includes("SANDPORT_E2B_API_KEY"));
+  assert.deepEqual(
+    variables.filter((variable) => !readme.includes(`| \`${variable}\` |`)),
+    [],
+  );
+});
