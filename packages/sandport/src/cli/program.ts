@@ -1,9 +1,7 @@
 import { Command, Option } from "commander";
+import { COMMANDS, type CommandSpec } from "./command-specs.js";
 import type { CliContext } from "./context.js";
 import { EXIT_CODE_TABLE } from "./exit-codes.js";
-
-/** A command's action: resolves the process exit code. */
-type Action = (context: CliContext, flags: never, operands: string[]) => Promise<number>;
 
 /** Collects a repeatable flag's values. */
 const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
@@ -28,13 +26,23 @@ function optionsOf(command: Command): Record<string, unknown> {
 }
 
 /** Loads a command's module only when the command runs, so `--help` loads no provider and no test kit. */
-function lazy(context: CliContext, load: () => Promise<{ default: Action }>, setExit: (code: number) => void) {
+function lazy(context: CliContext, spec: CommandSpec, setExit: (code: number) => void) {
   return async (...args: unknown[]) => {
     const command = args.at(-1) as Command;
     const operands = args.slice(0, -2).flat() as string[];
-    const action = (await load()).default;
+    const action = (await spec.load()).default;
     setExit(await action(context, optionsOf(command) as never, operands));
   };
+}
+
+/** Adds one command, as its spec describes it, to `program`. */
+function addCommand(program: Command, spec: CommandSpec, context: CliContext, setExit: (code: number) => void): void {
+  const command = providerFlags(program.command(spec.name), spec.providerRequired).description(spec.description);
+  if (spec.operands) command.argument(spec.operands[0], spec.operands[1]).passThroughOptions();
+  for (const [flags, description] of spec.required ?? []) command.requiredOption(flags, description);
+  for (const [flags, description, defaultValue] of spec.flags ?? []) command.option(flags, description, defaultValue);
+  for (const [flags, description] of spec.repeatable ?? []) addRepeatable(command, flags, description);
+  command.action(lazy(context, spec, setExit));
 }
 
 function providerFlags(command: Command, providerRequired: boolean): Command {
@@ -54,8 +62,9 @@ Provider credentials and settings are read from SANDPORT_<PROVIDER>_* environmen
 (\`sandport doctor\` lists them); values are never printed.`;
 
 /**
- * The `sandport` command line: every command with its flags and help. Each
- * action's module is imported when the command runs; `setExit` receives its exit code.
+ * The `sandport` command line: every command of {@link COMMANDS} with its
+ * flags and help. Each action's module is imported when the command runs;
+ * `setExit` receives its exit code.
  */
 export function buildProgram(context: CliContext, setExit: (code: number) => void): Command {
   const program = new Command("sandport")
@@ -69,46 +78,6 @@ export function buildProgram(context: CliContext, setExit: (code: number) => voi
     .configureOutput({ outputError: (text, write) => write(context.terminal.errorColor.red(text)) })
     .addHelpText("after", EXIT_HELP);
 
-  const doctor = providerFlags(program.command("doctor"), false)
-    .description("what works on this machine and why not: isolation, Node, SDKs, credentials (names only)")
-    .option("--json", "print the checks as JSON");
-  doctor.action(lazy(context, () => import("./commands/doctor.js"), setExit));
-
-  const capabilities = providerFlags(program.command("capabilities"), false)
-    .description("the resolved capability table: structural, declared, observed or absent (and why)")
-    .option("--json", "print the table as JSON");
-  addRepeatable(capabilities, "--evidence <file>", "apply a canary's evidence record");
-  capabilities.action(lazy(context, () => import("./commands/capabilities.js"), setExit));
-
-  const run = providerFlags(program.command("run"), true)
-    .description("one workload: launch, write files, run CMD (output live), collect, tear down; exits with CMD's code")
-    .argument("<command...>", "the command to run in the sandbox, after --")
-    .passThroughOptions()
-    .option("--timeout <duration>", "kill the command after this long (e.g. 90s, 10m); exit 124")
-    .option("--json", "print one JSON result instead of streaming output")
-    .option("--verbose", "show progress on stderr even when it is not a terminal");
-  addRepeatable(run, "--file <local[:remote]>", "copy a local file in; remote defaults to its base name");
-  addRepeatable(run, "--collect <path[:local]>", "copy a workspace file out afterwards, even when CMD failed");
-  addRepeatable(run, "--env <key=value>", "environment variable for the command");
-  addRepeatable(run, "--label <key=value>", "label for the sandbox");
-  run.action(lazy(context, () => import("./commands/run.js"), setExit));
-
-  const canary = providerFlags(program.command("canary"), true)
-    .description("conformance suite and capability probes against a live provider; writes an evidence record")
-    .option("--out <file>", "where to write the evidence record", "evidence/<provider>.json")
-    .option("--run-id <id>", "identifies this run in the record and in sandbox labels (default: from CI, else local)")
-    .option("--idle <duration>", "how long the warm-lease probe leaves a sandbox idle", "30s")
-    .option("--json", "print the evidence record as JSON");
-  addRepeatable(canary, "--skip-check <id>", "skip a conformance check by id");
-  canary.action(lazy(context, () => import("./commands/canary.js"), setExit));
-
-  const sweep = providerFlags(program.command("sweep"), true)
-    .description("find owned sandboxes older than a duration; with --yes destroy them and verify each is gone")
-    .requiredOption("--older-than <duration>", "only sandboxes created longer ago than this (e.g. 2h, 0s)")
-    .option("--yes", "destroy them (default: list only)")
-    .option("--json", "print the outcome as JSON");
-  addRepeatable(sweep, "--label <key=value>", "only sandboxes carrying this label");
-  sweep.action(lazy(context, () => import("./commands/sweep.js"), setExit));
-
+  for (const spec of COMMANDS) addCommand(program, spec, context, setExit);
   return program;
 }

@@ -1,11 +1,14 @@
 // Helpers shared by the CLI's tests, which run the built command as a real child process
 // (`node dist/cli.js ...`; `pnpm test` builds first). Not part of the package: tsup builds
 // only the CLI's entries.
+import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { after, before } from "node:test";
 import { fileURLToPath } from "node:url";
+import { type E2BEmulator, startE2BEmulator } from "@sandport/testkit/emulators/e2b";
 
 /** The built command. */
 export const CLI = fileURLToPath(new URL("../../dist/cli.js", import.meta.url));
@@ -42,24 +45,59 @@ export function startCli(args: readonly string[], options: CliOptions = {}): Chi
   });
 }
 
+/** A child's output so far, read as it arrives, and how it ended. */
+export interface CliOutput {
+  readonly stdout: string;
+  readonly stderr: string;
+  /** Resolves once the child has exited and its streams have closed. */
+  readonly closed: Promise<CliResult>;
+}
+
+/** Follows a started command's output as it arrives. */
+export function follow(child: ChildProcess): CliOutput {
+  const output = { stdout: "", stderr: "" };
+  child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
+    output.stdout += chunk;
+  });
+  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+    output.stderr += chunk;
+  });
+  const closed = new Promise<CliResult>((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, ...output }));
+  });
+  return Object.assign(output, { closed });
+}
+
 /**
  * Runs `sandport <args>` to the end. Asynchronous on purpose: an emulator the
  * test started serves the command from this process's event loop.
  */
 export function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
-  const child = startCli(args, options);
-  let stdout = "";
-  let stderr = "";
-  child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
-    stdout += chunk;
+  return follow(startCli(args, options)).closed;
+}
+
+/**
+ * Starts an E2B emulator before the tests of the enclosing `describe` and stops
+ * it after them, with a scratch directory removed at the end; `env()` holds
+ * the credential variable the CLI reads.
+ */
+export function useE2BEmulator(prefix: string): {
+  readonly emulator: () => E2BEmulator;
+  readonly env: () => Record<string, string>;
+  readonly scratch: string;
+} {
+  let emulator: E2BEmulator | undefined;
+  const scratch = scratchDirectory(prefix);
+  before(async () => {
+    emulator = await startE2BEmulator();
   });
-  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
-    stderr += chunk;
+  after(async () => {
+    await emulator?.stop();
+    scratch.remove();
   });
-  return new Promise((resolve, reject) => {
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+  const current = () => emulator ?? assert.fail("the emulator has not started");
+  return { emulator: current, env: () => ({ SANDPORT_E2B_API_KEY: current().apiKey }), scratch: scratch.path };
 }
 
 /**

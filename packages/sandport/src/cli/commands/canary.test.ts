@@ -5,11 +5,10 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
+import { after, describe, test } from "node:test";
 import { type EvidenceRecord, parseEvidenceRecord } from "@sandport/core";
-import { type E2BEmulator, startE2BEmulator } from "@sandport/testkit/emulators/e2b";
 import { EXIT } from "../exit-codes.js";
-import { localOptions, runCli, scratchDirectory, UMBRELLA } from "../test-support.js";
+import { localOptions, runCli, scratchDirectory, UMBRELLA, useE2BEmulator } from "../test-support.js";
 
 const e2bPackage = join(UMBRELLA, "..", "e2b", "package.json");
 const adapterVersion = JSON.parse(readFileSync(e2bPackage, "utf8")).version as string;
@@ -17,24 +16,16 @@ const sdkVersion = JSON.parse(readFileSync(createRequire(e2bPackage).resolve("e2
   .version as string;
 
 describe("sandport canary (E2B emulator)", () => {
-  let emulator: E2BEmulator;
-  const scratch = scratchDirectory("canary");
+  const fixture = useE2BEmulator("canary");
   const canary = (out: string, ...args: string[]) =>
-    runCli(["canary", "--provider", "e2b", "--endpoint", emulator.url, "--out", out, "--idle", "0s", ...args], {
-      env: { SANDPORT_E2B_API_KEY: emulator.apiKey },
-    });
+    runCli(
+      ["canary", "--provider", "e2b", "--endpoint", fixture.emulator().url, "--out", out, "--idle", "0s", ...args],
+      { env: fixture.env() },
+    );
   const read = (path: string): EvidenceRecord => parseEvidenceRecord(JSON.parse(readFileSync(path, "utf8")));
 
-  before(async () => {
-    emulator = await startE2BEmulator();
-  });
-  after(async () => {
-    await emulator.stop();
-    scratch.remove();
-  });
-
   test("writes a valid evidence record: versions, the suite's outcome, each probe with its timing", async () => {
-    const out = join(scratch.path, "evidence", "e2b.json");
+    const out = join(fixture.scratch, "evidence", "e2b.json");
     const { code, stdout, stderr } = await canary(out, "--run-id", "test-run-1");
     assert.equal(code, EXIT.OK, stderr);
     assert.match(stdout, /canary e2b: passed .*evidence written to .*e2b\.json/);
@@ -57,7 +48,7 @@ describe("sandport canary (E2B emulator)", () => {
     );
     for (const probe of record.probes) assert.ok(probe.durationMs > 0, `${probe.capability} has a timing`);
     assert.deepEqual(record.observed, { warmLease: true, lifecycle: true, filesystem: "persistent" });
-    assert.deepEqual(emulator.liveSandboxes(), [], "the suite and the probes left nothing behind");
+    assert.deepEqual(fixture.emulator().liveSandboxes(), [], "the suite and the probes left nothing behind");
 
     // The record feeds back: the same adapter version promotes exactly the probed cells.
     const listing = await runCli(["capabilities", "--provider", "e2b", "--evidence", out, "--json"]);
@@ -67,7 +58,8 @@ describe("sandport canary (E2B emulator)", () => {
   });
 
   test("a probe failed by an injected fault is recorded as failed, with its reason, and exits 1", async () => {
-    const out = join(scratch.path, "faulted.json");
+    const out = join(fixture.scratch, "faulted.json");
+    const emulator = fixture.emulator();
     emulator.injectFault({
       route: "POST /sandboxes/:id/pause",
       fault: { kind: "status", status: 500 },
@@ -95,8 +87,7 @@ describe("sandport canary (E2B emulator)", () => {
   });
 
   test("without credentials the provider is skipped with one line, exit 3, and no record", async () => {
-    const out = join(scratch.path, "skipped.json");
-    emulator.resetRequests();
+    const out = join(fixture.scratch, "skipped.json");
     const { code, stdout, stderr } = await runCli(["canary", "--provider", "e2b", "--out", out]);
     assert.equal(code, EXIT.NOT_CONFIGURED);
     assert.equal(stdout, "");

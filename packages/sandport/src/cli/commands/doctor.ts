@@ -24,7 +24,8 @@ export default async function doctor(context: CliContext, flags: ProviderFlags):
   ];
   const strict = flags.provider !== undefined;
   for (const descriptor of providersFor(context, flags)) {
-    checks.push(...(await providerChecks(descriptor, settingsFor(context, flags), context.terminal.redactor, strict)));
+    const settings = settingsFor(context, flags);
+    checks.push(...(await providerChecks({ descriptor, settings, redactor: context.terminal.redactor, strict })));
   }
   const failed = checks.some((check) => check.status === "fail");
   if (flags.json) context.terminal.json({ ok: !failed, checks });

@@ -3,11 +3,10 @@
 import assert from "node:assert/strict";
 import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
+import { after, describe, test } from "node:test";
 import { waitFor } from "@sandport/testkit/assertions";
-import { type E2BEmulator, startE2BEmulator } from "@sandport/testkit/emulators/e2b";
 import { EXIT } from "../exit-codes.js";
-import { localOptions, runCli, scratchDirectory, startCli } from "../test-support.js";
+import { follow, localOptions, runCli, scratchDirectory, startCli, useE2BEmulator } from "../test-support.js";
 
 describe("sandport run (local)", () => {
   const scratch = scratchDirectory("run");
@@ -33,16 +32,8 @@ describe("sandport run (local)", () => {
       "-c",
       "echo first; echo first-err >&2; while [ ! -e go ]; do sleep 0.02; done; echo second",
     ]);
-    let stdout = "";
-    let stderr = "";
-    child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-    });
-    const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
-    await waitFor(() => stdout === "first\n" && stderr === "first-err\n", {
+    const output = follow(child);
+    await waitFor(() => output.stdout === "first\n" && output.stderr === "first-err\n", {
       timeoutMs: 30_000,
       what: "the first lines, before the command may finish",
     });
@@ -50,7 +41,8 @@ describe("sandport run (local)", () => {
     const [sandbox] = readdirSync(root).filter((name) => existsSync(join(root, name, "workspace")));
     assert.ok(sandbox, "the sandbox's directory");
     writeFileSync(join(root, sandbox, "workspace", "go"), "");
-    assert.equal(await exited, 0);
+    const { code, stdout } = await output.closed;
+    assert.equal(code, 0);
     assert.equal(stdout, "first\nsecond\n");
   });
 
@@ -111,18 +103,11 @@ describe("sandport run (local)", () => {
 });
 
 describe("sandport run (E2B emulator)", () => {
-  let emulator: E2BEmulator;
-  const scratch = scratchDirectory("run-e2b");
-  before(async () => {
-    emulator = await startE2BEmulator();
-  });
-  after(async () => {
-    await emulator.stop();
-    scratch.remove();
-  });
+  const fixture = useE2BEmulator("run-e2b");
 
   test("runs through the real e2b SDK with the endpoint override: exit code, files in and out, nothing left", async () => {
-    writeFileSync(join(scratch.path, "in.txt"), "from the host\n");
+    const emulator = fixture.emulator();
+    writeFileSync(join(fixture.scratch, "in.txt"), "from the host\n");
     const { code, stdout, stderr } = await runCli(
       [
         "run",
@@ -139,16 +124,17 @@ describe("sandport run (E2B emulator)", () => {
         "-c",
         "cat in.txt; cp in.txt copy.txt; exit 5",
       ],
-      { cwd: scratch.path, env: { SANDPORT_E2B_API_KEY: emulator.apiKey } },
+      { cwd: fixture.scratch, env: fixture.env() },
     );
     assert.equal(code, 5, stderr);
     assert.equal(stdout, "from the host\n");
-    assert.equal(readFileSync(join(scratch.path, "copy.txt"), "utf8"), "from the host\n");
+    assert.equal(readFileSync(join(fixture.scratch, "copy.txt"), "utf8"), "from the host\n");
     assert.deepEqual(emulator.liveSandboxes(), []);
     assert.ok(!`${stdout}${stderr}`.includes(emulator.apiKey));
   });
 
   test("without its credential, nothing is sent and the run fails 125 naming the variable", async () => {
+    const emulator = fixture.emulator();
     emulator.resetRequests();
     const { code, stderr } = await runCli(["run", "--provider", "e2b", "--endpoint", emulator.url, "--", "true"]);
     assert.equal(code, EXIT.RUN_FAILED);
@@ -157,6 +143,7 @@ describe("sandport run (E2B emulator)", () => {
   });
 
   test("a rejected credential is a provider failure, reported without the key", async () => {
+    const emulator = fixture.emulator();
     const wrong = "e2b_wrong_key_0123456789abcdef";
     const { code, stderr } = await runCli(["run", "--provider", "e2b", "--endpoint", emulator.url, "--", "true"], {
       env: { SANDPORT_E2B_API_KEY: wrong },

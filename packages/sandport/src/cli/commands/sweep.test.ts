@@ -6,9 +6,8 @@ import { after, before, describe, test } from "node:test";
 import { E2BRuntime } from "@sandport/e2b";
 import { LocalRuntime } from "@sandport/local";
 import { delay } from "@sandport/testkit/assertions";
-import { type E2BEmulator, startE2BEmulator } from "@sandport/testkit/emulators/e2b";
 import { EXIT } from "../exit-codes.js";
-import { localOptions, runCli, scratchDirectory } from "../test-support.js";
+import { localOptions, runCli, scratchDirectory, useE2BEmulator } from "../test-support.js";
 
 interface SweepReport {
   dryRun: boolean;
@@ -24,19 +23,23 @@ const OLDER_THAN = "10s";
 const PAUSE_MS = 11_000;
 
 describe("sandport sweep (E2B emulator)", () => {
-  let emulator: E2BEmulator;
+  const fixture = useE2BEmulator("sweep");
   let expired: string[];
   let fresh: string[] = [];
   let young: () => Promise<string>;
   let foreign: string[];
   const sweep = (...args: string[]) =>
-    runCli(["sweep", "--provider", "e2b", "--endpoint", emulator.url, "--owner", OWNER, "--json", ...args], {
-      env: { SANDPORT_E2B_API_KEY: emulator.apiKey },
+    runCli(["sweep", "--provider", "e2b", "--endpoint", fixture.emulator().url, "--owner", OWNER, "--json", ...args], {
+      env: fixture.env(),
     });
-  const live = () => emulator.liveSandboxes().map((sandbox) => sandbox.id);
+  const live = () =>
+    fixture
+      .emulator()
+      .liveSandboxes()
+      .map((sandbox) => sandbox.id);
 
   before(async () => {
-    emulator = await startE2BEmulator();
+    const emulator = fixture.emulator();
     const connection = {
       apiKey: emulator.apiKey,
       apiUrl: emulator.url,
@@ -55,7 +58,6 @@ describe("sandport sweep (E2B emulator)", () => {
     await delay(PAUSE_MS);
     young = () => ours.launch({ labels: { job: "a" } }).then((handle) => handle.id);
   });
-  after(() => emulator.stop());
 
   test("a dry run lists the owned sandboxes, marks the expired ones, and destroys nothing", async () => {
     fresh = [await young()];
@@ -93,6 +95,7 @@ describe("sandport sweep (E2B emulator)", () => {
   });
 
   test("a destroy the provider refuses is reported as failed (exit 1), and the sandbox stays", async () => {
+    const emulator = fixture.emulator();
     emulator.injectFault({ route: "DELETE /sandboxes/:id", fault: { kind: "status", status: 403 }, times: 20 });
     try {
       const { code, stdout } = await sweep("--older-than", "0s", "--yes");
@@ -112,7 +115,7 @@ describe("sandport sweep (E2B emulator)", () => {
       "--provider",
       "e2b",
       "--endpoint",
-      emulator.url,
+      fixture.emulator().url,
       "--older-than",
       "0s",
     ]);

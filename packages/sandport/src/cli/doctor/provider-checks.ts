@@ -16,12 +16,13 @@ import type { CheckStatus, DoctorCheck } from "./check.js";
  * throwaway sandbox that runs `true`. `strict` (the provider was asked for by
  * name) turns a missing SDK or credential from a warning into a failure.
  */
-export async function providerChecks(
-  descriptor: ProviderDescriptor,
-  settings: ProviderSettings,
-  redactor: Redactor,
-  strict: boolean,
-): Promise<DoctorCheck[]> {
+export async function providerChecks(target: {
+  readonly descriptor: ProviderDescriptor;
+  readonly settings: ProviderSettings;
+  readonly redactor: Redactor;
+  readonly strict: boolean;
+}): Promise<DoctorCheck[]> {
+  const { descriptor, settings, redactor, strict } = target;
   const scope = descriptor.provider;
   const missingStatus: CheckStatus = strict ? "fail" : "warn";
   const checks: DoctorCheck[] = [
