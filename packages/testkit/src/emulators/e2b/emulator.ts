@@ -12,13 +12,24 @@
  *   workspace; anything else is refused with 400 / `invalid_argument`. Command
  *   text is not rewritten: a command sees the backend's workspace as its cwd and
  *   `$HOME`, so a literal `/home/user/...` inside a script does not exist.
- * - Output reaches the client as UTF-8 text (the port streams strings), so
- *   non-UTF-8 bytes a command prints are replaced; files are binary-safe.
+ * - Output reaches the client as the bytes a command wrote where the backend
+ *   reports them (`binaryOutput`, as `LocalRuntime` does), else as its text's
+ *   UTF-8; files are binary-safe.
+ * - stdin (`SendInput`, `StreamInput`, `CloseStdin`) feeds the real process's
+ *   stdin where the backend can `spawn`, else a named pipe (`StdinPump`).
+ *   `StreamInput`'s chunks arrive once its request has ended (see `envd-input.ts`).
+ * - HTTP to a sandbox's other ports reaches a real server in its backend
+ *   (`sandbox-ports.ts`): routed by `E2b-Sandbox-Id` / `E2b-Sandbox-Port` on
+ *   the sandbox URL, or by a `Host` of `<port>-<id>.<domain>`, with the
+ *   traffic access token of private sandboxes enforced. Such requests are
+ *   logged under their method and path, and never in `unknownRoutes`. The
+ *   default backend runs every sandbox on this machine's network, so two
+ *   sandboxes cannot serve the same port at once.
  * - Pausing kills the sandbox's processes (no memory snapshot); files stay.
  * - SIGTERM and SIGKILL both stop the whole process tree (the port kills by aborting).
  * - Not emulated (answered 404 / `unimplemented` and logged in `unknownRoutes`):
- *   PTYs, StreamInput, filesystem watchers, metrics, logs, snapshots, fork,
- *   network updates, templates, volumes, secrets; file metadata headers get 400.
+ *   PTYs, filesystem watchers, metrics, logs, snapshots, fork, network
+ *   updates, templates, volumes, secrets; file metadata headers get 400.
  *
  * @module
  */
@@ -34,8 +45,10 @@ import type { CreateSandboxInput, E2BContext, E2BSandbox, E2BSandboxData } from 
 import { registerControlPlane } from "./control-plane.js";
 import { registerEnvdFiles } from "./envd-files.js";
 import { registerEnvdFilesystem } from "./envd-filesystem.js";
+import { registerEnvdInput } from "./envd-input.js";
 import { registerEnvdProcess } from "./envd-process.js";
 import { ProcessTable } from "./process-table.js";
+import { forwardToPort, portTarget, withPortTraffic } from "./sandbox-ports.js";
 
 /** Options of {@link startE2BEmulator}. */
 export interface E2BEmulatorOptions {
@@ -85,6 +98,8 @@ export interface E2BEmulator extends ProviderEmulator {
 }
 
 const DEFAULT_ENVD_VERSION = "0.5.7";
+/** A domain that resolves nowhere: sandbox hosts under it are reached only by a `Host` the client sets. */
+const DOMAIN = "e2b-emulator.invalid";
 const DEFAULT_PAGE_SIZE = 3;
 const LAUNCH_TIMEOUT_MS = 120_000;
 const DESTROY_TIMEOUT_MS = 60_000;
@@ -100,11 +115,19 @@ export async function startE2BEmulator(options: E2BEmulatorOptions = {}): Promis
     throw new RangeError(`envdVersion must look like 0.5.7, got ${envdVersion}`);
   const backend = await resolveBackend(options.backend);
   let server: EmulatorServer;
+  // Set right after the server starts, before it can receive a request.
+  let emulator: E2BEmulatorImpl | undefined;
   try {
     server = await EmulatorServer.start({
       nameUnknownRoute: (method, pathname) =>
         method === "POST" && isRpcPath(pathname) ? rpcRouteName(pathname) : `${method} ${pathname}`,
       answerUnknownRoute: (exchange) => {
+        const target = emulator && portTarget(exchange, DOMAIN);
+        if (emulator && target) {
+          emulator.portRequests.push(`${exchange.method} ${exchange.rawPath}`);
+          forwardToPort(emulator, exchange, target).catch(() => exchange.destroy());
+          return;
+        }
         if (exchange.method === "POST" && isRpcPath(exchange.url.pathname)) {
           replyRpcError(
             exchange,
@@ -120,15 +143,17 @@ export async function startE2BEmulator(options: E2BEmulatorOptions = {}): Promis
     await backend.dispose();
     throw error;
   }
-  const emulator = new E2BEmulatorImpl(server, backend, {
+  emulator = new E2BEmulatorImpl(server, backend, {
     apiKey: options.apiKey ?? `e2b_${randomBytes(20).toString("hex")}`,
     pageSize,
     envdVersion,
   });
-  registerControlPlane(server, emulator);
-  registerEnvdFiles(server, emulator);
-  registerEnvdFilesystem(server, emulator);
-  registerEnvdProcess(server, emulator);
+  const routes = withPortTraffic(server, emulator, DOMAIN);
+  registerControlPlane(routes, emulator);
+  registerEnvdFiles(routes, emulator);
+  registerEnvdFilesystem(routes, emulator);
+  registerEnvdProcess(routes, emulator);
+  registerEnvdInput(routes, emulator);
   return emulator;
 }
 
@@ -136,7 +161,9 @@ class E2BEmulatorImpl implements E2BEmulator, E2BContext {
   readonly apiKey: string;
   readonly envdVersion: string;
   readonly pageSize: number;
-  readonly domain = "e2b-emulator.invalid";
+  readonly domain = DOMAIN;
+  /** `<METHOD> <path>` of each request for a sandbox port that matched no emulator route: not unknown routes. */
+  readonly portRequests: string[] = [];
   readonly registry = new SandboxRegistry<E2BSandboxData>();
   readonly #server: EmulatorServer;
   readonly #backend: ResolvedBackend;
@@ -179,7 +206,12 @@ class E2BEmulatorImpl implements E2BEmulator, E2BContext {
   }
 
   get unknownRoutes(): readonly string[] {
-    return this.#server.log.unknownRoutes;
+    const forwarded = [...this.portRequests];
+    return this.#server.log.unknownRoutes.filter((route) => {
+      const index = forwarded.indexOf(route);
+      if (index >= 0) forwarded.splice(index, 1);
+      return index < 0;
+    });
   }
 
   countRequests(route?: string | RegExp): number {
@@ -188,6 +220,7 @@ class E2BEmulatorImpl implements E2BEmulator, E2BContext {
 
   resetRequests(): void {
     this.#server.log.reset();
+    this.portRequests.length = 0;
   }
 
   injectFault(rule: FaultRule): void {
@@ -210,6 +243,7 @@ class E2BEmulatorImpl implements E2BEmulator, E2BContext {
       timeoutSeconds: 3600,
       autoPause: false,
       network: true,
+      allowPublicTraffic: true,
       foreign: true,
     });
     return sandbox.id;
@@ -229,6 +263,7 @@ class E2BEmulatorImpl implements E2BEmulator, E2BContext {
         templateId: input.templateId,
         envVars: input.envVars,
         envdAccessToken: randomBytes(16).toString("hex"),
+        trafficAccessToken: input.allowPublicTraffic ? undefined : randomBytes(16).toString("hex"),
         autoPause: input.autoPause,
         startedAt: now,
         endAt: now,
