@@ -92,7 +92,8 @@ export interface E2BRunOptions extends E2BRequestOptions {
   readonly envs?: Record<string, string>;
   /** Command lifetime in ms. Always sent: the SDK default (60 s) must never apply. */
   readonly timeoutMs: number;
-  readonly stdin: false;
+  /** `true` keeps the command's stdin open for `sendStdin` (spawn); `false` gives it none. */
+  readonly stdin: boolean;
   readonly onStdout?: (data: string) => void | Promise<void>;
   readonly onStderr?: (data: string) => void | Promise<void>;
 }
