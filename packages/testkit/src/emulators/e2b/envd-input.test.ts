@@ -6,12 +6,13 @@ import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, afterEach, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import type { SandboxRuntime } from "@sandport/core";
 import { LocalRuntime } from "@sandport/local";
 import * as e2b from "e2b";
 import { decodeEnvelopes, encodeEnvelope } from "../harness/connect-rpc.js";
-import { type E2BEmulator, startE2BEmulator } from "./emulator.js";
+import { startE2BEmulator } from "./emulator.js";
+import { useEmulator } from "./sdk-tests.fixture.js";
 
 const { Sandbox } = e2b;
 const ALL_BYTES = Uint8Array.from({ length: 256 }, (_, index) => index);
@@ -32,19 +33,8 @@ function envdHeaders(sandbox: e2b.Sandbox, contentType: string): Record<string, 
 }
 
 describe("E2B emulator: process input and output bytes", () => {
-  let emulator: E2BEmulator;
-
-  before(async () => {
-    emulator = await startE2BEmulator();
-  });
-
-  after(() => emulator.stop());
-
-  afterEach(async () => {
-    for (const { id } of emulator.liveSandboxes()) await Sandbox.kill(id, emulator.sdkOptions).catch(() => false);
-  });
-
-  const create = () => Sandbox.create({ ...emulator.sdkOptions, timeoutMs: 60_000 });
+  const fixture = useEmulator();
+  const { create } = fixture;
   const hexdump = { background: true, stdin: true, timeoutMs: 20_000 } as const;
 
   it("SendInput feeds the real process's stdin byte for byte; CloseStdin ends it; no pipe is made", async () => {
@@ -64,7 +54,7 @@ describe("E2B emulator: process input and output bytes", () => {
 
   it("Start streams the bytes a command wrote, not a re-encoding of its text", async () => {
     const sandbox = await create();
-    const response = await fetch(`${emulator.sandboxUrl}/process.Process/Start`, {
+    const response = await fetch(`${fixture.emulator.sandboxUrl}/process.Process/Start`, {
       method: "POST",
       headers: envdHeaders(sandbox, "application/connect+json"),
       body: clientStream([{ process: { cmd: "/bin/sh", args: ["-c", "printf '\\377\\000\\303'"] } }]),
@@ -83,7 +73,7 @@ describe("E2B emulator: process input and output bytes", () => {
     const sandbox = await create();
     const cat = await sandbox.commands.run("cat", hexdump);
     const send = (messages: readonly unknown[]) =>
-      fetch(`${emulator.sandboxUrl}/process.Process/StreamInput`, {
+      fetch(`${fixture.emulator.sandboxUrl}/process.Process/StreamInput`, {
         method: "POST",
         headers: envdHeaders(sandbox, "application/connect+json"),
         body: clientStream(messages),
@@ -112,7 +102,7 @@ describe("E2B emulator: process input and output bytes", () => {
     const [ending] = decodeEnvelopes(new Uint8Array(await refused.arrayBuffer()));
     assert.equal(ending?.flags, 2);
     assert.equal(JSON.parse(ending?.payload.toString("utf8") ?? "{}").error?.code, "invalid_argument");
-    assert.deepEqual(emulator.unknownRoutes, []);
+    assert.deepEqual(fixture.emulator.unknownRoutes, []);
   });
 
   it("a backend without spawn gets its stdin through a named pipe, with the same wire behaviour", async () => {

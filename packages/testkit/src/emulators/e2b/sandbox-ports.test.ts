@@ -5,9 +5,9 @@
 import assert from "node:assert/strict";
 import { request } from "node:http";
 import { createServer } from "node:net";
-import { after, afterEach, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import * as e2b from "e2b";
-import { type E2BEmulator, startE2BEmulator } from "./emulator.js";
+import { useEmulator } from "./sdk-tests.fixture.js";
 
 const { Sandbox } = e2b;
 
@@ -45,21 +45,11 @@ function freePort(): Promise<number> {
 }
 
 describe("E2B emulator: HTTP to sandbox ports", () => {
-  let emulator: E2BEmulator;
-
-  before(async () => {
-    emulator = await startE2BEmulator();
-  });
-
-  after(() => emulator.stop());
-
-  afterEach(async () => {
-    for (const { id } of emulator.liveSandboxes()) await Sandbox.kill(id, emulator.sdkOptions).catch(() => false);
-  });
+  const fixture = useEmulator();
 
   /** A sandbox running the echo server on a free port, once it listens. */
   async function serving(options: e2b.SandboxOpts = {}) {
-    const sandbox = await Sandbox.create({ ...emulator.sdkOptions, timeoutMs: 60_000, ...options });
+    const sandbox = await fixture.create(options);
     const port = await freePort();
     await sandbox.files.write("echo.js", ECHO_SERVER);
     let ready!: () => void;
@@ -77,6 +67,7 @@ describe("E2B emulator: HTTP to sandbox ports", () => {
   }
 
   it("routes by E2b-Sandbox-Id / E2b-Sandbox-Port: method, path, query, headers and body reach the server", async () => {
+    const { emulator } = fixture;
     const { routing } = await serving();
     emulator.resetRequests();
     const response = await fetch(`${emulator.sandboxUrl}/files?path=x&y=1`, {
@@ -98,6 +89,7 @@ describe("E2B emulator: HTTP to sandbox ports", () => {
   });
 
   it("routes by the <port>-<sandboxId>.<domain> host as well", async () => {
+    const { emulator } = fixture;
     const { sandbox, port } = await serving();
     const host = `${sandbox.getHost(port)}`;
     assert.equal(host, `${port}-${sandbox.sandboxId}.${emulator.domain}`, "the SDK's own host for the port");
@@ -119,6 +111,7 @@ describe("E2B emulator: HTTP to sandbox ports", () => {
   });
 
   it("a private sandbox's ports need its traffic access token; public ones do not", async () => {
+    const { emulator } = fixture;
     const { sandbox, routing } = await serving({ network: { allowPublicTraffic: false } });
     const token = sandbox.trafficAccessToken;
     assert.match(token ?? "", /^[0-9a-f]{32}$/, "create answers with the token");
@@ -145,7 +138,8 @@ describe("E2B emulator: HTTP to sandbox ports", () => {
   });
 
   it("a port nothing listens on, and a sandbox that is not running, answer 502 as E2B's edge does", async () => {
-    const sandbox = await Sandbox.create({ ...emulator.sdkOptions, timeoutMs: 60_000 });
+    const { emulator } = fixture;
+    const sandbox = await fixture.create();
     const port = await freePort();
     const closed = await fetch(`${emulator.sandboxUrl}/`, {
       headers: { "E2b-Sandbox-Id": sandbox.sandboxId, "E2b-Sandbox-Port": String(port) },
