@@ -37,6 +37,7 @@ function everyMethod(op: OpOptions): [string, () => Promise<unknown>][] {
     ["startCommand", () => runtime.startCommand(handle, { sessionId: "s", argv: ["true"] }, op)],
     ["commandStatus", () => runtime.commandStatus(handle, ref, op)],
     ["commandLogs", () => runtime.commandLogs(handle, ref, op)],
+    ["spawn", () => runtime.spawn(handle, { argv: ["cat"] }, op)],
   ];
 }
 

@@ -11,6 +11,7 @@ import {
   type Labels,
   type LaunchSpec,
   type OpOptions,
+  type SandboxProcess,
   type SandboxRuntime,
   type SandportError,
   SPECIFICATION_VERSION,
@@ -26,6 +27,7 @@ import { launch } from "./launch.js";
 import { destroy, start, stop } from "./lifecycle.js";
 import { findByLabels, getById } from "./lookup.js";
 import { type E2BRuntimeOptions, resolveOptions } from "./options.js";
+import { spawn } from "./spawn.js";
 
 /**
  * The Sandport runtime for E2B sandboxes, through the `e2b` SDK (optional
@@ -77,6 +79,12 @@ export class E2BRuntime implements SandboxRuntime<E2BHandle> {
   execStream(handle: E2BHandle, request: ExecRequest, op?: OpOptions): AsyncIterable<ExecEvent> {
     return execStream(this.#context, handle, request, op);
   }
+
+  /** Starts a command whose stdin stays open; resolves once it runs. See `SandboxProcess`. */
+  spawn(handle: E2BHandle, request: ExecRequest, op?: OpOptions): Promise<SandboxProcess> {
+    return spawn(this.#context, handle, request, op);
+  }
+
 
   /** Writes all files in one batched upload. */
   writeFiles(handle: E2BHandle, files: readonly FileInput[], op?: OpOptions): Promise<void> {

@@ -130,6 +130,17 @@ export interface E2BCommands {
   run(command: string, options: E2BRunOptions): Promise<E2BCommandHandle>;
   list(options?: E2BRequestOptions): Promise<E2BProcessInfo[]>;
   kill(pid: number, options?: E2BRequestOptions): Promise<boolean>;
+  /**
+   * Writes to the stdin of a command started with `stdin: true` (envd
+   * `SendInput`). Bytes are sent as they are from SDK 2.13; earlier SDKs take
+   * a string only (they would send a `Uint8Array` as its decimal listing).
+   */
+  sendStdin(pid: number, data: string | Uint8Array, options?: E2BRequestOptions): Promise<void>;
+  /**
+   * Closes a command's stdin (envd `CloseStdin`, from envd 0.5.2; older envd
+   * makes the SDK throw). Absent before SDK 2.13.
+   */
+  closeStdin?(pid: number, options?: E2BRequestOptions): Promise<void>;
 }
 
 /** One entry reported by `files.list` / `files.getInfo`. */
