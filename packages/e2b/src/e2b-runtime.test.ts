@@ -38,6 +38,7 @@ function everyMethod(op: OpOptions): [string, () => Promise<unknown>][] {
     ["commandStatus", () => runtime.commandStatus(handle, ref, op)],
     ["commandLogs", () => runtime.commandLogs(handle, ref, op)],
     ["spawn", () => runtime.spawn(handle, { argv: ["cat"] }, op)],
+    ["portEndpoint", () => runtime.portEndpoint(handle, 8080, op)],
   ];
 }
 

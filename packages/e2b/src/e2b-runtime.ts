@@ -11,6 +11,7 @@ import {
   type Labels,
   type LaunchSpec,
   type OpOptions,
+  type PortEndpoint,
   type SandboxProcess,
   type SandboxRuntime,
   type SandportError,
@@ -27,6 +28,7 @@ import { launch } from "./launch.js";
 import { destroy, start, stop } from "./lifecycle.js";
 import { findByLabels, getById } from "./lookup.js";
 import { type E2BRuntimeOptions, resolveOptions } from "./options.js";
+import { portEndpoint } from "./port-endpoint.js";
 import { spawn } from "./spawn.js";
 
 /**
@@ -85,6 +87,10 @@ export class E2BRuntime implements SandboxRuntime<E2BHandle> {
     return spawn(this.#context, handle, request, op);
   }
 
+  /** Where to reach a port of the sandbox: no declaration needed; a private sandbox's endpoint carries its token. */
+  portEndpoint(handle: E2BHandle, port: number, op?: OpOptions): Promise<PortEndpoint> {
+    return portEndpoint(this.#context, handle, port, op);
+  }
 
   /** Writes all files in one batched upload. */
   writeFiles(handle: E2BHandle, files: readonly FileInput[], op?: OpOptions): Promise<void> {

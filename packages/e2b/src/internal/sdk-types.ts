@@ -45,6 +45,12 @@ export interface E2BCreateOptions extends E2BConnectionFields {
   readonly allowInternetAccess: boolean;
   /** What happens at the end of the lifetime. Always `kill` here. */
   readonly lifecycle: { readonly onTimeout: "kill" };
+  /**
+   * Inbound access. `allowPublicTraffic: false` makes every port answer only
+   * requests carrying the sandbox's traffic access token. Always sent; SDKs
+   * before 2.7 drop it (the sandbox is then public, which `launch` detects).
+   */
+  readonly network: { readonly allowPublicTraffic: boolean };
 }
 
 /** Options of `Sandbox.connect`. */
@@ -176,6 +182,13 @@ export interface E2BSandbox {
   readonly sandboxId: string;
   readonly commands: E2BCommands;
   readonly files: E2BFilesystem;
+  /**
+   * Set (from the create or connect answer) when the sandbox is private: every
+   * request to one of its ports must carry it as `e2b-traffic-access-token`.
+   */
+  readonly trafficAccessToken?: string;
+  /** `<port>-<sandboxId>.<sandbox domain>`: the host that serves `port` of this sandbox. */
+  getHost(port: number): string;
 }
 
 /** The static side of the SDK's `Sandbox` class. */
