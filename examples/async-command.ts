@@ -1,11 +1,9 @@
 // examples/async-command.ts — start a command, come back for it later (even from another process).
 
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { LocalRuntime } from "sandport/local";
 
-const runtime = new LocalRuntime({ root: join(tmpdir(), "sandport-examples") });
+const runtime = new LocalRuntime();
 const sandbox = await runtime.launch();
 try {
   // The session id is the idempotency key: starting it again returns the same command.

@@ -1,11 +1,9 @@
 // examples/http-server.ts — a server in the sandbox, reached through its port endpoint.
 
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { LocalRuntime } from "sandport/local";
 
-const runtime = new LocalRuntime({ root: join(tmpdir(), "sandport-examples") });
+const runtime = new LocalRuntime();
 // Without network (the default), only ports declared at launch are reachable, through the runtime.
 const sandbox = await runtime.launch({ ports: [8000] });
 try {

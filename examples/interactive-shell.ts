@@ -1,9 +1,7 @@
 // examples/interactive-shell.ts — drive a shell over stdin while it runs.
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { LocalRuntime } from "sandport/local";
 
-const runtime = new LocalRuntime({ root: join(tmpdir(), "sandport-examples") });
+const runtime = new LocalRuntime();
 const sandbox = await runtime.launch();
 try {
   const shell = await runtime.spawn(sandbox, { argv: ["sh"] });

@@ -1,10 +1,8 @@
 // examples/local-runtime.ts — the local runtime's main options, and what a command sees.
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { LocalRuntime } from "sandport/local";
 
 const runtime = new LocalRuntime({
-  root: join(tmpdir(), "sandport-examples"), // where sandboxes live
+  // root: "/srv/sandboxes", // where sandboxes live; default ~/.cache/sandport/local (root: /var/lib/sandport/local)
   isolation: "namespaces", // the default; "none" is an explicit opt-in to plain host processes
   readOnlyPaths: ["/opt/toolchain"], // extra host paths visible read-only inside (skipped when missing)
 });

@@ -1,10 +1,8 @@
 // examples/session-plain.mjs — the same session in plain JavaScript on Node 20 and 22, without `await using`.
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { SandboxOrchestrator } from "sandport/core";
 import { LocalRuntime } from "sandport/local";
 
-const orchestrator = new SandboxOrchestrator(new LocalRuntime({ root: join(tmpdir(), "sandport-examples") }));
+const orchestrator = new SandboxOrchestrator(new LocalRuntime());
 
 const session = await orchestrator.session({ labels: { job: "ci-42" } });
 try {

@@ -1,9 +1,7 @@
 // examples/streaming.ts — output as it arrives, with `for await`.
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { LocalRuntime } from "sandport/local";
 
-const runtime = new LocalRuntime({ root: join(tmpdir(), "sandport-examples") });
+const runtime = new LocalRuntime();
 const sandbox = await runtime.launch();
 try {
   const request = { shell: "for i in 1 2 3; do echo tick $i; sleep 0.1; done; echo done >&2" };

@@ -1,13 +1,9 @@
 // examples/workload.ts — one orchestrated workload on the embedded local runtime.
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { SandboxOrchestrator } from "sandport/core";
 import { LocalRuntime } from "sandport/local";
 
-const runtime = new LocalRuntime({
-  // Where sandboxes live. Default: ~/.cache/sandport/local (for root: /var/lib/sandport/local).
-  root: join(tmpdir(), "sandport-examples"),
-});
+// Sandboxes live under ~/.cache/sandport/local (for root: /var/lib/sandport/local); `root` moves them.
+const runtime = new LocalRuntime();
 const orchestrator = new SandboxOrchestrator(runtime, {
   onEvent: (event) => console.log(event.type),
 });

@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // Packed-package smoke test: pack every public package, install the
 // tarballs into an empty scratch project with peers omitted, assert that no
-// vendor SDK got installed, then import every barrel with ESM `import` and CJS
-// `require`, each in its own fresh node process; compile a TypeScript consumer
-// without @types/node against the packed types; check that the umbrella offers
-// the test kit only as an optional peer. Fails naming what broke.
+// vendor SDK got installed, then import every entry point (each package's
+// exports map, `*` patterns expanded to the built files) with ESM `import` and
+// CJS `require`, each in its own fresh node process; compile a TypeScript
+// consumer without @types/node against the packed types; check that the
+// umbrella offers the test kit only as an optional peer. Fails naming what broke.
 // Needs a prior `pnpm build`.
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -17,6 +18,31 @@ const packagesDir = join(root, "packages");
 const scratch = mkdtempSync(join(tmpdir(), "sandport-smoke-"));
 const keep = process.argv.includes("--keep");
 const failures = [];
+/** Entries that export types only: they must import, with nothing to find at run time. */
+const TYPE_ONLY_ENTRIES = new Set(["@sandport/testkit/emulators"]);
+
+/**
+ * Every import specifier a package's exports map offers: `name` for ".", `name/sub` for
+ * "./sub", and for a pattern ("./emulators/*") one specifier per built file it matches.
+ */
+function entrySpecifiers(dir, manifest) {
+  const specifiers = [];
+  for (const [subpath, conditions] of Object.entries(manifest.exports ?? {})) {
+    if (subpath === "./package.json") continue;
+    if (!subpath.includes("*")) {
+      specifiers.push(subpath === "." ? manifest.name : `${manifest.name}/${subpath.slice(2)}`);
+      continue;
+    }
+    const target = conditions.import.default; // e.g. ./dist/emulators/*.js
+    const [prefix, suffix] = target.split("*");
+    const folder = join(dir, prefix);
+    for (const file of existsSync(folder) ? readdirSync(folder) : []) {
+      if (!file.endsWith(suffix)) continue;
+      specifiers.push(`${manifest.name}/${subpath.slice(2).replace("*", file.slice(0, -suffix.length))}`);
+    }
+  }
+  return specifiers;
+}
 
 function fail(message) {
   failures.push(message);
@@ -66,30 +92,21 @@ try {
       fail(`vendor SDK ${sdk} was installed although peers were omitted`);
   }
 
-  // 4. Import every barrel, ESM and CJS, each in a fresh process.
-  const barrels = new Set(tarballs.keys());
+  // 4. Import every entry point, ESM and CJS, each in a fresh process.
+  const barrels = new Set(manifests.flatMap(({ dir, manifest }) => entrySpecifiers(dir, manifest)));
   const umbrella = manifests.find(({ manifest }) => manifest.name === "sandport")?.manifest;
-  for (const subpath of Object.keys(umbrella?.exports ?? {})) {
-    if (subpath !== "./package.json") barrels.add(subpath === "." ? "sandport" : `sandport/${subpath.slice(2)}`);
-  }
   for (const barrel of barrels) {
+    const check = TYPE_ONLY_ENTRIES.has(barrel) ? "" : `if (!Object.keys(m).length) throw new Error("no exports");`;
     const probes = {
-      esm: [
-        "--input-type=module",
-        "-e",
-        `const m = await import(${JSON.stringify(barrel)}); if (!Object.keys(m).length) throw new Error("no exports");`,
-      ],
-      cjs: [
-        "-e",
-        `const m = require(${JSON.stringify(barrel)}); if (!Object.keys(m).length) throw new Error("no exports");`,
-      ],
+      esm: ["--input-type=module", "-e", `const m = await import(${JSON.stringify(barrel)}); ${check}`],
+      cjs: ["-e", `const m = require(${JSON.stringify(barrel)}); ${check}`],
     };
     for (const [kind, args] of Object.entries(probes)) {
       const run = spawnSync(process.execPath, args, { cwd: project, encoding: "utf8" });
       if (run.status !== 0) fail(`${kind} import of ${barrel} failed:\n${run.stderr.trim()}`);
     }
   }
-  console.log(`imported ${barrels.size} barrels as ESM and CJS: ${[...barrels].join(", ")}`);
+  console.log(`imported ${barrels.size} entry points as ESM and CJS: ${[...barrels].join(", ")}`);
 
   // 5. A TypeScript consumer without @types/node, checking every .d.ts it reaches (skipLibCheck off),
   //    compiles with the one lib line the README gives.
@@ -144,4 +161,4 @@ if (failures.length > 0) {
   console.error(`smoke test failed: ${failures.length} problem(s)`);
   process.exit(1);
 }
-console.log("smoke test passed: no vendor SDK installed, every barrel imports as ESM and CJS");
+console.log("smoke test passed: no vendor SDK installed, every entry point imports as ESM and CJS");

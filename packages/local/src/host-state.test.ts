@@ -95,6 +95,23 @@ describe("namespaces: the user commands run as", { skip: skipNamespaces }, () =>
     }
   });
 
+  test("as root, the parents created for a new root let the sandbox user through, and list nothing", {
+    skip: asRoot ? undefined : "the runtime is not root: commands run as its own user",
+  }, async () => {
+    const nested = join(root.path, "created", "for", "the-root");
+    const isolated = runtime({ root: nested, isolation: "namespaces" });
+    const handle = await isolated.launch();
+    try {
+      const result = await isolated.exec(handle, { shell: "id -u" });
+      assert.equal(result.exitCode, 0, result.stderr);
+      for (const directory of [join(root.path, "created"), join(root.path, "created", "for"), nested]) {
+        assert.equal(statSync(directory).mode & 0o777, 0o711, `${directory} is searchable, not readable`);
+      }
+    } finally {
+      await isolated.destroy(handle);
+    }
+  });
+
   test("as root, a configured sandbox user is used instead", {
     skip: asRoot ? undefined : "the runtime is not root: commands run as its own user",
   }, async () => {

@@ -25,8 +25,8 @@ export type CgroupUsage = "auto" | "disabled";
 export interface LocalRuntimeOptions extends CommonRuntimeOptions {
   /**
    * Absolute directory that holds one sub-directory per sandbox (created on
-   * first launch, mode `0700`; `0711` when commands run as {@link sandboxUser},
-   * who must pass through it). Default: `~/.cache/sandport/local`, where `~`
+   * first launch with any missing parents, mode `0700`; `0711` when commands
+   * run as {@link sandboxUser}, who must pass through them). Default: `~/.cache/sandport/local`, where `~`
    * is the current user's home directory from the password database (not
    * `$HOME`); for root, `/var/lib/sandport/local` (root's home is usually
    * closed to the sandbox user). See {@link defaultRoot}. Two runtimes with

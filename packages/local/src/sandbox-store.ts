@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { chmod, chown, lstat, mkdir, readdir, readFile, rename, stat, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { invalidRequest, SandportError } from "@sandport/core";
 import { foreignSandbox, sandboxNotFound } from "@sandport/core/adapter";
 import { AnchoredDirectory } from "./anchored-directory.js";
@@ -240,8 +240,9 @@ export class SandboxStore {
   }
 
   async #createRoot(): Promise<void> {
+    let firstCreated: string | undefined;
     try {
-      await mkdir(this.root, { recursive: true, mode: 0o700 });
+      firstCreated = await mkdir(this.root, { recursive: true, mode: 0o700 });
     } catch (error) {
       throw new SandportError({
         code: "UNSUPPORTED",
@@ -254,8 +255,11 @@ export class SandboxStore {
       });
     }
     if (!this.#fileOwner) return;
-    const mode = (await stat(this.root)).mode & 0o7777;
-    if ((mode & 0o011) !== 0o011) await chmod(this.root, mode | 0o011);
+    // Commands run as the sandbox user, who must pass through the root and every parent created for it.
+    for (const directory of [...createdParents(firstCreated, this.root), this.root]) {
+      const mode = (await stat(directory)).mode & 0o7777;
+      if ((mode & 0o011) !== 0o011) await chmod(directory, mode | 0o011);
+    }
   }
 
   async #removeInRoot(name: string): Promise<void> {
@@ -302,4 +306,15 @@ async function exists(path: string): Promise<boolean> {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
     throw error;
   }
+}
+
+/** The directories `mkdir -p root` created above `root`, outermost first (`firstCreated` is what it returned). */
+function createdParents(firstCreated: string | undefined, root: string): string[] {
+  const parents: string[] = [];
+  if (firstCreated === undefined) return parents;
+  for (let directory = dirname(root); directory.length >= firstCreated.length; directory = dirname(directory)) {
+    parents.unshift(directory);
+    if (directory === firstCreated) break;
+  }
+  return parents;
 }

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
+import { rmSync } from "node:fs";
 import { describe, test } from "node:test";
 import { SandportError } from "../errors/sandport-error.js";
 import { composeShellCommand, quoteArgv, quoteShellArg } from "./quote.js";
@@ -61,12 +62,16 @@ describe("POSIX quoting", () => {
 
   test("composeShellCommand runs argv in the cwd with the env, quoting everything", () => {
     const cwd = execFileSync("mktemp", ["-d"], { encoding: "utf8" }).trim();
-    const command = composeShellCommand({
-      request: { argv: ["sh", "-c", 'printf "%s|%s|%s" "$PWD" "$X" "$1"', "sh", "$(id)"] },
-      cwd,
-      env: { X: "it's $HOME" },
-    });
-    assert.equal(execFileSync("sh", ["-c", command], { encoding: "utf8", env: {} }), `${cwd}|it's $HOME|$(id)`);
+    try {
+      const command = composeShellCommand({
+        request: { argv: ["sh", "-c", 'printf "%s|%s|%s" "$PWD" "$X" "$1"', "sh", "$(id)"] },
+        cwd,
+        env: { X: "it's $HOME" },
+      });
+      assert.equal(execFileSync("sh", ["-c", command], { encoding: "utf8", env: {} }), `${cwd}|it's $HOME|$(id)`);
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
   });
 
   test("composeShellCommand keeps a shell request inside its own sh -c", () => {

@@ -1,4 +1,5 @@
 import type { ArgvExecRequest, ExecEvent, ExecResult, SandboxHandle, SandboxRuntime } from "@sandport/core";
+import { backendEvents } from "../harness/backend-events.js";
 import { messageOf } from "./errors.js";
 import { type ProcessStdin, SpawnedStdin } from "./process-stdin.js";
 import { StdinPump } from "./stdin-pump.js";
@@ -154,19 +155,8 @@ export class EmulatedProcess {
       return this.stdin.run(backend.spawn.bind(backend), options.handle, options.request, this.#abort.signal);
     }
     const op = { signal: this.#abort.signal, timeoutMs: options.request.timeoutMs };
-    if (options.backend.execStream) return options.backend.execStream(options.handle, options.request, op);
-    // A backend without streaming still runs the command; output then arrives in one piece at the end.
-    return bufferedEvents(options.backend.exec(options.handle, options.request, op));
+    return backendEvents(options.backend, options.handle, options.request, op);
   }
-}
-
-async function* bufferedEvents(pending: Promise<ExecResult>): AsyncIterable<ExecEvent> {
-  yield { type: "started" };
-  const result = await pending;
-  const encoder = new TextEncoder();
-  if (result.stdout) yield { type: "stdout", data: result.stdout, bytes: encoder.encode(result.stdout) };
-  if (result.stderr) yield { type: "stderr", data: result.stderr, bytes: encoder.encode(result.stderr) };
-  yield { type: "exited", result };
 }
 
 function endFromResult(result: ExecResult | undefined, killed: boolean): EndEvent {

@@ -1,5 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
 import type { MutableRequestRecord } from "./request-log.js";
+import { WebSocketConnection } from "./websocket.js";
 
 /** A streamed answer: chunks go out as they are written. */
 export interface ResponseStream {
@@ -14,10 +16,34 @@ export interface ResponseStream {
 /** How the answer to this request is to be disturbed, set by the fault layer before the handler runs. */
 export type Disruption = { readonly kind: "lost-response" } | { readonly kind: "cut"; readonly afterEvents: number };
 
+/** Options of {@link Exchange.acceptWebSocket}. */
+export interface AcceptWebSocketOptions {
+  /** The subprotocol to confirm in `Sec-WebSocket-Protocol`, when the client offered one. */
+  readonly protocol?: string;
+  /** Largest message the client may send, in bytes. Default: 64 MiB. */
+  readonly maxMessageBytes?: number;
+  /**
+   * Who applies a `drop-mid-stream` or `lost-response` fault. `"connection"`
+   * (the default): the harness cuts the connection after `afterEvents` sent
+   * messages, and a lost response destroys the connection instead of the
+   * `101`. `"route"`: the handshake completes untouched and the route applies
+   * {@link Exchange.disruption} itself, for a protocol whose answer is one
+   * message among many (a terminal message, messages after a greeting).
+   */
+  readonly disruptionBy?: "connection" | "route";
+}
+
+/** The raw connection of a request that asked to upgrade (`Connection: Upgrade`). */
+export interface UpgradeSocket {
+  readonly socket: Duplex;
+  /** Bytes the client sent after its request headers. */
+  readonly head: Buffer;
+}
+
 /**
- * One request and its answer. Handlers answer through `reply`, `json` or
- * `stream` (never through the raw response), which lets the fault layer lose
- * or cut the answer after the work is done.
+ * One request and its answer. Handlers answer through `reply`, `json`,
+ * `stream` or `acceptWebSocket` (never through the raw response), which lets
+ * the fault layer lose or cut the answer after the work is done.
  */
 export class Exchange {
   readonly method: string;
@@ -37,6 +63,7 @@ export class Exchange {
   readonly #request: IncomingMessage;
   readonly #response: ServerResponse;
   readonly #record: MutableRequestRecord;
+  readonly #upgrade: UpgradeSocket | undefined;
   readonly #abort = new AbortController();
   #disruption: Disruption | undefined;
   #answered = false;
@@ -47,10 +74,12 @@ export class Exchange {
     record: MutableRequestRecord,
     url: URL,
     body: Buffer,
+    upgrade?: UpgradeSocket,
   ) {
     this.#request = request;
     this.#response = response;
     this.#record = record;
+    this.#upgrade = upgrade;
     this.method = record.method;
     this.rawPath = record.path;
     this.route = record.route;
@@ -73,9 +102,19 @@ export class Exchange {
     return this.#request.headers;
   }
 
+  /** True when the client asked to switch this request to a WebSocket (`Upgrade: websocket`). */
+  get wantsWebSocket(): boolean {
+    return this.#upgrade !== undefined && (this.header("upgrade") ?? "").toLowerCase() === "websocket";
+  }
+
   /** True once an answer was started (or the connection was destroyed). */
   get answered(): boolean {
     return this.#answered;
+  }
+
+  /** How the fault layer disturbs this request's answer, if at all. */
+  get disruption(): Disruption | undefined {
+    return this.#disruption;
   }
 
   /** Set by the fault layer. */
@@ -159,6 +198,41 @@ export class Exchange {
         response.end(chunk);
       },
     };
+  }
+
+  /**
+   * Complete the WebSocket handshake (`101`) and return the connection. Only
+   * for requests where {@link wantsWebSocket} is true; a request without a
+   * valid `Sec-WebSocket-Key` is answered 400 and `undefined` returned. A
+   * `drop-mid-stream` fault cuts the connection after `afterEvents` messages;
+   * `lost-response` destroys it instead of answering (unless the route
+   * applies faults itself, see {@link AcceptWebSocketOptions.disruptionBy}).
+   */
+  acceptWebSocket(options: AcceptWebSocketOptions = {}): WebSocketConnection | undefined {
+    const upgrade = this.#upgrade;
+    if (!upgrade || !this.wantsWebSocket) throw new Error("acceptWebSocket needs a WebSocket upgrade request");
+    const key = this.header("sec-websocket-key");
+    if (!key || this.header("sec-websocket-version") !== "13") {
+      this.json(400, {
+        code: 400,
+        message: "a WebSocket upgrade needs Sec-WebSocket-Key and Sec-WebSocket-Version: 13",
+      });
+      return undefined;
+    }
+    if (this.#claim()) return undefined;
+    const disruption = options.disruptionBy === "route" ? undefined : this.#disruption;
+    if (disruption?.kind === "lost-response") {
+      this.destroy();
+      return undefined;
+    }
+    this.#record.status = 101;
+    const connection = WebSocketConnection.open(upgrade.socket, key, upgrade.head, {
+      ...(options.protocol === undefined ? {} : { protocol: options.protocol }),
+      ...(disruption?.kind === "cut" ? { cutAfterMessages: disruption.afterEvents } : {}),
+      ...(options.maxMessageBytes === undefined ? {} : { maxMessageBytes: options.maxMessageBytes }),
+    });
+    connection.signal.addEventListener("abort", () => this.#abort.abort(new Error("websocket closed")), { once: true });
+    return connection;
   }
 
   /** Destroy the connection now, without (further) answer. */

@@ -1,6 +1,7 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { Exchange } from "./exchange.js";
+import type { Duplex } from "node:stream";
+import { Exchange, type UpgradeSocket } from "./exchange.js";
 import { FaultInjector } from "./faults.js";
 import { RequestLog } from "./request-log.js";
 import { type ErrorReplier, type RouteDefinition, Router } from "./router.js";
@@ -30,6 +31,11 @@ export const jsonErrorReply: ErrorReplier = (exchange, status, message, retryAft
  * The generic part of every emulator: an HTTP server on 127.0.0.1 and an
  * ephemeral port, with routing, request accounting, fault injection and
  * unknown-route logging. Provider emulators add routes and state.
+ *
+ * Upgrade requests (WebSockets) go through the same routing, log and faults;
+ * a route's handler accepts one with `exchange.acceptWebSocket()`, and any
+ * other answer (an error, an unknown route) goes out as plain HTTP on the
+ * connection, which is then closed.
  */
 export class EmulatorServer {
   readonly log = new RequestLog();
@@ -48,6 +54,11 @@ export class EmulatorServer {
       this.#handle(request, response).catch(() => {
         if (!response.headersSent) response.destroy();
       });
+    });
+    this.#server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+      // A reset during the handshake must not become an unhandled error event.
+      socket.on("error", () => {});
+      this.#handleUpgrade(request, socket, head).catch(() => socket.destroy());
     });
     this.#server.on("connection", (socket) => {
       this.#sockets.add(socket);
@@ -96,6 +107,24 @@ export class EmulatorServer {
   }
 
   async #handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    await this.#dispatch(request, response, undefined);
+  }
+
+  async #handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    // The answer to an upgrade request is written on its raw connection; a
+    // response bound to it lets error answers use the same code as plain requests.
+    const response = new ServerResponse(request);
+    response.shouldKeepAlive = false;
+    response.assignSocket(socket as Socket);
+    response.on("finish", () => socket.end());
+    await this.#dispatch(request, response, { socket, head });
+  }
+
+  async #dispatch(
+    request: IncomingMessage,
+    response: ServerResponse,
+    upgrade: UpgradeSocket | undefined,
+  ): Promise<void> {
     if (this.#stopping) {
       request.socket.destroy();
       return;
@@ -114,12 +143,13 @@ export class EmulatorServer {
       request.socket.destroy();
       return;
     }
-    const body = await readBody(request, this.#options.maxBodyBytes ?? 256 * 1024 * 1024);
+    // An upgrade request has no body; its stream never ends, so it is not read.
+    const body = upgrade ? Buffer.alloc(0) : await readBody(request, this.#options.maxBodyBytes ?? 256 * 1024 * 1024);
     if (body === undefined) {
       request.socket.destroy();
       return;
     }
-    const exchange = new Exchange(request, response, record, url, body);
+    const exchange = new Exchange(request, response, record, url, body, upgrade);
     const errorReply = match?.route.errorReply ?? this.#options.errorReply ?? jsonErrorReply;
     this.#inflight.add(exchange);
     try {

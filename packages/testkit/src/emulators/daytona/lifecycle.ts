@@ -1,0 +1,177 @@
+/**
+ * How emulated sandboxes move between Daytona states. Every change is
+ * asynchronous, as on the real service: the sandbox enters the transitional
+ * state (`creating`, `starting`, `stopping`, `destroying`) at once and settles
+ * once the backend work is done (plus `transitionDelayMs`); the API routes
+ * decide whether to wait for that before answering. A failed launch leaves the
+ * sandbox in state `error` with the backend's message as `errorReason`.
+ *
+ * @module
+ */
+
+import { randomUUID } from "node:crypto";
+import type { SandboxRuntime } from "@sandport/core";
+import { delay } from "../harness/http-server.js";
+import type { SandboxRegistry } from "../harness/sandbox-registry.js";
+import type { CreateSandboxInput, DaytonaSandbox, DaytonaSandboxData, DaytonaState } from "./context.js";
+import { messageOf } from "./errors.js";
+import { SessionTable } from "./session-table.js";
+
+const LAUNCH_TIMEOUT_MS = 120_000;
+const DESTROY_TIMEOUT_MS = 60_000;
+/** The snapshot a sandbox created without snapshot or image reports. */
+export const DEFAULT_SNAPSHOT = "daytonaio/sandbox:0.5.0";
+/** Minutes: the API's default auto-stop (15 min) and auto-archive (7 days) intervals, and the archive ceiling (30 days). */
+const DEFAULT_AUTO_STOP = 15;
+const DEFAULT_AUTO_ARCHIVE = 7 * 24 * 60;
+const MAX_AUTO_ARCHIVE = 30 * 24 * 60;
+
+/** The API's rule for an auto-archive interval in minutes: 0 means the longest, and none is longer. */
+export function resolveAutoArchiveInterval(minutes: number): number {
+  return minutes === 0 ? MAX_AUTO_ARCHIVE : Math.min(minutes, MAX_AUTO_ARCHIVE);
+}
+
+/** Settings of a {@link SandboxLifecycle}. */
+export interface LifecycleSettings {
+  readonly backend: SandboxRuntime;
+  readonly registry: SandboxRegistry<DaytonaSandboxData>;
+  readonly defaultTarget: string;
+  readonly transitionDelayMs: number;
+}
+
+/** Creates, starts, stops and destroys emulated sandboxes on the backend. */
+export class SandboxLifecycle {
+  readonly #settings: LifecycleSettings;
+  /** Aborted when the emulator stops, so pending transition delays end at once. */
+  readonly #closing = new AbortController();
+
+  constructor(settings: LifecycleSettings) {
+    this.#settings = settings;
+  }
+
+  /** Register a sandbox in state `creating` and launch it in the background. Throws when the name is taken. */
+  create(input: CreateSandboxInput): DaytonaSandbox {
+    if (this.#closing.signal.aborted) throw new Error("the emulator is stopping");
+    const { registry, backend } = this.#settings;
+    let id = randomUUID();
+    while (registry.get(id)) id = randomUUID();
+    const name = input.name ?? id;
+    if (registry.all().some((sandbox) => sandbox.data.name === name)) {
+      throw new Error(`Sandbox with name ${name} already exists`);
+    }
+    const now = Date.now();
+    const sandbox: DaytonaSandbox = {
+      id,
+      metadata: { ...input.labels },
+      foreign: input.foreign,
+      state: "creating",
+      createdAt: now,
+      data: {
+        name,
+        snapshot: input.buildInfo ? undefined : (input.snapshot ?? DEFAULT_SNAPSHOT),
+        buildInfo: input.buildInfo,
+        user: input.user ?? "daytona",
+        env: { ...input.env },
+        public: input.public,
+        networkBlockAll: input.networkBlockAll,
+        target: input.target || this.#settings.defaultTarget,
+        resources: { cpu: 1, gpu: 0, memory: 1, disk: 3, ...input.resources },
+        autoStopInterval: input.autoStopInterval ?? DEFAULT_AUTO_STOP,
+        autoArchiveInterval: resolveAutoArchiveInterval(input.autoArchiveInterval ?? DEFAULT_AUTO_ARCHIVE),
+        autoDeleteInterval: input.autoDeleteInterval ?? -1,
+        desiredState: "started",
+        errorReason: undefined,
+        updatedAt: now,
+        lastActivityAt: now,
+        handle: undefined,
+        transition: undefined,
+        sessions: new SessionTable(),
+        commands: new Set(),
+      },
+    };
+    registry.add(sandbox);
+    this.#transition(sandbox, "creating", async () => {
+      sandbox.data.handle = await backend.launch(
+        { network: !input.networkBlockAll },
+        { timeoutMs: LAUNCH_TIMEOUT_MS, signal: this.#closing.signal },
+      );
+      return "started";
+    });
+    return sandbox;
+  }
+
+  /** `stopped` → `starting` → `started`. The workspace was kept, so nothing else happens. */
+  start(sandbox: DaytonaSandbox): void {
+    sandbox.data.desiredState = "started";
+    this.#transition(sandbox, "starting", async () => "started");
+  }
+
+  /** `started` → `stopping` → `stopped` (or destroyed when `autoDeleteInterval` is 0): processes die, files stay. */
+  stop(sandbox: DaytonaSandbox): void {
+    const ephemeral = sandbox.data.autoDeleteInterval === 0;
+    sandbox.data.desiredState = ephemeral ? "destroyed" : "stopped";
+    this.#transition(sandbox, "stopping", async () => {
+      await this.#killProcesses(sandbox);
+      if (!ephemeral) return "stopped";
+      await this.#destroyWorkspace(sandbox);
+      return "destroyed";
+    });
+  }
+
+  /** Any state → `destroying` → gone (the API answers 404 from then on). */
+  delete(sandbox: DaytonaSandbox): void {
+    sandbox.data.desiredState = "destroyed";
+    this.#transition(sandbox, "destroying", async () => {
+      await this.#killProcesses(sandbox);
+      await this.#destroyWorkspace(sandbox);
+      return "destroyed";
+    });
+  }
+
+  /** Stop accepting work, let pending transitions end, then destroy every sandbox. */
+  async destroyAll(): Promise<void> {
+    this.#closing.abort(new Error("the emulator is stopping"));
+    const sandboxes = this.#settings.registry.all();
+    await Promise.allSettled(
+      sandboxes.map(async (sandbox) => {
+        await sandbox.data.transition;
+        await this.#killProcesses(sandbox);
+        await this.#destroyWorkspace(sandbox);
+        this.#settings.registry.delete(sandbox.id);
+      }),
+    );
+  }
+
+  async #killProcesses(sandbox: DaytonaSandbox): Promise<void> {
+    for (const controller of sandbox.data.commands) controller.abort(new Error("the sandbox is stopping"));
+    await sandbox.data.sessions.clear();
+  }
+
+  async #destroyWorkspace(sandbox: DaytonaSandbox): Promise<void> {
+    const handle = sandbox.data.handle;
+    sandbox.data.handle = undefined;
+    if (handle) await this.#settings.backend.destroy(handle, { timeoutMs: DESTROY_TIMEOUT_MS });
+  }
+
+  /** Enter `state` now; run `work` in the background and settle in the state it returns. */
+  #transition(sandbox: DaytonaSandbox, state: DaytonaState, work: () => Promise<DaytonaState | "destroyed">): void {
+    const { registry, transitionDelayMs } = this.#settings;
+    sandbox.state = state;
+    sandbox.data.updatedAt = Date.now();
+    sandbox.data.transition = (async () => {
+      try {
+        const next = await work();
+        if (transitionDelayMs > 0) await delay(transitionDelayMs, this.#closing.signal);
+        if (registry.get(sandbox.id) !== sandbox) return;
+        if (next === "destroyed") registry.delete(sandbox.id);
+        else sandbox.state = next;
+      } catch (error) {
+        sandbox.state = "error";
+        sandbox.data.errorReason = messageOf(error);
+      } finally {
+        sandbox.data.updatedAt = Date.now();
+        sandbox.data.transition = undefined;
+      }
+    })();
+  }
+}

@@ -1,0 +1,254 @@
+/**
+ * A local microsandbox cloud: the control plane's REST routes
+ * (`/v1/sandboxes…`) and the agent relay (`/v1/sandboxes/:id/agent`, a
+ * WebSocket carrying agentd's CBOR protocol) on one 127.0.0.1 port, close
+ * enough for the real `microsandbox` SDK (0.6.x, cloud backend) to run
+ * against it. Every sandbox is a workspace on a backend runtime from the
+ * port, so commands run and files persist for real.
+ *
+ * Point the SDK at it with `setDefaultBackend(emulator.sdkBackend)`
+ * (`{ kind: "cloud", url, apiKey }`). That setting is process-wide; each SDK
+ * call captures it when it is made, and a `Sandbox` keeps the backend it was
+ * created with.
+ *
+ * What differs from the service, on purpose or by necessity:
+ * - The guest filesystem is the backend workspace: guest `/` is the workspace
+ *   root, so `/app/a.txt` is `app/a.txt` there, and everything the caller did
+ *   not create (`/etc`, `/usr`, ...) is absent. Command text is not rewritten:
+ *   `cmd` is found on the backend's `PATH`, and a literal guest path inside a
+ *   script names the backend's path, not the guest's. The working directory
+ *   is mapped.
+ * - The image is recorded, not pulled; every sandbox runs the backend's programs.
+ * - The create-time environment applies to every command, under the request's
+ *   own, also in sandboxes the SDK reattaches to (it cannot read their spec
+ *   back, and sends only its defaults). The workdir applies to a request
+ *   without `cwd`; the SDK always sends one (the workdir it knows, else `/`).
+ * - Output reaches the client as UTF-8 re-encoded from the port's strings, so
+ *   non-UTF-8 bytes a command prints are replaced; files are binary-safe.
+ * - Standard input is given to a command up front: what arrives (and is
+ *   closed) within `stdinGraceMs` of the request. A command without stdin
+ *   reads EOF, not a pipe that stays open. See `interactive.ts`.
+ * - Every signal ends the command (the port stops commands by aborting), with
+ *   exit code `128 + signal`. A missing program exits 127 with the backend's
+ *   message on stderr instead of `core.exec.failed` kind `not_found`.
+ * - Stop kills the sandbox's commands and keeps its files, and answers
+ *   `stopped` at once; start is instant. An ephemeral sandbox is removed half
+ *   a second after it stops. `max_duration_secs` and `idle_timeout_secs`
+ *   (no agent traffic and no command running) stop a sandbox. Deleting a
+ *   running sandbox removes it.
+ * - File metadata: uid/gid 0, access time = modification time; `Stat` does
+ *   not follow symlinks.
+ * - Not emulated, refused and logged in `unknownRoutes` (REST routes answer
+ *   501 `not_emulated`, agent features `core.error` or a failure in the
+ *   feature's own message, listed as `AGENT <what>`): logs (SSE), volumes,
+ *   `PATCH`, live stdin, PTYs, TCP tunnels (published ports, SSH),
+ *   `SetStat`/`ReadLink`/`Symlink`/directory handles, exec as another user or
+ *   with rlimits; at create (answered 400, listed as `POST /v1/sandboxes
+ *   <field>`): rlimits, mounts, patches, init, `runtime.user`, network policies
+ *   other than deny-all, secrets, registry credentials.
+ *
+ * @module
+ */
+
+import { randomBytes, randomUUID } from "node:crypto";
+import type { SandboxRuntime } from "@sandport/core";
+import { type EmulatorBackend, type ResolvedBackend, resolveBackend } from "../harness/backend.js";
+import { EmulatorServer } from "../harness/http-server.js";
+import { SandboxRegistry } from "../harness/sandbox-registry.js";
+import type { EmulatedSandboxSummary, EmulatorRequestRecord, FaultRule, ProviderEmulator } from "../harness/types.js";
+import { registerAgentRelay } from "./agent-relay.js";
+import type { CreateSandboxInput, MicrosandboxAgentOperation, MicrosandboxSandbox } from "./context.js";
+import { registerControlPlane } from "./control-plane.js";
+import { replyError } from "./errors.js";
+import { loadCbor } from "./libraries.js";
+import { MicrosandboxState } from "./state.js";
+
+/** Options of {@link startMicrosandboxEmulator}. */
+export interface MicrosandboxEmulatorOptions {
+  /** The API key accepted as `Authorization: Bearer <key>`. Default: a random `msb_test_…` key. */
+  readonly apiKey?: string;
+  /**
+   * Runtime (or factory) that runs the sandboxes. Default: `LocalRuntime` from
+   * `@sandport/local` in a temporary directory, `isolation: "none"`.
+   */
+  readonly backend?: EmulatorBackend;
+  /**
+   * Largest page `GET /v1/sandboxes` returns (the client's `limit`, 20 from
+   * the SDK, can only lower it). Default: 3, small so that callers must follow
+   * `next_cursor`.
+   */
+  readonly pageSize?: number;
+  /**
+   * How long a command waits, after its request, for standard input given up
+   * front before it starts with none. Default: 50 ms.
+   */
+  readonly stdinGraceMs?: number;
+}
+
+/** The argument of the SDK's `setDefaultBackend` that selects this emulator. */
+export interface MicrosandboxBackendConfig {
+  readonly kind: "cloud";
+  readonly url: string;
+  readonly apiKey: string;
+}
+
+/** A running microsandbox emulator. */
+export interface MicrosandboxEmulator extends ProviderEmulator {
+  /** The accepted API key. */
+  readonly apiKey: string;
+  /** Base URL of the cloud API (the SDK's `url`); the agent relay is the same origin over `ws://`. */
+  readonly apiUrl: string;
+  /** The organisation every sandbox belongs to (`org_id`). */
+  readonly orgId: string;
+  /** `{ kind: "cloud", url, apiKey }`, for `setDefaultBackend`. */
+  readonly sdkBackend: MicrosandboxBackendConfig;
+  /** Agent operations since start or the last `resetRequests()`, in arrival order. */
+  readonly agentOperations: readonly MicrosandboxAgentOperation[];
+}
+
+const DEFAULT_PAGE_SIZE = 3;
+const DEFAULT_STDIN_GRACE_MS = 50;
+
+/** Start a microsandbox emulator on 127.0.0.1 and an ephemeral port. */
+export async function startMicrosandboxEmulator(
+  options: MicrosandboxEmulatorOptions = {},
+): Promise<MicrosandboxEmulator> {
+  const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 100) {
+    throw new RangeError(`pageSize must be an integer from 1 to 100, got ${pageSize}`);
+  }
+  const stdinGraceMs = options.stdinGraceMs ?? DEFAULT_STDIN_GRACE_MS;
+  if (!Number.isFinite(stdinGraceMs) || stdinGraceMs < 0) {
+    throw new RangeError(`stdinGraceMs must be >= 0, got ${stdinGraceMs}`);
+  }
+  const cbor = await loadCbor();
+  const backend = await resolveBackend(options.backend);
+  let server: EmulatorServer;
+  try {
+    server = await EmulatorServer.start({
+      answerUnknownRoute: (exchange) =>
+        replyError(exchange, 501, "not_emulated", `${exchange.method} ${exchange.url.pathname} is not emulated`),
+    });
+  } catch (error) {
+    await backend.dispose();
+    throw error;
+  }
+  const emulator = new MicrosandboxEmulatorImpl(server, backend, {
+    apiKey: options.apiKey ?? `msb_test_${randomBytes(20).toString("hex")}`,
+    pageSize,
+  });
+  registerControlPlane(server, emulator.state);
+  registerAgentRelay(server, emulator.state, { stdinGraceMs, cbor });
+  return emulator;
+}
+
+class MicrosandboxEmulatorImpl implements MicrosandboxEmulator {
+  readonly state: MicrosandboxState;
+  readonly #server: EmulatorServer;
+  readonly #backend: ResolvedBackend;
+  #stopping: Promise<void> | undefined;
+
+  constructor(server: EmulatorServer, backend: ResolvedBackend, settings: { apiKey: string; pageSize: number }) {
+    this.#server = server;
+    this.#backend = backend;
+    this.state = new MicrosandboxState({
+      apiKey: settings.apiKey,
+      orgId: randomUUID(),
+      pageSize: settings.pageSize,
+      backend: backend.runtime,
+      registry: new SandboxRegistry(),
+      log: server.log,
+    });
+  }
+
+  get apiKey(): string {
+    return this.state.apiKey;
+  }
+
+  get orgId(): string {
+    return this.state.orgId;
+  }
+
+  get backend(): SandboxRuntime {
+    return this.#backend.runtime;
+  }
+
+  get url(): string {
+    return this.#server.url;
+  }
+
+  get apiUrl(): string {
+    return this.#server.url;
+  }
+
+  get sdkBackend(): MicrosandboxBackendConfig {
+    return { kind: "cloud", url: this.apiUrl, apiKey: this.apiKey };
+  }
+
+  get agentOperations(): readonly MicrosandboxAgentOperation[] {
+    return this.state.agentOperations;
+  }
+
+  get requests(): readonly EmulatorRequestRecord[] {
+    return this.#server.log.records;
+  }
+
+  get unknownRoutes(): readonly string[] {
+    return this.#server.log.unknownRoutes;
+  }
+
+  countRequests(route?: string | RegExp): number {
+    return this.#server.log.count(route);
+  }
+
+  resetRequests(): void {
+    this.#server.log.reset();
+    this.state.agentOperations.length = 0;
+  }
+
+  injectFault(rule: FaultRule): void {
+    this.#server.faults.add(rule);
+  }
+
+  clearFaults(): void {
+    this.#server.faults.clear();
+  }
+
+  liveSandboxes(): EmulatedSandboxSummary[] {
+    return this.state.registry.summaries();
+  }
+
+  async seedForeignSandbox(metadata: Record<string, string> = {}): Promise<string> {
+    const name = `foreign-${randomBytes(6).toString("hex")}`;
+    const input: CreateSandboxInput = {
+      name,
+      labels: { ...metadata },
+      foreign: true,
+      spec: {
+        image: "alpine",
+        vcpus: 1,
+        memoryMib: 512,
+        env: [],
+        workdir: null,
+        runtime: {},
+        networkEnabled: true,
+        ephemeral: false,
+        maxDurationSecs: null,
+        idleTimeoutSecs: null,
+      },
+    };
+    const sandbox: MicrosandboxSandbox = await this.state.createSandbox(input);
+    this.state.startSandbox(sandbox);
+    return sandbox.id;
+  }
+
+  stop(): Promise<void> {
+    this.#stopping ??= (async () => {
+      this.state.stopping = true;
+      await this.#server.stop();
+      await Promise.allSettled(this.state.registry.all().map((sandbox) => this.state.removeSandbox(sandbox)));
+      await this.#backend.dispose();
+    })();
+    return this.#stopping;
+  }
+}

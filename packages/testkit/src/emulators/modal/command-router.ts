@@ -1,0 +1,204 @@
+/**
+ * The task command router (`modal.task_command_router.TaskCommandRouter`):
+ * exec start, output streams (resumable at a byte offset), wait, poll, and
+ * stdin (for the filesystem helper; see `interactive.ts` for commands).
+ *
+ * @module
+ */
+
+import { MAX_OUTPUT_BYTES } from "@sandport/core";
+import { commandProgram } from "./command-program.js";
+import { type ModalContext, unary } from "./context.js";
+import { stringMap } from "./control-plane.js";
+import { ExecProcess, type ExitStatus } from "./exec-process.js";
+import { fsToolsProgram, isFsToolsCommand, notEmulatedFsTool } from "./fs-tools.js";
+import type { GrpcCallContext, WireJson } from "./grpc-server.js";
+import { GrpcError, toGrpcError } from "./grpc-status.js";
+import { NOT_YET_EMULATED, refuseNotYetEmulated } from "./interactive.js";
+import { PathRefusedError } from "./paths.js";
+import type { EmulatedSandbox } from "./sandbox.js";
+import { secretEnv } from "./sandbox-lifecycle.js";
+
+const ROUTER = "rpc modal.task_command_router.TaskCommandRouter";
+/** A command without a timeout still needs one for the port: the longest sandbox life. */
+const UNBOUNDED_MS = 24 * 60 * 60 * 1000;
+/** Largest output message sent (the SDK accepts up to 100 MiB). */
+const MAX_CHUNK_BYTES = 1024 * 1024;
+
+/** Implement the command router's exec methods on the emulator. */
+export function registerCommandRouter(context: ModalContext): void {
+  const implement = (
+    method: string,
+    handle: (request: WireJson, call: GrpcCallContext) => Promise<WireJson> | WireJson,
+  ) => context.implement("commandRouter", method, unary(handle));
+
+  implement("TaskExecStart", async (request, call) => {
+    const sandbox = taskSandbox(context, request.taskId, call);
+    const execId = String(request.execId ?? "");
+    if (execId === "") throw new GrpcError("INVALID_ARGUMENT", "execId is required");
+    const argv = Array.isArray(request.commandArgs) ? request.commandArgs.map(String) : [];
+    if (argv.length === 0) throw new GrpcError("INVALID_ARGUMENT", "commandArgs is required");
+    const existing = sandbox.findExec(execId);
+    if (existing) {
+      // A retried start (its answer was lost) is the same exec, not a second one.
+      if (JSON.stringify(existing.argv) === JSON.stringify(argv)) return {};
+      throw new GrpcError("ALREADY_EXISTS", `exec ${execId} already exists`);
+    }
+    if (request.ptyInfo !== undefined) {
+      context.logNotEmulated(`${ROUTER}/TaskExecStart`, "pty");
+      throw new GrpcError("UNIMPLEMENTED", "PTY execs are not emulated");
+    }
+    if (typeof request.containerId === "string" && request.containerId !== "") {
+      context.logNotEmulated(`${ROUTER}/TaskExecStart`, "sidecar containers");
+      throw new GrpcError("UNIMPLEMENTED", "sidecar containers are not emulated");
+    }
+    let exec: ExecProcess;
+    if (isFsToolsCommand(argv)) {
+      const missing = notEmulatedFsTool(argv);
+      if (missing) {
+        context.logNotEmulated(`${ROUTER}/TaskExecStart`, missing);
+        throw new GrpcError("UNIMPLEMENTED", `${missing} is not emulated`);
+      }
+      const helper = fsToolsProgram(argv, { backend: context.backend, handle: sandbox.handle, paths: context.paths });
+      exec = new ExecProcess(execId, argv, helper.readsStdin, helper.program);
+    } else {
+      exec = new ExecProcess(
+        execId,
+        argv,
+        false,
+        commandProgram({
+          backend: context.backend,
+          handle: sandbox.handle,
+          request: {
+            argv,
+            ...cwdOf(context, sandbox, request.workdir),
+            env: { ...stringMap(request.env), ...secretEnv(context, request.secretIds, request.secretSources) },
+            timeoutMs: request.timeoutSecs ? Number(request.timeoutSecs) * 1000 : UNBOUNDED_MS,
+            maxOutputBytes: MAX_OUTPUT_BYTES,
+          },
+          pipeStdout: request.stdoutConfig === "TASK_EXEC_STDOUT_CONFIG_PIPE",
+          pipeStderr: request.stderrConfig === "TASK_EXEC_STDERR_CONFIG_PIPE",
+        }),
+      );
+    }
+    sandbox.addExec(exec);
+    try {
+      await exec.started;
+    } catch (error) {
+      sandbox.removeExec(execId);
+      throw toGrpcError(error);
+    }
+    return {};
+  });
+
+  context.implement("commandRouter", "TaskExecStdioRead", {
+    kind: "serverStream",
+    handle: async (request, call, send) => {
+      const exec = taskSandbox(context, request.taskId, call).exec(String(request.execId ?? ""));
+      const descriptor = request.fileDescriptor ?? "TASK_EXEC_STDIO_FILE_DESCRIPTOR_STDOUT";
+      const log =
+        descriptor === "TASK_EXEC_STDIO_FILE_DESCRIPTOR_STDOUT"
+          ? exec.stdout
+          : descriptor === "TASK_EXEC_STDIO_FILE_DESCRIPTOR_STDERR"
+            ? exec.stderr
+            : undefined;
+      if (!log) throw new GrpcError("INVALID_ARGUMENT", `unsupported file descriptor ${String(descriptor)}`);
+      for await (const chunk of log.read(Number(request.offset ?? 0), MAX_CHUNK_BYTES, call.signal)) {
+        await send({ data: chunk.toString("base64") });
+      }
+    },
+  });
+
+  implement("TaskExecWait", async (request, call) => {
+    const exec = taskSandbox(context, request.taskId, call).exec(String(request.execId ?? ""));
+    const status = await Promise.race([
+      exec.done,
+      new Promise<undefined>((resolve) =>
+        call.signal.addEventListener("abort", () => resolve(undefined), { once: true }),
+      ),
+    ]);
+    if (status === undefined) throw new GrpcError("CANCELLED", "the wait was cancelled");
+    return exitJson(status);
+  });
+
+  implement("TaskExecPoll", (request, call) => {
+    const exec = taskSandbox(context, request.taskId, call).exec(String(request.execId ?? ""));
+    return exec.exit ? exitJson(exec.exit) : {};
+  });
+
+  implement("TaskExecStdinWrite", (request, call) => {
+    const exec = taskSandbox(context, request.taskId, call).exec(String(request.execId ?? ""));
+    writeStdin(context, `${ROUTER}/TaskExecStdinWrite`, exec, request.offset, request.data, request.eof === true);
+    return {};
+  });
+
+  context.implement("commandRouter", "TaskExecStdinWriteStream", {
+    kind: "clientStream",
+    handle: async (requests, call) => {
+      let exec: ExecProcess | undefined;
+      let offset = 0;
+      for await (const message of requests) {
+        if (message.start !== undefined) {
+          const start = message.start as WireJson;
+          exec = taskSandbox(context, start.taskId, call).exec(String(start.execId ?? ""));
+          offset = Number(start.offset ?? 0);
+        } else if (!exec) {
+          throw new GrpcError("INVALID_ARGUMENT", "the stream must begin with a start message");
+        } else if (message.data !== undefined) {
+          const data = Buffer.from(String(message.data), "base64");
+          writeStdin(context, `${ROUTER}/TaskExecStdinWriteStream`, exec, offset, message.data, false);
+          offset += data.length;
+        } else if (message.end !== undefined) {
+          writeStdin(context, `${ROUTER}/TaskExecStdinWriteStream`, exec, offset, undefined, true);
+        }
+      }
+      return {};
+    },
+  });
+
+  implement("TaskExecStdinStatus", (request, call) => {
+    const exec = taskSandbox(context, request.taskId, call).exec(String(request.execId ?? ""));
+    return { numBytesWritten: exec.stdin.written, closed: exec.stdin.closed };
+  });
+}
+
+/** The running sandbox of a task the call's router JWT grants; counts as activity. */
+function taskSandbox(context: ModalContext, taskId: unknown, call: GrpcCallContext): EmulatedSandbox {
+  const granted = context.auth.routerTask(call);
+  if (taskId !== granted)
+    throw new GrpcError("PERMISSION_DENIED", `the router token is for task ${granted}, not ${String(taskId)}`);
+  const sandbox = context.state.sandboxesByTask.get(granted);
+  if (!sandbox?.running) throw new GrpcError("NOT_FOUND", `task ${granted} not found (its sandbox has finished)`);
+  sandbox.touch();
+  return sandbox;
+}
+
+function writeStdin(
+  context: ModalContext,
+  route: string,
+  exec: ExecProcess,
+  offset: unknown,
+  data: unknown,
+  eof: boolean,
+): void {
+  const bytes = typeof data === "string" ? Buffer.from(data, "base64") : Buffer.alloc(0);
+  if (bytes.length > 0 && !exec.stdin.accepting) refuseNotYetEmulated(context, route, NOT_YET_EMULATED.stdin);
+  exec.stdin.write(Number(offset ?? 0), bytes, eof);
+}
+
+function cwdOf(context: ModalContext, sandbox: EmulatedSandbox, workdir: unknown): { cwd?: string } {
+  let relative = sandbox.settings.workdir;
+  if (typeof workdir === "string") {
+    try {
+      relative = context.paths.toRelative(workdir);
+    } catch (error) {
+      if (error instanceof PathRefusedError) throw new GrpcError("INVALID_ARGUMENT", `workdir: ${error.message}`);
+      throw error;
+    }
+  }
+  return relative === "" ? {} : { cwd: relative };
+}
+
+function exitJson(status: ExitStatus): WireJson {
+  return "code" in status ? { code: status.code } : { signal: status.signal };
+}

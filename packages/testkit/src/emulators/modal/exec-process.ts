@@ -1,0 +1,159 @@
+import { GrpcError } from "./grpc-status.js";
+import { OutputLog } from "./output-log.js";
+
+/** How an exec ended, as `TaskExecWait` / `TaskExecPoll` report it: an exit code or a signal. */
+export type ExitStatus = { readonly code: number } | { readonly signal: number };
+
+/** SIGKILL: how a killed or timed-out exec ends. */
+export const KILLED: ExitStatus = { signal: 9 };
+
+/** What an exec's program gets to work with. */
+export interface ExecIo {
+  readonly stdout: OutputLog;
+  readonly stderr: OutputLog;
+  /** Standard input as the client streams it; see {@link ExecStdin}. */
+  readonly stdin: ExecStdin;
+  /** Aborted when the exec is killed. */
+  readonly signal: AbortSignal;
+  /** Resolve once the program is running (or reject if it could not start). */
+  started(): void;
+}
+
+/** The body of an exec: runs it and resolves how it ended. */
+export type ExecProgram = (io: ExecIo) => Promise<ExitStatus>;
+
+/**
+ * Standard input of one exec, as written through `TaskExecStdinWrite` and
+ * `TaskExecStdinWriteStream`.
+ *
+ * Only a program the emulator runs itself (the filesystem helper) reads it
+ * (`accepting`). A real command gets an already-closed stdin, because the
+ * backend port takes stdin only as bytes known before the command starts, and
+ * an exec starts at `TaskExecStart`, before any stdin arrives. For such an
+ * exec an end-of-file alone is accepted (it changes nothing), while bytes are
+ * refused as not emulated; see `interactive.ts`.
+ */
+export class ExecStdin {
+  readonly accepting: boolean;
+  readonly #chunks: Buffer[] = [];
+  #written = 0;
+  #closed: boolean;
+  readonly #closedWaiters: (() => void)[] = [];
+
+  constructor(accepting: boolean) {
+    this.accepting = accepting;
+    this.#closed = !accepting;
+  }
+
+  /** Bytes accepted so far (the resume offset `TaskExecStdinStatus` reports). */
+  get written(): number {
+    return this.#written;
+  }
+
+  /** True once end-of-file was received (always, for a command's stdin). */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /**
+   * Take bytes at `offset`. A repeated write (offset below what was taken) is
+   * accepted for its new part only, as after a resumed stream.
+   */
+  write(offset: number, data: Uint8Array, eof: boolean): void {
+    if (data.length > 0) {
+      if (!this.accepting) throw new GrpcError("UNIMPLEMENTED", "stdin to a running command is not emulated");
+      if (this.#closed) throw new GrpcError("FAILED_PRECONDITION", "stdin is already closed");
+      if (offset > this.#written) {
+        throw new GrpcError("OUT_OF_RANGE", `stdin offset ${offset} is past the ${this.#written} bytes written`);
+      }
+      const fresh = data.subarray(this.#written - offset);
+      if (fresh.length > 0) {
+        this.#chunks.push(Buffer.from(fresh));
+        this.#written += fresh.length;
+      }
+    }
+    if (eof) this.close();
+  }
+
+  /** End of file. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const waiter of this.#closedWaiters.splice(0)) waiter();
+  }
+
+  /** Every byte, once stdin is closed; rejects when `signal` aborts first. */
+  async readAll(signal: AbortSignal): Promise<Buffer> {
+    if (!this.#closed) {
+      await new Promise<void>((resolve, reject) => {
+        const onAbort = () => reject(signal.reason);
+        signal.addEventListener("abort", onAbort, { once: true });
+        this.#closedWaiters.push(() => {
+          signal.removeEventListener("abort", onAbort);
+          resolve();
+        });
+      });
+    }
+    return Buffer.concat(this.#chunks);
+  }
+}
+
+/** One exec started through `TaskExecStart`. */
+export class ExecProcess {
+  readonly execId: string;
+  /** `commandArgs` as the client sent them, to recognise a retried start. */
+  readonly argv: readonly string[];
+  readonly stdout = new OutputLog();
+  readonly stderr = new OutputLog();
+  readonly stdin: ExecStdin;
+  /** Resolves with the exit status (never rejects). */
+  readonly done: Promise<ExitStatus>;
+  /** Resolves once running; rejects when the program could not start. */
+  readonly started: Promise<void>;
+  readonly #abort = new AbortController();
+  #exit: ExitStatus | undefined;
+
+  constructor(execId: string, argv: readonly string[], acceptsStdin: boolean, program: ExecProgram) {
+    this.execId = execId;
+    this.argv = argv;
+    this.stdin = new ExecStdin(acceptsStdin);
+    let markStarted!: () => void;
+    let failStart!: (error: unknown) => void;
+    this.started = new Promise<void>((resolve, reject) => {
+      markStarted = resolve;
+      failStart = reject;
+    });
+    this.started.catch(() => undefined);
+    const io: ExecIo = {
+      stdout: this.stdout,
+      stderr: this.stderr,
+      stdin: this.stdin,
+      signal: this.#abort.signal,
+      started: markStarted,
+    };
+    this.done = program(io).then(
+      (status) => status,
+      (error: unknown) => {
+        failStart(error);
+        return KILLED;
+      },
+    );
+    void this.done.then((status) => {
+      this.#exit = status;
+      markStarted();
+      this.stdout.close();
+      this.stderr.close();
+      this.stdin.close();
+    });
+  }
+
+  /** The exit status once ended, else `undefined`. */
+  get exit(): ExitStatus | undefined {
+    return this.#exit;
+  }
+
+  /** Kill the exec (its whole process tree on the backend). */
+  kill(): void {
+    this.#abort.abort(new Error("killed"));
+  }
+}
