@@ -12,19 +12,11 @@
  *   workspace; anything else is refused with 400 / `invalid_argument`. Command
  *   text is not rewritten: a command sees the backend's workspace as its cwd and
  *   `$HOME`, so a literal `/home/user/...` inside a script does not exist.
- * - Output reaches the client as the bytes a command wrote where the backend
- *   reports them (`binaryOutput`, as `LocalRuntime` does), else as its text's
- *   UTF-8; files are binary-safe.
- * - stdin (`SendInput`, `StreamInput`, `CloseStdin`) feeds the real process's
- *   stdin where the backend can `spawn`, else a named pipe (`StdinPump`).
- *   `StreamInput`'s chunks arrive once its request has ended (see `envd-input.ts`).
- * - HTTP to a sandbox's other ports reaches a real server in its backend
- *   (`sandbox-ports.ts`): routed by `E2b-Sandbox-Id` / `E2b-Sandbox-Port` on
- *   the sandbox URL, or by a `Host` of `<port>-<id>.<domain>`, with the
- *   traffic access token of private sandboxes enforced. Such requests are
- *   logged under their method and path, and never in `unknownRoutes`. The
- *   default backend runs every sandbox on this machine's network, so two
- *   sandboxes cannot serve the same port at once.
+ * - Output carries the bytes a command wrote where the backend has them
+ *   (`binaryOutput`), else its text's UTF-8; files are binary-safe.
+ * - stdin feeds the real process where the backend can `spawn` (`envd-input.ts`);
+ *   HTTP to other ports reaches a real server in the backend (`sandbox-ports.ts`),
+ *   every sandbox on this machine's network under the default backend.
  * - Pausing kills the sandbox's processes (no memory snapshot); files stay.
  * - SIGTERM and SIGKILL both stop the whole process tree (the port kills by aborting).
  * - Not emulated (answered 404 / `unimplemented` and logged in `unknownRoutes`):
@@ -48,7 +40,7 @@ import { registerEnvdFilesystem } from "./envd-filesystem.js";
 import { registerEnvdInput } from "./envd-input.js";
 import { registerEnvdProcess } from "./envd-process.js";
 import { ProcessTable } from "./process-table.js";
-import { forwardToPort, portTarget, withPortTraffic } from "./sandbox-ports.js";
+import { PortTraffic } from "./sandbox-ports.js";
 
 /** Options of {@link startE2BEmulator}. */
 export interface E2BEmulatorOptions {
@@ -122,12 +114,7 @@ export async function startE2BEmulator(options: E2BEmulatorOptions = {}): Promis
       nameUnknownRoute: (method, pathname) =>
         method === "POST" && isRpcPath(pathname) ? rpcRouteName(pathname) : `${method} ${pathname}`,
       answerUnknownRoute: (exchange) => {
-        const target = emulator && portTarget(exchange, DOMAIN);
-        if (emulator && target) {
-          emulator.portRequests.push(`${exchange.method} ${exchange.rawPath}`);
-          forwardToPort(emulator, exchange, target).catch(() => exchange.destroy());
-          return;
-        }
+        if (emulator?.ports.serveUnmatched(exchange)) return;
         if (exchange.method === "POST" && isRpcPath(exchange.url.pathname)) {
           replyRpcError(
             exchange,
@@ -148,7 +135,7 @@ export async function startE2BEmulator(options: E2BEmulatorOptions = {}): Promis
     pageSize,
     envdVersion,
   });
-  const routes = withPortTraffic(server, emulator, DOMAIN);
+  const routes = emulator.ports.routes(server);
   registerControlPlane(routes, emulator);
   registerEnvdFiles(routes, emulator);
   registerEnvdFilesystem(routes, emulator);
@@ -162,8 +149,8 @@ class E2BEmulatorImpl implements E2BEmulator, E2BContext {
   readonly envdVersion: string;
   readonly pageSize: number;
   readonly domain = DOMAIN;
-  /** `<METHOD> <path>` of each request for a sandbox port that matched no emulator route: not unknown routes. */
-  readonly portRequests: string[] = [];
+  /** HTTP to sandbox ports (`sandbox-ports.ts`). */
+  readonly ports = new PortTraffic(this, DOMAIN);
   readonly registry = new SandboxRegistry<E2BSandboxData>();
   readonly #server: EmulatorServer;
   readonly #backend: ResolvedBackend;
@@ -206,12 +193,7 @@ class E2BEmulatorImpl implements E2BEmulator, E2BContext {
   }
 
   get unknownRoutes(): readonly string[] {
-    const forwarded = [...this.portRequests];
-    return this.#server.log.unknownRoutes.filter((route) => {
-      const index = forwarded.indexOf(route);
-      if (index >= 0) forwarded.splice(index, 1);
-      return index < 0;
-    });
+    return this.ports.unknownRoutes(this.#server.log.unknownRoutes);
   }
 
   countRequests(route?: string | RegExp): number {
@@ -220,7 +202,7 @@ class E2BEmulatorImpl implements E2BEmulator, E2BContext {
 
   resetRequests(): void {
     this.#server.log.reset();
-    this.portRequests.length = 0;
+    this.ports.reset();
   }
 
   injectFault(rule: FaultRule): void {

@@ -10,7 +10,7 @@ const sandboxes = new WeakMap<Exchange, E2BSandbox>();
 /**
  * Route an envd request to its sandbox the way the E2B edge does with
  * `sandboxUrl`: by the `E2b-Sandbox-Id` header (a request naming another
- * `E2b-Sandbox-Port` never gets here: see `withPortTraffic`). An unknown or
+ * `E2b-Sandbox-Port` never gets here: see `PortTraffic`). An unknown or
  * paused sandbox gets 502 (what the edge answers for a sandbox that is not
  * running); a wrong `X-Access-Token` gets 401. Answers and returns `false`
  * when the request cannot go on.

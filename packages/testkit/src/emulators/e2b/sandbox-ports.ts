@@ -158,23 +158,59 @@ function send(base: URL, exchange: Exchange, extra: Readonly<Record<string, stri
 }
 
 /**
- * `server`'s route table with port traffic taken first: a request for a
- * sandbox port goes to {@link forwardToPort} whatever its path, so a sandbox
- * server's `/files` or `/sandboxes` never reaches envd or the control plane.
+ * An emulator's sandbox-port traffic: takes it first on every route, serves
+ * it where no route matched, and keeps it out of the unknown routes.
  */
-export function withPortTraffic(
-  server: Pick<EmulatorServer, "route">,
-  context: E2BContext,
-  domain: string,
-): Pick<EmulatorServer, "route"> {
-  return {
-    route: (route) =>
-      server.route({
-        ...route,
-        handler: (exchange) => {
-          const target = portTarget(exchange, domain);
-          return target ? forwardToPort(context, exchange, target) : route.handler(exchange);
-        },
-      }),
-  };
+export class PortTraffic {
+  readonly #context: E2BContext;
+  readonly #domain: string;
+  /** `<METHOD> <path>` of each request for a sandbox port that matched no emulator route. */
+  readonly #unmatched: string[] = [];
+
+  constructor(context: E2BContext, domain: string) {
+    this.#context = context;
+    this.#domain = domain;
+  }
+
+  /**
+   * `server`'s route table with port traffic taken first: a request for a
+   * sandbox port goes to {@link forwardToPort} whatever its path, so a sandbox
+   * server's `/files` or `/sandboxes` never reaches envd or the control plane.
+   */
+  routes(server: Pick<EmulatorServer, "route">): Pick<EmulatorServer, "route"> {
+    return {
+      route: (route) =>
+        server.route({
+          ...route,
+          handler: (exchange) => {
+            const target = portTarget(exchange, this.#domain);
+            return target ? forwardToPort(this.#context, exchange, target) : route.handler(exchange);
+          },
+        }),
+    };
+  }
+
+  /** Serves a request no route matched when it is for a sandbox port; `false` when it is not. */
+  serveUnmatched(exchange: Exchange): boolean {
+    const target = portTarget(exchange, this.#domain);
+    if (!target) return false;
+    this.#unmatched.push(`${exchange.method} ${exchange.rawPath}`);
+    forwardToPort(this.#context, exchange, target).catch(() => exchange.destroy());
+    return true;
+  }
+
+  /** `unknown` (the log's unmatched requests) less the sandbox-port requests among them. */
+  unknownRoutes(unknown: readonly string[]): string[] {
+    const left = [...this.#unmatched];
+    return unknown.filter((route) => {
+      const index = left.indexOf(route);
+      if (index >= 0) left.splice(index, 1);
+      return index < 0;
+    });
+  }
+
+  /** Forgets the requests seen (with the request log). */
+  reset(): void {
+    this.#unmatched.length = 0;
+  }
 }
