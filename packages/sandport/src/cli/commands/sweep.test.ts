@@ -2,10 +2,9 @@
 // owned-expired and foreign sandboxes, and against the local runtime.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
+import { after, before, describe, mock, test } from "node:test";
 import { E2BRuntime } from "@sandport/e2b";
 import { LocalRuntime } from "@sandport/local";
-import { delay } from "@sandport/testkit/assertions";
 import { EXIT } from "../exit-codes.js";
 import { localOptions, runCli, scratchDirectory, useE2BEmulator } from "../test-support.js";
 
@@ -15,18 +14,28 @@ interface SweepReport {
 }
 
 const OWNER = "sweep-test";
+/** The expired and foreign sandboxes are created two hours in the past; the fresh one now. */
+const OLDER_THAN = "1h";
+const TWO_HOURS_MS = 2 * 3_600_000;
+
 /**
- * Sandboxes created before the pause are older than this; each test that needs a younger one creates
- * it just before it runs the command, so that the few seconds the tests take never make it "expired".
+ * Runs `create` with this process's clock two hours behind, so that the emulator (which serves from
+ * this process) records the sandboxes it creates as two hours old; the CLI, in its own process,
+ * then sees them that old. No test waits for time to pass, so none depends on how fast it runs.
  */
-const OLDER_THAN = "10s";
-const PAUSE_MS = 11_000;
+async function twoHoursAgo<T>(create: () => Promise<T>): Promise<T> {
+  const clock = mock.method(Date, "now", () => performance.timeOrigin + performance.now() - TWO_HOURS_MS);
+  try {
+    return await create();
+  } finally {
+    clock.mock.restore();
+  }
+}
 
 describe("sandport sweep (E2B emulator)", () => {
   const fixture = useE2BEmulator("sweep");
   let expired: string[];
-  let fresh: string[] = [];
-  let young: () => Promise<string>;
+  let fresh: string;
   let foreign: string[];
   const sweep = (...args: string[]) =>
     runCli(["sweep", "--provider", "e2b", "--endpoint", fixture.emulator().url, "--owner", OWNER, "--json", ...args], {
@@ -48,30 +57,35 @@ describe("sandport sweep (E2B emulator)", () => {
     };
     const ours = new E2BRuntime({ ...connection, owner: OWNER });
     const theirs = new E2BRuntime({ ...connection, owner: "someone-else" });
-    expired = [(await ours.launch({ labels: { job: "a" } })).id, (await ours.launch({ labels: { job: "b" } })).id];
-    foreign = [
-      await emulator.seedForeignSandbox({ job: "a" }),
-      // An owner whose name starts with ours is another owner.
-      await emulator.seedForeignSandbox({ "sandport.owner": `${OWNER}-2`, job: "a" }),
-      (await theirs.launch({ labels: { job: "a" } })).id,
-    ];
-    await delay(PAUSE_MS);
-    young = () => ours.launch({ labels: { job: "a" } }).then((handle) => handle.id);
+    [expired, foreign] = await twoHoursAgo(async () => [
+      [(await ours.launch({ labels: { job: "a" } })).id, (await ours.launch({ labels: { job: "b" } })).id],
+      [
+        await emulator.seedForeignSandbox({ job: "a" }),
+        // An owner whose name starts with ours is another owner.
+        await emulator.seedForeignSandbox({ "sandport.owner": `${OWNER}-2`, job: "a" }),
+        (await theirs.launch({ labels: { job: "a" } })).id,
+      ],
+    ]);
+    fresh = (await ours.launch({ labels: { job: "a" } })).id;
   });
 
   test("a dry run lists the owned sandboxes, marks the expired ones, and destroys nothing", async () => {
-    fresh = [await young()];
     const { code, stdout, stderr } = await sweep("--older-than", OLDER_THAN);
     assert.equal(code, EXIT.OK, stderr);
     const report = JSON.parse(stdout) as SweepReport;
     assert.equal(report.dryRun, true);
     const outcomes = Object.fromEntries(report.sandboxes.map((sandbox) => [sandbox.id, sandbox.outcome]));
+    const ages = report.sandboxes.filter((sandbox) => expired.includes(sandbox.id)).map((sandbox) => sandbox.ageMs);
+    assert.ok(
+      ages.every((age) => age !== null && age >= TWO_HOURS_MS - 60_000),
+      `the expired ones are two hours old: ${ages}`,
+    );
     assert.deepEqual(outcomes, {
       [expired[0]!]: "would destroy",
       [expired[1]!]: "would destroy",
-      [fresh[0]!]: "kept: younger",
+      [fresh]: "kept: younger",
     });
-    assert.deepEqual(live().sort(), [...expired, ...foreign, ...fresh].sort());
+    assert.deepEqual(live().sort(), [...expired, ...foreign, fresh].sort());
   });
 
   test("--label narrows the sweep to sandboxes carrying the label", async () => {
@@ -91,7 +105,7 @@ describe("sandport sweep (E2B emulator)", () => {
       .filter((sandbox) => sandbox.outcome === "destroyed")
       .map((sandbox) => sandbox.id);
     assert.deepEqual(destroyed.sort(), [...expired].sort());
-    assert.deepEqual(live().sort(), [...foreign, ...fresh].sort(), "fresh and foreign sandboxes are untouched");
+    assert.deepEqual(live().sort(), [...foreign, fresh].sort(), "fresh and foreign sandboxes are untouched");
   });
 
   test("a destroy the provider refuses is reported as failed (exit 1), and the sandbox stays", async () => {
@@ -101,9 +115,9 @@ describe("sandport sweep (E2B emulator)", () => {
       const { code, stdout } = await sweep("--older-than", "0s", "--yes");
       assert.equal(code, EXIT.FAILED);
       const [only] = (JSON.parse(stdout) as SweepReport).sandboxes;
-      assert.equal(only?.id, fresh[0]);
+      assert.equal(only?.id, fresh);
       assert.equal(only?.outcome, "failed");
-      assert.ok(live().includes(fresh[0]!));
+      assert.ok(live().includes(fresh));
     } finally {
       emulator.clearFaults();
     }
