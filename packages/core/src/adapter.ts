@@ -56,6 +56,7 @@ export {
 export { chmodScript } from "./shell/chmod.js";
 export { assertCommandFits, MAX_COMMAND_BYTES } from "./shell/command-size.js";
 export { markerSweepScript } from "./shell/marker-sweep.js";
+export { cappedOutputScript } from "./shell/output-cap.js";
 export type { StdinPlan, StdinStaging } from "./shell/stdin.js";
 export { EMBEDDED_STDIN_BYTES, planStdin } from "./shell/stdin.js";
 export type { GuardedPath } from "./shell/symlink-guard.js";
