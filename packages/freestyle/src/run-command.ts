@@ -72,6 +72,13 @@ export async function runCommand(
       throw sendFailure(vmId, error);
     }
   };
+  let killed = false;
+  const kill = () => {
+    if (!killed) killLater(context, vmId, plan.marker);
+    killed = true;
+  };
+  // At once, not when the SDK notices: it may be sleeping between two polls of a backgrounded command.
+  call.signal.addEventListener("abort", kill, { once: true });
   let answer: FreestyleExecResult;
   try {
     answer = await retry(send, {
@@ -80,10 +87,10 @@ export async function runCommand(
       isRetryable: (error) => SandportError.isInstance(error) && error.details.refused === true,
     });
   } catch (error) {
-    if (call.signal.aborted || (SandportError.isInstance(error) && error.details.outcomeUnknown === true)) {
-      killLater(context, vmId, plan.marker);
-    }
+    if (SandportError.isInstance(error) && error.details.outcomeUnknown === true) kill();
     throw error;
+  } finally {
+    call.signal.removeEventListener("abort", kill);
   }
   const output = new OutputCollector(plan.maxOutputBytes);
   output.push("stdout", answer.stdout ?? "");
