@@ -24,7 +24,7 @@ test("SDK errors map to SandportError codes, keeping the vendor error as cause",
     [api(500, "INTERNAL_ERROR"), "PROVIDER_UNAVAILABLE", true],
     [api(503, "SERVICE_UNAVAILABLE"), "PROVIDER_UNAVAILABLE", true],
     [api(507, "BACKGROUND_RESULT_UNSTORABLE"), "OUTPUT_LIMIT", false],
-    [api(499, CALL_ENDED_CODE), "DEADLINE_EXCEEDED", true],
+    [api(504, CALL_ENDED_CODE), "DEADLINE_EXCEEDED", true],
     [
       new FreestyleTransportError(new TypeError("fetch failed"), [{ code: "ECONNRESET", syscall: "read" }]),
       "PROVIDER_UNAVAILABLE",

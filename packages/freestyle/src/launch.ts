@@ -61,8 +61,9 @@ export function launch(context: FreestyleContext, spec: LaunchSpec = {}, op?: Op
     const metadata = launchMetadata(options.owner, valid.labels, launchKey);
     const setup = setupScript(options, valid.env);
     const lifetimeMs = valid.lifetimeMs ?? options.lifetimeMs;
-    // Without the caller's signal: a create already sent is left to finish, then reclaimed.
-    const client = await context.client({ remainingMs: call.remainingMs });
+    // Not bound to the caller: a create already sent is followed to its end (through the SDK's polling,
+    // for a slow one) for as long as the cleanup may take, so what it makes can be destroyed by id.
+    const client = await context.client(budget(options.orphanCleanupMs));
     // A caller that gave up while the SDK loaded sends nothing.
     if (call.signal.aborted) throw call.signal.reason;
     const creation = client.vms.create({

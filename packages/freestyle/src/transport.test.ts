@@ -42,7 +42,7 @@ test("the SDK's own signal (its poll timeout) still applies alongside the call's
   await assert.rejects(request, /poll timeout/);
 });
 
-test("after the call has ended, nothing is sent: the answer is 499 SANDPORT_CALL_ENDED", async () => {
+test("after the call has ended, nothing is sent: the answer is a final 504 SANDPORT_CALL_ENDED", async () => {
   let sent = 0;
   const transport: typeof fetch = async () => {
     sent++;
@@ -53,13 +53,14 @@ test("after the call has ended, nothing is sent: the answer is 499 SANDPORT_CALL
   assert.equal((await bound("http://x/a")).status, 200);
   controller.abort(new Error("done"));
   const ended = await bound("http://x/b");
-  assert.equal(ended.status, 499);
+  assert.equal(ended.status, 504);
+  assert.equal(ended.headers.get("x-freestyle-background-request-id"), "SANDPORT_CALL_ENDED");
   assert.deepEqual(await ended.json(), {
     code: "SANDPORT_CALL_ENDED",
     message: "the Sandport call that made this request has ended; nothing was sent",
   });
   const expired = callFetch(transport, budget(1));
   await delay(5);
-  assert.equal((await expired("http://x/c")).status, 499);
+  assert.equal((await expired("http://x/c")).status, 504);
   assert.equal(sent, 1);
 });
