@@ -30,7 +30,11 @@ test("SDK errors map to SandportError codes, keeping the vendor error as cause",
       "PROVIDER_UNAVAILABLE",
       true,
     ],
-    [Object.assign(new TypeError("fetch failed"), { cause: new Error("other side closed") }), "PROVIDER_UNAVAILABLE", true],
+    [
+      Object.assign(new TypeError("fetch failed"), { cause: new Error("other side closed") }),
+      "PROVIDER_UNAVAILABLE",
+      true,
+    ],
     [new DOMException("The operation was aborted due to timeout", "TimeoutError"), "DEADLINE_EXCEEDED", true],
     [new Error("something odd"), "UNEXPECTED", false],
   ];

@@ -60,7 +60,7 @@ test("cwd is the workspace (or inside it); request env overrides the launch env;
     { exitCode: result.exitCode, stdout: result.stdout, stderr: result.stderr, timedOut: result.timedOut },
     { exitCode: 7, stdout: "launch request dir\n", stderr: "oops\n", timedOut: false },
   );
-  assert.equal((await runtime.exec(handle, { shell: "basename \"$PWD\"" })).stdout, "workspace\n");
+  assert.equal((await runtime.exec(handle, { shell: 'basename "$PWD"' })).stdout, "workspace\n");
 });
 
 test("stdin up to 1 MiB travels in the request; more is staged as a file that the command removes", async () => {
@@ -89,7 +89,10 @@ test("past maxOutputBytes the output is cut at exactly the cap and the producer 
   assert.deepEqual([result.truncated, result.timedOut, result.exitCode], [true, false, null]);
   assert.equal(result.stdout, "y\n".repeat(2048));
   assert.ok(performance.now() - started < 5_000, "stopped well before its timeout");
-  const both = await runtime.exec(handle, { shell: "printf '%03000d' 0; printf '%03000d' 1 >&2", maxOutputBytes: 4096 });
+  const both = await runtime.exec(handle, {
+    shell: "printf '%03000d' 0; printf '%03000d' 1 >&2",
+    maxOutputBytes: 4096,
+  });
   assert.deepEqual([both.stdout.length, both.stderr.length, both.truncated], [3000, 1096, true]);
   const exact = await runtime.exec(handle, { shell: "printf '%04096d' 0", maxOutputBytes: 4096 });
   assert.deepEqual([exact.truncated, exact.stdout.length, exact.exitCode], [false, 4096, 0]);

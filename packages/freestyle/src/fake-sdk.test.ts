@@ -108,14 +108,29 @@ test("every client gets the API key, the base URL and a fetch that carries its c
   await runtime.getById(ours.id);
   assert.equal(fake.clients.length, 1);
   const [client] = fake.clients;
-  assert.deepEqual([client?.apiKey, client?.baseUrl, typeof client?.fetch], ["fs_key", "https://freestyle.example", "function"]);
+  assert.deepEqual(
+    [client?.apiKey, client?.baseUrl, typeof client?.fetch],
+    ["fs_key", "https://freestyle.example", "function"],
+  );
   await client!.fetch("https://freestyle.example/v5/vms");
   assert.equal(transported.length, 1, "it sends through the configured transport");
   assert.ok(transported[0]?.signal instanceof AbortSignal, "with a signal that ends at the call's deadline");
 });
 
 test("hostile argv, env, cwd and shell text reach the command exactly; nothing in them runs", async () => {
-  const hostile = ["it's", '"q"', "$(touch pwned)", "`touch pwned`", "a;touch pwned", "\n", "", "-n", "ünï ✓", ")", "#"];
+  const hostile = [
+    "it's",
+    '"q"',
+    "$(touch pwned)",
+    "`touch pwned`",
+    "a;touch pwned",
+    "\n",
+    "",
+    "-n",
+    "ünï ✓",
+    ")",
+    "#",
+  ];
   const argv = await runtime.exec(handle, { argv: ["printf", "[%s]", ...hostile] });
   assert.equal(argv.stdout, hostile.map((value) => `[${value}]`).join(""));
   const env = await runtime.exec(handle, { shell: 'printf "%s" "$X"', env: { X: hostile.join(" ") } });
@@ -124,7 +139,7 @@ test("hostile argv, env, cwd and shell text reach the command exactly; nothing i
   await runtime.exec(handle, { argv: ["mkdir", "-p", directory] });
   const cwd = await runtime.exec(handle, { shell: 'basename "$PWD"', cwd: directory });
   assert.equal(cwd.stdout, `${directory}\n`);
-  const shell = await runtime.exec(handle, { shell: "echo \"$((6 * 7))\" | tr 4 X; exit 3" });
+  const shell = await runtime.exec(handle, { shell: 'echo "$((6 * 7))" | tr 4 X; exit 3' });
   assert.deepEqual([shell.stdout, shell.exitCode], ["X2\n", 3]);
   assert.equal(existsSync(join(home, "workspace", "pwned")) || existsSync(join(home, "pwned")), false);
 });
@@ -144,7 +159,12 @@ test("ownership needs both marks; a record the API found by slug is not the id a
     else assert.equal(await runtime.getById(id), undefined, id);
   }
   const found = await runtime.getById(ours.id);
-  assert.deepEqual(found, { id: ours.id, provider: "freestyle", labels: { job: "1" }, createdAt: "2026-11-30T12:00:00.000Z" });
+  assert.deepEqual(found, {
+    id: ours.id,
+    provider: "freestyle",
+    labels: { job: "1" },
+    createdAt: "2026-11-30T12:00:00.000Z",
+  });
 });
 
 test("an answer that comes after a while is waited for, within the command's timeout plus the grace", async () => {

@@ -158,8 +158,9 @@ describe("FreestyleRuntime when every request is backgrounded at once (the SDK p
 
   /** Lookups by slug (`sandport-<hash>`), as the cleanup of an abandoned launch makes them. */
   const slugLookups = () =>
-    emulator.requests.filter((request) => request.route === GET && /^\/v5\/vms\/sandport-[0-9a-f]{32}$/.test(request.path))
-      .length;
+    emulator.requests.filter(
+      (request) => request.route === GET && /^\/v5\/vms\/sandport-[0-9a-f]{32}$/.test(request.path),
+    ).length;
 
   test("a launch whose deadline passed while the create was polled: the create is followed, then destroyed", async () => {
     emulator.resetRequests();

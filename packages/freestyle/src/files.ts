@@ -58,7 +58,12 @@ export function writeFiles(
 }
 
 /** Reads one file's bytes exactly (`GET fs/read`). A missing file rejects `NOT_FOUND`. */
-export function readFile(context: FreestyleContext, handle: unknown, path: string, op?: OpOptions): Promise<Uint8Array> {
+export function readFile(
+  context: FreestyleContext,
+  handle: unknown,
+  path: string,
+  op?: OpOptions,
+): Promise<Uint8Array> {
   return onPath(context, handle, op, "readFile", { path, root: false, followFinal: true }, (target, call) =>
     fileCall(context, target.vmId, "readFile", target.absolute, call, (fs) =>
       fs.readFile(target.absolute, { signal: call.signal }),

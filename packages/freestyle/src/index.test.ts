@@ -23,7 +23,11 @@ function sources(directory: string): string[] {
 test("the barrel exports the common provider names, and nothing else at run time", () => {
   assert.equal(typeof barrel.FreestyleRuntime, "function");
   assert.equal(barrel.freestyleCapabilities.verifiedCleanup, true);
-  assert.deepEqual(Object.keys(barrel).sort(), ["DEFAULT_FREESTYLE_TIMEOUTS", "FreestyleRuntime", "freestyleCapabilities"]);
+  assert.deepEqual(Object.keys(barrel).sort(), [
+    "DEFAULT_FREESTYLE_TIMEOUTS",
+    "FreestyleRuntime",
+    "freestyleCapabilities",
+  ]);
 });
 
 test("only internal/sdk.ts imports the freestyle SDK at runtime; library code never touches process.env", () => {
@@ -31,7 +35,9 @@ test("only internal/sdk.ts imports the freestyle SDK at runtime; library code ne
     const name = relative(sourceRoot, file);
     const text = readFileSync(file, "utf8");
     const runtimeImport =
-      /(^|\n)\s*import\s+(?!type\b)[^;]*from\s+"freestyle(-sandboxes)?"|import\("freestyle|require\("freestyle/.test(text);
+      /(^|\n)\s*import\s+(?!type\b)[^;]*from\s+"freestyle(-sandboxes)?"|import\("freestyle|require\("freestyle/.test(
+        text,
+      );
     if (name === join("internal", "sdk.ts")) assert.ok(runtimeImport, "sdk.ts loads the SDK");
     else assert.equal(runtimeImport, false, `${name} must not import freestyle at runtime`);
     assert.ok(!/process\.env\b/.test(text), `${name} must not read or write process.env`);

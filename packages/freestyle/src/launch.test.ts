@@ -72,7 +72,9 @@ test("what Freestyle cannot store or do is refused before any request", async ()
   await expectCode(runtime.launch({ resources: { cpus: 2 } }), "UNSUPPORTED");
   await expectCode(runtime.launch({ ports: [8080] }), "UNSUPPORTED");
   assert.equal(emulator.countRequests(), 0);
-  const fits = await runtime.launch({ labels: { ...Object.fromEntries(Object.entries(many).slice(2)), v: "x".repeat(63) } });
+  const fits = await runtime.launch({
+    labels: { ...Object.fromEntries(Object.entries(many).slice(2)), v: "x".repeat(63) },
+  });
   await runtime.destroy(fits);
 });
 
@@ -82,7 +84,10 @@ test("the launch env is written once, as the setup command's stdin, to a 0600 fi
   const handle = await runtime.launch({ env: { TOKEN: secret } });
   assert.equal(execs.length, 1, "one setup command");
   assert.ok(!String(execs[0]?.command).includes("s3cr3t"), "the value is not in the command line");
-  assert.equal(Buffer.from(String(execs[0]?.stdin), "base64").toString(), `export TOKEN='s3cr3t '\\''quoted'\\'' $(not run)'\n`);
+  assert.equal(
+    Buffer.from(String(execs[0]?.stdin), "base64").toString(),
+    `export TOKEN='s3cr3t '\\''quoted'\\'' $(not run)'\n`,
+  );
   assert.equal((await runtime.exec(handle, { shell: 'printf %s "$TOKEN"' })).stdout, secret);
   assert.equal((await runtime.exec(handle, { shell: "stat -c %a ../.sandport/env" })).stdout.trim(), "600");
   assert.deepEqual(await runtime.listDir(handle, "."), [], "nothing of the runtime's in the workspace");

@@ -9,7 +9,7 @@ import {
   unsupported,
   validateLaunchSpec,
 } from "@sandport/core";
-import { type OperationCall, isOutcomeUnknown, reclaimAbandonedLaunch } from "@sandport/core/adapter";
+import { isOutcomeUnknown, type OperationCall, reclaimAbandonedLaunch } from "@sandport/core/adapter";
 import type { FreestyleContext } from "./context.js";
 import { mapFreestyleError } from "./errors.js";
 import { API_STDIN_BYTES, launchEnvPath } from "./exec.js";
@@ -45,46 +45,55 @@ const PUBLIC_EGRESS: FreestyleFirewallRule = { action: "allow", source: {}, dest
 export function launch(context: FreestyleContext, spec: LaunchSpec = {}, op?: OpOptions): Promise<FreestyleHandle> {
   const { options } = context;
   let abandoned: ((error: SandportError) => void) | undefined;
-  const launching = context.run(op, { operation: "launch" }, options.timeouts.launchMs, async (call): Promise<FreestyleHandle> => {
-    const valid = validateLaunchSpec(spec, PROVIDER);
-    refuseReservedEnv(valid.env, RESERVED_ENV, "env", PROVIDER);
-    if (valid.resources !== undefined) {
-      throw unsupported(PROVIDER, "resource limits", "a VM's size comes from its snapshot (freestyle/ubuntu-sm to -3xl)");
-    }
-    if (valid.ports !== undefined && valid.ports.length > 0) {
-      throw unsupported(PROVIDER, "declared ports", "this runtime exposes no ports (it has no portEndpoint)");
-    }
-    const launchKey = valid.launchKey ?? randomUUID();
-    if (launchKey.length > MAX_LAUNCH_KEY) {
-      throw invalidRequest(`launchKey must be at most ${MAX_LAUNCH_KEY} characters on Freestyle`, {}, PROVIDER);
-    }
-    const metadata = launchMetadata(options.owner, valid.labels, launchKey);
-    const setup = setupScript(options, valid.env);
-    const lifetimeMs = valid.lifetimeMs ?? options.lifetimeMs;
-    // Not bound to the caller: a create already sent is followed to its end (through the SDK's polling,
-    // for a slow one) for as long as the cleanup may take, so what it makes can be destroyed by id.
-    const client = await context.client(budget(options.orphanCleanupMs));
-    // A caller that gave up while the SDK loaded sends nothing.
-    if (call.signal.aborted) throw call.signal.reason;
-    const creation = client.vms.create({
-      snapshotId: valid.template ?? options.snapshot,
-      slug: slugFor(options.namePrefix, options.owner, launchKey),
-      metadata,
-      ttlSeconds: Math.ceil(lifetimeMs / 1000),
-      ...options.persistence,
-      firewall: { rules: (valid.network ?? options.network) ? [PUBLIC_EGRESS] : [] },
-    });
-    let created = false;
-    abandoned = (error) => reclaim(context, creation, launchKey, error, created);
-    const { vmId } = await creation.catch((error: unknown) => {
-      throw launchError(error, launchKey);
-    });
-    created = true;
-    context.markOwned(vmId);
-    await runSetup(context, vmId, setup, call);
-    context.markPristine(vmId);
-    return { id: vmId, provider: PROVIDER, labels: Object.freeze({ ...valid.labels }) };
-  });
+  const launching = context.run(
+    op,
+    { operation: "launch" },
+    options.timeouts.launchMs,
+    async (call): Promise<FreestyleHandle> => {
+      const valid = validateLaunchSpec(spec, PROVIDER);
+      refuseReservedEnv(valid.env, RESERVED_ENV, "env", PROVIDER);
+      if (valid.resources !== undefined) {
+        throw unsupported(
+          PROVIDER,
+          "resource limits",
+          "a VM's size comes from its snapshot (freestyle/ubuntu-sm to -3xl)",
+        );
+      }
+      if (valid.ports !== undefined && valid.ports.length > 0) {
+        throw unsupported(PROVIDER, "declared ports", "this runtime exposes no ports (it has no portEndpoint)");
+      }
+      const launchKey = valid.launchKey ?? randomUUID();
+      if (launchKey.length > MAX_LAUNCH_KEY) {
+        throw invalidRequest(`launchKey must be at most ${MAX_LAUNCH_KEY} characters on Freestyle`, {}, PROVIDER);
+      }
+      const metadata = launchMetadata(options.owner, valid.labels, launchKey);
+      const setup = setupScript(options, valid.env);
+      const lifetimeMs = valid.lifetimeMs ?? options.lifetimeMs;
+      // Not bound to the caller: a create already sent is followed to its end (through the SDK's polling,
+      // for a slow one) for as long as the cleanup may take, so what it makes can be destroyed by id.
+      const client = await context.client(budget(options.orphanCleanupMs));
+      // A caller that gave up while the SDK loaded sends nothing.
+      if (call.signal.aborted) throw call.signal.reason;
+      const creation = client.vms.create({
+        snapshotId: valid.template ?? options.snapshot,
+        slug: slugFor(options.namePrefix, options.owner, launchKey),
+        metadata,
+        ttlSeconds: Math.ceil(lifetimeMs / 1000),
+        ...options.persistence,
+        firewall: { rules: (valid.network ?? options.network) ? [PUBLIC_EGRESS] : [] },
+      });
+      let created = false;
+      abandoned = (error) => reclaim(context, creation, launchKey, error, created);
+      const { vmId } = await creation.catch((error: unknown) => {
+        throw launchError(error, launchKey);
+      });
+      created = true;
+      context.markOwned(vmId);
+      await runSetup(context, vmId, setup, call);
+      context.markPristine(vmId);
+      return { id: vmId, provider: PROVIDER, labels: Object.freeze({ ...valid.labels }) };
+    },
+  );
   return launching.catch((error: SandportError) => {
     abandoned?.(error);
     throw error;
@@ -107,16 +116,27 @@ function setupScript(options: ResolvedOptions, env: Readonly<Record<string, stri
   const workspace = quoteShellArg(fromHome(options, options.workspaceRoot));
   const entries = Object.entries(env ?? {});
   if (entries.length === 0) return { command: `mkdir -p -- ${workspace}` };
-  const content = new TextEncoder().encode(entries.map(([name, value]) => `export ${name}=${quoteShellArg(value)}\n`).join(""));
+  const content = new TextEncoder().encode(
+    entries.map(([name, value]) => `export ${name}=${quoteShellArg(value)}\n`).join(""),
+  );
   if (content.byteLength > API_STDIN_BYTES) {
-    throw invalidRequest(`the launch env must fit in ${API_STDIN_BYTES} bytes on Freestyle`, { field: "env" }, PROVIDER);
+    throw invalidRequest(
+      `the launch env must fit in ${API_STDIN_BYTES} bytes on Freestyle`,
+      { field: "env" },
+      PROVIDER,
+    );
   }
   const state = quoteShellArg(fromHome(options, options.stateDirectory));
   const file = quoteShellArg(launchEnvPath(options));
   return { command: `mkdir -p -- ${workspace} ${state} && (umask 077 && cat > ${file})`, stdin: content };
 }
 
-async function runSetup(context: FreestyleContext, vmId: string, setup: SetupScript, call: OperationCall): Promise<void> {
+async function runSetup(
+  context: FreestyleContext,
+  vmId: string,
+  setup: SetupScript,
+  call: OperationCall,
+): Promise<void> {
   const result = await runHelper(context, vmId, setup.command, call, setup.stdin).catch((error: unknown) => {
     throw mapFreestyleError(error, { operation: "launch", sandboxId: vmId });
   });

@@ -15,8 +15,7 @@ const POLL = "GET /v5/background-requests/:requestId";
 
 const { emulator, runtime } = await emulated({ owner: "long-exec" }, { backgroundAfterMs: 300 });
 const handle = await runtime.launch();
-const exists = async (path: string) =>
-  (await runtime.exec(handle, { shell: `test -e ${path}` })).exitCode === 0;
+const exists = async (path: string) => (await runtime.exec(handle, { shell: `test -e ${path}` })).exitCode === 0;
 const statuses = () => emulator.requests.map((request) => `${request.route} ${request.status}`);
 
 test("a command past the synchronous window is followed to its end (202, then the SDK's poll)", async () => {
@@ -53,7 +52,10 @@ test("aborting rejects ABORTED with the reason, promptly, and kills the command 
   const controller = new AbortController();
   const running = runtime.exec(
     handle,
-    { shell: "echo started > abort-started.txt; (sleep 1; echo late > abort-child.txt) & sleep 1; echo late > abort-late.txt" },
+    {
+      shell:
+        "echo started > abort-started.txt; (sleep 1; echo late > abort-child.txt) & sleep 1; echo late > abort-late.txt",
+    },
     { signal: controller.signal },
   );
   running.catch(() => undefined);

@@ -92,7 +92,10 @@ async function listOwned(
         done = page.vms.length === 0 || offset >= page.totalCount;
         return page.vms;
       },
-      { mapError: (error) => mapFreestyleError(error, { operation }), ...(timing.signal ? { signal: timing.signal } : {}) },
+      {
+        mapError: (error) => mapFreestyleError(error, { operation }),
+        ...(timing.signal ? { signal: timing.signal } : {}),
+      },
     );
     for (const vm of vms) found.set(vm.id, vm);
     if (totals.size <= 1) break;

@@ -133,7 +133,8 @@ export function resolveOptions(given: FreestyleRuntimeOptions): ResolvedOptions 
     throw read.refuse("runBudgetMs", `must be at most ${MAX_EXEC_TIMEOUT_MS} (Freestyle's longest command timeout)`);
   }
   const apiKey = read.requiredText(options.apiKey, "apiKey", "nothing is read from FREESTYLE_API_KEY");
-  if (options.fetch !== undefined && typeof options.fetch !== "function") throw read.refuse("fetch", "must be a function");
+  if (options.fetch !== undefined && typeof options.fetch !== "function")
+    throw read.refuse("fetch", "must be a function");
   if (options.onBackgroundError !== undefined && typeof options.onBackgroundError !== "function") {
     throw read.refuse("onBackgroundError", "must be a function");
   }
@@ -141,10 +142,14 @@ export function resolveOptions(given: FreestyleRuntimeOptions): ResolvedOptions 
   if (!LINUX_USER.test(linuxUser)) throw read.refuse("linuxUser", "is not a Linux user name");
   const namePrefix = read.text(options.namePrefix, "namePrefix") ?? "sandport";
   if (namePrefix.length > 30 || !NAME_PREFIX.test(namePrefix)) {
-    throw read.refuse("namePrefix", "must be 1-30 characters of [a-z0-9-] without leading, trailing or doubled hyphens");
+    throw read.refuse(
+      "namePrefix",
+      "must be 1-30 characters of [a-z0-9-] without leading, trailing or doubled hyphens",
+    );
   }
   const homeDirectory = read.absolutePath(options.homeDirectory, "homeDirectory") ?? "/root";
-  const workspaceRoot = read.absolutePath(options.workspaceRoot, "workspaceRoot") ?? posix.join(homeDirectory, "workspace");
+  const workspaceRoot =
+    read.absolutePath(options.workspaceRoot, "workspaceRoot") ?? posix.join(homeDirectory, "workspace");
   const stateDirectory =
     read.absolutePath(options.stateDirectory, "stateDirectory") ?? posix.join(homeDirectory, ".sandport");
   if (workspaceRoot === "/") throw read.refuse("workspaceRoot", "must not be /");

@@ -40,7 +40,10 @@ export function callFetch(transport: typeof fetch, timing: CallTiming): typeof f
 }
 
 function callEnded(): Response {
-  const body = { code: CALL_ENDED_CODE, message: "the Sandport call that made this request has ended; nothing was sent" };
+  const body = {
+    code: CALL_ENDED_CODE,
+    message: "the Sandport call that made this request has ended; nothing was sent",
+  };
   const headers = { "content-type": "application/json", [BACKGROUND_ID_HEADER]: CALL_ENDED_CODE };
   return new Response(JSON.stringify(body), { status: 504, headers });
 }

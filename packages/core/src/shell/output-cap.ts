@@ -27,6 +27,7 @@ export function cappedOutputScript(command: string, streamLimitBytes: number): s
     "s=$( { { { (",
     command,
     `) 2>&1 1>&5 3>&- 4>&- 5>&- 6>&-; echo "$?" >&6; } | head -c ${limit} >&4 3>&- 4>&- 5>&- 6>&-; } 5>&1 | head -c ${limit} >&3 3>&- 4>&- 6>&-; } 6>&1 )`,
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion, not a template
     'exit "${s:-125}"',
   ].join("\n");
 }
