@@ -34,7 +34,12 @@ export {
   validateOwner,
 } from "./adapter/ownership.js";
 export type { AbandonedLaunch } from "./adapter/reclaim-launch.js";
-export { isOutcomeUnknown, ORPHAN_SEARCH_DELAYS_MS, reclaimAbandonedLaunch } from "./adapter/reclaim-launch.js";
+export {
+  isOutcomeUnknown,
+  launchFailure,
+  ORPHAN_SEARCH_DELAYS_MS,
+  reclaimAbandonedLaunch,
+} from "./adapter/reclaim-launch.js";
 export type { OperationCall, OperationContext } from "./adapter/run-operation.js";
 export { runOperation } from "./adapter/run-operation.js";
 export type { CommonDefaults, CommonRuntimeOptions, ResolvedCommonOptions } from "./adapter/runtime-options.js";

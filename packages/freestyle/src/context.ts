@@ -53,13 +53,18 @@ export class FreestyleContext {
     return runOperation(op, { provider: PROVIDER, operation: site.operation, defaultTimeoutMs, mapError }, task);
   }
 
-  /** {@link run} for the VM `handle` names, its id checked first (`INVALID_REQUEST`, before any request). */
-  onHandle<T>(
+  /**
+   * {@link run} for the VM `handle` names, its id checked first
+   * (`INVALID_REQUEST`, before any request) and, unless `owned` is `false`,
+   * the VM proven ours (one lookup unless already known).
+   */
+  onVm<T>(
     handle: unknown,
     op: OpOptions | undefined,
     site: string | Omit<ErrorSite, "sandboxId">,
     defaultTimeoutMs: number,
     task: (vmId: string, call: OperationCall) => Promise<T>,
+    { owned = true }: { readonly owned?: boolean } = {},
   ): Promise<T> {
     const where = typeof site === "string" ? { operation: site } : site;
     let vmId: string;
@@ -68,20 +73,8 @@ export class FreestyleContext {
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.run(op, { ...where, sandboxId: vmId }, defaultTimeoutMs, (call) => task(vmId, call));
-  }
-
-  /** {@link onHandle} on a VM proven ours first (one lookup unless already known). */
-  onOwnedVm<T>(
-    handle: unknown,
-    op: OpOptions | undefined,
-    site: string | Omit<ErrorSite, "sandboxId">,
-    defaultTimeoutMs: number,
-    task: (vmId: string, call: OperationCall) => Promise<T>,
-  ): Promise<T> {
-    const operation = typeof site === "string" ? site : site.operation;
-    return this.onHandle(handle, op, site, defaultTimeoutMs, async (vmId, call) => {
-      await this.assertOwned(vmId, operation, call);
+    return this.run(op, { ...where, sandboxId: vmId }, defaultTimeoutMs, async (call) => {
+      if (owned) await this.assertOwned(vmId, where.operation, call);
       return task(vmId, call);
     });
   }

@@ -93,7 +93,7 @@ export function exec(
     return Promise.reject(error);
   }
   const deadlineMs = plan.timeoutMs + context.options.timeouts.execGraceMs;
-  return context.onOwnedVm(handle, op, "exec", deadlineMs, (vmId, call) => {
+  return context.onVm(handle, op, "exec", deadlineMs, (vmId, call) => {
     context.markCommandRun(vmId);
     return runCommand(context, vmId, plan, call);
   });

@@ -40,7 +40,7 @@ export function writeFiles(
   } catch (error) {
     return Promise.reject(error);
   }
-  return context.onOwnedVm(handle, op, "writeFiles", context.options.timeouts.fileMs, async (vmId, call) => {
+  return context.onVm(handle, op, "writeFiles", context.options.timeouts.fileMs, async (vmId, call) => {
     if (valid.length === 0) return;
     await guard(
       context,
@@ -110,7 +110,7 @@ export function onPath<T>(
   }
   const absolute = toSandboxPath(root, relative);
   const site = { operation, path: absolute };
-  return context.onOwnedVm(handle, op, site, context.options.timeouts.fileMs, async (vmId, call) => {
+  return context.onVm(handle, op, site, context.options.timeouts.fileMs, async (vmId, call) => {
     await guard(context, vmId, call, [{ relative, followFinal: target.followFinal }]);
     return work({ vmId, relative, absolute }, call);
   });

@@ -1,34 +1,14 @@
-// Per-call options are checked on every port method before anything is sent:
-// a malformed signal or timeoutMs is INVALID_REQUEST, an aborted signal is
-// ABORTED, and no request reaches Freestyle; a method's deadline bounds it.
+// The runtime's shape, and per-call deadlines. (A malformed or aborted per-call
+// option on every method is the conformance suite's port.op-options and
+// lifecycle.aborted-calls, with the emulator's request count.)
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { OpOptions } from "@sandport/core";
 import { expectCode } from "@sandport/testkit/assertions";
 import { emulated } from "../test/emulated.js";
 import { freestyleCapabilities } from "./capabilities.js";
 
 const { emulator, runtime } = await emulated({ owner: "runtime-tests" });
 const handle = await runtime.launch();
-
-/** Every port method, called with per-call options `op`. */
-function everyMethod(op: OpOptions): [string, () => Promise<unknown>][] {
-  return [
-    ["launch", () => runtime.launch({}, op)],
-    ["getById", () => runtime.getById(handle.id, op)],
-    ["findByLabels", () => runtime.findByLabels({}, op)],
-    ["destroy", () => runtime.destroy(handle, op)],
-    ["stop", () => runtime.stop(handle, op)],
-    ["start", () => runtime.start(handle, op)],
-    ["exec", () => runtime.exec(handle, { argv: ["true"] }, op)],
-    ["writeFiles", () => runtime.writeFiles(handle, [{ path: "a", content: "" }], op)],
-    ["readFile", () => runtime.readFile(handle, "a", op)],
-    ["listDir", () => runtime.listDir(handle, ".", op)],
-    ["stat", () => runtime.stat(handle, "a", op)],
-    ["mkdir", () => runtime.mkdir(handle, "d", op)],
-    ["remove", () => runtime.remove(handle, "a", op)],
-  ];
-}
 
 test("the runtime has exactly the methods its capabilities claim", () => {
   for (const method of ["execStream", "spawn", "portEndpoint", "startCommand", "launchDetached"]) {
@@ -41,29 +21,6 @@ test("the runtime has exactly the methods its capabilities claim", () => {
     "ports",
     "streaming",
   ]);
-});
-
-test("a malformed signal or timeoutMs is INVALID_REQUEST on every method, with no request sent", async () => {
-  const malformed = [{ signal: {} }, { signal: "abort" }, { timeoutMs: -1 }, { timeoutMs: 1.5 }, "fast"];
-  emulator.resetRequests();
-  for (const op of malformed) {
-    for (const [method, call] of everyMethod(op as OpOptions)) {
-      await expectCode(call, "INVALID_REQUEST", `${method}(${JSON.stringify(op)})`);
-    }
-  }
-  assert.equal(emulator.countRequests(), 0);
-  assert.equal(emulator.liveSandboxes().length, 1, "nothing was launched");
-});
-
-test("an already-aborted signal is ABORTED on every method, with no request sent", async () => {
-  const controller = new AbortController();
-  controller.abort(new Error("gave up"));
-  emulator.resetRequests();
-  for (const [method, call] of everyMethod({ signal: controller.signal })) {
-    await expectCode(call, "ABORTED", method);
-  }
-  assert.equal(emulator.countRequests(), 0);
-  assert.deepEqual(await runtime.settle(), []);
 });
 
 test("a method's deadline bounds the whole call: DEADLINE_EXCEEDED, not a hang", async () => {

@@ -5,7 +5,6 @@ import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { FreestyleHandle, FreestylePersistence, FreestyleRuntimeOptions } from "./index.js";
 import * as barrel from "./index.js";
-import { createFreestyleSdkLoader } from "./internal/sdk.js";
 
 /** Compile-time: the type names the barrel exports. */
 export type BarrelTypes = [FreestyleHandle, FreestyleRuntimeOptions, FreestylePersistence];
@@ -30,6 +29,7 @@ test("the barrel exports the common provider names, and nothing else at run time
   ]);
 });
 
+// The loader's range and where the SDK may be imported from are scripts/package-contract.test.ts's to check.
 test("only internal/sdk.ts imports the freestyle SDK at runtime; library code never touches process.env", () => {
   for (const file of sources(sourceRoot)) {
     const name = relative(sourceRoot, file);
@@ -42,15 +42,4 @@ test("only internal/sdk.ts imports the freestyle SDK at runtime; library code ne
     else assert.equal(runtimeImport, false, `${name} must not import freestyle at runtime`);
     assert.ok(!/process\.env\b/.test(text), `${name} must not read or write process.env`);
   }
-});
-
-test("the SDK loader's range is the peer dependency range, and there is no src/testing", () => {
-  const manifest = JSON.parse(readFileSync(join(sourceRoot, "..", "package.json"), "utf8"));
-  const peerRange = manifest.peerDependencies.freestyle;
-  const loader = createFreestyleSdkLoader();
-  assert.equal(loader.range, peerRange);
-  assert.deepEqual(loader.packageNames, ["freestyle"]);
-  const text = readFileSync(join(sourceRoot, "internal", "sdk.ts"), "utf8");
-  assert.ok(text.includes(`range: ${JSON.stringify(peerRange)}`));
-  assert.ok(!sources(sourceRoot).some((file) => relative(sourceRoot, file).startsWith("testing")));
 });

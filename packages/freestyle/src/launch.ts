@@ -9,7 +9,7 @@ import {
   unsupported,
   validateLaunchSpec,
 } from "@sandport/core";
-import { isOutcomeUnknown, type OperationCall, reclaimAbandonedLaunch } from "@sandport/core/adapter";
+import { launchFailure, type OperationCall, reclaimAbandonedLaunch } from "@sandport/core/adapter";
 import type { FreestyleContext } from "./context.js";
 import { mapFreestyleError } from "./errors.js";
 import { API_STDIN_BYTES, launchEnvPath } from "./exec.js";
@@ -85,7 +85,11 @@ export function launch(context: FreestyleContext, spec: LaunchSpec = {}, op?: Op
       let created = false;
       abandoned = (error) => reclaim(context, creation, launchKey, error, created);
       const { vmId } = await creation.catch((error: unknown) => {
-        throw launchError(error, launchKey);
+        const slugTaken = (error as { code?: unknown }).code === "SLUG_TAKEN";
+        const hint = slugTaken
+          ? `a VM with launch key ${launchKey} exists already: a launch key is used once`
+          : undefined;
+        throw launchFailure(mapFreestyleError(error, { operation: "launch" }), error, launchKey, hint);
       });
       created = true;
       context.markOwned(vmId);
@@ -170,25 +174,5 @@ function reclaim(
     condemned: context.condemned,
     background: context.background,
     cleanupMs: orphanCleanupMs,
-  });
-}
-
-/** A failed create, saying whether the VM may exist anyway and under which launch key to look. */
-function launchError(error: unknown, launchKey: string): SandportError {
-  const mapped = mapFreestyleError(error, { operation: "launch" });
-  const outcomeUnknown = isOutcomeUnknown(mapped);
-  const slugTaken = (error as { code?: unknown }).code === "SLUG_TAKEN";
-  const note = outcomeUnknown
-    ? ` (the VM may exist anyway: search launch key ${launchKey})`
-    : slugTaken
-      ? ` (a VM with launch key ${launchKey} exists already: a launch key is used once)`
-      : "";
-  return new SandportError({
-    code: mapped.code,
-    provider: PROVIDER,
-    retryable: mapped.retryable,
-    cause: error,
-    message: `${mapped.message}${note}`,
-    details: { ...mapped.details, launchKey, outcomeUnknown },
   });
 }

@@ -17,28 +17,36 @@ const VERIFY_MARGIN_MS = 250;
  * deadline, rejects `DESTROY_UNVERIFIED` (retryable).
  */
 export function destroy(context: FreestyleContext, handle: unknown, op?: OpOptions): Promise<void> {
-  return context.onHandle(handle, op, "destroy", context.options.timeouts.destroyMs, async (vmId, call) => {
-    if (!context.knownOwned(vmId) && !(await context.ownedVm(vmId, "destroy", call))) {
-      context.forget(vmId);
-      return;
-    }
-    if (!(await deleteVm(context, vmId, call))) return;
-    const client = await context.client(call);
-    const verdict = await confirmGone(
-      async () => {
-        try {
-          return (await client.vms.get(vmId)).id === vmId;
-        } catch (error) {
-          if (isNotFound(error)) return false;
-          throw error;
-        }
-      },
-      { until: Date.now() + call.remainingMs() - VERIFY_MARGIN_MS, signal: call.signal },
-    );
-    if (verdict.gone) return context.forget(vmId);
-    const why = verdict.reason === "still-present" ? "it was still there after the delete" : "the check failed";
-    throw destroyUnverified(PROVIDER, vmId, why, verdict.last);
-  });
+  return context.onVm(
+    handle,
+    op,
+    "destroy",
+    context.options.timeouts.destroyMs,
+    async (vmId, call) => {
+      if (!context.knownOwned(vmId) && !(await context.ownedVm(vmId, "destroy", call))) {
+        context.forget(vmId);
+        return;
+      }
+      if (!(await deleteVm(context, vmId, call))) return;
+      const client = await context.client(call);
+      const verdict = await confirmGone(
+        async () => {
+          try {
+            return (await client.vms.get(vmId)).id === vmId;
+          } catch (error) {
+            if (isNotFound(error)) return false;
+            throw error;
+          }
+        },
+        { until: Date.now() + call.remainingMs() - VERIFY_MARGIN_MS, signal: call.signal },
+      );
+      if (verdict.gone) return context.forget(vmId);
+      const why = verdict.reason === "still-present" ? "it was still there after the delete" : "the check failed";
+      throw destroyUnverified(PROVIDER, vmId, why, verdict.last);
+    },
+    // Checked below: an absent VM is destroyed already, not an error.
+    { owned: false },
+  );
 }
 
 /**
@@ -75,7 +83,7 @@ function lifecycleCall(
   operation: "stop" | "start",
   action: (vm: { pause(): Promise<unknown>; start(): Promise<unknown> }) => Promise<unknown>,
 ): Promise<void> {
-  return context.onOwnedVm(handle, op, operation, context.options.timeouts.lifecycleMs, async (vmId, call) => {
+  return context.onVm(handle, op, operation, context.options.timeouts.lifecycleMs, async (vmId, call) => {
     try {
       await action(await context.vm(vmId, call));
     } catch (error) {
