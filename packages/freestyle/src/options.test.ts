@@ -42,6 +42,7 @@ test("defaults: the public API, root in /root, deny-all network, explicit lifeti
     timeouts: { fileMs: 5_000 },
   });
   assert.deepEqual([tuned.workspaceRoot, tuned.stateDirectory], ["/home/dev/workspace", "/home/dev/.sandport"]);
+  assert.equal(resolveOptions({ apiKey: "k", linuxUser: "dev" }).homeDirectory, "/home/dev");
   assert.deepEqual(tuned.persistence, { autoDeleteSeconds: 0, idleTimeoutSeconds: 600, maxRunSeconds: -1 });
   assert.deepEqual(tuned.timeouts, { ...DEFAULT_FREESTYLE_TIMEOUTS, fileMs: 5_000 });
 });

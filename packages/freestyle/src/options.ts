@@ -33,7 +33,8 @@ export interface FreestyleRuntimeOptions extends CommonRuntimeOptions {
   readonly linuxUser?: string;
   /**
    * Home directory of `linuxUser`: where the API starts every command, and
-   * what the paths inside commands are relative to. Default `/root`.
+   * what the paths inside commands are relative to. Default `/root` for
+   * `root`, else `/home/<linuxUser>`.
    */
   readonly homeDirectory?: string;
   /** Absolute workspace directory inside the VM; created at launch. Default `<homeDirectory>/workspace`. */
@@ -147,7 +148,8 @@ export function resolveOptions(given: FreestyleRuntimeOptions): ResolvedOptions 
       "must be 1-30 characters of [a-z0-9-] without leading, trailing or doubled hyphens",
     );
   }
-  const homeDirectory = read.absolutePath(options.homeDirectory, "homeDirectory") ?? "/root";
+  const homeDirectory =
+    read.absolutePath(options.homeDirectory, "homeDirectory") ?? (linuxUser === "root" ? "/root" : `/home/${linuxUser}`);
   const workspaceRoot =
     read.absolutePath(options.workspaceRoot, "workspaceRoot") ?? posix.join(homeDirectory, "workspace");
   const stateDirectory =
