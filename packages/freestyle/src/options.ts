@@ -149,7 +149,8 @@ export function resolveOptions(given: FreestyleRuntimeOptions): ResolvedOptions 
     );
   }
   const homeDirectory =
-    read.absolutePath(options.homeDirectory, "homeDirectory") ?? (linuxUser === "root" ? "/root" : `/home/${linuxUser}`);
+    read.absolutePath(options.homeDirectory, "homeDirectory") ??
+    (linuxUser === "root" ? "/root" : `/home/${linuxUser}`);
   const workspaceRoot =
     read.absolutePath(options.workspaceRoot, "workspaceRoot") ?? posix.join(homeDirectory, "workspace");
   const stateDirectory =
