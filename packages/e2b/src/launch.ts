@@ -7,7 +7,7 @@ import {
   unsupported,
   validateLaunchSpec,
 } from "@sandport/core";
-import { isOutcomeUnknown, metadataCodec, reclaimAbandonedLaunch } from "@sandport/core/adapter";
+import { launchFailure, metadataCodec, reclaimAbandonedLaunch } from "@sandport/core/adapter";
 import { budget, type E2BContext } from "./context.js";
 import { mapE2BError } from "./errors.js";
 import { type E2BHandle, PROVIDER } from "./handle.js";
@@ -64,7 +64,7 @@ export function launch(context: E2BContext, spec: LaunchSpec = {}, op?: OpOption
       let created = false;
       abandoned = (error) => reclaim(context, creation, launchKey, error, created);
       let sandbox: E2BSandbox = await creation.catch((error: unknown) => {
-        throw launchError(error, launchKey);
+        throw launchFailure(mapE2BError(error, { operation: "launch" }), error, launchKey);
       });
       created = true;
       context.markOwned(sandbox.sandboxId);
@@ -119,21 +119,5 @@ function publicDespiteRequest(sandboxId: string): SandportError {
       `e2b created sandbox ${sandboxId} without a traffic access token although allowPublicTraffic is false, ` +
       "so its ports are public; it is being destroyed (the e2b SDK sends network.allowPublicTraffic from 2.7)",
     details: { sandboxId, feature: "allowPublicTraffic: false" },
-  });
-}
-
-/** A failed create, saying whether the sandbox may exist anyway and under which launch key to look. */
-function launchError(error: unknown, launchKey: string): SandportError {
-  const mapped = mapE2BError(error, { operation: "launch" });
-  const outcomeUnknown = isOutcomeUnknown(mapped);
-  return new SandportError({
-    code: mapped.code,
-    provider: PROVIDER,
-    retryable: mapped.retryable,
-    cause: error,
-    message: outcomeUnknown
-      ? `${mapped.message} (the sandbox may exist anyway: search launch key ${launchKey})`
-      : mapped.message,
-    details: { ...mapped.details, launchKey, outcomeUnknown },
   });
 }
