@@ -26,6 +26,7 @@ export interface ModalMiddlewareCall<Request, Response> {
   readonly request: Request;
   /** The RPC being called (`/modal.client.ModalClient/SandboxCreateV2`). */
   readonly method: { readonly path: string };
+  // biome-ignore lint/suspicious/noConfusingVoidType: nice-grpc's own type, which this one must match.
   next(request: Request, options: ModalCallOptions): AsyncGenerator<Response, Response | void, undefined>;
 }
 
@@ -33,6 +34,7 @@ export interface ModalMiddlewareCall<Request, Response> {
 export type ModalMiddleware = <Request, Response>(
   call: ModalMiddlewareCall<Request, Response>,
   options: ModalCallOptions,
+  // biome-ignore lint/suspicious/noConfusingVoidType: nice-grpc's own type, which this one must match.
 ) => AsyncGenerator<Response, Response | void, undefined>;
 
 /** The SDK's logger interface. */
