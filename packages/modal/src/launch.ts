@@ -10,7 +10,7 @@ import {
 } from "@sandport/core";
 import { isOutcomeUnknown, metadataCodec, reclaimAbandonedLaunch } from "@sandport/core/adapter";
 import { budget, type ModalContext } from "./context.js";
-import { mapModalError } from "./errors.js";
+import { grpcCodeOf, mapModalError } from "./errors.js";
 import { type ModalHandle, PROVIDER } from "./handle.js";
 import { inScope } from "./internal/call-scope.js";
 import type { ModalCreateParams, ModalSandbox } from "./internal/sdk-types.js";
@@ -116,10 +116,18 @@ function reclaim(
   });
 }
 
+/**
+ * gRPC statuses after which a create may have run anyway: the call was cut
+ * (`CANCELLED`, `DEADLINE_EXCEEDED`), failed inside the server (`UNKNOWN`,
+ * `ABORTED`, `INTERNAL`, `DATA_LOSS`), or did not say (`UNAVAILABLE`).
+ */
+const OUTCOME_UNKNOWN_STATUSES = new Set([1, 2, 4, 10, 13, 14, 15]);
+
 /** A failed create, saying whether the sandbox may exist anyway and under which launch key to look. */
 function launchError(error: unknown, launchKey: string): SandportError {
   const mapped = mapModalError(error, { operation: "launch" });
-  const outcomeUnknown = isOutcomeUnknown(mapped);
+  const status = grpcCodeOf(error);
+  const outcomeUnknown = status === undefined ? isOutcomeUnknown(mapped) : OUTCOME_UNKNOWN_STATUSES.has(status);
   return new SandportError({
     code: mapped.code,
     provider: PROVIDER,
