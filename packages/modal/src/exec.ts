@@ -9,7 +9,7 @@ import {
   toSandboxPath,
   validateExecRequest,
 } from "@sandport/core";
-import { EventQueue } from "@sandport/core/adapter";
+import { execEventStream } from "@sandport/core/adapter";
 import { type CommandPlan, CommandRun } from "./command-run.js";
 import type { ModalContext } from "./context.js";
 import { PROVIDER } from "./handle.js";
@@ -66,27 +66,13 @@ export function exec(
 }
 
 /** Runs a command and yields `started`, output chunks (exact bytes) as they arrive, then `exited`. */
-export async function* execStream(
+export function execStream(
   context: ModalContext,
   handle: unknown,
   request: ExecRequest,
   op?: OpOptions,
 ): AsyncGenerator<ExecEvent> {
-  const queue = new EventQueue<ExecEvent>();
-  // Stops the command when the consumer leaves the loop early.
-  const consumer = new AbortController();
-  runPlanned(context, handle, request, op, "execStream", consumer.signal, (event) => queue.push(event)).then(
-    (result) => {
-      queue.push({ type: "exited", result });
-      queue.end();
-    },
-    (error: unknown) => queue.fail(error),
-  );
-  try {
-    yield* queue;
-  } finally {
-    consumer.abort(new Error("the consumer stopped reading the stream"));
-  }
+  return execEventStream((emit, stop) => runPlanned(context, handle, request, op, "execStream", stop, emit));
 }
 
 /**

@@ -4,11 +4,11 @@ import {
   type LaunchSpec,
   type OpOptions,
   refuseReservedEnv,
-  SandportError,
+  type SandportError,
   unsupported,
   validateLaunchSpec,
 } from "@sandport/core";
-import { isOutcomeUnknown, metadataCodec, reclaimAbandonedLaunch } from "@sandport/core/adapter";
+import { launchFailure, metadataCodec, reclaimAbandonedLaunch } from "@sandport/core/adapter";
 import { budget, type ModalContext } from "./context.js";
 import { grpcCodeOf, mapModalError } from "./errors.js";
 import { type ModalHandle, PROVIDER } from "./handle.js";
@@ -125,17 +125,12 @@ const OUTCOME_UNKNOWN_STATUSES = new Set([1, 2, 4, 10, 13, 14, 15]);
 
 /** A failed create, saying whether the sandbox may exist anyway and under which launch key to look. */
 function launchError(error: unknown, launchKey: string): SandportError {
-  const mapped = mapModalError(error, { operation: "launch" });
   const status = grpcCodeOf(error);
-  const outcomeUnknown = status === undefined ? isOutcomeUnknown(mapped) : OUTCOME_UNKNOWN_STATUSES.has(status);
-  return new SandportError({
-    code: mapped.code,
-    provider: PROVIDER,
-    retryable: mapped.retryable,
-    cause: error,
-    message: outcomeUnknown
-      ? `${mapped.message} (the sandbox may exist anyway: search launch key ${launchKey})`
-      : mapped.message,
-    details: { ...mapped.details, launchKey, outcomeUnknown },
-  });
+  const mapped = mapModalError(error, { operation: "launch" });
+  return launchFailure(
+    error,
+    mapped,
+    launchKey,
+    status === undefined ? undefined : OUTCOME_UNKNOWN_STATUSES.has(status),
+  );
 }
