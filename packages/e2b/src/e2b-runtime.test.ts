@@ -37,6 +37,8 @@ function everyMethod(op: OpOptions): [string, () => Promise<unknown>][] {
     ["startCommand", () => runtime.startCommand(handle, { sessionId: "s", argv: ["true"] }, op)],
     ["commandStatus", () => runtime.commandStatus(handle, ref, op)],
     ["commandLogs", () => runtime.commandLogs(handle, ref, op)],
+    ["spawn", () => runtime.spawn(handle, { argv: ["cat"] }, op)],
+    ["portEndpoint", () => runtime.portEndpoint(handle, 8080, op)],
   ];
 }
 
