@@ -3,7 +3,7 @@
 // Modal's https URL; ports not declared at launch are refused.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { expectCode } from "@sandport/testkit/assertions";
+import { expectCode, unusedPort } from "@sandport/testkit/assertions";
 import { emulated } from "../test/emulated.js";
 
 const CONTROL = "rpc modal.client.ModalClient/";
@@ -23,21 +23,23 @@ async function fetchText(url: string): Promise<string> {
 }
 
 test("tcp tunnels: a server started with spawn answers at http://host:port, from a reattached handle too", async () => {
-  const handle = await runtime.launch({ ports: [18_901] });
+  // A server in the emulator's sandboxes listens on this host: take a port nothing else holds.
+  const port = await unusedPort();
+  const handle = await runtime.launch({ ports: [port] });
   await runtime.writeFiles(handle, [{ path: "site/probe.txt", content: "through the tunnel\n" }]);
   const server = await runtime.spawn(handle, {
-    argv: ["python3", "-m", "http.server", "18901", "--bind", "127.0.0.1"],
+    argv: ["python3", "-m", "http.server", String(port), "--bind", "127.0.0.1"],
     cwd: "site",
   });
   try {
-    const endpoint = await runtime.portEndpoint(handle, 18_901);
+    const endpoint = await runtime.portEndpoint(handle, port);
     assert.match(endpoint.url, /^http:\/\/127\.0\.0\.1:\d+$/);
     assert.equal(endpoint.headers, undefined, "a tunnel needs no headers");
     assert.equal(await fetchText(`${endpoint.url}/probe.txt`), "through the tunnel\n");
     const reopened = runtimeWith({});
     const found = await reopened.getById(handle.id);
     assert.ok(found);
-    assert.deepEqual(await reopened.portEndpoint(found, 18_901), endpoint);
+    assert.deepEqual(await reopened.portEndpoint(found, port), endpoint);
   } finally {
     await server.kill();
     await runtime.destroy(handle);

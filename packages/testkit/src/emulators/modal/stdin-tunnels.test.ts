@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { SandboxRuntime } from "@sandport/core";
 import { LocalRuntime } from "@sandport/local";
+import { unusedPort } from "../../assertions/index.js";
 import { type ModalEmulator, startModalEmulator } from "./emulator.js";
 import { clientFor, loadModal, type Modal, type ModalClient } from "./test-sdk.js";
 
@@ -98,7 +99,8 @@ describe("Modal emulator: stdin, exact output bytes and tunnels (real modal SDK)
   });
 
   it("tunnels reach a server a command started, plain TCP and 'encrypted' alike (no TLS here)", async () => {
-    const [plainPort, tlsPort] = [18_811, 18_812];
+    // The server listens on this host (the default backend shares its network): ports nothing else holds.
+    const [plainPort, tlsPort] = [await unusedPort(), await unusedPort()];
     const sandbox = await create({ unencryptedPorts: [plainPort], encryptedPorts: [tlsPort] });
     await sandbox.filesystem.writeText("tunnelled\n", "/workspace/site/probe.txt");
     await sandbox.exec(["python3", "-m", "http.server", String(plainPort), "--bind", "127.0.0.1"], {
@@ -106,7 +108,8 @@ describe("Modal emulator: stdin, exact output bytes and tunnels (real modal SDK)
     });
     try {
       const tunnels = await sandbox.tunnels(5_000);
-      assert.deepEqual(Object.keys(tunnels).map(Number).sort(), [plainPort, tlsPort]);
+      const numeric = (a: number, b: number) => a - b;
+      assert.deepEqual(Object.keys(tunnels).map(Number).sort(numeric), [plainPort, tlsPort].sort(numeric));
       const [host, port] = tunnels[plainPort]!.tcpSocket;
       assert.equal(host, "127.0.0.1");
       assert.match(tunnels[tlsPort]!.url, /^https:\/\/127\.0\.0\.1:\d+$/);
