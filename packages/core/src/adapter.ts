@@ -44,7 +44,7 @@ export type { OperationCall, OperationContext } from "./adapter/run-operation.js
 export { runOperation } from "./adapter/run-operation.js";
 export type { CommonDefaults, CommonRuntimeOptions, ResolvedCommonOptions } from "./adapter/runtime-options.js";
 export { OptionReader } from "./adapter/runtime-options.js";
-export { destroyUnverified, foreignSandbox, sandboxNotFound } from "./adapter/sandbox-errors.js";
+export { destroyUnverified, foreignSandbox, processExited, sandboxNotFound } from "./adapter/sandbox-errors.js";
 export type { SdkLoader, SdkLoaderOptions, SdkPackage } from "./adapter/sdk-loader.js";
 export { createSdkLoader } from "./adapter/sdk-loader.js";
 export type { AsyncScriptInput, ExitRecord, SessionFiles, StartRecord } from "./shell/async-script.js";

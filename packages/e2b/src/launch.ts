@@ -3,7 +3,7 @@ import {
   type LaunchSpec,
   type OpOptions,
   refuseReservedEnv,
-  type SandportError,
+  SandportError,
   unsupported,
   validateLaunchSpec,
 } from "@sandport/core";

@@ -1,5 +1,5 @@
 import { type ExecEvent, type ExecResult, invalidRequest, SandportError } from "@sandport/core";
-import { markerSweepScript } from "@sandport/core/adapter";
+import { markerSweepScript, processExited } from "@sandport/core/adapter";
 import { budget, type CallTiming } from "./context.js";
 import { grpcCodeOf, mapModalError } from "./errors.js";
 import { PROVIDER } from "./handle.js";
@@ -117,12 +117,12 @@ export class CommandRun {
    */
   async write(data: Uint8Array): Promise<void> {
     if (this.#stdinClosed) throw invalidRequest("stdin was closed", {}, PROVIDER);
-    if (this.#exited) throw gone();
+    if (this.#exited) throw processExited(PROVIDER);
     try {
       await this.#writer.write(data);
     } catch (error) {
       const code = grpcCodeOf(error);
-      if (this.#exited || code === 5 || code === 9) throw gone(error);
+      if (this.#exited || code === 5 || code === 9) throw processExited(PROVIDER, error);
       throw mapModalError(error, { operation: "write", sandboxId: this.#sandbox.sandboxId });
     }
   }
@@ -237,16 +237,6 @@ async function sweep(sandbox: ModalSandbox, plan: CommandPlan, timing: CallTimin
     const expired = new Promise<void>((resolve) => setTimeout(resolve, timing.remainingMs()).unref());
     await Promise.race([killing, expired]);
   }).catch(() => undefined);
-}
-
-function gone(cause?: unknown): SandportError {
-  return new SandportError({
-    code: "NOT_FOUND",
-    provider: PROVIDER,
-    retryable: false,
-    message: "the process has exited; its stdin is gone",
-    ...(cause === undefined ? {} : { cause }),
-  });
 }
 
 function lostOutput(sandboxId: string, error: unknown): SandportError {
