@@ -1,5 +1,5 @@
 import type { ExecEvent, ExecResult, SandboxProcess } from "@sandport/core";
-import { invalidRequest, SandportError } from "@sandport/core";
+import { invalidRequest } from "@sandport/core";
 import { EventQueue, processExited } from "@sandport/core/adapter";
 import { LOCAL_PROVIDER, type LocalIsolation } from "./options.js";
 
