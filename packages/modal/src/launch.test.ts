@@ -94,33 +94,28 @@ test("the SDK obeys a server-side retry hint except on the create, which the cal
   assert.equal(emulator.countRequests(LIST), 2, "the list waited as told and asked again");
 });
 
-test("a launch aborted after the create was sent rejects at once; the late sandbox is destroyed", async () => {
-  await runtime.launch(); // the App and image are resolved: the next launch is the create alone
-  const before = ours().length;
-  emulator.injectFault({ route: CREATE, fault: { kind: "latency", ms: 400 } });
-  const controller = new AbortController();
-  const launching = runtime.launch({ labels: { late: "yes" } }, { signal: controller.signal });
-  await delay(100);
-  const abortedAt = performance.now();
-  controller.abort(new Error("caller gave up"));
-  const error = await expectCode(launching, "ABORTED");
-  assert.ok(performance.now() - abortedAt < 100, "rejected promptly");
-  assert.equal((error.cause as Error).message, "caller gave up");
-  assert.deepEqual(await runtime.findByLabels({ late: "yes" }), [], "hidden while its cleanup runs");
-  assert.deepEqual(await runtime.settle(), []);
-  assert.equal(ours().length, before, "the sandbox that landed after the abort was destroyed");
-});
-
-test("a launch whose deadline fires while the create hangs rejects at once and leaves nothing", async () => {
-  const before = ours().length;
-  emulator.injectFault({ route: CREATE, fault: { kind: "latency", ms: 600 } });
-  emulator.resetRequests();
-  const started = performance.now();
-  await expectCode(runtime.launch({ labels: { hung: "yes" } }, { timeoutMs: 250 }), "DEADLINE_EXCEEDED");
-  assert.ok(performance.now() - started < 500);
-  assert.deepEqual(await runtime.settle(), []);
-  await delay(500);
-  assert.equal(ours().length, before, "the create was cancelled at its deadline, or its sandbox destroyed");
+test("a launch given up on (abort, deadline) while its create hangs rejects at once and leaves nothing", async () => {
+  await runtime.launch(); // the App and image are resolved: the next launches are the create alone
+  const cases = [
+    { code: "ABORTED", labels: { late: "aborted" }, giveUp: (controller: AbortController) => controller.abort() },
+    { code: "DEADLINE_EXCEEDED", labels: { late: "deadline" }, timeoutMs: 250 },
+  ] as const;
+  for (const givenUp of cases) {
+    const before = ours().length;
+    emulator.injectFault({ route: CREATE, fault: { kind: "latency", ms: 500 } });
+    const controller = new AbortController();
+    const op = "timeoutMs" in givenUp ? { timeoutMs: givenUp.timeoutMs } : { signal: controller.signal };
+    const launching = runtime.launch({ labels: givenUp.labels }, op);
+    await delay(100);
+    const gaveUpAt = performance.now();
+    if ("giveUp" in givenUp) givenUp.giveUp(controller);
+    await expectCode(launching, givenUp.code);
+    assert.ok(performance.now() - gaveUpAt < 300, `${givenUp.code}: rejected promptly`);
+    assert.deepEqual(await runtime.findByLabels(givenUp.labels), [], `${givenUp.code}: hidden while cleaned up`);
+    assert.deepEqual(await runtime.settle(), []);
+    await delay(500);
+    assert.equal(ours().length, before, `${givenUp.code}: what the create made was destroyed (or never made)`);
+  }
 });
 
 test("a failing background cleanup is reported to onBackgroundError and kept for settle()", async () => {
