@@ -18,7 +18,9 @@ try {
     owner: "round-trip-count",
   });
   const short = (route) =>
-    route.replace("rpc modal.client.ModalClient/", "").replace("rpc modal.task_command_router.TaskCommandRouter/", "router ");
+    route
+      .replace("rpc modal.client.ModalClient/", "")
+      .replace("rpc modal.task_command_router.TaskCommandRouter/", "router ");
   await countRoundTrips({
     title: "ModalRuntime (real modal SDK against the Modal emulator)",
     runtime,
