@@ -106,11 +106,6 @@ export class CommandRun {
     return run;
   }
 
-  /** True once the command has ended. */
-  get exited(): boolean {
-    return this.#exited;
-  }
-
   /**
    * Writes to stdin (interactive runs): `INVALID_REQUEST` after `closeStdin`,
    * `NOT_FOUND` once the command has ended (its stdin is gone).
