@@ -40,6 +40,8 @@ export {
   ORPHAN_SEARCH_DELAYS_MS,
   reclaimAbandonedLaunch,
 } from "./adapter/reclaim-launch.js";
+export type { OperationRunnerOptions } from "./adapter/operation-runner.js";
+export { OperationRunner } from "./adapter/operation-runner.js";
 export type { OperationCall, OperationContext } from "./adapter/run-operation.js";
 export { runOperation } from "./adapter/run-operation.js";
 export type { CommonDefaults, CommonRuntimeOptions, ResolvedCommonOptions } from "./adapter/runtime-options.js";
