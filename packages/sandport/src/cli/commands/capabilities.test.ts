@@ -8,6 +8,14 @@ import { EXIT } from "../exit-codes.js";
 import { runCli, scratchDirectory, UMBRELLA } from "../test-support.js";
 
 const e2bVersion = JSON.parse(readFileSync(join(UMBRELLA, "..", "e2b", "package.json"), "utf8")).version as string;
+/** Every provider the umbrella depends on: `@sandport/*` packages other than core and the test kit. */
+const installed = Object.keys(
+  (JSON.parse(readFileSync(join(UMBRELLA, "package.json"), "utf8")) as { dependencies: Record<string, string> })
+    .dependencies,
+)
+  .filter((name) => name.startsWith("@sandport/") && name !== "@sandport/core" && name !== "@sandport/testkit")
+  .map((name) => name.slice("@sandport/".length))
+  .sort();
 
 /** A valid evidence record for e2b whose probes established `warmLease` and the `filesystem` mode. */
 function record(version: string, provider = "e2b") {
@@ -48,9 +56,14 @@ describe("sandport capabilities", () => {
     const listing = JSON.parse(stdout) as Listing;
     assert.deepEqual(
       listing.providers.map((entry) => entry.provider),
-      ["e2b", "local"],
+      installed,
     );
-    const [e2b, local] = listing.providers as [Listing["providers"][0], Listing["providers"][0]];
+    assert.ok(installed.includes("e2b") && installed.includes("local"));
+    for (const entry of listing.providers) {
+      assert.equal(entry.capabilities.reattach?.mark, "structural", `${entry.provider} was constructed and inspected`);
+    }
+    const find = (name: string) => listing.providers.find((entry) => entry.provider === name)!;
+    const [e2b, local] = [find("e2b"), find("local")];
     assert.equal(e2b.version, e2bVersion);
     assert.deepEqual(e2b.capabilities.reattach, { value: true, mark: "structural", source: "structural" });
     assert.deepEqual(e2b.capabilities.verifiedCleanup, { value: true, mark: "declared", source: "declared" });
@@ -74,11 +87,16 @@ describe("sandport capabilities", () => {
   });
 
   test("the table for people names each provider and marks each cell", async () => {
-    const { code, stdout } = await runCli(["capabilities"]);
-    assert.equal(code, EXIT.OK);
-    assert.match(stdout, /^capability +e2b \S+ +local \S+$/m);
-    assert.match(stdout, /^warmLease +unknown \(absent\) +yes \(declared\)$/m);
-    assert.match(stdout, /^reattach +yes \(structural\) +yes \(structural\)$/m);
+    const all = await runCli(["capabilities"]);
+    assert.equal(all.code, EXIT.OK);
+    assert.match(all.stdout, new RegExp(`^capability +${installed.map((name) => `${name} \\S+`).join(" +")}$`, "m"));
+    const e2b = await runCli(["capabilities", "--provider", "e2b"]);
+    assert.equal(e2b.code, EXIT.OK);
+    assert.match(e2b.stdout, /^capability +e2b \S+$/m);
+    assert.match(e2b.stdout, /^warmLease +unknown \(absent\)$/m);
+    assert.match(e2b.stdout, /^reattach +yes \(structural\)$/m);
+    const local = await runCli(["capabilities", "--provider", "local"]);
+    assert.match(local.stdout, /^warmLease +yes \(declared\)$/m);
   });
 
   test("evidence for this adapter version promotes the unknown cells its probes passed, and nothing else", async () => {

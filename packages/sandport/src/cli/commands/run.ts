@@ -24,7 +24,8 @@ interface RunFlags extends ProviderFlags {
 
 /**
  * `sandport run`: one orchestrated workload. The command's output is written
- * as it arrives (stdout to stdout, stderr to stderr, untouched); progress goes
+ * as it arrives (stdout to stdout, stderr to stderr, untouched), or at its exit
+ * where the runtime cannot stream; progress goes
  * to stderr only on a terminal or with `--verbose`. Collected files are written
  * even when the command failed. Exits with the command's exit code, 124 when
  * it timed out, 125 when Sandport failed, 130 when interrupted.
@@ -42,10 +43,19 @@ export default async function run(context: CliContext, flags: RunFlags, argv: st
     const env = Object.fromEntries(flags.env.map((text) => splitAssignment(text, "--env")));
     const timeoutMs = flags.timeout === undefined ? undefined : parseDuration(flags.timeout, "--timeout");
     const { runtime } = await createRuntime(descriptor!, settingsFor(context, flags), context.terminal.redactor);
+    let outputSeen = false;
     const onEvent = (event: OrchestratorEvent) => {
-      if (event.type === "step-output" && streamed)
+      if (event.type === "step-output" && streamed) {
+        outputSeen = true;
         (event.stream === "stdout" ? process.stdout : process.stderr).write(event.data);
-      else describe(event, progress);
+        return;
+      }
+      // A runtime that cannot stream (no execStream) hands the output over once the command has exited.
+      if (event.type === "step-exited" && streamed && !outputSeen) {
+        process.stdout.write(event.result.stdout);
+        process.stderr.write(event.result.stderr);
+      }
+      describe(event, progress);
     };
     progress.step(`launching a ${runtime.provider} sandbox`);
     result = await new SandboxOrchestrator(runtime, { onEvent }).run(

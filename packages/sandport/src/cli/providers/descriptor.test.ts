@@ -93,6 +93,15 @@ describe("provider descriptors", () => {
       refusal({ runtime: "E2BRuntime", doctor: { bubblewrap: { option: "bwrap", default: "/usr/bin/bwrap" } } }),
       /doctor.bubblewrap.option/,
     );
+    const typed = { env: "SANDPORT_E2B_LIFETIME_MS", type: "integer" };
+    assert.match(
+      refusal({ runtime: "E2BRuntime", options: { lifetimeMs: { ...typed, default: "an hour" } } }),
+      /"an hour" is not an integer/,
+    );
+    assert.match(
+      refusal({ runtime: "E2BRuntime", options: { lifetimeMs: { ...typed, required: true, default: "1" } } }),
+      /default makes no sense/,
+    );
   });
 });
 
@@ -147,6 +156,25 @@ describe("provider options", () => {
       refused(() => resolveProviderOptions(descriptor, { env: { SANDPORT_E2B_LIFETIME_MS: "soon" } }, new Redactor())),
       /SANDPORT_E2B_LIFETIME_MS: "soon" is not an integer/,
     );
+  });
+
+  test("a declared default fills an option nothing else set, read as its type", () => {
+    const withDefault = parseDescriptor(
+      {
+        ...e2b,
+        sandport: {
+          runtime: "E2BRuntime",
+          options: { lifetimeMs: { env: "SANDPORT_E2B_LIFETIME_MS", type: "integer", default: "3600000" } },
+        },
+      },
+      "/x/package.json",
+    )!;
+    const unset = resolveProviderOptions(withDefault, { env: {} }, new Redactor());
+    assert.equal(unset.values.lifetimeMs, 3_600_000);
+    assert.equal(unset.sources.lifetimeMs, "default");
+    const set = resolveProviderOptions(withDefault, { env: { SANDPORT_E2B_LIFETIME_MS: "5000" } }, new Redactor());
+    assert.equal(set.values.lifetimeMs, 5000);
+    assert.equal(set.sources.lifetimeMs, "env");
   });
 
   test("a provider-scoped --option applies to that provider only", () => {

@@ -1,4 +1,5 @@
 import { CliError } from "../cli-error.js";
+import { readOptionValue } from "./option-values.js";
 
 /** How the text of an environment variable or `--option` value becomes an option value. */
 export type OptionType = "string" | "integer" | "boolean" | "list";
@@ -18,6 +19,11 @@ export interface OptionSpec {
    * called: constructors do no I/O, so a placeholder credential is safe there.
    */
   readonly inspect: string | undefined;
+  /**
+   * Text used when nothing sets the option, read as its `type`: for an option
+   * the constructor requires but a user rarely chooses (Modal's sandbox lifetime).
+   */
+  readonly default: string | undefined;
 }
 
 /**
@@ -138,15 +144,28 @@ function optionsOf(value: unknown, provider: string, fail: (why: string) => CliE
       if (spec[flag] !== undefined && typeof spec[flag] !== "boolean")
         throw fail(`options.${name}.${flag} must be a boolean`);
     }
-    if (spec.inspect !== undefined && typeof spec.inspect !== "string")
-      throw fail(`options.${name}.inspect must be a string`);
+    for (const field of ["inspect", "default"] as const) {
+      if (spec[field] !== undefined && typeof spec[field] !== "string")
+        throw fail(`options.${name}.${field} must be a string`);
+    }
+    if (spec.default !== undefined && (spec.secret === true || spec.required === true)) {
+      throw fail(`options.${name}.default makes no sense for a secret or required option`);
+    }
     options[name] = {
       env: spec.env,
       type: type as OptionType,
       secret: spec.secret === true,
       required: spec.required === true,
       inspect: spec.inspect as string | undefined,
+      default: spec.default as string | undefined,
     };
+    if (options[name].default !== undefined) {
+      try {
+        readOptionValue(options[name], options[name].default, `options.${name}.default`);
+      } catch (error) {
+        throw fail(error instanceof Error ? error.message : String(error));
+      }
+    }
   }
   return options;
 }

@@ -25,7 +25,7 @@ export interface ProviderSettings {
 }
 
 /** Where an option's value came from. */
-export type OptionSource = "env" | "endpoint" | "option" | "inspect";
+export type OptionSource = "env" | "endpoint" | "option" | "default" | "inspect";
 
 /** A provider's options as the CLI resolved them. */
 export interface ProviderOptions {
@@ -41,7 +41,8 @@ export interface ProviderOptions {
 
 /**
  * Builds a provider's constructor options: its declared environment variables,
- * then `--endpoint`, then `--option` (most specific last), then `--owner`.
+ * then `--endpoint`, then `--option` (most specific last), then `--owner`, then
+ * the descriptor's defaults for what is still unset.
  * Credentials are registered with the redactor as they are read. With
  * `inspect`, a missing required option takes the descriptor's placeholder, for
  * a runtime that is only looked at, never called.
@@ -92,6 +93,11 @@ export function resolveProviderOptions(
     sources[name] = "option";
   }
   if (settings.owner !== undefined) values.owner = settings.owner;
+  for (const [name, spec] of Object.entries(descriptor.options)) {
+    if (spec.default === undefined || values[name] !== undefined) continue;
+    values[name] = readOptionValue(spec, spec.default, `the default of ${name}`);
+    sources[name] = "default";
+  }
   const missing: string[] = [];
   for (const [name, spec] of Object.entries(descriptor.options)) {
     if (!spec.required || values[name] !== undefined) continue;
