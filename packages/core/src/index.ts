@@ -5,6 +5,7 @@
  * @module
  */
 
+export { exitStatus, KILLED_EXIT_STATUS, TIMED_OUT_EXIT_STATUS } from "./bridges/exit-status.js";
 export type { Absence, Availability } from "./capabilities/absence.js";
 export { ABSENCES, isAbsence, isPendingEvidence } from "./capabilities/absence.js";
 export { assertCapabilitiesConsistent, findCapabilityContradictions } from "./capabilities/assert-consistent.js";
