@@ -1,0 +1,35 @@
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { test } from "node:test";
+import { localTestRuntime } from "./local-test-runtime.js";
+import { withoutMethods } from "./recording-runtime.js";
+
+test("localTestRuntime runs commands, under namespaces wherever bubblewrap is installed, and cleans up", async () => {
+  const local = await localTestRuntime("testkit-local");
+  try {
+    const handle = await local.runtime.launch({});
+    const result = await local.runtime.exec(handle, { shell: "echo ok" });
+    assert.equal(result.stdout, "ok\n");
+    assert.equal(result.isolation, local.isolation);
+    if (existsSync("/usr/bin/bwrap") || process.env.SANDPORT_REQUIRE_BWRAP === "1")
+      assert.equal(local.isolation, "namespaces");
+    await local.runtime.destroy(handle);
+  } finally {
+    local.cleanup();
+  }
+});
+
+test("withoutMethods hides methods from a real runtime and keeps the rest working on its private state", async () => {
+  const local = await localTestRuntime("testkit-without");
+  try {
+    const view = withoutMethods(local.runtime, ["spawn", "stat"]);
+    assert.equal(view.spawn, undefined);
+    assert.equal("stat" in view, false);
+    assert.equal("listDir" in view, true);
+    const handle = await view.launch({});
+    assert.equal((await view.exec(handle, { shell: "echo ok" })).stdout, "ok\n");
+    await view.destroy(handle);
+  } finally {
+    local.cleanup();
+  }
+});
