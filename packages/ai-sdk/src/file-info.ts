@@ -1,4 +1,4 @@
-import { type FileInfo, invalidRequest, SandportError } from "@sandport/core";
+import { type FileInfo, invalidRequest, whenFound } from "@sandport/core";
 import type { PathRequest } from "./files.js";
 import { unsupportedFunctionality } from "./internal/unsupported.js";
 import { opOptions, resolvePath, type SessionContext } from "./session-context.js";
@@ -47,17 +47,9 @@ export async function listDirectory(
 ): Promise<SessionDirectoryEntry[] | null> {
   const { runtime } = context;
   if (!runtime.listDir) throw await unsupportedFunctionality(runtime.provider, "listDirectory", "listDir");
-  try {
-    const entries = await runtime.listDir(
-      context.handle,
-      resolvePath(context, request.path),
-      opOptions(request.abortSignal),
-    );
-    return entries.map((entry) => ({ name: entry.name, type: entry.kind }));
-  } catch (error) {
-    if (SandportError.isInstance(error) && error.code === "NOT_FOUND") return null;
-    throw error;
-  }
+  const path = resolvePath(context, request.path);
+  const entries = await whenFound(runtime.listDir(context.handle, path, opOptions(request.abortSignal)));
+  return entries?.map((entry) => ({ name: entry.name, type: entry.kind })) ?? null;
 }
 
 /** `deleteFile`: `true` once deleted, `false` when absent; a directory is refused (`INVALID_REQUEST`). */
@@ -75,10 +67,6 @@ export async function deleteFile(context: SessionContext, request: PathRequest):
 async function lookup(context: SessionContext, member: string, request: PathRequest): Promise<FileInfo | null> {
   const { runtime } = context;
   if (!runtime.stat) throw await unsupportedFunctionality(runtime.provider, member, "stat");
-  try {
-    return await runtime.stat(context.handle, resolvePath(context, request.path), opOptions(request.abortSignal));
-  } catch (error) {
-    if (SandportError.isInstance(error) && error.code === "NOT_FOUND") return null;
-    throw error;
-  }
+  const path = resolvePath(context, request.path);
+  return (await whenFound(runtime.stat(context.handle, path, opOptions(request.abortSignal)))) ?? null;
 }

@@ -1,4 +1,4 @@
-import { invalidRequest, SandportError } from "@sandport/core";
+import { invalidRequest, SandportError, whenFound } from "@sandport/core";
 import { opOptions, resolvePath, type SessionContext } from "./session-context.js";
 
 /** The options every read, write, stat, list and delete takes. */
@@ -10,12 +10,7 @@ export interface PathRequest {
 /** `readBinaryFile`: the file's bytes, or `null` when it does not exist (`NOT_FOUND`). */
 export async function readBinaryFile(context: SessionContext, request: PathRequest): Promise<Uint8Array | null> {
   const path = resolvePath(context, request.path);
-  try {
-    return await context.runtime.readFile(context.handle, path, opOptions(request.abortSignal));
-  } catch (error) {
-    if (SandportError.isInstance(error) && error.code === "NOT_FOUND") return null;
-    throw error;
-  }
+  return (await whenFound(context.runtime.readFile(context.handle, path, opOptions(request.abortSignal)))) ?? null;
 }
 
 /** `readFile`: the file as a byte stream. The port reads whole files, so the stream has one chunk. */
