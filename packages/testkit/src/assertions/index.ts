@@ -55,3 +55,13 @@ export async function waitFor<T>(
     await delay(options.intervalMs ?? 20);
   }
 }
+
+/**
+ * Compile-time equality of two types (`true` or `false`), for type tests:
+ * `Holds<Exactly<keyof FrameworkType, "a" | "b">>` stops compiling when the
+ * framework adds or removes a member.
+ */
+export type Exactly<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+
+/** Compiles only when `T` is `true`: the assertion of a compile-time check. */
+export type Holds<T extends true> = T;

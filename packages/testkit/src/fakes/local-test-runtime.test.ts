@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { test } from "node:test";
-import { localTestRuntime } from "./local-test-runtime.js";
+import { localTestRuntime, localTestSandbox } from "./local-test-runtime.js";
+import { mockModelSteps } from "./mock-model-steps.js";
 import { withoutMethods } from "./recording-runtime.js";
 
 test("localTestRuntime runs commands, under namespaces wherever bubblewrap is installed, and cleans up", async () => {
@@ -32,4 +33,26 @@ test("withoutMethods hides methods from a real runtime and keeps the rest workin
   } finally {
     local.cleanup();
   }
+});
+
+test("localTestSandbox launches one sandbox; cleanup destroys it and removes the root", async () => {
+  const local = await localTestSandbox("testkit-sandbox");
+  assert.equal((await local.runtime.exec(local.handle, { shell: "echo ok" })).stdout, "ok\n");
+  await local.cleanup();
+  assert.equal(await local.runtime.getById(local.handle.id), undefined);
+});
+
+test("mockModelSteps: one tool-call step per call, with JSON input, then the final text", () => {
+  const steps = mockModelSteps([{ toolName: "shell", input: { command: "ls" } }], "done");
+  assert.deepEqual(
+    steps.map((step) => step.content[0]),
+    [
+      { type: "tool-call", toolCallId: "call-1", toolName: "shell", input: '{"command":"ls"}' },
+      { type: "text", text: "done" },
+    ],
+  );
+  assert.deepEqual(
+    steps.map((step) => step.finishReason.unified),
+    ["tool-calls", "stop"],
+  );
 });

@@ -37,3 +37,28 @@ export async function localTestRuntime(prefix: string): Promise<LocalTestRuntime
     return { runtime: new LocalRuntime({ root, isolation: "none" }), isolation: "none", cleanup };
   }
 }
+
+/** A {@link LocalTestRuntime} with one sandbox launched on it. */
+export interface LocalTestSandbox extends LocalTestRuntime {
+  /** The sandbox. */
+  readonly handle: Awaited<ReturnType<LocalRuntime["launch"]>>;
+  /** Destroys the sandbox, then removes the temporary root. */
+  cleanup(): Promise<void>;
+}
+
+/** {@link localTestRuntime} and one sandbox on it, for tests that need just one. */
+export async function localTestSandbox(prefix: string): Promise<LocalTestSandbox> {
+  const local = await localTestRuntime(prefix);
+  const handle = await local.runtime.launch({});
+  return {
+    ...local,
+    handle,
+    cleanup: async () => {
+      try {
+        await local.runtime.destroy(handle);
+      } finally {
+        local.cleanup();
+      }
+    },
+  };
+}
