@@ -6,15 +6,13 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { HarnessV1NetworkSandboxSession, HarnessV1SandboxProvider } from "@ai-sdk/harness";
+import type { Exactly, Holds } from "@sandport/testkit/assertions";
 import { RecordingRuntime } from "@sandport/testkit/fakes";
 import type { Experimental_SandboxSession } from "ai";
 import type { Sandbox as BashToolFrameworkSandbox } from "bash-tool";
 import { type BashToolSandbox, createBashToolSandbox } from "./bash-tool-sandbox.js";
 import { createHarnessSandboxProvider } from "./harness-provider.js";
 import { createSandboxSession } from "./session.js";
-
-type Exactly<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-type Holds<T extends true> = T;
 
 const SESSION_MEMBERS = [
   "description",

@@ -2,35 +2,15 @@
 // tool that writes, runs and reads through `experimental_sandbox` on a real LocalRuntime.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { type LocalTestRuntime, localTestRuntime } from "@sandport/testkit/fakes";
+import { type LocalTestSandbox, localTestSandbox, mockModelSteps } from "@sandport/testkit/fakes";
 import { generateText, isStepCount, ToolLoopAgent, tool } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { z } from "zod";
 import { createSandboxSession } from "./session.js";
 
-const usage = {
-  inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: 1, text: 1, reasoning: undefined },
-};
-
 /** A model that calls `workspace` once with `input`, then answers with text. */
 function scriptedModel(input: Record<string, string>): MockLanguageModelV4 {
-  return new MockLanguageModelV4({
-    doGenerate: [
-      {
-        content: [{ type: "tool-call", toolCallId: "call-1", toolName: "workspace", input: JSON.stringify(input) }],
-        finishReason: { unified: "tool-calls", raw: undefined },
-        usage,
-        warnings: [],
-      },
-      {
-        content: [{ type: "text", text: "done" }],
-        finishReason: { unified: "stop", raw: undefined },
-        usage,
-        warnings: [],
-      },
-    ],
-  });
+  return new MockLanguageModelV4({ doGenerate: mockModelSteps([{ toolName: "workspace", input }], "done") });
 }
 
 /** The tool a model calls: writes a script, runs it, reads what it wrote, all through the sandbox it is given. */
@@ -46,17 +26,11 @@ const workspace = tool({
 });
 
 describe("the AI SDK drives a Sandport sandbox through experimental_sandbox", () => {
-  let local: LocalTestRuntime;
-  let handle: Awaited<ReturnType<LocalTestRuntime["runtime"]["launch"]>>;
-
+  let local: LocalTestSandbox;
   before(async () => {
-    local = await localTestRuntime("ai-sdk-generate");
-    handle = await local.runtime.launch({});
+    local = await localTestSandbox("ai-sdk-generate");
   });
-  after(async () => {
-    await local.runtime.destroy(handle);
-    local.cleanup();
-  });
+  after(() => local.cleanup());
 
   test("generateText: the model's tool call writes, runs and reads in the sandbox", async () => {
     const result = await generateText({
@@ -69,16 +43,16 @@ describe("the AI SDK drives a Sandport sandbox through experimental_sandbox", ()
       tools: { workspace },
       stopWhen: isStepCount(3),
       prompt: "count",
-      experimental_sandbox: createSandboxSession({ runtime: local.runtime, handle }),
+      experimental_sandbox: createSandboxSession({ runtime: local.runtime, handle: local.handle }),
     });
     assert.equal(result.text, "done");
     const output = result.steps[0]?.toolResults[0]?.output;
     assert.deepEqual(output, { exitCode: 0, stdout: "3\n", read: "3\n" });
-    assert.equal(new TextDecoder().decode(await local.runtime.readFile(handle, "job/result.txt")), "3\n");
+    assert.equal(new TextDecoder().decode(await local.runtime.readFile(local.handle, "job/result.txt")), "3\n");
   });
 
   test("ToolLoopAgent: the same sandbox passed per call, with a base directory", async () => {
-    await local.runtime.writeFiles(handle, [{ path: "agent/.keep", content: "" }]);
+    await local.runtime.writeFiles(local.handle, [{ path: "agent/.keep", content: "" }]);
     const agent = new ToolLoopAgent({
       model: scriptedModel({ path: "hello.txt", content: "hi", command: "wc -c < hello.txt", read: "hello.txt" }),
       tools: { workspace },
@@ -86,9 +60,13 @@ describe("the AI SDK drives a Sandport sandbox through experimental_sandbox", ()
     });
     const result = await agent.generate({
       prompt: "say hi",
-      experimental_sandbox: createSandboxSession({ runtime: local.runtime, handle, workingDirectory: "agent" }),
+      experimental_sandbox: createSandboxSession({
+        runtime: local.runtime,
+        handle: local.handle,
+        workingDirectory: "agent",
+      }),
     });
     assert.deepEqual(result.steps[0]?.toolResults[0]?.output, { exitCode: 0, stdout: "2\n", read: "hi" });
-    assert.equal(new TextDecoder().decode(await local.runtime.readFile(handle, "agent/hello.txt")), "hi");
+    assert.equal(new TextDecoder().decode(await local.runtime.readFile(local.handle, "agent/hello.txt")), "hi");
   });
 });

@@ -1,14 +1,12 @@
-import type { LaunchSpec, SandboxHandle, SandboxRuntime } from "@sandport/core";
+import type { BridgeOptions, LaunchSpec, SandboxHandle } from "@sandport/core";
 
 /** Label carrying the harness `sessionId` a sandbox was created for: `resumeSession` finds it by this. */
 export const SESSION_LABEL = "ai-sdk.harness/session-id";
 /** Label carrying the bootstrap identity the harness asked for, where it gave one. */
 export const IDENTITY_LABEL = "ai-sdk.harness/identity";
 
-/** What {@link createHarnessSandboxProvider} needs. */
-export interface HarnessSandboxProviderOptions<H extends SandboxHandle = SandboxHandle> {
-  /** The runtime to launch sandboxes on. */
-  readonly runtime: SandboxRuntime<H>;
+/** What {@link createHarnessSandboxProvider} needs; `workingDirectory` is each session's `defaultWorkingDirectory`. */
+export interface HarnessSandboxProviderOptions<H extends SandboxHandle = SandboxHandle> extends BridgeOptions<H> {
   /**
    * What each sandbox is launched with. Its `ports` are the session's
    * `ports`, reachable through `getPortEndpoint`; its labels are kept beside
@@ -17,8 +15,4 @@ export interface HarnessSandboxProviderOptions<H extends SandboxHandle = Sandbox
   readonly launch?: LaunchSpec;
   /** The provider's `providerId`. Default: `sandport-<runtime.provider>`. */
   readonly providerId?: string;
-  /** Each session's base directory and `defaultWorkingDirectory`: see `SandboxSessionOptions.workingDirectory`. */
-  readonly workingDirectory?: string;
-  /** Kills a `run` or `spawn` command after this many milliseconds. Default: the runtime's run budget. */
-  readonly commandTimeoutMs?: number;
 }

@@ -3,7 +3,7 @@
 // adapter, it bootstraps files into the sandbox, serves from a declared port inside it and reaches that
 // port through getPortEndpoint.
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { after, before, test } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
 import type { HarnessV1NetworkSandboxSession } from "@ai-sdk/harness";
 import { HarnessAgent, type HarnessAgentAdapter } from "@ai-sdk/harness/agent";
@@ -94,62 +94,60 @@ const portAdapter: HarnessAgentAdapter = {
   },
 };
 
-describe("HarnessAgent runs on createHarnessSandboxProvider over LocalRuntime", () => {
-  let local: LocalTestRuntime;
+// HarnessAgent on createHarnessSandboxProvider over LocalRuntime.
+let local: LocalTestRuntime;
+before(async () => {
+  local = await localTestRuntime("ai-sdk-harness");
+});
+after(() => local.cleanup());
 
-  before(async () => {
-    local = await localTestRuntime("ai-sdk-harness");
-  });
-  after(() => local.cleanup());
-
-  test("create (bootstrap, port endpoint, a turn), detach, resume by session id in a fresh provider, destroy", async () => {
-    const firstCreates: string[] = [];
-    const provider = createHarnessSandboxProvider({ runtime: local.runtime, launch: { ports: [PORT] } });
-    const agent = new HarnessAgent({
-      harness: portAdapter,
-      sandbox: provider,
-      sandboxConfig: {
-        onBootstrap: async ({ session }) => {
-          firstCreates.push("bootstrap");
-          await session.run({ command: "true" });
-        },
-        bootstrapHash: "v1",
+test("create (bootstrap, port endpoint, a turn), detach, resume by session id in a fresh provider, destroy", async () => {
+  const firstCreates: string[] = [];
+  const provider = createHarnessSandboxProvider({ runtime: local.runtime, launch: { ports: [PORT] } });
+  const agent = new HarnessAgent({
+    harness: portAdapter,
+    sandbox: provider,
+    sandboxConfig: {
+      onBootstrap: async ({ session }) => {
+        firstCreates.push("bootstrap");
+        await session.run({ command: "true" });
       },
-    });
-
-    const session = await agent.createSession({ sessionId: "session-one" });
-    const [sandbox] = await local.runtime.findByLabels({ [SESSION_LABEL]: "session-one" });
-    assert.ok(sandbox, "the sandbox carries the session id");
-    assert.deepEqual(firstCreates, ["bootstrap"], "onFirstCreate ran once, on the fresh launch");
-    const result = await agent.generate({ session, prompt: "what is served?" });
-    assert.match(result.text, /^hello from the bootstrap in \/.*port-echo/);
-
-    const state = await session.detach();
-    const resumed = await new HarnessAgent({
-      harness: portAdapter,
-      sandbox: createHarnessSandboxProvider({ runtime: local.runtime, launch: { ports: [PORT] } }),
-    }).createSession({ sessionId: "session-one", resumeFrom: state });
-    assert.deepEqual(firstCreates, ["bootstrap"], "resuming launched nothing");
-    await resumed.destroy();
-    assert.equal(await local.runtime.getById(sandbox.id), undefined, "destroy removed the sandbox");
+      bootstrapHash: "v1",
+    },
   });
 
-  test("the network session: id, base directory, ports, ws endpoints, restricted view, stop without the port's stop", async () => {
-    const provider = createHarnessSandboxProvider({ runtime: local.runtime, launch: { ports: [PORT] } });
-    const session = await provider.createSession();
-    try {
-      assert.equal(session.defaultWorkingDirectory, local.runtime.workspaceRoot);
-      assert.deepEqual(session.ports, [PORT]);
-      assert.ok((await local.runtime.getById(session.id))?.id);
-      const endpoint = await session.getPortEndpoint({ port: PORT, protocol: "ws" });
-      assert.match(endpoint.url, /^ws:\/\//);
-      assert.equal(await session.getPortUrl({ port: PORT }), (await session.getPortEndpoint({ port: PORT })).url);
-      const restricted = session.restricted();
-      assert.equal("destroy" in restricted || "getPortEndpoint" in restricted, false);
-      assert.equal((await restricted.run({ command: "pwd" })).stdout.trim(), local.runtime.workspaceRoot);
-      await assert.rejects(async () => await session.stop(), { name: "AI_HarnessCapabilityUnsupportedError" });
-    } finally {
-      await session.destroy();
-    }
-  });
+  const session = await agent.createSession({ sessionId: "session-one" });
+  const [sandbox] = await local.runtime.findByLabels({ [SESSION_LABEL]: "session-one" });
+  assert.ok(sandbox, "the sandbox carries the session id");
+  assert.deepEqual(firstCreates, ["bootstrap"], "onFirstCreate ran once, on the fresh launch");
+  const result = await agent.generate({ session, prompt: "what is served?" });
+  assert.match(result.text, /^hello from the bootstrap in \/.*port-echo/);
+
+  const state = await session.detach();
+  const resumed = await new HarnessAgent({
+    harness: portAdapter,
+    sandbox: createHarnessSandboxProvider({ runtime: local.runtime, launch: { ports: [PORT] } }),
+  }).createSession({ sessionId: "session-one", resumeFrom: state });
+  assert.deepEqual(firstCreates, ["bootstrap"], "resuming launched nothing");
+  await resumed.destroy();
+  assert.equal(await local.runtime.getById(sandbox.id), undefined, "destroy removed the sandbox");
+});
+
+test("the network session: id, base directory, ports, ws endpoints, restricted view, stop without the port's stop", async () => {
+  const provider = createHarnessSandboxProvider({ runtime: local.runtime, launch: { ports: [PORT] } });
+  const session = await provider.createSession();
+  try {
+    assert.equal(session.defaultWorkingDirectory, local.runtime.workspaceRoot);
+    assert.deepEqual(session.ports, [PORT]);
+    assert.ok((await local.runtime.getById(session.id))?.id);
+    const endpoint = await session.getPortEndpoint({ port: PORT, protocol: "ws" });
+    assert.match(endpoint.url, /^ws:\/\//);
+    assert.equal(await session.getPortUrl({ port: PORT }), (await session.getPortEndpoint({ port: PORT })).url);
+    const restricted = session.restricted();
+    assert.equal("destroy" in restricted || "getPortEndpoint" in restricted, false);
+    assert.equal((await restricted.run({ command: "pwd" })).stdout.trim(), local.runtime.workspaceRoot);
+    await assert.rejects(async () => await session.stop(), { name: "AI_HarnessCapabilityUnsupportedError" });
+  } finally {
+    await session.destroy();
+  }
 });

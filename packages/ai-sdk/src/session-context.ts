@@ -1,5 +1,11 @@
 import { posix } from "node:path";
-import type { ExecRequest, OpOptions, SandboxHandle, SandboxRuntime } from "@sandport/core";
+import {
+  bridgeBaseDirectory,
+  type ExecRequest,
+  type OpOptions,
+  type SandboxHandle,
+  type SandboxRuntime,
+} from "@sandport/core";
 import type { SandboxSessionOptions } from "./session-options.js";
 
 /** What every session member works from: the runtime, the sandbox and the fixed base directory. */
@@ -13,11 +19,10 @@ export interface SessionContext<H extends SandboxHandle = SandboxHandle> {
 
 /** Builds the context, resolving the base directory once: it never moves for the session's life. */
 export function sessionContext<H extends SandboxHandle>(options: SandboxSessionOptions<H>): SessionContext<H> {
-  const root = options.runtime.workspaceRoot;
   return {
     runtime: options.runtime,
     handle: options.handle,
-    base: options.workingDirectory === undefined ? root : posix.resolve(root, options.workingDirectory),
+    base: bridgeBaseDirectory(options),
     commandTimeoutMs: options.commandTimeoutMs,
   };
 }

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { expectCode } from "@sandport/testkit/assertions";
-import { type LocalTestRuntime, localTestRuntime, withoutMethods } from "@sandport/testkit/fakes";
+import { type LocalTestSandbox, localTestSandbox, withoutMethods } from "@sandport/testkit/fakes";
 import { createSandboxSession } from "./session.js";
 
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
@@ -12,21 +12,28 @@ async function drain(stream: ReadableStream<Uint8Array>): Promise<string> {
   return out;
 }
 
+/** Aborting a running command's signal makes `wait()` reject with the abort reason. */
+async function abortRejectsWait(session: ReturnType<typeof createSandboxSession>): Promise<void> {
+  const controller = new AbortController();
+  const aborted = await session.spawn({ command: "sleep 30", abortSignal: controller.signal });
+  const reason = new Error("user gave up");
+  controller.abort(reason);
+  await assert.rejects(
+    async () => await aborted.wait(),
+    (error: unknown) => error === reason,
+  );
+}
+
 describe("createSandboxSession over LocalRuntime", () => {
-  let local: LocalTestRuntime;
-  let handle: Awaited<ReturnType<LocalTestRuntime["runtime"]["launch"]>>;
+  let local: LocalTestSandbox;
   let session: ReturnType<typeof createSandboxSession>;
 
   before(async () => {
-    local = await localTestRuntime("ai-sdk-session");
-    handle = await local.runtime.launch({});
-    await local.runtime.writeFiles(handle, [{ path: "app/.keep", content: "" }]);
-    session = createSandboxSession({ runtime: local.runtime, handle, workingDirectory: "app" });
+    local = await localTestSandbox("ai-sdk-session");
+    await local.runtime.writeFiles(local.handle, [{ path: "app/.keep", content: "" }]);
+    session = createSandboxSession({ runtime: local.runtime, handle: local.handle, workingDirectory: "app" });
   });
-  after(async () => {
-    await local.runtime.destroy(handle);
-    local.cleanup();
-  });
+  after(() => local.cleanup());
 
   test("relative paths and commands share one base directory; cd inside a command does not move it", async () => {
     await session.writeTextFile({ path: "notes/a.txt", content: "alpha\n" });
@@ -149,18 +156,11 @@ describe("createSandboxSession over LocalRuntime", () => {
     await killed.kill();
     assert.deepEqual(await killed.wait(), { exitCode: 137 });
 
-    const controller = new AbortController();
-    const aborted = await session.spawn({ command: "sleep 30", abortSignal: controller.signal });
-    const reason = new Error("user gave up");
-    controller.abort(reason);
-    await assert.rejects(
-      async () => await aborted.wait(),
-      (error: unknown) => error === reason,
-    );
+    await abortRejectsWait(session);
   });
 
   test("on a runtime without spawn, spawn streams through execStream; kill maps to 137, an abort rejects wait", async () => {
-    const streaming = createSandboxSession({ runtime: withoutMethods(local.runtime, ["spawn"]), handle });
+    const streaming = createSandboxSession({ runtime: withoutMethods(local.runtime, ["spawn"]), handle: local.handle });
     const process = await streaming.spawn({ command: "echo one; echo two >&2; exit 4" });
     assert.deepEqual(await Promise.all([drain(process.stdout), drain(process.stderr)]), ["one\n", "two\n"]);
     assert.deepEqual(await process.wait(), { exitCode: 4 });
@@ -173,14 +173,7 @@ describe("createSandboxSession over LocalRuntime", () => {
     assert.deepEqual(await killed.wait(), { exitCode: 137 });
     assert.equal((await reader.read()).done, true);
 
-    const controller = new AbortController();
-    const aborted = await streaming.spawn({ command: "sleep 30", abortSignal: controller.signal });
-    const reason = new Error("stop");
-    controller.abort(reason);
-    await assert.rejects(
-      async () => await aborted.wait(),
-      (error: unknown) => error === reason,
-    );
+    await abortRejectsWait(streaming);
     await expectCode(
       () => streaming.spawn({ command: "cd /nonexistent-dir", workingDirectory: "../.." }),
       "INVALID_REQUEST",
@@ -188,7 +181,7 @@ describe("createSandboxSession over LocalRuntime", () => {
   });
 
   test("a command past its timeout reports 124", async () => {
-    const quick = createSandboxSession({ runtime: local.runtime, handle, commandTimeoutMs: 200 });
+    const quick = createSandboxSession({ runtime: local.runtime, handle: local.handle, commandTimeoutMs: 200 });
     assert.equal((await quick.run({ command: "sleep 5" })).exitCode, 124);
   });
 

@@ -5,21 +5,10 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { Agent } from "@mastra/core/agent";
 import { Workspace } from "@mastra/core/workspace";
-import { type LocalTestRuntime, localTestRuntime } from "@sandport/testkit/fakes";
+import { type LocalTestRuntime, localTestRuntime, mockModelSteps } from "@sandport/testkit/fakes";
 import { MockLanguageModelV4 } from "ai/test";
 import { createMastraFilesystem } from "./filesystem.js";
 import { createMastraSandbox } from "./sandbox.js";
-
-const usage = {
-  inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: 1, text: 1, reasoning: undefined },
-};
-const call = (toolCallId: string, toolName: string, input: unknown) => ({
-  content: [{ type: "tool-call" as const, toolCallId, toolName, input: JSON.stringify(input) }],
-  finishReason: { unified: "tool-calls" as const, raw: undefined },
-  usage,
-  warnings: [],
-});
 
 let local: LocalTestRuntime;
 before(async () => {
@@ -31,19 +20,15 @@ test("Mastra's workspace tools write, run and read through the bridge when the a
   const sandbox = await createMastraSandbox({ runtime: local.runtime });
   const filesystem = createMastraFilesystem({ runtime: local.runtime, handle: () => sandbox.sandboxHandle() });
   const workspace = new Workspace({ sandbox, filesystem });
-  const model = new MockLanguageModelV4({
-    doGenerate: [
-      call("c1", "mastra_workspace_write_file", { path: "job/sum.sh", content: "echo $((2 + 3)) > sum.txt" }),
-      call("c2", "mastra_workspace_execute_command", { command: "sh sum.sh && cat sum.txt", cwd: "job" }),
-      call("c3", "mastra_workspace_read_file", { path: "job/sum.txt" }),
-      {
-        content: [{ type: "text", text: "the sum is 5" }],
-        finishReason: { unified: "stop", raw: undefined },
-        usage,
-        warnings: [],
-      },
+  const steps = mockModelSteps(
+    [
+      { toolName: "mastra_workspace_write_file", input: { path: "job/sum.sh", content: "echo $((2 + 3)) > sum.txt" } },
+      { toolName: "mastra_workspace_execute_command", input: { command: "sh sum.sh && cat sum.txt", cwd: "job" } },
+      { toolName: "mastra_workspace_read_file", input: { path: "job/sum.txt" } },
     ],
-  });
+    "the sum is 5",
+  );
+  const model = new MockLanguageModelV4({ doGenerate: steps });
   // The mock implements @ai-sdk/provider's current LanguageModelV4; Mastra's types name an older copy of it.
   const agent = new Agent({
     id: "coder",

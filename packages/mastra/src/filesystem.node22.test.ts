@@ -11,21 +11,16 @@ import {
   SandboxUnsupportedFeatureError,
   StaleFileError,
 } from "@mastra/core/workspace";
-import { type LocalTestRuntime, localTestRuntime, RecordingRuntime } from "@sandport/testkit/fakes";
+import { type LocalTestSandbox, localTestSandbox, RecordingRuntime } from "@sandport/testkit/fakes";
 import { createMastraFilesystem } from "./filesystem.js";
 
-let local: LocalTestRuntime;
-let handle: Awaited<ReturnType<LocalTestRuntime["runtime"]["launch"]>>;
+let local: LocalTestSandbox;
 let fs: ReturnType<typeof createMastraFilesystem>;
 before(async () => {
-  local = await localTestRuntime("mastra-fs");
-  handle = await local.runtime.launch({});
-  fs = createMastraFilesystem({ runtime: local.runtime, handle: async () => handle });
+  local = await localTestSandbox("mastra-fs");
+  fs = createMastraFilesystem({ runtime: local.runtime, handle: async () => local.handle });
 });
-after(async () => {
-  await local.runtime.destroy(handle);
-  local.cleanup();
-});
+after(() => local.cleanup());
 
 test("write, read (bytes or text), append, exists and stat, with the sandbox's own paths", async () => {
   await fs.writeFile("notes/a.txt", "alpha");
@@ -83,7 +78,7 @@ test("mkdir, readdir (recursive, by extension, links) and rmdir", async () => {
   await assert.rejects(fs.mkdir("tree/x/y", { recursive: false }), DirectoryNotFoundError);
   await fs.writeFile("tree/a/one.ts", "1");
   await fs.writeFile("tree/a/b/two.md", "22");
-  await local.runtime.exec(handle, { shell: "ln -s one.ts tree/a/link" });
+  await local.runtime.exec(local.handle, { shell: "ln -s one.ts tree/a/link" });
   await assert.rejects(fs.mkdir("tree/a/one.ts"), FileExistsError);
   const flat = await fs.readdir("tree/a");
   assert.deepEqual(flat.map((entry) => [entry.name, entry.type, entry.size, entry.isSymlink]).sort(), [

@@ -45,6 +45,12 @@ export function createMastraFilesystem<H extends SandboxHandle>(
   const lookup = async (path: string): Promise<FileInfo | undefined> =>
     whenFound((await needs("stat"))(await handle(), resolve(path)));
   const errors = async () => loadMastra();
+  /** What is at `path`; when nothing is, `undefined` under `force`, else Mastra's not-found error. */
+  const present = async (path: string, remove: RemoveOptions | undefined, NotFound: new (path: string) => Error) => {
+    const info = await lookup(path);
+    if (!info && !remove?.force) throw new NotFound(path);
+    return info;
+  };
 
   const readBytes = async (path: string): Promise<Uint8Array> => {
     try {
@@ -110,11 +116,8 @@ export function createMastraFilesystem<H extends SandboxHandle>(
 
     async deleteFile(path: string, remove?: RemoveOptions) {
       const mastra = await errors();
-      const info = await lookup(path);
-      if (!info) {
-        if (remove?.force) return;
-        throw new mastra.FileNotFoundError(path);
-      }
+      const info = await present(path, remove, mastra.FileNotFoundError);
+      if (!info) return;
       if (info.kind === "directory") throw new mastra.IsDirectoryError(path);
       await (await needs("remove"))(await handle(), resolve(path));
     },
@@ -140,11 +143,8 @@ export function createMastraFilesystem<H extends SandboxHandle>(
 
     async rmdir(path: string, remove?: RemoveOptions) {
       const mastra = await errors();
-      const info = await lookup(path);
-      if (!info) {
-        if (remove?.force) return;
-        throw new mastra.DirectoryNotFoundError(path);
-      }
+      const info = await present(path, remove, mastra.DirectoryNotFoundError);
+      if (!info) return;
       if (info.kind !== "directory") throw new mastra.NotDirectoryError(path);
       if (!remove?.recursive && (await (await needs("listDir"))(await handle(), resolve(path))).length > 0) {
         throw new mastra.DirectoryNotEmptyError(path);

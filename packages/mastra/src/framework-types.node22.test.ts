@@ -5,12 +5,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { WorkspaceFilesystem, WorkspaceSandbox } from "@mastra/core/workspace";
+import type { Exactly, Holds } from "@sandport/testkit/assertions";
 import { RecordingRuntime } from "@sandport/testkit/fakes";
 import { createMastraFilesystem } from "./filesystem.js";
 import { createMastraSandbox, type SandportWorkspaceSandbox } from "./sandbox.js";
-
-type Exactly<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-type Holds<T extends true> = T;
 
 const FILESYSTEM_MEMBERS = [
   "id",

@@ -10,7 +10,7 @@ import type {
   WorkspaceSandbox,
   WriteFilesOptions,
 } from "@mastra/core/workspace";
-import { type SandboxHandle, type SandboxRuntime, SandportError } from "@sandport/core";
+import { bridgeBaseDirectory, type SandboxHandle, type SandboxRuntime, SandportError } from "@sandport/core";
 import type { BridgeContext } from "./context.js";
 import { executeCommand } from "./execute-command.js";
 import { loadMastra } from "./internal/sdk.js";
@@ -42,7 +42,7 @@ export async function createMastraSandbox<H extends SandboxHandle>(
   const mastra = await loadMastra();
   const { runtime } = options;
   const root = runtime.workspaceRoot;
-  const base = options.workingDirectory === undefined ? root : posix.resolve(root, options.workingDirectory);
+  const base = bridgeBaseDirectory(options);
   let held: H | undefined;
   let sandbox: InstanceType<typeof SandportSandbox> | undefined;
   const context: BridgeContext<H> = {
