@@ -8,13 +8,14 @@ import { EXIT } from "../exit-codes.js";
 import { runCli, scratchDirectory, UMBRELLA } from "../test-support.js";
 
 const e2bVersion = JSON.parse(readFileSync(join(UMBRELLA, "..", "e2b", "package.json"), "utf8")).version as string;
-/** Every provider the umbrella depends on: `@sandport/*` packages other than core and the test kit. */
+/** Every provider the umbrella depends on: the `@sandport/*` packages that describe a runtime for the CLI. */
 const installed = Object.keys(
   (JSON.parse(readFileSync(join(UMBRELLA, "package.json"), "utf8")) as { dependencies: Record<string, string> })
     .dependencies,
 )
-  .filter((name) => name.startsWith("@sandport/") && name !== "@sandport/core" && name !== "@sandport/testkit")
+  .filter((name) => name.startsWith("@sandport/"))
   .map((name) => name.slice("@sandport/".length))
+  .filter((dir) => JSON.parse(readFileSync(join(UMBRELLA, "..", dir, "package.json"), "utf8")).sandport?.runtime)
   .sort();
 
 /** A valid evidence record for e2b whose probes established `warmLease` and the `filesystem` mode. */

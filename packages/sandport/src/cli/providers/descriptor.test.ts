@@ -16,6 +16,12 @@ const umbrellaManifest = join(packagesDir, "sandport", "package.json");
 /** Packages that are not providers, as the umbrella generator and the package contract count them. */
 const NOT_PROVIDERS = new Set(["core", "testkit", "sandport"]);
 
+/** A framework bridge: `"sandport": { "kind": "bridge" }` in its package.json. */
+function isBridge(dir: string): boolean {
+  const path = join(packagesDir, dir, "package.json");
+  return (JSON.parse(readFileSync(path, "utf8")) as { sandport?: { kind?: unknown } }).sandport?.kind === "bridge";
+}
+
 const e2b: AdapterManifest = {
   name: "@sandport/e2b",
   version: "1.0.0",
@@ -43,8 +49,8 @@ function refusal(sandport: unknown): string {
 
 describe("provider descriptors", () => {
   test("every provider package in the repository ships a valid descriptor", () => {
-    const providers = readdirSync(packagesDir).filter((dir) => !NOT_PROVIDERS.has(dir));
-    assert.ok(providers.length >= 2);
+    const providers = readdirSync(packagesDir).filter((dir) => !NOT_PROVIDERS.has(dir) && !isBridge(dir));
+    assert.ok(providers.length >= 4);
     for (const dir of providers) {
       const path = join(packagesDir, dir, "package.json");
       const manifest = JSON.parse(readFileSync(path, "utf8")) as AdapterManifest;
@@ -61,12 +67,16 @@ describe("provider descriptors", () => {
     const manifest = JSON.parse(readFileSync(umbrellaManifest, "utf8")) as { dependencies: Record<string, string> };
     const expected = Object.keys(manifest.dependencies)
       .filter((name) => name.startsWith("@sandport/") && !NOT_PROVIDERS.has(name.slice("@sandport/".length)))
+      .filter((name) => !isBridge(name.slice("@sandport/".length)))
       .map((name) => name.slice("@sandport/".length));
     assert.deepEqual(found, expected.sort());
   });
 
-  test("a package without a descriptor is not a provider", () => {
+  test("a package without a descriptor, or a framework bridge, is not a provider", () => {
     assert.equal(parseDescriptor({ name: "@sandport/core", version: "1.0.0" }, "/x/package.json"), undefined);
+    const bridge = { name: "@sandport/ai-sdk", version: "1.0.0", sandport: { kind: "bridge" } };
+    assert.equal(parseDescriptor(bridge, "/x/package.json"), undefined);
+    assert.match(refusal({ kind: "plugin", runtime: "E2BRuntime" }), /"kind" must be/);
   });
 
   test("reads the SDKs from the peer dependencies, leaving out Sandport's own", () => {

@@ -68,7 +68,8 @@ type Fields = Record<string, unknown>;
 
 /**
  * Validates an adapter's `"sandport"` descriptor. Returns `undefined` for a
- * package without one (core, the test kit: not providers); throws
+ * package without one (core, the test kit) or with `"kind": "bridge"` (a
+ * framework bridge): not providers. Throws
  * `DESCRIPTOR_INVALID` naming the package and the field for a malformed one.
  */
 export function parseDescriptor(manifest: AdapterManifest, manifestPath: string): ProviderDescriptor | undefined {
@@ -76,9 +77,12 @@ export function parseDescriptor(manifest: AdapterManifest, manifestPath: string)
   const packageName = String(manifest.name);
   const fail = (why: string) =>
     new CliError("DESCRIPTOR_INVALID", `${packageName}'s package.json "sandport" descriptor is invalid: ${why}`);
+  const fields = objectOf(manifest.sandport, "sandport", fail);
+  // A framework bridge marks itself `"kind": "bridge"`: a package of the umbrella, not a provider.
+  if (fields.kind === "bridge") return undefined;
+  if (fields.kind !== undefined && fields.kind !== "provider") throw fail('"kind" must be "provider" or "bridge"');
   if (!/^@sandport\/[a-z0-9-]+$/.test(packageName)) throw fail("the package must be named @sandport/<provider>");
   const provider = packageName.slice("@sandport/".length);
-  const fields = objectOf(manifest.sandport, "sandport", fail);
   if (typeof fields.runtime !== "string" || !/^[A-Z][A-Za-z0-9]*Runtime$/.test(fields.runtime)) {
     throw fail('"runtime" must name the exported <P>Runtime class');
   }
