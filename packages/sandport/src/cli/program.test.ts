@@ -47,7 +47,10 @@ describe("sandport", () => {
   test("an unknown provider is a usage error (2) listing the installed ones", async () => {
     const { code, stderr } = await runCli(["capabilities", "--provider", "nimbus"]);
     assert.equal(code, EXIT.USAGE);
-    assert.match(stderr, /no provider "nimbus"; installed: (?:[a-z0-9-]+, )*e2b, (?:[a-z0-9-]+, )*local\b.* \[UNKNOWN_PROVIDER\]/);
+    assert.match(
+      stderr,
+      /no provider "nimbus"; installed: (?:[a-z0-9-]+, )*e2b, (?:[a-z0-9-]+, )*local\b.* \[UNKNOWN_PROVIDER\]/,
+    );
   });
 
   test("an --option no selected provider declares is a usage error (2)", async () => {
