@@ -129,7 +129,8 @@ try {
     // Reported below.
   }
   const adapters = manifests
-    .filter(({ manifest }) => manifest.sandport !== undefined)
+    // Providers describe a runtime; framework bridges (`"kind": "bridge"`) are not providers.
+    .filter(({ manifest }) => manifest.sandport !== undefined && manifest.sandport.kind !== "bridge")
     .map(({ manifest }) => manifest.name.slice("@sandport/".length))
     .sort();
   if (listing.status !== 0 || JSON.stringify(providers) !== JSON.stringify(adapters)) {
