@@ -60,6 +60,7 @@ export type { StdinPlan, StdinStaging } from "./shell/stdin.js";
 export { EMBEDDED_STDIN_BYTES, planStdin } from "./shell/stdin.js";
 export type { GuardedPath } from "./shell/symlink-guard.js";
 export { checkSymlinkGuard, symlinkGuardScript } from "./shell/symlink-guard.js";
+export { ByteOutputCollector } from "./streams/byte-output-collector.js";
 export { EventQueue } from "./streams/event-queue.js";
 export type { OutputStream } from "./streams/output-collector.js";
 export { OutputCollector, utf8Prefix } from "./streams/output-collector.js";
