@@ -7,10 +7,9 @@
  * @module
  */
 
-export type { CapabilityBasis } from "./capabilities.js";
-export { capabilitiesFor, microsandboxCapabilities } from "./capabilities.js";
+export { microsandboxCapabilities } from "./capabilities.js";
 export type { MicrosandboxHandle } from "./handle.js";
 export type { MicrosandboxSdkSource } from "./internal/sdk.js";
 export { MicrosandboxRuntime } from "./microsandbox-runtime.js";
 export type { MicrosandboxBackend, MicrosandboxResources, MicrosandboxRuntimeOptions } from "./options.js";
-export { DEFAULT_CLOUD_URL, DEFAULT_MICROSANDBOX_TIMEOUTS } from "./options.js";
+export { DEFAULT_MICROSANDBOX_TIMEOUTS } from "./options.js";
