@@ -22,6 +22,7 @@ export type { ErrorMapper, ErrorMapperOptions, ErrorSite } from "./adapter/error
 export { createErrorMapper, errorName } from "./adapter/error-mapper.js";
 export type { ErrorClass } from "./adapter/http-errors.js";
 export { classifyHttpStatus, httpStatusOf, isConnectionLost, retryAfterMs } from "./adapter/http-errors.js";
+export { launchFailure } from "./adapter/launch-failure.js";
 export { satisfiesNodeRange } from "./adapter/node-range.js";
 export type { OwnershipCodec } from "./adapter/ownership.js";
 export {
@@ -53,7 +54,7 @@ export {
   STARTED_LINE,
   sessionFiles,
 } from "./shell/async-script.js";
-export { chmodScript } from "./shell/chmod.js";
+export { chmodScript, modesToSet } from "./shell/chmod.js";
 export { assertCommandFits, MAX_COMMAND_BYTES } from "./shell/command-size.js";
 export { markerSweepScript } from "./shell/marker-sweep.js";
 export type { StdinPlan, StdinStaging } from "./shell/stdin.js";
@@ -61,6 +62,8 @@ export { EMBEDDED_STDIN_BYTES, planStdin } from "./shell/stdin.js";
 export type { GuardedPath } from "./shell/symlink-guard.js";
 export { checkSymlinkGuard, symlinkGuardScript } from "./shell/symlink-guard.js";
 export { ByteOutputCollector } from "./streams/byte-output-collector.js";
+export type { EventedRun } from "./streams/command-events.js";
+export { commandEvents } from "./streams/command-events.js";
 export { EventQueue } from "./streams/event-queue.js";
 export type { OutputStream } from "./streams/output-collector.js";
 export { OutputCollector, utf8Prefix } from "./streams/output-collector.js";
