@@ -22,11 +22,21 @@ export interface OwnedRecord {
   readonly labels: Readonly<Record<string, string>>;
 }
 
+/** What a runtime knows about one sandbox of its own. */
+interface KnownSandbox {
+  /** The SDK sandbox it is attached to (from launch, start or `connect`), when it is. */
+  attached?: Promise<MsbSandbox>;
+  /** The environment it was launched with, as far as known. */
+  launchEnv: Readonly<Record<string, string>>;
+  /** Launched here, and no command has run in it yet: nothing in it can be a symlink. */
+  pristine: boolean;
+}
+
 /**
  * Per-runtime state shared by the operations: the SDK loader, the backend
- * every entry-point call goes to, attached sandboxes, which names are known
- * to be ours, each sandbox's launch environment, which sandboxes no command
- * has touched yet, and background cleanup. Not exported from the package.
+ * every entry-point call goes to, the sandboxes known to be ours (attached
+ * or not, with their launch environment), and background cleanup. Not
+ * exported from the package.
  */
 export class MicrosandboxContext {
   readonly options: ResolvedOptions;
@@ -36,11 +46,10 @@ export class MicrosandboxContext {
   readonly background: BackgroundTasks;
   /** Launch keys whose sandboxes are being destroyed in the background; hidden from `findByLabels`. */
   readonly condemned = new Set<string>();
-  readonly #attached = new Map<string, Promise<MsbSandbox>>();
-  readonly #owned = new Set<string>();
-  readonly #launchEnv = new Map<string, Readonly<Record<string, string>>>();
-  /** Sandboxes launched here in which no command has run yet: nothing in them can be a symlink. */
-  readonly #pristine = new Set<string>();
+  /** Sandboxes known to carry our ownership marker, by name. */
+  readonly #known = new Map<string, KnownSandbox>();
+  /** Attaches in flight (the sandbox not yet known to be ours), shared by concurrent calls. */
+  readonly #attaching = new Map<string, Promise<MsbSandbox>>();
 
   constructor(
     options: ResolvedOptions,
@@ -128,14 +137,13 @@ export class MicrosandboxContext {
     if (!record) return undefined;
     const labels = storedLabels(record.configJson);
     if (!isOwnedBy(labels, this.options.owner)) throw foreignSandbox(PROVIDER, name, operation);
-    this.#owned.add(name);
-    if (!this.#launchEnv.has(name)) this.#launchEnv.set(name, storedEnv(record.configJson));
+    this.#know(name).launchEnv = storedEnv(record.configJson);
     return { record, labels };
   }
 
   /** Rejects `FOREIGN_SANDBOX` or `NOT_FOUND` unless `name` is ours; one lookup unless already known. */
   async assertOwned(name: string, operation: string): Promise<void> {
-    if (this.#owned.has(name)) return;
+    if (this.#known.has(name)) return;
     if (!(await this.ownedRecord(name, operation))) throw sandboxNotFound(PROVIDER, name, operation);
   }
 
@@ -145,16 +153,18 @@ export class MicrosandboxContext {
    * `NOT_FOUND`.
    */
   async sandbox(name: string, operation: string): Promise<MsbSandbox> {
-    const kept = this.#attached.get(name);
+    const kept = this.#known.get(name)?.attached ?? this.#attaching.get(name);
     if (kept) return kept;
     // Kept before the first await, so concurrent calls share one lookup and one attach.
     const attaching = this.#attach(name, operation);
-    this.#attached.set(name, attaching);
+    this.#attaching.set(name, attaching);
     try {
-      return await attaching;
-    } catch (error) {
-      if (this.#attached.get(name) === attaching) this.#attached.delete(name);
-      throw error;
+      await attaching;
+      const known = this.#known.get(name);
+      if (known && !known.attached) known.attached = attaching;
+      return attaching;
+    } finally {
+      if (this.#attaching.get(name) === attaching) this.#attaching.delete(name);
     }
   }
 
@@ -171,19 +181,19 @@ export class MicrosandboxContext {
 
   /** Keeps an attached sandbox of ours, and the environment it was launched with, for later calls. */
   remember(name: string, sandbox: MsbSandbox, launchEnv?: Readonly<Record<string, string>>): void {
-    this.#owned.add(name);
-    this.#attached.set(name, Promise.resolve(sandbox));
-    if (launchEnv) this.#launchEnv.set(name, launchEnv);
+    const known = this.#know(name);
+    known.attached = Promise.resolve(sandbox);
+    if (launchEnv) known.launchEnv = launchEnv;
   }
 
   /** True when this runtime launched or verified `name`. */
   knownOwned(name: string): boolean {
-    return this.#owned.has(name);
+    return this.#known.has(name);
   }
 
   /** Records that `name` carries our ownership marker. */
   markOwned(name: string): void {
-    this.#owned.add(name);
+    this.#know(name);
   }
 
   /**
@@ -191,30 +201,45 @@ export class MicrosandboxContext {
    * (the SDK repeats it only from the `Sandbox` that created it).
    */
   launchEnv(name: string): Readonly<Record<string, string>> {
-    return this.#launchEnv.get(name) ?? {};
+    return this.#known.get(name)?.launchEnv ?? {};
   }
 
-  /** Records that `name` was just launched here: only this runtime's file writes have touched it. */
-  markPristine(name: string): void {
-    this.#pristine.add(name);
-  }
-
-  /** Records that a command is about to run in `name` (it may create symlinks from now on). */
-  markCommandRun(name: string): void {
-    this.#pristine.delete(name);
-  }
-
-  /** True while no command has run in a sandbox launched by this runtime. */
+  /**
+   * Whether file calls in `name` can skip the symlink guard: true only for a
+   * sandbox launched here in which no command has run yet.
+   */
   isPristine(name: string): boolean {
-    return this.#pristine.has(name);
+    return this.#known.get(name)?.pristine === true;
   }
 
-  /** Drops the attached sandbox (after a stop: it must be attached again), and everything else unless `keepOwnership`. */
+  /** Records that `name` was just launched here (`pristine`), or that a command is about to run in it (not). */
+  setPristine(name: string, pristine: boolean): void {
+    const known = this.#known.get(name);
+    if (known) known.pristine = pristine;
+  }
+
+  /**
+   * Detaches from `name` (after a stop, it must be attached again) and, unless
+   * `keepOwnership`, forgets it altogether (after a destroy).
+   */
   forget(name: string, options: { readonly keepOwnership?: boolean } = {}): void {
-    this.#attached.delete(name);
-    this.#pristine.delete(name);
-    if (options.keepOwnership) return;
-    this.#owned.delete(name);
-    this.#launchEnv.delete(name);
+    if (!options.keepOwnership) {
+      this.#known.delete(name);
+      return;
+    }
+    const known = this.#known.get(name);
+    if (known) {
+      known.attached = undefined;
+      known.pristine = false;
+    }
+  }
+
+  #know(name: string): KnownSandbox {
+    let known = this.#known.get(name);
+    if (!known) {
+      known = { launchEnv: {}, pristine: false };
+      this.#known.set(name, known);
+    }
+    return known;
   }
 }

@@ -8,7 +8,7 @@ import {
   toSandboxPath,
   validateExecRequest,
 } from "@sandport/core";
-import { EventQueue } from "@sandport/core/adapter";
+import { commandEvents } from "@sandport/core/adapter";
 import type { MicrosandboxContext } from "./context.js";
 import { PROVIDER } from "./handle.js";
 import { EXEC_MARKER_ENV, RESERVED_ENV } from "./markers.js";
@@ -73,27 +73,13 @@ export function exec(
 }
 
 /** Runs a command and yields `started`, output chunks (exact bytes) as they arrive, then `exited`. */
-export async function* execStream(
+export function execStream(
   context: MicrosandboxContext,
   handle: unknown,
   request: ExecRequest,
   op?: OpOptions,
 ): AsyncGenerator<ExecEvent> {
-  const queue = new EventQueue<ExecEvent>();
-  // Stops the command when the consumer leaves the loop early.
-  const consumer = new AbortController();
-  runPlanned(context, handle, request, op, "execStream", consumer.signal, (event) => queue.push(event)).then(
-    (result) => {
-      queue.push({ type: "exited", result });
-      queue.end();
-    },
-    (error: unknown) => queue.fail(error),
-  );
-  try {
-    yield* queue;
-  } finally {
-    consumer.abort(new Error("the consumer stopped reading the stream"));
-  }
+  return commandEvents((stop, emit) => runPlanned(context, handle, request, op, "execStream", stop, emit));
 }
 
 function runPlanned(
@@ -115,7 +101,7 @@ function runPlanned(
   return context.onSandbox(handle, op, operation, deadlineMs, async (sandbox, call, name) => {
     const signal = stop ? AbortSignal.any([call.signal, stop]) : call.signal;
     if (signal.aborted) throw signal.reason;
-    context.markCommandRun(name);
+    context.setPristine(name, false);
     const command = await RemoteCommand.start(sandbox, name, commandPlan(context, name, planned), emit);
     const onAbort = () => void command.kill("aborted");
     signal.addEventListener("abort", onAbort, { once: true });

@@ -7,7 +7,7 @@ import {
   toSandboxPath,
   validateFiles,
 } from "@sandport/core";
-import { chmodScript } from "@sandport/core/adapter";
+import { chmodScript, modesToSet } from "@sandport/core/adapter";
 import type { MicrosandboxContext } from "./context.js";
 import { PROVIDER } from "./handle.js";
 import { guardPaths, pathTarget, runScript } from "./path-guard.js";
@@ -47,20 +47,16 @@ export function writeFiles(
     const fs = sandbox.fs();
     await inParallel(deepestDirectories(valid.map((file) => file.path)), (directory) => fs.mkdir(absolute(directory)));
     await inParallel(valid, (file) => fs.write(absolute(file.path), file.content));
-    const modes = new Map<number, string[]>();
-    valid.forEach((file, index) => {
-      if (files[index]?.mode === undefined || file.mode === WRITTEN_MODE) return;
-      modes.set(file.mode, [...(modes.get(file.mode) ?? []), file.path]);
-    });
-    if (modes.size === 0) return;
-    const result = await runScript(context, name, sandbox, chmodScript(modes), call);
-    if (result.exitCode === 0) return;
+    const modes = modesToSet(valid, WRITTEN_MODE);
+    const chmod = modes.size === 0 ? undefined : await runScript(context, name, sandbox, chmodScript(modes), call);
+    if (chmod === undefined || chmod.exitCode === 0) return;
+    const why = chmod.stderr.trim() || `chmod exited with ${chmod.exitCode}`;
     throw new SandportError({
       code: "UNEXPECTED",
       provider: PROVIDER,
       retryable: false,
-      message: `microsandbox wrote the files but could not set their modes: ${result.stderr.trim() || `exit ${result.exitCode}`}`,
-      details: { sandboxId: name, exitCode: result.exitCode },
+      message: `microsandbox sandbox ${name} has the files, but their modes were not set: ${why}`,
+      details: { sandboxId: name, exitCode: chmod.exitCode },
     });
   });
 }

@@ -3,11 +3,11 @@ import {
   type LaunchSpec,
   type OpOptions,
   refuseReservedEnv,
-  SandportError,
+  type SandportError,
   unsupported,
   validateLaunchSpec,
 } from "@sandport/core";
-import { isOutcomeUnknown, metadataCodec, reclaimAbandonedLaunch } from "@sandport/core/adapter";
+import { launchFailure, metadataCodec, reclaimAbandonedLaunch } from "@sandport/core/adapter";
 import type { MicrosandboxContext } from "./context.js";
 import { mapMicrosandboxError } from "./errors.js";
 import { type MicrosandboxHandle, PROVIDER } from "./handle.js";
@@ -67,7 +67,7 @@ export function launch(
       created = true;
       context.remember(plan.name, sandbox, plan.env);
       await sandbox.fs().mkdir(options.workspaceRoot);
-      context.markPristine(plan.name);
+      context.setPristine(plan.name, true);
       return { id: plan.name, provider: PROVIDER, labels: plan.labels };
     },
   );
@@ -147,16 +147,5 @@ function reclaim(
 
 /** A failed create, saying whether the sandbox may exist anyway and under which launch key to look. */
 function launchError(error: unknown, launchKey: string): SandportError {
-  const mapped = mapMicrosandboxError(error, { operation: "launch" });
-  const outcomeUnknown = isOutcomeUnknown(mapped) || isOutcomeUnknown(error);
-  return new SandportError({
-    code: mapped.code,
-    provider: PROVIDER,
-    retryable: mapped.retryable,
-    cause: error,
-    message: outcomeUnknown
-      ? `${mapped.message} (the sandbox may exist anyway: search launch key ${launchKey})`
-      : mapped.message,
-    details: { ...mapped.details, launchKey, outcomeUnknown },
-  });
+  return launchFailure(mapMicrosandboxError(error, { operation: "launch" }), error, launchKey);
 }

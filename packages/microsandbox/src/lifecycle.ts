@@ -78,13 +78,9 @@ function stillRunning(error: unknown): boolean {
 export function stop(context: MicrosandboxContext, handle: unknown, op?: OpOptions): Promise<void> {
   return context.onHandle(handle, op, "stop", context.options.timeouts.lifecycleMs, async (name, call) => {
     const owned = await context.ownedRecord(name, "stop", call.signal);
-    if (!owned) throw sandboxNotFound(PROVIDER, name, "stop");
-    try {
-      await owned.record.stop();
-    } catch (error) {
-      if (isSandboxNotFound(error)) throw sandboxNotFound(PROVIDER, name, "stop", error);
-      throw error;
-    }
+    await (owned?.record.stop() ?? Promise.reject(sandboxNotFound(PROVIDER, name, "stop"))).catch(
+      absentAs(name, "stop"),
+    );
     // The attached sandbox talks to a stopped agent now; attach again after a start.
     context.forget(name, { keepOwnership: true });
   });
@@ -94,11 +90,14 @@ export function stop(context: MicrosandboxContext, handle: unknown, op?: OpOptio
 export function start(context: MicrosandboxContext, handle: unknown, op?: OpOptions): Promise<void> {
   return context.onHandle(handle, op, "start", context.options.timeouts.lifecycleMs, async (name, call) => {
     await context.assertOwned(name, "start");
-    try {
-      context.remember(name, await context.entry((statics) => statics.start(name), call.signal));
-    } catch (error) {
-      if (isSandboxNotFound(error)) throw sandboxNotFound(PROVIDER, name, "start", error);
-      throw error;
-    }
+    const started = await context.entry((statics) => statics.start(name), call.signal).catch(absentAs(name, "start"));
+    context.remember(name, started);
   });
+}
+
+/** Rethrows an error, the SDK's not-found of the sandbox as `NOT_FOUND` naming it. */
+function absentAs(name: string, operation: string): (error: unknown) => never {
+  return (error) => {
+    throw isSandboxNotFound(error) ? sandboxNotFound(PROVIDER, name, operation, error) : error;
+  };
 }

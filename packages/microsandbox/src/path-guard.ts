@@ -71,7 +71,7 @@ export async function guardPaths(
   call: OperationCall,
   paths: readonly GuardedPath[],
 ): Promise<void> {
-  if (context.isPristine(name)) return;
-  const result = await runScript(context, name, sandbox, symlinkGuardScript(paths), call);
-  checkSymlinkGuard(paths, result, PROVIDER);
+  if (!context.isPristine(name)) {
+    checkSymlinkGuard(paths, await runScript(context, name, sandbox, symlinkGuardScript(paths), call), PROVIDER);
+  }
 }

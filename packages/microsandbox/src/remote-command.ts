@@ -2,7 +2,7 @@ import { type ExecEvent, type ExecResult, SandportError } from "@sandport/core";
 import { ByteOutputCollector, markerSweepScript } from "@sandport/core/adapter";
 import { mapMicrosandboxError } from "./errors.js";
 import { PROVIDER } from "./handle.js";
-import type { MsbExecHandle, MsbExecSink, MsbSandbox } from "./internal/sdk-types.js";
+import type { MsbExecEvent, MsbExecHandle, MsbExecSink, MsbSandbox } from "./internal/sdk-types.js";
 import { EXEC_MARKER_ENV } from "./markers.js";
 
 /** Largest piece of stdin sent in one `core.exec.stdin` message (agentd's frames hold 4 MiB). */
@@ -180,7 +180,10 @@ export class RemoteCommand {
     let exitCode: number | undefined;
     let broken: unknown;
     try {
-      for await (const event of this.#handle) {
+      for await (const event of this.#handle as AsyncIterable<MsbExecEvent | undefined>) {
+        // The SDK yields `undefined` for an agent message it has no event kind for (`core.exec.stdin.error`,
+        // a write to a command that has exited): nothing to relay.
+        if (event === undefined) continue;
         if (event.kind === "started") this.#announce(event.pid);
         else if (event.kind === "exited") exitCode = event.code;
         else this.#output.push(event.kind, event.data);

@@ -37,7 +37,7 @@ export function spawn(
   const operation = "spawn";
   return context.onSandbox(handle, op, operation, context.options.timeouts.lookupMs, async (sandbox, call, name) => {
     if (call.signal.aborted) throw call.signal.reason;
-    context.markCommandRun(name);
+    context.setPristine(name, false);
     const queue = new EventQueue<ExecEvent>();
     const command = await RemoteCommand.start(sandbox, name, commandPlan(context, name, planned), (event) =>
       queue.push(event),

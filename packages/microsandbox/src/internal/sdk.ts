@@ -15,7 +15,9 @@ export interface SdkLoaderSettings {
   readonly source?: MicrosandboxSdkSource | undefined;
   /**
    * Why the local backend cannot boot microVMs here, or `undefined` when it
-   * can as far as can be told without booting one. Default: {@link probeKvm}.
+   * can as far as can be told without booting one. Default: {@link probeKvm}
+   * when the SDK is imported; none for an injected SDK, which boots nothing
+   * this adapter knows of.
    */
   readonly probeKvm?: () => Promise<string | undefined>;
 }
@@ -56,7 +58,7 @@ export function createMicrosandboxSdkLoader(settings: SdkLoaderSettings): SdkLoa
     node: ">=22",
     ...(settings.source === undefined ? {} : { source: settings.source }),
   });
-  const probe = settings.probeKvm ?? probeKvm;
+  const probe = settings.probeKvm ?? (settings.source === undefined ? probeKvm : async () => undefined);
   let checked: Promise<void> | undefined;
   const load = async (): Promise<MicrosandboxSdk> => {
     let sdk: MicrosandboxSdk;
