@@ -90,7 +90,10 @@ test("MSB_* variables and $MSB_HOME/config.json never choose where a call goes",
     const sdk = await createMicrosandboxSdkLoader({ backend: "cloud" })();
     await sdk.Sandbox.get("anything").catch(() => undefined);
     assert.equal(heard.length, 1, "the SDK left to its defaults went to the trap");
-    assert.match(heard[0] ?? "", new RegExp(`^GET /v1/sandboxes/by-name/anything \\(Bearer (${ENV_KEY}|${PROFILE_KEY})\\)$`));
+    assert.match(
+      heard[0] ?? "",
+      new RegExp(`^GET /v1/sandboxes/by-name/anything \\(Bearer (${ENV_KEY}|${PROFILE_KEY})\\)$`),
+    );
   } finally {
     for (const [name, value] of Object.entries(saved)) {
       if (value === undefined) delete process.env[name];

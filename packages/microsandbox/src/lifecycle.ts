@@ -35,8 +35,10 @@ export function destroy(context: MicrosandboxContext, handle: unknown, op?: OpOp
 /**
  * Deletes a sandbox known to be ours (`DELETE /v1/sandboxes/by-name/:name`)
  * and resolves whether it was there. Where the service refuses to delete a
- * running sandbox (409), it is stopped first. Shared with the cleanup of
- * abandoned launches.
+ * running sandbox (409), it is stopped first. A delete that failed otherwise
+ * (a 5xx, a dropped connection: it may or may not have happened) is judged by
+ * one look: gone counts as deleted, still there rejects with the delete's
+ * error. Shared with the cleanup of abandoned launches.
  */
 export async function deleteSandbox(
   context: MicrosandboxContext,
@@ -44,23 +46,31 @@ export async function deleteSandbox(
   operation: string,
   signal?: AbortSignal,
 ): Promise<boolean> {
-  const remove = () => context.entry((statics) => statics.remove(name), signal);
-  let found = true;
+  const site = { operation, sandboxId: name };
+  /** One delete: whether the sandbox was there. */
+  const remove = async (): Promise<boolean> => {
+    try {
+      await context.entry((statics) => statics.remove(name), signal);
+      return true;
+    } catch (error) {
+      if (isSandboxNotFound(error)) return false;
+      throw error;
+    }
+  };
+  let found: boolean;
   try {
-    await remove();
+    found = await remove();
   } catch (error) {
-    if (isSandboxNotFound(error)) found = false;
-    else if (!stillRunning(error)) throw mapMicrosandboxError(error, { operation, sandboxId: name });
+    const record = await context.record(name, operation, signal);
+    if (!record) found = true;
+    else if (!stillRunning(error)) throw mapMicrosandboxError(error, site);
     else {
-      const record = await context.record(name, operation, signal);
-      if (record) {
-        await record.stop().catch((stopError: unknown) => {
-          throw mapMicrosandboxError(stopError, { operation, sandboxId: name });
-        });
-        await remove().catch((removeError: unknown) => {
-          if (!isSandboxNotFound(removeError)) throw mapMicrosandboxError(removeError, { operation, sandboxId: name });
-        });
-      } else found = false;
+      await record.stop().catch((stopError: unknown) => {
+        throw mapMicrosandboxError(stopError, site);
+      });
+      found = await remove().catch((removeError: unknown) => {
+        throw mapMicrosandboxError(removeError, site);
+      });
     }
   }
   context.forget(name, { keepOwnership: found });

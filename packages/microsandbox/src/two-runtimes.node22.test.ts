@@ -4,9 +4,9 @@
 // hears nothing and is the default again afterwards.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import type { SandboxHandle } from "@sandport/core";
 import { type MicrosandboxEmulator, startMicrosandboxEmulator } from "@sandport/testkit/emulators/microsandbox";
 import { cloudOf } from "../test/emulated.js";
+import type { MicrosandboxHandle } from "./handle.js";
 import { createMicrosandboxSdkLoader } from "./internal/sdk.js";
 import { MicrosandboxRuntime } from "./microsandbox-runtime.js";
 
@@ -24,7 +24,7 @@ before(async () => {
 after(() => Promise.all([first.stop(), second.stop(), bystander.stop()]));
 
 /** Everything a runtime does to one sandbox, each step a separate SDK entry point or agent session. */
-async function workload(runtime: MicrosandboxRuntime, handle: SandboxHandle, tag: string): Promise<void> {
+async function workload(runtime: MicrosandboxRuntime, handle: MicrosandboxHandle, tag: string): Promise<void> {
   await runtime.writeFiles(handle, [{ path: `${tag}.txt`, content: tag }]);
   assert.equal((await runtime.exec(handle, { argv: ["cat", `${tag}.txt`] })).stdout, tag);
   assert.equal((await runtime.getById(handle.id))?.id, handle.id, `${tag}: getById found its own sandbox`);
@@ -54,7 +54,9 @@ test("interleaved and concurrent calls of two runtimes on two backends never cro
     ),
   );
   await Promise.all(
-    launched.map((handle, index) => workload(index % 2 === 0 ? one : two, handle, index % 2 === 0 ? `one-${index}` : `two-${index}`)),
+    launched.map((handle, index) =>
+      workload(index % 2 === 0 ? one : two, handle, index % 2 === 0 ? `one-${index}` : `two-${index}`),
+    ),
   );
   // Lookups with the same name on both sides, many at once: each must answer from its own emulator.
   for (let round = 0; round < 25; round++) {
