@@ -181,9 +181,12 @@ export class RemoteCommand {
     let broken: unknown;
     try {
       for await (const event of this.#handle as AsyncIterable<MsbExecEvent | undefined>) {
-        // The SDK yields `undefined` for an agent message it has no event kind for (`core.exec.stdin.error`,
-        // a write to a command that has exited): nothing to relay.
-        if (event === undefined) continue;
+        if (event === undefined) {
+          // Before `started`, that is agentd's `core.exec.failed`: nothing ran (the SDK drops its reason).
+          if (!this.#announced) broken ??= new CommandNotStarted();
+          // After it, a `core.exec.stdin.error` (stdin written to a command that closed it): nothing to relay.
+          continue;
+        }
         if (event.kind === "started") this.#announce(event.pid);
         else if (event.kind === "exited") exitCode = event.code;
         else this.#output.push(event.kind, event.data);
@@ -196,9 +199,11 @@ export class RemoteCommand {
     if (exitCode !== undefined) this.#announce(undefined);
     this.#output.finish();
     if (!this.#announced && broken !== undefined) {
-      // It never ran (a missing working directory or program): the agent's reason.
+      // It never ran (a missing working directory or program).
       this.#ended = true;
-      throw mapMicrosandboxError(broken, { operation: "exec", sandboxId: this.#name });
+      throw broken instanceof CommandNotStarted
+        ? notStarted(this.#name, this.#plan)
+        : mapMicrosandboxError(broken, { operation: "exec", sandboxId: this.#name });
     }
     if (this.#stopReason === undefined && exitCode === undefined) {
       // The connection broke while the command ran: it may still run, so stop it.
@@ -241,6 +246,26 @@ async function sweep(sandbox: MsbSandbox, marker: string): Promise<void> {
   });
   await Promise.race([work.catch(() => undefined), limit]);
   clearTimeout(timer);
+}
+
+/** Marks a stream whose first message was agentd's `core.exec.failed`. */
+class CommandNotStarted extends Error {}
+
+/**
+ * The command never ran. microsandbox 0.6.18 hands a streamed command's
+ * `core.exec.failed` over without its reason, so the usual ones are named:
+ * agentd reports a missing program or working directory this way.
+ */
+function notStarted(name: string, plan: CommandPlan): SandportError {
+  return new SandportError({
+    code: "NOT_FOUND",
+    provider: PROVIDER,
+    retryable: false,
+    message:
+      `microsandbox could not start ${JSON.stringify(plan.cmd)} in ${plan.cwd} (sandbox ${name}): ` +
+      "the program or the working directory does not exist, most likely (the SDK does not pass on agentd's reason)",
+    details: { sandboxId: name, cwd: plan.cwd, program: plan.cmd },
+  });
 }
 
 function lostOutput(name: string, cause: unknown): SandportError {

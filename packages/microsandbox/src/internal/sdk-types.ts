@@ -48,7 +48,12 @@ export interface MsbExecSink {
   close(): Promise<void>;
 }
 
-/** A running command. Iterating yields its events until it exits. */
+/**
+ * A running command. Iterating yields its events until it exits. In 0.6.18 it
+ * also yields `undefined` for the agent messages it has no kind for:
+ * `core.exec.failed` (the command never started; its reason is dropped) and
+ * `core.exec.stdin.error`.
+ */
 export interface MsbExecHandle extends AsyncIterable<MsbExecEvent> {
   /** The stdin sink, once; `null` after the first call or without `stdinPipe()`. */
   takeStdin(): Promise<MsbExecSink | null>;
