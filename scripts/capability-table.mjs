@@ -22,6 +22,14 @@ const core = await import(pathToFileURL(join(root, "packages/core/dist/index.js"
  */
 const INSPECT = {
   e2b: (module) => [["`sandport/e2b`", new module.E2BRuntime({ apiKey: "inspection-only" })]],
+  // Its capabilities follow the backend the runtime is bound to: one column per backend.
+  microsandbox: (module) => [
+    [
+      "`sandport/microsandbox` (cloud)",
+      new module.MicrosandboxRuntime({ backend: { kind: "cloud", apiKey: "inspection-only" } }),
+    ],
+    ["`sandport/microsandbox` (local)", new module.MicrosandboxRuntime({ backend: { kind: "local" } })],
+  ],
   local: (module) => [
     ["`sandport/local`", new module.LocalRuntime({ isolation: "namespaces" })],
     ['`sandport/local` (`isolation: "none"`)', new module.LocalRuntime({ isolation: "none" })],
