@@ -1,4 +1,4 @@
-import type { OpOptions, SandportError } from "@sandport/core";
+import type { OperationTimeouts, OpOptions, SandportError } from "@sandport/core";
 import {
   BackgroundTasks,
   type ErrorSite,
@@ -21,6 +21,9 @@ export interface OwnedRecord {
   readonly record: MsbSandboxHandle;
   readonly labels: Readonly<Record<string, string>>;
 }
+
+/** A call's default deadline: a kind of `OperationTimeouts` (from the options), or ms. */
+export type Deadline = Exclude<keyof OperationTimeouts, "execGraceMs"> | number;
 
 /** What a runtime knows about one sandbox of its own. */
 interface KnownSandbox {
@@ -64,33 +67,40 @@ export class MicrosandboxContext {
     );
   }
 
-  /** Runs one port method (`runOperation`): per-call options checked, deadline applied, errors mapped at `site`. */
+  /**
+   * Runs one port method through `runOperation`: per-call options checked,
+   * errors mapped at `site`, and the call's deadline when `op` has none: one
+   * of the configured `timeouts` by kind, or a number of ms (a command's).
+   */
   run<T>(
     op: OpOptions | undefined,
     site: ErrorSite,
-    defaultTimeoutMs: number,
+    deadline: Deadline,
     task: (call: OperationCall) => Promise<T>,
   ): Promise<T> {
-    const mapError = (error: unknown) => mapMicrosandboxError(error, site);
-    return runOperation(op, { provider: PROVIDER, operation: site.operation, defaultTimeoutMs, mapError }, task);
+    return runOperation(
+      op,
+      {
+        provider: PROVIDER,
+        operation: site.operation,
+        defaultTimeoutMs: typeof deadline === "number" ? deadline : this.options.timeouts[deadline],
+        mapError: (error) => mapMicrosandboxError(error, site),
+      },
+      task,
+    );
   }
 
   /** {@link run} for the sandbox `handle` names, its name checked first (`INVALID_REQUEST`, before any request). */
-  onHandle<T>(
+  async onHandle<T>(
     handle: unknown,
     op: OpOptions | undefined,
     site: string | Omit<ErrorSite, "sandboxId">,
-    defaultTimeoutMs: number,
+    deadline: Deadline,
     task: (name: string, call: OperationCall) => Promise<T>,
   ): Promise<T> {
     const where = typeof site === "string" ? { operation: site } : site;
-    let name: string;
-    try {
-      name = sandboxNameOf(handle, where.operation);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return this.run(op, { ...where, sandboxId: name }, defaultTimeoutMs, (call) => task(name, call));
+    const name = sandboxNameOf(handle, where.operation);
+    return this.run(op, { ...where, sandboxId: name }, deadline, (call) => task(name, call));
   }
 
   /** {@link onHandle} on the attached SDK sandbox of an owned sandbox (see {@link sandbox}). */
@@ -98,11 +108,11 @@ export class MicrosandboxContext {
     handle: unknown,
     op: OpOptions | undefined,
     site: string | Omit<ErrorSite, "sandboxId">,
-    defaultTimeoutMs: number,
+    deadline: Deadline,
     task: (sandbox: MsbSandbox, call: OperationCall, name: string) => Promise<T>,
   ): Promise<T> {
     const operation = typeof site === "string" ? site : site.operation;
-    return this.onHandle(handle, op, site, defaultTimeoutMs, async (name, call) =>
+    return this.onHandle(handle, op, site, deadline, async (name, call) =>
       task(await this.sandbox(name, operation), call, name),
     );
   }

@@ -82,7 +82,7 @@ export function execStream(
   return commandEvents((stop, emit) => runPlanned(context, handle, request, op, "execStream", stop, emit));
 }
 
-function runPlanned(
+async function runPlanned(
   context: MicrosandboxContext,
   handle: unknown,
   request: ExecRequest,
@@ -91,12 +91,7 @@ function runPlanned(
   stop?: AbortSignal,
   emit?: (event: ExecEvent) => void,
 ): Promise<ExecResult> {
-  let planned: PlannedRequest;
-  try {
-    planned = planRequest(context.options, request);
-  } catch (error) {
-    return Promise.reject(error);
-  }
+  const planned = planRequest(context.options, request);
   const deadlineMs = planned.plan.timeoutMs + context.options.timeouts.execGraceMs;
   return context.onSandbox(handle, op, operation, deadlineMs, async (sandbox, call, name) => {
     const signal = stop ? AbortSignal.any([call.signal, stop]) : call.signal;

@@ -84,7 +84,7 @@ interface PathRules {
  * Runs one single-path file operation: the path validated against the
  * workspace, the symlink guard, then `work` on the sandbox's filesystem.
  */
-function onPath<T>(
+async function onPath<T>(
   context: MicrosandboxContext,
   handle: unknown,
   op: OpOptions | undefined,
@@ -93,23 +93,12 @@ function onPath<T>(
   rules: PathRules,
   work: (fs: MsbFs, target: PathTarget, name: string, call: OperationCall) => Promise<T>,
 ): Promise<T> {
-  let target: PathTarget;
-  try {
-    target = pathTarget(context, path, rules.root);
-  } catch (error) {
-    return Promise.reject(error);
-  }
+  const target = pathTarget(context, path, rules.root);
   const site = { operation, path: target.absolute };
-  return context.onSandbox(
-    handle,
-    op,
-    site,
-    context.options.timeouts.fileMs,
-    async (sandbox: MsbSandbox, call, name) => {
-      await guardPaths(context, name, sandbox, call, [{ relative: target.relative, followFinal: rules.followFinal }]);
-      return work(sandbox.fs(), target, name, call);
-    },
-  );
+  return context.onSandbox(handle, op, site, "fileMs", async (sandbox: MsbSandbox, call, name) => {
+    await guardPaths(context, name, sandbox, call, [{ relative: target.relative, followFinal: rules.followFinal }]);
+    return work(sandbox.fs(), target, name, call);
+  });
 }
 
 /** Translates an agent entry into a port `FileInfo`. */

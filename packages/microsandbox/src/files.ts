@@ -25,20 +25,15 @@ const WRITE_CONCURRENCY = 8;
  * agent's 3 MiB chunks), several at once. Files asking for a mode other than
  * `0o644` get it from one `chmod` command.
  */
-export function writeFiles(
+export async function writeFiles(
   context: MicrosandboxContext,
   handle: unknown,
   files: readonly FileInput[],
   op?: OpOptions,
 ): Promise<void> {
   const { workspaceRoot } = context.options;
-  let valid: ReturnType<typeof validateFiles>;
-  try {
-    valid = validateFiles(files, { root: workspaceRoot, provider: PROVIDER });
-  } catch (error) {
-    return Promise.reject(error);
-  }
-  return context.onHandle(handle, op, "writeFiles", context.options.timeouts.fileMs, async (name, call) => {
+  const valid = validateFiles(files, { root: workspaceRoot, provider: PROVIDER });
+  return context.onHandle(handle, op, "writeFiles", "fileMs", async (name, call) => {
     if (valid.length === 0) return;
     const sandbox = await context.sandbox(name, "writeFiles");
     const guarded = valid.map((file) => ({ relative: file.path, followFinal: true }));
@@ -66,20 +61,15 @@ export function writeFiles(
  * rejects `NOT_FOUND`; one larger than `MAX_READ_BYTES` rejects `OUTPUT_LIMIT`
  * as soon as it has passed it.
  */
-export function readFile(
+export async function readFile(
   context: MicrosandboxContext,
   handle: unknown,
   path: string,
   op?: OpOptions,
 ): Promise<Uint8Array> {
-  let target: ReturnType<typeof pathTarget>;
-  try {
-    target = pathTarget(context, path, false);
-  } catch (error) {
-    return Promise.reject(error);
-  }
+  const target = pathTarget(context, path, false);
   const site = { operation: "readFile", path: target.absolute };
-  return context.onSandbox(handle, op, site, context.options.timeouts.fileMs, async (sandbox, call, name) => {
+  return context.onSandbox(handle, op, site, "fileMs", async (sandbox, call, name) => {
     await guardPaths(context, name, sandbox, call, [{ relative: target.relative, followFinal: true }]);
     const chunks: Uint8Array[] = [];
     let total = 0;

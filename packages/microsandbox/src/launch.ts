@@ -48,29 +48,24 @@ export function launch(
 ): Promise<MicrosandboxHandle> {
   const { options } = context;
   let abandoned: ((error: SandportError) => void) | undefined;
-  const launching = context.run(
-    op,
-    { operation: "launch" },
-    options.timeouts.launchMs,
-    async (call): Promise<MicrosandboxHandle> => {
-      const plan = planLaunch(options, spec);
-      await context.sdk();
-      // A caller that gave up while the SDK loaded sends nothing.
-      if (call.signal.aborted) throw call.signal.reason;
-      // Without the caller's signal once sent: a create cannot be taken back, so it is left to finish, then reclaimed.
-      const creation = context.entry((statics) => plan.configure(statics.builder(plan.name)).create(), call.signal);
-      let created = false;
-      abandoned = (error) => reclaim(context, creation, plan, error, created);
-      const sandbox = await creation.catch((error: unknown) => {
-        throw launchError(error, plan.launchKey);
-      });
-      created = true;
-      context.remember(plan.name, sandbox, plan.env);
-      await sandbox.fs().mkdir(options.workspaceRoot);
-      context.setPristine(plan.name, true);
-      return { id: plan.name, provider: PROVIDER, labels: plan.labels };
-    },
-  );
+  const launching = context.run(op, { operation: "launch" }, "launchMs", async (call): Promise<MicrosandboxHandle> => {
+    const plan = planLaunch(options, spec);
+    await context.sdk();
+    // A caller that gave up while the SDK loaded sends nothing.
+    if (call.signal.aborted) throw call.signal.reason;
+    // Without the caller's signal once sent: a create cannot be taken back, so it is left to finish, then reclaimed.
+    const creation = context.entry((statics) => plan.configure(statics.builder(plan.name)).create(), call.signal);
+    let created = false;
+    abandoned = (error) => reclaim(context, creation, plan, error, created);
+    const sandbox = await creation.catch((error: unknown) => {
+      throw launchError(error, plan.launchKey);
+    });
+    created = true;
+    context.remember(plan.name, sandbox, plan.env);
+    await sandbox.fs().mkdir(options.workspaceRoot);
+    context.setPristine(plan.name, true);
+    return { id: plan.name, provider: PROVIDER, labels: plan.labels };
+  });
   return launching.catch((error: SandportError) => {
     abandoned?.(error);
     throw error;

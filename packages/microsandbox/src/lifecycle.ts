@@ -16,7 +16,7 @@ const VERIFY_MARGIN_MS = 250;
  * `DESTROY_UNVERIFIED` (retryable). Commands still running in it end with it.
  */
 export function destroy(context: MicrosandboxContext, handle: unknown, op?: OpOptions): Promise<void> {
-  return context.onHandle(handle, op, "destroy", context.options.timeouts.destroyMs, async (name, call) => {
+  return context.onHandle(handle, op, "destroy", "destroyMs", async (name, call) => {
     if (!context.knownOwned(name) && !(await context.ownedRecord(name, "destroy", call.signal))) {
       context.forget(name);
       return;
@@ -86,7 +86,7 @@ function stillRunning(error: unknown): boolean {
  * forcibly), ending its commands; `start` boots it again. Already stopped is fine.
  */
 export function stop(context: MicrosandboxContext, handle: unknown, op?: OpOptions): Promise<void> {
-  return context.onHandle(handle, op, "stop", context.options.timeouts.lifecycleMs, async (name, call) => {
+  return context.onHandle(handle, op, "stop", "lifecycleMs", async (name, call) => {
     const owned = await context.ownedRecord(name, "stop", call.signal);
     await (owned?.record.stop() ?? Promise.reject(sandboxNotFound(PROVIDER, name, "stop"))).catch(
       absentAs(name, "stop"),
@@ -98,7 +98,7 @@ export function stop(context: MicrosandboxContext, handle: unknown, op?: OpOptio
 
 /** Starts a stopped sandbox and resolves once it runs (a running one is left running). */
 export function start(context: MicrosandboxContext, handle: unknown, op?: OpOptions): Promise<void> {
-  return context.onHandle(handle, op, "start", context.options.timeouts.lifecycleMs, async (name, call) => {
+  return context.onHandle(handle, op, "start", "lifecycleMs", async (name, call) => {
     await context.assertOwned(name, "start");
     const started = await context.entry((statics) => statics.start(name), call.signal).catch(absentAs(name, "start"));
     context.remember(name, started);

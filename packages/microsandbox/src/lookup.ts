@@ -15,7 +15,7 @@ export function getById(
   name: string,
   op?: OpOptions,
 ): Promise<MicrosandboxHandle | undefined> {
-  return context.run(op, { operation: "getById" }, context.options.timeouts.lookupMs, async (call) => {
+  return context.run(op, { operation: "getById" }, "lookupMs", async (call) => {
     const owned = await context.ownedRecord(validSandboxName(name), "getById", call.signal);
     return owned ? handleFor(owned.record.name, owned.labels, owned.record.createdAt) : undefined;
   });
@@ -34,7 +34,7 @@ export function findByLabels(
   labels: Labels,
   op?: OpOptions,
 ): Promise<MicrosandboxHandle[]> {
-  return context.run(op, { operation: "findByLabels" }, context.options.timeouts.lookupMs, async (call) => {
+  return context.run(op, { operation: "findByLabels" }, "lookupMs", async (call) => {
     const query = validateLabelQuery(labels, PROVIDER);
     if (query[OWNER_LABEL] !== undefined && query[OWNER_LABEL] !== context.options.owner) return [];
     const found = await listOwned(context, query, "findByLabels", call.signal);

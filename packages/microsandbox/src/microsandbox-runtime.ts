@@ -101,55 +101,55 @@ export class MicrosandboxRuntime implements SandboxRuntime<MicrosandboxHandle> {
     return readFile(this.#context, handle, path, op);
   }
 
-  /** Destroys the sandbox and resolves once it is verified gone. */
+  /** Deletes the sandbox by name, then resolves once a lookup says it is gone (`DESTROY_UNVERIFIED` otherwise). */
   destroy(handle: MicrosandboxHandle, op?: OpOptions): Promise<void> {
     return destroy(this.#context, handle, op);
   }
 
-  /** Rebuilds a handle from a sandbox name; `undefined` when absent, `FOREIGN_SANDBOX` when not ours. */
+  /** A handle from one lookup by name (`id` is the name); `undefined` when absent, `FOREIGN_SANDBOX` when not ours. */
   getById(id: string, op?: OpOptions): Promise<MicrosandboxHandle | undefined> {
     return getById(this.#context, id, op);
   }
 
-  /** Every sandbox of ours carrying all the labels (`{}`: all of ours), across every page of the list API. */
+  /** Our sandboxes with all the labels (`{}`: all of ours): microsandbox filters, every page is read, and checked again. */
   findByLabels(labels: Labels, op?: OpOptions): Promise<MicrosandboxHandle[]> {
     return findByLabels(this.#context, labels, op);
   }
 
-  /** Stops the sandbox (its files are kept). */
+  /** Shuts the sandbox's VM down; its files stay, its commands end. */
   stop(handle: MicrosandboxHandle, op?: OpOptions): Promise<void> {
     return stop(this.#context, handle, op);
   }
 
-  /** Starts a stopped sandbox. */
+  /** Boots a stopped sandbox again and attaches to it. */
   start(handle: MicrosandboxHandle, op?: OpOptions): Promise<void> {
     return start(this.#context, handle, op);
   }
 
-  /** Entries of a directory. */
+  /** Entries of a directory from agentd's listing, sorted by name. */
   listDir(handle: MicrosandboxHandle, path: string, op?: OpOptions): Promise<FileInfo[]> {
     return listDir(this.#context, handle, path, op);
   }
 
-  /** One entry's metadata. */
+  /** One entry, read from its directory's listing (so a symlink is reported as itself). */
   stat(handle: MicrosandboxHandle, path: string, op?: OpOptions): Promise<FileInfo> {
     return stat(this.#context, handle, path, op);
   }
 
-  /** Creates a directory and its parents. */
+  /** Creates a directory and its parents (agentd's `create_dir_all`). */
   mkdir(handle: MicrosandboxHandle, path: string, op?: OpOptions): Promise<void> {
     return mkdir(this.#context, handle, path, op);
   }
 
-  /** Removes a file or directory tree. */
+  /** Removes a file, a symlink or a directory tree; absent is fine. */
   remove(handle: MicrosandboxHandle, path: string, op?: OpOptions): Promise<void> {
     return remove(this.#context, handle, path, op);
   }
 
   /**
-   * Waits for background cleanup (sandboxes created by launches that were
-   * aborted or timed out) and resolves with the failures it met, if any.
-   * Call it before exiting a process that may have abandoned launches.
+   * Resolves once the sandboxes of abandoned launches (a create that outlived
+   * its caller's abort or deadline) are destroyed, with what failed on the way.
+   * A process that may have abandoned a launch calls it before it exits.
    */
   settle(): Promise<SandportError[]> {
     return this.#context.background.settle();

@@ -22,20 +22,15 @@ const encoder = new TextEncoder();
  * `op.signal` at any time kills it, as does `kill()` or `destroy`. Stdin the
  * request carries is written first.
  */
-export function spawn(
+export async function spawn(
   context: MicrosandboxContext,
   handle: unknown,
   request: ExecRequest,
   op?: OpOptions,
 ): Promise<SandboxProcess> {
-  let planned: ReturnType<typeof planRequest>;
-  try {
-    planned = planRequest(context.options, request);
-  } catch (error) {
-    return Promise.reject(error);
-  }
+  const planned = planRequest(context.options, request);
   const operation = "spawn";
-  return context.onSandbox(handle, op, operation, context.options.timeouts.lookupMs, async (sandbox, call, name) => {
+  return context.onSandbox(handle, op, operation, "lookupMs", async (sandbox, call, name) => {
     if (call.signal.aborted) throw call.signal.reason;
     context.setPristine(name, false);
     const queue = new EventQueue<ExecEvent>();
