@@ -67,6 +67,16 @@ test("interleaved and concurrent calls of two runtimes on two backends never cro
     assert.equal(fromOne?.id, launched[0]?.id);
     assert.equal(fromTwo, undefined, "the second runtime's emulator never had the first's sandbox");
   }
+  // Fresh instances attach (lookup, then connect) to sandboxes they did not launch, all at once.
+  const oneAgain = new MicrosandboxRuntime({ backend: cloudOf(first), owner: "twins" });
+  const twoAgain = new MicrosandboxRuntime({ backend: cloudOf(second), owner: "twins" });
+  const echoed = await Promise.all(
+    launched.map((handle, index) => (index % 2 === 0 ? oneAgain : twoAgain).exec(handle, { argv: ["ls"] })),
+  );
+  echoed.forEach((result, index) => {
+    const tag = index % 2 === 0 ? `one-${index}` : `two-${index}`;
+    assert.equal(result.stdout, `${tag}.txt\n`, `${tag}: the reattached runtime reached its own sandbox`);
+  });
   await Promise.all(launched.map((handle, index) => (index % 2 === 0 ? one : two).stop(handle)));
   await Promise.all(launched.map((handle, index) => (index % 2 === 0 ? one : two).start(handle)));
   await Promise.all(launched.map((handle, index) => (index % 2 === 0 ? one : two).destroy(handle)));

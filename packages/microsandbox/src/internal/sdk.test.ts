@@ -2,7 +2,6 @@
 // message. The causes are simulated with loaders that fail the way each does.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { satisfiesNodeRange } from "@sandport/core/adapter";
 import { expectCode } from "@sandport/testkit/assertions";
 import { createMicrosandboxSdkLoader, probeKvm } from "./sdk.js";
 import type { MicrosandboxSdk } from "./sdk-types.js";
@@ -22,25 +21,31 @@ function missingPlatformPackage(): Error {
   );
 }
 
-const onNode22 = satisfiesNodeRange(process.versions.node, ">=22");
+/** Runs `check` as if this were Node `version` (the loader reads `process.versions.node` when it fails). */
+async function onNode(version: string, check: () => Promise<void>): Promise<void> {
+  const real = Object.getOwnPropertyDescriptor(process.versions, "node") as PropertyDescriptor;
+  Object.defineProperty(process.versions, "node", { ...real, value: version });
+  try {
+    await check();
+  } finally {
+    Object.defineProperty(process.versions, "node", real);
+  }
+}
 
-test("an SDK that cannot be imported: the install command, the range, and this Node when it is older than 22", async () => {
+test("an SDK that cannot be imported: the install command, the range, and Node when it is older than 22", async () => {
   const syntax = new SyntaxError("Unexpected token 'with'");
   const loader = createMicrosandboxSdkLoader({ backend: "cloud", source: () => Promise.reject(syntax) });
-  const error = await expectCode(loader, "SDK_UNAVAILABLE");
-  assert.match(
-    error.message,
-    /@sandport\/microsandbox needs the optional peer dependency "microsandbox" \(>=0\.6\.18 <0\.7\)/,
-  );
-  assert.match(error.message, /npm install microsandbox@">=0\.6\.18 <0\.7"/);
-  assert.equal(error.retryable, false);
-  assert.equal(error.cause, syntax);
-  if (onNode22) assert.doesNotMatch(error.message, /this is Node/);
-  else
-    assert.match(
-      error.message,
-      new RegExp(`It needs Node >=22, and this is Node ${process.versions.node}: that is the likely cause`),
-    );
+  await onNode("20.18.1", async () => {
+    const error = await expectCode(loader, "SDK_UNAVAILABLE");
+    assert.match(error.message, /needs the optional peer dependency "microsandbox" \(>=0\.6\.18 <0\.7\)/);
+    assert.match(error.message, /npm install microsandbox@">=0\.6\.18 <0\.7"/);
+    assert.match(error.message, /It needs Node >=22, and this is Node 20\.18\.1: that is the likely cause/);
+    assert.deepEqual([error.retryable, error.cause], [false, syntax]);
+  });
+  await onNode("22.12.0", async () => {
+    const error = await expectCode(loader, "SDK_UNAVAILABLE");
+    assert.doesNotMatch(error.message, /this is Node/, "on Node 22 the Node version is not blamed");
+  });
 });
 
 test("a missing platform package is named, with why npm skips it", async () => {
