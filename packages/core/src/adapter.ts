@@ -22,7 +22,6 @@ export type { ErrorMapper, ErrorMapperOptions, ErrorSite } from "./adapter/error
 export { createErrorMapper, errorName } from "./adapter/error-mapper.js";
 export type { ErrorClass } from "./adapter/http-errors.js";
 export { classifyHttpStatus, httpStatusOf, isConnectionLost, retryAfterMs } from "./adapter/http-errors.js";
-export { launchFailure } from "./adapter/launch-failure.js";
 export { satisfiesNodeRange } from "./adapter/node-range.js";
 export type { OwnershipCodec } from "./adapter/ownership.js";
 export {
@@ -35,7 +34,12 @@ export {
   validateOwner,
 } from "./adapter/ownership.js";
 export type { AbandonedLaunch } from "./adapter/reclaim-launch.js";
-export { isOutcomeUnknown, ORPHAN_SEARCH_DELAYS_MS, reclaimAbandonedLaunch } from "./adapter/reclaim-launch.js";
+export {
+  isOutcomeUnknown,
+  launchFailure,
+  ORPHAN_SEARCH_DELAYS_MS,
+  reclaimAbandonedLaunch,
+} from "./adapter/reclaim-launch.js";
 export type { OperationCall, OperationContext } from "./adapter/run-operation.js";
 export { runOperation } from "./adapter/run-operation.js";
 export type { CommonDefaults, CommonRuntimeOptions, ResolvedCommonOptions } from "./adapter/runtime-options.js";
@@ -57,6 +61,7 @@ export {
 export { chmodScript, modesToSet } from "./shell/chmod.js";
 export { assertCommandFits, MAX_COMMAND_BYTES } from "./shell/command-size.js";
 export { markerSweepScript } from "./shell/marker-sweep.js";
+export { cappedOutputScript } from "./shell/output-cap.js";
 export type { StdinPlan, StdinStaging } from "./shell/stdin.js";
 export { EMBEDDED_STDIN_BYTES, planStdin } from "./shell/stdin.js";
 export type { GuardedPath } from "./shell/symlink-guard.js";

@@ -1,4 +1,4 @@
-import type { SandportError } from "../errors/sandport-error.js";
+import { SandportError } from "../errors/sandport-error.js";
 import { sleep } from "../timing/abort.js";
 import type { BackgroundTasks } from "./background-tasks.js";
 import { httpStatusOf, isConnectionLost } from "./http-errors.js";
@@ -87,6 +87,30 @@ export function isOutcomeUnknown(error: unknown): boolean {
     name === "TimeoutError" ||
     name === "AbortError"
   );
+}
+
+/**
+ * A failed create as its caller sees it: the mapped error (`mapped`, the
+ * vendor error its `cause`) with `details.launchKey` and
+ * `details.outcomeUnknown`, and a message that says, when the outcome is
+ * unknown, that the sandbox may exist anyway and under which launch key to
+ * look; otherwise `hint`, when given, says more.
+ */
+export function launchFailure(mapped: SandportError, cause: unknown, launchKey: string, hint?: string): SandportError {
+  const outcomeUnknown = isOutcomeUnknown(mapped);
+  const note = outcomeUnknown
+    ? ` (the sandbox may exist anyway: search launch key ${launchKey})`
+    : hint === undefined
+      ? ""
+      : ` (${hint})`;
+  return new SandportError({
+    code: mapped.code,
+    provider: mapped.provider,
+    retryable: mapped.retryable,
+    cause,
+    message: `${mapped.message}${note}`,
+    details: { ...mapped.details, launchKey, outcomeUnknown },
+  });
 }
 
 function statusFromDetails(error: unknown): number | undefined {

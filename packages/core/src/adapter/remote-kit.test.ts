@@ -6,7 +6,7 @@ import { SandportError } from "../errors/sandport-error.js";
 import { BackgroundTasks } from "./background-tasks.js";
 import { collectPages } from "./collect-pages.js";
 import { confirmGone } from "./confirm-gone.js";
-import { isOutcomeUnknown, reclaimAbandonedLaunch } from "./reclaim-launch.js";
+import { isOutcomeUnknown, launchFailure, reclaimAbandonedLaunch } from "./reclaim-launch.js";
 
 const retryable = () => new SandportError({ code: "PROVIDER_UNAVAILABLE", message: "502" });
 const fatal = () => new SandportError({ code: "AUTH", message: "401" });
@@ -158,5 +158,37 @@ describe("reclaimAbandonedLaunch", () => {
     assert.equal(isOutcomeUnknown(Object.assign(new Error("x"), { status: 400 })), false);
     assert.equal(isOutcomeUnknown(new Error("other side closed")), true);
     assert.equal(isOutcomeUnknown(new SandportError({ code: "AUTH", message: "no" })), false);
+  });
+});
+
+describe("launchFailure", () => {
+  test("an unknown outcome names the launch key to search; a refusal keeps its code and may add a hint", () => {
+    const vendor = new Error("socket hang up");
+    const lost = launchFailure(
+      new SandportError({
+        code: "PROVIDER_UNAVAILABLE",
+        provider: "acme",
+        message: "acme launch failed: socket hang up",
+      }),
+      vendor,
+      "key-1",
+    );
+    assert.equal(
+      lost.message,
+      "acme launch failed: socket hang up (the sandbox may exist anyway: search launch key key-1)",
+    );
+    assert.deepEqual(
+      [lost.code, lost.provider, lost.retryable, lost.cause],
+      ["PROVIDER_UNAVAILABLE", "acme", true, vendor],
+    );
+    assert.deepEqual(lost.details, { launchKey: "key-1", outcomeUnknown: true });
+    const refused = launchFailure(
+      new SandportError({ code: "INVALID_REQUEST", message: "taken", details: { status: 409 } }),
+      vendor,
+      "key-2",
+      "a launch key is used once",
+    );
+    assert.equal(refused.message, "taken (a launch key is used once)");
+    assert.deepEqual(refused.details, { status: 409, launchKey: "key-2", outcomeUnknown: false });
   });
 });
