@@ -31,6 +31,12 @@ const INSPECT = {
     ],
     ["`sandport/microsandbox` (local)", new module.MicrosandboxRuntime({ backend: { kind: "local" } })],
   ],
+  modal: (module) => [
+    [
+      "`sandport/modal`",
+      new module.ModalRuntime({ tokenId: "inspection-only", tokenSecret: "inspection-only", maxLifetimeMs: 3_600_000 }),
+    ],
+  ],
   local: (module) => [
     ["`sandport/local`", new module.LocalRuntime({ isolation: "namespaces" })],
     ['`sandport/local` (`isolation: "none"`)', new module.LocalRuntime({ isolation: "none" })],

@@ -33,18 +33,20 @@ export {
   ownerLabels,
   validateOwner,
 } from "./adapter/ownership.js";
-export type { AbandonedLaunch } from "./adapter/reclaim-launch.js";
+export type { AbandonedLaunch, LaunchFailureOptions } from "./adapter/reclaim-launch.js";
 export {
   isOutcomeUnknown,
   launchFailure,
   ORPHAN_SEARCH_DELAYS_MS,
   reclaimAbandonedLaunch,
 } from "./adapter/reclaim-launch.js";
+export type { OperationRunnerOptions } from "./adapter/operation-runner.js";
+export { OperationRunner } from "./adapter/operation-runner.js";
 export type { OperationCall, OperationContext } from "./adapter/run-operation.js";
 export { runOperation } from "./adapter/run-operation.js";
 export type { CommonDefaults, CommonRuntimeOptions, ResolvedCommonOptions } from "./adapter/runtime-options.js";
 export { OptionReader } from "./adapter/runtime-options.js";
-export { destroyUnverified, foreignSandbox, sandboxNotFound } from "./adapter/sandbox-errors.js";
+export { destroyUnverified, foreignSandbox, processExited, sandboxNotFound } from "./adapter/sandbox-errors.js";
 export type { SdkLoader, SdkLoaderOptions, SdkPackage } from "./adapter/sdk-loader.js";
 export { createSdkLoader } from "./adapter/sdk-loader.js";
 export type { AsyncScriptInput, ExitRecord, SessionFiles, StartRecord } from "./shell/async-script.js";
@@ -67,8 +69,8 @@ export { EMBEDDED_STDIN_BYTES, planStdin } from "./shell/stdin.js";
 export type { GuardedPath } from "./shell/symlink-guard.js";
 export { checkSymlinkGuard, symlinkGuardScript } from "./shell/symlink-guard.js";
 export { ByteOutputCollector } from "./streams/byte-output-collector.js";
-export type { EventedRun } from "./streams/command-events.js";
-export { commandEvents } from "./streams/command-events.js";
 export { EventQueue } from "./streams/event-queue.js";
+export type { StreamedRun } from "./streams/exec-event-stream.js";
+export { execEventStream } from "./streams/exec-event-stream.js";
 export type { OutputStream } from "./streams/output-collector.js";
 export { OutputCollector, utf8Prefix } from "./streams/output-collector.js";

@@ -9,7 +9,7 @@ import {
   toSandboxPath,
   validateExecRequest,
 } from "@sandport/core";
-import { assertCommandFits, commandEvents, planStdin } from "@sandport/core/adapter";
+import { assertCommandFits, execEventStream, planStdin } from "@sandport/core/adapter";
 import type { E2BContext } from "./context.js";
 import { PROVIDER } from "./handle.js";
 import { EXEC_MARKER_ENV, RESERVED_ENV } from "./markers.js";
@@ -59,8 +59,7 @@ export function execStream(
   request: ExecRequest,
   op?: OpOptions,
 ): AsyncGenerator<ExecEvent> {
-  // The kit stops the command when the consumer leaves the loop early.
-  return commandEvents((stop, emit) => runPlanned(context, handle, request, op, "execStream", stop, emit));
+  return execEventStream((emit, stop) => runPlanned(context, handle, request, op, "execStream", stop, emit));
 }
 
 async function runPlanned(

@@ -64,7 +64,7 @@ export function launch(context: E2BContext, spec: LaunchSpec = {}, op?: OpOption
       let created = false;
       abandoned = (error) => reclaim(context, creation, launchKey, error, created);
       let sandbox: E2BSandbox = await creation.catch((error: unknown) => {
-        throw launchFailure(mapE2BError(error, { operation: "launch" }), error, launchKey);
+        throw launchError(error, launchKey);
       });
       created = true;
       context.markOwned(sandbox.sandboxId);
@@ -120,4 +120,9 @@ function publicDespiteRequest(sandboxId: string): SandportError {
       "so its ports are public; it is being destroyed (the e2b SDK sends network.allowPublicTraffic from 2.7)",
     details: { sandboxId, feature: "allowPublicTraffic: false" },
   });
+}
+
+/** A failed create, saying whether the sandbox may exist anyway and under which launch key to look. */
+function launchError(error: unknown, launchKey: string): SandportError {
+  return launchFailure(error, mapE2BError(error, { operation: "launch" }), launchKey);
 }

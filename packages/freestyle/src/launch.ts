@@ -89,7 +89,7 @@ export function launch(context: FreestyleContext, spec: LaunchSpec = {}, op?: Op
         const hint = slugTaken
           ? `a VM with launch key ${launchKey} exists already: a launch key is used once`
           : undefined;
-        throw launchFailure(mapFreestyleError(error, { operation: "launch" }), error, launchKey, hint);
+        throw launchFailure(error, mapFreestyleError(error, { operation: "launch" }), launchKey, { hint });
       });
       created = true;
       context.markOwned(vmId);

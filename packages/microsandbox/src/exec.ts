@@ -8,7 +8,7 @@ import {
   toSandboxPath,
   validateExecRequest,
 } from "@sandport/core";
-import { commandEvents } from "@sandport/core/adapter";
+import { execEventStream } from "@sandport/core/adapter";
 import type { MicrosandboxContext } from "./context.js";
 import { PROVIDER } from "./handle.js";
 import { EXEC_MARKER_ENV, RESERVED_ENV } from "./markers.js";
@@ -79,7 +79,7 @@ export function execStream(
   request: ExecRequest,
   op?: OpOptions,
 ): AsyncGenerator<ExecEvent> {
-  return commandEvents((stop, emit) => runPlanned(context, handle, request, op, "execStream", stop, emit));
+  return execEventStream((emit, stop) => runPlanned(context, handle, request, op, "execStream", stop, emit));
 }
 
 async function runPlanned(

@@ -89,31 +89,44 @@ export function isOutcomeUnknown(error: unknown): boolean {
   );
 }
 
+function statusFromDetails(error: unknown): number | undefined {
+  const status = (error as { details?: { status?: unknown } } | null)?.details?.status;
+  return typeof status === "number" ? status : undefined;
+}
+
+/** How {@link launchFailure} words a failed create. */
+export interface LaunchFailureOptions {
+  /** Whether the sandbox may exist anyway. Default: {@link isOutcomeUnknown} of the mapped error; the adapter may know better. */
+  readonly outcomeUnknown?: boolean | undefined;
+  /** Said after the message when the outcome is known (e.g. why the provider refused). */
+  readonly hint?: string | undefined;
+}
+
 /**
- * A failed create as its caller sees it: the mapped error (`mapped`, the
- * vendor error its `cause`) with `details.launchKey` and
- * `details.outcomeUnknown`, and a message that says, when the outcome is
- * unknown, that the sandbox may exist anyway and under which launch key to
- * look; otherwise `hint`, when given, says more.
+ * The error of a failed create, for the caller: `mapped` (what the adapter's
+ * mapper made of `error`, which stays the cause) with the launch key and
+ * whether the sandbox may exist anyway in its details, and, when it may, the
+ * message saying under which launch key to look for it (else the `hint`).
  */
-export function launchFailure(mapped: SandportError, cause: unknown, launchKey: string, hint?: string): SandportError {
-  const outcomeUnknown = isOutcomeUnknown(mapped);
+export function launchFailure(
+  error: unknown,
+  mapped: SandportError,
+  launchKey: string,
+  options: LaunchFailureOptions = {},
+): SandportError {
+  const outcomeUnknown = options.outcomeUnknown ?? isOutcomeUnknown(mapped);
   const note = outcomeUnknown
     ? ` (the sandbox may exist anyway: search launch key ${launchKey})`
-    : hint === undefined
+    : options.hint === undefined
       ? ""
-      : ` (${hint})`;
+      : ` (${options.hint})`;
   return new SandportError({
     code: mapped.code,
     provider: mapped.provider,
     retryable: mapped.retryable,
-    cause,
+    ...(mapped.retryAfterMs === undefined ? {} : { retryAfterMs: mapped.retryAfterMs }),
+    cause: error,
     message: `${mapped.message}${note}`,
     details: { ...mapped.details, launchKey, outcomeUnknown },
   });
-}
-
-function statusFromDetails(error: unknown): number | undefined {
-  const status = (error as { details?: { status?: unknown } } | null)?.details?.status;
-  return typeof status === "number" ? status : undefined;
 }

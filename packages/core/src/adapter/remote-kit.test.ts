@@ -159,18 +159,47 @@ describe("reclaimAbandonedLaunch", () => {
     assert.equal(isOutcomeUnknown(new Error("other side closed")), true);
     assert.equal(isOutcomeUnknown(new SandportError({ code: "AUTH", message: "no" })), false);
   });
+
+  test("launchFailure: the launch key always, the hint to search for it only when the outcome is unknown", () => {
+    const vendor = new Error("socket hang up");
+    const mapped = new SandportError({
+      code: "PROVIDER_UNAVAILABLE",
+      provider: "p",
+      message: "p launch failed: socket hang up",
+      cause: vendor,
+      retryAfterMs: 500,
+      details: { operation: "launch" },
+    });
+    const unknown = launchFailure(vendor, mapped, "key-9");
+    assert.equal(unknown.code, "PROVIDER_UNAVAILABLE");
+    assert.equal(unknown.provider, "p");
+    assert.equal(unknown.cause, vendor);
+    assert.equal(unknown.retryAfterMs, 500);
+    assert.match(unknown.message, /search launch key key-9\)$/);
+    assert.deepEqual(unknown.details, { operation: "launch", launchKey: "key-9", outcomeUnknown: true });
+    const refused = launchFailure(vendor, new SandportError({ code: "AUTH", provider: "p", message: "denied" }), "k");
+    assert.deepEqual(
+      [refused.message, refused.details.outcomeUnknown, refused.details.launchKey],
+      ["denied", false, "k"],
+    );
+    assert.equal(
+      launchFailure(vendor, mapped, "k", { outcomeUnknown: false }).details.outcomeUnknown,
+      false,
+      "the adapter may know better",
+    );
+  });
 });
 
 describe("launchFailure", () => {
   test("an unknown outcome names the launch key to search; a refusal keeps its code and may add a hint", () => {
     const vendor = new Error("socket hang up");
     const lost = launchFailure(
+      vendor,
       new SandportError({
         code: "PROVIDER_UNAVAILABLE",
         provider: "acme",
         message: "acme launch failed: socket hang up",
       }),
-      vendor,
       "key-1",
     );
     assert.equal(
@@ -183,10 +212,10 @@ describe("launchFailure", () => {
     );
     assert.deepEqual(lost.details, { launchKey: "key-1", outcomeUnknown: true });
     const refused = launchFailure(
-      new SandportError({ code: "INVALID_REQUEST", message: "taken", details: { status: 409 } }),
       vendor,
+      new SandportError({ code: "INVALID_REQUEST", message: "taken", details: { status: 409 } }),
       "key-2",
-      "a launch key is used once",
+      { hint: "a launch key is used once" },
     );
     assert.equal(refused.message, "taken (a launch key is used once)");
     assert.deepEqual(refused.details, { status: 409, launchKey: "key-2", outcomeUnknown: false });
