@@ -5,7 +5,7 @@ import {
   foreignSandbox,
   isOwnedBy,
   type OperationCall,
-  runOperation,
+  OperationRunner,
   type SdkLoader,
   sandboxNotFound,
 } from "@sandport/core/adapter";
@@ -53,6 +53,11 @@ export class MicrosandboxContext {
   readonly #known = new Map<string, KnownSandbox>();
   /** Attaches in flight (the sandbox not yet known to be ours), shared by concurrent calls. */
   readonly #attaching = new Map<string, Promise<MsbSandbox>>();
+  readonly #runner = new OperationRunner({
+    provider: PROVIDER,
+    mapError: mapMicrosandboxError,
+    sandboxIdOf: sandboxNameOf,
+  });
 
   constructor(
     options: ResolvedOptions,
@@ -68,9 +73,9 @@ export class MicrosandboxContext {
   }
 
   /**
-   * Runs one port method through `runOperation`: per-call options checked,
-   * errors mapped at `site`, and the call's deadline when `op` has none: one
-   * of the configured `timeouts` by kind, or a number of ms (a command's).
+   * Runs one port method (the kit's `OperationRunner`): per-call options
+   * checked, errors mapped at `site`, and the call's deadline when `op` has
+   * none: one of the configured `timeouts` by kind, or a number of ms (a command's).
    */
   run<T>(
     op: OpOptions | undefined,
@@ -78,29 +83,18 @@ export class MicrosandboxContext {
     deadline: Deadline,
     task: (call: OperationCall) => Promise<T>,
   ): Promise<T> {
-    return runOperation(
-      op,
-      {
-        provider: PROVIDER,
-        operation: site.operation,
-        defaultTimeoutMs: typeof deadline === "number" ? deadline : this.options.timeouts[deadline],
-        mapError: (error) => mapMicrosandboxError(error, site),
-      },
-      task,
-    );
+    return this.#runner.run(op, site, this.#deadlineMs(deadline), task);
   }
 
   /** {@link run} for the sandbox `handle` names, its name checked first (`INVALID_REQUEST`, before any request). */
-  async onHandle<T>(
+  onHandle<T>(
     handle: unknown,
     op: OpOptions | undefined,
     site: string | Omit<ErrorSite, "sandboxId">,
     deadline: Deadline,
     task: (name: string, call: OperationCall) => Promise<T>,
   ): Promise<T> {
-    const where = typeof site === "string" ? { operation: site } : site;
-    const name = sandboxNameOf(handle, where.operation);
-    return this.run(op, { ...where, sandboxId: name }, deadline, (call) => task(name, call));
+    return this.#runner.onHandle(handle, op, site, this.#deadlineMs(deadline), task);
   }
 
   /** {@link onHandle} on the attached SDK sandbox of an owned sandbox (see {@link sandbox}). */
@@ -242,6 +236,10 @@ export class MicrosandboxContext {
       known.attached = undefined;
       known.pristine = false;
     }
+  }
+
+  #deadlineMs(deadline: Deadline): number {
+    return typeof deadline === "number" ? deadline : this.options.timeouts[deadline];
   }
 
   #know(name: string): KnownSandbox {

@@ -142,5 +142,5 @@ function reclaim(
 
 /** A failed create, saying whether the sandbox may exist anyway and under which launch key to look. */
 function launchError(error: unknown, launchKey: string): SandportError {
-  return launchFailure(mapMicrosandboxError(error, { operation: "launch" }), error, launchKey);
+  return launchFailure(error, mapMicrosandboxError(error, { operation: "launch" }), launchKey);
 }

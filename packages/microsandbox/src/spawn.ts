@@ -5,9 +5,8 @@ import {
   invalidRequest,
   type OpOptions,
   type SandboxProcess,
-  SandportError,
 } from "@sandport/core";
-import { EventQueue } from "@sandport/core/adapter";
+import { EventQueue, processExited } from "@sandport/core/adapter";
 import type { MicrosandboxContext } from "./context.js";
 import { commandPlan, planRequest } from "./exec.js";
 import { PROVIDER } from "./handle.js";
@@ -37,7 +36,7 @@ export async function spawn(
     const command = await RemoteCommand.start(sandbox, name, commandPlan(context, name, planned), (event) =>
       queue.push(event),
     );
-    const process = new MicrosandboxProcess(command, queue, name);
+    const process = new MicrosandboxProcess(command, queue);
     // The start's deadline has passed (or the caller gave up) while the command came up: it must not run on.
     if (call.signal.aborted) {
       await process.kill();
@@ -59,14 +58,12 @@ class MicrosandboxProcess implements SandboxProcess {
   readonly result: Promise<ExecResult>;
   readonly #command: RemoteCommand;
   readonly #queue: EventQueue<ExecEvent>;
-  readonly #name: string;
   #iterated = false;
   #stdinClosed = false;
 
-  constructor(command: RemoteCommand, queue: EventQueue<ExecEvent>, name: string) {
+  constructor(command: RemoteCommand, queue: EventQueue<ExecEvent>) {
     this.#command = command;
     this.#queue = queue;
-    this.#name = name;
     this.result = command.result.then(
       (result) => {
         queue.push({ type: "exited", result });
@@ -99,11 +96,11 @@ class MicrosandboxProcess implements SandboxProcess {
       throw invalidRequest("stdin data must be a string or Uint8Array", {}, PROVIDER);
     }
     if (this.#stdinClosed) throw invalidRequest("stdin was closed", {}, PROVIDER);
-    if (this.#command.ended) throw gone(this.#name);
+    if (this.#command.ended) throw processExited(PROVIDER);
     try {
       await this.#command.write(typeof data === "string" ? encoder.encode(data) : data);
     } catch (error) {
-      if (this.#command.ended) throw gone(this.#name, error);
+      if (this.#command.ended) throw processExited(PROVIDER, error);
       throw error;
     }
   }
@@ -122,15 +119,4 @@ class MicrosandboxProcess implements SandboxProcess {
   async kill(): Promise<void> {
     await this.#command.kill("killed");
   }
-}
-
-function gone(name: string, cause?: unknown): SandportError {
-  return new SandportError({
-    code: "NOT_FOUND",
-    provider: PROVIDER,
-    retryable: false,
-    ...(cause === undefined ? {} : { cause }),
-    message: `the process in microsandbox sandbox ${name} has exited; its stdin is gone`,
-    details: { sandboxId: name },
-  });
 }
