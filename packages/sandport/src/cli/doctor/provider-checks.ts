@@ -14,7 +14,8 @@ import type { CheckStatus, DoctorCheck } from "./check.js";
  * (installed? in range? this Node?), which credentials are set (names only),
  * the options, the bubblewrap it needs, and, where launching costs nothing, a
  * throwaway sandbox that runs `true`. `strict` (the provider was asked for by
- * name) turns a missing SDK or credential from a warning into a failure.
+ * name) turns a missing SDK or credential, or an SDK this Node cannot run,
+ * from a warning into a failure.
  */
 export async function providerChecks(target: {
   readonly descriptor: ProviderDescriptor;
@@ -42,7 +43,7 @@ export async function providerChecks(target: {
       });
     } else if (sdk.node !== undefined && !satisfiesNodeRange(process.versions.node, sdk.node)) {
       const detail = `${sdk.version} needs Node ${sdk.node}; this is ${process.versions.node}`;
-      checks.push({ scope, name: `sdk ${sdk.name}`, status: "fail", detail, fix: `install Node ${sdk.node}` });
+      checks.push({ scope, name: `sdk ${sdk.name}`, status: missingStatus, detail, fix: `install Node ${sdk.node}` });
     } else {
       checks.push({ scope, name: `sdk ${sdk.name}`, status: "ok", detail: sdk.version });
     }

@@ -2,6 +2,7 @@ import type { SandboxRuntime } from "@sandport/core";
 import { CliError } from "../cli-error.js";
 import type { Redactor } from "../output/redactor.js";
 import type { ProviderDescriptor } from "./descriptor.js";
+import { nestOptions } from "./option-values.js";
 import {
   type ProviderOptions,
   type ProviderSettings,
@@ -38,6 +39,6 @@ export async function createRuntime(
       `${descriptor.packageName} does not export ${descriptor.runtimeExport}, which its "sandport" descriptor names`,
     );
   }
-  const runtime = new (Runtime as new (options: unknown) => SandboxRuntime)({ ...options.values });
+  const runtime = new (Runtime as new (options: unknown) => SandboxRuntime)(nestOptions(options.values));
   return { descriptor, runtime, options };
 }

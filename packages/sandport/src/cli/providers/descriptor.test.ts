@@ -7,7 +7,8 @@ import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { CliError } from "../cli-error.js";
 import { Redactor } from "../output/redactor.js";
-import { type AdapterManifest, parseDescriptor } from "./descriptor.js";
+import { type AdapterManifest, optionNamed, parseDescriptor } from "./descriptor.js";
+import { nestOptions } from "./option-values.js";
 import { resolveProviderOptions } from "./provider-options.js";
 import { findProviders } from "./registry.js";
 
@@ -185,6 +186,47 @@ describe("provider options", () => {
     const set = resolveProviderOptions(withDefault, { env: { SANDPORT_E2B_LIFETIME_MS: "5000" } }, new Redactor());
     assert.equal(set.values.lifetimeMs, 5000);
     assert.equal(set.sources.lifetimeMs, "env");
+  });
+
+  test("a dotted option sets a field of an object option, also under its provider's scope", () => {
+    const nested = parseDescriptor(
+      {
+        name: "@sandport/microsandbox",
+        version: "1.0.0",
+        sandport: {
+          runtime: "MicrosandboxRuntime",
+          options: {
+            "backend.kind": { env: "SANDPORT_MICROSANDBOX_BACKEND", default: "cloud" },
+            "backend.apiKey": { env: "SANDPORT_MICROSANDBOX_API_KEY", secret: true, required: true },
+            "backend.url": { env: "SANDPORT_MICROSANDBOX_URL" },
+            "resources.vcpus": { env: "SANDPORT_MICROSANDBOX_VCPUS", type: "integer" },
+          },
+          endpoint: ["backend.url"],
+        },
+      },
+      "/x/package.json",
+    )!;
+    assert.equal(optionNamed(nested, "backend.url"), "backend.url");
+    assert.equal(optionNamed(nested, "microsandbox.resources.vcpus"), "resources.vcpus");
+    assert.equal(optionNamed(nested, "e2b.backend.url"), undefined);
+    const options = resolveProviderOptions(
+      nested,
+      {
+        env: { SANDPORT_MICROSANDBOX_API_KEY: "msb-key" },
+        endpoint: "http://127.0.0.1:9",
+        options: ["microsandbox.resources.vcpus=2", "local.root=/tmp/x"],
+        shared: true,
+      },
+      new Redactor(),
+    );
+    assert.deepEqual(nestOptions(options.values), {
+      backend: { kind: "cloud", apiKey: "msb-key", url: "http://127.0.0.1:9" },
+      resources: { vcpus: 2 },
+    });
+    assert.match(
+      refusal({ runtime: "E2BRuntime", options: { "owner.name": { env: "SANDPORT_E2B_OWNER_NAME" } } }),
+      /"owner.name" is not allowed/,
+    );
   });
 
   test("a provider-scoped --option applies to that provider only", () => {

@@ -42,7 +42,7 @@ export interface ProviderDescriptor {
   readonly manifestPath: string;
   /** Name of the runtime class the package exports (`"E2BRuntime"`). */
   readonly runtimeExport: string;
-  /** Constructor options the CLI may set, by option name. */
+  /** Constructor options the CLI may set, by option name (a dotted name sets a field of an object option). */
   readonly options: Readonly<Record<string, OptionSpec>>;
   /** Options `--endpoint URL` sets to the URL (to point the adapter at an emulator or a self-hosted service). */
   readonly endpoint: readonly string[];
@@ -129,7 +129,8 @@ function objectOf(value: unknown, field: string, fail: (why: string) => CliError
 }
 
 const TYPES: readonly OptionType[] = ["string", "integer", "boolean", "list"];
-const OPTION_NAME = /^[a-z][A-Za-z0-9]*$/;
+/** An option name, or a dotted path to a field of an object option (`backend.apiKey`). */
+const OPTION_NAME = /^[a-z][A-Za-z0-9]*(\.[a-z][A-Za-z0-9]*)*$/;
 /** Options every runtime shares, which the CLI sets through its own flags (`--owner`). */
 const COMMON = new Set(["owner", "runBudgetMs", "maxOutputBytes", "timeouts"]);
 
@@ -137,7 +138,8 @@ function optionsOf(value: unknown, provider: string, fail: (why: string) => CliE
   const prefix = `SANDPORT_${provider.toUpperCase().replace(/-/g, "_")}_`;
   const options: Record<string, OptionSpec> = {};
   for (const [name, raw] of Object.entries(objectOf(value, "options", fail))) {
-    if (!OPTION_NAME.test(name) || COMMON.has(name)) throw fail(`option name ${JSON.stringify(name)} is not allowed`);
+    if (!OPTION_NAME.test(name) || COMMON.has(name.split(".")[0]!))
+      throw fail(`option name ${JSON.stringify(name)} is not allowed`);
     const spec = objectOf(raw, `options.${name}`, fail);
     if (typeof spec.env !== "string" || !spec.env.startsWith(prefix) || !/^[A-Z0-9_]+$/.test(spec.env)) {
       throw fail(`options.${name}.env must be an environment variable named ${prefix}<NAME>`);
@@ -172,4 +174,14 @@ function optionsOf(value: unknown, provider: string, fail: (why: string) => CliE
     }
   }
   return options;
+}
+
+/**
+ * The option of `descriptor` that an `--option` key names: the key itself, or
+ * the key without a leading `<provider>.` scope. `undefined` when it names none.
+ */
+export function optionNamed(descriptor: ProviderDescriptor, key: string): string | undefined {
+  if (key in descriptor.options) return key;
+  const scope = `${descriptor.provider}.`;
+  return key.startsWith(scope) && key.slice(scope.length) in descriptor.options ? key.slice(scope.length) : undefined;
 }

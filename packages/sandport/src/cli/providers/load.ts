@@ -1,6 +1,6 @@
 import { CliError } from "../cli-error.js";
 import type { CliContext, ProviderFlags } from "../context.js";
-import type { ProviderDescriptor } from "./descriptor.js";
+import { optionNamed, type ProviderDescriptor } from "./descriptor.js";
 import { splitAssignment } from "./option-values.js";
 import type { ProviderSettings } from "./provider-options.js";
 import { findProviders, selectProviders } from "./registry.js";
@@ -13,10 +13,7 @@ export function providersFor(context: CliContext, flags: ProviderFlags): Provide
   const selected = selectProviders(findProviders(context.manifestPath), flags.provider);
   for (const assignment of flags.option) {
     const [key] = splitAssignment(assignment, "--option");
-    const [scope, name] = key.includes(".") ? key.split(".", 2) : [undefined, key];
-    const declared = selected.some(
-      (descriptor) => (scope === undefined || scope === descriptor.provider) && name! in descriptor.options,
-    );
+    const declared = selected.some((descriptor) => optionNamed(descriptor, key) !== undefined);
     if (!declared) {
       const known = selected.flatMap((descriptor) =>
         Object.keys(descriptor.options).map((option) => `${descriptor.provider}.${option}`),

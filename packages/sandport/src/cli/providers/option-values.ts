@@ -36,3 +36,21 @@ export function splitAssignment(text: string, flag: string): [string, string] {
   if (at <= 0) throw new CliError("USAGE", `${flag} expects KEY=VALUE, got ${JSON.stringify(text)}`);
   return [text.slice(0, at), text.slice(at + 1)];
 }
+
+/**
+ * The constructor's options object from the resolved values: a dotted name
+ * (`backend.apiKey`) becomes a field of a nested object (`{ backend: { apiKey } }`).
+ */
+export function nestOptions(values: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const options: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(values)) {
+    const path = name.split(".");
+    let target = options;
+    for (const part of path.slice(0, -1)) {
+      const next = target[part];
+      target = (target[part] = typeof next === "object" && next !== null ? next : {}) as Record<string, unknown>;
+    }
+    target[path.at(-1)!] = value;
+  }
+  return options;
+}

@@ -1,6 +1,6 @@
 import { CliError } from "../cli-error.js";
 import type { Redactor } from "../output/redactor.js";
-import type { ProviderDescriptor } from "./descriptor.js";
+import { optionNamed, type ProviderDescriptor } from "./descriptor.js";
 import { readOptionValue, splitAssignment } from "./option-values.js";
 
 /** What the command line adds to a provider's options. */
@@ -74,16 +74,17 @@ export function resolveProviderOptions(
   }
   for (const assignment of settings.options ?? []) {
     const [key, text] = splitAssignment(assignment, "--option");
-    const [scope, name] = key.includes(".") ? (key.split(".", 2) as [string, string]) : [undefined, key];
-    if (scope !== undefined && scope !== descriptor.provider) continue;
-    const spec = descriptor.options[name];
-    // Several providers at once (doctor, capabilities): an unscoped option goes to those that declare it.
-    if (!spec && scope === undefined && settings.shared) continue;
-    if (!spec) {
+    const name = optionNamed(descriptor, key);
+    const spec = name === undefined ? undefined : descriptor.options[name];
+    if (name === undefined || !spec) {
+      // Another provider's option: scoped to it (`local.root`), or, with several providers at once
+      // (doctor, capabilities), one that only others declare.
+      const mine = key.startsWith(`${descriptor.provider}.`);
+      if (!mine && (settings.shared || key.includes("."))) continue;
       const known = Object.keys(descriptor.options).join(", ") || "none";
       throw new CliError(
         "BAD_OPTION",
-        `--option ${name}: ${descriptor.provider} has no such option (options: ${known})`,
+        `--option ${key}: ${descriptor.provider} has no such option (options: ${known})`,
       );
     }
     if (spec.secret) {
