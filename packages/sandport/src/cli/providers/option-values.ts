@@ -48,7 +48,9 @@ export function nestOptions(values: Readonly<Record<string, unknown>>): Record<s
     let target = options;
     for (const part of path.slice(0, -1)) {
       const next = target[part];
-      target = (target[part] = typeof next === "object" && next !== null ? next : {}) as Record<string, unknown>;
+      const child = typeof next === "object" && next !== null ? (next as Record<string, unknown>) : {};
+      target[part] = child;
+      target = child;
     }
     target[path.at(-1)!] = value;
   }
