@@ -44,70 +44,75 @@ const MEMORY_PER_VCPU_MIB = 2048;
 export function launch(context: VercelContext, spec: LaunchSpec = {}, op?: OpOptions): Promise<VercelSandboxHandle> {
   const { options, ownership } = context;
   let abandoned: ((error: SandportError) => void) | undefined;
-  const launching = context.run(op, { operation: "launch" }, options.timeouts.launchMs, async (call): Promise<VercelSandboxHandle> => {
-    const valid = validateLaunchSpec(spec, PROVIDER);
-    refuseReservedEnv(valid.env, RESERVED_ENV, "env", PROVIDER);
-    const launchKey = valid.launchKey ?? randomUUID();
-    const { name, tags } = ownership.encode(options.owner, valid.labels, launchKey);
-    if (name.length > MAX_NAME_LENGTH) {
-      throw invalidRequest(
-        `launchKey makes the sandbox name ${name.length} characters long; the most is ${MAX_NAME_LENGTH}`,
-        { field: "launchKey" },
-        PROVIDER,
-      );
-    }
-    if (Object.keys(valid.labels ?? {}).length > MAX_LABELS) {
-      throw invalidRequest(
-        `Vercel keeps 5 tags per sandbox and one holds the ownership marker: at most ${MAX_LABELS} labels`,
-        { field: "labels" },
-        PROVIDER,
-      );
-    }
-    const ports = [...(valid.ports ?? [])];
-    if (ports.length > MAX_PORTS) {
-      throw invalidRequest(`Vercel exposes at most ${MAX_PORTS} ports per sandbox`, { field: "ports" }, PROVIDER);
-    }
-    const vcpus = vcpusFor(valid.resources, options.vcpus);
-    const sdk = await context.sdk();
-    if (options.region !== undefined && sdk.DEFAULT_SANDBOX_REGION === undefined) {
-      throw unsupported(PROVIDER, "region", "this @vercel/sandbox version does not send one (3.5 does)");
-    }
-    // A caller that gave up while the SDK loaded sends nothing.
-    if (call.signal.aborted) throw call.signal.reason;
-    const params: VercelCreateParams = {
-      // Not the caller's signal: a create already sent is left to finish (or to reach the deadline), then reclaimed.
-      ...context.connection(budget(call.remainingMs())),
-      name,
-      ...(valid.template ?? options.image ? { image: valid.template ?? options.image } : {}),
-      ports,
-      timeout: valid.lifetimeMs ?? options.lifetimeMs,
-      resources: { vcpus },
-      env: { ...valid.env },
-      tags: { ...tags },
-      networkPolicy: (valid.network ?? options.network) ? "allow-all" : "deny-all",
-      persistent: true,
-      ...(options.region === undefined ? {} : { region: options.region }),
-    };
-    const creation = sdk.Sandbox.create(params);
-    let created = false;
-    abandoned = (error) => reclaim(context, creation, launchKey, error, created);
-    const sandbox = await creation.catch((error: unknown) => {
-      throw launchError(error, launchKey);
-    });
-    created = true;
-    context.remember(sandbox);
-    if (options.region !== undefined && sandbox.region !== options.region) {
-      throw unsupported(PROVIDER, "region", `asked for ${options.region}, Vercel created it in ${sandbox.region}`);
-    }
-    await makeDirectory(sandbox, options.workspaceRoot, call);
-    context.markPristine(name);
-    return {
-      id: name,
-      provider: PROVIDER,
-      labels: Object.freeze({ ...valid.labels }),
-      createdAt: sandbox.createdAt.toISOString(),
-    };
-  });
+  const launching = context.run(
+    op,
+    { operation: "launch" },
+    options.timeouts.launchMs,
+    async (call): Promise<VercelSandboxHandle> => {
+      const valid = validateLaunchSpec(spec, PROVIDER);
+      refuseReservedEnv(valid.env, RESERVED_ENV, "env", PROVIDER);
+      const launchKey = valid.launchKey ?? randomUUID();
+      const { name, tags } = ownership.encode(options.owner, valid.labels, launchKey);
+      if (name.length > MAX_NAME_LENGTH) {
+        throw invalidRequest(
+          `launchKey makes the sandbox name ${name.length} characters long; the most is ${MAX_NAME_LENGTH}`,
+          { field: "launchKey" },
+          PROVIDER,
+        );
+      }
+      if (Object.keys(valid.labels ?? {}).length > MAX_LABELS) {
+        throw invalidRequest(
+          `Vercel keeps 5 tags per sandbox and one holds the ownership marker: at most ${MAX_LABELS} labels`,
+          { field: "labels" },
+          PROVIDER,
+        );
+      }
+      const ports = [...(valid.ports ?? [])];
+      if (ports.length > MAX_PORTS) {
+        throw invalidRequest(`Vercel exposes at most ${MAX_PORTS} ports per sandbox`, { field: "ports" }, PROVIDER);
+      }
+      const vcpus = vcpusFor(valid.resources, options.vcpus);
+      const sdk = await context.sdk();
+      if (options.region !== undefined && sdk.DEFAULT_SANDBOX_REGION === undefined) {
+        throw unsupported(PROVIDER, "region", "this @vercel/sandbox version does not send one (3.5 does)");
+      }
+      // A caller that gave up while the SDK loaded sends nothing.
+      if (call.signal.aborted) throw call.signal.reason;
+      const params: VercelCreateParams = {
+        // Not the caller's signal: a create already sent is left to finish (or to reach the deadline), then reclaimed.
+        ...context.connection(budget(call.remainingMs())),
+        name,
+        ...((valid.template ?? options.image) ? { image: valid.template ?? options.image } : {}),
+        ports,
+        timeout: valid.lifetimeMs ?? options.lifetimeMs,
+        resources: { vcpus },
+        env: { ...valid.env },
+        tags: { ...tags },
+        networkPolicy: (valid.network ?? options.network) ? "allow-all" : "deny-all",
+        persistent: true,
+        ...(options.region === undefined ? {} : { region: options.region }),
+      };
+      const creation = sdk.Sandbox.create(params);
+      let created = false;
+      abandoned = (error) => reclaim(context, creation, launchKey, error, created);
+      const sandbox = await creation.catch((error: unknown) => {
+        throw launchError(error, launchKey);
+      });
+      created = true;
+      context.remember(sandbox);
+      if (options.region !== undefined && sandbox.region !== options.region) {
+        throw unsupported(PROVIDER, "region", `asked for ${options.region}, Vercel created it in ${sandbox.region}`);
+      }
+      await makeDirectory(sandbox, options.workspaceRoot, call);
+      context.markPristine(name);
+      return {
+        id: name,
+        provider: PROVIDER,
+        labels: Object.freeze({ ...valid.labels }),
+        createdAt: sandbox.createdAt.toISOString(),
+      };
+    },
+  );
   return launching.catch((error: SandportError) => {
     abandoned?.(error);
     throw error;
@@ -130,7 +135,11 @@ function vcpusFor(resources: ResourceLimits | undefined, fallback: number): numb
     throw unsupported(PROVIDER, "resources", "Vercel gives 1-8 whole vCPUs with 2048 MiB of memory each");
   }
   if (fromMemory !== undefined && fromMemory !== vcpus) {
-    throw unsupported(PROVIDER, "resources.memoryMiB", `Vercel gives ${vcpus * MEMORY_PER_VCPU_MIB} MiB with ${vcpus} vCPUs`);
+    throw unsupported(
+      PROVIDER,
+      "resources.memoryMiB",
+      `Vercel gives ${vcpus * MEMORY_PER_VCPU_MIB} MiB with ${vcpus} vCPUs`,
+    );
   }
   return vcpus;
 }

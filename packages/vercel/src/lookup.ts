@@ -43,7 +43,11 @@ export function findByLabels(context: VercelContext, labels: Labels, op?: OpOpti
 }
 
 /** Names of our sandboxes carrying `launchKey`, for the cleanup of an abandoned launch. */
-export async function findByLaunchKey(context: VercelContext, launchKey: string, timing: CallTiming): Promise<string[]> {
+export async function findByLaunchKey(
+  context: VercelContext,
+  launchKey: string,
+  timing: CallTiming,
+): Promise<string[]> {
   const found = await listOwned(context, { [LAUNCH_KEY_LABEL]: launchKey }, "background cleanup", timing);
   return found.map((row) => row.name);
 }
@@ -62,7 +66,12 @@ export async function findOwnedRow(
   const row = await findRow(context, name, operation, timing);
   if (row === undefined) return undefined;
   if (!context.ownership.owns(row)) {
-    throw foreignSandbox(PROVIDER, name, operation, `it does not carry the ${OWNER_LABEL} tag of ${context.options.owner}`);
+    throw foreignSandbox(
+      PROVIDER,
+      name,
+      operation,
+      `it does not carry the ${OWNER_LABEL} tag of ${context.options.owner}`,
+    );
   }
   context.markOwned(name, row.createdAt);
   return row;

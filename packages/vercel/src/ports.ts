@@ -21,20 +21,26 @@ export function portEndpoint(
   } catch (error) {
     return Promise.reject(error);
   }
-  return context.onSandbox(handle, op, "portEndpoint", context.options.timeouts.lookupMs, async (sandbox, _call, name) => {
-    let url: string;
-    try {
-      url = sandbox.domain(checked);
-    } catch (error) {
-      throw new SandportError({
-        code: "INVALID_REQUEST",
-        provider: PROVIDER,
-        retryable: false,
-        cause: error,
-        message: `port ${checked} of sandbox ${name} was not declared at launch (LaunchSpec.ports): Vercel routes declared ports only`,
-        details: { field: "port", port: checked, sandboxId: name },
-      });
-    }
-    return { url: url.replace(/\/+$/, "") };
-  });
+  return context.onSandbox(
+    handle,
+    op,
+    "portEndpoint",
+    context.options.timeouts.lookupMs,
+    async (sandbox, _call, name) => {
+      let url: string;
+      try {
+        url = sandbox.domain(checked);
+      } catch (error) {
+        throw new SandportError({
+          code: "INVALID_REQUEST",
+          provider: PROVIDER,
+          retryable: false,
+          cause: error,
+          message: `port ${checked} of sandbox ${name} was not declared at launch (LaunchSpec.ports): Vercel routes declared ports only`,
+          details: { field: "port", port: checked, sandboxId: name },
+        });
+      }
+      return { url: url.replace(/\/+$/, "") };
+    },
+  );
 }

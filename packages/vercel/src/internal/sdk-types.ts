@@ -52,14 +52,14 @@ export type VercelCreateParams = VercelConnection & {
   readonly persistent: boolean;
   /** Region; sent only when configured (3.0 does not send it at all: see `launch.ts`). */
   readonly region?: string;
-}
+};
 
 /** Options of `Sandbox.get`. */
 export type VercelGetParams = VercelConnection & {
   readonly name: string;
   /** `true` starts a new session of a stopped sandbox (billed); absent or `false` never does. */
   readonly resume?: boolean;
-}
+};
 
 /** Options of `Sandbox.list`: one page. */
 export type VercelListParams = VercelConnection & {
@@ -70,7 +70,7 @@ export type VercelListParams = VercelConnection & {
   readonly limit?: number;
   /** `pagination.next` of the previous page. */
   readonly cursor?: string;
-}
+};
 
 /** One sandbox as the list reports it. */
 export interface VercelSandboxRow {
