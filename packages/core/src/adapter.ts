@@ -23,6 +23,8 @@ export { createErrorMapper, errorName } from "./adapter/error-mapper.js";
 export type { ErrorClass } from "./adapter/http-errors.js";
 export { classifyHttpStatus, httpStatusOf, isConnectionLost, retryAfterMs } from "./adapter/http-errors.js";
 export { satisfiesNodeRange } from "./adapter/node-range.js";
+export type { OperationRunnerOptions } from "./adapter/operation-runner.js";
+export { OperationRunner } from "./adapter/operation-runner.js";
 export type { OwnershipCodec } from "./adapter/ownership.js";
 export {
   callerLabels,
@@ -33,8 +35,13 @@ export {
   ownerLabels,
   validateOwner,
 } from "./adapter/ownership.js";
-export type { AbandonedLaunch } from "./adapter/reclaim-launch.js";
-export { isOutcomeUnknown, ORPHAN_SEARCH_DELAYS_MS, reclaimAbandonedLaunch } from "./adapter/reclaim-launch.js";
+export type { AbandonedCreate, AbandonedLaunch, LaunchReclaimSettings } from "./adapter/reclaim-launch.js";
+export {
+  isOutcomeUnknown,
+  launchReclaimer,
+  ORPHAN_SEARCH_DELAYS_MS,
+  reclaimAbandonedLaunch,
+} from "./adapter/reclaim-launch.js";
 export type { OperationCall, OperationContext } from "./adapter/run-operation.js";
 export { runOperation } from "./adapter/run-operation.js";
 export type { CommonDefaults, CommonRuntimeOptions, ResolvedCommonOptions } from "./adapter/runtime-options.js";
@@ -61,5 +68,6 @@ export { EMBEDDED_STDIN_BYTES, planStdin } from "./shell/stdin.js";
 export type { GuardedPath } from "./shell/symlink-guard.js";
 export { checkSymlinkGuard, symlinkGuardScript } from "./shell/symlink-guard.js";
 export { EventQueue } from "./streams/event-queue.js";
+export { execEventStream } from "./streams/exec-event-stream.js";
 export type { OutputStream } from "./streams/output-collector.js";
 export { OutputCollector, utf8Prefix } from "./streams/output-collector.js";

@@ -35,6 +35,7 @@ test("every refusal is INVALID_REQUEST, '<Runtime> option <field> ...', with the
     ["owner", () => read.common({ owner: "a b" }, defaults)],
     ["lifetimeMs", () => read.durationMs(0, "lifetimeMs")],
     ["pageSize", () => read.integer(101, "pageSize", 1, 100)],
+    ["onBackgroundError", () => read.callback("log" as never, "onBackgroundError")],
   ];
   for (const [field, check] of cases) {
     const error = refusal(check);
@@ -55,4 +56,7 @@ test("valid values pass through, defaults fill the rest", () => {
     timeouts: { ...timeouts, fileMs: 5 },
   });
   assert.equal(read.durationMs(undefined, "lifetimeMs"), undefined);
+  const hook = () => {};
+  assert.equal(read.callback(hook, "onBackgroundError"), hook);
+  assert.equal(read.callback(undefined, "fetch"), undefined);
 });
