@@ -1,10 +1,12 @@
 import type { OpOptions, SandportError } from "@sandport/core";
 import {
+  type AbandonedCreate,
   BackgroundTasks,
   type ErrorSite,
   foreignSandbox,
+  launchReclaimer,
   type OperationCall,
-  runOperation,
+  OperationRunner,
   type SdkLoader,
   sandboxNotFound,
 } from "@sandport/core/adapter";
@@ -12,7 +14,8 @@ import { isNotFound, mapVercelError } from "./errors.js";
 import { PROVIDER, sandboxNameOf } from "./handle.js";
 import { createVercelSdkLoader, type VercelSdkSource } from "./internal/sdk.js";
 import type { VercelConnection, VercelSandbox, VercelSdkModule } from "./internal/sdk-types.js";
-import { findOwnedRow } from "./lookup.js";
+import { deleteSandbox } from "./lifecycle.js";
+import { findByLaunchKey, findOwnedRow } from "./lookup.js";
 import type { ResolvedOptions } from "./options.js";
 import { NameOwnership } from "./ownership.js";
 import { guardedFetch } from "./transport.js";
@@ -38,6 +41,10 @@ export class VercelContext {
   readonly background: BackgroundTasks;
   /** Launch keys whose sandboxes are being destroyed in the background; hidden from `findByLabels`. */
   readonly condemned = new Set<string>();
+  /** Destroys, in the background, what a launch that failed after its create produced (`reclaimAbandonedLaunch`). */
+  readonly reclaimLaunch: (launch: AbandonedCreate<VercelSandbox>) => void;
+  /** Every port method's frame: `runOperation` with this provider's errors, handles checked first. */
+  readonly operations: OperationRunner;
   readonly #fetch: typeof globalThis.fetch;
   readonly #instances = new Map<string, Promise<VercelSandbox>>();
   /** Names known to be ours, with their creation time (epoch ms) when known. */
@@ -54,6 +61,19 @@ export class VercelContext {
       (error) => mapVercelError(error, { operation: "background cleanup" }),
       onBackgroundError,
     );
+    const { timeouts } = options;
+    this.reclaimLaunch = launchReclaimer({
+      destroy: async (name) => void (await deleteSandbox(this, name, budget(timeouts.destroyMs))),
+      findByLaunchKey: (launchKey) => findByLaunchKey(this, launchKey, budget(timeouts.lookupMs)),
+      condemned: this.condemned,
+      background: this.background,
+      cleanupMs: options.orphanCleanupMs,
+    });
+    this.operations = new OperationRunner({
+      provider: PROVIDER,
+      mapError: mapVercelError,
+      sandboxIdOf: (handle, operation) => this.ourName(sandboxNameOf(handle, operation), operation),
+    });
   }
 
   /** What every static SDK call carries: all three credentials, so no ambient lookup can fire, and the fetch. */
@@ -62,35 +82,7 @@ export class VercelContext {
     return { token, teamId, projectId, fetch: this.#fetch, signal: timing.signal };
   }
 
-  /** Runs one port method (`runOperation`): per-call options checked, deadline applied, errors mapped at `site`. */
-  run<T>(
-    op: OpOptions | undefined,
-    site: ErrorSite,
-    defaultTimeoutMs: number,
-    task: (call: OperationCall) => Promise<T>,
-  ): Promise<T> {
-    const mapError = (error: unknown) => mapVercelError(error, site);
-    return runOperation(op, { provider: PROVIDER, operation: site.operation, defaultTimeoutMs, mapError }, task);
-  }
-
-  /**
-   * {@link run} for the sandbox `handle` names. Before anything is sent, its
-   * name is checked (`INVALID_REQUEST`) and must lie inside the prefix
-   * (`FOREIGN_SANDBOX`).
-   */
-  async onHandle<T>(
-    handle: unknown,
-    op: OpOptions | undefined,
-    site: string | Omit<ErrorSite, "sandboxId">,
-    defaultTimeoutMs: number,
-    task: (name: string, call: OperationCall) => Promise<T>,
-  ): Promise<T> {
-    const where = typeof site === "string" ? { operation: site } : site;
-    const name = this.ourName(sandboxNameOf(handle, where.operation), where.operation);
-    return this.run(op, { ...where, sandboxId: name }, defaultTimeoutMs, (call) => task(name, call));
-  }
-
-  /** {@link onHandle} on the SDK instance of an owned sandbox (see {@link sandbox}). */
+  /** `operations.onHandle` on the SDK instance of an owned sandbox (see {@link sandbox}). */
   onSandbox<T>(
     handle: unknown,
     op: OpOptions | undefined,
@@ -99,7 +91,7 @@ export class VercelContext {
     task: (sandbox: VercelSandbox, call: OperationCall, name: string) => Promise<T>,
   ): Promise<T> {
     const operation = typeof site === "string" ? site : site.operation;
-    return this.onHandle(handle, op, site, defaultTimeoutMs, async (name, call) =>
+    return this.operations.onHandle(handle, op, site, defaultTimeoutMs, async (name, call) =>
       task(await this.sandbox(name, operation), call, name),
     );
   }

@@ -9,13 +9,11 @@ import {
   unsupported,
   validateLaunchSpec,
 } from "@sandport/core";
-import { isOutcomeUnknown, reclaimAbandonedLaunch } from "@sandport/core/adapter";
+import { isOutcomeUnknown } from "@sandport/core/adapter";
 import { budget, type VercelContext } from "./context.js";
 import { isAlreadyExists, mapVercelError } from "./errors.js";
 import { PROVIDER, type VercelSandboxHandle } from "./handle.js";
-import type { VercelCreateParams, VercelSandbox } from "./internal/sdk-types.js";
-import { deleteSandbox } from "./lifecycle.js";
-import { findByLaunchKey } from "./lookup.js";
+import type { VercelCreateParams } from "./internal/sdk-types.js";
 import { RESERVED_ENV } from "./markers.js";
 import { MAX_LABELS, MAX_NAME_LENGTH } from "./ownership.js";
 import { isOutcomeUnknownRequest } from "./transport.js";
@@ -44,7 +42,7 @@ const MEMORY_PER_VCPU_MIB = 2048;
 export function launch(context: VercelContext, spec: LaunchSpec = {}, op?: OpOptions): Promise<VercelSandboxHandle> {
   const { options, ownership } = context;
   let abandoned: ((error: SandportError) => void) | undefined;
-  const launching = context.run(
+  const launching = context.operations.run(
     op,
     { operation: "launch" },
     options.timeouts.launchMs,
@@ -94,7 +92,8 @@ export function launch(context: VercelContext, spec: LaunchSpec = {}, op?: OpOpt
       };
       const creation = sdk.Sandbox.create(params);
       let created = false;
-      abandoned = (error) => reclaim(context, creation, launchKey, error, created);
+      abandoned = (error) =>
+        context.reclaimLaunch({ creation, idOf: (sandbox) => sandbox.name, launchKey, error, created });
       const sandbox = await creation.catch((error: unknown) => {
         throw launchError(error, launchKey);
       });
@@ -142,29 +141,6 @@ function vcpusFor(resources: ResourceLimits | undefined, fallback: number): numb
     );
   }
   return vcpus;
-}
-
-/** After a failed launch whose create was sent: whatever it produced is destroyed in the background. */
-function reclaim(
-  context: VercelContext,
-  creation: Promise<VercelSandbox>,
-  launchKey: string,
-  error: SandportError,
-  created: boolean,
-): void {
-  const { timeouts, orphanCleanupMs } = context.options;
-  reclaimAbandonedLaunch({
-    creation,
-    idOf: (sandbox) => sandbox.name,
-    launchKey,
-    error,
-    created,
-    destroy: async (name) => void (await deleteSandbox(context, name, budget(timeouts.destroyMs))),
-    findByLaunchKey: (key) => findByLaunchKey(context, key, budget(timeouts.lookupMs)),
-    condemned: context.condemned,
-    background: context.background,
-    cleanupMs: orphanCleanupMs,
-  });
 }
 
 /** A failed create, saying whether the sandbox may exist anyway and under which launch key to look. */

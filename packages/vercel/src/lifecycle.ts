@@ -19,7 +19,7 @@ const VERIFY_MARGIN_MS = 250;
  * destroying again finishes the job.
  */
 export function destroy(context: VercelContext, handle: unknown, op?: OpOptions): Promise<void> {
-  return context.onHandle(handle, op, "destroy", context.options.timeouts.destroyMs, async (name, call) => {
+  return context.operations.onHandle(handle, op, "destroy", context.options.timeouts.destroyMs, async (name, call) => {
     if (!context.knownOwned(name) && !(await findOwnedRow(context, name, "destroy", call))) {
       context.forget(name);
       return;
@@ -76,7 +76,7 @@ export function stop(context: VercelContext, handle: unknown, op?: OpOptions): P
  * sandbox was created with.
  */
 export function start(context: VercelContext, handle: unknown, op?: OpOptions): Promise<void> {
-  return context.onHandle(handle, op, "start", context.options.timeouts.lifecycleMs, async (name, call) => {
+  return context.operations.onHandle(handle, op, "start", context.options.timeouts.lifecycleMs, async (name, call) => {
     if (!context.knownOwned(name) && !(await findOwnedRow(context, name, "start", call))) {
       throw sandboxNotFound(PROVIDER, name, "start");
     }

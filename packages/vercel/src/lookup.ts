@@ -18,7 +18,7 @@ export function getById(
   name: string,
   op?: OpOptions,
 ): Promise<VercelSandboxHandle | undefined> {
-  return context.run(op, { operation: "getById" }, context.options.timeouts.lookupMs, async (call) => {
+  return context.operations.run(op, { operation: "getById" }, context.options.timeouts.lookupMs, async (call) => {
     const ours = context.ourName(validSandboxName(name), "getById");
     const row = await findOwnedRow(context, ours, "getById", call);
     return row ? handleFromRow(row) : undefined;
@@ -35,7 +35,7 @@ export function getById(
  * launch is being cleaned up are not returned.
  */
 export function findByLabels(context: VercelContext, labels: Labels, op?: OpOptions): Promise<VercelSandboxHandle[]> {
-  return context.run(op, { operation: "findByLabels" }, context.options.timeouts.lookupMs, async (call) => {
+  return context.operations.run(op, { operation: "findByLabels" }, context.options.timeouts.lookupMs, async (call) => {
     const query = validateLabelQuery(labels, PROVIDER);
     const found = await listOwned(context, query, "findByLabels", call);
     return found.filter((row) => !context.condemned.has(launchKeyOf(context, row))).map(handleFromRow);

@@ -168,6 +168,6 @@ export function resolveOptions(given: VercelSandboxRuntimeOptions): ResolvedOpti
     network: read.boolean(options.network, "network") ?? true,
     listPageSize: read.integer(options.listPageSize, "listPageSize", 1, 100) ?? 100,
     orphanCleanupMs: read.durationMs(options.orphanCleanupMs, "orphanCleanupMs") ?? 120_000,
-    fetch: options.fetch,
+    fetch: read.callback(options.fetch, "fetch"),
   };
 }

@@ -97,14 +97,8 @@ export async function runCommand(
       void kill();
     },
   );
-  const result = (exitCode: number | null, timedOut = false): ExecResult => ({
-    exitCode,
-    stdout: output.stdout,
-    stderr: output.stderr,
-    truncated: output.truncated,
-    timedOut,
-    durationMs: performance.now() - started,
-  });
+  const result = (exitCode: number | null, timedOut = false) =>
+    output.result(exitCode, performance.now() - started, timedOut);
   emit?.({ type: "started" });
   let exitCode: number | null;
   try {
