@@ -185,3 +185,14 @@ export function budget(ms: number, also?: AbortSignal): CallTiming {
   const timeout = AbortSignal.timeout(ms);
   return { signal: also ? AbortSignal.any([timeout, also]) : timeout };
 }
+
+/** `work`, or the reason `signal` fires, whichever comes first (`work` is left to settle on its own). */
+export function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  work.catch(() => undefined);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}

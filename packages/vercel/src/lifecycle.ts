@@ -1,6 +1,6 @@
 import type { OpOptions } from "@sandport/core";
 import { confirmGone, destroyUnverified, sandboxNotFound } from "@sandport/core/adapter";
-import type { CallTiming, VercelContext } from "./context.js";
+import { budget, type CallTiming, raceAbort, type VercelContext } from "./context.js";
 import { isNotFound, mapVercelError } from "./errors.js";
 import { PROVIDER } from "./handle.js";
 import { findOwnedRow, findRow } from "./lookup.js";
@@ -26,10 +26,14 @@ export function destroy(context: VercelContext, handle: unknown, op?: OpOptions)
     }
     const createdAt = context.createdAtOf(name);
     await deleteSandbox(context, name, call);
-    const verdict = await confirmGone(() => stillListed(context, name, createdAt, call), {
-      until: Date.now() + call.remainingMs() - VERIFY_MARGIN_MS,
-      signal: call.signal,
-    });
+    const until = Date.now() + call.remainingMs() - VERIFY_MARGIN_MS;
+    // Each check ends by `until` too, so a slow one reports itself as unverified. Raced, not only signalled: the
+    // SDK notices an abort only between its retries, not while it waits for the next one.
+    const probe = () => {
+      const timing = budget(Math.max(1, until - Date.now()), call.signal);
+      return raceAbort(stillListed(context, name, createdAt, timing), timing.signal);
+    };
+    const verdict = await confirmGone(probe, { until, signal: call.signal });
     if (verdict.gone) return context.forget(name);
     const why = verdict.reason === "still-present" ? "it was still listed after the delete" : "the check failed";
     throw destroyUnverified(PROVIDER, name, why, verdict.last);
