@@ -38,6 +38,8 @@ export function planCommand(options: ResolvedOptions, request: ExecRequest): Com
   };
   if (valid.stdin === undefined) {
     const [cmd, ...args] = valid.argv ? [...valid.argv] : ["sh", "-c", valid.shell as string];
+    // Linux refuses any one argument over 128 KiB; say so before sending it.
+    for (const argument of args) assertCommandFits(argument, PROVIDER);
     return { cmd: cmd as string, args, ...common };
   }
   const staging = { cwd, scratchDirectory: options.stdinDirectory, name: randomUUID() };
