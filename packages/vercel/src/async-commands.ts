@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { posix } from "node:path";
 import {
   type CommandRef,
@@ -11,13 +12,13 @@ import {
   validateSessionId,
 } from "@sandport/core";
 import { type OperationCall, OutputCollector } from "@sandport/core/adapter";
-import type { VercelContext } from "./context.js";
+import { budget, type CallTiming, type VercelContext } from "./context.js";
 import { isNotFound } from "./errors.js";
 import { planCommand } from "./exec.js";
 import { PROVIDER } from "./handle.js";
 import type { VercelCommand, VercelSandbox } from "./internal/sdk-types.js";
 import type { ResolvedOptions } from "./options.js";
-import { discardStdin, runHelper, stageStdin } from "./run-command.js";
+import { discardStdin, refusedBeforeStart, runHelper, stageStdin } from "./run-command.js";
 
 /** How long `commandLogs` of a running command waits for more output once the replayed lines stop. */
 const LOGS_QUIET_MS = 200;
@@ -33,6 +34,11 @@ const LOGS_WINDOW_MS = 2_000;
  * any instance) waits for that record and returns the same command, which
  * never runs twice. A new session costs three requests (claim, start,
  * record), a known one one.
+ *
+ * A claim whose answer was lost is asked again (the claim carries this
+ * call's nonce, so it recognises itself). A start whose answer was lost may
+ * have run: the session is then recorded as lost, and every later start with
+ * its id is refused (`UNEXPECTED`) rather than run a second copy.
  */
 export function startCommand(
   context: VercelContext,
@@ -53,13 +59,26 @@ export function startCommand(
   const record = recordPath(options, sessionId);
   return context.onSandbox(handle, op, "startCommand", options.timeouts.lookupMs, async (sandbox, call, name) => {
     context.markCommandRun(name);
-    const claim = await runHelper(sandbox, ["sh", "-c", claimScript(options, sessionId)], options.workspaceRoot, call);
-    const line = claim.stdout.trim();
-    if (line.startsWith("exists ")) return { sessionId, commandId: line.slice("exists ".length) };
-    if (line !== "claimed") throw unclaimed(name, sessionId, claim);
+    const claim = await claimSession(sandbox, options, sessionId, call);
+    if (claim.startsWith("exists ")) {
+      const commandId = claim.slice("exists ".length);
+      if (commandId === LOST) throw lostSession(name, sessionId);
+      return { sessionId, commandId };
+    }
+    if (claim !== "claimed") throw unclaimed(name, sessionId, claim);
+    // Nothing ran yet: a failure frees the session for the next start (and its staged stdin).
+    const release = async () => {
+      await runHelper(sandbox, ["rm", "-rf", "--", posix.dirname(record)], options.workspaceRoot, call).catch(
+        () => undefined,
+      );
+      await discardStdin(sandbox, plan);
+    };
+    await stageStdin(sandbox, plan, call).catch(async (error: unknown) => {
+      await release();
+      throw error;
+    });
     let command: VercelCommand;
     try {
-      await stageStdin(sandbox, plan, call);
       command = await sandbox.runCommand({
         cmd: plan.cmd,
         args: plan.args,
@@ -70,17 +89,39 @@ export function startCommand(
         signal: call.signal,
       });
     } catch (error) {
-      // Nothing ran: free the session for the next start, and the staged stdin.
-      await runHelper(sandbox, ["rm", "-rf", "--", posix.dirname(record)], options.workspaceRoot, call).catch(
-        () => undefined,
-      );
-      await discardStdin(sandbox, plan);
-      throw error;
+      if (refusedBeforeStart(error)) {
+        await release();
+        throw error;
+      }
+      // It may have run: later starts of this session are refused at once rather than run it again.
+      await writeRecord(sandbox, record, `${LOST}\n`, budget(options.timeouts.fileMs)).catch(() => undefined);
+      throw call.signal.aborted ? error : startLost(name, sessionId, error);
     }
-    const content = new TextEncoder().encode(`${command.cmdId}\n${plan.timeoutMs}\n`);
-    await sandbox.writeFiles([{ path: record, content }], { signal: call.signal });
+    await writeRecord(sandbox, record, `${command.cmdId}\n${plan.timeoutMs}\n`, call);
     return { sessionId, commandId: command.cmdId };
   });
+}
+
+/** Claims a session (see {@link claimScript}); a claim whose answer was lost is asked once more. */
+async function claimSession(
+  sandbox: VercelSandbox,
+  options: ResolvedOptions,
+  sessionId: string,
+  call: OperationCall,
+): Promise<string> {
+  const script = ["sh", "-c", claimScript(options, sessionId, randomUUID())];
+  const claim = () => runHelper(sandbox, script, options.workspaceRoot, call);
+  const result = await claim().catch((error: unknown) => {
+    const lost = SandportError.isInstance(error) && error.details.outcomeUnknown === true;
+    if (call.signal.aborted || !lost) throw error;
+    return claim();
+  });
+  if (result.exitCode !== 0) return `failed: ${result.stderr.trim() || `exit ${result.exitCode}`}`;
+  return result.stdout.trim();
+}
+
+function writeRecord(sandbox: VercelSandbox, path: string, text: string, timing: CallTiming): Promise<void> {
+  return sandbox.writeFiles([{ path, content: new TextEncoder().encode(text) }], { signal: timing.signal });
 }
 
 /**
@@ -209,32 +250,61 @@ function recordPath(options: ResolvedOptions, sessionId: string): string {
   return `${options.sessionDirectory}/${sessionId}/command`;
 }
 
+/** What the record of a session holds when its start's outcome was lost. */
+const LOST = "lost";
+
 /**
- * Claims the session (`mkdir` of its directory, relative to the workspace)
- * and prints `claimed`; when the directory exists, waits (up to 10 s) for
- * the claimer's record and prints `exists <command id>`, else `pending`.
+ * Claims the session (`mkdir` of its directory, relative to the workspace,
+ * then this call's `nonce` in it) and prints `claimed`; when the directory
+ * exists, waits (up to 10 s) for the claimer's record and prints `exists
+ * <command id>`, else `pending`. A claim holding the same nonce is this
+ * call's own, repeated: `claimed` again.
  */
-function claimScript(options: ResolvedOptions, sessionId: string): string {
+function claimScript(options: ResolvedOptions, sessionId: string, nonce: string): string {
   const directory = quoteShellArg(posix.relative(options.workspaceRoot, `${options.sessionDirectory}/${sessionId}`));
   return [
     `d=${directory}`,
     `mkdir -p -- "$(dirname -- "$d")" || exit 1`,
-    `if mkdir -- "$d" 2>/dev/null; then echo claimed; exit 0; fi`,
-    `i=0; while [ ! -s "$d/command" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done`,
+    `if mkdir -- "$d" 2>/dev/null; then echo ${nonce} > "$d/claim"; echo claimed; exit 0; fi`,
+    `i=0; while [ ! -s "$d/command" ] && [ $i -lt 200 ]; do`,
+    `  [ "$(cat "$d/claim" 2>/dev/null)" = ${nonce} ] && { echo claimed; exit 0; }`,
+    "  sleep 0.05; i=$((i+1))",
+    "done",
     `if [ -s "$d/command" ]; then echo "exists $(head -n 1 "$d/command")"; else echo pending; fi`,
   ].join("\n");
 }
 
-function unclaimed(name: string, sessionId: string, claim: ExecResult): SandportError {
-  const pending = claim.stdout.trim() === "pending";
+function unclaimed(name: string, sessionId: string, claim: string): SandportError {
+  const pending = claim === "pending";
   return new SandportError({
     code: pending ? "PROVIDER_UNAVAILABLE" : "UNEXPECTED",
     provider: PROVIDER,
     retryable: pending,
     message: pending
       ? `session ${sessionId} in sandbox ${name} is claimed, but its command was not recorded within 10 s`
-      : `vercel could not claim session ${sessionId} in sandbox ${name}: ${claim.stderr.trim() || `exit ${claim.exitCode}`}`,
+      : `vercel could not claim session ${sessionId} in sandbox ${name}: ${claim}`,
     details: { sandboxId: name, sessionId },
+  });
+}
+
+function startLost(name: string, sessionId: string, cause: unknown): SandportError {
+  return new SandportError({
+    code: "PROVIDER_UNAVAILABLE",
+    provider: PROVIDER,
+    retryable: false,
+    cause,
+    message: `vercel lost the answer to the start of session ${sessionId} in sandbox ${name}: its command may have run`,
+    details: { sandboxId: name, sessionId, outcomeUnknown: true },
+  });
+}
+
+function lostSession(name: string, sessionId: string): SandportError {
+  return new SandportError({
+    code: "UNEXPECTED",
+    provider: PROVIDER,
+    retryable: false,
+    message: `the start of session ${sessionId} in sandbox ${name} lost its answer, so its command may have run; it is never started again: use another session id`,
+    details: { sandboxId: name, sessionId, outcomeUnknown: true },
   });
 }
 

@@ -98,7 +98,7 @@ test("execStream yields started, the chunks as they come, then exited; leaving e
     events.map((event) => event.type),
     ["started", "stdout", "stderr", "exited"],
   );
-  const chunk = events[1] as Extract<ExecEvent, { type: "stdout" }>;
+  const chunk = events[1] as Extract<ExecEvent, { bytes: Uint8Array }>;
   assert.deepEqual(chunk.bytes, new TextEncoder().encode("one\n"), "bytes are the text's UTF-8");
   for await (const event of runtime.execStream(handle, { shell: "echo first; sleep 1; echo kept > early.txt" })) {
     if (event.type === "stdout") break;

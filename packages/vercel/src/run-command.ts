@@ -145,8 +145,8 @@ function sink(receive: (data: string) => void): Writable {
   });
 }
 
-/** True when Vercel answered the start with an error: the command never ran. */
-function refusedBeforeStart(error: unknown): boolean {
+/** True when Vercel answered a command start with an error: the command never ran. */
+export function refusedBeforeStart(error: unknown): boolean {
   const status = httpStatusOf(error);
   return status !== undefined && status >= 400;
 }
