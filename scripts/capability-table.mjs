@@ -22,6 +22,12 @@ const core = await import(pathToFileURL(join(root, "packages/core/dist/index.js"
  */
 const INSPECT = {
   e2b: (module) => [["`sandport/e2b`", new module.E2BRuntime({ apiKey: "inspection-only" })]],
+  vercel: (module) => [
+    [
+      "`sandport/vercel`",
+      new module.VercelSandboxRuntime({ token: "inspection-only", teamId: "team_inspection", projectId: "prj_inspection" }),
+    ],
+  ],
   local: (module) => [
     ["`sandport/local`", new module.LocalRuntime({ isolation: "namespaces" })],
     ['`sandport/local` (`isolation: "none"`)', new module.LocalRuntime({ isolation: "none" })],
