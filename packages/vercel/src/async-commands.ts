@@ -1,24 +1,22 @@
-import { randomUUID } from "node:crypto";
-import { posix } from "node:path";
 import {
   type CommandRef,
   type CommandStatus,
   type ExecResult,
   type OpOptions,
-  quoteShellArg,
   SandportError,
   type StartCommandRequest,
   validateCommandRef,
   validateSessionId,
 } from "@sandport/core";
 import { type OperationCall, OutputCollector } from "@sandport/core/adapter";
-import { budget, type CallTiming, type VercelContext } from "./context.js";
+import { budget, type VercelContext } from "./context.js";
 import { isNotFound } from "./errors.js";
 import { planCommand } from "./exec.js";
 import { PROVIDER } from "./handle.js";
 import type { VercelCommand, VercelSandbox } from "./internal/sdk-types.js";
 import type { ResolvedOptions } from "./options.js";
-import { discardStdin, refusedBeforeStart, runHelper, stageStdin } from "./run-command.js";
+import { discardStdin, refusedBeforeStart, stageStdin } from "./run-command.js";
+import { claimSession, recordedTimeoutMs, recordLost, recordStart, releaseSession } from "./session-records.js";
 
 /** How long `commandLogs` of a running command waits for more output once the replayed lines stop. */
 const LOGS_QUIET_MS = 200;
@@ -28,7 +26,8 @@ const LOGS_WINDOW_MS = 2_000;
 /**
  * Starts a command as a Vercel detached command; the session id is the
  * idempotency key. Vercel commands have no caller-chosen key, so a session is
- * claimed inside the sandbox first (one command: `mkdir` is atomic): the
+ * claimed inside the sandbox first (one command: `mkdir` is atomic, see
+ * `session-records.ts`): the
  * start that claims it starts the command and records its id there; any
  * other start (a retry, a racing call, a call after the command ended, from
  * any instance) waits for that record and returns the same command, which
@@ -40,37 +39,23 @@ const LOGS_WINDOW_MS = 2_000;
  * have run: the session is then recorded as lost, and every later start with
  * its id is refused (`UNEXPECTED`) rather than run a second copy.
  */
-export function startCommand(
+export async function startCommand(
   context: VercelContext,
   handle: unknown,
   request: StartCommandRequest,
   op?: OpOptions,
 ): Promise<CommandRef> {
-  let sessionId: string;
-  let plan: ReturnType<typeof planCommand>;
-  try {
-    sessionId = validateSessionId(request?.sessionId, PROVIDER);
-    const { sessionId: _key, ...execRequest } = request;
-    plan = planCommand(context.options, execRequest);
-  } catch (error) {
-    return Promise.reject(error);
-  }
+  const sessionId = validateSessionId(request?.sessionId, PROVIDER);
+  const { sessionId: _key, ...execRequest } = request;
+  const plan = planCommand(context.options, execRequest);
   const { options } = context;
-  const record = recordPath(options, sessionId);
   return context.onSandbox(handle, op, "startCommand", options.timeouts.lookupMs, async (sandbox, call, name) => {
     context.markCommandRun(name);
-    const claim = await claimSession(sandbox, options, sessionId, call);
-    if (claim.startsWith("exists ")) {
-      const commandId = claim.slice("exists ".length);
-      if (commandId === LOST) throw lostSession(name, sessionId);
-      return { sessionId, commandId };
-    }
-    if (claim !== "claimed") throw unclaimed(name, sessionId, claim);
+    const claim = await claimSession(sandbox, options, name, sessionId, call);
+    if (!claim.claimed) return { sessionId, commandId: claim.commandId };
     // Nothing ran yet: a failure frees the session for the next start (and its staged stdin).
     const release = async () => {
-      await runHelper(sandbox, ["rm", "-rf", "--", posix.dirname(record)], options.workspaceRoot, call).catch(
-        () => undefined,
-      );
+      await releaseSession(sandbox, options, sessionId, call);
       await discardStdin(sandbox, plan);
     };
     await stageStdin(sandbox, plan, call).catch(async (error: unknown) => {
@@ -94,34 +79,12 @@ export function startCommand(
         throw error;
       }
       // It may have run: later starts of this session are refused at once rather than run it again.
-      await writeRecord(sandbox, record, `${LOST}\n`, budget(options.timeouts.fileMs)).catch(() => undefined);
+      await recordLost(sandbox, options, sessionId, budget(options.timeouts.fileMs));
       throw call.signal.aborted ? error : startLost(name, sessionId, error);
     }
-    await writeRecord(sandbox, record, `${command.cmdId}\n${plan.timeoutMs}\n`, call);
+    await recordStart(sandbox, options, sessionId, { cmdId: command.cmdId, timeoutMs: plan.timeoutMs }, call);
     return { sessionId, commandId: command.cmdId };
   });
-}
-
-/** Claims a session (see {@link claimScript}); a claim whose answer was lost is asked once more. */
-async function claimSession(
-  sandbox: VercelSandbox,
-  options: ResolvedOptions,
-  sessionId: string,
-  call: OperationCall,
-): Promise<string> {
-  const script = ["sh", "-c", claimScript(options, sessionId, randomUUID())];
-  const claim = () => runHelper(sandbox, script, options.workspaceRoot, call);
-  const result = await claim().catch((error: unknown) => {
-    const lost = SandportError.isInstance(error) && error.details.outcomeUnknown === true;
-    if (call.signal.aborted || !lost) throw error;
-    return claim();
-  });
-  if (result.exitCode !== 0) return `failed: ${result.stderr.trim() || `exit ${result.exitCode}`}`;
-  return result.stdout.trim();
-}
-
-function writeRecord(sandbox: VercelSandbox, path: string, text: string, timing: CallTiming): Promise<void> {
-  return sandbox.writeFiles([{ path, content: new TextEncoder().encode(text) }], { signal: timing.signal });
 }
 
 /**
@@ -171,7 +134,7 @@ export function commandLogs(
 }
 
 /** Runs a status or logs call: the ref checked first, then `work` with the command as Vercel reports it. */
-function onCommand<T>(
+async function onCommand<T>(
   context: VercelContext,
   handle: unknown,
   ref: CommandRef,
@@ -179,12 +142,7 @@ function onCommand<T>(
   operation: string,
   work: (sandbox: VercelSandbox, command: VercelCommand, call: OperationCall) => Promise<T>,
 ): Promise<T> {
-  let valid: CommandRef;
-  try {
-    valid = validateCommandRef(ref, PROVIDER);
-  } catch (error) {
-    return Promise.reject(error);
-  }
+  const valid = validateCommandRef(ref, PROVIDER);
   return context.onSandbox(handle, op, operation, context.options.timeouts.lookupMs, async (sandbox, call) => {
     let command: VercelCommand;
     try {
@@ -210,12 +168,9 @@ async function ranOut(
   call: OperationCall,
 ): Promise<boolean> {
   if (command.exitCode === null || command.exitCode < 128) return false;
-  const bytes = await sandbox.readFileToBuffer({ path: recordPath(options, ref.sessionId) }, { signal: call.signal });
-  const [commandId, timeout] = new TextDecoder().decode(bytes ?? new Uint8Array()).split("\n");
-  const timeoutMs = Number(timeout);
-  if (commandId !== command.cmdId || !Number.isFinite(timeoutMs)) return false;
+  const timeoutMs = await recordedTimeoutMs(sandbox, options, ref.sessionId, command.cmdId, call);
   const durationMs = command.durationMs ?? Date.now() - command.startedAt;
-  return durationMs >= timeoutMs - 50;
+  return timeoutMs !== undefined && durationMs >= timeoutMs - 50;
 }
 
 /** Reads the command's log stream into `output`: to its end, or while `live`, until it goes quiet. */
@@ -245,48 +200,6 @@ function delay(ms: number): Promise<undefined> {
   return new Promise((resolve) => setTimeout(() => resolve(undefined), ms));
 }
 
-/** `<sessionDirectory>/<sessionId>/command`: the started command's id and timeout. */
-function recordPath(options: ResolvedOptions, sessionId: string): string {
-  return `${options.sessionDirectory}/${sessionId}/command`;
-}
-
-/** What the record of a session holds when its start's outcome was lost. */
-const LOST = "lost";
-
-/**
- * Claims the session (`mkdir` of its directory, relative to the workspace,
- * then this call's `nonce` in it) and prints `claimed`; when the directory
- * exists, waits (up to 10 s) for the claimer's record and prints `exists
- * <command id>`, else `pending`. A claim holding the same nonce is this
- * call's own, repeated: `claimed` again.
- */
-function claimScript(options: ResolvedOptions, sessionId: string, nonce: string): string {
-  const directory = quoteShellArg(posix.relative(options.workspaceRoot, `${options.sessionDirectory}/${sessionId}`));
-  return [
-    `d=${directory}`,
-    `mkdir -p -- "$(dirname -- "$d")" || exit 1`,
-    `if mkdir -- "$d" 2>/dev/null; then echo ${nonce} > "$d/claim"; echo claimed; exit 0; fi`,
-    `i=0; while [ ! -s "$d/command" ] && [ $i -lt 200 ]; do`,
-    `  [ "$(cat "$d/claim" 2>/dev/null)" = ${nonce} ] && { echo claimed; exit 0; }`,
-    "  sleep 0.05; i=$((i+1))",
-    "done",
-    `if [ -s "$d/command" ]; then echo "exists $(head -n 1 "$d/command")"; else echo pending; fi`,
-  ].join("\n");
-}
-
-function unclaimed(name: string, sessionId: string, claim: string): SandportError {
-  const pending = claim === "pending";
-  return new SandportError({
-    code: pending ? "PROVIDER_UNAVAILABLE" : "UNEXPECTED",
-    provider: PROVIDER,
-    retryable: pending,
-    message: pending
-      ? `session ${sessionId} in sandbox ${name} is claimed, but its command was not recorded within 10 s`
-      : `vercel could not claim session ${sessionId} in sandbox ${name}: ${claim}`,
-    details: { sandboxId: name, sessionId },
-  });
-}
-
 function startLost(name: string, sessionId: string, cause: unknown): SandportError {
   return new SandportError({
     code: "PROVIDER_UNAVAILABLE",
@@ -294,16 +207,6 @@ function startLost(name: string, sessionId: string, cause: unknown): SandportErr
     retryable: false,
     cause,
     message: `vercel lost the answer to the start of session ${sessionId} in sandbox ${name}: its command may have run`,
-    details: { sandboxId: name, sessionId, outcomeUnknown: true },
-  });
-}
-
-function lostSession(name: string, sessionId: string): SandportError {
-  return new SandportError({
-    code: "UNEXPECTED",
-    provider: PROVIDER,
-    retryable: false,
-    message: `the start of session ${sessionId} in sandbox ${name} lost its answer, so its command may have run; it is never started again: use another session id`,
     details: { sandboxId: name, sessionId, outcomeUnknown: true },
   });
 }

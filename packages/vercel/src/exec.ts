@@ -72,7 +72,7 @@ export function execStream(
   return execEventStream((stop, emit) => runPlanned(context, handle, request, op, "execStream", stop, emit));
 }
 
-function runPlanned(
+async function runPlanned(
   context: VercelContext,
   handle: unknown,
   request: ExecRequest,
@@ -81,12 +81,7 @@ function runPlanned(
   stop?: AbortSignal,
   emit?: (event: ExecEvent) => void,
 ): Promise<ExecResult> {
-  let plan: CommandPlan;
-  try {
-    plan = planCommand(context.options, request);
-  } catch (error) {
-    return Promise.reject(error);
-  }
+  const plan = planCommand(context.options, request);
   const deadlineMs = plan.timeoutMs + context.options.timeouts.execGraceMs;
   return context.onSandbox(handle, op, operation, deadlineMs, async (sandbox, call, name) => {
     context.markCommandRun(name);

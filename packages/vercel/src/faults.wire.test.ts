@@ -9,6 +9,7 @@ import { delay, expectCode, waitFor } from "@sandport/testkit/assertions";
 import { startVercelEmulator, type VercelEmulator } from "@sandport/testkit/emulators/vercel";
 import { Sandbox } from "@vercel/sandbox";
 import { emulatorOptions } from "../test/emulated.js";
+import type { VercelSandboxHandle } from "./handle.js";
 import { VercelSandboxRuntime } from "./vercel-sandbox-runtime.js";
 
 const OWNER = "fault-tests";
@@ -22,8 +23,17 @@ describe("VercelSandboxRuntime under injected faults (real @vercel/sandbox → V
   let runtime: VercelSandboxRuntime;
   let foreign: string[] = [];
   const fast = { retry: { initialDelayMs: 20, maxDelayMs: 200, jitter: "none" as const } };
-  const text = async (handle: { id: string; provider: "vercel"; labels: {} }, path: string) =>
+  const text = async (handle: VercelSandboxHandle, path: string) =>
     new TextDecoder().decode(await runtime.readFile(handle, path));
+  /** Runs `work` in a fresh sandbox, destroyed afterwards whatever happens. */
+  const inSandbox = async (work: (handle: VercelSandboxHandle) => Promise<void>) => {
+    const handle = await runtime.launch();
+    try {
+      await work(handle);
+    } finally {
+      await runtime.destroy(handle);
+    }
+  };
 
   before(async () => {
     emulator = await startVercelEmulator();
@@ -122,8 +132,7 @@ describe("VercelSandboxRuntime under injected faults (real @vercel/sandbox → V
   });
 
   test("a command start that was refused is retried by the SDK (nothing ran); a dropped one is not", async () => {
-    const handle = await runtime.launch();
-    try {
+    await inSandbox(async (handle) => {
       emulator.injectFault({ route: CMD, fault: { kind: "status", status: 503 } });
       assert.equal((await runtime.exec(handle, { shell: "echo ran >> runs.txt" })).exitCode, 0);
       assert.equal(await text(handle, "runs.txt"), "ran\n", "ran exactly once");
@@ -134,14 +143,11 @@ describe("VercelSandboxRuntime under injected faults (real @vercel/sandbox → V
       assert.equal(lost.details.outcomeUnknown, true);
       await delay(300);
       assert.equal(await text(handle, "runs.txt"), "ran\nran\n", "the lost start ran once, and was not sent again");
-    } finally {
-      await runtime.destroy(handle);
-    }
+    });
   });
 
   test("a command stream cut mid-way is an unknown outcome, and the command is stopped", async () => {
-    const handle = await runtime.launch();
-    try {
+    await inSandbox(async (handle) => {
       emulator.injectFault({ route: CMD, fault: { kind: "drop-mid-stream", afterEvents: 2 } });
       const cut = await expectCode(
         runtime.exec(handle, { shell: "echo first; sleep 0.5; echo second > cut.txt" }),
@@ -150,14 +156,11 @@ describe("VercelSandboxRuntime under injected faults (real @vercel/sandbox → V
       assert.equal(cut.details.outcomeUnknown, true);
       await delay(800);
       await expectCode(runtime.readFile(handle, "cut.txt"), "NOT_FOUND");
-    } finally {
-      await runtime.destroy(handle);
-    }
+    });
   });
 
   test("a startCommand whose claim answer is lost asks again; one whose start answer is lost is never run twice", async () => {
-    const handle = await runtime.launch();
-    try {
+    await inSandbox(async (handle) => {
       emulator.injectFault({ route: CMD, fault: { kind: "lost-response" } });
       const ref = await runtime.startCommand(handle, { sessionId: "lost-claim", shell: "echo ran >> claim.txt" });
       await waitFor(async () => ((await runtime.commandStatus(handle, ref)).state === "exited" ? true : undefined));
@@ -175,9 +178,7 @@ describe("VercelSandboxRuntime under injected faults (real @vercel/sandbox → V
       assert.match(refused.message, /use another session id/);
       await delay(300);
       assert.equal(await text(handle, "start.txt"), "ran\n", "it ran once");
-    } finally {
-      await runtime.destroy(handle);
-    }
+    });
   });
 
   test("5xx on delete is typed and retryable; the orchestrator's teardown retries it", async () => {

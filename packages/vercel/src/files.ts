@@ -16,19 +16,14 @@ import { runHelper } from "./run-command.js";
  * Writes all files in one request (the SDK's tar.gz upload, modes included),
  * after validating every path. Parent directories are created by Vercel.
  */
-export function writeFiles(
+export async function writeFiles(
   context: VercelContext,
   handle: unknown,
   files: readonly FileInput[],
   op?: OpOptions,
 ): Promise<void> {
   const { workspaceRoot } = context.options;
-  let valid: ReturnType<typeof validateFiles>;
-  try {
-    valid = validateFiles(files, { root: workspaceRoot, provider: PROVIDER });
-  } catch (error) {
-    return Promise.reject(error);
-  }
+  const valid = validateFiles(files, { root: workspaceRoot, provider: PROVIDER });
   return context.onSandbox(handle, op, "writeFiles", context.options.timeouts.fileMs, async (sandbox, call, name) => {
     if (valid.length === 0) return;
     const targets = valid.map((file) => ({ relative: file.path, followFinal: true }));
@@ -43,14 +38,14 @@ export function writeFiles(
 }
 
 /** Reads one file's bytes exactly. A missing file rejects `NOT_FOUND`. */
-export function readFile(context: VercelContext, handle: unknown, path: string, op?: OpOptions): Promise<Uint8Array> {
+export async function readFile(
+  context: VercelContext,
+  handle: unknown,
+  path: string,
+  op?: OpOptions,
+): Promise<Uint8Array> {
   const root = context.options.workspaceRoot;
-  let relative: string;
-  try {
-    relative = normalizeWorkspacePath(path, { root, allowRoot: false, provider: PROVIDER });
-  } catch (error) {
-    return Promise.reject(error);
-  }
+  const relative = normalizeWorkspacePath(path, { root, allowRoot: false, provider: PROVIDER });
   const absolute = toSandboxPath(root, relative);
   const site = { operation: "readFile", path: absolute };
   return context.onSandbox(handle, op, site, context.options.timeouts.fileMs, async (sandbox, call, name) => {

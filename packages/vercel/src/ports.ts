@@ -9,18 +9,13 @@ import { PROVIDER } from "./handle.js";
  * request for a sandbox launched here; otherwise one (`Sandbox.get`, which
  * carries the routes).
  */
-export function portEndpoint(
+export async function portEndpoint(
   context: VercelContext,
   handle: unknown,
   port: number,
   op?: OpOptions,
 ): Promise<PortEndpoint> {
-  let checked: number;
-  try {
-    checked = validatePort(port, PROVIDER);
-  } catch (error) {
-    return Promise.reject(error);
-  }
+  const checked = validatePort(port, PROVIDER);
   return context.onSandbox(
     handle,
     op,
