@@ -25,7 +25,11 @@ const INSPECT = {
   vercel: (module) => [
     [
       "`sandport/vercel`",
-      new module.VercelSandboxRuntime({ token: "inspection-only", teamId: "team_inspection", projectId: "prj_inspection" }),
+      new module.VercelSandboxRuntime({
+        token: "inspection-only",
+        teamId: "team_inspection",
+        projectId: "prj_inspection",
+      }),
     ],
   ],
   local: (module) => [
