@@ -23,8 +23,9 @@ export interface VercelSandboxRuntimeOptions extends CommonRuntimeOptions {
   /**
    * The start of every sandbox name this runtime creates, and its ownership
    * boundary: a name outside it is never reattached, stopped, started or
-   * destroyed. 1-64 characters of `[A-Za-z0-9._-]`, starting with a letter
-   * or digit. Default `sandport-<owner>-`.
+   * destroyed. 1-92 characters of `[A-Za-z0-9._-]`, starting with a letter
+   * or digit (a name is at most 128, 36 of them for the launch key).
+   * Default `sandport-<owner>-`.
    */
   readonly namePrefix?: string;
   /**
@@ -132,11 +133,12 @@ export function resolveOptions(given: VercelSandboxRuntimeOptions): ResolvedOpti
     );
   }
   const namePrefix = read.text(options.namePrefix, "namePrefix") ?? `sandport-${common.owner}-`;
-  if (!/^[A-Za-z0-9]/.test(namePrefix) || !NAME_CHARACTERS.test(namePrefix) || namePrefix.length > 64) {
-    throw read.refuse("namePrefix", "must be 1-64 characters of [A-Za-z0-9._-], starting with a letter or digit");
-  }
-  if (namePrefix.length + LAUNCH_KEY_ROOM > MAX_NAME_LENGTH) {
-    throw read.refuse("namePrefix", `leaves no room for a launch key in a ${MAX_NAME_LENGTH}-character name`);
+  const longest = MAX_NAME_LENGTH - LAUNCH_KEY_ROOM;
+  if (!/^[A-Za-z0-9]/.test(namePrefix) || !NAME_CHARACTERS.test(namePrefix) || namePrefix.length > longest) {
+    throw read.refuse(
+      "namePrefix",
+      `must be 1-${longest} characters of [A-Za-z0-9._-], starting with a letter or digit (a name leaves ${LAUNCH_KEY_ROOM} for the launch key)`,
+    );
   }
   const homeDirectory = read.absolutePath(options.homeDirectory, "homeDirectory") ?? "/vercel/sandbox";
   const base = homeDirectory === "/" ? "" : homeDirectory;
