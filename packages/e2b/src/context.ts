@@ -15,8 +15,8 @@ import { createE2BSdkLoader, type E2BSdkSource } from "./internal/sdk.js";
 import type { E2BConnectionFields, E2BSandbox, E2BSandboxInfo, E2BSdkModule } from "./internal/sdk-types.js";
 import type { ResolvedOptions } from "./options.js";
 
-/** Port of envd inside every sandbox. */
-const ENVD_PORT = 49983;
+/** Port of envd inside every sandbox: E2B's own, never a caller's server. */
+export const ENVD_PORT = 49983;
 
 /** The timing of one SDK call: the time it may take, and the signal that cancels it. */
 export interface CallTiming {

@@ -20,14 +20,15 @@ import { type CommandPlan, runCommand } from "./run-command.js";
  * Validates a request and turns it into what E2B takes: one command string.
  * `argv` is quoted with POSIX single quotes and `exec`ed; a `shell` script runs
  * in its own `sh -c`. Stdin is embedded, or staged as a file above 64 KiB
- * (`planStdin`). The timeout is the caller's, else the run budget.
+ * (`planStdin`); with `openStdin` (spawn) it is kept for the first write to
+ * the command's own stdin instead. The timeout is the caller's, else the run budget.
  */
-export function planCommand(options: ResolvedOptions, request: ExecRequest): CommandPlan {
+export function planCommand(options: ResolvedOptions, request: ExecRequest, openStdin = false): CommandPlan {
   const valid = validateExecRequest(request, { root: options.workspaceRoot, provider: PROVIDER });
   refuseReservedEnv(valid.env, RESERVED_ENV, "env", PROVIDER);
   const cwd = toSandboxPath(options.workspaceRoot, valid.cwd);
   const staging = { cwd, scratchDirectory: options.scratchDirectory, name: randomUUID() };
-  const stdin = planStdin(composeShellCommand({ request: valid }), valid.stdin, staging);
+  const stdin = planStdin(composeShellCommand({ request: valid }), openStdin ? undefined : valid.stdin, staging);
   assertCommandFits(stdin.command, PROVIDER);
   const marker = randomUUID();
   return {
@@ -38,6 +39,7 @@ export function planCommand(options: ResolvedOptions, request: ExecRequest): Com
     timeoutMs: valid.timeoutMs ?? options.runBudgetMs,
     maxOutputBytes: valid.maxOutputBytes ?? options.maxOutputBytes,
     ...(stdin.upload ? { stdinUpload: stdin.upload } : {}),
+    ...(openStdin && valid.stdin !== undefined ? { firstWrite: valid.stdin } : {}),
   };
 }
 
