@@ -22,6 +22,13 @@ const core = await import(pathToFileURL(join(root, "packages/core/dist/index.js"
  */
 const INSPECT = {
   e2b: (module) => [["`sandport/e2b`", new module.E2BRuntime({ apiKey: "inspection-only" })]],
+  freestyle: (module) => [["`sandport/freestyle`", new module.FreestyleRuntime({ apiKey: "inspection-only" })]],
+  modal: (module) => [
+    [
+      "`sandport/modal`",
+      new module.ModalRuntime({ tokenId: "inspection-only", tokenSecret: "inspection-only", maxLifetimeMs: 3_600_000 }),
+    ],
+  ],
   vercel: (module) => [
     [
       "`sandport/vercel`",

@@ -69,7 +69,7 @@ export function execStream(
   request: ExecRequest,
   op?: OpOptions,
 ): AsyncGenerator<ExecEvent> {
-  return execEventStream((stop, emit) => runPlanned(context, handle, request, op, "execStream", stop, emit));
+  return execEventStream((emit, stop) => runPlanned(context, handle, request, op, "execStream", stop, emit));
 }
 
 async function runPlanned(

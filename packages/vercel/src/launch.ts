@@ -9,7 +9,7 @@ import {
   unsupported,
   validateLaunchSpec,
 } from "@sandport/core";
-import { isOutcomeUnknown } from "@sandport/core/adapter";
+import { isOutcomeUnknown, launchFailure } from "@sandport/core/adapter";
 import { budget, type VercelContext } from "./context.js";
 import { isAlreadyExists, mapVercelError } from "./errors.js";
 import { PROVIDER, type VercelSandboxHandle } from "./handle.js";
@@ -143,20 +143,26 @@ function vcpusFor(resources: ResourceLimits | undefined, fallback: number): numb
   return vcpus;
 }
 
-/** A failed create, saying whether the sandbox may exist anyway and under which launch key to look. */
+/**
+ * A failed create, saying whether the sandbox may exist anyway and under
+ * which launch key to look. A name already taken can only be this create's
+ * own earlier attempt, so it counts as unknown too; an unknown outcome is
+ * retryable (safe to launch again once the launch key has been searched,
+ * which the orchestrator does first).
+ */
 function launchError(error: unknown, launchKey: string): SandportError {
   const mapped = mapVercelError(error, { operation: "launch" });
   const taken = isAlreadyExists(error);
   const outcomeUnknown = taken || isOutcomeUnknownRequest(error) || isOutcomeUnknown(mapped);
-  return new SandportError({
-    code: taken ? "PROVIDER_UNAVAILABLE" : mapped.code,
-    provider: PROVIDER,
-    // Safe to launch again once the launch key has been searched (the orchestrator does that first).
-    retryable: outcomeUnknown || mapped.retryable,
-    cause: error,
-    message: outcomeUnknown
-      ? `${mapped.message} (the sandbox may exist anyway: search launch key ${launchKey})`
-      : mapped.message,
-    details: { ...mapped.details, launchKey, outcomeUnknown },
-  });
+  const worded = outcomeUnknown
+    ? new SandportError({
+        code: taken ? "PROVIDER_UNAVAILABLE" : mapped.code,
+        provider: PROVIDER,
+        retryable: true,
+        cause: error,
+        message: mapped.message,
+        details: mapped.details,
+      })
+    : mapped;
+  return launchFailure(error, worded, launchKey, { outcomeUnknown });
 }

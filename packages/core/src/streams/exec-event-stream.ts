@@ -3,17 +3,22 @@ import type { ExecResult } from "../port/exec-result.js";
 import { EventQueue } from "./event-queue.js";
 
 /**
- * Runs a command for `execStream`: `run` starts it, passes its events to
- * `emit` (`started`, then output) and resolves its result, which ends the
- * stream with `exited`; a rejection ends it with the error. `stop` fires
- * when the consumer leaves the loop early: `run` should then stop the command.
+ * How `execStream` runs its command: `emit` takes `started` and output events
+ * as they happen; aborting `stop` must stop the command (the consumer left).
+ * Resolves with the result, or rejects when the command could not run.
  */
-export async function* execEventStream(
-  run: (stop: AbortSignal, emit: (event: ExecEvent) => void) => Promise<ExecResult>,
-): AsyncGenerator<ExecEvent> {
+export type StreamedRun = (emit: (event: ExecEvent) => void, stop: AbortSignal) => Promise<ExecResult>;
+
+/**
+ * An `execStream` from a run that reports events through a callback: the
+ * events `run` emits, in order, then `exited` with its result; a failure is
+ * thrown after the events queued before it. Leaving the loop early aborts
+ * `stop`, so the run can kill its command. `run` starts on the first `next()`.
+ */
+export async function* execEventStream(run: StreamedRun): AsyncGenerator<ExecEvent> {
   const queue = new EventQueue<ExecEvent>();
   const consumer = new AbortController();
-  run(consumer.signal, (event) => queue.push(event)).then(
+  run((event) => queue.push(event), consumer.signal).then(
     (result) => {
       queue.push({ type: "exited", result });
       queue.end();
