@@ -144,11 +144,7 @@ export function resolveOptions(given: VercelSandboxRuntimeOptions): ResolvedOpti
   const base = homeDirectory === "/" ? "" : homeDirectory;
   const lifetimeMs = read.durationMs(options.lifetimeMs, "lifetimeMs") ?? 1_800_000;
   if (lifetimeMs > MAX_LIFETIME_MS) throw read.refuse("lifetimeMs", `must be at most ${MAX_LIFETIME_MS} (24 hours)`);
-  if (options.fetch !== undefined && typeof options.fetch !== "function")
-    throw read.refuse("fetch", "must be a function");
-  if (options.onBackgroundError !== undefined && typeof options.onBackgroundError !== "function") {
-    throw read.refuse("onBackgroundError", "must be a function");
-  }
+  read.callback(options.onBackgroundError, "onBackgroundError");
   return {
     ...common,
     token,
