@@ -31,6 +31,8 @@ const INSPECT = {
 const rows = [];
 for (const dir of readdirSync(join(root, "packages")).sort()) {
   if (NOT_PROVIDERS.has(dir)) continue;
+  // Framework bridges wrap runtimes; they are not runtimes.
+  if (JSON.parse(readFileSync(join(root, "packages", dir, "package.json"), "utf8")).sandport?.kind === "bridge") continue;
   const build = INSPECT[dir];
   if (!build)
     throw new Error(`scripts/capability-table.mjs does not know how to inspect packages/${dir}: add it to INSPECT`);

@@ -3,6 +3,8 @@
 // devDependencies, loaded only from src/internal/ with `await import()` through
 // a loader whose range is the peer range, no provider importing another, the
 // same export names in every provider barrel, and no test scaffolding in src/testing/.
+// Framework bridges (`"sandport": { "kind": "bridge" }` in package.json) follow the
+// provider rules with the framework as the vendor SDK, but implement no runtime.
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -24,6 +26,7 @@ interface Manifest {
   devDependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
   peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+  sandport?: { kind?: string };
 }
 
 const packages = readdirSync(packagesDir).map((dir) => ({
@@ -31,7 +34,9 @@ const packages = readdirSync(packagesDir).map((dir) => ({
   root: join(packagesDir, dir),
   manifest: JSON.parse(readFileSync(join(packagesDir, dir, "package.json"), "utf8")) as Manifest,
 }));
+/** Providers and framework bridges: packages that wrap a vendor SDK or framework. */
 const providers = packages.filter((pkg) => !NOT_PROVIDERS.has(pkg.dir));
+const isBridge = (manifest: Manifest) => manifest.sandport?.kind === "bridge";
 const vendorSdks = [...new Set(packages.flatMap((pkg) => Object.keys(pkg.manifest.peerDependencies ?? {})))].filter(
   (name) => !name.startsWith("@sandport/"),
 );
@@ -170,16 +175,28 @@ describe("package contract", () => {
   }
 
   for (const { root, manifest } of providers) {
-    test(`${manifest.name}: the barrel exports <P>Runtime, <P>RuntimeOptions, <P>Handle and <p>Capabilities`, () => {
-      const names = exportedNames(join(root, "src", "index.ts"));
-      const runtimes = [...names].filter((name) => /^[A-Z][A-Za-z0-9]*Runtime$/.test(name));
-      assert.equal(runtimes.length, 1, `one <P>Runtime class, found ${runtimes.join(", ") || "none"}`);
-      const prefix = (runtimes[0] as string).slice(0, -"Runtime".length);
-      const lower = prefix === prefix.toUpperCase() ? prefix.toLowerCase() : prefix[0]?.toLowerCase() + prefix.slice(1);
-      for (const name of [`${prefix}Runtime`, `${prefix}RuntimeOptions`, `${prefix}Handle`, `${lower}Capabilities`]) {
-        assert.ok(names.has(name), `${manifest.name} exports ${name}`);
-      }
-    });
+    if (isBridge(manifest)) {
+      test(`${manifest.name}: a bridge wraps runtimes and exports no <P>Runtime of its own`, () => {
+        const names = [...exportedNames(join(root, "src", "index.ts"))];
+        assert.ok(names.length > 0, "the barrel exports something");
+        assert.deepEqual(
+          names.filter((name) => /^[A-Z][A-Za-z0-9]*Runtime$/.test(name)),
+          [],
+        );
+      });
+    } else {
+      test(`${manifest.name}: the barrel exports <P>Runtime, <P>RuntimeOptions, <P>Handle and <p>Capabilities`, () => {
+        const names = exportedNames(join(root, "src", "index.ts"));
+        const runtimes = [...names].filter((name) => /^[A-Z][A-Za-z0-9]*Runtime$/.test(name));
+        assert.equal(runtimes.length, 1, `one <P>Runtime class, found ${runtimes.join(", ") || "none"}`);
+        const prefix = (runtimes[0] as string).slice(0, -"Runtime".length);
+        const lower =
+          prefix === prefix.toUpperCase() ? prefix.toLowerCase() : prefix[0]?.toLowerCase() + prefix.slice(1);
+        for (const name of [`${prefix}Runtime`, `${prefix}RuntimeOptions`, `${prefix}Handle`, `${lower}Capabilities`]) {
+          assert.ok(names.has(name), `${manifest.name} exports ${name}`);
+        }
+      });
+    }
 
     const peers = Object.entries(manifest.peerDependencies ?? {});
     if (peers.length === 0) continue;

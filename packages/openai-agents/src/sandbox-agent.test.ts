@@ -3,12 +3,13 @@
 // against a real LocalRuntime.
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
-import { run } from "@openai/agents-core";
+import { run, setTracingDisabled } from "@openai/agents-core";
 import { file, filesystem, Manifest, SandboxAgent, shell } from "@openai/agents-core/sandbox";
 import { assistantMessage, functionCall, ScriptedModel } from "@openai/agents-core/testing";
 import { localTestRuntime } from "@sandport/testkit/fakes";
 import { SandportSandboxClient } from "./index.js";
 
+setTracingDisabled(true);
 const local = await localTestRuntime("openai-agents");
 after(() => local.cleanup());
 

@@ -14,13 +14,13 @@ const here = fileURLToPath(new URL("..", import.meta.url));
 const packagesDir = join(here, "..");
 const check = process.argv.includes("--check");
 
-/** Public @sandport/* packages under packages/, as [subpath, name] sorted by subpath. */
+/** Public @sandport/* packages under packages/, as [subpath, name, kind] sorted by subpath (kind: `"bridge"` for framework bridges). */
 export function findBarrels() {
   return readdirSync(packagesDir, { withFileTypes: true })
     .filter((entry) => entry.isDirectory() && existsSync(join(packagesDir, entry.name, "package.json")))
     .map((entry) => JSON.parse(readFileSync(join(packagesDir, entry.name, "package.json"), "utf8")))
     .filter((manifest) => manifest.name.startsWith("@sandport/") && !manifest.private)
-    .map((manifest) => [manifest.name.slice("@sandport/".length), manifest.name])
+    .map((manifest) => [manifest.name.slice("@sandport/".length), manifest.name, manifest.sandport?.kind])
     .sort(([a], [b]) => a.localeCompare(b));
 }
 
@@ -70,7 +70,9 @@ function expectedManifest(barrels) {
   manifest.peerDependencies = Object.fromEntries(optional.map(([, name]) => [name, "workspace:^"]));
   manifest.peerDependenciesMeta = Object.fromEntries(optional.map(([, name]) => [name, { optional: true }]));
   manifest.devDependencies = Object.fromEntries(optional.map(([, name]) => [name, "workspace:^"]));
-  const providers = barrels.map(([subpath]) => subpath).filter((subpath) => !NOT_PROVIDERS.has(subpath));
+  const providers = barrels
+    .filter(([subpath, , kind]) => !NOT_PROVIDERS.has(subpath) && kind !== "bridge")
+    .map(([subpath]) => subpath);
   const names = providers.map((subpath) => DISPLAY_NAMES[subpath] ?? subpath);
   const listed = names.length > 1 ? `${names.slice(0, -1).join(", ")} or ${names.at(-1)}` : names.join("");
   manifest.description = `One runtime port for every code sandbox: ${listed}, behind one API. Import sandport/core and one provider subpath.`;

@@ -211,13 +211,18 @@ export function providerDown(): SandportError {
 }
 
 /**
- * A view of `runtime` without the given optional methods (each shadowed by
+ * A view of `runtime` without the given optional methods (each read as
  * `undefined`, so `typeof runtime.execStream !== "function"`): how a caller is
  * tested against a runtime that lacks a capability. Everything else is the
- * runtime's own.
+ * runtime's own, its methods bound to it (so runtimes with private fields work).
  */
 export function withoutMethods<R extends SandboxRuntime>(runtime: R, methods: readonly (keyof R & string)[]): R {
-  const view = Object.create(runtime) as R;
-  for (const method of methods) Object.defineProperty(view, method, { value: undefined });
-  return view;
+  const removed = new Set<PropertyKey>(methods);
+  return new Proxy(runtime, {
+    get(target, key) {
+      if (removed.has(key)) return undefined;
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
 }
