@@ -23,6 +23,7 @@ const EXPECTED: Readonly<Record<string, RegExp>> = {
   "http-server.ts": /^200 <h1>hello<\/h1>/m,
   "e2b-emulator.ts": /^true hello from e2b$/m,
   "local-runtime.ts": /^hello from \/workspace\/app \(isolation: namespaces\)$/m,
+  "langchain.ts": /^Successfully wrote to .\/workspace\/test\.sh.\n2 tests passed\n[\s\S]*exit code 0[\s\S]*^the tests pass$/m,
   "openai-agents.ts": /Process exited with code 0\nOutput:\n2 tests passed in \/workspace\n[\s\S]*^the tests pass$/m,
 };
 
