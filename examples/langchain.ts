@@ -3,15 +3,17 @@
 import { AIMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import { createDeepAgent } from "deepagents";
-import { LocalRuntime } from "sandport/local";
 import { createDeepAgentsSandbox } from "sandport/langchain";
+import { LocalRuntime } from "sandport/local";
 
 const runtime = new LocalRuntime();
 const sandbox = await runtime.launch({ labels: { job: "ci-42" } });
 try {
   const backend = await createDeepAgentsSandbox({ runtime, handle: sandbox });
   const model = fakeModel()
-    .respondWithTools([{ name: "write_file", args: { file_path: "/workspace/test.sh", content: "echo 2 tests passed" } }])
+    .respondWithTools([
+      { name: "write_file", args: { file_path: "/workspace/test.sh", content: "echo 2 tests passed" } },
+    ])
     .respondWithTools([{ name: "execute", args: { command: "sh test.sh" } }])
     .respond(new AIMessage("the tests pass"));
   const agent = createDeepAgent({ model, backend });

@@ -32,7 +32,8 @@ const rows = [];
 for (const dir of readdirSync(join(root, "packages")).sort()) {
   if (NOT_PROVIDERS.has(dir)) continue;
   // Framework bridges wrap runtimes; they are not runtimes.
-  if (JSON.parse(readFileSync(join(root, "packages", dir, "package.json"), "utf8")).sandport?.kind === "bridge") continue;
+  if (JSON.parse(readFileSync(join(root, "packages", dir, "package.json"), "utf8")).sandport?.kind === "bridge")
+    continue;
   const build = INSPECT[dir];
   if (!build)
     throw new Error(`scripts/capability-table.mjs does not know how to inspect packages/${dir}: add it to INSPECT`);

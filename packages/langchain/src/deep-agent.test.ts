@@ -5,8 +5,8 @@ import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import { AIMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
-import { createDeepAgent } from "deepagents";
 import { localTestRuntime } from "@sandport/testkit/fakes";
+import { createDeepAgent } from "deepagents";
 import { createDeepAgentsSandbox } from "./index.js";
 
 const local = await localTestRuntime("langchain");
@@ -20,7 +20,11 @@ describe(`createDeepAgent on a LocalRuntime (isolation: ${local.isolation})`, ()
       const backend = await createDeepAgentsSandbox({ runtime: local.runtime, handle });
       const model = fakeModel()
         .respondWithTools([
-          { name: "write_file", args: { file_path: `${root}/greet.sh`, content: 'echo "hello from $(pwd)" > out.txt' }, id: "w" },
+          {
+            name: "write_file",
+            args: { file_path: `${root}/greet.sh`, content: 'echo "hello from $(pwd)" > out.txt' },
+            id: "w",
+          },
         ])
         .respondWithTools([{ name: "execute", args: { command: "sh greet.sh && echo oops >&2 && exit 4" }, id: "x" }])
         .respondWithTools([{ name: "read_file", args: { file_path: `${root}/out.txt` }, id: "r" }])

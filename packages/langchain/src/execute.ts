@@ -21,8 +21,10 @@ export function toExecuteResponse(result: ExecResult): ExecuteResponse {
     );
   }
   let output = parts.length > 0 ? parts.join("\n") : "<no output>";
-  if (result.timedOut) output = `${output.trimEnd()}\n\nError: Command timed out after ${(result.durationMs / 1000).toFixed(1)} seconds.`;
-  else if (result.truncated) output = `${output.trimEnd()}\n\n... Output truncated: the command was stopped at the output cap.`;
+  if (result.timedOut)
+    output = `${output.trimEnd()}\n\nError: Command timed out after ${(result.durationMs / 1000).toFixed(1)} seconds.`;
+  else if (result.truncated)
+    output = `${output.trimEnd()}\n\n... Output truncated: the command was stopped at the output cap.`;
   else if (result.exitCode === null) output = `${output.trimEnd()}\n\nThe command was killed before it exited.`;
   else if (result.exitCode !== 0) output = `${output.trimEnd()}\n\nExit code: ${result.exitCode}`;
   return { output, exitCode: result.exitCode, truncated: result.truncated };

@@ -3,8 +3,8 @@
 // the installed package's types. The runtime test checks the framework agrees.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { BaseSandbox, type CreateDeepAgentParams, isSandboxBackend, type SandboxBackendProtocolV2 } from "deepagents";
 import { RecordingRuntime } from "@sandport/testkit/fakes";
+import { BaseSandbox, type CreateDeepAgentParams, isSandboxBackend, type SandboxBackendProtocolV2 } from "deepagents";
 import { createDeepAgentsSandbox, type SandportDeepAgentsSandbox } from "./index.js";
 
 type Satisfies<Actual extends Expected, Expected> = Actual;

@@ -1,4 +1,3 @@
-import type { LaunchSpec, SandboxHandle, SandboxRuntime } from "@sandport/core";
 import type {
   Manifest,
   SandboxClient,
@@ -6,6 +5,7 @@ import type {
   SandboxClientOptions,
   SandboxSessionSerializationOptions,
 } from "@openai/agents-core/sandbox";
+import type { LaunchSpec, SandboxHandle, SandboxRuntime } from "@sandport/core";
 import { loadAgentsSdk } from "./internal/sdk.js";
 import { planManifest, rootedManifest } from "./manifest.js";
 import { SandportSandboxSession, type SandportSessionState } from "./session.js";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import type { ExecRequest, ExecResult, SandboxHandle, SandboxRuntime } from "@sandport/core";
 import type { ExecCommandArgs, SandboxExecResult, WriteStdinArgs } from "@openai/agents-core/sandbox";
+import type { ExecRequest, ExecResult, SandboxHandle, SandboxRuntime } from "@sandport/core";
 import { loadAgentsSdk } from "./internal/sdk.js";
 import { type CommandEnding, type CommandOutput, formatReport, truncateToTokens } from "./output.js";
 import { RunningCommand } from "./running-command.js";

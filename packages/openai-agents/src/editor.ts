@@ -1,5 +1,5 @@
-import { type SandboxHandle, type SandboxRuntime, SandportError } from "@sandport/core";
 import type { ApplyPatchOperation, ApplyPatchResult, Editor } from "@openai/agents-core";
+import { type SandboxHandle, type SandboxRuntime, SandportError } from "@sandport/core";
 import { type AgentsSdk, loadAgentsSdk } from "./internal/sdk.js";
 import { refuseRunAs } from "./run-as.js";
 
@@ -63,9 +63,12 @@ export class SandportEditor<H extends SandboxHandle> implements Editor {
   #requireRemove(sdk: AgentsSdk, what: string): NonNullable<SandboxRuntime<H>["remove"]> {
     const remove = this.#runtime.remove;
     if (typeof remove !== "function") {
-      throw new sdk.SandboxUnsupportedFeatureError(`${this.#runtime.provider} has no remove, so apply_patch cannot ${what}`, {
-        provider: this.#runtime.provider,
-      });
+      throw new sdk.SandboxUnsupportedFeatureError(
+        `${this.#runtime.provider} has no remove, so apply_patch cannot ${what}`,
+        {
+          provider: this.#runtime.provider,
+        },
+      );
     }
     return remove;
   }
@@ -91,6 +94,9 @@ function applyOrRefuse(sdk: AgentsSdk, input: string, diff: string, mode: "defau
   try {
     return sdk.applyDiff(input, diff, mode);
   } catch (error) {
-    throw new sdk.SandboxApplyPatchDiffError(`apply_patch: the diff for ${path} does not apply`, { path, cause: error });
+    throw new sdk.SandboxApplyPatchDiffError(`apply_patch: the diff for ${path} does not apply`, {
+      path,
+      cause: error,
+    });
   }
 }

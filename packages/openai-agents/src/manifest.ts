@@ -1,5 +1,5 @@
-import type { FileInput, SandboxHandle, SandboxRuntime } from "@sandport/core";
 import type { Entry, Manifest } from "@openai/agents-core/sandbox";
+import type { FileInput, SandboxHandle, SandboxRuntime } from "@sandport/core";
 import type { AgentsSdk } from "./internal/sdk.js";
 
 /** What materialising a manifest writes: the files, and the directories that must exist even when empty. */
@@ -40,7 +40,8 @@ export function planEntries(
     } else if (entry.type === "dir") {
       if (entry.permissions !== undefined) throw refuse("directory permissions cannot be set through the port");
       if (Object.keys(entry.children ?? {}).length === 0) {
-        if (typeof runtime.mkdir !== "function") throw refuse(`${runtime.provider} has no mkdir for an empty directory`);
+        if (typeof runtime.mkdir !== "function")
+          throw refuse(`${runtime.provider} has no mkdir for an empty directory`);
         plan.directories.push(logicalPath);
       }
     } else {

@@ -1,5 +1,5 @@
-import { type SandboxHandle, type SandboxRuntime, SandportError } from "@sandport/core";
 import type { ExposedPortEndpoint } from "@openai/agents-core/sandbox";
+import { type SandboxHandle, type SandboxRuntime, SandportError } from "@sandport/core";
 import type { AgentsSdk } from "./internal/sdk.js";
 import type { SandportSessionState } from "./session.js";
 

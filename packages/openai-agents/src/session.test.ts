@@ -31,7 +31,11 @@ describe("SandportSandboxSession", () => {
       const first = await sandbox.exec({ cmd: "read line; echo got $line", yieldTimeMs: 200 });
       assert.equal(typeof first.sessionId, "number");
       assert.equal(first.exitCode, undefined);
-      const reply = await sandbox.writeStdin({ sessionId: first.sessionId as number, chars: "hi\n", yieldTimeMs: 5_000 });
+      const reply = await sandbox.writeStdin({
+        sessionId: first.sessionId as number,
+        chars: "hi\n",
+        yieldTimeMs: 5_000,
+      });
       assert.match(reply, /Process exited with code 0/);
       assert.match(reply, /got hi/);
       assert.match(await sandbox.writeStdin({ sessionId: first.sessionId as number }), /session not found/);
@@ -44,7 +48,11 @@ describe("SandportSandboxSession", () => {
     const sandbox = await session();
     try {
       const first = await sandbox.exec({ cmd: "sleep 30", yieldTimeMs: 100 });
-      const reply = await sandbox.writeStdin({ sessionId: first.sessionId as number, chars: "\u0003", yieldTimeMs: 5_000 });
+      const reply = await sandbox.writeStdin({
+        sessionId: first.sessionId as number,
+        chars: "\u0003",
+        yieldTimeMs: 5_000,
+      });
       assert.match(reply, /Process was killed before it exited/);
     } finally {
       await sandbox.delete();
@@ -87,7 +95,10 @@ describe("SandportSandboxSession", () => {
     await sandbox.start();
     try {
       const record = await client.serializeSessionState(sandbox.state);
-      const state = await client.deserializeSessionState({ ...record, manifest: { root: sandbox.state.manifest.root } });
+      const state = await client.deserializeSessionState({
+        ...record,
+        manifest: { root: sandbox.state.manifest.root },
+      });
       const resumed = await client.resume(state);
       assert.equal(resumed.state.sandbox.id, sandbox.state.sandbox.id);
       assert.equal((await resumed.exec({ cmd: "cat x.txt" })).output, "x");

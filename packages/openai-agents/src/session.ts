@@ -1,4 +1,3 @@
-import { type SandboxHandle, type SandboxRuntime, SandportError } from "@sandport/core";
 import type { ToolOutputImage } from "@openai/agents-core";
 import type {
   ExecCommandArgs,
@@ -14,7 +13,8 @@ import type {
   ViewImageArgs,
   WriteStdinArgs,
 } from "@openai/agents-core/sandbox";
-import { SandboxCommands, formatExecResult } from "./commands.js";
+import { type SandboxHandle, type SandboxRuntime, SandportError } from "@sandport/core";
+import { formatExecResult, SandboxCommands } from "./commands.js";
 import { SandportEditor } from "./editor.js";
 import { imageMediaType, MAX_IMAGE_BYTES } from "./image.js";
 import { type AgentsSdk, loadAgentsSdk } from "./internal/sdk.js";
@@ -109,7 +109,8 @@ export class SandportSandboxSession<H extends SandboxHandle = SandboxHandle>
     const sdk = await loadAgentsSdk();
     refuseRunAs(sdk, this.runtime, args.runAs);
     const bytes = await this.#read(sdk, args.path);
-    if (bytes.byteLength > MAX_IMAGE_BYTES) throw new sdk.SandboxError(`Image file exceeds the 10 MB limit: ${args.path}`);
+    if (bytes.byteLength > MAX_IMAGE_BYTES)
+      throw new sdk.SandboxError(`Image file exceeds the 10 MB limit: ${args.path}`);
     const mediaType = imageMediaType(bytes);
     if (!mediaType) throw new sdk.SandboxError(`Unsupported image format for view_image: ${args.path}`);
     return { type: "image", image: { data: Uint8Array.from(bytes), mediaType } };

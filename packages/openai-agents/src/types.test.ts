@@ -7,7 +7,7 @@ import { test } from "node:test";
 import type { Editor, RunConfig } from "@openai/agents-core";
 import type { SandboxClient, SandboxSession, SandboxSessionState } from "@openai/agents-core/sandbox";
 import { RecordingRuntime } from "@sandport/testkit/fakes";
-import { SandportEditor, SandportSandboxClient, SandportSandboxSession } from "./index.js";
+import { type SandportEditor, SandportSandboxClient, SandportSandboxSession } from "./index.js";
 
 type Satisfies<Actual extends Expected, Expected> = Actual;
 export type ClientIsASandboxClient = Satisfies<SandportSandboxClient, SandboxClient>;

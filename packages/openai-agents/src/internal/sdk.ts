@@ -1,6 +1,6 @@
-import { createSdkLoader, type SdkLoader } from "@sandport/core/adapter";
 import type * as AgentsCore from "@openai/agents-core";
 import type * as AgentsSandbox from "@openai/agents-core/sandbox";
+import { createSdkLoader, type SdkLoader } from "@sandport/core/adapter";
 
 /**
  * The slice of `@openai/agents-core` the bridge uses at run time: the sandbox
