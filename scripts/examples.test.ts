@@ -23,6 +23,7 @@ const EXPECTED: Readonly<Record<string, RegExp>> = {
   "http-server.ts": /^200 <h1>hello<\/h1>/m,
   "e2b-emulator.ts": /^true hello from e2b$/m,
   "local-runtime.ts": /^hello from \/workspace\/app \(isolation: namespaces\)$/m,
+  "agent-native.node22.ts": /^2 tests passed in \/workspace\/agent-native-run-/m,
   "flue.node22.ts": /^the tests pass: .*2 tests passed in \/workspace/m,
   "langchain.ts":
     /^Successfully wrote to .\/workspace\/test\.sh.\n2 tests passed\n[\s\S]*exit code 0[\s\S]*^the tests pass$/m,
