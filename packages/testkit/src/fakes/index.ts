@@ -6,6 +6,6 @@
  * @module
  */
 
+export { type LocalTestRuntime, localTestRuntime } from "./local-test-runtime.js";
 export type { RecordedMethod, RecordedSandbox, ScriptedFailure } from "./recording-runtime.js";
 export { providerDown, RecordingRuntime, recordingCapabilities, withoutMethods } from "./recording-runtime.js";
-export { type LocalTestRuntime, localTestRuntime } from "./local-test-runtime.js";
