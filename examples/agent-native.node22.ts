@@ -19,6 +19,6 @@ const actions = {
   },
 };
 const runCode = createRunCodeEntry(() => actions);
-const code = 'const { passed } = await appAction("count-tests"); console.log(passed, "tests passed in", process.cwd());';
-  'const { passed } = await appAction("count-tests"); console.log(`${passed} tests passed in ${process.cwd()}`);';
+const code =
+  'const { passed } = await appAction("count-tests"); console.log(passed, "tests passed in", process.cwd());';
 console.log(await runCode.run({ code }));
