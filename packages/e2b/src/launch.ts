@@ -7,7 +7,7 @@ import {
   unsupported,
   validateLaunchSpec,
 } from "@sandport/core";
-import { isOutcomeUnknown, metadataCodec, reclaimAbandonedLaunch } from "@sandport/core/adapter";
+import { launchFailure, metadataCodec, reclaimAbandonedLaunch } from "@sandport/core/adapter";
 import { budget, type E2BContext } from "./context.js";
 import { mapE2BError } from "./errors.js";
 import { type E2BHandle, PROVIDER } from "./handle.js";
@@ -124,16 +124,5 @@ function publicDespiteRequest(sandboxId: string): SandportError {
 
 /** A failed create, saying whether the sandbox may exist anyway and under which launch key to look. */
 function launchError(error: unknown, launchKey: string): SandportError {
-  const mapped = mapE2BError(error, { operation: "launch" });
-  const outcomeUnknown = isOutcomeUnknown(mapped);
-  return new SandportError({
-    code: mapped.code,
-    provider: PROVIDER,
-    retryable: mapped.retryable,
-    cause: error,
-    message: outcomeUnknown
-      ? `${mapped.message} (the sandbox may exist anyway: search launch key ${launchKey})`
-      : mapped.message,
-    details: { ...mapped.details, launchKey, outcomeUnknown },
-  });
+  return launchFailure(error, mapE2BError(error, { operation: "launch" }), launchKey);
 }

@@ -14,7 +14,7 @@ const here = fileURLToPath(new URL("..", import.meta.url));
 const packagesDir = join(here, "..");
 const check = process.argv.includes("--check");
 
-/** Public @sandport/* packages under packages/, as [subpath, name, kind] sorted by subpath (kind: `"bridge"` for framework bridges). */
+/** Public @sandport/* packages under packages/, as [subpath, name] sorted by subpath. */
 export function findBarrels() {
   return readdirSync(packagesDir, { withFileTypes: true })
     .filter((entry) => entry.isDirectory() && existsSync(join(packagesDir, entry.name, "package.json")))
@@ -70,6 +70,7 @@ function expectedManifest(barrels) {
   manifest.peerDependencies = Object.fromEntries(optional.map(([, name]) => [name, "workspace:^"]));
   manifest.peerDependenciesMeta = Object.fromEntries(optional.map(([, name]) => [name, { optional: true }]));
   manifest.devDependencies = Object.fromEntries(optional.map(([, name]) => [name, "workspace:^"]));
+  // Framework bridges (`"sandport": { "kind": "bridge" }`) get a subpath but are not providers.
   const providers = barrels
     .filter(([subpath, , kind]) => !NOT_PROVIDERS.has(subpath) && kind !== "bridge")
     .map(([subpath]) => subpath);

@@ -1,4 +1,4 @@
-import type { SandportError } from "../errors/sandport-error.js";
+import { SandportError } from "../errors/sandport-error.js";
 import { sleep } from "../timing/abort.js";
 import type { BackgroundTasks } from "./background-tasks.js";
 import { httpStatusOf, isConnectionLost } from "./http-errors.js";
@@ -92,4 +92,41 @@ export function isOutcomeUnknown(error: unknown): boolean {
 function statusFromDetails(error: unknown): number | undefined {
   const status = (error as { details?: { status?: unknown } } | null)?.details?.status;
   return typeof status === "number" ? status : undefined;
+}
+
+/** How {@link launchFailure} words a failed create. */
+export interface LaunchFailureOptions {
+  /** Whether the sandbox may exist anyway. Default: {@link isOutcomeUnknown} of the mapped error; the adapter may know better. */
+  readonly outcomeUnknown?: boolean | undefined;
+  /** Said after the message when the outcome is known (e.g. why the provider refused). */
+  readonly hint?: string | undefined;
+}
+
+/**
+ * The error of a failed create, for the caller: `mapped` (what the adapter's
+ * mapper made of `error`, which stays the cause) with the launch key and
+ * whether the sandbox may exist anyway in its details, and, when it may, the
+ * message saying under which launch key to look for it (else the `hint`).
+ */
+export function launchFailure(
+  error: unknown,
+  mapped: SandportError,
+  launchKey: string,
+  options: LaunchFailureOptions = {},
+): SandportError {
+  const outcomeUnknown = options.outcomeUnknown ?? isOutcomeUnknown(mapped);
+  const note = outcomeUnknown
+    ? ` (the sandbox may exist anyway: search launch key ${launchKey})`
+    : options.hint === undefined
+      ? ""
+      : ` (${options.hint})`;
+  return new SandportError({
+    code: mapped.code,
+    provider: mapped.provider,
+    retryable: mapped.retryable,
+    ...(mapped.retryAfterMs === undefined ? {} : { retryAfterMs: mapped.retryAfterMs }),
+    cause: error,
+    message: `${mapped.message}${note}`,
+    details: { ...mapped.details, launchKey, outcomeUnknown },
+  });
 }

@@ -1,25 +1,7 @@
 import assert from "node:assert/strict";
-import { createServer } from "node:net";
 import type { ExecRequest, SandboxHandle } from "@sandport/core";
+import { unusedPort } from "../assertions/index.js";
 import type { CheckGroup } from "./suite.js";
-
-/**
- * A TCP port nothing on this host listens on at the moment: the port of the
- * suite's server. Sandboxes of some runtimes share the host's network
- * (local `isolation: "none"`, emulators on such a backend), so a fixed port
- * would collide between suites running side by side.
- */
-async function unusedPort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve, reject) => {
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", resolve);
-  });
-  const address = probe.address();
-  await new Promise((resolve) => probe.close(resolve));
-  assert.ok(address !== null && typeof address === "object", "a listening socket has an address");
-  return address.port;
-}
 
 /** The default server: Python's, serving the command's working directory on 127.0.0.1. */
 export function defaultHttpServer(port: number): ExecRequest {

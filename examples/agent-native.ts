@@ -1,4 +1,4 @@
-// examples/agent-native.node22.ts — agent-native's run-code tool running the agent's code in a Sandport sandbox
+// examples/agent-native.ts — agent-native's run-code tool running the agent's code in a Sandport sandbox
 // (here local), its bridge calls (appAction, ...) reaching the host through the runtime's port forwarding.
 // agent-native needs Node 22.22+. Its sandbox seam is not in the package's exports map, so it is imported by file.
 

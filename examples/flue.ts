@@ -1,4 +1,4 @@
-// examples/flue.node22.ts — a Flue agent whose sandbox is any Sandport runtime (here local). Flue needs Node 22.19+.
+// examples/flue.ts — a Flue agent whose sandbox is any Sandport runtime (here local). Flue needs Node 22.19+.
 // The model is pi-ai's faux provider so the example runs offline; use a real provider in practice.
 import { fauxAssistantMessage, fauxProvider, fauxToolCall } from "@earendil-works/pi-ai";
 import { init, useModel, useSandbox } from "@flue/runtime";
