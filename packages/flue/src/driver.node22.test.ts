@@ -4,9 +4,9 @@
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import { SandboxDiedError, SandboxOperationUnsupportedError, sandboxFromDriver } from "@flue/runtime";
-import { SandportError } from "@sandport/core";
+import { SandportError, TIMED_OUT_EXIT_STATUS } from "@sandport/core";
 import { localTestRuntime, RecordingRuntime, withoutMethods } from "@sandport/testkit/fakes";
-import { KILLED_EXIT_CODE, SandportFlueDriver, sandportSandbox, TIMED_OUT_EXIT_CODE } from "./index.js";
+import { SandportFlueDriver, sandportSandbox } from "./index.js";
 
 const local = await localTestRuntime("flue-driver");
 after(() => local.cleanup());
@@ -44,9 +44,9 @@ describe("SandportFlueDriver", () => {
     }
   });
 
-  test("exec: cwd, env, exit codes; a command killed at its time limit exits 124", async () => {
+  test("exec: cwd, env, exit codes; killed at its time limit 124 (the driver's limit by default), an abort rejects", async () => {
     const handle = await local.runtime.launch({});
-    const driver = new SandportFlueDriver(local.runtime, handle);
+    const driver = new SandportFlueDriver(local.runtime, handle, { commandTimeoutMs: 200 });
     try {
       await driver.mkdir("sub", { recursive: true });
       assert.deepEqual(await driver.exec('echo "$X in $PWD"; exit 2', { cwd: "sub", env: { X: "hi" } }), {
@@ -54,8 +54,15 @@ describe("SandportFlueDriver", () => {
         stderr: "",
         exitCode: 2,
       });
-      assert.equal((await driver.exec("sleep 5", { timeoutMs: 200 })).exitCode, TIMED_OUT_EXIT_CODE);
-      assert.equal(KILLED_EXIT_CODE, 137);
+      const expired = await driver.exec("echo started; sleep 5");
+      assert.deepEqual(expired, {
+        stdout: "started\n",
+        stderr: "command timed out after 200 ms\n",
+        exitCode: TIMED_OUT_EXIT_STATUS,
+      });
+      assert.equal((await driver.exec("sleep 0.5; echo late", { timeoutMs: 5_000 })).stdout, "late\n");
+      const abort = driver.exec("sleep 5", { timeoutMs: 5_000, signal: AbortSignal.timeout(200) });
+      await assert.rejects(abort, (error) => SandportError.hasCode(error, "ABORTED"));
     } finally {
       await local.runtime.destroy(handle);
     }
@@ -87,12 +94,13 @@ describe("SandportFlueDriver", () => {
     }
   });
 
-  test("a factory with a handle gives every harness that sandbox", async () => {
+  test("a factory with a handle gives every harness that sandbox, relative paths under its working directory", async () => {
     const handle = await local.runtime.launch({});
     try {
-      const factory = sandportSandbox({ runtime: local.runtime, handle });
+      const factory = sandportSandbox({ runtime: local.runtime, handle, workingDirectory: "app" });
       await (await factory.createSandbox({ id: "one" })).writeFile("shared.txt", "1");
       assert.equal(await (await factory.createSandbox({ id: "two" })).readFile("shared.txt"), "1");
+      assert.equal(new TextDecoder().decode(await local.runtime.readFile(handle, "app/shared.txt")), "1");
     } finally {
       await local.runtime.destroy(handle);
     }

@@ -1,6 +1,13 @@
 import type { FileStat, SandboxDriver, ShellResult } from "@flue/runtime";
-import { type FileInfo, type SandboxHandle, type SandboxRuntime, SandportError } from "@sandport/core";
-import { toShellResult } from "./exec.js";
+import {
+  type BridgeOptions,
+  exitStatus,
+  type FileInfo,
+  type SandboxHandle,
+  type SandboxRuntime,
+  SandportError,
+  whenFound,
+} from "@sandport/core";
 import { type FlueSdk, loadFlue } from "./internal/sdk.js";
 
 const decoder = new TextDecoder();
@@ -14,16 +21,23 @@ const decoder = new TextDecoder();
  * `recursive` and `force` need the runtime's `stat` / `listDir`; `mkdir` and
  * `rm` need `mkdir` / `remove`. A command finding the sandbox gone rejects
  * with `SandboxDiedError`.
+ *
+ * Flue's `ShellResult.exitCode` is a number: a killed command (`exitCode:
+ * null`) reports 124 when it ran past its time limit, else 137 (core's
+ * `exitStatus`, as every bridge maps it).
  */
 export class SandportFlueDriver<H extends SandboxHandle = SandboxHandle> implements SandboxDriver {
   /** The runtime the sandbox lives in. */
   readonly runtime: SandboxRuntime<H>;
   /** The sandbox. */
   readonly handle: H;
+  readonly #commandTimeoutMs: number | undefined;
 
-  constructor(runtime: SandboxRuntime<H>, handle: H) {
+  /** `options.commandTimeoutMs` limits the commands Flue runs without a `timeoutMs` of their own. */
+  constructor(runtime: SandboxRuntime<H>, handle: H, options: Pick<BridgeOptions<H>, "commandTimeoutMs"> = {}) {
     this.runtime = runtime;
     this.handle = handle;
+    this.#commandTimeoutMs = options.commandTimeoutMs;
   }
 
   /** A file's text (UTF-8; invalid bytes become U+FFFD). */
@@ -62,13 +76,7 @@ export class SandportFlueDriver<H extends SandboxHandle = SandboxHandle> impleme
 
   /** Whether anything is at `path`. */
   async exists(path: string): Promise<boolean> {
-    try {
-      await this.#stat(await loadFlue(), "exists", path, []);
-      return true;
-    } catch (error) {
-      if (SandportError.hasCode(error, "NOT_FOUND")) return false;
-      throw error;
-    }
+    return (await this.#present(await loadFlue(), "exists", path)) !== undefined;
   }
 
   /**
@@ -109,24 +117,30 @@ export class SandportFlueDriver<H extends SandboxHandle = SandboxHandle> impleme
   }
 
   /**
-   * Runs `command` with `sh -c`. `timeoutMs` is the port's run budget;
-   * `signal` is passed on, so an abort kills the command. See `toShellResult`
-   * for a killed command's exit code.
+   * Runs `command` with `sh -c`. `timeoutMs` (else the driver's
+   * `commandTimeoutMs`) is the port's run budget; a command past it resolves
+   * with exit code 124 and the timeout said on stderr. `signal` is passed on:
+   * an abort kills the command and rejects (`ABORTED`), which Flue reserves
+   * aborts for. A command killed otherwise (the output cap) exits 137.
    */
   async exec(
     command: string,
     options: { cwd?: string; env?: Record<string, string>; timeoutMs?: number; signal?: AbortSignal } = {},
   ): Promise<ShellResult> {
+    const timeoutMs = options.timeoutMs ?? this.#commandTimeoutMs;
     const request = {
       shell: command,
       ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
       ...(options.env === undefined ? {} : { env: options.env }),
-      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
     };
     try {
-      return toShellResult(
-        await this.runtime.exec(this.handle, request, options.signal ? { signal: options.signal } : {}),
-      );
+      const result = await this.runtime.exec(this.handle, request, options.signal ? { signal: options.signal } : {});
+      // As Flue's contract asks of an expired command: exit 124, the timeout said on stderr.
+      const expired = result.exitCode === null && result.timedOut;
+      const limit = timeoutMs === undefined ? "at the runtime's run budget" : `after ${timeoutMs} ms`;
+      const stderr = expired ? `${result.stderr}command timed out ${limit}\n` : result.stderr;
+      return { stdout: result.stdout, stderr, exitCode: exitStatus(result) };
     } catch (error) {
       // exec never reports a missing program as NOT_FOUND (that exits 127): the sandbox itself is gone.
       if (SandportError.hasCode(error, "NOT_FOUND")) {
@@ -159,12 +173,9 @@ export class SandportFlueDriver<H extends SandboxHandle = SandboxHandle> impleme
     path: string,
     options: readonly string[] = [],
   ): Promise<FileInfo | undefined> {
-    try {
-      return await this.#stat(sdk, operation, path, options);
-    } catch (error) {
-      if (SandportError.hasCode(error, "NOT_FOUND")) return undefined;
-      throw error;
-    }
+    // Only the stat is in whenFound: a missing method is still Flue's unsupported error.
+    const stat = this.#method(sdk, "stat", operation, options);
+    return whenFound(stat.call(this.runtime, this.handle, path));
   }
 }
 

@@ -1,21 +1,22 @@
 import type { Sandbox, SandboxFactory } from "@flue/runtime";
-import type { LaunchSpec, SandboxHandle, SandboxRuntime } from "@sandport/core";
+import { type BridgeOptions, bridgeBaseDirectory, type LaunchSpec, type SandboxHandle } from "@sandport/core";
 import { SandportFlueDriver } from "./driver.js";
 import { loadFlue } from "./internal/sdk.js";
 
 /** The label a sandbox the factory launches carries: the Flue instance id it serves. */
 export const FLUE_INSTANCE_LABEL = "flue.instance";
 
-/** What {@link sandportSandbox} needs. */
-export interface SandportSandboxOptions<H extends SandboxHandle = SandboxHandle> {
-  /** The runtime the sandbox lives in. */
-  readonly runtime: SandboxRuntime<H>;
+/**
+ * What {@link sandportSandbox} needs: the runtime, and (from core's
+ * `BridgeOptions`) `workingDirectory`, the base Flue resolves the agent's cwd
+ * against (default: the runtime's workspace root), and `commandTimeoutMs`, the
+ * limit of commands Flue runs without one.
+ */
+export interface SandportSandboxOptions<H extends SandboxHandle = SandboxHandle> extends BridgeOptions<H> {
   /** A sandbox you hold, shared by every harness. Without it, one sandbox per Flue instance id is launched. */
   readonly handle?: H;
   /** How a sandbox is launched (labels, env, ports, ...), when there is no `handle`. */
   readonly launch?: LaunchSpec;
-  /** The base directory Flue resolves the agent's cwd against. Default: the runtime's workspace root. */
-  readonly cwd?: string;
 }
 
 /**
@@ -50,7 +51,9 @@ export function sandportSandbox<H extends SandboxHandle>(options: SandportSandbo
     async createSandbox({ id }: { id: string }): Promise<Sandbox> {
       const sdk = await loadFlue();
       const handle = await sandboxFor(id);
-      return sdk.sandboxFromDriver(new SandportFlueDriver(runtime, handle), options.cwd ?? runtime.workspaceRoot);
+      const commandTimeoutMs = options.commandTimeoutMs === undefined ? {} : { commandTimeoutMs: options.commandTimeoutMs };
+      const driver = new SandportFlueDriver(runtime, handle, commandTimeoutMs);
+      return sdk.sandboxFromDriver(driver, bridgeBaseDirectory(options));
     },
   };
 }

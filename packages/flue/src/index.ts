@@ -6,5 +6,4 @@
  */
 
 export { SandportFlueDriver } from "./driver.js";
-export { KILLED_EXIT_CODE, TIMED_OUT_EXIT_CODE } from "./exec.js";
 export { FLUE_INSTANCE_LABEL, type SandportSandboxOptions, sandportSandbox } from "./factory.js";
