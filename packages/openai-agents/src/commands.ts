@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { ExecCommandArgs, SandboxExecResult, WriteStdinArgs } from "@openai/agents-core/sandbox";
-import type { ExecRequest, ExecResult, SandboxHandle, SandboxRuntime } from "@sandport/core";
+import { type ExecRequest, type ExecResult, exitStatus, type SandboxHandle, type SandboxRuntime } from "@sandport/core";
 import { loadAgentsSdk } from "./internal/sdk.js";
 import { type CommandEnding, type CommandOutput, formatReport, truncateToTokens } from "./output.js";
 import { RunningCommand } from "./running-command.js";
@@ -134,8 +134,9 @@ function report(
     stdout: output.stdout,
     stderr: output.stderr,
     wallTimeSeconds: (Date.now() - started) / 1000,
-    // A killed command keeps Sandport's `null`: the framework's type allows it.
-    ...(ending.running ? { sessionId: ending.sessionId } : { exitCode: ending.result.exitCode }),
+    // A killed command (Sandport's `null`) gets a number, as the framework's own sandboxes give every
+    // finished command: 124 past its time limit, else 137 (core's exitStatus, as in every bridge).
+    ...(ending.running ? { sessionId: ending.sessionId } : { exitCode: exitStatus(ending.result) }),
     ...(originalTokenCount === undefined ? {} : { originalTokenCount }),
   };
 }

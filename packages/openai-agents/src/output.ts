@@ -1,4 +1,4 @@
-import type { ExecResult } from "@sandport/core";
+import { type ExecResult, exitStatus } from "@sandport/core";
 
 /** Output gathered from a command: in arrival order, and per stream. */
 export interface CommandOutput {
@@ -36,16 +36,17 @@ export function truncateToTokens(
 
 /**
  * The status line for the model. A Sandport result with `exitCode: null` (the
- * command was killed: timeout, output cap, abort) has no exit code to report,
- * so the line says why it ended instead.
+ * command was killed: timeout, output cap, Ctrl-C) is reported with the exit
+ * status core's `exitStatus` gives it (124 or 137) and why it ended.
  */
 function statusLine(ending: CommandEnding): string {
   if (ending.running) return `Process running with session ID ${ending.sessionId}`;
   const { result } = ending;
-  if (result.exitCode !== null) return `Process exited with code ${result.exitCode}`;
-  if (result.timedOut) return "Process was killed: it ran past its time limit";
-  if (result.truncated) return "Process was killed: its output passed the output cap";
-  return "Process was killed before it exited";
+  const code = exitStatus(result);
+  if (result.exitCode !== null) return `Process exited with code ${code}`;
+  if (result.timedOut) return `Process exited with code ${code}: killed, it ran past its time limit`;
+  if (result.truncated) return `Process exited with code ${code}: killed, its output passed the output cap`;
+  return `Process exited with code ${code}: killed before it exited`;
 }
 
 /** The text `exec_command` and `write_stdin` return, in the layout of the framework's own sandboxes. */

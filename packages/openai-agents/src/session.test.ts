@@ -44,7 +44,7 @@ describe("SandportSandboxSession", () => {
     }
   });
 
-  test("Ctrl-C kills a running command; the killed result keeps exitCode null and says so", async () => {
+  test("Ctrl-C kills a running command; the report gives exit status 137 and says it was killed", async () => {
     const sandbox = await session();
     try {
       const first = await sandbox.exec({ cmd: "sleep 30", yieldTimeMs: 100 });
@@ -53,7 +53,7 @@ describe("SandportSandboxSession", () => {
         chars: "\u0003",
         yieldTimeMs: 5_000,
       });
-      assert.match(reply, /Process was killed before it exited/);
+      assert.match(reply, /Process exited with code 137: killed before it exited/);
     } finally {
       await sandbox.delete();
     }

@@ -13,7 +13,7 @@ import type {
   ViewImageArgs,
   WriteStdinArgs,
 } from "@openai/agents-core/sandbox";
-import { type SandboxHandle, type SandboxRuntime, SandportError } from "@sandport/core";
+import { type SandboxHandle, type SandboxRuntime, SandportError, whenFound } from "@sandport/core";
 import { formatExecResult, SandboxCommands } from "./commands.js";
 import { SandportEditor } from "./editor.js";
 import { imageMediaType, MAX_IMAGE_BYTES } from "./image.js";
@@ -75,7 +75,7 @@ export class SandportSandboxSession<H extends SandboxHandle = SandboxHandle>
     return this.#commands.interactive;
   }
 
-  /** Runs a command; see `SandboxCommands.run`. A killed command reports `exitCode: null`. */
+  /** Runs a command; see `SandboxCommands.run`. A killed command exits 124 (past its time limit) or 137. */
   async exec(args: ExecCommandArgs): Promise<SandboxExecResult> {
     return (await this.#commands.run(args)).result;
   }
@@ -191,12 +191,7 @@ export class SandportSandboxSession<H extends SandboxHandle = SandboxHandle>
     const sdk = await loadAgentsSdk();
     refuseRunAs(sdk, this.runtime, runAs);
     const stat = requireMethod(sdk, this.runtime, "stat", "inspect a path");
-    try {
-      return (await stat.call(this.runtime, this.state.sandbox, path)).kind;
-    } catch (error) {
-      if (SandportError.hasCode(error, "NOT_FOUND")) return undefined;
-      throw error;
-    }
+    return (await whenFound(stat.call(this.runtime, this.state.sandbox, path)))?.kind;
   }
 }
 
