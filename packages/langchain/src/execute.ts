@@ -1,13 +1,14 @@
-import type { ExecResult } from "@sandport/core";
+import { type ExecResult, exitStatus } from "@sandport/core";
 import type { ExecuteResponse } from "deepagents";
 
 /**
  * A Sandport result as deepagents' `ExecuteResponse`: stdout, then stderr with
  * each line marked `[stderr] ` (as deepagents' own local shell backend does;
  * the port keeps the streams apart, so their interleaving is not known). A
- * non-zero exit is appended as `Exit code: N`. A killed command (timeout,
- * output cap) keeps `exitCode: null`, which the framework's type allows, and
- * the output says why.
+ * non-zero exit is appended as `Exit code: N`. A killed command (Sandport's
+ * `exitCode: null`) gets core's `exitStatus`, as in every bridge: 124 past its
+ * time limit (what deepagents' own shell backend reports for a timeout), else
+ * 137; the output says why.
  */
 export function toExecuteResponse(result: ExecResult): ExecuteResponse {
   const parts: string[] = [];
@@ -26,6 +27,7 @@ export function toExecuteResponse(result: ExecResult): ExecuteResponse {
   else if (result.truncated)
     output = `${output.trimEnd()}\n\n... Output truncated: the command was stopped at the output cap.`;
   else if (result.exitCode === null) output = `${output.trimEnd()}\n\nThe command was killed before it exited.`;
-  else if (result.exitCode !== 0) output = `${output.trimEnd()}\n\nExit code: ${result.exitCode}`;
-  return { output, exitCode: result.exitCode, truncated: result.truncated };
+  const exitCode = exitStatus(result);
+  if (exitCode !== 0) output = `${output.trimEnd()}\n\nExit code: ${exitCode}`;
+  return { output, exitCode, truncated: result.truncated };
 }

@@ -1,8 +1,9 @@
 // uploadFiles / downloadFiles report per file with deepagents' error values;
-// failures that are not about a path propagate. execute maps results.
+// failures that are not about a path propagate. execute maps results; both
+// follow the working directory.
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
-import { SandportError } from "@sandport/core";
+import { SandportError, TIMED_OUT_EXIT_STATUS } from "@sandport/core";
 import { localTestRuntime, providerDown, RecordingRuntime, withoutMethods } from "@sandport/testkit/fakes";
 import { createDeepAgentsSandbox } from "./index.js";
 
@@ -69,10 +70,10 @@ describe("file transfer, per file", () => {
 });
 
 describe("execute", () => {
-  test("stdout, marked stderr, exit codes, and a killed command's null exit code", async () => {
+  test("stdout, marked stderr, exit codes; a command past its time limit exits 124", async () => {
     const handle = await local.runtime.launch({});
     try {
-      const sandbox = await createDeepAgentsSandbox({ runtime: local.runtime, handle, timeoutMs: 300 });
+      const sandbox = await createDeepAgentsSandbox({ runtime: local.runtime, handle, commandTimeoutMs: 300 });
       assert.deepEqual(await sandbox.execute("echo out; echo err >&2"), {
         output: "out\n\n[stderr] err",
         exitCode: 0,
@@ -80,8 +81,23 @@ describe("execute", () => {
       });
       assert.deepEqual(await sandbox.execute("true"), { output: "<no output>", exitCode: 0, truncated: false });
       const slow = await sandbox.execute("sleep 5");
-      assert.equal(slow.exitCode, null);
-      assert.match(slow.output, /timed out after/);
+      assert.equal(slow.exitCode, TIMED_OUT_EXIT_STATUS);
+      assert.match(slow.output, /timed out after[\s\S]*Exit code: 124$/);
+    } finally {
+      await local.runtime.destroy(handle);
+    }
+  });
+
+  test("a working directory: execute runs there, relative file paths resolve against it", async () => {
+    const handle = await local.runtime.launch({});
+    try {
+      const sandbox = await createDeepAgentsSandbox({ runtime: local.runtime, handle, workingDirectory: "app" });
+      assert.deepEqual(await sandbox.uploadFiles([["notes.txt", bytes("in app")]]), [{ path: "notes.txt", error: null }]);
+      const root = local.runtime.workspaceRoot;
+      assert.equal((await sandbox.execute("pwd; cat notes.txt")).output, `${root}/app\nin app`);
+      const [download] = await sandbox.downloadFiles([`${root}/app/notes.txt`, "notes.txt"]);
+      assert.equal(new TextDecoder().decode(download?.content ?? new Uint8Array()), "in app");
+      assert.equal((await sandbox.downloadFiles(["../app/notes.txt"]))[0]?.error, null);
     } finally {
       await local.runtime.destroy(handle);
     }

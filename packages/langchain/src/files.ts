@@ -1,3 +1,4 @@
+import { posix } from "node:path";
 import {
   type FileInput,
   normalizeWorkspacePath,
@@ -33,21 +34,24 @@ async function fileError<H extends SandboxHandle>(
 }
 
 /**
- * Writes files, reporting per file. Paths outside the workspace are
- * `invalid_path` without a call; the rest go in one `writeFiles` call, and
- * only if that fails are they written one by one to say which failed.
+ * Writes files, reporting per file; relative paths resolve against `base`.
+ * Paths outside the workspace are `invalid_path` without a call; the rest go
+ * in one `writeFiles` call, and only if that fails are they written one by
+ * one to say which failed.
  */
 export async function uploadFiles<H extends SandboxHandle>(
   runtime: SandboxRuntime<H>,
   handle: H,
+  base: string,
   files: Array<[string, Uint8Array]>,
 ): Promise<FileUploadResponse[]> {
   const errors = new Map<number, FileOperationError>();
   const valid: { index: number; file: FileInput }[] = [];
   files.forEach(([path, content], index) => {
     try {
-      normalizeWorkspacePath(path, { root: runtime.workspaceRoot, provider: runtime.provider });
-      valid.push({ index, file: { path, content } });
+      const absolute = posix.resolve(base, path);
+      normalizeWorkspacePath(absolute, { root: runtime.workspaceRoot, provider: runtime.provider });
+      valid.push({ index, file: { path: absolute, content } });
     } catch {
       errors.set(index, "invalid_path");
     }
@@ -74,18 +78,23 @@ export async function uploadFiles<H extends SandboxHandle>(
   return files.map(([path], index) => ({ path, error: errors.get(index) ?? null }));
 }
 
-/** Reads files, reporting per file: the bytes, or the framework's error value with `content: null`. */
+/**
+ * Reads files, reporting per file (relative paths resolve against `base`):
+ * the bytes, or the framework's error value with `content: null`.
+ */
 export async function downloadFiles<H extends SandboxHandle>(
   runtime: SandboxRuntime<H>,
   handle: H,
+  base: string,
   paths: string[],
 ): Promise<FileDownloadResponse[]> {
   const responses: FileDownloadResponse[] = [];
   for (const path of paths) {
+    const absolute = posix.resolve(base, path);
     try {
-      responses.push({ path, content: await runtime.readFile(handle, path), error: null });
+      responses.push({ path, content: await runtime.readFile(handle, absolute), error: null });
     } catch (error) {
-      const code = await fileError(runtime, handle, path, error);
+      const code = await fileError(runtime, handle, absolute, error);
       if (code === undefined) throw error;
       responses.push({ path, content: null, error: code });
     }
