@@ -4,16 +4,34 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { SandportError } from "@sandport/core";
 import { LocalRuntime, type LocalRuntimeOptions } from "@sandport/local";
-import { localTestRuntime } from "../fakes/local-test-runtime.js";
 import { describeRuntimeConformance } from "./index.js";
 
-// `undefined` when namespace isolation works here, else why not; under
-// `SANDPORT_REQUIRE_BWRAP=1` (CI) unavailability throws, so the namespaces run
-// can never be skipped silently there.
-const probe = await localTestRuntime("conformance-probe");
-probe.cleanup();
-const unavailable = probe.fallbackReason;
+/**
+ * `undefined` when namespace isolation works here, else why not. Under
+ * `SANDPORT_REQUIRE_BWRAP=1` (CI) unavailability throws, so the namespaces run
+ * can never be skipped silently there.
+ */
+async function namespacesUnavailable(): Promise<string | undefined> {
+  const root = mkdtempSync(join(tmpdir(), "sandport-conformance-probe-"));
+  const runtime = new LocalRuntime({ root, isolation: "namespaces" });
+  try {
+    const handle = await runtime.launch({});
+    await runtime.exec(handle, { argv: ["true"] });
+    await runtime.destroy(handle);
+    return undefined;
+  } catch (error) {
+    if (!SandportError.hasCode(error, "UNSUPPORTED")) throw error;
+    if (process.env.SANDPORT_REQUIRE_BWRAP === "1")
+      throw new Error(`namespace isolation is required: ${error.message}`);
+    return error.message;
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+const unavailable = await namespacesUnavailable();
 
 for (const isolation of ["namespaces", "none"] as const) {
   describeRuntimeConformance({
