@@ -51,7 +51,8 @@ export function sandportSandbox<H extends SandboxHandle>(options: SandportSandbo
     async createSandbox({ id }: { id: string }): Promise<Sandbox> {
       const sdk = await loadFlue();
       const handle = await sandboxFor(id);
-      const commandTimeoutMs = options.commandTimeoutMs === undefined ? {} : { commandTimeoutMs: options.commandTimeoutMs };
+      const commandTimeoutMs =
+        options.commandTimeoutMs === undefined ? {} : { commandTimeoutMs: options.commandTimeoutMs };
       const driver = new SandportFlueDriver(runtime, handle, commandTimeoutMs);
       return sdk.sandboxFromDriver(driver, bridgeBaseDirectory(options));
     },

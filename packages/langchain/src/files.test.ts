@@ -92,7 +92,9 @@ describe("execute", () => {
     const handle = await local.runtime.launch({});
     try {
       const sandbox = await createDeepAgentsSandbox({ runtime: local.runtime, handle, workingDirectory: "app" });
-      assert.deepEqual(await sandbox.uploadFiles([["notes.txt", bytes("in app")]]), [{ path: "notes.txt", error: null }]);
+      assert.deepEqual(await sandbox.uploadFiles([["notes.txt", bytes("in app")]]), [
+        { path: "notes.txt", error: null },
+      ]);
       const root = local.runtime.workspaceRoot;
       assert.equal((await sandbox.execute("pwd; cat notes.txt")).output, `${root}/app\nin app`);
       const [download] = await sandbox.downloadFiles([`${root}/app/notes.txt`, "notes.txt"]);
