@@ -12,6 +12,7 @@ import {
   checkSymlinkGuard,
   chmodScript,
   type GuardedPath,
+  modesToSet,
   type OperationCall,
   symlinkGuardScript,
 } from "@sandport/core/adapter";
@@ -49,11 +50,7 @@ export async function writeFiles(
     );
     const entries = valid.map((file) => ({ path: toSandboxPath(workspaceRoot, file.path), data: bytes(file.content) }));
     await sandbox.files.write(entries, { requestTimeoutMs: call.remainingMs(), signal: call.signal });
-    const modes = new Map<number, string[]>();
-    valid.forEach((file, index) => {
-      if (files[index]?.mode === undefined || file.mode === WRITTEN_MODE) return;
-      modes.set(file.mode, [...(modes.get(file.mode) ?? []), file.path]);
-    });
+    const modes = modesToSet(valid, WRITTEN_MODE);
     if (modes.size === 0) return;
     const result = await runScript(context, id, sandbox, chmodScript(modes), call);
     if (result.exitCode === 0) return;

@@ -12,6 +12,7 @@ import {
   checkSymlinkGuard,
   chmodScript,
   type GuardedPath,
+  modesToSet,
   type OperationCall,
   symlinkGuardScript,
 } from "@sandport/core/adapter";
@@ -54,10 +55,7 @@ export function writeFiles(
           .map((file) => sandbox.filesystem.writeBytes(file.content, toSandboxPath(root, file.path))),
       );
     }
-    const modes = new Map<number, string[]>();
-    for (const file of valid) {
-      if (file.mode !== WRITTEN_MODE) modes.set(file.mode, [...(modes.get(file.mode) ?? []), file.path]);
-    }
+    const modes = modesToSet(valid, WRITTEN_MODE);
     if (modes.size === 0) return;
     const result = await runScript(context, sandbox, chmodScript(modes), call);
     if (result.exitCode === 0) return;

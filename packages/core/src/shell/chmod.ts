@@ -1,3 +1,4 @@
+import type { ValidatedFile } from "../validation/requests.js";
 import { quoteArgv } from "./quote.js";
 
 /**
@@ -9,4 +10,17 @@ export function chmodScript(modes: ReadonlyMap<number, readonly string[]>): stri
   return [...modes]
     .map(([mode, paths]) => `chmod ${mode.toString(8).padStart(4, "0")} -- ${quoteArgv(paths)}`)
     .join(" && ");
+}
+
+/**
+ * What {@link chmodScript} must still do after an upload that gives every
+ * file `writtenMode`: the files whose mode differs, grouped by mode. Empty
+ * when there is nothing to change.
+ */
+export function modesToSet(files: readonly ValidatedFile[], writtenMode: number): Map<number, string[]> {
+  const modes = new Map<number, string[]>();
+  for (const file of files) {
+    if (file.mode !== writtenMode) modes.set(file.mode, [...(modes.get(file.mode) ?? []), file.path]);
+  }
+  return modes;
 }
