@@ -13,7 +13,8 @@ export function lowLevelApi(client: DaytonaClient): DaytonaSandboxApi {
   if (
     typeof api?.getSandbox === "function" &&
     typeof api.createSandbox === "function" &&
-    typeof api.deleteSandbox === "function"
+    typeof api.deleteSandbox === "function" &&
+    typeof api.listSandboxes === "function"
   ) {
     return api as DaytonaSandboxApi;
   }

@@ -32,6 +32,7 @@ test("every supported SDK's client has the low-level sandbox API the adapter rea
     assert.equal(typeof api.getSandbox, "function", name);
     assert.equal(typeof api.createSandbox, "function", name);
     assert.equal(typeof api.deleteSandbox, "function", name);
+    assert.equal(typeof api.listSandboxes, "function", name);
   }
   assert.throws(() => lowLevelApi({} as never), /low-level sandbox API/);
 });

@@ -140,8 +140,6 @@ export interface DaytonaClient {
   /** Creates a sandbox and waits until it is started (a build included); `timeout` in seconds. */
   create(params: DaytonaCreateParams, options: { timeout: number }): Promise<DaytonaSandbox>;
   get(sandboxIdOrName: string): Promise<DaytonaSandbox>;
-  /** Every sandbox matching `query`, page after page. */
-  list(query: { labels: Record<string, string>; limit: number }): AsyncIterable<DaytonaSandbox>;
 }
 
 /** The module shape this adapter needs from the SDK. */
@@ -222,4 +220,18 @@ export interface DaytonaSandboxApi {
     options: LowLevelRequestOptions,
   ): Promise<{ data: DaytonaSandboxRecord }>;
   deleteSandbox(sandboxIdOrName: string, organizationId: undefined, options: LowLevelRequestOptions): Promise<unknown>;
+  /**
+   * One page of the organization's sandboxes. Only the first seven positions
+   * are the same in every supported SDK, so no per-request options (the
+   * client's `requestTimeoutMs` still bounds it).
+   */
+  listSandboxes(
+    organizationId: undefined,
+    cursor: string | undefined,
+    limit: number,
+    id: undefined,
+    name: undefined,
+    labels: string,
+    includeErroredDeleted: boolean,
+  ): Promise<{ data: { items: DaytonaSandboxRecord[]; nextCursor?: string | null } }>;
 }
