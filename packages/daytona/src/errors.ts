@@ -4,6 +4,7 @@ import {
   createErrorMapper,
   errorName,
   httpStatusOf,
+  isConnectionLost,
   retryAfterMs,
 } from "@sandport/core/adapter";
 import { PROVIDER } from "./handle.js";
@@ -32,6 +33,8 @@ export const mapDaytonaError = createErrorMapper({
   provider: PROVIDER,
   byName: DAYTONA_ERRORS,
   classify: (error) => {
+    // An answer whose status was sent but whose body broke off: the connection dropped mid-answer.
+    if (brokeOffMidAnswer(error)) return { code: "PROVIDER_UNAVAILABLE" };
     if (httpStatusOf(error) !== undefined) return undefined;
     const upgrade = REFUSED_UPGRADE.exec(String((error as { message?: unknown } | null)?.message ?? ""));
     if (upgrade) return classifyHttpStatus(Number(upgrade[1]));
@@ -44,6 +47,22 @@ export const mapDaytonaError = createErrorMapper({
   },
   retryAfterMsOf: (error) => retryAfterMs((error as { headers?: Record<string, unknown> } | null)?.headers?.["retry-after"]),
 });
+
+/** True when an answer began (a 2xx or 3xx status) and its body broke off: the SDK reports that status. */
+function brokeOffMidAnswer(error: unknown): boolean {
+  const status = httpStatusOf(error);
+  return status !== undefined && status < 400;
+}
+
+/**
+ * True when the connection dropped before the whole answer arrived (before
+ * it began, or in the middle of its body): whatever the request asked for may
+ * have happened.
+ */
+export function answerLost(error: unknown): boolean {
+  const vendor = SandportError.isInstance(error) ? error.cause : error;
+  return isConnectionLost(vendor) || brokeOffMidAnswer(vendor) || errorName(vendor) === "DaytonaConnectionError";
+}
 
 /** True when Daytona reports that the sandbox, file, session or command does not exist (or no longer does). */
 export function isNotFound(error: unknown): boolean {

@@ -9,10 +9,10 @@ import {
   toSandboxPath,
   validateExecRequest,
 } from "@sandport/core";
-import { assertCommandFits, isConnectionLost, OutputCollector, planStdin } from "@sandport/core/adapter";
+import { assertCommandFits, OutputCollector, planStdin } from "@sandport/core/adapter";
 import { cappedScript, daemonCommand, requestCommand } from "./command-scripts.js";
 import { type CallTiming, type DaytonaContext, seconds } from "./context.js";
-import { mapDaytonaError, statusOf, wasRefused } from "./errors.js";
+import { answerLost, mapDaytonaError, statusOf, wasRefused } from "./errors.js";
 import { PROVIDER } from "./handle.js";
 import type { DaytonaSandbox } from "./internal/sdk-types.js";
 import { EXEC_MARKER_ENV, RESERVED_ENV } from "./markers.js";
@@ -167,7 +167,7 @@ function resultOf(
 export function startFailure(error: unknown, sandboxId: string): SandportError {
   const mapped = mapDaytonaError(error, { operation: "exec", sandboxId });
   const status = statusOf(error);
-  const unknown = isConnectionLost(error) || mapped.code === "DEADLINE_EXCEEDED" || (status !== undefined && status >= 500 && status !== 503);
+  const unknown = answerLost(error) || mapped.code === "DEADLINE_EXCEEDED" || (status !== undefined && status >= 500);
   if (!unknown || wasRefused(error)) return mapped;
   return new SandportError({
     code: mapped.code,
