@@ -99,10 +99,10 @@ test("invalid or unenforceable launch specs are refused before any request", asy
 });
 
 test("create errors are typed: 429 and 503 refusals, and a lost response that needs reconciling", async () => {
-  emulator.injectFault({ route: CREATE, fault: { kind: "status", status: 429, retryAfterSeconds: 0 } });
+  emulator.injectFault({ route: CREATE, fault: { kind: "status", status: 429, retryAfterSeconds: 0 }, times: 3 });
   const limited = await expectCode(runtime.launch(), "RATE_LIMITED");
   assert.equal(limited.retryable, true);
-  emulator.injectFault({ route: CREATE, fault: { kind: "status", status: 503 } });
+  emulator.injectFault({ route: CREATE, fault: { kind: "status", status: 503 }, times: 3 });
   const busy = await expectCode(runtime.launch(), "PROVIDER_UNAVAILABLE");
   assert.equal(busy.details.outcomeUnknown, false, "a 503 says the request was refused");
   const before = ours().length;

@@ -1,7 +1,8 @@
-import { type LaunchSpec, type OpOptions, SandportError } from "@sandport/core";
+import { type LaunchSpec, type OpOptions, retry, SandportError } from "@sandport/core";
 import { isOutcomeUnknown, reclaimAbandonedLaunch } from "@sandport/core/adapter";
 import { budget, type CallTiming, type DaytonaContext, seconds } from "./context.js";
-import { mapDaytonaError } from "./errors.js";
+import { mapDaytonaError, wasRefused } from "./errors.js";
+import { START_RETRY } from "./exec.js";
 import { type DaytonaHandle, handleFromSandbox, PROVIDER } from "./handle.js";
 import type { DaytonaSandbox } from "./internal/sdk-types.js";
 import { createBody, createParams, type LaunchPlan, planLaunch } from "./launch-plan.js";
@@ -11,7 +12,8 @@ import { repeatable } from "./run-script.js";
 
 /**
  * Creates a sandbox with the SDK's `create` (one request from a snapshot:
- * Daytona answers once it is started; an image build is waited for), carrying
+ * Daytona answers once it is started; an image build is waited for; a create
+ * Daytona refused with 429 or 503 is sent again), carrying
  * the ownership label, the launch key and the caller's labels, with explicit
  * lifecycle intervals, env, network and volumes; then creates the workspace.
  *
@@ -25,7 +27,8 @@ export function launch(context: DaytonaContext, spec: LaunchSpec = {}, op?: OpOp
   return launchWith(context, spec, op, "launch", async (plan, call, track) => {
     const client = await context.client();
     if (call.signal.aborted) throw call.signal.reason;
-    const creation = client.create(createParams(context.options, plan), { timeout: seconds(call.remainingMs()) });
+    const params = createParams(context.options, plan);
+    const creation = createRetrying(call, () => client.create(params, { timeout: seconds(call.remainingMs()) }));
     const sandbox = await track(creation.then((created) => created.id), creation);
     await prepareWorkspace(context, sandbox, call);
     context.remember(sandbox);
@@ -50,7 +53,9 @@ export function launchDetached(
     const [sdk, api] = await Promise.all([context.sdk(), context.api()]);
     if (call.signal.aborted) throw call.signal.reason;
     const body = createBody(context.options, plan, sdk);
-    const creation = api.createSandbox(body, undefined, { timeout: Math.max(1, call.remainingMs()) });
+    const creation = createRetrying(call, () =>
+      api.createSandbox(body, undefined, { timeout: Math.max(1, call.remainingMs()) }),
+    );
     const { data } = await track(
       creation.then(({ data: created }) => created.id),
       creation,
@@ -67,6 +72,16 @@ export function ready(context: DaytonaContext, handle: unknown, op?: OpOptions):
     const sandbox = await context.sandbox(sandboxId, "ready", call);
     await prepareWorkspace(context, sandbox, call);
   });
+}
+
+/**
+ * A create, sent again only when Daytona refused it (429, 503: nothing was
+ * created). The request itself is not cancelled by the caller's signal (a
+ * create already sent is left to finish and is reclaimed); the signal only
+ * stops further attempts.
+ */
+export function createRetrying<T>(call: CallTiming, create: () => Promise<T>): Promise<T> {
+  return retry(create, { policy: START_RETRY, isRetryable: wasRefused, ...(call.signal ? { signal: call.signal } : {}) });
 }
 
 /** Creates the workspace directory (`createFolder` makes parents and succeeds when it exists). */

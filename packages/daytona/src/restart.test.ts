@@ -83,6 +83,7 @@ class World {
           world.records.delete(id);
           return {};
         },
+        listSandboxes: async () => ({ data: { items: [...world.records.values()], nextCursor: null } }),
       };
       async get(id: string) {
         return sandboxOf(id);

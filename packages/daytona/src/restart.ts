@@ -5,6 +5,7 @@ import { mapDaytonaError } from "./errors.js";
 import { PROVIDER, validSandboxId } from "./handle.js";
 import type { DaytonaSandbox, DaytonaSandboxRecord } from "./internal/sdk-types.js";
 import { replacementBody } from "./launch-plan.js";
+import { createRetrying } from "./launch.js";
 import { deleteSandbox } from "./lifecycle.js";
 import { repeatable, runScript } from "./run-script.js";
 
@@ -125,12 +126,10 @@ async function probe(context: DaytonaContext, sandbox: DaytonaSandbox, call: Ope
  */
 async function replace(context: DaytonaContext, record: DaytonaSandboxRecord, call: OperationCall): Promise<string> {
   const api = await context.api();
-  const created = await repeatable(call, { operation: "start", sandboxId: record.id }, async () => {
-    const { data } = await api.createSandbox(replacementBody(context.options, record), undefined, {
-      timeout: Math.max(1, call.remainingMs()),
-    });
-    return data;
-  }).catch((error: unknown) => {
+  const body = replacementBody(context.options, record);
+  const { data: created } = await createRetrying(call, () =>
+    api.createSandbox(body, undefined, { timeout: Math.max(1, call.remainingMs()) }),
+  ).catch((error: unknown) => {
     throw mapDaytonaError(error, { operation: "start (replacement)", sandboxId: record.id });
   });
   const id = validSandboxId(created.id);
