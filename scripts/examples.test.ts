@@ -22,12 +22,13 @@ const EXPECTED: Readonly<Record<string, RegExp>> = {
   "interactive-shell.ts": /hello from the sandbox\n\/workspace\n[\s\S]*exited with 7/,
   "http-server.ts": /^200 <h1>hello<\/h1>/m,
   "e2b-emulator.ts": /^true hello from e2b$/m,
+  "daytona-emulator.ts": /^true hello from daytona$/m,
   "local-runtime.ts": /^hello from \/workspace\/app \(isolation: namespaces\)$/m,
 };
 
 /** Why an example needing namespaces (or python3 under /usr) cannot run here; `undefined` when it can. */
 function skipReason(file: string): string | undefined {
-  if (file === "e2b-emulator.ts") return undefined;
+  if (file === "e2b-emulator.ts" || file === "daytona-emulator.ts") return undefined;
   const missing = !existsSync("/usr/bin/bwrap")
     ? "bubblewrap"
     : file === "http-server.ts" && !existsSync("/usr/bin/python3")

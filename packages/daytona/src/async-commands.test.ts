@@ -29,9 +29,14 @@ for (const sdk of SDKS) {
     after(() => emulator.stop());
 
     const exited = (ref: CommandRef) =>
-      waitFor(async () => (await runtime.commandStatus(handle, ref)).state === "exited", { what: "the command to exit" });
+      waitFor(async () => (await runtime.commandStatus(handle, ref)).state === "exited", {
+        what: "the command to exit",
+      });
     const runs = async (file: string) =>
-      new TextDecoder().decode(await runtime.readFile(handle, file)).split("\n").filter(Boolean).length;
+      new TextDecoder()
+        .decode(await runtime.readFile(handle, file))
+        .split("\n")
+        .filter(Boolean).length;
 
     test("a start is three requests (and the home directory, once per sandbox); status and logs follow the command; the session id names it again", async () => {
       emulator.resetRequests();

@@ -154,26 +154,32 @@ async function onCommand<T>(
   ) => Promise<T>,
 ): Promise<T> {
   const valid = validateCommandRef(ref, PROVIDER);
-  return context.onSandbox(handle, op, operation, context.options.timeouts.lookupMs, async (sandbox, call, sandboxId) => {
-    const site = { operation, sandboxId };
-    let command: DaytonaSessionCommand;
-    try {
-      command = await repeatable(call, site, () =>
-        sandbox.process.getSessionCommand(sessionOf(valid.sessionId), valid.commandId),
-      );
-    } catch (error) {
-      if (!isNotFound(error)) throw error;
-      throw new SandportError({
-        code: "NOT_FOUND",
-        provider: PROVIDER,
-        retryable: false,
-        cause: error,
-        message: `daytona sandbox ${sandboxId} has no async command ${valid.commandId} in session ${valid.sessionId}`,
-        details: { sandboxId, ...valid },
-      });
-    }
-    return work(sandbox, call, command.exitCode, site);
-  });
+  return context.onSandbox(
+    handle,
+    op,
+    operation,
+    context.options.timeouts.lookupMs,
+    async (sandbox, call, sandboxId) => {
+      const site = { operation, sandboxId };
+      let command: DaytonaSessionCommand;
+      try {
+        command = await repeatable(call, site, () =>
+          sandbox.process.getSessionCommand(sessionOf(valid.sessionId), valid.commandId),
+        );
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+        throw new SandportError({
+          code: "NOT_FOUND",
+          provider: PROVIDER,
+          retryable: false,
+          cause: error,
+          message: `daytona sandbox ${sandboxId} has no async command ${valid.commandId} in session ${valid.sessionId}`,
+          details: { sandboxId, ...valid },
+        });
+      }
+      return work(sandbox, call, command.exitCode, site);
+    },
+  );
 }
 
 /** `running`, or the exit code with whether the watchdog stopped it (its exit code and its mark). */

@@ -35,6 +35,7 @@ export function cappedScript(command: string, capBytes: number): string {
   return [
     "exec 4>&1",
     `s=$( { { { ${command}; } 3>&- 4>&-; echo $? >&3; } 2>&1 | head -c ${capBytes + 1} 3>&- >&4; } 3>&1 )`,
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion, not a template
     'exit "${s:-255}"',
   ].join("\n");
 }

@@ -31,7 +31,14 @@ export interface CallTiming {
 }
 
 /** States in which a sandbox is on its way to `started`: calls wait for it. */
-const BOOTING = new Set(["creating", "starting", "pending_build", "building_snapshot", "pulling_snapshot", "restoring"]);
+const BOOTING = new Set([
+  "creating",
+  "starting",
+  "pending_build",
+  "building_snapshot",
+  "pulling_snapshot",
+  "restoring",
+]);
 
 /** A deadline of `ms` milliseconds as whole seconds for the SDK's `timeout` arguments (at least 1: 0 means none). */
 export function seconds(ms: number): number {
@@ -147,7 +154,12 @@ export class DaytonaContext {
   async record(sandboxId: string, operation: string, timing: CallTiming): Promise<DaytonaSandboxRecord | undefined> {
     const api = await this.api();
     try {
-      const { data } = await api.getSandbox(validSandboxId(sandboxId), undefined, undefined, this.requestOptions(timing));
+      const { data } = await api.getSandbox(
+        validSandboxId(sandboxId),
+        undefined,
+        undefined,
+        this.requestOptions(timing),
+      );
       return data.state === "destroyed" ? undefined : data;
     } catch (error) {
       if (isNotFound(error)) return undefined;
@@ -156,7 +168,11 @@ export class DaytonaContext {
   }
 
   /** {@link record}, refused with `FOREIGN_SANDBOX` when the sandbox lacks our ownership label. */
-  async ownedRecord(sandboxId: string, operation: string, timing: CallTiming): Promise<DaytonaSandboxRecord | undefined> {
+  async ownedRecord(
+    sandboxId: string,
+    operation: string,
+    timing: CallTiming,
+  ): Promise<DaytonaSandboxRecord | undefined> {
     const found = await this.record(sandboxId, operation, timing);
     if (!found) return undefined;
     if (!isOwnedBy(found.labels, this.options.owner)) throw foreignSandbox(PROVIDER, sandboxId, operation);

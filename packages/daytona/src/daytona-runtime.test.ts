@@ -23,7 +23,14 @@ function everyMethod(op: OpOptions): [string, () => Promise<unknown>][] {
     ["stop", () => runtime.stop(handle, op)],
     ["start", () => runtime.start(handle, op)],
     ["exec", () => runtime.exec(handle, { argv: ["true"] }, op)],
-    ["execStream", () => runtime.execStream(handle, { argv: ["true"] }, op)[Symbol.asyncIterator]().next()],
+    [
+      "execStream",
+      () =>
+        runtime
+          .execStream(handle, { argv: ["true"] }, op)
+          [Symbol.asyncIterator]()
+          .next(),
+    ],
     ["spawn", () => runtime.spawn(handle, { argv: ["cat"] }, op)],
     ["writeFiles", () => runtime.writeFiles(handle, [{ path: "a", content: "" }], op)],
     ["readFile", () => runtime.readFile(handle, "a", op)],

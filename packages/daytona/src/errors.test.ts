@@ -3,8 +3,8 @@
 // did not, with the vendor error as cause.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { SandportError } from "@sandport/core";
 import * as newest from "@daytonaio/sdk";
+import { SandportError } from "@sandport/core";
 import * as oldest from "daytona-sdk-legacy";
 import { isNotFound, mapDaytonaError, statusOf, wasRefused } from "./errors.js";
 
@@ -22,7 +22,11 @@ for (const [label, sdk] of [
       [new sdk.DaytonaRateLimitError("slow down", 429), "RATE_LIMITED", true],
       [new sdk.DaytonaConflictError("state change in progress", 409), "INVALID_REQUEST", false],
       [new sdk.DaytonaValidationError("bad", 400), "INVALID_REQUEST", false],
-      [new sdk.DaytonaTimeoutError("Sandbox failed to become ready within the timeout period"), "DEADLINE_EXCEEDED", true],
+      [
+        new sdk.DaytonaTimeoutError("Sandbox failed to become ready within the timeout period"),
+        "DEADLINE_EXCEEDED",
+        true,
+      ],
       [new sdk.DaytonaTimeoutError("command execution timeout", 408), "DEADLINE_EXCEEDED", true],
       [new sdk.DaytonaError("bad gateway", 502), "PROVIDER_UNAVAILABLE", true],
       [new sdk.DaytonaError("Sandbox sbx1 failed to start with status: error"), "PROVIDER_UNAVAILABLE", false],

@@ -45,7 +45,8 @@ export const mapDaytonaError = createErrorMapper({
     if (name === "DaytonaError") return { code: "PROVIDER_UNAVAILABLE", retryable: false };
     return undefined;
   },
-  retryAfterMsOf: (error) => retryAfterMs((error as { headers?: Record<string, unknown> } | null)?.headers?.["retry-after"]),
+  retryAfterMsOf: (error) =>
+    retryAfterMs((error as { headers?: Record<string, unknown> } | null)?.headers?.["retry-after"]),
 });
 
 /** True when an answer began (a 2xx or 3xx status) and its body broke off: the SDK reports that status. */

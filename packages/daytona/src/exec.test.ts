@@ -85,7 +85,11 @@ test("stdin: embedded when small, uploaded first when large (one request), absen
   const large = new Uint8Array(200_000).fill(65);
   assert.equal((await runtime.exec(handle, { shell: "wc -c", stdin: large })).stdout.trim(), "200000");
   assert.equal(emulator.countRequests("POST /toolbox/:id/files/bulk-upload"), 1, "staged with one upload");
-  assert.equal((await runtime.exec(handle, { shell: "ls -A ../.sandport/stdin | wc -l" })).stdout.trim(), "0", "and removed");
+  assert.equal(
+    (await runtime.exec(handle, { shell: "ls -A ../.sandport/stdin | wc -l" })).stdout.trim(),
+    "0",
+    "and removed",
+  );
   assert.equal((await runtime.exec(handle, { argv: ["cat"], timeoutMs: 5_000 })).stdout, "");
 });
 

@@ -49,7 +49,12 @@ export function withStdin(
 ): { readonly command: string; readonly upload?: { readonly path: string; readonly content: Uint8Array } } {
   if (stdin === undefined) return { command: `${command} </dev/null` };
   const scratchDirectory = `${options.commandStateDirectory}/stdin`;
-  return planStdin(command, stdin, { cwd, scratchDirectory, name: randomUUID(), embedLimitBytes: EMBEDDED_STDIN_BYTES });
+  return planStdin(command, stdin, {
+    cwd,
+    scratchDirectory,
+    name: randomUUID(),
+    embedLimitBytes: EMBEDDED_STDIN_BYTES,
+  });
 }
 
 /**

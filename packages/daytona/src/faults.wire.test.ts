@@ -170,9 +170,16 @@ for (const sdk of SDKS) {
       assert.notEqual(handle.id, old, "the handle names the replacement");
       assert.ok(!emulator.liveSandboxes().some((sandbox) => sandbox.id === old && sandbox.state !== "destroying"));
       assert.equal((await runtime.exec(handle, { shell: 'echo "$KEPT"' })).stdout, "yes\n", "launched the same way");
-      assert.deepEqual((await runtime.findByLabels({ case: "recovery" })).map((found) => found.id), [handle.id]);
+      assert.deepEqual(
+        (await runtime.findByLabels({ case: "recovery" })).map((found) => found.id),
+        [handle.id],
+      );
       emulator.injectFault({ route: EXECUTE, fault: { kind: "status", status: 502 }, times: 3 });
-      const strict = new DaytonaRuntime({ ...emulatorOptions(emulator, sdk), owner: OWNER, recreateOnFailedStart: false });
+      const strict = new DaytonaRuntime({
+        ...emulatorOptions(emulator, sdk),
+        owner: OWNER,
+        recreateOnFailedStart: false,
+      });
       await expectCode(strict.start(handle), "PROVIDER_UNAVAILABLE");
       await runtime.destroy(handle);
     });

@@ -37,14 +37,20 @@ test("listDir: one command; entries sorted, symlinks (dangling ones too) reporte
   assert.deepEqual([file?.size, file?.mode], [5, 0o644]);
   assert.equal(entries.find((entry) => entry.name === "run.sh")?.mode, 0o755);
   assert.ok(Math.abs(Date.parse(file?.modifiedAt ?? "") - Date.now()) < 600_000);
-  assert.deepEqual((await runtime.listDir(handle, ".")).map((entry) => entry.name), ["tree"]);
+  assert.deepEqual(
+    (await runtime.listDir(handle, ".")).map((entry) => entry.name),
+    ["tree"],
+  );
   await expectCode(runtime.listDir(handle, "nowhere"), "NOT_FOUND");
   await expectCode(runtime.listDir(handle, "tree/b.txt"), "INVALID_REQUEST");
   await expectCode(runtime.listDir(handle, "tree/tmp-dir"), "INVALID_REQUEST", "a listing through a symlink out");
 });
 
 test("stat: a symlink is itself, even one leading out; the root has the workspace's name", async () => {
-  assert.deepEqual(await runtime.stat(handle, "tree/outside").then((info) => [info.kind, info.path]), ["symlink", "tree/outside"]);
+  assert.deepEqual(await runtime.stat(handle, "tree/outside").then((info) => [info.kind, info.path]), [
+    "symlink",
+    "tree/outside",
+  ]);
   assert.equal((await runtime.stat(handle, "tree/dangling")).kind, "symlink");
   assert.deepEqual((await runtime.stat(handle, "tree/b.txt")).size, 5);
   const root = await runtime.stat(handle, ".");

@@ -105,9 +105,14 @@ async function onPath(
     if (result.exitCode === 0) return { relative, output: result.output };
     const shown = JSON.stringify(relative);
     if (result.exitCode === ESCAPES) {
-      throw invalidRequest(`path ${shown} resolves outside the workspace through a symlink`, { path: relative }, PROVIDER);
+      throw invalidRequest(
+        `path ${shown} resolves outside the workspace through a symlink`,
+        { path: relative },
+        PROVIDER,
+      );
     }
-    if (result.exitCode === NOT_A_DIRECTORY) throw invalidRequest(`path ${shown} is not a directory`, { path: relative }, PROVIDER);
+    if (result.exitCode === NOT_A_DIRECTORY)
+      throw invalidRequest(`path ${shown} is not a directory`, { path: relative }, PROVIDER);
     if (result.exitCode === MISSING) {
       throw new SandportError({
         code: "NOT_FOUND",

@@ -15,12 +15,19 @@ const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 
 test("writeFiles sends every file in one upload; readFile is one download, binary-exact", async () => {
   const handle = await runtime.launch();
-  const files = Array.from({ length: 20 }, (_, index) => ({ path: `deep/n${index % 3}/f${index}.txt`, content: `${index}` }));
+  const files = Array.from({ length: 20 }, (_, index) => ({
+    path: `deep/n${index % 3}/f${index}.txt`,
+    content: `${index}`,
+  }));
   const bytes = Uint8Array.from({ length: 256 }, (_, index) => index);
   emulator.resetRequests();
   await runtime.writeFiles(handle, [...files, { path: "bin/all.bin", content: bytes }]);
   await runtime.writeFiles(handle, []);
-  assert.deepEqual(emulator.requests.map((request) => request.route), [UPLOAD], "one request, parents made by Daytona");
+  assert.deepEqual(
+    emulator.requests.map((request) => request.route),
+    [UPLOAD],
+    "one request, parents made by Daytona",
+  );
   emulator.resetRequests();
   assert.deepEqual(await runtime.readFile(handle, "bin/all.bin"), bytes);
   assert.equal(decode(await runtime.readFile(handle, `${runtime.workspaceRoot}/deep/n1/f19.txt`)), "19");
@@ -41,7 +48,10 @@ test("modes other than 0o644 are set by one chmod command", async () => {
     { path: "secret.txt", content: "s", mode: 0o600 },
     { path: "plain.txt", content: "p" },
   ]);
-  assert.deepEqual(emulator.requests.map((request) => request.route), [UPLOAD, EXECUTE]);
+  assert.deepEqual(
+    emulator.requests.map((request) => request.route),
+    [UPLOAD, EXECUTE],
+  );
   assert.equal((await runtime.exec(handle, { argv: ["./run.sh"] })).stdout, "ran\n");
   const modes = await runtime.exec(handle, { shell: "stat -c '%a %n' run.sh secret.txt plain.txt" });
   assert.equal(modes.stdout, "755 run.sh\n600 secret.txt\n644 plain.txt\n");
@@ -49,10 +59,16 @@ test("modes other than 0o644 are set by one chmod command", async () => {
 
 test("once a command has run, a transfer is guarded: symlinks out of the workspace are refused before it", async () => {
   const handle = await runtime.launch();
-  await runtime.exec(handle, { shell: "mkdir -p links && ln -s /etc links/etc && ln -s ../.. links/up && echo in > inside.txt" });
+  await runtime.exec(handle, {
+    shell: "mkdir -p links && ln -s /etc links/etc && ln -s ../.. links/up && echo in > inside.txt",
+  });
   emulator.resetRequests();
   assert.equal(decode(await runtime.readFile(handle, "inside.txt")), "in\n");
-  assert.deepEqual(emulator.requests.map((request) => request.route), [EXECUTE, DOWNLOAD], "the guard, then the read");
+  assert.deepEqual(
+    emulator.requests.map((request) => request.route),
+    [EXECUTE, DOWNLOAD],
+    "the guard, then the read",
+  );
   emulator.resetRequests();
   await expectCode(runtime.readFile(handle, "links/etc/hostname"), "INVALID_REQUEST");
   await expectCode(runtime.writeFiles(handle, [{ path: "links/up/escaped.txt", content: "x" }]), "INVALID_REQUEST");

@@ -37,7 +37,13 @@ export async function writeFiles(
   return context.onSandbox(handle, op, "writeFiles", context.options.timeouts.fileMs, async (sandbox, call, id) => {
     if (valid.length === 0) return;
     const site = { operation: "writeFiles", sandboxId: id };
-    await guard(context, sandbox, id, call, valid.map((file) => ({ relative: file.path, followFinal: true })));
+    await guard(
+      context,
+      sandbox,
+      id,
+      call,
+      valid.map((file) => ({ relative: file.path, followFinal: true })),
+    );
     const uploads = valid.map((file) => ({
       source: Buffer.from(file.content.buffer, file.content.byteOffset, file.content.byteLength),
       destination: toSandboxPath(workspaceRoot, file.path),

@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import {
   invalidRequest,
   type LaunchSpec,
-  refuseReservedEnv,
   type ResourceLimits,
+  refuseReservedEnv,
   unsupported,
   validateLaunchSpec,
 } from "@sandport/core";
@@ -167,7 +167,8 @@ function resourcesOf(
     : undefined;
   if (limits === undefined) return fromImage ? configured : undefined;
   if (!fromImage) throw unsupported(PROVIDER, "resource limits", "a Daytona snapshot brings its own resources");
-  if (limits.maxProcesses !== undefined) throw unsupported(PROVIDER, "resources.maxProcesses", "Daytona has no process limit");
+  if (limits.maxProcesses !== undefined)
+    throw unsupported(PROVIDER, "resources.maxProcesses", "Daytona has no process limit");
   if (limits.cpus !== undefined && !Number.isInteger(limits.cpus)) {
     throw unsupported(PROVIDER, "fractional resources.cpus", "Daytona allocates whole vCPUs");
   }

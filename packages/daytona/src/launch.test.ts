@@ -14,7 +14,9 @@ const { emulator, runtime, runtimeWith } = await emulated({ owner: "launch-tests
 
 /** A sandbox exactly as the emulator's API answers it. */
 async function record(source: DaytonaEmulator, id: string): Promise<Record<string, unknown>> {
-  const response = await fetch(`${source.apiUrl}/sandbox/${id}`, { headers: { authorization: `Bearer ${source.apiKey}` } });
+  const response = await fetch(`${source.apiUrl}/sandbox/${id}`, {
+    headers: { authorization: `Bearer ${source.apiKey}` },
+  });
   return (await response.json()) as Record<string, unknown>;
 }
 
@@ -68,7 +70,10 @@ test("an image is built with the configured resources; the spec's whole-GiB reso
   const builder = runtimeWith({ image: "python:3.12-slim", resources: { cpu: 2, memoryGiB: 4, diskGiB: 5 } });
   const handle = await builder.launch({ resources: { memoryMiB: 8192 } });
   const stored = await record(emulator, handle.id);
-  assert.match(String((stored.buildInfo as { dockerfileContent?: string }).dockerfileContent), /FROM python:3\.12-slim/);
+  assert.match(
+    String((stored.buildInfo as { dockerfileContent?: string }).dockerfileContent),
+    /FROM python:3\.12-slim/,
+  );
   assert.deepEqual([stored.cpu, stored.memory, stored.disk], [2, 8, 5]);
   assert.equal((await builder.exec(handle, { argv: ["true"] })).exitCode, 0);
 });
@@ -166,7 +171,10 @@ test("launchDetached answers before the sandbox is ready; ready() waits for it a
     [CREATE],
   );
   assert.equal((await record(emulator, handle.id)).state, "creating", "still building when the call returned");
-  assert.deepEqual((await builder.findByLabels({ detached: "yes" })).map((found) => found.id), [handle.id]);
+  assert.deepEqual(
+    (await builder.findByLabels({ detached: "yes" })).map((found) => found.id),
+    [handle.id],
+  );
   await builder.ready(handle);
   assert.equal((await record(emulator, handle.id)).state, "started");
   assert.equal((await builder.exec(handle, { argv: ["pwd"] })).exitCode, 0, "the workspace exists");

@@ -29,7 +29,10 @@ export function launch(context: DaytonaContext, spec: LaunchSpec = {}, op?: OpOp
     if (call.signal.aborted) throw call.signal.reason;
     const params = createParams(context.options, plan);
     const creation = createRetrying(call, () => client.create(params, { timeout: seconds(call.remainingMs()) }));
-    const sandbox = await track(creation.then((created) => created.id), creation);
+    const sandbox = await track(
+      creation.then((created) => created.id),
+      creation,
+    );
     await prepareWorkspace(context, sandbox, call);
     context.remember(sandbox);
     context.markPristine(sandbox.id);
@@ -44,11 +47,7 @@ export function launch(context: DaytonaContext, spec: LaunchSpec = {}, op?: OpOp
  * does not exist yet. `DaytonaRuntime.ready(handle)` waits until it is
  * started and creates the workspace; call it before using the sandbox.
  */
-export function launchDetached(
-  context: DaytonaContext,
-  spec: LaunchSpec = {},
-  op?: OpOptions,
-): Promise<DaytonaHandle> {
+export function launchDetached(context: DaytonaContext, spec: LaunchSpec = {}, op?: OpOptions): Promise<DaytonaHandle> {
   return launchWith(context, spec, op, "launchDetached", async (plan, call, track) => {
     const [sdk, api] = await Promise.all([context.sdk(), context.api()]);
     if (call.signal.aborted) throw call.signal.reason;
@@ -81,7 +80,11 @@ export function ready(context: DaytonaContext, handle: unknown, op?: OpOptions):
  * stops further attempts.
  */
 export function createRetrying<T>(call: CallTiming, create: () => Promise<T>): Promise<T> {
-  return retry(create, { policy: START_RETRY, isRetryable: wasRefused, ...(call.signal ? { signal: call.signal } : {}) });
+  return retry(create, {
+    policy: START_RETRY,
+    isRetryable: wasRefused,
+    ...(call.signal ? { signal: call.signal } : {}),
+  });
 }
 
 /** Creates the workspace directory (`createFolder` makes parents and succeeds when it exists). */
@@ -103,7 +106,11 @@ function launchWith(
   spec: LaunchSpec,
   op: OpOptions | undefined,
   operation: string,
-  create: (plan: LaunchPlan, call: CallTiming & { readonly signal: AbortSignal }, track: Track) => Promise<DaytonaHandle>,
+  create: (
+    plan: LaunchPlan,
+    call: CallTiming & { readonly signal: AbortSignal },
+    track: Track,
+  ) => Promise<DaytonaHandle>,
 ): Promise<DaytonaHandle> {
   let abandoned: ((error: SandportError) => void) | undefined;
   const launching = context.run(op, { operation }, context.options.timeouts.launchMs, (call) => {

@@ -38,7 +38,10 @@ for (const sdk of SDKS) {
       emulator.resetRequests();
       const found = await runtime.getById(first.id);
       assert.deepEqual(found, first, "labels without reserved or SDK labels, createdAt as launched");
-      assert.deepEqual(emulator.requests.map((request) => request.route), ["GET /api/sandbox/:id"]);
+      assert.deepEqual(
+        emulator.requests.map((request) => request.route),
+        ["GET /api/sandbox/:id"],
+      );
       assert.equal(await runtime.getById("0d9f6a35-0000-4000-8000-000000000000"), undefined);
       for (const id of foreign) await expectCode(runtime.getById(id), "FOREIGN_SANDBOX");
       const fresh = new DaytonaRuntime({ ...emulatorOptions(emulator, sdk), owner: "lookups" });
@@ -50,7 +53,13 @@ for (const sdk of SDKS) {
     test("findByLabels walks every page, checks every row, and never returns a foreign sandbox", async () => {
       emulator.resetRequests();
       const teamA = await runtime.findByLabels({ team: "a" });
-      assert.deepEqual(teamA.map((found) => found.id).sort(), launched.slice(0, 2).map((handle) => handle.id).sort());
+      assert.deepEqual(
+        teamA.map((found) => found.id).sort(),
+        launched
+          .slice(0, 2)
+          .map((handle) => handle.id)
+          .sort(),
+      );
       const everything = await runtime.findByLabels({});
       assert.deepEqual(everything.map((found) => found.id).sort(), launched.map((handle) => handle.id).sort());
       assert.ok(emulator.countRequests(LIST) >= 3, "more than one page was read");

@@ -11,7 +11,11 @@ import type { DaytonaSandboxRecord } from "./internal/sdk-types.js";
  * label. One `GET /api/sandbox/{id}` through the low-level API (cancellable);
  * never starts a stopped sandbox.
  */
-export function getById(context: DaytonaContext, sandboxId: string, op?: OpOptions): Promise<DaytonaHandle | undefined> {
+export function getById(
+  context: DaytonaContext,
+  sandboxId: string,
+  op?: OpOptions,
+): Promise<DaytonaHandle | undefined> {
   return context.run(op, { operation: "getById" }, context.options.timeouts.lookupMs, async (call) => {
     const found = await context.ownedRecord(validSandboxId(sandboxId), "getById", call);
     return found ? handleFromSandbox(found) : undefined;
@@ -39,7 +43,11 @@ export function findByLabels(context: DaytonaContext, labels: Labels, op?: OpOpt
 }
 
 /** Ids of our sandboxes carrying `launchKey`, for the cleanup of an abandoned launch (outside any port call). */
-export async function findByLaunchKey(context: DaytonaContext, launchKey: string, timing: CallTiming): Promise<string[]> {
+export async function findByLaunchKey(
+  context: DaytonaContext,
+  launchKey: string,
+  timing: CallTiming,
+): Promise<string[]> {
   const found = await listOwned(context, { [LAUNCH_KEY_LABEL]: launchKey }, "background cleanup", timing);
   return found.map((sandbox) => sandbox.id);
 }

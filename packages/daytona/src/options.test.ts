@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { SandportError } from "@sandport/core";
-import { DEFAULT_DAYTONA_TIMEOUTS, type DaytonaRuntimeOptions, resolveOptions } from "./options.js";
+import { type DaytonaRuntimeOptions, DEFAULT_DAYTONA_TIMEOUTS, resolveOptions } from "./options.js";
 
 function refusal(options: unknown): SandportError {
   try {
@@ -42,7 +42,10 @@ test("credentials: an API key, or a JWT with its organization, never both and ne
   });
   assert.match(refusal({}).message, /apiKey is required, or jwtToken with organizationId/);
   assert.match(refusal({ apiKey: "" }).message, /apiKey must be a non-empty string/);
-  assert.match(refusal({ apiKey: "k", jwtToken: "j", organizationId: "o" }).message, /jwtToken cannot be given with apiKey/);
+  assert.match(
+    refusal({ apiKey: "k", jwtToken: "j", organizationId: "o" }).message,
+    /jwtToken cannot be given with apiKey/,
+  );
   assert.match(refusal({ jwtToken: "j" }).message, /organizationId is required with jwtToken/);
 });
 

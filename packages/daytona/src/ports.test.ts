@@ -28,13 +28,20 @@ test("a server in the sandbox is reached through its preview link with the token
   });
   emulator.resetRequests();
   const endpoint = await runtime.portEndpoint(handle, port);
-  assert.deepEqual(emulator.requests.map((request) => request.route), ["GET /api/sandbox/:id/ports/:port/preview-url"]);
+  assert.deepEqual(
+    emulator.requests.map((request) => request.route),
+    ["GET /api/sandbox/:id/ports/:port/preview-url"],
+  );
   assert.match(endpoint.url, /^http:\/\/127\.0\.0\.1:\d+$/);
   assert.deepEqual(Object.keys(endpoint.headers ?? {}), ["x-daytona-preview-token"]);
   const body = await waitFor(
     async () => {
-      const response = await fetch(`${endpoint.url}/index.txt`, { headers: { ...endpoint.headers } }).catch(() => undefined);
-      return response?.status === 200 ? response.text() : (await response?.body?.cancel(), undefined);
+      const response = await fetch(`${endpoint.url}/index.txt`, { headers: { ...endpoint.headers } }).catch(
+        () => undefined,
+      );
+      if (response?.status === 200) return response.text();
+      await response?.body?.cancel();
+      return undefined;
     },
     { timeoutMs: 10_000, what: "the server to answer" },
   );
@@ -46,7 +53,8 @@ test("a server in the sandbox is reached through its preview link with the token
 test("a port outside 1-65535 is refused before any request; an absent sandbox is NOT_FOUND", async () => {
   const handle = await runtime.launch();
   emulator.resetRequests();
-  for (const port of [0, 65_536, 1.5, Number.NaN]) await expectCode(runtime.portEndpoint(handle, port), "INVALID_REQUEST");
+  for (const port of [0, 65_536, 1.5, Number.NaN])
+    await expectCode(runtime.portEndpoint(handle, port), "INVALID_REQUEST");
   assert.equal(emulator.countRequests(), 0);
   await runtime.destroy(handle);
   await expectCode(runtime.portEndpoint(handle, 3000), "NOT_FOUND");

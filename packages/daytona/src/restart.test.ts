@@ -89,7 +89,10 @@ class World {
         return sandboxOf(id);
       }
     }
-    return { Daytona, Image: { base: (image: string) => ({ dockerfile: `FROM ${image}` }) } } as unknown as DaytonaSdkModule;
+    return {
+      Daytona,
+      Image: { base: (image: string) => ({ dockerfile: `FROM ${image}` }) },
+    } as unknown as DaytonaSdkModule;
   }
 }
 
@@ -202,7 +205,10 @@ describe("start: restart recovery", () => {
     const old = stoppedSandbox(world);
     world.broken.add(old.id);
     const handle = handleOf(old.id);
-    const error = await expectCode(runtimeOn(world, { recreateOnFailedStart: false }).start(handle), "PROVIDER_UNAVAILABLE");
+    const error = await expectCode(
+      runtimeOn(world, { recreateOnFailedStart: false }).start(handle),
+      "PROVIDER_UNAVAILABLE",
+    );
     assert.match(error.message, /did not become ready after start: .*readiness probe/);
     assert.equal(handle.id, old.id);
     assert.ok(!world.calls.some((call) => call.startsWith("create") || call.startsWith("delete")));

@@ -4,8 +4,8 @@ import { budget, type DaytonaContext, seconds } from "./context.js";
 import { mapDaytonaError } from "./errors.js";
 import { PROVIDER, validSandboxId } from "./handle.js";
 import type { DaytonaSandbox, DaytonaSandboxRecord } from "./internal/sdk-types.js";
-import { replacementBody } from "./launch-plan.js";
 import { createRetrying } from "./launch.js";
+import { replacementBody } from "./launch-plan.js";
 import { deleteSandbox } from "./lifecycle.js";
 import { repeatable, runScript } from "./run-script.js";
 
@@ -63,7 +63,10 @@ async function startAndProbe(
 ): Promise<SandportError | undefined> {
   const site = { operation: "start", sandboxId };
   if (record.state !== undefined && BROKEN.has(record.state)) {
-    return failedProbe(sandboxId, `Daytona reports it in state ${record.state} (${record.errorReason ?? "no reason given"})`);
+    return failedProbe(
+      sandboxId,
+      `Daytona reports it in state ${record.state} (${record.errorReason ?? "no reason given"})`,
+    );
   }
   context.forget(sandboxId, { keepOwnership: true });
   let sandbox: DaytonaSandbox;
@@ -111,7 +114,8 @@ async function probe(context: DaytonaContext, sandbox: DaytonaSandbox, call: Ope
   } catch (error) {
     const mapped = mapDaytonaError(error, site);
     // The probe's own deadline passing says the sandbox is not ready; the caller's says nothing about it.
-    if (mapped.code === "DEADLINE_EXCEEDED" && !call.signal.aborted) throw failedProbe(sandbox.id, mapped.message, error);
+    if (mapped.code === "DEADLINE_EXCEEDED" && !call.signal.aborted)
+      throw failedProbe(sandbox.id, mapped.message, error);
     throw mapped;
   } finally {
     clearTimeout(timer);

@@ -19,7 +19,10 @@ test("sandboxDetails reads state, sandboxClass and warmPoolId from the API (one 
     sandboxClass: "container",
     warmPoolId: undefined,
   });
-  assert.deepEqual(emulator.requests.map((request) => request.route), ["GET /api/sandbox/:id"]);
+  assert.deepEqual(
+    emulator.requests.map((request) => request.route),
+    ["GET /api/sandbox/:id"],
+  );
   const foreign = await emulator.seedForeignSandbox({});
   await expectCode(runtime.sandboxDetails({ id: foreign, provider: "daytona", labels: {} }), "FOREIGN_SANDBOX");
   await runtime.destroy(handle);
@@ -34,14 +37,23 @@ test("regression: the oldest supported SDK's Sandbox drops sandboxClass and warm
       [NEWEST, true],
     ] as const) {
       const module = await sdk.load();
-      const client = new module.Daytona({ ...source.sdkOptions, useDeprecatedPolling: true, otelEnabled: false, requestTimeoutMs: 10_000 });
+      const client = new module.Daytona({
+        ...source.sdkOptions,
+        useDeprecatedPolling: true,
+        otelEnabled: false,
+        requestTimeoutMs: 10_000,
+      });
       const created = (await client.create({} as never, { timeout: 30 })) as unknown as Record<string, unknown>;
       const wire = (await (
         await fetch(`${source.apiUrl}/sandbox/${created.id}`, { headers: { authorization: `Bearer ${source.apiKey}` } })
       ).json()) as Record<string, unknown>;
       assert.equal(wire.sandboxClass, "container", "the wire carries sandboxClass");
       assert.ok("warmPoolId" in wire, "the wire carries warmPoolId");
-      assert.equal("sandboxClass" in created && created.sandboxClass !== undefined, copies, `${sdk.label} copies sandboxClass`);
+      assert.equal(
+        "sandboxClass" in created && created.sandboxClass !== undefined,
+        copies,
+        `${sdk.label} copies sandboxClass`,
+      );
       assert.equal("warmPoolId" in created, copies, `${sdk.label} copies warmPoolId`);
     }
   } finally {

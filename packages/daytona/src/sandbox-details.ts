@@ -21,7 +21,11 @@ export interface DaytonaSandboxDetails {
  * and the SDK's `Sandbox` class of the oldest supported SDK (0.180) does not
  * copy. A sandbox that is not ours rejects `FOREIGN_SANDBOX`; an absent one `NOT_FOUND`.
  */
-export function sandboxDetails(context: DaytonaContext, handle: unknown, op?: OpOptions): Promise<DaytonaSandboxDetails> {
+export function sandboxDetails(
+  context: DaytonaContext,
+  handle: unknown,
+  op?: OpOptions,
+): Promise<DaytonaSandboxDetails> {
   return context.onHandle(handle, op, "sandboxDetails", context.options.timeouts.lookupMs, async (sandboxId, call) => {
     const record = await context.ownedRecord(sandboxId, "sandboxDetails", call);
     if (!record) throw sandboxNotFound(PROVIDER, sandboxId, "sandboxDetails");

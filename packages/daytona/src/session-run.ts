@@ -44,7 +44,9 @@ export function planSession(
   const valid = validateExecRequest(request, { root: options.workspaceRoot, provider: PROVIDER });
   refuseReservedEnv(valid.env, RESERVED_ENV, "env", PROVIDER);
   const cwd = toSandboxPath(options.workspaceRoot, valid.cwd);
-  const stdin = interactive ? { command: requestCommand(valid) } : withStdin(options, requestCommand(valid), valid.stdin, cwd);
+  const stdin = interactive
+    ? { command: requestCommand(valid) }
+    : withStdin(options, requestCommand(valid), valid.stdin, cwd);
   const marker = randomUUID();
   const initial = interactive && valid.stdin !== undefined ? valid.stdin : undefined;
   return {
@@ -71,7 +73,6 @@ type StopReason = "timeout" | "output-limit" | "killed";
  * once the command has ended.
  */
 export class SessionRun {
-  readonly #context: DaytonaContext;
   readonly #sandbox: DaytonaSandbox;
   readonly #sandboxId: string;
   readonly #plan: SessionPlan;
@@ -82,14 +83,12 @@ export class SessionRun {
   #ended = false;
 
   private constructor(
-    context: DaytonaContext,
     sandbox: DaytonaSandbox,
     sandboxId: string,
     plan: SessionPlan,
     session: string,
     commandId: string,
   ) {
-    this.#context = context;
     this.#sandbox = sandbox;
     this.#sandboxId = sandboxId;
     this.#plan = plan;
@@ -120,7 +119,11 @@ export class SessionRun {
     assertCommandFits(command, PROVIDER);
     await stageStdin(sandbox, plan.stdinUpload, timing);
     const site = { operation: plan.interactive ? "spawn" : "execStream", sandboxId };
-    const refusedOnly = { policy: START_RETRY, isRetryable: wasRefused, ...(timing.signal ? { signal: timing.signal } : {}) };
+    const refusedOnly = {
+      policy: START_RETRY,
+      isRetryable: wasRefused,
+      ...(timing.signal ? { signal: timing.signal } : {}),
+    };
     await retry(() => sandbox.process.createSession(session), refusedOnly).catch((error: unknown) => {
       throw mapDaytonaError(error, site);
     });
@@ -130,7 +133,7 @@ export class SessionRun {
         refusedOnly,
       );
       if (!started.cmdId) throw new Error("daytona started the command but reported no command id");
-      return new SessionRun(context, sandbox, sandboxId, plan, session, started.cmdId);
+      return new SessionRun(sandbox, sandboxId, plan, session, started.cmdId);
     } catch (error) {
       void sandbox.process.deleteSession(session).catch(() => undefined);
       throw mapDaytonaError(error, site);

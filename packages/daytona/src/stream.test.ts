@@ -40,7 +40,9 @@ test("execStream: its own session (deleted after), output merged in written orde
   const chunks = events.flatMap((event) => (event.type === "stdout" ? [event.data] : []));
   assert.equal(chunks.join(""), exited.result.stdout);
   assert.equal(emulator.countRequests(SESSION), 1);
-  await waitFor(() => emulator.countRequests(DELETE_SESSION) === 1, { what: "the session to be deleted once the command ended" });
+  await waitFor(() => emulator.countRequests(DELETE_SESSION) === 1, {
+    what: "the session to be deleted once the command ended",
+  });
 });
 
 test("execStream: the timeout, and a consumer that leaves, kill the command and its session", async () => {
@@ -57,7 +59,9 @@ test("execStream: the timeout, and a consumer that leaves, kill the command and 
 
 test("spawn: input goes through the relay (never echoed), stdin closes on closeStdin, binary input arrives exactly", async () => {
   emulator.resetRequests();
-  const conversation = await runtime.spawn(handle, { shell: 'while read -r line; do echo "got:$line"; done; echo "bye"' });
+  const conversation = await runtime.spawn(handle, {
+    shell: 'while read -r line; do echo "got:$line"; done; echo "bye"',
+  });
   await conversation.write("one\n");
   await conversation.write(new TextEncoder().encode("two é 🚀\n"));
   await conversation.closeStdin();

@@ -59,7 +59,9 @@ for (const sdk of DAYTONA_SDKS) {
       const answer = await waitFor(
         async () => {
           const response = await withToken(link.token);
-          return response.status === 200 ? response.text() : (await response.body?.cancel(), undefined);
+          if (response.status === 200) return response.text();
+          await response.body?.cancel();
+          return undefined;
         },
         { timeoutMs: 10_000, what: "the server to answer through the preview link" },
       );
@@ -92,7 +94,9 @@ for (const sdk of DAYTONA_SDKS) {
       const answer = await waitFor(
         async () => {
           const response = await fetch(`${url}/probe.txt`).catch(() => undefined);
-          return response?.status === 200 ? response.text() : (await response?.body?.cancel(), undefined);
+          if (response?.status === 200) return response.text();
+          await response?.body?.cancel();
+          return undefined;
         },
         { timeoutMs: 10_000, what: "the public server to answer" },
       );

@@ -17,9 +17,9 @@
 import { randomBytes } from "node:crypto";
 import {
   createServer,
+  request as httpRequest,
   type IncomingMessage,
   type OutgoingHttpHeaders,
-  request as httpRequest,
   type Server,
   type ServerResponse,
 } from "node:http";
