@@ -41,10 +41,9 @@
  *   spot, gpuType, network and domain allow lists, outbound proxy, OTel
  *   override, linked sandbox, autoPauseInterval, image build contexts) are
  *   refused with 400; an unknown list query parameter is refused too.
- * - Session input reaches an async command's stdin, held open by the
- *   backend's `spawn`; preview links lead to the backend's `portEndpoint`
- *   through a listener per sandbox and port on 127.0.0.1 (see
- *   `preview-proxy.ts`), not through Daytona's per-port host names.
+ * - Session input reaches an async command's stdin (the backend's `spawn`);
+ *   preview links reach the backend's `portEndpoint` through a 127.0.0.1
+ *   listener per sandbox and port (`preview-proxy.ts`), not Daytona's host names.
  * - Not emulated (answered 404 and logged in `unknownRoutes`): signed preview
  *   URLs, the socket.io event stream, PTYs, code-run and the interpreter, git,
  *   LSP, computer use, file search/find/replace/permissions, signed file URLs,
