@@ -22,7 +22,10 @@ export type { ErrorMapper, ErrorMapperOptions, ErrorSite } from "./adapter/error
 export { createErrorMapper, errorName } from "./adapter/error-mapper.js";
 export type { ErrorClass } from "./adapter/http-errors.js";
 export { classifyHttpStatus, httpStatusOf, isConnectionLost, retryAfterMs } from "./adapter/http-errors.js";
+export { KnownSandboxes } from "./adapter/known-sandboxes.js";
 export { satisfiesNodeRange } from "./adapter/node-range.js";
+export type { OperationRunner, OperationRunnerOptions } from "./adapter/operation-runner.js";
+export { createOperationRunner } from "./adapter/operation-runner.js";
 export type { OwnershipCodec } from "./adapter/ownership.js";
 export {
   callerLabels,
@@ -34,7 +37,12 @@ export {
   validateOwner,
 } from "./adapter/ownership.js";
 export type { AbandonedLaunch } from "./adapter/reclaim-launch.js";
-export { isOutcomeUnknown, ORPHAN_SEARCH_DELAYS_MS, reclaimAbandonedLaunch } from "./adapter/reclaim-launch.js";
+export {
+  isOutcomeUnknown,
+  launchFailure,
+  ORPHAN_SEARCH_DELAYS_MS,
+  reclaimAbandonedLaunch,
+} from "./adapter/reclaim-launch.js";
 export type { OperationCall, OperationContext } from "./adapter/run-operation.js";
 export { runOperation } from "./adapter/run-operation.js";
 export type { CommonDefaults, CommonRuntimeOptions, ResolvedCommonOptions } from "./adapter/runtime-options.js";
@@ -53,7 +61,7 @@ export {
   STARTED_LINE,
   sessionFiles,
 } from "./shell/async-script.js";
-export { chmodScript } from "./shell/chmod.js";
+export { chmodScript, modeChanges } from "./shell/chmod.js";
 export { assertCommandFits, MAX_COMMAND_BYTES } from "./shell/command-size.js";
 export { markerSweepScript } from "./shell/marker-sweep.js";
 export type { StdinPlan, StdinStaging } from "./shell/stdin.js";
@@ -61,5 +69,6 @@ export { EMBEDDED_STDIN_BYTES, planStdin } from "./shell/stdin.js";
 export type { GuardedPath } from "./shell/symlink-guard.js";
 export { checkSymlinkGuard, symlinkGuardScript } from "./shell/symlink-guard.js";
 export { EventQueue } from "./streams/event-queue.js";
+export { eventStream } from "./streams/event-stream.js";
 export type { OutputStream } from "./streams/output-collector.js";
 export { OutputCollector, utf8Prefix } from "./streams/output-collector.js";

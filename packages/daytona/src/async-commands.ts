@@ -46,7 +46,7 @@ export async function startCommand(
   const plan = planSession(context, execRequest, false);
   const { commandStateDirectory, timeouts } = context.options;
   return context.onSandbox(handle, op, "startCommand", timeouts.lookupMs, async (sandbox, call, sandboxId) => {
-    context.markCommandRun(sandboxId);
+    context.known.markCommandRun(sandboxId);
     const session = sessionOf(sessionId);
     const site = { operation: "startCommand", sandboxId };
     const refusedOnly = { policy: START_RETRY, isRetryable: wasRefused, signal: call.signal };

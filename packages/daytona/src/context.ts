@@ -1,11 +1,13 @@
 import type { OpOptions, SandportError } from "@sandport/core";
 import {
   BackgroundTasks,
+  createOperationRunner,
   type ErrorSite,
   foreignSandbox,
   isOwnedBy,
+  KnownSandboxes,
   type OperationCall,
-  runOperation,
+  type OperationRunner,
   type SdkLoader,
   sandboxNotFound,
 } from "@sandport/core/adapter";
@@ -54,8 +56,8 @@ export function budget(ms: number): CallTiming {
 /**
  * Per-runtime state shared by the operations: the SDK loader and the one
  * client built from it, SDK sandbox instances, which sandbox ids are known to
- * be ours, which sandboxes no command has touched yet, each sandbox's home
- * directory, and background work. Not exported from the package.
+ * be ours and which no command has touched yet (`KnownSandboxes`), each
+ * sandbox's home directory, and background work. Not exported from the package.
  */
 export class DaytonaContext {
   readonly options: ResolvedOptions;
@@ -65,12 +67,15 @@ export class DaytonaContext {
   readonly background: BackgroundTasks;
   /** Launch keys whose sandboxes are being destroyed in the background; hidden from `findByLabels`. */
   readonly condemned = new Set<string>();
+  /** Which sandboxes are ours, and which no command has touched since this runtime launched them. */
+  readonly known = new KnownSandboxes();
+  /** Runs one port method (`runOperation`): per-call options checked, deadline applied, errors mapped at the site. */
+  readonly run: OperationRunner["run"];
+  /** {@link run} for the sandbox a handle names, its id checked first (`INVALID_REQUEST`, before any request). */
+  readonly onHandle: OperationRunner["onHandle"];
   #client: Promise<DaytonaClient> | undefined;
   readonly #instances = new Map<string, Promise<DaytonaSandbox>>();
   readonly #homes = new Map<string, Promise<string>>();
-  readonly #owned = new Set<string>();
-  /** Sandboxes launched here in which no command has run yet: nothing in them can be a symlink. */
-  readonly #pristine = new Set<string>();
 
   constructor(options: ResolvedOptions, sdk?: DaytonaSdkSource, onBackgroundError?: (error: SandportError) => void) {
     this.options = options;
@@ -79,35 +84,9 @@ export class DaytonaContext {
       (error) => mapDaytonaError(error, { operation: "background work" }),
       onBackgroundError,
     );
-  }
-
-  /** Runs one port method (`runOperation`): per-call options checked, deadline applied, errors mapped at `site`. */
-  run<T>(
-    op: OpOptions | undefined,
-    site: ErrorSite,
-    defaultTimeoutMs: number,
-    task: (call: OperationCall) => Promise<T>,
-  ): Promise<T> {
-    const mapError = (error: unknown) => mapDaytonaError(error, site);
-    return runOperation(op, { provider: PROVIDER, operation: site.operation, defaultTimeoutMs, mapError }, task);
-  }
-
-  /** {@link run} for the sandbox `handle` names, its id checked first (`INVALID_REQUEST`, before any request). */
-  onHandle<T>(
-    handle: unknown,
-    op: OpOptions | undefined,
-    site: string | Omit<ErrorSite, "sandboxId">,
-    defaultTimeoutMs: number,
-    task: (sandboxId: string, call: OperationCall) => Promise<T>,
-  ): Promise<T> {
-    const where = typeof site === "string" ? { operation: site } : site;
-    let sandboxId: string;
-    try {
-      sandboxId = sandboxIdOf(handle, where.operation);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return this.run(op, { ...where, sandboxId }, defaultTimeoutMs, (call) => task(sandboxId, call));
+    const runner = createOperationRunner({ provider: PROVIDER, mapError: mapDaytonaError, sandboxIdOf });
+    this.run = runner.run;
+    this.onHandle = runner.onHandle;
   }
 
   /** {@link onHandle} on the SDK instance of an owned, started sandbox (see {@link sandbox}). */
@@ -176,13 +155,13 @@ export class DaytonaContext {
     const found = await this.record(sandboxId, operation, timing);
     if (!found) return undefined;
     if (!isOwnedBy(found.labels, this.options.owner)) throw foreignSandbox(PROVIDER, sandboxId, operation);
-    this.#owned.add(sandboxId);
+    this.known.markOwned(sandboxId);
     return found;
   }
 
   /** Rejects `FOREIGN_SANDBOX` or `NOT_FOUND` unless `sandboxId` is ours; one lookup unless already known. */
   async assertOwned(sandboxId: string, operation: string, timing: CallTiming): Promise<void> {
-    if (this.#owned.has(sandboxId)) return;
+    if (this.known.isOwned(sandboxId)) return;
     if (!(await this.ownedRecord(sandboxId, operation, timing))) throw sandboxNotFound(PROVIDER, sandboxId, operation);
   }
 
@@ -220,41 +199,15 @@ export class DaytonaContext {
 
   /** Keeps an SDK instance for later calls on the same sandbox. */
   remember(sandbox: DaytonaSandbox): void {
-    this.#owned.add(sandbox.id);
+    this.known.markOwned(sandbox.id);
     this.#instances.set(sandbox.id, Promise.resolve(sandbox));
   }
 
-  /** Records that `sandboxId` carries our ownership label. */
-  markOwned(sandboxId: string): void {
-    this.#owned.add(sandboxId);
-  }
-
-  /** True when this runtime launched or verified `sandboxId`. */
-  knownOwned(sandboxId: string): boolean {
-    return this.#owned.has(sandboxId);
-  }
-
-  /** Records that `sandboxId` was just launched here: only this runtime's file writes have touched it. */
-  markPristine(sandboxId: string): void {
-    this.#pristine.add(sandboxId);
-  }
-
-  /** Records that a command is about to run in `sandboxId` (it may create symlinks from now on). */
-  markCommandRun(sandboxId: string): void {
-    this.#pristine.delete(sandboxId);
-  }
-
-  /** True while no command has run in a sandbox launched by this runtime. */
-  isPristine(sandboxId: string): boolean {
-    return this.#pristine.has(sandboxId);
-  }
-
-  /** Drops everything known about a sandbox (after destroy, stop or replacement). */
+  /** Drops what is kept about a sandbox (after destroy, stop or replacement); `keepOwnership` keeps knowing it is ours. */
   forget(sandboxId: string, options: { readonly keepOwnership?: boolean } = {}): void {
     this.#instances.delete(sandboxId);
     this.#homes.delete(sandboxId);
-    this.#pristine.delete(sandboxId);
-    if (!options.keepOwnership) this.#owned.delete(sandboxId);
+    this.known.forget(sandboxId, options);
   }
 
   async #connect(): Promise<DaytonaClient> {
@@ -284,7 +237,7 @@ export class DaytonaContext {
       throw sandboxNotFound(PROVIDER, sandboxId, operation);
     }
     if (!isOwnedBy(sandbox.labels, this.options.owner)) throw foreignSandbox(PROVIDER, sandboxId, operation);
-    this.#owned.add(sandboxId);
+    this.known.markOwned(sandboxId);
     if (sandbox.state !== undefined && BOOTING.has(sandbox.state)) {
       await sandbox.waitUntilStarted(seconds(timing.remainingMs()));
     }

@@ -110,7 +110,7 @@ export async function exec(
   const plan = planExec(context.options, request);
   const deadlineMs = plan.timeoutMs + context.options.timeouts.execGraceMs;
   return context.onSandbox(handle, op, "exec", deadlineMs, async (sandbox, call, sandboxId) => {
-    context.markCommandRun(sandboxId);
+    context.known.markCommandRun(sandboxId);
     await stageStdin(sandbox, plan.stdinUpload, call);
     const kill = () => void sweep(sandbox, plan.marker, sandboxId);
     call.signal.addEventListener("abort", kill, { once: true });

@@ -10,6 +10,7 @@ import {
   checkSymlinkGuard,
   chmodScript,
   type GuardedPath,
+  modeChanges,
   type OperationCall,
   symlinkGuardScript,
 } from "@sandport/core/adapter";
@@ -49,11 +50,7 @@ export async function writeFiles(
       destination: toSandboxPath(workspaceRoot, file.path),
     }));
     await repeatable(call, site, () => sandbox.fs.uploadFiles(uploads, seconds(call.remainingMs())));
-    const modes = new Map<number, string[]>();
-    valid.forEach((file, index) => {
-      if (files[index]?.mode === undefined || file.mode === WRITTEN_MODE) return;
-      modes.set(file.mode, [...(modes.get(file.mode) ?? []), file.path]);
-    });
+    const modes = modeChanges(files, valid, WRITTEN_MODE);
     if (modes.size === 0) return;
     const result = await runScript(sandbox, chmodScript(modes), workspaceRoot, call, site);
     if (result.exitCode === 0) return;
@@ -100,7 +97,7 @@ async function guard(
   call: OperationCall,
   paths: readonly GuardedPath[],
 ): Promise<void> {
-  if (context.isPristine(sandboxId)) return;
+  if (context.known.isPristine(sandboxId)) return;
   const site = { operation: "symlink guard", sandboxId };
   const result = await runScript(sandbox, symlinkGuardScript(paths), context.options.workspaceRoot, call, site);
   checkSymlinkGuard(paths, { exitCode: result.exitCode, stdout: result.output, stderr: result.output }, PROVIDER);

@@ -1,9 +1,9 @@
-import { type LaunchSpec, type OpOptions, retry, SandportError } from "@sandport/core";
-import { isOutcomeUnknown, reclaimAbandonedLaunch } from "@sandport/core/adapter";
+import { type LaunchSpec, type OpOptions, retry, type SandportError } from "@sandport/core";
+import { launchFailure, reclaimAbandonedLaunch } from "@sandport/core/adapter";
 import { budget, type CallTiming, type DaytonaContext, seconds } from "./context.js";
 import { mapDaytonaError, wasRefused } from "./errors.js";
 import { START_RETRY } from "./exec.js";
-import { type DaytonaHandle, handleFromSandbox, PROVIDER } from "./handle.js";
+import { type DaytonaHandle, handleFromSandbox } from "./handle.js";
 import type { DaytonaSandbox } from "./internal/sdk-types.js";
 import { createBody, createParams, type LaunchPlan, planLaunch } from "./launch-plan.js";
 import { deleteSandbox } from "./lifecycle.js";
@@ -35,7 +35,7 @@ export function launch(context: DaytonaContext, spec: LaunchSpec = {}, op?: OpOp
     );
     await prepareWorkspace(context, sandbox, call);
     context.remember(sandbox);
-    context.markPristine(sandbox.id);
+    context.known.markPristine(sandbox.id);
     return handleFromSandbox({ id: sandbox.id, labels: plan.callerLabels, createdAt: sandbox.createdAt });
   });
 }
@@ -59,8 +59,8 @@ export function launchDetached(context: DaytonaContext, spec: LaunchSpec = {}, o
       creation.then(({ data: created }) => created.id),
       creation,
     );
-    context.markOwned(data.id);
-    context.markPristine(data.id);
+    context.known.markOwned(data.id);
+    context.known.markPristine(data.id);
     return handleFromSandbox({ id: data.id, labels: plan.callerLabels, createdAt: data.createdAt });
   });
 }
@@ -121,7 +121,7 @@ function launchWith(
       let created = false;
       abandoned = (error) => reclaim(context, id, plan.launchKey, error, created);
       const value = await creation.catch((error: unknown) => {
-        throw launchError(error, plan.launchKey, operation);
+        throw launchFailure(mapDaytonaError(error, { operation }), error, plan.launchKey);
       });
       created = true;
       return value;
@@ -154,21 +154,5 @@ function reclaim(
     condemned: context.condemned,
     background: context.background,
     cleanupMs: orphanCleanupMs,
-  });
-}
-
-/** A failed create, saying whether the sandbox may exist anyway and under which launch key to look. */
-function launchError(error: unknown, launchKey: string, operation: string): SandportError {
-  const mapped = mapDaytonaError(error, { operation });
-  const outcomeUnknown = isOutcomeUnknown(mapped);
-  return new SandportError({
-    code: mapped.code,
-    provider: PROVIDER,
-    retryable: mapped.retryable,
-    cause: error,
-    message: outcomeUnknown
-      ? `${mapped.message} (the sandbox may exist anyway: search launch key ${launchKey})`
-      : mapped.message,
-    details: { ...mapped.details, launchKey, outcomeUnknown },
   });
 }

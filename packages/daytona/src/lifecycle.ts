@@ -22,7 +22,7 @@ const DELETE_RETRY = { maxAttempts: 6, initialDelayMs: 250, maxDelayMs: 2_000 } 
  */
 export function destroy(context: DaytonaContext, handle: unknown, op?: OpOptions): Promise<void> {
   return context.onHandle(handle, op, "destroy", context.options.timeouts.destroyMs, async (sandboxId, call) => {
-    if (!context.knownOwned(sandboxId) && !(await context.ownedRecord(sandboxId, "destroy", call))) {
+    if (!context.known.isOwned(sandboxId) && !(await context.ownedRecord(sandboxId, "destroy", call))) {
       context.forget(sandboxId);
       return;
     }

@@ -88,7 +88,7 @@ async function listOwned(
     const stored = sandbox.labels ?? {};
     if (!isOwnedBy(stored, owner) || !matchesLabels(stored, filter)) continue;
     if (sandbox.state !== undefined && GONE.has(sandbox.state)) continue;
-    context.markOwned(sandbox.id);
+    context.known.markOwned(sandbox.id);
     unique.set(sandbox.id, sandbox);
   }
   return [...unique.values()];

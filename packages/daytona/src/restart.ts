@@ -137,7 +137,7 @@ async function replace(context: DaytonaContext, record: DaytonaSandboxRecord, ca
     throw mapDaytonaError(error, { operation: "start (replacement)", sandboxId: record.id });
   });
   const id = validSandboxId(created.id);
-  context.markOwned(id);
+  context.known.markOwned(id);
   try {
     const sandbox = await context.sandbox(id, "start", call);
     if (!isOwnedBy(sandbox.labels, context.options.owner)) throw foreignSandbox(PROVIDER, id, "start");
@@ -146,7 +146,7 @@ async function replace(context: DaytonaContext, record: DaytonaSandboxRecord, ca
       sandbox.fs.createFolder(context.options.workspaceRoot, "755"),
     );
     await probe(context, sandbox, call);
-    context.markPristine(id);
+    context.known.markPristine(id);
     return id;
   } catch (error) {
     await deleteSandbox(context, id, budget(context.options.timeouts.destroyMs)).catch(() => undefined);

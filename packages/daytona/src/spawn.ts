@@ -35,7 +35,7 @@ export async function spawn(
     "spawn",
     context.options.timeouts.lookupMs,
     async (sandbox, call, sandboxId) => {
-      context.markCommandRun(sandboxId);
+      context.known.markCommandRun(sandboxId);
       return new DaytonaProcess(await SessionRun.start(context, sandbox, sandboxId, plan, call));
     },
   );

@@ -1,4 +1,4 @@
-import type { SandportError } from "../errors/sandport-error.js";
+import { SandportError } from "../errors/sandport-error.js";
 import { sleep } from "../timing/abort.js";
 import type { BackgroundTasks } from "./background-tasks.js";
 import { httpStatusOf, isConnectionLost } from "./http-errors.js";
@@ -92,4 +92,24 @@ export function isOutcomeUnknown(error: unknown): boolean {
 function statusFromDetails(error: unknown): number | undefined {
   const status = (error as { details?: { status?: unknown } } | null)?.details?.status;
   return typeof status === "number" ? status : undefined;
+}
+
+/**
+ * A failed create as the caller sees it: the mapped error, saying whether the
+ * sandbox may exist anyway ({@link isOutcomeUnknown}) and under which launch
+ * key to look (`details.launchKey`, `details.outcomeUnknown`). `cause` is the
+ * vendor's error.
+ */
+export function launchFailure(mapped: SandportError, cause: unknown, launchKey: string): SandportError {
+  const outcomeUnknown = isOutcomeUnknown(mapped);
+  return new SandportError({
+    code: mapped.code,
+    provider: mapped.provider,
+    retryable: mapped.retryable,
+    cause,
+    message: outcomeUnknown
+      ? `${mapped.message} (the sandbox may exist anyway: search launch key ${launchKey})`
+      : mapped.message,
+    details: { ...mapped.details, launchKey, outcomeUnknown },
+  });
 }

@@ -10,3 +10,22 @@ export function chmodScript(modes: ReadonlyMap<number, readonly string[]>): stri
     .map(([mode, paths]) => `chmod ${mode.toString(8).padStart(4, "0")} -- ${quoteArgv(paths)}`)
     .join(" && ");
 }
+
+/**
+ * The mode changes a batch of written files needs, for {@link chmodScript}:
+ * each file that asked for a mode other than `writtenMode` (the mode the
+ * provider's upload gives), grouped by mode. `files` are the caller's,
+ * `validated` the same files validated (workspace-relative paths, in order).
+ */
+export function modeChanges(
+  files: readonly { readonly mode?: number }[],
+  validated: readonly { readonly path: string; readonly mode: number }[],
+  writtenMode = 0o644,
+): Map<number, string[]> {
+  const modes = new Map<number, string[]>();
+  validated.forEach((file, index) => {
+    if (files[index]?.mode === undefined || file.mode === writtenMode) return;
+    modes.set(file.mode, [...(modes.get(file.mode) ?? []), file.path]);
+  });
+  return modes;
+}
