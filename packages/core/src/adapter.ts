@@ -61,7 +61,7 @@ export {
   STARTED_LINE,
   sessionFiles,
 } from "./shell/async-script.js";
-export { chmodScript, modeChanges } from "./shell/chmod.js";
+export { chmodFailure, chmodScript, modeChanges } from "./shell/chmod.js";
 export { assertCommandFits, MAX_COMMAND_BYTES } from "./shell/command-size.js";
 export { markerSweepScript } from "./shell/marker-sweep.js";
 export type { StdinPlan, StdinStaging } from "./shell/stdin.js";

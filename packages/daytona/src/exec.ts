@@ -7,6 +7,7 @@ import {
   retry,
   SandportError,
   toSandboxPath,
+  type ValidatedExecRequest,
   validateExecRequest,
 } from "@sandport/core";
 import { assertCommandFits, OutputCollector, planStdin } from "@sandport/core/adapter";
@@ -57,6 +58,16 @@ export function withStdin(
   });
 }
 
+/** A request checked against the port's rules and the reserved env, with its absolute working directory. */
+export function validRequest(
+  options: ResolvedOptions,
+  request: ExecRequest,
+): { readonly valid: ValidatedExecRequest; readonly cwd: string } {
+  const valid = validateExecRequest(request, { root: options.workspaceRoot, provider: PROVIDER });
+  refuseReservedEnv(valid.env, RESERVED_ENV, "env", PROVIDER);
+  return { valid, cwd: toSandboxPath(options.workspaceRoot, valid.cwd) };
+}
+
 /**
  * Validates a request and turns it into what `executeCommand` takes: the
  * working directory, environment and timeout go into the API's own fields;
@@ -64,9 +75,7 @@ export function withStdin(
  * arranged, its output capped (`cappedScript`), encoded by `daemonCommand`.
  */
 export function planExec(options: ResolvedOptions, request: ExecRequest): ExecPlan {
-  const valid = validateExecRequest(request, { root: options.workspaceRoot, provider: PROVIDER });
-  refuseReservedEnv(valid.env, RESERVED_ENV, "env", PROVIDER);
-  const cwd = toSandboxPath(options.workspaceRoot, valid.cwd);
+  const { valid, cwd } = validRequest(options, request);
   const stdin = withStdin(options, requestCommand(valid), valid.stdin, cwd);
   const maxOutputBytes = valid.maxOutputBytes ?? options.maxOutputBytes;
   const command = daemonCommand(cappedScript(stdin.command, maxOutputBytes));

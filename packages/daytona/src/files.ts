@@ -1,13 +1,7 @@
-import {
-  type FileInput,
-  normalizeWorkspacePath,
-  type OpOptions,
-  SandportError,
-  toSandboxPath,
-  validateFiles,
-} from "@sandport/core";
+import { type FileInput, normalizeWorkspacePath, type OpOptions, toSandboxPath, validateFiles } from "@sandport/core";
 import {
   checkSymlinkGuard,
+  chmodFailure,
   chmodScript,
   type GuardedPath,
   modeChanges,
@@ -53,14 +47,7 @@ export async function writeFiles(
     const modes = modeChanges(files, valid, WRITTEN_MODE);
     if (modes.size === 0) return;
     const result = await runScript(sandbox, chmodScript(modes), workspaceRoot, call, site);
-    if (result.exitCode === 0) return;
-    throw new SandportError({
-      code: "UNEXPECTED",
-      provider: PROVIDER,
-      retryable: false,
-      message: `daytona wrote the files but could not set their modes: ${result.output.trim() || `exit ${result.exitCode}`}`,
-      details: { sandboxId: id, exitCode: result.exitCode },
-    });
+    if (result.exitCode !== 0) throw chmodFailure(PROVIDER, id, result.exitCode, result.output);
   });
 }
 

@@ -96,22 +96,24 @@ class World {
   }
 }
 
-/** A stopped sandbox of ours, launched with everything a replacement must copy. */
+/** How the sandboxes below were launched: everything a replacement must copy. */
+const LAUNCHED_AS = {
+  snapshot: "my-snapshot",
+  labels: { job: "42", [OWNER_LABEL]: "recovery", "sandport.launch-key": "key-1", "code-toolbox-language": "python" },
+  env: { A: "1" },
+  target: "eu",
+  user: "daytona",
+  public: false,
+  autoStopInterval: 30,
+  autoArchiveInterval: 60,
+  autoDeleteInterval: 120,
+  networkBlockAll: true,
+  volumes: [{ volumeId: "vol-1", mountPath: "/data", subpath: "team" }],
+};
+
+/** A stopped sandbox of ours, launched as {@link LAUNCHED_AS}. */
 function stoppedSandbox(world: World): DaytonaSandboxRecord {
-  return world.add({
-    state: "stopped",
-    snapshot: "my-snapshot",
-    labels: { job: "42", [OWNER_LABEL]: "recovery", "sandport.launch-key": "key-1", "code-toolbox-language": "python" },
-    env: { A: "1" },
-    target: "eu",
-    user: "daytona",
-    public: false,
-    autoStopInterval: 30,
-    autoArchiveInterval: 60,
-    autoDeleteInterval: 120,
-    networkBlockAll: true,
-    volumes: [{ volumeId: "vol-1", mountPath: "/data", subpath: "team" }],
-  });
+  return world.add({ state: "stopped", ...structuredClone(LAUNCHED_AS) });
 }
 
 function runtimeOn(world: World, options: Partial<DaytonaRuntimeOptions> = {}): DaytonaRuntime {
@@ -162,19 +164,7 @@ describe("start: restart recovery", () => {
     assert.ok(replacement, "the replacement exists");
     assert.equal(world.records.has(old.id), false, "the old sandbox is deleted");
     const { id: _id, state: _state, ...copied } = replacement;
-    assert.deepEqual(copied, {
-      snapshot: "my-snapshot",
-      labels: old.labels,
-      env: { A: "1" },
-      target: "eu",
-      user: "daytona",
-      public: false,
-      autoStopInterval: 30,
-      autoArchiveInterval: 60,
-      autoDeleteInterval: 120,
-      networkBlockAll: true,
-      volumes: [{ volumeId: "vol-1", mountPath: "/data", subpath: "team" }],
-    });
+    assert.deepEqual(copied, LAUNCHED_AS);
     const order = world.calls.filter((call) => !call.startsWith("get "));
     assert.deepEqual(order, [
       `start ${old.id}`,

@@ -1,22 +1,13 @@
 import { randomUUID } from "node:crypto";
-import {
-  type ExecEvent,
-  type ExecRequest,
-  type ExecResult,
-  refuseReservedEnv,
-  retry,
-  SandportError,
-  toSandboxPath,
-  validateExecRequest,
-} from "@sandport/core";
+import { type ExecEvent, type ExecRequest, type ExecResult, retry, SandportError } from "@sandport/core";
 import { assertCommandFits, OutputCollector } from "@sandport/core/adapter";
 import { daemonCommand, requestCommand, sessionScript } from "./command-scripts.js";
 import { budget, type CallTiming, type DaytonaContext } from "./context.js";
 import { isNotFound, mapDaytonaError, statusOf, wasRefused } from "./errors.js";
-import { type ExecPlan, START_RETRY, stageStdin, withStdin } from "./exec.js";
+import { type ExecPlan, START_RETRY, stageStdin, validRequest, withStdin } from "./exec.js";
 import { PROVIDER } from "./handle.js";
 import type { DaytonaSandbox } from "./internal/sdk-types.js";
-import { EXEC_MARKER_ENV, RESERVED_ENV } from "./markers.js";
+import { EXEC_MARKER_ENV } from "./markers.js";
 import { sweep } from "./run-script.js";
 
 /** How long the sandbox's own watchdog waits past a streamed command's timeout (the runtime kills it first). */
@@ -41,9 +32,7 @@ export function planSession(
   interactive: boolean,
 ): SessionPlan & { readonly initialInput?: Uint8Array } {
   const { options } = context;
-  const valid = validateExecRequest(request, { root: options.workspaceRoot, provider: PROVIDER });
-  refuseReservedEnv(valid.env, RESERVED_ENV, "env", PROVIDER);
-  const cwd = toSandboxPath(options.workspaceRoot, valid.cwd);
+  const { valid, cwd } = validRequest(options, request);
   const stdin = interactive
     ? { command: requestCommand(valid) }
     : withStdin(options, requestCommand(valid), valid.stdin, cwd);

@@ -9,7 +9,7 @@ import {
   toSandboxPath,
   validateExecRequest,
 } from "@sandport/core";
-import { assertCommandFits, EventQueue, planStdin } from "@sandport/core/adapter";
+import { assertCommandFits, eventStream, planStdin } from "@sandport/core/adapter";
 import type { E2BContext } from "./context.js";
 import { PROVIDER } from "./handle.js";
 import { EXEC_MARKER_ENV, RESERVED_ENV } from "./markers.js";
@@ -51,27 +51,16 @@ export function exec(context: E2BContext, handle: unknown, request: ExecRequest,
 }
 
 /** Runs a command and yields `started`, output chunks as they arrive, then `exited`. */
-export async function* execStream(
+export function execStream(
   context: E2BContext,
   handle: unknown,
   request: ExecRequest,
   op?: OpOptions,
 ): AsyncGenerator<ExecEvent> {
-  const queue = new EventQueue<ExecEvent>();
-  // Stops the command when the consumer leaves the loop early.
-  const consumer = new AbortController();
-  runPlanned(context, handle, request, op, "execStream", consumer.signal, (event) => queue.push(event)).then(
-    (result) => {
-      queue.push({ type: "exited", result });
-      queue.end();
-    },
-    (error: unknown) => queue.fail(error),
+  // `consumerGone` stops the command when the consumer leaves the loop early.
+  return eventStream((emit, consumerGone) =>
+    runPlanned(context, handle, request, op, "execStream", consumerGone, emit),
   );
-  try {
-    yield* queue;
-  } finally {
-    consumer.abort(new Error("the consumer stopped reading the stream"));
-  }
 }
 
 async function runPlanned(
@@ -86,7 +75,7 @@ async function runPlanned(
   const plan = planCommand(context.options, request);
   const deadlineMs = plan.timeoutMs + context.options.timeouts.execGraceMs;
   return context.onSandbox(handle, op, operation, deadlineMs, (sandbox, call, sandboxId) => {
-    context.markCommandRun(sandboxId);
+    context.known.markCommandRun(sandboxId);
     const signal = stop ? AbortSignal.any([call.signal, stop]) : call.signal;
     return runCommand(context, sandboxId, sandbox, plan, signal, emit);
   });

@@ -3,11 +3,11 @@ import {
   type LaunchSpec,
   type OpOptions,
   refuseReservedEnv,
-  SandportError,
+  type SandportError,
   unsupported,
   validateLaunchSpec,
 } from "@sandport/core";
-import { isOutcomeUnknown, metadataCodec, reclaimAbandonedLaunch } from "@sandport/core/adapter";
+import { launchFailure, metadataCodec, reclaimAbandonedLaunch } from "@sandport/core/adapter";
 import { budget, type E2BContext } from "./context.js";
 import { mapE2BError } from "./errors.js";
 import { type E2BHandle, PROVIDER } from "./handle.js";
@@ -58,17 +58,17 @@ export function launch(context: E2BContext, spec: LaunchSpec = {}, op?: OpOption
       let created = false;
       abandoned = (error) => reclaim(context, creation, launchKey, error, created);
       let sandbox: E2BSandbox = await creation.catch((error: unknown) => {
-        throw launchError(error, launchKey);
+        throw launchFailure(mapE2BError(error, { operation: "launch" }), error, launchKey);
       });
       created = true;
-      context.markOwned(sandbox.sandboxId);
+      context.known.markOwned(sandbox.sandboxId);
       if (options.sandboxUrl === undefined) {
         // Per-sandbox envd address: reconnect with it spelled out, so no E2B_SANDBOX_URL can apply.
         sandbox = await context.connect(sandbox.sandboxId, "launch", call);
       }
       await sandbox.files.makeDir(options.workspaceRoot, { requestTimeoutMs: call.remainingMs(), signal: call.signal });
       context.remember(sandbox);
-      context.markPristine(sandbox.sandboxId);
+      context.known.markPristine(sandbox.sandboxId);
       return { id: sandbox.sandboxId, provider: PROVIDER, labels: Object.freeze({ ...valid.labels }) };
     },
   );
@@ -98,21 +98,5 @@ function reclaim(
     condemned: context.condemned,
     background: context.background,
     cleanupMs: orphanCleanupMs,
-  });
-}
-
-/** A failed create, saying whether the sandbox may exist anyway and under which launch key to look. */
-function launchError(error: unknown, launchKey: string): SandportError {
-  const mapped = mapE2BError(error, { operation: "launch" });
-  const outcomeUnknown = isOutcomeUnknown(mapped);
-  return new SandportError({
-    code: mapped.code,
-    provider: PROVIDER,
-    retryable: mapped.retryable,
-    cause: error,
-    message: outcomeUnknown
-      ? `${mapped.message} (the sandbox may exist anyway: search launch key ${launchKey})`
-      : mapped.message,
-    details: { ...mapped.details, launchKey, outcomeUnknown },
   });
 }
