@@ -23,6 +23,13 @@ const core = await import(pathToFileURL(join(root, "packages/core/dist/index.js"
 const INSPECT = {
   daytona: (module) => [["`sandport/daytona`", new module.DaytonaRuntime({ apiKey: "inspection-only" })]],
   e2b: (module) => [["`sandport/e2b`", new module.E2BRuntime({ apiKey: "inspection-only" })]],
+  freestyle: (module) => [["`sandport/freestyle`", new module.FreestyleRuntime({ apiKey: "inspection-only" })]],
+  modal: (module) => [
+    [
+      "`sandport/modal`",
+      new module.ModalRuntime({ tokenId: "inspection-only", tokenSecret: "inspection-only", maxLifetimeMs: 3_600_000 }),
+    ],
+  ],
   local: (module) => [
     ["`sandport/local`", new module.LocalRuntime({ isolation: "namespaces" })],
     ['`sandport/local` (`isolation: "none"`)', new module.LocalRuntime({ isolation: "none" })],

@@ -1,13 +1,12 @@
 import type { OpOptions, SandportError } from "@sandport/core";
 import {
   BackgroundTasks,
-  createOperationRunner,
   type ErrorSite,
   foreignSandbox,
   isOwnedBy,
   KnownSandboxes,
   type OperationCall,
-  type OperationRunner,
+  OperationRunner,
   type SdkLoader,
   sandboxNotFound,
 } from "@sandport/core/adapter";
@@ -54,12 +53,14 @@ export function budget(ms: number): CallTiming {
 }
 
 /**
- * Per-runtime state shared by the operations: the SDK loader and the one
- * client built from it, SDK sandbox instances, which sandbox ids are known to
- * be ours and which no command has touched yet (`KnownSandboxes`), each
- * sandbox's home directory, and background work. Not exported from the package.
+ * Per-runtime state shared by the operations: the frame of every port method
+ * (`run`, `onHandle`: the kit's `OperationRunner` with Daytona's error table),
+ * the SDK loader and the one client built from it, SDK sandbox instances,
+ * which sandbox ids are known to be ours and which no command has touched yet
+ * (`KnownSandboxes`), each sandbox's home directory, and background work. Not
+ * exported from the package.
  */
-export class DaytonaContext {
+export class DaytonaContext extends OperationRunner {
   readonly options: ResolvedOptions;
   /** The Daytona SDK, loaded on first use. */
   readonly sdk: SdkLoader<DaytonaSdkModule>;
@@ -69,24 +70,18 @@ export class DaytonaContext {
   readonly condemned = new Set<string>();
   /** Which sandboxes are ours, and which no command has touched since this runtime launched them. */
   readonly known = new KnownSandboxes();
-  /** Runs one port method (`runOperation`): per-call options checked, deadline applied, errors mapped at the site. */
-  readonly run: OperationRunner["run"];
-  /** {@link run} for the sandbox a handle names, its id checked first (`INVALID_REQUEST`, before any request). */
-  readonly onHandle: OperationRunner["onHandle"];
   #client: Promise<DaytonaClient> | undefined;
   readonly #instances = new Map<string, Promise<DaytonaSandbox>>();
   readonly #homes = new Map<string, Promise<string>>();
 
   constructor(options: ResolvedOptions, sdk?: DaytonaSdkSource, onBackgroundError?: (error: SandportError) => void) {
+    super({ provider: PROVIDER, mapError: mapDaytonaError, sandboxIdOf });
     this.options = options;
     this.sdk = createDaytonaSdkLoader(sdk);
     this.background = new BackgroundTasks(
       (error) => mapDaytonaError(error, { operation: "background work" }),
       onBackgroundError,
     );
-    const runner = createOperationRunner({ provider: PROVIDER, mapError: mapDaytonaError, sandboxIdOf });
-    this.run = runner.run;
-    this.onHandle = runner.onHandle;
   }
 
   /** {@link onHandle} on the SDK instance of an owned, started sandbox (see {@link sandbox}). */

@@ -121,7 +121,7 @@ function launchWith(
       let created = false;
       abandoned = (error) => reclaim(context, id, plan.launchKey, error, created);
       const value = await creation.catch((error: unknown) => {
-        throw launchFailure(mapDaytonaError(error, { operation }), error, plan.launchKey);
+        throw launchFailure(error, mapDaytonaError(error, { operation }), plan.launchKey);
       });
       created = true;
       return value;

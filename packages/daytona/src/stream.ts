@@ -1,5 +1,5 @@
 import type { ExecEvent, ExecRequest, OpOptions } from "@sandport/core";
-import { eventStream } from "@sandport/core/adapter";
+import { execEventStream } from "@sandport/core/adapter";
 import type { DaytonaContext } from "./context.js";
 import { planSession, SessionRun } from "./session-run.js";
 
@@ -16,7 +16,7 @@ export function execStream(
   request: ExecRequest,
   op?: OpOptions,
 ): AsyncGenerator<ExecEvent> {
-  return eventStream(async (emit, consumerGone) => {
+  return execEventStream(async (emit, consumerGone) => {
     const plan = planSession(context, request, false);
     const deadlineMs = plan.timeoutMs + context.options.timeouts.execGraceMs;
     return context.onSandbox(handle, op, "execStream", deadlineMs, async (sandbox, call, sandboxId) => {

@@ -27,7 +27,8 @@ const processes = async () => (await Sandbox.connect(handle.id, emulator.sdkOpti
 test("startCommand → running → exited → logs with output, exit code and duration", async () => {
   const ref = await runtime.startCommand(handle, {
     sessionId: "job-1",
-    shell: "echo out; echo err >&2; sleep 0.3; exit 4",
+    // Runs until the test releases it, however slow the machine: the "running" assertions cannot race its end.
+    shell: "echo out; echo err >&2; sleep 0.3; while [ ! -e release-job-1 ]; do sleep 0.05; done; exit 4",
     env: { GREETING: "hi" },
   });
   assert.equal(ref.sessionId, "job-1");
@@ -38,6 +39,7 @@ test("startCommand → running → exited → logs with output, exit code and du
   assert.deepEqual(await runtime.commandStatus(handle, ref), { state: "running", exitCode: null });
   const running = await runtime.commandLogs(handle, ref);
   assert.equal(running.exitCode, null);
+  await runtime.writeFiles(handle, [{ path: "release-job-1", content: "" }]);
   assert.deepEqual(await exited(ref), { state: "exited", exitCode: 4 });
   const logs = await runtime.commandLogs(handle, ref);
   assert.deepEqual(

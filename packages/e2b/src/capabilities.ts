@@ -2,8 +2,23 @@ import type { DeclaredCapabilities } from "@sandport/core";
 
 /**
  * What `E2BRuntime` declares beyond its methods. Structural capabilities
- * (reattach, labelSearch, asyncExec, streaming, fileOps) follow from the
- * methods it has; the rest:
+ * (reattach, labelSearch, asyncExec, streaming, fileOps, interactive, ports)
+ * follow from the methods it has:
+ *
+ * - `interactive` (`spawn`): `commands.run` with `stdin: true`, then
+ *   `commands.sendStdin` and `commands.closeStdin` (envd `SendInput`,
+ *   `CloseStdin`). `closeStdin` needs e2b SDK 2.13 and a sandbox envd of
+ *   0.5.2 or later: elsewhere it is refused `UNSUPPORTED` and only `kill()`
+ *   ends the command (and before 2.13 the SDK sends stdin as text, so bytes
+ *   that are not UTF-8 are refused too).
+ * - `ports` (`portEndpoint`): E2B needs no declaration, every port a server
+ *   listens on is reachable, so `LaunchSpec.ports` is validated and otherwise
+ *   unused; the one limit is envd's own port 49983, refused with
+ *   `INVALID_REQUEST` before any request. A sandbox launched with
+ *   `allowPublicTraffic: false` answers only requests carrying its traffic
+ *   access token, which the endpoint's headers carry.
+ *
+ * The rest:
  *
  * - `verifiedCleanup: true`: `destroy` resolves only after the provider reports
  *   the sandbox not found, and rejects `DESTROY_UNVERIFIED` otherwise.
@@ -21,12 +36,16 @@ import type { DeclaredCapabilities } from "@sandport/core";
  *   that pause keeps the filesystem; the emulator keeps it by construction, so
  *   only a live run can prove it).
  * - `detachedLaunch` is `unsupported`: E2B's create answers only once the sandbox runs.
- * - `binaryOutput: "not-exposed"`: envd streams raw bytes, but the SDK hands
- *   output over as decoded text, so output events carry the text's UTF-8.
+ * - `binaryOutput: "not-exposed"`: envd streams a command's output as raw
+ *   bytes, but the SDK (2.x) decodes every chunk with a `TextDecoder` before
+ *   `onStdout` / `onStderr` see it, and offers no byte callback for commands
+ *   (its only raw path, `onPty`, runs the command on a terminal, which
+ *   rewrites line ends, echoes input and merges stderr). Output events carry
+ *   the text's UTF-8, so bytes that are not UTF-8 arrive as U+FFFD.
  * - `pty: "not-exposed"`: E2B has terminals; the port does not reach them.
  *
- * PTY, snapshots, fork and preview URLs exist in E2B but have no place in the
- * port (`sandbox-v1`), so this adapter does not reach them (not exposed).
+ * PTY, snapshots and fork exist in E2B but have no place in the port
+ * (`sandbox-v1`), so this adapter does not reach them (not exposed).
  */
 export const e2bCapabilities: DeclaredCapabilities = Object.freeze({
   warmLease: "unknown",

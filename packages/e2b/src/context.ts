@@ -1,13 +1,11 @@
 import type { OpOptions, SandportError } from "@sandport/core";
 import {
   BackgroundTasks,
-  createOperationRunner,
   type ErrorSite,
   foreignSandbox,
   isOwnedBy,
-  KnownSandboxes,
   type OperationCall,
-  type OperationRunner,
+  runOperation,
   type SdkLoader,
   sandboxNotFound,
 } from "@sandport/core/adapter";
@@ -17,8 +15,8 @@ import { createE2BSdkLoader, type E2BSdkSource } from "./internal/sdk.js";
 import type { E2BConnectionFields, E2BSandbox, E2BSandboxInfo, E2BSdkModule } from "./internal/sdk-types.js";
 import type { ResolvedOptions } from "./options.js";
 
-/** Port of envd inside every sandbox. */
-const ENVD_PORT = 49983;
+/** Port of envd inside every sandbox: E2B's own, never a caller's server. */
+export const ENVD_PORT = 49983;
 
 /** The timing of one SDK call: the time it may take, and the signal that cancels it. */
 export interface CallTiming {
@@ -29,9 +27,8 @@ export interface CallTiming {
 
 /**
  * Per-runtime state shared by the operations: the SDK loader, connected
- * sandbox instances, which sandbox ids are known to be ours and which no
- * command has touched yet (`KnownSandboxes`), and background cleanup. Not
- * exported from the package.
+ * sandbox instances, which sandbox ids are known to be ours, which sandboxes
+ * no command has touched yet, and background cleanup. Not exported from the package.
  */
 export class E2BContext {
   readonly options: ResolvedOptions;
@@ -41,13 +38,10 @@ export class E2BContext {
   readonly background: BackgroundTasks;
   /** Launch keys whose sandboxes are being destroyed in the background; hidden from `findByLabels`. */
   readonly condemned = new Set<string>();
-  /** Which sandboxes are ours, and which no command has touched since this runtime launched them. */
-  readonly known = new KnownSandboxes();
-  /** Runs one port method (`runOperation`): per-call options checked, deadline applied, errors mapped at the site. */
-  readonly run: OperationRunner["run"];
-  /** {@link run} for the sandbox a handle names, its id checked first (`INVALID_REQUEST`, before any request). */
-  readonly onHandle: OperationRunner["onHandle"];
   readonly #instances = new Map<string, Promise<E2BSandbox>>();
+  readonly #owned = new Set<string>();
+  /** Sandboxes launched here in which no command has run yet: nothing in them can be a symlink. */
+  readonly #pristine = new Set<string>();
 
   constructor(options: ResolvedOptions, sdk?: E2BSdkSource, onBackgroundError?: (error: SandportError) => void) {
     this.options = options;
@@ -56,9 +50,30 @@ export class E2BContext {
       (error) => mapE2BError(error, { operation: "background cleanup" }),
       onBackgroundError,
     );
-    const runner = createOperationRunner({ provider: PROVIDER, mapError: mapE2BError, sandboxIdOf });
-    this.run = runner.run;
-    this.onHandle = runner.onHandle;
+  }
+
+  /** Runs one port method (`runOperation`): per-call options checked, deadline applied, errors mapped at `site`. */
+  run<T>(
+    op: OpOptions | undefined,
+    site: ErrorSite,
+    defaultTimeoutMs: number,
+    task: (call: OperationCall) => Promise<T>,
+  ): Promise<T> {
+    const mapError = (error: unknown) => mapE2BError(error, site);
+    return runOperation(op, { provider: PROVIDER, operation: site.operation, defaultTimeoutMs, mapError }, task);
+  }
+
+  /** {@link run} for the sandbox `handle` names, its id checked first (`INVALID_REQUEST`, before any request). */
+  async onHandle<T>(
+    handle: unknown,
+    op: OpOptions | undefined,
+    site: string | Omit<ErrorSite, "sandboxId">,
+    defaultTimeoutMs: number,
+    task: (sandboxId: string, call: OperationCall) => Promise<T>,
+  ): Promise<T> {
+    const where = typeof site === "string" ? { operation: site } : site;
+    const sandboxId = sandboxIdOf(handle, where.operation);
+    return this.run(op, { ...where, sandboxId }, defaultTimeoutMs, (call) => task(sandboxId, call));
   }
 
   /** {@link onHandle} on the connected instance of an owned sandbox (see {@link sandbox}). */
@@ -96,16 +111,42 @@ export class E2BContext {
     return this.options.sandboxUrl ?? `https://${ENVD_PORT}-${sandboxId}.${this.options.domain}`;
   }
 
+  /** Records that `sandboxId` carries our ownership marker. */
+  markOwned(sandboxId: string): void {
+    this.#owned.add(sandboxId);
+  }
+
+  /** True when this runtime launched or verified `sandboxId`. */
+  knownOwned(sandboxId: string): boolean {
+    return this.#owned.has(sandboxId);
+  }
+
   /** Keeps a connected instance for later calls on the same sandbox. */
   remember(sandbox: E2BSandbox): void {
-    this.known.markOwned(sandbox.sandboxId);
+    this.#owned.add(sandbox.sandboxId);
     this.#instances.set(sandbox.sandboxId, Promise.resolve(sandbox));
+  }
+
+  /** Records that `sandboxId` was just launched here: only this runtime's file writes have touched it. */
+  markPristine(sandboxId: string): void {
+    this.#pristine.add(sandboxId);
+  }
+
+  /** Records that a command is about to run in `sandboxId` (it may create symlinks from now on). */
+  markCommandRun(sandboxId: string): void {
+    this.#pristine.delete(sandboxId);
+  }
+
+  /** True while no command has run in a sandbox launched by this runtime. */
+  isPristine(sandboxId: string): boolean {
+    return this.#pristine.has(sandboxId);
   }
 
   /** Drops everything known about a sandbox (after destroy or pause). */
   forget(sandboxId: string, options: { readonly keepOwnership?: boolean } = {}): void {
     this.#instances.delete(sandboxId);
-    this.known.forget(sandboxId, options);
+    this.#pristine.delete(sandboxId);
+    if (!options.keepOwnership) this.#owned.delete(sandboxId);
   }
 
   /**
@@ -123,13 +164,13 @@ export class E2BContext {
       throw mapE2BError(error, { operation, sandboxId });
     }
     if (!isOwnedBy(info.metadata, this.options.owner)) throw foreignSandbox(PROVIDER, sandboxId, operation);
-    this.known.markOwned(sandboxId);
+    this.#owned.add(sandboxId);
     return info;
   }
 
   /** Rejects `FOREIGN_SANDBOX` or `NOT_FOUND` unless `sandboxId` is ours; one lookup unless already known. */
   async assertOwned(sandboxId: string, operation: string, timing: CallTiming): Promise<void> {
-    if (this.known.isOwned(sandboxId)) return;
+    if (this.#owned.has(sandboxId)) return;
     if (!(await this.ownedInfo(sandboxId, operation, timing))) throw sandboxNotFound(PROVIDER, sandboxId, operation);
   }
 

@@ -11,6 +11,8 @@ import {
   type Labels,
   type LaunchSpec,
   type OpOptions,
+  type PortEndpoint,
+  type SandboxProcess,
   type SandboxRuntime,
   type SandportError,
   SPECIFICATION_VERSION,
@@ -26,6 +28,8 @@ import { launch } from "./launch.js";
 import { destroy, start, stop } from "./lifecycle.js";
 import { findByLabels, getById } from "./lookup.js";
 import { type E2BRuntimeOptions, resolveOptions } from "./options.js";
+import { portEndpoint } from "./port-endpoint.js";
+import { spawn } from "./spawn.js";
 
 /**
  * The Sandport runtime for E2B sandboxes, through the `e2b` SDK (optional
@@ -76,6 +80,16 @@ export class E2BRuntime implements SandboxRuntime<E2BHandle> {
   /** Runs a command, yielding `started`, stdout/stderr chunks as they arrive, then `exited`. */
   execStream(handle: E2BHandle, request: ExecRequest, op?: OpOptions): AsyncIterable<ExecEvent> {
     return execStream(this.#context, handle, request, op);
+  }
+
+  /** Starts a command whose stdin stays open; resolves once it runs. See `SandboxProcess`. */
+  spawn(handle: E2BHandle, request: ExecRequest, op?: OpOptions): Promise<SandboxProcess> {
+    return spawn(this.#context, handle, request, op);
+  }
+
+  /** Where to reach a port of the sandbox: no declaration needed; a private sandbox's endpoint carries its token. */
+  portEndpoint(handle: E2BHandle, port: number, op?: OpOptions): Promise<PortEndpoint> {
+    return portEndpoint(this.#context, handle, port, op);
   }
 
   /** Writes all files in one batched upload. */

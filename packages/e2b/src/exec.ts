@@ -9,7 +9,7 @@ import {
   toSandboxPath,
   validateExecRequest,
 } from "@sandport/core";
-import { assertCommandFits, eventStream, planStdin } from "@sandport/core/adapter";
+import { assertCommandFits, execEventStream, planStdin } from "@sandport/core/adapter";
 import type { E2BContext } from "./context.js";
 import { PROVIDER } from "./handle.js";
 import { EXEC_MARKER_ENV, RESERVED_ENV } from "./markers.js";
@@ -20,14 +20,15 @@ import { type CommandPlan, runCommand } from "./run-command.js";
  * Validates a request and turns it into what E2B takes: one command string.
  * `argv` is quoted with POSIX single quotes and `exec`ed; a `shell` script runs
  * in its own `sh -c`. Stdin is embedded, or staged as a file above 64 KiB
- * (`planStdin`). The timeout is the caller's, else the run budget.
+ * (`planStdin`); with `openStdin` (spawn) it is kept for the first write to
+ * the command's own stdin instead. The timeout is the caller's, else the run budget.
  */
-export function planCommand(options: ResolvedOptions, request: ExecRequest): CommandPlan {
+export function planCommand(options: ResolvedOptions, request: ExecRequest, openStdin = false): CommandPlan {
   const valid = validateExecRequest(request, { root: options.workspaceRoot, provider: PROVIDER });
   refuseReservedEnv(valid.env, RESERVED_ENV, "env", PROVIDER);
   const cwd = toSandboxPath(options.workspaceRoot, valid.cwd);
   const staging = { cwd, scratchDirectory: options.scratchDirectory, name: randomUUID() };
-  const stdin = planStdin(composeShellCommand({ request: valid }), valid.stdin, staging);
+  const stdin = planStdin(composeShellCommand({ request: valid }), openStdin ? undefined : valid.stdin, staging);
   assertCommandFits(stdin.command, PROVIDER);
   const marker = randomUUID();
   return {
@@ -38,6 +39,7 @@ export function planCommand(options: ResolvedOptions, request: ExecRequest): Com
     timeoutMs: valid.timeoutMs ?? options.runBudgetMs,
     maxOutputBytes: valid.maxOutputBytes ?? options.maxOutputBytes,
     ...(stdin.upload ? { stdinUpload: stdin.upload } : {}),
+    ...(openStdin && valid.stdin !== undefined ? { firstWrite: valid.stdin } : {}),
   };
 }
 
@@ -57,10 +59,7 @@ export function execStream(
   request: ExecRequest,
   op?: OpOptions,
 ): AsyncGenerator<ExecEvent> {
-  // `consumerGone` stops the command when the consumer leaves the loop early.
-  return eventStream((emit, consumerGone) =>
-    runPlanned(context, handle, request, op, "execStream", consumerGone, emit),
-  );
+  return execEventStream((emit, stop) => runPlanned(context, handle, request, op, "execStream", stop, emit));
 }
 
 async function runPlanned(
@@ -75,7 +74,7 @@ async function runPlanned(
   const plan = planCommand(context.options, request);
   const deadlineMs = plan.timeoutMs + context.options.timeouts.execGraceMs;
   return context.onSandbox(handle, op, operation, deadlineMs, (sandbox, call, sandboxId) => {
-    context.known.markCommandRun(sandboxId);
+    context.markCommandRun(sandboxId);
     const signal = stop ? AbortSignal.any([call.signal, stop]) : call.signal;
     return runCommand(context, sandboxId, sandbox, plan, signal, emit);
   });

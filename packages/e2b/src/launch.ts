@@ -3,7 +3,7 @@ import {
   type LaunchSpec,
   type OpOptions,
   refuseReservedEnv,
-  type SandportError,
+  SandportError,
   unsupported,
   validateLaunchSpec,
 } from "@sandport/core";
@@ -15,11 +15,14 @@ import type { E2BSandbox } from "./internal/sdk-types.js";
 import { deleteSandbox } from "./lifecycle.js";
 import { findByLaunchKey } from "./lookup.js";
 import { RESERVED_ENV } from "./markers.js";
+import { checkExposablePort } from "./port-endpoint.js";
 
 /**
  * Creates a sandbox carrying the ownership marker, the launch key and the
- * caller's labels as E2B metadata, with an explicit lifetime, env and network
- * setting; then creates the workspace directory.
+ * caller's labels as E2B metadata, with an explicit lifetime, env, network
+ * and public-traffic setting; then creates the workspace directory.
+ * `LaunchSpec.ports` is validated (E2B's envd port 49983 is refused) and
+ * otherwise unused: E2B serves every port without a declaration.
  *
  * The create request is not cancelled when the caller's signal or deadline
  * fires (the call still rejects at once): it runs on, and whatever it produces
@@ -41,6 +44,8 @@ export function launch(context: E2BContext, spec: LaunchSpec = {}, op?: OpOption
       if (valid.resources !== undefined) {
         throw unsupported(PROVIDER, "resource limits", "E2B takes CPU and memory from the template");
       }
+      // E2B needs no declaration (every port is reachable); only its own envd port is refused.
+      for (const port of valid.ports ?? []) checkExposablePort(port, "ports");
       const launchKey = valid.launchKey ?? randomUUID();
       const lifetimeMs = valid.lifetimeMs ?? options.lifetimeMs;
       const sdk = await context.sdk();
@@ -54,21 +59,24 @@ export function launch(context: E2BContext, spec: LaunchSpec = {}, op?: OpOption
         timeoutMs: lifetimeMs,
         allowInternetAccess: valid.network ?? options.network,
         lifecycle: { onTimeout: "kill" },
+        network: { allowPublicTraffic: options.allowPublicTraffic },
       });
       let created = false;
       abandoned = (error) => reclaim(context, creation, launchKey, error, created);
       let sandbox: E2BSandbox = await creation.catch((error: unknown) => {
-        throw launchFailure(mapE2BError(error, { operation: "launch" }), error, launchKey);
+        throw launchError(error, launchKey);
       });
       created = true;
-      context.known.markOwned(sandbox.sandboxId);
+      context.markOwned(sandbox.sandboxId);
+      // Destroyed in the background like any launch that fails after the create.
+      if (!options.allowPublicTraffic && !sandbox.trafficAccessToken) throw publicDespiteRequest(sandbox.sandboxId);
       if (options.sandboxUrl === undefined) {
         // Per-sandbox envd address: reconnect with it spelled out, so no E2B_SANDBOX_URL can apply.
         sandbox = await context.connect(sandbox.sandboxId, "launch", call);
       }
       await sandbox.files.makeDir(options.workspaceRoot, { requestTimeoutMs: call.remainingMs(), signal: call.signal });
       context.remember(sandbox);
-      context.known.markPristine(sandbox.sandboxId);
+      context.markPristine(sandbox.sandboxId);
       return { id: sandbox.sandboxId, provider: PROVIDER, labels: Object.freeze({ ...valid.labels }) };
     },
   );
@@ -99,4 +107,22 @@ function reclaim(
     background: context.background,
     cleanupMs: orphanCleanupMs,
   });
+}
+
+/** A sandbox asked to be private came back without a traffic access token: anyone could reach its ports. */
+function publicDespiteRequest(sandboxId: string): SandportError {
+  return new SandportError({
+    code: "UNSUPPORTED",
+    provider: PROVIDER,
+    retryable: false,
+    message:
+      `e2b created sandbox ${sandboxId} without a traffic access token although allowPublicTraffic is false, ` +
+      "so its ports are public; it is being destroyed (the e2b SDK sends network.allowPublicTraffic from 2.7)",
+    details: { sandboxId, feature: "allowPublicTraffic: false" },
+  });
+}
+
+/** A failed create, saying whether the sandbox may exist anyway and under which launch key to look. */
+function launchError(error: unknown, launchKey: string): SandportError {
+  return launchFailure(error, mapE2BError(error, { operation: "launch" }), launchKey);
 }

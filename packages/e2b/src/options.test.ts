@@ -33,6 +33,8 @@ test("defaults: hosted domain, derived URLs, explicit lifetime, run budget, work
   assert.equal(options.scratchDirectory, "/home/user/.sandport/stdin");
   assert.deepEqual([options.lifetimeMs, options.runBudgetMs, options.maxOutputBytes], [3_600_000, 600_000, 16 << 20]);
   assert.deepEqual([options.template, options.owner, options.network], ["base", "sandport", true]);
+  assert.equal(options.allowPublicTraffic, true, "E2B's own default");
+  assert.equal(options.portProxyUrl, undefined, "the hosted sandbox URL is no port proxy: ports use their own hosts");
   assert.deepEqual([options.rateLimitRetries, options.listPageSize, options.orphanCleanupMs], [3, 100, 120_000]);
   assert.deepEqual(options.timeouts, DEFAULT_E2B_TIMEOUTS);
   const tuned = resolveOptions({ apiKey: "k", timeouts: { fileMs: 5_000 }, orphanCleanupMs: 9_000 });
@@ -88,6 +90,7 @@ test("invalid options are refused with INVALID_REQUEST naming the field", async 
     ["listPageSize", { listPageSize: 0 }],
     ["listPageSize", { listPageSize: 101 }],
     ["network", { network: "yes" }],
+    ["allowPublicTraffic", { allowPublicTraffic: "no" }],
     ["owner", { owner: "has space" }],
     ["owner", { owner: "x".repeat(65) }],
     ["onBackgroundError", { onBackgroundError: "log" }],

@@ -21,6 +21,9 @@ export interface E2BRuntimeOptions extends CommonRuntimeOptions {
    * hosted domains `https://sandbox.<domain>`; for any other domain the
    * per-sandbox address `https://49983-<id>.<domain>`, which costs one extra
    * `connect` request after a create (the SDK cannot be told it beforehand).
+   * When given, `portEndpoint` answers with this URL too, plus the routing
+   * headers `E2b-Sandbox-Id` and `E2b-Sandbox-Port`, as the SDK reaches envd
+   * through it.
    */
   readonly sandboxUrl?: string;
   /** Template launched when `LaunchSpec.template` is absent. Default `base`. */
@@ -35,6 +38,14 @@ export interface E2BRuntimeOptions extends CommonRuntimeOptions {
   readonly lifetimeMs?: number;
   /** Outbound network when `LaunchSpec.network` is absent. Always sent. Default `true` (E2B's own default). */
   readonly network?: boolean;
+  /**
+   * Whether a sandbox's ports answer anyone who knows their URL. `false`
+   * launches private sandboxes: every request to one of their ports must carry
+   * the sandbox's traffic access token, which `portEndpoint` returns in its
+   * `headers`. Always sent (`network.allowPublicTraffic`); fixed at launch.
+   * Default `true` (E2B's own default).
+   */
+  readonly allowPublicTraffic?: boolean;
   /** How often the SDK itself retries a control-plane 429 that carries `Retry-After`, 0-10. Default 3. */
   readonly rateLimitRetries?: number;
   /** Page size of the list API, 1-100 (E2B answers 400 above 100). Default 100. */
@@ -68,10 +79,13 @@ export interface ResolvedOptions extends ResolvedCommonOptions {
   readonly apiUrl: string;
   /** Set when one origin serves every sandbox; otherwise per sandbox (see `E2BContext.sandboxUrlFor`). */
   readonly sandboxUrl: string | undefined;
+  /** The `sandboxUrl` the caller gave (not a hosted default): port endpoints go through it with routing headers. */
+  readonly portProxyUrl: string | undefined;
   readonly template: string;
   readonly workspaceRoot: string;
   readonly lifetimeMs: number;
   readonly network: boolean;
+  readonly allowPublicTraffic: boolean;
   readonly rateLimitRetries: number;
   readonly listPageSize: number;
   readonly commandStateDirectory: string;
@@ -83,7 +97,8 @@ export interface ResolvedOptions extends ResolvedCommonOptions {
 /**
  * Default per-call deadlines, used when a call's `OpOptions.timeoutMs` is
  * absent. `launchMs` covers the create and creating the workspace directory;
- * `lookupMs` also bounds `startCommand`, which waits only for the start.
+ * `lookupMs` also bounds `startCommand` and `spawn`, which wait only for the start,
+ * each `write` and `closeStdin` of a spawned process, and `portEndpoint`.
  */
 export const DEFAULT_E2B_TIMEOUTS: OperationTimeouts = Object.freeze({
   launchMs: 120_000,
@@ -115,18 +130,19 @@ export function resolveOptions(given: E2BRuntimeOptions): ResolvedOptions {
   if (options.onBackgroundError !== undefined && typeof options.onBackgroundError !== "function") {
     throw read.refuse("onBackgroundError", "must be a function");
   }
+  const portProxyUrl = read.url(options.sandboxUrl, "sandboxUrl");
   return {
     ...common,
     apiKey,
     domain,
     apiUrl: read.url(options.apiUrl, "apiUrl") ?? `https://api.${domain}`,
-    sandboxUrl:
-      read.url(options.sandboxUrl, "sandboxUrl") ??
-      (HOSTED_DOMAINS.includes(domain) ? `https://sandbox.${domain}` : undefined),
+    sandboxUrl: portProxyUrl ?? (HOSTED_DOMAINS.includes(domain) ? `https://sandbox.${domain}` : undefined),
+    portProxyUrl,
     template: read.text(options.template, "template") ?? "base",
     workspaceRoot: read.absolutePath(options.workspaceRoot, "workspaceRoot") ?? "/home/user/workspace",
     lifetimeMs: read.durationMs(options.lifetimeMs, "lifetimeMs") ?? 3_600_000,
     network: read.boolean(options.network, "network") ?? true,
+    allowPublicTraffic: read.boolean(options.allowPublicTraffic, "allowPublicTraffic") ?? true,
     rateLimitRetries: read.integer(options.rateLimitRetries, "rateLimitRetries", 0, 10) ?? 3,
     listPageSize: read.integer(options.listPageSize, "listPageSize", 1, 100) ?? 100,
     commandStateDirectory,

@@ -1,15 +1,9 @@
-import { type ExecEvent, type ExecResult, retry, SandportError } from "@sandport/core";
-import { httpStatusOf, isConnectionLost, markerSweepScript, OutputCollector } from "@sandport/core/adapter";
+import type { ExecEvent, ExecResult } from "@sandport/core";
+import { OutputCollector } from "@sandport/core/adapter";
 import { budget, type CallTiming, type E2BContext } from "./context.js";
-import { isSandboxNotFound, mapE2BError } from "./errors.js";
-import { PROVIDER } from "./handle.js";
 import type { E2BCommandHandle, E2BSandbox } from "./internal/sdk-types.js";
-import { EXEC_MARKER_ENV } from "./markers.js";
+import { KILL_TIMEOUT_MS, killProcessTree, lostOutput, startProcess } from "./process-control.js";
 
-/** Retries of a command start E2B refused (429, 5xx before the process existed). */
-const START_RETRY = { maxAttempts: 3, initialDelayMs: 250, maxDelayMs: 2_000 } as const;
-/** Deadline of the best-effort kill after a timeout, abort or output overflow. */
-const KILL_TIMEOUT_MS = 10_000;
 /** Output cap of the adapter's own helper scripts (symlink guard, chmod). */
 const SCRIPT_OUTPUT_BYTES = 1024 * 1024;
 /** Encodes the text the SDK hands over back to its UTF-8 bytes. */
@@ -30,6 +24,8 @@ export interface CommandPlan {
   readonly maxOutputBytes: number;
   /** Stdin too large to embed: uploaded to `path` before the start; the command opens and deletes it. */
   readonly stdinUpload?: { readonly path: string; readonly content: Uint8Array };
+  /** For a command whose stdin stays open (spawn): the request's `stdin`, written to it first. */
+  readonly firstWrite?: string | Uint8Array;
 }
 
 /** Uploads a plan's large stdin, if it has one (one request). */
@@ -67,24 +63,57 @@ export function runScript(
   return runCommand(context, sandboxId, sandbox, plan, timing.signal);
 }
 
+/** Why the adapter stopped a command before it ended by itself. */
+type StopReason = "output-limit" | "timeout" | "aborted" | "killed";
+
+/** A command started by {@link startRun}: its pid, its end, and how to stop it. */
+export interface CommandRun {
+  readonly pid: number;
+  /**
+   * The result once the command ended: a non-zero exit, a timeout, the output
+   * cap and a `kill()` are results. Rejects with the reason of the signal
+   * given to `startRun` when that signal stopped it, and with a
+   * `PROVIDER_UNAVAILABLE` or `NOT_FOUND` (`outcomeUnknown`) when its output stream broke.
+   */
+  readonly finished: Promise<ExecResult>;
+  /** Kills the command and its descendants (once; later calls share the first). Resolves once the kill was sent. */
+  kill(): Promise<void>;
+}
+
+/** What {@link startRun} does besides starting the plan. */
+export interface RunOptions {
+  /**
+   * Cancels the start. While the command runs, aborting it kills the command
+   * and `finished` rejects with its reason: `exec` passes its call's signal,
+   * `spawn` one that only bounds the start.
+   */
+  readonly signal: AbortSignal;
+  /** Receives `started` first, then the output chunks within the cap, as they happen. */
+  readonly emit?: (event: ExecEvent) => void;
+  /** Keeps the command's stdin open for `sendStdin` (spawn). Default: no stdin. */
+  readonly openStdin?: boolean;
+}
+
 /**
- * Starts `plan` in `sandbox` and waits for it: non-zero exits, timeouts and
- * the output cap are results. Shared by `exec`, `execStream` and the adapter's
- * own scripts; `emit` receives `started` and output events as they happen.
+ * Starts `plan` in `sandbox` and resolves once it runs. Past `maxOutputBytes`
+ * the output is cut and the command killed; a command past its timeout is
+ * killed by envd. Kills reach its descendants (`killProcessTree`), and so does
+ * a start that was cancelled midway, which may have started it anyway.
+ * The engine of `exec`, `execStream`, `spawn` and the adapter's own scripts.
  */
-export async function runCommand(
+export async function startRun(
   context: E2BContext,
   sandboxId: string,
   sandbox: E2BSandbox,
   plan: CommandPlan,
-  signal: AbortSignal,
-  emit?: (event: ExecEvent) => void,
-): Promise<ExecResult> {
+  options: RunOptions,
+): Promise<CommandRun> {
+  const { signal, emit } = options;
   const started = performance.now();
-  let stopReason: "output-limit" | "timeout" | "aborted" | undefined;
+  let stopReason: StopReason | undefined;
   let process: E2BCommandHandle | undefined;
   let killing: Promise<boolean> | undefined;
-  const kill = (reason: NonNullable<typeof stopReason>) => {
+  const kill = (reason: StopReason) => {
     stopReason ??= reason;
     if (process && !killing) killing = killProcessTree(sandbox, process.pid, plan.marker);
     return killing ?? Promise.resolve(false);
@@ -103,12 +132,14 @@ export async function runCommand(
   );
   await stageStdin(sandbox, plan, { ...budget(context.options.timeouts.fileMs), signal });
   try {
-    process = await startProcess(context, sandboxId, sandbox, plan, signal, output);
+    process = await startProcess(context, sandboxId, sandbox, plan, signal, output, options.openStdin ?? false);
   } catch (error) {
     await discardStdin(sandbox, plan);
+    if (signal.aborted) void killProcessTree(sandbox, undefined, plan.marker);
     throw error;
   }
-  emit?.({ type: "started", pid: process.pid });
+  const { pid } = process;
+  emit?.({ type: "started", pid });
   for (const event of early) emit?.(event);
   early = undefined;
   if (output.truncated) void kill("output-limit");
@@ -122,137 +153,53 @@ export async function runCommand(
     timedOut,
     durationMs: performance.now() - started,
   });
-  try {
-    await process.wait();
-    return result(0);
-  } catch (error) {
-    if (signal.aborted) {
+  const settle = async (running: E2BCommandHandle): Promise<ExecResult> => {
+    try {
+      await running.wait();
+      return result(0);
+    } catch (error) {
+      if (signal.aborted) {
+        await kill("aborted");
+        throw signal.reason;
+      }
+      const exitCode = (error as { exitCode?: unknown }).exitCode;
+      const name = (error as { name?: unknown }).name;
+      const ranOut = performance.now() - started >= plan.timeoutMs - 50;
+      if (stopReason === "output-limit" || stopReason === "killed") return result(null);
+      if (name === "CommandExitError" && typeof exitCode === "number") {
+        if (exitCode < 0 && ranOut) return result(null, true);
+        return result(exitCode < 0 ? null : exitCode);
+      }
+      if (name === "TimeoutError" || ranOut) {
+        await kill("timeout");
+        return result(null, true);
+      }
+      // The stream broke while the command ran: it may still be running, so stop it.
       await kill("aborted");
-      throw signal.reason;
+      throw lostOutput(sandboxId, pid, error);
+    } finally {
+      signal.removeEventListener("abort", onAbort);
     }
-    const exitCode = (error as { exitCode?: unknown }).exitCode;
-    const name = (error as { name?: unknown }).name;
-    const ranOut = performance.now() - started >= plan.timeoutMs - 50;
-    if (stopReason === "output-limit") return result(null);
-    if (name === "CommandExitError" && typeof exitCode === "number") {
-      if (exitCode < 0 && ranOut) return result(null, true);
-      return result(exitCode < 0 ? null : exitCode);
-    }
-    if (name === "TimeoutError" || ranOut) {
-      await kill("timeout");
-      return result(null, true);
-    }
-    // The stream broke while the command ran: it may still be running, so stop it.
-    await kill("aborted");
-    throw lostOutput(sandboxId, process.pid, error);
-  } finally {
-    signal.removeEventListener("abort", onAbort);
-  }
+  };
+  const finished = settle(process);
+  // A caller that only kills must not see an unhandled rejection; `finished` still rejects for those who wait.
+  finished.catch(() => {});
+  return { pid, finished, kill: async () => void (await kill("killed")) };
 }
 
 /**
- * Starts the process, retrying only when E2B provably refused before the
- * process existed (429, a 5xx answer, or an "unavailable" reply while the
- * sandbox still exists). A dropped connection is not retried: the command may have started.
+ * Starts `plan` in `sandbox` and waits for it: non-zero exits, timeouts and
+ * the output cap are results. Shared by `exec`, `execStream` and the adapter's
+ * own scripts; `emit` receives `started` and output events as they happen.
  */
-function startProcess(
+export async function runCommand(
   context: E2BContext,
   sandboxId: string,
   sandbox: E2BSandbox,
   plan: CommandPlan,
   signal: AbortSignal,
-  output: OutputCollector,
-): Promise<E2BCommandHandle> {
-  const timing = { ...budget(context.options.timeouts.lookupMs), signal };
-  const start = () =>
-    sandbox.commands
-      .run(plan.command, {
-        background: true,
-        cwd: plan.cwd,
-        envs: plan.env,
-        timeoutMs: plan.timeoutMs,
-        stdin: false,
-        requestTimeoutMs: timing.remainingMs(),
-        signal,
-        onStdout: (data) => output.push("stdout", data),
-        onStderr: (data) => output.push("stderr", data),
-      })
-      .catch(async (error: unknown) => {
-        throw await classifyStartFailure(context, sandboxId, error, timing);
-      });
-  const isRetryable = (error: unknown) => SandportError.isInstance(error) && error.details.refused === true;
-  return retry(start, { policy: START_RETRY, signal, isRetryable });
-}
-
-async function classifyStartFailure(
-  context: E2BContext,
-  sandboxId: string,
-  error: unknown,
-  timing: CallTiming & { readonly signal: AbortSignal },
-): Promise<SandportError> {
-  const mapped = mapE2BError(error, { operation: "exec", sandboxId });
-  const status = httpStatusOf(error);
-  const refused = (why: string) =>
-    new SandportError({
-      code: mapped.code === "RATE_LIMITED" ? "RATE_LIMITED" : "PROVIDER_UNAVAILABLE",
-      provider: PROVIDER,
-      retryable: true,
-      cause: error,
-      message: `e2b refused to start the command in sandbox ${sandboxId} (${why}); nothing ran`,
-      details: { sandboxId, refused: true, ...(status === undefined ? {} : { status }) },
-    });
-  if (timing.signal.aborted) return mapped;
-  if (mapped.code === "RATE_LIMITED") return refused("rate limited");
-  if (isSandboxNotFound(error)) {
-    // The SDK reports every "unavailable" answer (429/502/503/504 or a dead sandbox) this way: look.
-    const info = await context.ownedInfo(sandboxId, "exec", timing);
-    return info ? refused("the sandbox is running but its envd was unavailable") : mapped;
-  }
-  if (isConnectionLost(error)) {
-    return new SandportError({
-      code: "PROVIDER_UNAVAILABLE",
-      provider: PROVIDER,
-      retryable: false,
-      cause: error,
-      message: `e2b dropped the connection while starting a command in sandbox ${sandboxId}; it may have started`,
-      details: { sandboxId, outcomeUnknown: true },
-    });
-  }
-  if (status !== undefined && status >= 500) return refused(`HTTP ${status}`);
-  return mapped;
-}
-
-function lostOutput(sandboxId: string, pid: number, error: unknown): SandportError {
-  const gone = mapE2BError(error, { operation: "exec", sandboxId }).code === "NOT_FOUND";
-  return new SandportError({
-    code: gone ? "NOT_FOUND" : "PROVIDER_UNAVAILABLE",
-    provider: PROVIDER,
-    retryable: false,
-    cause: error,
-    message: `e2b lost the output of a running command in sandbox ${sandboxId} (it was stopped; its effects are unknown)`,
-    details: { sandboxId, pid, outcomeUnknown: true },
-  });
-}
-
-/**
- * Best-effort kill of a command and its descendants: SIGKILL to its pid, then
- * (when it carries a marker) the kit's marker sweep. Resolves `false` when the
- * command was already gone or the kill failed; a command that survives a
- * failed kill still ends at its own timeout, which is always set.
- */
-async function killProcessTree(sandbox: E2BSandbox, pid: number, marker: string | undefined): Promise<boolean> {
-  const killed = await sandbox.commands.kill(pid, { requestTimeoutMs: KILL_TIMEOUT_MS }).catch(() => false);
-  if (marker === undefined) return killed;
-  try {
-    const sweep = await sandbox.commands.run(markerSweepScript(EXEC_MARKER_ENV, marker), {
-      background: true,
-      timeoutMs: KILL_TIMEOUT_MS,
-      stdin: false,
-      requestTimeoutMs: KILL_TIMEOUT_MS,
-    });
-    await sweep.wait().catch(() => undefined);
-  } catch {
-    // Best effort: see above.
-  }
-  return killed;
+  emit?: (event: ExecEvent) => void,
+): Promise<ExecResult> {
+  const run = await startRun(context, sandboxId, sandbox, plan, emit ? { signal, emit } : { signal });
+  return run.finished;
 }

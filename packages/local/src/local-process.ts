@@ -1,6 +1,6 @@
 import type { ExecEvent, ExecResult, SandboxProcess } from "@sandport/core";
-import { invalidRequest, SandportError } from "@sandport/core";
-import { EventQueue } from "@sandport/core/adapter";
+import { invalidRequest } from "@sandport/core";
+import { EventQueue, processExited } from "@sandport/core/adapter";
 import { LOCAL_PROVIDER, type LocalIsolation } from "./options.js";
 
 /**
@@ -95,10 +95,10 @@ export class LocalProcess implements SandboxProcess {
     }
     if (this.#stdinClosed) return Promise.reject(invalidRequest("stdin was closed", {}, LOCAL_PROVIDER));
     const stdin = this.#stdin;
-    if (this.#exited || !stdin) return Promise.reject(gone());
+    if (this.#exited || !stdin) return Promise.reject(processExited(LOCAL_PROVIDER));
     return new Promise((resolve, reject) => {
       // Resolves once the pipe took the bytes; a command that exits meanwhile breaks the pipe: NOT_FOUND.
-      stdin.write(data, (error) => (error ? reject(gone(error)) : resolve()));
+      stdin.write(data, (error) => (error ? reject(processExited(LOCAL_PROVIDER, error)) : resolve()));
     });
   }
 
@@ -113,13 +113,4 @@ export class LocalProcess implements SandboxProcess {
   async kill(): Promise<void> {
     if (!this.#kill.signal.aborted) this.#kill.abort(new Error("killed by the caller"));
   }
-}
-
-function gone(cause?: unknown): SandportError {
-  return new SandportError({
-    code: "NOT_FOUND",
-    provider: LOCAL_PROVIDER,
-    message: "the process has exited; its stdin is gone",
-    ...(cause === undefined ? {} : { cause }),
-  });
 }

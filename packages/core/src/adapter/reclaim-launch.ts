@@ -94,22 +94,39 @@ function statusFromDetails(error: unknown): number | undefined {
   return typeof status === "number" ? status : undefined;
 }
 
+/** How {@link launchFailure} words a failed create. */
+export interface LaunchFailureOptions {
+  /** Whether the sandbox may exist anyway. Default: {@link isOutcomeUnknown} of the mapped error; the adapter may know better. */
+  readonly outcomeUnknown?: boolean | undefined;
+  /** Said after the message when the outcome is known (e.g. why the provider refused). */
+  readonly hint?: string | undefined;
+}
+
 /**
- * A failed create as the caller sees it: the mapped error, saying whether the
- * sandbox may exist anyway ({@link isOutcomeUnknown}) and under which launch
- * key to look (`details.launchKey`, `details.outcomeUnknown`). `cause` is the
- * vendor's error.
+ * The error of a failed create, for the caller: `mapped` (what the adapter's
+ * mapper made of `error`, which stays the cause) with the launch key and
+ * whether the sandbox may exist anyway in its details, and, when it may, the
+ * message saying under which launch key to look for it (else the `hint`).
  */
-export function launchFailure(mapped: SandportError, cause: unknown, launchKey: string): SandportError {
-  const outcomeUnknown = isOutcomeUnknown(mapped);
+export function launchFailure(
+  error: unknown,
+  mapped: SandportError,
+  launchKey: string,
+  options: LaunchFailureOptions = {},
+): SandportError {
+  const outcomeUnknown = options.outcomeUnknown ?? isOutcomeUnknown(mapped);
+  const note = outcomeUnknown
+    ? ` (the sandbox may exist anyway: search launch key ${launchKey})`
+    : options.hint === undefined
+      ? ""
+      : ` (${options.hint})`;
   return new SandportError({
     code: mapped.code,
     provider: mapped.provider,
     retryable: mapped.retryable,
-    cause,
-    message: outcomeUnknown
-      ? `${mapped.message} (the sandbox may exist anyway: search launch key ${launchKey})`
-      : mapped.message,
+    ...(mapped.retryAfterMs === undefined ? {} : { retryAfterMs: mapped.retryAfterMs }),
+    cause: error,
+    message: `${mapped.message}${note}`,
     details: { ...mapped.details, launchKey, outcomeUnknown },
   });
 }

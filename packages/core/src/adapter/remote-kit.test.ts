@@ -6,7 +6,7 @@ import { SandportError } from "../errors/sandport-error.js";
 import { BackgroundTasks } from "./background-tasks.js";
 import { collectPages } from "./collect-pages.js";
 import { confirmGone } from "./confirm-gone.js";
-import { isOutcomeUnknown, reclaimAbandonedLaunch } from "./reclaim-launch.js";
+import { isOutcomeUnknown, launchFailure, reclaimAbandonedLaunch } from "./reclaim-launch.js";
 
 const retryable = () => new SandportError({ code: "PROVIDER_UNAVAILABLE", message: "502" });
 const fatal = () => new SandportError({ code: "AUTH", message: "401" });
@@ -158,5 +158,66 @@ describe("reclaimAbandonedLaunch", () => {
     assert.equal(isOutcomeUnknown(Object.assign(new Error("x"), { status: 400 })), false);
     assert.equal(isOutcomeUnknown(new Error("other side closed")), true);
     assert.equal(isOutcomeUnknown(new SandportError({ code: "AUTH", message: "no" })), false);
+  });
+
+  test("launchFailure: the launch key always, the hint to search for it only when the outcome is unknown", () => {
+    const vendor = new Error("socket hang up");
+    const mapped = new SandportError({
+      code: "PROVIDER_UNAVAILABLE",
+      provider: "p",
+      message: "p launch failed: socket hang up",
+      cause: vendor,
+      retryAfterMs: 500,
+      details: { operation: "launch" },
+    });
+    const unknown = launchFailure(vendor, mapped, "key-9");
+    assert.equal(unknown.code, "PROVIDER_UNAVAILABLE");
+    assert.equal(unknown.provider, "p");
+    assert.equal(unknown.cause, vendor);
+    assert.equal(unknown.retryAfterMs, 500);
+    assert.match(unknown.message, /search launch key key-9\)$/);
+    assert.deepEqual(unknown.details, { operation: "launch", launchKey: "key-9", outcomeUnknown: true });
+    const refused = launchFailure(vendor, new SandportError({ code: "AUTH", provider: "p", message: "denied" }), "k");
+    assert.deepEqual(
+      [refused.message, refused.details.outcomeUnknown, refused.details.launchKey],
+      ["denied", false, "k"],
+    );
+    assert.equal(
+      launchFailure(vendor, mapped, "k", { outcomeUnknown: false }).details.outcomeUnknown,
+      false,
+      "the adapter may know better",
+    );
+  });
+});
+
+describe("launchFailure", () => {
+  test("an unknown outcome names the launch key to search; a refusal keeps its code and may add a hint", () => {
+    const vendor = new Error("socket hang up");
+    const lost = launchFailure(
+      vendor,
+      new SandportError({
+        code: "PROVIDER_UNAVAILABLE",
+        provider: "acme",
+        message: "acme launch failed: socket hang up",
+      }),
+      "key-1",
+    );
+    assert.equal(
+      lost.message,
+      "acme launch failed: socket hang up (the sandbox may exist anyway: search launch key key-1)",
+    );
+    assert.deepEqual(
+      [lost.code, lost.provider, lost.retryable, lost.cause],
+      ["PROVIDER_UNAVAILABLE", "acme", true, vendor],
+    );
+    assert.deepEqual(lost.details, { launchKey: "key-1", outcomeUnknown: true });
+    const refused = launchFailure(
+      vendor,
+      new SandportError({ code: "INVALID_REQUEST", message: "taken", details: { status: 409 } }),
+      "key-2",
+      { hint: "a launch key is used once" },
+    );
+    assert.equal(refused.message, "taken (a launch key is used once)");
+    assert.deepEqual(refused.details, { status: 409, launchKey: "key-2", outcomeUnknown: false });
   });
 });

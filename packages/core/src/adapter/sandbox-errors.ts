@@ -40,3 +40,17 @@ export function destroyUnverified(provider: string, sandboxId: string, why: stri
     details: { sandboxId },
   });
 }
+
+/**
+ * `NOT_FOUND`: a write to a spawned process that has exited (its stdin is
+ * gone), as `SandboxProcess.write` reports it in every runtime.
+ */
+export function processExited(provider: string, cause?: unknown): SandportError {
+  return new SandportError({
+    code: "NOT_FOUND",
+    provider,
+    retryable: false,
+    message: "the process has exited; its stdin is gone",
+    ...(cause === undefined ? {} : { cause }),
+  });
+}

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import type { ExecEvent } from "../port/exec-event.js";
 import { EventQueue } from "./event-queue.js";
+import { execEventStream } from "./exec-event-stream.js";
 import { OutputCollector, utf8Prefix } from "./output-collector.js";
 
 describe("EventQueue", () => {
@@ -44,5 +46,47 @@ describe("OutputCollector", () => {
     assert.equal(overflows, 1);
     assert.deepEqual(chunks, ["ab", "cé"]);
     assert.equal(utf8Prefix("✓✓", 4), "✓");
+  });
+});
+
+describe("execEventStream", () => {
+  const result = { exitCode: 0, stdout: "hi", stderr: "", truncated: false, timedOut: false, durationMs: 1 };
+
+  test("the run's events in order, then exited with its result; a failure after the events before it", async () => {
+    const seen: string[] = [];
+    for await (const event of execEventStream(async (emit) => {
+      emit({ type: "started" });
+      emit({ type: "stdout", data: "hi", bytes: new TextEncoder().encode("hi") });
+      return result;
+    }))
+      seen.push(event.type);
+    assert.deepEqual(seen, ["started", "stdout", "exited"]);
+    const got: string[] = [];
+    await assert.rejects(async () => {
+      for await (const event of execEventStream(async (emit) => {
+        emit({ type: "started" });
+        throw new Error("lost");
+      }))
+        got.push(event.type);
+    }, /lost/);
+    assert.deepEqual(got, ["started"]);
+  });
+
+  test("leaving the loop early aborts stop; nothing runs before the first next()", async () => {
+    let stop: AbortSignal | undefined;
+    let runs = 0;
+    const stream = execEventStream((emit, signal) => {
+      runs++;
+      stop = signal;
+      emit({ type: "started" });
+      return new Promise<never>(() => {});
+    });
+    assert.equal(runs, 0);
+    for await (const event of stream as AsyncIterable<ExecEvent>) {
+      assert.equal(event.type, "started");
+      break;
+    }
+    assert.equal(runs, 1);
+    assert.equal(stop?.aborted, true);
   });
 });

@@ -45,6 +45,12 @@ export interface E2BCreateOptions extends E2BConnectionFields {
   readonly allowInternetAccess: boolean;
   /** What happens at the end of the lifetime. Always `kill` here. */
   readonly lifecycle: { readonly onTimeout: "kill" };
+  /**
+   * Inbound access. `allowPublicTraffic: false` makes every port answer only
+   * requests carrying the sandbox's traffic access token. Always sent; SDKs
+   * before 2.7 drop it (the sandbox is then public, which `launch` detects).
+   */
+  readonly network: { readonly allowPublicTraffic: boolean };
 }
 
 /** Options of `Sandbox.connect`. */
@@ -92,7 +98,8 @@ export interface E2BRunOptions extends E2BRequestOptions {
   readonly envs?: Record<string, string>;
   /** Command lifetime in ms. Always sent: the SDK default (60 s) must never apply. */
   readonly timeoutMs: number;
-  readonly stdin: false;
+  /** `true` keeps the command's stdin open for `sendStdin` (spawn); `false` gives it none. */
+  readonly stdin: boolean;
   readonly onStdout?: (data: string) => void | Promise<void>;
   readonly onStderr?: (data: string) => void | Promise<void>;
 }
@@ -129,6 +136,17 @@ export interface E2BCommands {
   run(command: string, options: E2BRunOptions): Promise<E2BCommandHandle>;
   list(options?: E2BRequestOptions): Promise<E2BProcessInfo[]>;
   kill(pid: number, options?: E2BRequestOptions): Promise<boolean>;
+  /**
+   * Writes to the stdin of a command started with `stdin: true` (envd
+   * `SendInput`). Bytes are sent as they are from SDK 2.13; earlier SDKs take
+   * a string only (they would send a `Uint8Array` as its decimal listing).
+   */
+  sendStdin(pid: number, data: string | Uint8Array, options?: E2BRequestOptions): Promise<void>;
+  /**
+   * Closes a command's stdin (envd `CloseStdin`, from envd 0.5.2; older envd
+   * makes the SDK throw). Absent before SDK 2.13.
+   */
+  closeStdin?(pid: number, options?: E2BRequestOptions): Promise<void>;
 }
 
 /** One entry reported by `files.list` / `files.getInfo`. */
@@ -164,6 +182,13 @@ export interface E2BSandbox {
   readonly sandboxId: string;
   readonly commands: E2BCommands;
   readonly files: E2BFilesystem;
+  /**
+   * Set (from the create or connect answer) when the sandbox is private: every
+   * request to one of its ports must carry it as `e2b-traffic-access-token`.
+   */
+  readonly trafficAccessToken?: string;
+  /** `<port>-<sandboxId>.<sandbox domain>`: the host that serves `port` of this sandbox. */
+  getHost(port: number): string;
 }
 
 /** The static side of the SDK's `Sandbox` class. */

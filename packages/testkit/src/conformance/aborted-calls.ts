@@ -43,6 +43,9 @@ export function declareAbortedCallChecks<H extends SandboxHandle>(group: CheckGr
       await aborted("commandStatus", () => runtime.commandStatus!(handle, ref, op));
       await aborted("commandLogs", () => runtime.commandLogs!(handle, ref, op));
     }
+    if (has("spawn"))
+      await aborted("spawn", () => runtime.spawn!(handle, { shell: "echo ran >> aborted/ran.txt" }, op));
+    if (has("portEndpoint")) await aborted("portEndpoint", () => runtime.portEndpoint!(handle, 18_080, op));
     if (has("mkdir")) {
       await aborted("mkdir", () => runtime.mkdir!(handle, "aborted/made", op));
       await aborted("listDir", () => runtime.listDir!(handle, ".", op));

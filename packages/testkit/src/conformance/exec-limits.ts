@@ -1,18 +1,16 @@
 import assert from "node:assert/strict";
 import type { ExecResult, SandboxHandle } from "@sandport/core";
 import { byteLength, delay, expectCode, fileExists, pollUntil, since } from "./assertions.js";
+import { LateProbe } from "./late-probe.js";
 import type { CheckGroup } from "./suite.js";
-
-/** How long the "late" probes wait before writing their trace, in milliseconds. */
-const LATE_WRITE_MS = 1_000;
 
 /**
  * Registers the checks of what stops a command: its timeout, the caller's
  * abort signal (before and during the call) and the output cap.
  *
- * Each kill check leaves a probe behind that would write a "late" file one
- * second after the kill; the file must never appear, which proves the command
- * (and, for timeouts, its background child) really died.
+ * Each kill check leaves a {@link LateProbe} behind that would write a "late"
+ * file once the test opens its gate after the kill; the file must never
+ * appear, which proves the command (and, for timeouts, its children) died.
  */
 export function declareLimitChecks<H extends SandboxHandle>(group: CheckGroup<H>): void {
   const { runtime, suite } = group;
@@ -20,12 +18,14 @@ export function declareLimitChecks<H extends SandboxHandle>(group: CheckGroup<H>
 
   group.check("exec.timeout", async () => {
     const handle = group.sandbox();
+    const child = new LateProbe("limits-timeout-child", promptMs);
+    const setsid = new LateProbe("limits-timeout-setsid", promptMs);
     const start = performance.now();
     const result = await runtime.exec(handle, {
       shell: [
         "echo started > limits-timeout-started.txt",
-        "(sleep 1; echo late > limits-timeout-late.txt) &",
-        "setsid sh -c 'sleep 1; echo late > limits-timeout-setsid.txt' &",
+        `(${child.shell}) &`,
+        `setsid sh -c '${setsid.shell}' &`,
         "sleep 30",
       ].join("\n"),
       timeoutMs: commandTimeoutMs,
@@ -40,14 +40,9 @@ export function declareLimitChecks<H extends SandboxHandle>(group: CheckGroup<H>
     );
     assert.ok(elapsed <= commandTimeoutMs + promptMs, `returned after ${elapsed} ms (timeout ${commandTimeoutMs} ms)`);
     assert.equal(await fileExists(runtime, handle, "limits-timeout-started.txt"), true, "the command never ran");
-    await delay(Math.max(0, LATE_WRITE_MS + 500 - since(start)));
+    assert.equal(await child.survived(runtime, handle), false, "a background child of the timed-out command survived");
     assert.equal(
-      await fileExists(runtime, handle, "limits-timeout-late.txt"),
-      false,
-      "a background child of the timed-out command survived",
-    );
-    assert.equal(
-      await fileExists(runtime, handle, "limits-timeout-setsid.txt"),
+      await setsid.survived(runtime, handle),
       false,
       "a setsid grandchild of the timed-out command survived",
     );
@@ -55,33 +50,25 @@ export function declareLimitChecks<H extends SandboxHandle>(group: CheckGroup<H>
 
   group.check("exec.op-deadline", async () => {
     const handle = group.sandbox();
+    const probe = new LateProbe("limits-deadline", promptMs);
     const start = performance.now();
     await expectCode(
-      () =>
-        runtime.exec(
-          handle,
-          { shell: "sleep 1; echo late > limits-deadline-late.txt; sleep 30" },
-          { timeoutMs: commandTimeoutMs },
-        ),
+      () => runtime.exec(handle, { shell: `${probe.shell}; sleep 30` }, { timeoutMs: commandTimeoutMs }),
       "DEADLINE_EXCEEDED",
       "exec past its call deadline",
     );
     assert.ok(since(start) <= commandTimeoutMs + promptMs, `rejected after ${since(start)} ms`);
-    await delay(Math.max(0, LATE_WRITE_MS + 500 - since(start)));
-    assert.equal(
-      await fileExists(runtime, handle, "limits-deadline-late.txt"),
-      false,
-      "the command outlived its call's deadline",
-    );
+    assert.equal(await probe.survived(runtime, handle), false, "the command outlived its call's deadline");
   });
 
   group.check("exec.abort", async () => {
     const handle = group.sandbox();
     const controller = new AbortController();
     const reason = new Error("conformance abort");
+    const probe = new LateProbe("limits-abort", promptMs);
     const call = runtime.exec(
       handle,
-      { shell: "echo started > limits-abort-started.txt; sleep 1; echo late > limits-abort-late.txt; sleep 30" },
+      { shell: `echo started > limits-abort-started.txt; ${probe.shell}; sleep 30` },
       { signal: controller.signal },
     );
     call.catch(() => {}); // observed below; keeps an early rejection from being reported as unhandled
@@ -95,8 +82,7 @@ export function declareLimitChecks<H extends SandboxHandle>(group: CheckGroup<H>
     const error = await expectCode(() => call, "ABORTED", "exec after abort");
     assert.ok(since(abortedAt) <= promptMs, `rejected ${since(abortedAt)} ms after the abort`);
     assert.equal(error.cause, reason, "the abort reason is the error's cause");
-    await delay(Math.max(0, LATE_WRITE_MS + 500 - since(abortedAt)));
-    assert.equal(await fileExists(runtime, handle, "limits-abort-late.txt"), false, "the aborted command kept running");
+    assert.equal(await probe.survived(runtime, handle), false, "the aborted command kept running");
   });
 
   group.check("exec.abort-before-start", async () => {

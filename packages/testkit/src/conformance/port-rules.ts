@@ -105,6 +105,8 @@ function methodCalls<H extends SandboxHandle>(
     ["stat", runtime.stat && (() => runtime.stat!(handle, "", op))],
     ["mkdir", runtime.mkdir && (() => runtime.mkdir!(handle, "op-options", op))],
     ["remove", runtime.remove && (() => runtime.remove!(handle, "op-options", op))],
+    ["spawn", runtime.spawn && (() => runtime.spawn!(handle, { shell: "true" }, op))],
+    ["portEndpoint", runtime.portEndpoint && (() => runtime.portEndpoint!(handle, 18_080, op))],
   ];
   return calls.filter((entry): entry is [string, () => Promise<unknown>] => entry[1] !== undefined);
 }

@@ -1,9 +1,7 @@
 import assert from "node:assert/strict";
 import type { ExecRequest, SandboxHandle } from "@sandport/core";
+import { unusedPort } from "../assertions/index.js";
 import type { CheckGroup } from "./suite.js";
-
-/** The port the suite's HTTP server listens on inside the sandbox. */
-export const CONFORMANCE_PORT = 18_765;
 
 /** The default server: Python's, serving the command's working directory on 127.0.0.1. */
 export function defaultHttpServer(port: number): ExecRequest {
@@ -22,16 +20,17 @@ export function declarePortChecks<H extends SandboxHandle>(group: CheckGroup<H>)
   group.check(
     "ports.http",
     async () => {
-      const handle = await suite.launch({ ports: [CONFORMANCE_PORT] });
+      const port = await unusedPort();
+      const handle = await suite.launch({ ports: [port] });
       const body = `served from the sandbox ${suite.token}\n`;
       await runtime.writeFiles(handle, [{ path: "site/probe.txt", content: body }]);
-      const server = { ...suite.httpServer(CONFORMANCE_PORT), cwd: "site" };
+      const server = { ...suite.httpServer(port), cwd: "site" };
       const process =
         caps.asyncExec === true
           ? void (await runtime.startCommand!(handle, { ...server, sessionId: `http-${suite.token}` }))
           : await runtime.spawn!(handle, server);
       try {
-        const endpoint = await runtime.portEndpoint!(handle, CONFORMANCE_PORT);
+        const endpoint = await runtime.portEndpoint!(handle, port);
         assert.match(endpoint.url, /^https?:\/\/[^/]+$/, "a base URL without a trailing slash");
         let answer: string | undefined;
         const deadline = Date.now() + suite.timeouts.testMs / 2;

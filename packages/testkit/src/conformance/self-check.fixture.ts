@@ -4,7 +4,14 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ExecRequest, FileInput, OpOptions, SandboxHandle, SandboxRuntime } from "@sandport/core";
+import {
+  type ExecRequest,
+  type FileInput,
+  type OpOptions,
+  type SandboxHandle,
+  type SandboxRuntime,
+  SandportError,
+} from "@sandport/core";
 import { LocalRuntime } from "@sandport/local";
 import { describeRuntimeConformance } from "./index.js";
 
@@ -25,17 +32,37 @@ function dropDotDot(path: string): string {
   return path.replaceAll("../", "");
 }
 
+/** The call options without a signal that is not yet aborted: the command never hears of a later abort. */
+function deaf(op: OpOptions | undefined): OpOptions | undefined {
+  if (!op?.signal || op.signal.aborted) return op;
+  const { signal: _, ...rest } = op;
+  return rest;
+}
+
+/** Rejects `ABORTED` as soon as `signal` aborts, leaving the call (and its command) running. */
+function abandonOnAbort<T>(call: Promise<T>, signal: AbortSignal): Promise<T> {
+  call.catch(() => {});
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () =>
+      reject(new SandportError({ code: "ABORTED", provider: "local", message: "aborted", cause: signal.reason }));
+    signal.addEventListener("abort", onAbort, { once: true });
+    call.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
 /**
  * Wraps a runtime and breaks, on purpose: env isolation (the host env leaks into
- * exec and execStream), cwd (ignored by exec), path confinement (`..` silently
- * dropped by readFile/writeFiles), non-zero exits (thrown), and async exec
- * (`commandLogs` missing, so the group is half-implemented).
+ * exec and execStream), cwd (ignored by exec), aborts (exec rejects but leaves
+ * the command running), path confinement (`..` silently dropped by
+ * readFile/writeFiles), non-zero exits (thrown), and async exec (`commandLogs`
+ * missing, so the group is half-implemented).
  */
 export function breakRuntime<H extends SandboxHandle>(runtime: SandboxRuntime<H>): SandboxRuntime<H> {
   const leak = (request: ExecRequest): ExecRequest => ({ ...request, env: { ...hostEnv(), ...request.env } });
   const overrides: Partial<Record<keyof SandboxRuntime<H>, unknown>> = {
     async exec(handle: H, request: ExecRequest, op?: OpOptions) {
-      const result = await runtime.exec(handle, { ...leak(request), cwd: undefined } as ExecRequest, op);
+      const call = runtime.exec(handle, { ...leak(request), cwd: undefined } as ExecRequest, deaf(op));
+      const result = await (op?.signal ? abandonOnAbort(call, op.signal) : call);
       if (result.exitCode !== null && result.exitCode !== 0) throw new Error(`command exited ${result.exitCode}`);
       return result;
     },

@@ -53,6 +53,7 @@ test("the conformance suite fails a deliberately broken runtime, check by check"
     "exec.cwd": "exec ignores cwd",
     "files.path-escapes": "'..' is silently dropped instead of refused",
     "exec.exit-code": "a non-zero exit throws",
+    "exec.abort": "an aborted exec rejects but its command runs on",
     "capabilities.consistent": "asyncExec is half-implemented",
     "capabilities.structural": "startCommand is present while asyncExec is absent",
   };

@@ -11,6 +11,7 @@ import {
   type TimedEvent,
   withHostEnvMarker,
 } from "./assertions.js";
+import { LateProbe } from "./late-probe.js";
 import { type CheckGroup, LAUNCH_ENV_NAME, LAUNCH_ENV_VALUE } from "./suite.js";
 import { invalidExecCases } from "./validation.js";
 
@@ -154,9 +155,10 @@ export function declareStreamingChecks<H extends SandboxHandle>(group: CheckGrou
     const controller = new AbortController();
     const reason = new Error("conformance stream abort");
     let abortedAt = 0;
+    const probe = new LateProbe("streaming-abort", promptMs);
     const error = await expectCode(
       async () => {
-        const request = { shell: "echo started; sleep 1; echo late > streaming-abort-late.txt; sleep 30" };
+        const request = { shell: `echo started; ${probe.shell}; sleep 30` };
         for await (const event of runtime.execStream!(handle, request, { signal: controller.signal })) {
           if (event.type === "stdout" && abortedAt === 0) {
             abortedAt = performance.now();
@@ -170,13 +172,13 @@ export function declareStreamingChecks<H extends SandboxHandle>(group: CheckGrou
     assert.ok(abortedAt > 0, "the command's first output arrived");
     assert.ok(since(abortedAt) <= promptMs, `the stream rejected ${since(abortedAt)} ms after the abort`);
     assert.equal(error.cause, reason, "the abort reason is the error's cause");
-    await delay(Math.max(0, 1_500 - since(abortedAt)));
-    assert.equal(await fileExists(runtime, handle, "streaming-abort-late.txt"), false, "the command kept running");
+    assert.equal(await probe.survived(runtime, handle), false, "the command kept running");
   });
 
   group.check("streaming.early-break", async () => {
     const handle = group.sandbox();
-    const request = { shell: "echo started; sleep 1; echo late > streaming-break-late.txt" };
+    const probe = new LateProbe("streaming-break", promptMs);
+    const request = { shell: `echo started; ${probe.shell}` };
     let brokeAt = 0;
     for await (const event of runtime.execStream!(handle, request)) {
       if (event.type === "stdout") {
@@ -185,8 +187,7 @@ export function declareStreamingChecks<H extends SandboxHandle>(group: CheckGrou
       }
     }
     assert.ok(brokeAt > 0, "the command's first output arrived");
-    await delay(Math.max(0, 1_500 - since(brokeAt)));
-    assert.equal(await fileExists(runtime, handle, "streaming-break-late.txt"), false, "the command outlived the loop");
+    assert.equal(await probe.survived(runtime, handle), false, "the command outlived the loop");
   });
 
   group.check("streaming.env-isolation", async () => {

@@ -9,6 +9,11 @@ export interface E2BSandboxData {
   readonly envVars: Readonly<Record<string, string>>;
   /** Token envd requires in `X-Access-Token`. */
   readonly envdAccessToken: string;
+  /**
+   * Set for a private sandbox (`network.allowPublicTraffic: false`): every
+   * request to one of its ports must carry it in `e2b-traffic-access-token`.
+   */
+  readonly trafficAccessToken: string | undefined;
   /** What happens at `endAt`: pause (`autoPause`) or kill. */
   readonly autoPause: boolean;
   /** Epoch milliseconds. */
@@ -31,6 +36,8 @@ export interface CreateSandboxInput {
   readonly timeoutSeconds: number;
   readonly autoPause: boolean;
   readonly network: boolean;
+  /** `false` makes the sandbox private: its ports need its traffic access token. */
+  readonly allowPublicTraffic: boolean;
   readonly foreign: boolean;
 }
 

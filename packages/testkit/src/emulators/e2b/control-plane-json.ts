@@ -19,7 +19,8 @@ export function sandboxJson(sandbox: E2BSandbox, context: E2BContext) {
     envdVersion: context.envdVersion,
     envdAccessToken: sandbox.data.envdAccessToken,
     domain: null,
-    trafficAccessToken: null,
+    // Only create and connect answer with it, as E2B does; the detail and list do not.
+    trafficAccessToken: sandbox.data.trafficAccessToken ?? null,
   };
 }
 

@@ -17,7 +17,7 @@ import { messageOf } from "./errors.js";
 /** Longest lifetime E2B accepts (24 h). */
 const MAX_TIMEOUT_SECONDS = 86_400;
 
-export function registerControlPlane(server: EmulatorServer, context: E2BContext): void {
+export function registerControlPlane(server: Pick<EmulatorServer, "route">, context: E2BContext): void {
   const add = (method: string, pattern: string, handler: (exchange: Exchange) => Promise<void> | void) => {
     const route: RouteDefinition = {
       method,
@@ -160,6 +160,15 @@ async function create(exchange: Exchange, context: E2BContext, defaultTimeout: n
     badRequest(exchange, "autoPause must be a boolean");
     return;
   }
+  const network = (body.network ?? {}) as Record<string, unknown>;
+  if (typeof network !== "object" || Array.isArray(network)) {
+    badRequest(exchange, "network must be an object");
+    return;
+  }
+  if (network.allowPublicTraffic !== undefined && typeof network.allowPublicTraffic !== "boolean") {
+    badRequest(exchange, "network.allowPublicTraffic must be a boolean");
+    return;
+  }
   let sandbox: E2BSandbox;
   try {
     sandbox = await context.createSandbox({
@@ -169,6 +178,7 @@ async function create(exchange: Exchange, context: E2BContext, defaultTimeout: n
       timeoutSeconds,
       autoPause: body.autoPause === true,
       network: body.allow_internet_access !== false,
+      allowPublicTraffic: network.allowPublicTraffic !== false,
       foreign: false,
     });
   } catch (error) {

@@ -12,13 +12,16 @@
  *   workspace; anything else is refused with 400 / `invalid_argument`. Command
  *   text is not rewritten: a command sees the backend's workspace as its cwd and
  *   `$HOME`, so a literal `/home/user/...` inside a script does not exist.
- * - Output reaches the client as UTF-8 text (the port streams strings), so
- *   non-UTF-8 bytes a command prints are replaced; files are binary-safe.
+ * - Output carries the bytes a command wrote where the backend has them
+ *   (`binaryOutput`), else its text's UTF-8; files are binary-safe.
+ * - stdin feeds the real process where the backend can `spawn` (`envd-input.ts`);
+ *   HTTP to other ports reaches a real server in the backend (`sandbox-ports.ts`),
+ *   every sandbox on this machine's network under the default backend.
  * - Pausing kills the sandbox's processes (no memory snapshot); files stay.
  * - SIGTERM and SIGKILL both stop the whole process tree (the port kills by aborting).
  * - Not emulated (answered 404 / `unimplemented` and logged in `unknownRoutes`):
- *   PTYs, StreamInput, filesystem watchers, metrics, logs, snapshots, fork,
- *   network updates, templates, volumes, secrets; file metadata headers get 400.
+ *   PTYs, filesystem watchers, metrics, logs, snapshots, fork, network
+ *   updates, templates, volumes, secrets; file metadata headers get 400.
  *
  * @module
  */
@@ -34,8 +37,10 @@ import type { CreateSandboxInput, E2BContext, E2BSandbox, E2BSandboxData } from 
 import { registerControlPlane } from "./control-plane.js";
 import { registerEnvdFiles } from "./envd-files.js";
 import { registerEnvdFilesystem } from "./envd-filesystem.js";
+import { registerEnvdInput } from "./envd-input.js";
 import { registerEnvdProcess } from "./envd-process.js";
 import { ProcessTable } from "./process-table.js";
+import { PortTraffic } from "./sandbox-ports.js";
 
 /** Options of {@link startE2BEmulator}. */
 export interface E2BEmulatorOptions {
@@ -85,6 +90,8 @@ export interface E2BEmulator extends ProviderEmulator {
 }
 
 const DEFAULT_ENVD_VERSION = "0.5.7";
+/** A domain that resolves nowhere: sandbox hosts under it are reached only by a `Host` the client sets. */
+const DOMAIN = "e2b-emulator.invalid";
 const DEFAULT_PAGE_SIZE = 3;
 const LAUNCH_TIMEOUT_MS = 120_000;
 const DESTROY_TIMEOUT_MS = 60_000;
@@ -100,11 +107,14 @@ export async function startE2BEmulator(options: E2BEmulatorOptions = {}): Promis
     throw new RangeError(`envdVersion must look like 0.5.7, got ${envdVersion}`);
   const backend = await resolveBackend(options.backend);
   let server: EmulatorServer;
+  // Set right after the server starts, before it can receive a request.
+  let emulator: E2BEmulatorImpl | undefined;
   try {
     server = await EmulatorServer.start({
       nameUnknownRoute: (method, pathname) =>
         method === "POST" && isRpcPath(pathname) ? rpcRouteName(pathname) : `${method} ${pathname}`,
       answerUnknownRoute: (exchange) => {
+        if (emulator?.ports.serveUnmatched(exchange)) return;
         if (exchange.method === "POST" && isRpcPath(exchange.url.pathname)) {
           replyRpcError(
             exchange,
@@ -120,15 +130,17 @@ export async function startE2BEmulator(options: E2BEmulatorOptions = {}): Promis
     await backend.dispose();
     throw error;
   }
-  const emulator = new E2BEmulatorImpl(server, backend, {
+  emulator = new E2BEmulatorImpl(server, backend, {
     apiKey: options.apiKey ?? `e2b_${randomBytes(20).toString("hex")}`,
     pageSize,
     envdVersion,
   });
-  registerControlPlane(server, emulator);
-  registerEnvdFiles(server, emulator);
-  registerEnvdFilesystem(server, emulator);
-  registerEnvdProcess(server, emulator);
+  const routes = emulator.ports.routes(server);
+  registerControlPlane(routes, emulator);
+  registerEnvdFiles(routes, emulator);
+  registerEnvdFilesystem(routes, emulator);
+  registerEnvdProcess(routes, emulator);
+  registerEnvdInput(routes, emulator);
   return emulator;
 }
 
@@ -136,7 +148,9 @@ class E2BEmulatorImpl implements E2BEmulator, E2BContext {
   readonly apiKey: string;
   readonly envdVersion: string;
   readonly pageSize: number;
-  readonly domain = "e2b-emulator.invalid";
+  readonly domain = DOMAIN;
+  /** HTTP to sandbox ports (`sandbox-ports.ts`). */
+  readonly ports = new PortTraffic(this, DOMAIN);
   readonly registry = new SandboxRegistry<E2BSandboxData>();
   readonly #server: EmulatorServer;
   readonly #backend: ResolvedBackend;
@@ -179,7 +193,7 @@ class E2BEmulatorImpl implements E2BEmulator, E2BContext {
   }
 
   get unknownRoutes(): readonly string[] {
-    return this.#server.log.unknownRoutes;
+    return this.ports.unknownRoutes(this.#server.log.unknownRoutes);
   }
 
   countRequests(route?: string | RegExp): number {
@@ -188,6 +202,7 @@ class E2BEmulatorImpl implements E2BEmulator, E2BContext {
 
   resetRequests(): void {
     this.#server.log.reset();
+    this.ports.reset();
   }
 
   injectFault(rule: FaultRule): void {
@@ -210,6 +225,7 @@ class E2BEmulatorImpl implements E2BEmulator, E2BContext {
       timeoutSeconds: 3600,
       autoPause: false,
       network: true,
+      allowPublicTraffic: true,
       foreign: true,
     });
     return sandbox.id;
@@ -229,6 +245,7 @@ class E2BEmulatorImpl implements E2BEmulator, E2BContext {
         templateId: input.templateId,
         envVars: input.envVars,
         envdAccessToken: randomBytes(16).toString("hex"),
+        trafficAccessToken: input.allowPublicTraffic ? undefined : randomBytes(16).toString("hex"),
         autoPause: input.autoPause,
         startedAt: now,
         endAt: now,

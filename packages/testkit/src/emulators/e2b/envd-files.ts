@@ -14,7 +14,7 @@ import { envdGuard, sandboxOf } from "./envd-guard.js";
 import { messageOf, toHttpStatus } from "./errors.js";
 import { baseName, isControlEntry, toBackendPath, toSandboxAbsolute, toWorkspaceRelative } from "./paths.js";
 
-export function registerEnvdFiles(server: EmulatorServer, context: E2BContext): void {
+export function registerEnvdFiles(server: Pick<EmulatorServer, "route">, context: E2BContext): void {
   const guard = envdGuard(context, "rest");
   server.route({
     method: "GET",

@@ -30,7 +30,7 @@ interface EntryInfoJson {
   modifiedTime?: string;
 }
 
-export function registerEnvdFilesystem(server: EmulatorServer, context: E2BContext): void {
+export function registerEnvdFilesystem(server: Pick<EmulatorServer, "route">, context: E2BContext): void {
   const unary = envdUnaryRoutes(server, context, SERVICE);
 
   unary("Stat", async (request, sandbox) => ({ entry: await stat(context, sandbox, relativeOf(request.path)) }));

@@ -1,8 +1,7 @@
 /**
  * envd `process.Process` over Connect JSON: Start and Connect (server
- * streams of start / data / end events), List, SendSignal, SendInput and
- * CloseStdin. PTYs (Update, `pty` on Start) and the client-streaming
- * StreamInput are not emulated.
+ * streams of start / data / end events), List and SendSignal; the input
+ * procedures are in `envd-input.ts`. PTYs (Update, `pty` on Start) are not emulated.
  *
  * @module
  */
@@ -10,8 +9,8 @@
 import { MAX_OUTPUT_BYTES } from "@sandport/core";
 import { type RpcContext, RpcError, type RpcStream, rpcRoute } from "../harness/connect-rpc.js";
 import type { EmulatorServer } from "../harness/http-server.js";
-import type { E2BContext, E2BSandbox } from "./context.js";
-import { envdGuard, envdUnaryRoutes, sandboxOf } from "./envd-guard.js";
+import type { E2BContext } from "./context.js";
+import { envdGuard, envdUnaryRoutes, sandboxOf, selectProcess } from "./envd-guard.js";
 import { toRpcError } from "./errors.js";
 import { toWorkspaceRelative } from "./paths.js";
 import type { EmulatedProcess, ProcessConfig, ProcessEvent } from "./process-table.js";
@@ -20,7 +19,7 @@ const SERVICE = "process.Process";
 /** A process with no deadline still needs one for the port: the longest sandbox life. */
 const UNBOUNDED_MS = 24 * 60 * 60 * 1000;
 
-export function registerEnvdProcess(server: EmulatorServer, context: E2BContext): void {
+export function registerEnvdProcess(server: Pick<EmulatorServer, "route">, context: E2BContext): void {
   const guard = envdGuard(context, "rpc");
   const unary = envdUnaryRoutes(server, context, SERVICE);
 
@@ -50,7 +49,7 @@ export function registerEnvdProcess(server: EmulatorServer, context: E2BContext)
   }));
 
   unary("SendSignal", async (request, sandbox) => {
-    const process = select(sandbox, request.process);
+    const process = selectProcess(sandbox, request.process);
     const signal = request.signal;
     const known = ["SIGNAL_SIGKILL", "SIGNAL_SIGTERM", 9, 15];
     if (!known.includes(signal as string | number))
@@ -58,35 +57,6 @@ export function registerEnvdProcess(server: EmulatorServer, context: E2BContext)
     process.kill();
     return {};
   });
-
-  unary("SendInput", async (request, sandbox) => {
-    const process = select(sandbox, request.process);
-    const input = (request.input ?? {}) as Record<string, unknown>;
-    if (input.pty !== undefined) throw new RpcError("unimplemented", "PTYs are not emulated");
-    if (typeof input.stdin !== "string") throw new RpcError("invalid_argument", "input.stdin (base64) is required");
-    if (!process.stdin) throw new RpcError("failed_precondition", `process ${process.pid} was started without stdin`);
-    await process.stdin.write(Buffer.from(input.stdin, "base64"));
-    return {};
-  });
-
-  unary("CloseStdin", async (request, sandbox) => {
-    const process = select(sandbox, request.process);
-    if (!process.stdin) throw new RpcError("failed_precondition", `process ${process.pid} was started without stdin`);
-    await process.stdin.close();
-    return {};
-  });
-}
-
-/** The running process named by a `ProcessSelector` (`{ pid }` or `{ tag }`), else `not_found`. */
-function select(sandbox: E2BSandbox, selector: unknown): EmulatedProcess {
-  const value = (selector ?? {}) as Record<string, unknown>;
-  const pid = value.pid === undefined ? undefined : Number(value.pid);
-  const tag = typeof value.tag === "string" ? value.tag : undefined;
-  if (pid === undefined && tag === undefined)
-    throw new RpcError("invalid_argument", "process selector needs a pid or a tag");
-  const process = sandbox.data.processes.find({ pid, tag });
-  if (!process) throw new RpcError("not_found", `process ${pid ?? tag} not found`);
-  return process;
 }
 
 function configJson(config: ProcessConfig) {
@@ -180,8 +150,8 @@ async function start(
   try {
     const relative = config.cwd === undefined ? "" : toWorkspaceRelative(config.cwd);
     cwd = relative === "" ? undefined : relative;
-    // A stdin process starts in a wrapper at the workspace root; check its cwd the way the backend would.
-    if (cwd !== undefined && request.stdin === true && context.backend.stat) {
+    // Without spawn, a stdin process starts in a wrapper at the workspace root: check its cwd the way the backend would.
+    if (cwd !== undefined && request.stdin === true && !context.backend.spawn && context.backend.stat) {
       const info = await context.backend.stat(sandbox.data.handle, cwd, { timeoutMs: 60_000 });
       if (info.kind !== "directory") throw new RpcError("invalid_argument", `cwd ${config.cwd} is not a directory`);
     }
@@ -241,7 +211,7 @@ async function start(
 
 async function connect(request: Record<string, unknown>, stream: RpcStream, rpc: RpcContext): Promise<void> {
   const sandbox = sandboxOf(rpc.exchange);
-  const process = select(sandbox, request.process);
+  const process = selectProcess(sandbox, request.process);
   await follow(
     process,
     stream,

@@ -1,6 +1,7 @@
 import type { ArgvExecRequest, ExecEvent, ExecResult, SandboxHandle, SandboxRuntime } from "@sandport/core";
 import { backendEvents } from "../harness/backend-events.js";
 import { messageOf } from "./errors.js";
+import { type ProcessStdin, SpawnedStdin } from "./process-stdin.js";
 import { StdinPump } from "./stdin-pump.js";
 
 /** A process's configuration as the client sent it (sandbox paths), reported back by `List`. */
@@ -48,7 +49,8 @@ export class EmulatedProcess {
   readonly pid: number;
   readonly tag: string | undefined;
   readonly config: ProcessConfig;
-  readonly stdin: StdinPump | undefined;
+  /** Its standard input, when it was started with `stdin: true`. */
+  readonly stdin: ProcessStdin | undefined;
   /** Resolves with the end event once the process has ended (never rejects). */
   readonly done: Promise<EndEvent>;
   /** Resolves once the backend started the process; rejects if it could not. */
@@ -59,7 +61,7 @@ export class EmulatedProcess {
   #end: EndEvent | undefined;
   #killed = false;
 
-  constructor(pid: number, options: StartProcessOptions, stdin: StdinPump | undefined) {
+  constructor(pid: number, options: StartProcessOptions, stdin: ProcessStdin | undefined) {
     this.pid = pid;
     this.tag = options.tag;
     this.config = options.config;
@@ -120,9 +122,10 @@ export class EmulatedProcess {
       for await (const event of this.#events(options)) {
         if (event.type === "started") markStarted();
         else if (event.type === "exited") result = event.result;
-        else if (event.data !== "") {
+        else if (event.bytes.length > 0) {
           markStarted();
-          const bytes = Buffer.from(event.data, "utf8").toString("base64");
+          // The bytes the command wrote where the backend has them (binaryOutput), else its text's UTF-8.
+          const bytes = Buffer.from(event.bytes).toString("base64");
           this.#emit({ data: event.type === "stdout" ? { stdout: bytes } : { stderr: bytes } });
         }
       }
@@ -147,6 +150,10 @@ export class EmulatedProcess {
   }
 
   #events(options: StartProcessOptions): AsyncIterable<ExecEvent> {
+    const { backend } = options;
+    if (this.stdin instanceof SpawnedStdin && backend.spawn) {
+      return this.stdin.run(backend.spawn.bind(backend), options.handle, options.request, this.#abort.signal);
+    }
     const op = { signal: this.#abort.signal, timeoutMs: options.request.timeoutMs };
     return backendEvents(options.backend, options.handle, options.request, op);
   }
@@ -166,8 +173,14 @@ export class ProcessTable {
   /** Start a process; resolves once the backend has started it. */
   async start(options: StartProcessOptions): Promise<EmulatedProcess> {
     const pid = this.#nextPid++;
-    const stdin = options.stdin ? await StdinPump.create(options.backend, options.handle, pid) : undefined;
-    const request = stdin ? stdin.wrap(options.request, options.request.cwd) : options.request;
+    let stdin: ProcessStdin | undefined;
+    let request = options.request;
+    if (options.stdin && options.backend.spawn) stdin = new SpawnedStdin();
+    else if (options.stdin) {
+      const pump = await StdinPump.create(options.backend, options.handle, pid);
+      request = pump.wrap(request, request.cwd);
+      stdin = pump;
+    }
     const process = new EmulatedProcess(pid, { ...options, request }, stdin);
     this.#processes.set(pid, process);
     void process.done.then(() => this.#processes.delete(pid));

@@ -1,19 +1,21 @@
 import type { ArgvExecRequest, SandboxHandle, SandboxRuntime } from "@sandport/core";
 import { CONTROL_PREFIX } from "./paths.js";
+import type { ProcessStdin } from "./process-stdin.js";
 
 const HELPER_TIMEOUT_MS = 30_000;
 
 /**
- * Standard input for a process started with `stdin: true`.
+ * Standard input for a process started with `stdin: true` on a backend
+ * without `spawn` (with one, `SpawnedStdin` feeds the real process's stdin).
  *
- * The port only takes stdin as bytes known up front, so the emulator gives the
+ * `exec` only takes stdin as bytes known up front, so the emulator gives the
  * process a named pipe in a control directory at the workspace root (hidden
  * from listings) and feeds it through the backend: a "holder" command keeps the
  * pipe's write end open until CloseStdin, and each SendInput runs `cat >> pipe`
  * with the bytes as its stdin. Everything runs on the backend, so it works the
  * same with or without namespace isolation.
  */
-export class StdinPump {
+export class StdinPump implements ProcessStdin {
   readonly #backend: SandboxRuntime;
   readonly #handle: SandboxHandle;
   readonly #directory: string;

@@ -1,19 +1,20 @@
 /**
  * The task command router (`modal.task_command_router.TaskCommandRouter`):
  * exec start, output streams (resumable at a byte offset), wait, poll, and
- * stdin (for the filesystem helper; see `interactive.ts` for commands).
+ * stdin (read whole by the filesystem helper, forwarded to commands; see
+ * `command-program.ts`).
  *
  * @module
  */
 
 import { MAX_OUTPUT_BYTES } from "@sandport/core";
-import { commandProgram } from "./command-program.js";
+import { commandProgram, commandsTakeStdin } from "./command-program.js";
 import { type ModalContext, unary } from "./context.js";
 import { stringMap } from "./control-plane.js";
 import { ExecProcess, type ExitStatus } from "./exec-process.js";
 import { fsToolsProgram, isFsToolsCommand, notEmulatedFsTool } from "./fs-tools.js";
 import type { GrpcCallContext, WireJson } from "./grpc-server.js";
-import { GrpcError, toGrpcError } from "./grpc-status.js";
+import { GrpcError, messageOf, toGrpcError } from "./grpc-status.js";
 import { NOT_YET_EMULATED, refuseNotYetEmulated } from "./interactive.js";
 import { PathRefusedError } from "./paths.js";
 import type { EmulatedSandbox } from "./sandbox.js";
@@ -65,7 +66,7 @@ export function registerCommandRouter(context: ModalContext): void {
       exec = new ExecProcess(
         execId,
         argv,
-        false,
+        commandsTakeStdin(context.backend),
         commandProgram({
           backend: context.backend,
           handle: sandbox.handle,
@@ -126,9 +127,9 @@ export function registerCommandRouter(context: ModalContext): void {
     return exec.exit ? exitJson(exec.exit) : {};
   });
 
-  implement("TaskExecStdinWrite", (request, call) => {
+  implement("TaskExecStdinWrite", async (request, call) => {
     const exec = taskSandbox(context, request.taskId, call).exec(String(request.execId ?? ""));
-    writeStdin(context, `${ROUTER}/TaskExecStdinWrite`, exec, request.offset, request.data, request.eof === true);
+    await writeStdin(context, `${ROUTER}/TaskExecStdinWrite`, exec, request.offset, request.data, request.eof === true);
     return {};
   });
 
@@ -146,10 +147,10 @@ export function registerCommandRouter(context: ModalContext): void {
           throw new GrpcError("INVALID_ARGUMENT", "the stream must begin with a start message");
         } else if (message.data !== undefined) {
           const data = Buffer.from(String(message.data), "base64");
-          writeStdin(context, `${ROUTER}/TaskExecStdinWriteStream`, exec, offset, message.data, false);
+          await writeStdin(context, `${ROUTER}/TaskExecStdinWriteStream`, exec, offset, message.data, false);
           offset += data.length;
         } else if (message.end !== undefined) {
-          writeStdin(context, `${ROUTER}/TaskExecStdinWriteStream`, exec, offset, undefined, true);
+          await writeStdin(context, `${ROUTER}/TaskExecStdinWriteStream`, exec, offset, undefined, true);
         }
       }
       return {};
@@ -173,17 +174,24 @@ function taskSandbox(context: ModalContext, taskId: unknown, call: GrpcCallConte
   return sandbox;
 }
 
-function writeStdin(
+/** Hands stdin bytes (base64 in proto3 JSON) to an exec; resolves once they were taken (or handed on). */
+async function writeStdin(
   context: ModalContext,
   route: string,
   exec: ExecProcess,
   offset: unknown,
   data: unknown,
   eof: boolean,
-): void {
+): Promise<void> {
   const bytes = typeof data === "string" ? Buffer.from(data, "base64") : Buffer.alloc(0);
   if (bytes.length > 0 && !exec.stdin.accepting) refuseNotYetEmulated(context, route, NOT_YET_EMULATED.stdin);
-  exec.stdin.write(Number(offset ?? 0), bytes, eof);
+  try {
+    await exec.stdin.write(Number(offset ?? 0), bytes, eof);
+  } catch (error) {
+    // The command ended while the bytes were on their way: its stdin is gone, as after a close.
+    if (error instanceof GrpcError) throw error;
+    throw new GrpcError("FAILED_PRECONDITION", `stdin is closed: ${messageOf(error)}`);
+  }
 }
 
 function cwdOf(context: ModalContext, sandbox: EmulatedSandbox, workdir: unknown): { cwd?: string } {

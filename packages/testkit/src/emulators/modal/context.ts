@@ -25,7 +25,15 @@ export interface CreateSandboxInput {
   readonly network: boolean | undefined;
   readonly cpus: number | undefined;
   readonly memoryMiB: number | undefined;
+  /** Container ports opened as tunnels (`openPorts`), each reachable through the backend's `portEndpoint`. */
+  readonly ports: readonly TunnelPort[];
   readonly foreign: boolean;
+}
+
+/** One port of `openPorts`: TLS-encrypted (`encryptedPorts`, `h2Ports`) or plain TCP (`unencryptedPorts`). */
+export interface TunnelPort {
+  readonly port: number;
+  readonly unencrypted: boolean;
 }
 
 /** The emulator's state and operations, shared by its handler modules. */

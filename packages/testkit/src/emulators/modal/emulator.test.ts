@@ -345,21 +345,6 @@ describe("Modal emulator with the real modal SDK", () => {
     );
   });
 
-  it("stdin: end-of-file is accepted, bytes to a running command are not emulated (logged)", async () => {
-    const sandbox = await create();
-    const cat = await sandbox.exec(["cat"]);
-    await cat.closeStdin();
-    assert.equal(await cat.wait(), 0);
-    assert.equal(await cat.stdout.readText(), "", "a command's stdin is closed from the start");
-
-    emulator.resetRequests();
-    const writer = (await sandbox.exec(["cat"])).stdin.getWriter();
-    await assert.rejects(writer.write("hello"), (error) => grpcCode(error) === 12);
-    assert.deepEqual(emulator.unknownRoutes, [
-      "POST /modal.task_command_router.TaskCommandRouter/TaskExecStdinWrite (stdin bytes to a running command)",
-    ]);
-  });
-
   it("a launch setting the backend cannot honour fails the create with its reason", async () => {
     await assert.rejects(create({ blockNetwork: true }), (error) => {
       assert.equal(grpcCode(error), 12);
@@ -369,16 +354,14 @@ describe("Modal emulator with the real modal SDK", () => {
     assert.deepEqual(emulator.liveSandboxes(), []);
   });
 
-  it("tunnels, volumes and watch are refused as not emulated, and logged", async () => {
+  it("connect tokens and watch are refused as not emulated, and logged", async () => {
     emulator.resetRequests();
-    await assert.rejects(create({ encryptedPorts: [8080] }), (error) => grpcCode(error) === 12);
     const sandbox = await create();
-    await assert.rejects(sandbox.tunnels(1_000), (error) => grpcCode(error) === 12);
+    await assert.rejects(sandbox.createConnectToken({ port: 8080 }), (error) => grpcCode(error) === 12);
     const watch = sandbox.filesystem.watch("/workspace")[Symbol.asyncIterator]();
     await assert.rejects(watch.next(), modal.SandboxFilesystemError);
     assert.deepEqual(emulator.unknownRoutes, [
-      "POST /modal.client.ModalClient/SandboxCreateV2 (openPorts (tunnels))",
-      "POST /modal.client.ModalClient/SandboxGetTunnelsV2",
+      "POST /modal.client.ModalClient/SandboxCreateConnectTokenV2",
       "POST /modal.task_command_router.TaskCommandRouter/TaskExecStart (modal-sandbox-fs-tools Watch)",
     ]);
   });

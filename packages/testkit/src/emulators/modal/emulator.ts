@@ -33,7 +33,13 @@
  *   `wait`/`poll`: `SandboxWaitV2`; `terminate`: `SandboxTerminateV2`.
  * - `exec`: `TaskExecStart`, `TaskExecStdioRead` per stream (resumable at an
  *   offset), `TaskExecWait` / `TaskExecPoll`, argv, workdir, env, secrets,
- *   timeout, stdout/stderr piped or ignored.
+ *   timeout, stdout/stderr piped or ignored; stdin through
+ *   `TaskExecStdinWrite` / `TaskExecStdinWriteStream` (resumable at an offset,
+ *   `TaskExecStdinStatus`) until end-of-file, forwarded to the command as it
+ *   runs (the backend's `spawn`).
+ * - `tunnels`: `SandboxGetTunnelsV2` for the ports opened at create
+ *   (`encryptedPorts`, `unencryptedPorts`, `h2Ports`), each served through the
+ *   backend's `portEndpoint` (see `tunnels.ts`).
  * - `filesystem.*` except `watch`: execs of `modal-sandbox-fs-tools`,
  *   answered from the backend's file methods (see `fs-tools.ts`).
  *
@@ -46,10 +52,14 @@
  *   script does not exist. A sandbox without `workdir` starts execs in the
  *   workspace (Modal: the image's `WORKDIR`).
  * - Images are never pulled or built: every sandbox runs on the backend as is.
- * - Exec output reaches the client as UTF-8 (the port streams text); files
- *   are binary-safe. A killed or timed-out exec reports SIGKILL (exit 137).
- * - A command's stdin is closed from the start; an end-of-file is accepted,
- *   bytes are refused (see `interactive.ts`).
+ * - Exec output reaches the client as the bytes the backend reports: exact
+ *   with the default backend (`LocalRuntime`, whose `binaryOutput` is true),
+ *   the UTF-8 of its text with a backend that streams text only. Files are
+ *   binary-safe. A killed or timed-out exec reports SIGKILL (exit 137).
+ * - With a backend that has no `spawn`, a command's stdin is closed from the
+ *   start (an end-of-file is accepted, bytes are refused); with one that has
+ *   no `portEndpoint`, `openPorts` is refused (see `interactive.ts`).
+ * - Tunnels terminate no TLS: every tunnel address speaks plain HTTP.
  * - Terminated sandboxes report exit 137, timed-out (and idle) ones 124; their
  *   backend workspace is destroyed at once, their record kept for the
  *   emulator's life. Idle means no exec running and no router call.
@@ -64,8 +74,8 @@
  *   Modal's `RPCRetryPolicy`, so the SDK waits and retries by itself).
  *
  * Not emulated (`UNIMPLEMENTED`, logged in `unknownRoutes`): V1 sandboxes and
- * GPUs, sandbox entrypoint commands and their stdio, stdin bytes to commands,
- * PTYs, tunnels and connect tokens (`openPorts`), snapshots, volumes and
+ * GPUs, sandbox entrypoint commands and their stdio, PTYs, connect tokens,
+ * snapshots, volumes and
  * cloud buckets, proxies, readiness probes, custom domains, outbound
  * allowlists and policies, sidecars, logs, `filesystem.watch`, functions,
  * queues, dicts, and every other control-plane method.
@@ -92,6 +102,7 @@ import { DESTROY_TIMEOUT_MS, launchSandbox } from "./sandbox-launch.js";
 import { registerSandboxLifecycle } from "./sandbox-lifecycle.js";
 import { registerSandboxList } from "./sandbox-list.js";
 import { ModalState } from "./state.js";
+import { registerTunnels } from "./tunnels.js";
 import { loadModalWire, type ModalWire } from "./wire-definitions.js";
 
 export type { ModalConnectionOptions, ModalEmulator, ModalEmulatorOptions };
@@ -145,6 +156,7 @@ export async function startModalEmulator(options: ModalEmulatorOptions = {}): Pr
   registerSandboxLifecycle(emulator);
   registerSandboxList(emulator);
   registerCommandRouter(emulator);
+  registerTunnels(emulator);
   return emulator;
 }
 
@@ -283,6 +295,7 @@ class ModalEmulatorImpl implements ModalEmulator, ModalContext {
       network: undefined,
       cpus: undefined,
       memoryMiB: undefined,
+      ports: [],
       foreign: true,
     });
     return sandbox.settings.id;

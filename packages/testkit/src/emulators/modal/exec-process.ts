@@ -22,16 +22,25 @@ export interface ExecIo {
 /** The body of an exec: runs it and resolves how it ended. */
 export type ExecProgram = (io: ExecIo) => Promise<ExitStatus>;
 
+/** Where a command's standard input goes once it runs (the backend process's stdin). */
+export interface StdinSink {
+  /** Hands bytes on, in order; rejects once the command's stdin is gone. */
+  write(bytes: Uint8Array): Promise<void>;
+  /** End of file. */
+  close(): Promise<void>;
+}
+
 /**
  * Standard input of one exec, as written through `TaskExecStdinWrite` and
  * `TaskExecStdinWriteStream`.
  *
- * Only a program the emulator runs itself (the filesystem helper) reads it
- * (`accepting`). A real command gets an already-closed stdin, because the
- * backend port takes stdin only as bytes known before the command starts, and
- * an exec starts at `TaskExecStart`, before any stdin arrives. For such an
- * exec an end-of-file alone is accepted (it changes nothing), while bytes are
- * refused as not emulated; see `interactive.ts`.
+ * A program the emulator runs itself (the filesystem helper) reads it whole
+ * (`readAll`). A command started through the backend's `spawn` gets it
+ * forwarded (`forwardTo`): bytes written before the command runs are kept
+ * and handed on first, later writes resolve once the backend took them, and
+ * end-of-file closes the command's stdin. An exec that accepts no stdin (a
+ * backend without `spawn`, see `interactive.ts`) has it closed from the start:
+ * an end-of-file alone is accepted (it changes nothing), bytes are refused.
  */
 export class ExecStdin {
   readonly accepting: boolean;
@@ -39,6 +48,9 @@ export class ExecStdin {
   #written = 0;
   #closed: boolean;
   readonly #closedWaiters: (() => void)[] = [];
+  #sink: StdinSink | undefined;
+  /** The forwarding so far: each write and the close wait for the ones before them. */
+  #forwarded: Promise<void> = Promise.resolve();
 
   constructor(accepting: boolean) {
     this.accepting = accepting;
@@ -50,16 +62,18 @@ export class ExecStdin {
     return this.#written;
   }
 
-  /** True once end-of-file was received (always, for a command's stdin). */
+  /** True once end-of-file was received (always, for an exec that accepts no stdin). */
   get closed(): boolean {
     return this.#closed;
   }
 
   /**
    * Take bytes at `offset`. A repeated write (offset below what was taken) is
-   * accepted for its new part only, as after a resumed stream.
+   * accepted for its new part only, as after a resumed stream. Resolves once
+   * the bytes are kept, or, while forwarding, handed on to the command.
    */
-  write(offset: number, data: Uint8Array, eof: boolean): void {
+  write(offset: number, data: Uint8Array, eof: boolean): Promise<void> {
+    const before = this.#forwarded;
     if (data.length > 0) {
       if (!this.accepting) throw new GrpcError("UNIMPLEMENTED", "stdin to a running command is not emulated");
       if (this.#closed) throw new GrpcError("FAILED_PRECONDITION", "stdin is already closed");
@@ -68,18 +82,35 @@ export class ExecStdin {
       }
       const fresh = data.subarray(this.#written - offset);
       if (fresh.length > 0) {
-        this.#chunks.push(Buffer.from(fresh));
         this.#written += fresh.length;
+        const chunk = Buffer.from(fresh);
+        const sink = this.#sink;
+        if (sink) this.#forward(() => sink.write(chunk));
+        else this.#chunks.push(chunk);
       }
     }
     if (eof) this.close();
+    return this.#forwarded === before ? Promise.resolve() : this.#forwarded;
   }
 
   /** End of file. */
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
+    const sink = this.#sink;
+    if (sink) this.#forward(() => sink.close());
     for (const waiter of this.#closedWaiters.splice(0)) waiter();
+  }
+
+  /**
+   * Forward to a running command from now on: the bytes kept so far first,
+   * then every write; a close already received closes its stdin.
+   */
+  forwardTo(sink: StdinSink): void {
+    if (!this.accepting || this.#sink) return;
+    this.#sink = sink;
+    for (const chunk of this.#chunks.splice(0)) this.#forward(() => sink.write(chunk));
+    if (this.#closed) this.#forward(() => sink.close());
   }
 
   /** Every byte, once stdin is closed; rejects when `signal` aborts first. */
@@ -95,6 +126,13 @@ export class ExecStdin {
       });
     }
     return Buffer.concat(this.#chunks);
+  }
+
+  #forward(step: () => Promise<void>): void {
+    // A failed step fails the write that asked for it; later ones still run (and fail on their own).
+    const next = this.#forwarded.catch(() => undefined).then(step);
+    next.catch(() => undefined);
+    this.#forwarded = next;
   }
 }
 

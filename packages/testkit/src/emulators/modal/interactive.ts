@@ -1,19 +1,12 @@
 /**
- * Where interactive stdin and port endpoints will go.
+ * What the emulator refuses when its backend lacks a port method: the calls
+ * are answered `UNIMPLEMENTED` and logged in `unknownRoutes`, never faked.
  *
- * Both need backend port methods that do not exist yet, so the emulator does
- * not fake them: the calls are answered `UNIMPLEMENTED` and logged in
- * `unknownRoutes`.
- *
- * - Interactive stdin (`TaskExecStdinWrite` / `TaskExecStdinWriteStream` with
- *   bytes for a running command). The port takes stdin only as bytes known
- *   when a command starts, and a Modal exec starts at `TaskExecStart`, before
- *   any stdin is sent. Once the port has an interactive-process method,
- *   `commandProgram` starts the command through it and `ExecStdin` (which
- *   refuses bytes for commands today) forwards them.
- * - Tunnels and connect tokens (`openPorts` at create, `SandboxGetTunnelsV2`,
- *   `SandboxCreateConnectTokenV2`). Once the port has a port-endpoint method,
- *   create maps `openPorts` onto it and those two methods are implemented here.
+ * - Stdin bytes to a running command (`TaskExecStdinWrite` /
+ *   `TaskExecStdinWriteStream`) need the backend's `spawn` (see
+ *   `command-program.ts`); without it a command's stdin is closed from the start.
+ * - Tunnels (`openPorts` at create, `SandboxGetTunnelsV2`) need the backend's
+ *   `portEndpoint` (see `tunnels.ts`).
  *
  * @module
  */
@@ -27,7 +20,7 @@ export const NOT_YET_EMULATED = {
   openPorts: "openPorts (tunnels)",
 } as const;
 
-/** Log and refuse a feature that waits for a port method. */
+/** Log and refuse a feature that the backend runtime cannot serve. */
 export function refuseNotYetEmulated(
   context: ModalContext,
   route: string,

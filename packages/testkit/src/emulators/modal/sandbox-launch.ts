@@ -16,7 +16,8 @@ const BACKEND_LIFETIME_MARGIN_MS = 60_000;
  * Launch the backend workspace of a new sandbox and build its record (not yet
  * registered or armed). `blockNetwork`, cpu and memory become the launch's
  * `network` and `resources`, so a backend that cannot honour them refuses the
- * create with its own reason; the sandbox env becomes the launch env.
+ * create with its own reason; the sandbox env becomes the launch env, and
+ * the tunnel ports are declared as the launch's `ports`.
  */
 export async function launchSandbox(
   backend: SandboxRuntime,
@@ -32,6 +33,7 @@ export async function launchSandbox(
     lifetimeMs: input.timeoutSecs * 1000 + BACKEND_LIFETIME_MARGIN_MS,
     ...(input.network === undefined ? {} : { network: input.network }),
     ...(Object.keys(resources).length > 0 ? { resources } : {}),
+    ...(input.ports.length > 0 ? { ports: input.ports.map((tunnel) => tunnel.port) } : {}),
   };
   const handle = await backend.launch(spec, { timeoutMs: LAUNCH_TIMEOUT_MS }).catch((error: unknown) => {
     throw toGrpcError(error);
@@ -55,6 +57,7 @@ export async function launchSandbox(
       workdir: input.workdir,
       timeoutSecs: input.timeoutSecs,
       idleTimeoutSecs: input.idleTimeoutSecs,
+      ports: input.ports,
       createdAt: state.nextCreatedAt(),
       foreign: input.foreign,
     },

@@ -5,11 +5,11 @@
  * @module
  */
 
-import { type ModalContext, unary } from "./context.js";
+import { type ModalContext, type TunnelPort, unary } from "./context.js";
 import { stringMap } from "./control-plane.js";
 import type { GrpcCallContext, WireJson } from "./grpc-server.js";
 import { GrpcError } from "./grpc-status.js";
-import { refuseNotYetEmulated } from "./interactive.js";
+import { NOT_YET_EMULATED, refuseNotYetEmulated } from "./interactive.js";
 import { PathRefusedError } from "./paths.js";
 import type { EmulatedSandbox } from "./sandbox.js";
 
@@ -70,6 +70,7 @@ export function registerSandboxLifecycle(context: ModalContext): void {
       network: network.networkAccessType === "BLOCKED" ? false : undefined,
       cpus: resources.milliCpu ? Number(resources.milliCpu) / 1000 : undefined,
       memoryMiB: resources.memoryMb ? Number(resources.memoryMb) : undefined,
+      ports: tunnelPorts(context, definition),
       foreign: false,
     });
     return {
@@ -171,11 +172,32 @@ export function secretEnv(context: ModalContext, secretIds: unknown, sources: un
   return env;
 }
 
+/**
+ * The tunnel ports a create asks for (`openPorts`): each once, 1-65535. A
+ * backend without `portEndpoint` cannot serve them (refused as not emulated).
+ */
+function tunnelPorts(context: ModalContext, definition: Record<string, unknown>): TunnelPort[] {
+  const specs = ((definition.openPorts ?? {}) as Record<string, unknown>).ports;
+  if (!Array.isArray(specs) || specs.length === 0) return [];
+  if (!context.backend.portEndpoint) {
+    refuseNotYetEmulated(context, `${CONTROL_PLANE}/SandboxCreateV2`, NOT_YET_EMULATED.openPorts);
+  }
+  const ports = specs.map((spec) => {
+    const { port, unencrypted } = (spec ?? {}) as Record<string, unknown>;
+    if (!Number.isInteger(port) || (port as number) < 1 || (port as number) > 65535) {
+      throw new GrpcError("INVALID_ARGUMENT", `invalid port ${String(port)}`);
+    }
+    return { port: port as number, unencrypted: unencrypted === true };
+  });
+  if (new Set(ports.map((tunnel) => tunnel.port)).size !== ports.length) {
+    throw new GrpcError("INVALID_ARGUMENT", "a port is opened more than once");
+  }
+  return ports;
+}
+
 /** Refuse definition features the emulator does not have, naming each in `unknownRoutes`. */
 function refuseUnemulated(context: ModalContext, definition: Record<string, unknown>): void {
   const route = `${CONTROL_PLANE}/SandboxCreateV2`;
-  const ports = ((definition.openPorts ?? {}) as Record<string, unknown>).ports;
-  if (Array.isArray(ports) && ports.length > 0) refuseNotYetEmulated(context, route, "openPorts (tunnels)");
   const refused: string[] = [];
   const nonEmpty = (value: unknown) =>
     Array.isArray(value) ? value.length > 0 : value !== undefined && value !== "" && value !== false;

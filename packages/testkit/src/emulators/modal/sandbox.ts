@@ -1,4 +1,5 @@
 import type { SandboxHandle } from "@sandport/core";
+import type { TunnelPort } from "./context.js";
 import type { ExecProcess } from "./exec-process.js";
 import { GrpcError } from "./grpc-status.js";
 
@@ -20,6 +21,8 @@ export interface SandboxSettings {
   readonly workdir: string;
   readonly timeoutSecs: number;
   readonly idleTimeoutSecs: number | undefined;
+  /** Ports opened as tunnels at create. */
+  readonly ports: readonly TunnelPort[];
   /** Creation time, epoch seconds (unique per emulator, so list pages never split a tie). */
   readonly createdAt: number;
   /** True for sandboxes seeded with `seedForeignSandbox`. */

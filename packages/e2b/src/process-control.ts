@@ -1,0 +1,131 @@
+import { retry, SandportError } from "@sandport/core";
+import { httpStatusOf, isConnectionLost, markerSweepScript, type OutputCollector } from "@sandport/core/adapter";
+import { budget, type CallTiming, type E2BContext } from "./context.js";
+import { isSandboxNotFound, mapE2BError } from "./errors.js";
+import { PROVIDER } from "./handle.js";
+import type { E2BCommandHandle, E2BSandbox } from "./internal/sdk-types.js";
+import { EXEC_MARKER_ENV } from "./markers.js";
+import type { CommandPlan } from "./run-command.js";
+
+/** Retries of a command start E2B refused (429, 5xx before the process existed). */
+const START_RETRY = { maxAttempts: 3, initialDelayMs: 250, maxDelayMs: 2_000 } as const;
+/** Deadline of the best-effort kill after a timeout, abort, output overflow or `kill()`. */
+export const KILL_TIMEOUT_MS = 10_000;
+
+/**
+ * Starts the process, retrying only when E2B provably refused before the
+ * process existed (429, a 5xx answer, or an "unavailable" reply while the
+ * sandbox still exists). A dropped connection is not retried: the command may
+ * have started. `openStdin` keeps its stdin open for `sendStdin` (spawn).
+ */
+export function startProcess(
+  context: E2BContext,
+  sandboxId: string,
+  sandbox: E2BSandbox,
+  plan: CommandPlan,
+  signal: AbortSignal,
+  output: OutputCollector,
+  openStdin: boolean,
+): Promise<E2BCommandHandle> {
+  const timing = { ...budget(context.options.timeouts.lookupMs), signal };
+  const start = () =>
+    sandbox.commands
+      .run(plan.command, {
+        background: true,
+        cwd: plan.cwd,
+        envs: plan.env,
+        timeoutMs: plan.timeoutMs,
+        stdin: openStdin,
+        requestTimeoutMs: timing.remainingMs(),
+        signal,
+        onStdout: (data) => output.push("stdout", data),
+        onStderr: (data) => output.push("stderr", data),
+      })
+      .catch(async (error: unknown) => {
+        throw await classifyStartFailure(context, sandboxId, error, timing);
+      });
+  const isRetryable = (error: unknown) => SandportError.isInstance(error) && error.details.refused === true;
+  return retry(start, { policy: START_RETRY, signal, isRetryable });
+}
+
+async function classifyStartFailure(
+  context: E2BContext,
+  sandboxId: string,
+  error: unknown,
+  timing: CallTiming & { readonly signal: AbortSignal },
+): Promise<SandportError> {
+  const mapped = mapE2BError(error, { operation: "exec", sandboxId });
+  const status = httpStatusOf(error);
+  const refused = (why: string) =>
+    new SandportError({
+      code: mapped.code === "RATE_LIMITED" ? "RATE_LIMITED" : "PROVIDER_UNAVAILABLE",
+      provider: PROVIDER,
+      retryable: true,
+      cause: error,
+      message: `e2b refused to start the command in sandbox ${sandboxId} (${why}); nothing ran`,
+      details: { sandboxId, refused: true, ...(status === undefined ? {} : { status }) },
+    });
+  if (timing.signal.aborted) return mapped;
+  if (mapped.code === "RATE_LIMITED") return refused("rate limited");
+  if (isSandboxNotFound(error)) {
+    // The SDK reports every "unavailable" answer (429/502/503/504 or a dead sandbox) this way: look.
+    const info = await context.ownedInfo(sandboxId, "exec", timing);
+    return info ? refused("the sandbox is running but its envd was unavailable") : mapped;
+  }
+  if (isConnectionLost(error)) {
+    return new SandportError({
+      code: "PROVIDER_UNAVAILABLE",
+      provider: PROVIDER,
+      retryable: false,
+      cause: error,
+      message: `e2b dropped the connection while starting a command in sandbox ${sandboxId}; it may have started`,
+      details: { sandboxId, outcomeUnknown: true },
+    });
+  }
+  if (status !== undefined && status >= 500) return refused(`HTTP ${status}`);
+  return mapped;
+}
+
+/** The stream of a running command broke: it was stopped, and what it did is unknown. */
+export function lostOutput(sandboxId: string, pid: number, error: unknown): SandportError {
+  const gone = mapE2BError(error, { operation: "exec", sandboxId }).code === "NOT_FOUND";
+  return new SandportError({
+    code: gone ? "NOT_FOUND" : "PROVIDER_UNAVAILABLE",
+    provider: PROVIDER,
+    retryable: false,
+    cause: error,
+    message: `e2b lost the output of a running command in sandbox ${sandboxId} (it was stopped; its effects are unknown)`,
+    details: { sandboxId, pid, outcomeUnknown: true },
+  });
+}
+
+/**
+ * Best-effort kill of a command and its descendants: SIGKILL to its pid (when
+ * known: a start that was cancelled may have started it anyway), then (when
+ * it carries a marker) the kit's marker sweep. Resolves `false` when the
+ * command was already gone or the kill failed; a command that survives a
+ * failed kill still ends at its own timeout, which is always set.
+ */
+export async function killProcessTree(
+  sandbox: E2BSandbox,
+  pid: number | undefined,
+  marker: string | undefined,
+): Promise<boolean> {
+  const killed =
+    pid === undefined
+      ? false
+      : await sandbox.commands.kill(pid, { requestTimeoutMs: KILL_TIMEOUT_MS }).catch(() => false);
+  if (marker === undefined) return killed;
+  try {
+    const sweep = await sandbox.commands.run(markerSweepScript(EXEC_MARKER_ENV, marker), {
+      background: true,
+      timeoutMs: KILL_TIMEOUT_MS,
+      stdin: false,
+      requestTimeoutMs: KILL_TIMEOUT_MS,
+    });
+    await sweep.wait().catch(() => undefined);
+  } catch {
+    // Best effort: see above.
+  }
+  return killed;
+}

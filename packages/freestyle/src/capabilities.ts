@@ -1,0 +1,61 @@
+import type { DeclaredCapabilities } from "@sandport/core";
+
+/**
+ * What `FreestyleRuntime` declares beyond its methods. Structural capabilities
+ * follow from the methods it has: `reattach`, `labelSearch` and `fileOps` are
+ * there; the absent ones:
+ *
+ * - `streaming: "not-exposed"`: `exec-await` answers once the command has
+ *   ended; Freestyle streams output only through a PTY over WebSocket, whose
+ *   terminal merges stderr into stdout and rewrites line endings, so it cannot
+ *   give `execStream`'s separate, exact streams.
+ * - `interactive: "not-exposed"`: the only way to write to a running command's
+ *   stdin is that PTY (it echoes what is typed and has no end-of-input apart
+ *   from the terminal's own).
+ * - `asyncExec: "not-exposed"`: the `/v5` API has no detached command; whether
+ *   a process outlives the `exec-await` that started it is not documented.
+ * - `ports: "not-exposed"`: a TLS rule publishes a domain to a VM port, but
+ *   it needs a firewall rule and a domain per port, and the emulator here
+ *   cannot serve one; not reached.
+ * - `detachedLaunch: "not-exposed"`: launch waits for the create to answer.
+ *
+ * Declared:
+ * - `verifiedCleanup: true`: `destroy` resolves only once `GET /v5/vms/{id}`
+ *   answers 404, and rejects `DESTROY_UNVERIFIED` otherwise.
+ * - `lifecycle: "unknown"`: `stop`/`start` are Freestyle's pause and start,
+ *   run against the emulator; that the service resumes a paused VM faithfully
+ *   awaits a live canary.
+ * - `warmLease: "unknown"`: an idle VM can be found by labels and reused, but
+ *   its lifetime, an idle timeout or the plan's auto-delete may end it in between.
+ * - `neverIdle: "unknown"`: the idle timeout and auto-delete are sent as
+ *   "never", but some plans cap auto-delete anyway.
+ * - `binaryOutput: "not-exposed"`: `exec-await` answers output as JSON text;
+ *   raw bytes come only through the PTY.
+ * - `pty: "not-exposed"`: Freestyle has terminals; the port does not reach them.
+ * - modes: `outputStreams: "separate"` (stdout and stderr come apart);
+ *   `lifetime: "deadline"` (the lifetime is always sent as `ttlSeconds`, which
+ *   nothing resets); `isolation: "microvm"` (each VM has its own guest kernel
+ *   under a VMM, as the SDK documents); `filesystem: "unknown"` (pause keeps
+ *   memory and disk by Freestyle's account; only a live run can prove it).
+ */
+export const freestyleCapabilities: DeclaredCapabilities = Object.freeze({
+  warmLease: "unknown",
+  lifecycle: "unknown",
+  verifiedCleanup: true,
+  neverIdle: "unknown",
+  binaryOutput: "not-exposed",
+  pty: "not-exposed",
+  modes: Object.freeze({
+    outputStreams: "separate",
+    filesystem: "unknown",
+    lifetime: "deadline",
+    isolation: "microvm",
+  }),
+  absent: Object.freeze({
+    streaming: "not-exposed",
+    interactive: "not-exposed",
+    asyncExec: "not-exposed",
+    ports: "not-exposed",
+    detachedLaunch: "not-exposed",
+  }),
+});

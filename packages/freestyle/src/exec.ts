@@ -1,0 +1,115 @@
+import { randomUUID } from "node:crypto";
+import { posix } from "node:path";
+import {
+  composeShellCommand,
+  type ExecRequest,
+  type ExecResult,
+  invalidRequest,
+  type OpOptions,
+  quoteShellArg,
+  refuseReservedEnv,
+  toSandboxPath,
+  validateExecRequest,
+} from "@sandport/core";
+import { assertCommandFits, cappedOutputScript, planStdin } from "@sandport/core/adapter";
+import type { FreestyleContext } from "./context.js";
+import { PROVIDER } from "./handle.js";
+import { RESERVED_ENV } from "./markers.js";
+import { fromHome, MAX_EXEC_TIMEOUT_MS, type ResolvedOptions } from "./options.js";
+import { type CommandPlan, runCommand } from "./run-command.js";
+
+/** Largest stdin the API takes in the request itself (decoded); more is staged as a file first. */
+export const API_STDIN_BYTES = 1024 * 1024;
+
+/**
+ * Validates a request and turns it into what `exec-await` takes: one command
+ * string, run by the guest's shell in the home directory. Every caller value
+ * is quoted (`composeShellCommand`): the working directory (relative to the
+ * home directory), the request env (exported over the launch env, which is
+ * sourced first), `argv`, or a `shell` script in its own `sh -c`. Output is
+ * capped in the VM (`cappedOutputScript`). Stdin of up to 1 MiB goes in the
+ * request; more is staged as a file the command opens and removes; none is
+ * `/dev/null`. The timeout is the caller's, else the run budget, always sent.
+ */
+export function planCommand(options: ResolvedOptions, request: ExecRequest): CommandPlan {
+  const valid = validateExecRequest(request, { root: options.workspaceRoot, provider: PROVIDER });
+  refuseReservedEnv(valid.env, RESERVED_ENV, "env", PROVIDER);
+  const timeoutMs = valid.timeoutMs ?? options.runBudgetMs;
+  if (timeoutMs > MAX_EXEC_TIMEOUT_MS) {
+    throw invalidRequest(`timeoutMs must be at most ${MAX_EXEC_TIMEOUT_MS} (Freestyle's longest command)`, {
+      field: "timeoutMs",
+    });
+  }
+  const maxOutputBytes = valid.maxOutputBytes ?? options.maxOutputBytes;
+  const cwd = fromHome(options, toSandboxPath(options.workspaceRoot, valid.cwd));
+  const composed = composeShellCommand({ request: valid, cwd, ...(valid.env ? { env: valid.env } : {}) });
+  const stdin = valid.stdin === undefined ? undefined : toBytes(valid.stdin);
+  const staged =
+    stdin !== undefined && stdin.byteLength > API_STDIN_BYTES
+      ? planStdin(composed, stdin, {
+          cwd: options.homeDirectory,
+          scratchDirectory: posix.join(options.stateDirectory, "stdin"),
+          name: randomUUID(),
+          embedLimitBytes: 0,
+        })
+      : undefined;
+  const marker = randomUUID();
+  const cancelled = fromHome(options, posix.join(options.stateDirectory, "cancel", marker));
+  const command = [
+    stdin === undefined ? "exec 0</dev/null" : undefined,
+    // A kill that reached the VM before this command did leaves this file: run nothing.
+    `if [ -e ${quoteShellArg(cancelled)} ]; then rm -f -- ${quoteShellArg(cancelled)}; exit 125; fi`,
+    launchEnvLine(options),
+    cappedOutputScript(staged?.command ?? composed, maxOutputBytes + 1),
+  ]
+    .filter((line) => line !== undefined)
+    .join("\n");
+  assertCommandFits(command, PROVIDER);
+  return {
+    command,
+    marker,
+    timeoutMs,
+    maxOutputBytes,
+    ...(stdin !== undefined && !staged ? { stdin: Buffer.from(stdin).toString("base64") } : {}),
+    ...(staged?.upload ? { stdinUpload: staged.upload } : {}),
+  };
+}
+
+/**
+ * Runs a command to completion; non-zero exits, timeouts and truncation are
+ * results. The call's deadline is the command's run budget plus `execGraceMs`,
+ * so the command's own timeout always comes first.
+ */
+export function exec(
+  context: FreestyleContext,
+  handle: unknown,
+  request: ExecRequest,
+  op?: OpOptions,
+): Promise<ExecResult> {
+  let plan: CommandPlan;
+  try {
+    plan = planCommand(context.options, request);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  const deadlineMs = plan.timeoutMs + context.options.timeouts.execGraceMs;
+  return context.onVm(handle, op, "exec", deadlineMs, (vmId, call) => {
+    context.markCommandRun(vmId);
+    return runCommand(context, vmId, plan, call);
+  });
+}
+
+/** The file the launch env is kept in (`export NAME='value'` lines), relative to the home directory. */
+export function launchEnvPath(options: ResolvedOptions): string {
+  return fromHome(options, posix.join(options.stateDirectory, "env"));
+}
+
+/** The shell line that sources the launch env file, when the launch wrote one. */
+function launchEnvLine(options: ResolvedOptions): string {
+  const path = quoteShellArg(launchEnvPath(options));
+  return `if [ -f ${path} ]; then . ${path} || exit 125; fi`;
+}
+
+function toBytes(stdin: string | Uint8Array): Uint8Array {
+  return typeof stdin === "string" ? new TextEncoder().encode(stdin) : stdin;
+}

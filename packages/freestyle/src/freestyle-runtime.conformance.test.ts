@@ -1,0 +1,28 @@
+// The shared conformance suite through FreestyleRuntime and the real freestyle
+// SDK, against the Freestyle emulator from @sandport/testkit (the /v5 routes,
+// every VM a real local sandbox). The emulator maps the VM home directory, so
+// commands start there as on a VM. Its default backend cannot keep a VM off
+// the network, so the runtime launches with network: true here (launch.test.ts
+// shows the default sends no firewall rule; the emulator's own tests show a VM
+// without one is offline over a namespaces backend).
+
+import { describeRuntimeConformance } from "@sandport/testkit/conformance";
+import { startFreestyleEmulator } from "@sandport/testkit/emulators/freestyle";
+import { emulatorOptions, HOME } from "../test/emulated.js";
+import { FreestyleRuntime } from "./freestyle-runtime.js";
+import type { FreestyleRuntimeOptions } from "./options.js";
+
+describeRuntimeConformance({
+  name: "FreestyleRuntime (real freestyle SDK → Freestyle emulator)",
+  createRuntime: async () => {
+    const emulator = await startFreestyleEmulator({ workspaceDirectory: HOME });
+    const options: FreestyleRuntimeOptions = { ...emulatorOptions(emulator), owner: "conformance" };
+    return {
+      runtime: new FreestyleRuntime(options),
+      reopen: () => new FreestyleRuntime(options),
+      cleanup: () => emulator.stop(),
+      requestCount: () => emulator.countRequests(),
+    };
+  },
+  timeouts: { promptMs: 3_000 },
+});

@@ -1,0 +1,50 @@
+import type { DeclaredCapabilities } from "@sandport/core";
+
+/**
+ * What `ModalRuntime` declares beyond its methods. Structural capabilities
+ * (reattach, labelSearch, streaming, fileOps, interactive, ports) follow from
+ * the methods it has; the rest:
+ *
+ * - `verifiedCleanup: true`: `destroy` terminates, then resolves only once
+ *   Modal reports the sandbox finished (or unknown), and rejects
+ *   `DESTROY_UNVERIFIED` otherwise.
+ * - `lifecycle: "unsupported"`: Modal has no stop or start; terminating is
+ *   the only transition, so `stop`/`start` are absent.
+ * - `warmLease: "unknown"`: an idle sandbox can be found by its tags and
+ *   reused, but its fixed lifetime (and any idle timeout) may end it in
+ *   between; awaits a live canary.
+ * - `neverIdle: "unknown"`: without `idleTimeoutMs` Modal documents only the
+ *   lifetime as what ends a sandbox; unobserved here.
+ * - `binaryOutput: true`: commands run in the SDK's binary mode, so output
+ *   events carry the bytes Modal streams (the conformance suite sends all 256
+ *   byte values through stdin and stdout).
+ * - `pty: "not-exposed"`: Modal execs can have a PTY; the port does not reach it.
+ * - modes: `outputStreams: "separate"` (stdout and stderr are read apart);
+ *   `filesystem: "persistent"` (files stay until the sandbox ends, for every
+ *   client that reattaches; there is no stop to lose them); `lifetime:
+ *   "deadline"` (the lifetime is always sent); `isolation: "container"`
+ *   (Modal runs sandboxes as gVisor containers).
+ * - `asyncExec` is `unsupported`: Modal cannot find a running exec again by
+ *   id (from another process or after a restart), so it is omitted rather
+ *   than half-supported; `spawn` keeps a command running within a process.
+ * - `detachedLaunch` is `unsupported`: the adapter's create answers once the
+ *   sandbox can run commands.
+ *
+ * Snapshots, volumes and connect tokens exist in Modal but have no place in
+ * the port (`sandbox-v1`), so this adapter does not reach them (not exposed).
+ */
+export const modalCapabilities: DeclaredCapabilities = Object.freeze({
+  warmLease: "unknown",
+  lifecycle: "unsupported",
+  verifiedCleanup: true,
+  neverIdle: "unknown",
+  binaryOutput: true,
+  pty: "not-exposed",
+  modes: Object.freeze({
+    outputStreams: "separate",
+    filesystem: "persistent",
+    lifetime: "deadline",
+    isolation: "container",
+  }),
+  absent: Object.freeze({ asyncExec: "unsupported", detachedLaunch: "unsupported" }),
+});

@@ -1,0 +1,64 @@
+// How the modal SDK's errors map onto codes: its error classes by name, the
+// gRPC status of a nice-grpc ClientError, and its plain deadline errors.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { mapModalError } from "./errors.js";
+
+/** A nice-grpc ClientError as the SDK passes it through. */
+function clientError(code: number): Error {
+  return Object.assign(new Error(`/modal.client.ModalClient/X status ${code}`), { name: "ClientError", code });
+}
+
+/** An error of one of the SDK's classes. */
+function named(name: string): Error {
+  return Object.assign(new Error(name), { name });
+}
+
+test("gRPC status codes", () => {
+  const expected: Record<number, [string, boolean]> = {
+    1: ["PROVIDER_UNAVAILABLE", true],
+    3: ["INVALID_REQUEST", false],
+    4: ["DEADLINE_EXCEEDED", true],
+    5: ["NOT_FOUND", false],
+    7: ["AUTH", false],
+    8: ["RATE_LIMITED", true],
+    9: ["INVALID_REQUEST", false],
+    12: ["UNSUPPORTED", false],
+    13: ["PROVIDER_UNAVAILABLE", true],
+    14: ["PROVIDER_UNAVAILABLE", true],
+    15: ["PROVIDER_UNAVAILABLE", false],
+    16: ["AUTH", false],
+  };
+  for (const [code, [want, retryable]] of Object.entries(expected)) {
+    const error = clientError(Number(code));
+    const mapped = mapModalError(error, { operation: "launch", sandboxId: "sb-1" });
+    assert.equal(mapped.code, want, `status ${code}`);
+    assert.equal(mapped.retryable, retryable, `status ${code} retryable`);
+    assert.equal(mapped.cause, error);
+    assert.equal(mapped.details.sandboxId, "sb-1");
+  }
+});
+
+test("the SDK's error classes", () => {
+  for (const [name, want] of [
+    ["NotFoundError", "NOT_FOUND"],
+    ["ConflictError", "NOT_FOUND"],
+    ["SandboxFilesystemNotFoundError", "NOT_FOUND"],
+    ["SandboxFilesystemFileTooLargeError", "OUTPUT_LIMIT"],
+    ["SandboxFilesystemIsADirectoryError", "INVALID_REQUEST"],
+    ["SandboxFilesystemPermissionError", "INVALID_REQUEST"],
+    ["InvalidError", "INVALID_REQUEST"],
+    ["TimeoutError", "DEADLINE_EXCEEDED"],
+    ["ResourceExhaustedError", "PROVIDER_UNAVAILABLE"],
+    ["InternalFailure", "PROVIDER_UNAVAILABLE"],
+  ] as const) {
+    assert.equal(mapModalError(named(name), { operation: "x" }).code, want, name);
+  }
+});
+
+test("the SDK's plain deadline errors, and anything else", () => {
+  const deadline = new Error("Deadline exceeded while waiting for exec 1234");
+  assert.equal(mapModalError(deadline, { operation: "exec" }).code, "DEADLINE_EXCEEDED");
+  assert.equal(mapModalError(new Error("something odd"), { operation: "exec" }).code, "UNEXPECTED");
+  assert.equal(mapModalError("a string", { operation: "exec" }).code, "UNEXPECTED");
+});

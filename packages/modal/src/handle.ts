@@ -1,0 +1,46 @@
+import { invalidRequest, type SandboxHandle } from "@sandport/core";
+import { callerLabels, checkHandle } from "@sandport/core/adapter";
+
+/** Provider name, in handles and errors. */
+export const PROVIDER = "modal" as const;
+
+/** A handle to a Modal sandbox. Plain data; rebuild it in another process with `getById`. */
+export interface ModalHandle extends SandboxHandle {
+  /** Always `"modal"`. */
+  readonly provider: "modal";
+}
+
+/** A handle from a sandbox's id and server-side tags (the caller checks ownership first). */
+export function handleFromTags(sandboxId: string, tags: Readonly<Record<string, string>>): ModalHandle {
+  return { id: sandboxId, provider: PROVIDER, labels: callerLabels(tags) };
+}
+
+/** The sandbox id of a handle: a Modal handle (`checkHandle`) whose id can be a sandbox id of this runtime. */
+export function sandboxIdOf(handle: unknown, operation: string): string {
+  return validSandboxId(checkHandle(handle, PROVIDER, operation));
+}
+
+const SANDBOX_ID = /^sb-[A-Za-z0-9]{1,64}$/;
+/** The alphabet of V1 sandbox ids (`sb-` and 22 of these), which the SDK tells apart by shape. */
+const V1_ID = /^sb-[0-9A-Za-z]{22}$/;
+
+/**
+ * Refuses (`INVALID_REQUEST`) an id that cannot name a sandbox this runtime
+ * creates, before it reaches a request: not `sb-` and letters and digits, or
+ * shaped like a V1 sandbox id. This runtime creates only V2 sandboxes (the
+ * ones `sandboxes.list` returns); V1 sandboxes (GPU ones among them) cannot
+ * be found again by labels, so they are never taken for ours.
+ */
+export function validSandboxId(sandboxId: unknown): string {
+  if (typeof sandboxId !== "string" || !SANDBOX_ID.test(sandboxId)) {
+    throw invalidRequest("a Modal sandbox id is sb- followed by letters and digits", { field: "id" }, PROVIDER);
+  }
+  if (V1_ID.test(sandboxId)) {
+    throw invalidRequest(
+      "this id has the shape of a V1 Modal sandbox, which this runtime never creates and cannot list",
+      { field: "id" },
+      PROVIDER,
+    );
+  }
+  return sandboxId;
+}

@@ -1,0 +1,133 @@
+import { randomUUID } from "node:crypto";
+import {
+  invalidRequest,
+  type LaunchSpec,
+  type OpOptions,
+  refuseReservedEnv,
+  type SandportError,
+  unsupported,
+  validateLaunchSpec,
+} from "@sandport/core";
+import { launchFailure, metadataCodec, reclaimAbandonedLaunch } from "@sandport/core/adapter";
+import { budget, type ModalContext } from "./context.js";
+import { grpcCodeOf, mapModalError } from "./errors.js";
+import { type ModalHandle, PROVIDER } from "./handle.js";
+import { inScope } from "./internal/call-scope.js";
+import type { ModalCreateParams, ModalSandbox } from "./internal/sdk-types.js";
+import { terminateSandbox } from "./lifecycle.js";
+import { findByLaunchKey } from "./lookup.js";
+import { RESERVED_ENV } from "./markers.js";
+import { MAX_MODAL_LIFETIME_MS, type ResolvedOptions } from "./options.js";
+
+/**
+ * Creates a V2 sandbox in the configured App: the ownership tag, the launch
+ * key and the caller's labels as server-side tags, an explicit lifetime
+ * (whole seconds), env, `blockNetwork`, the workspace as its `workdir`, and
+ * the declared ports as tunnels. The App and the image are resolved first
+ * (once per runtime); they are safe to cancel.
+ *
+ * The create itself is not cancelled when the caller's signal fires (the
+ * call still rejects at once), and the SDK does not repeat it: it runs on
+ * under the call's deadline, and whatever it produces is destroyed in the
+ * background (`reclaimAbandonedLaunch`; `settle()` waits for it). A create
+ * that fails with an unknown outcome is left to the caller to reconcile by
+ * launch key, as the orchestrator does.
+ */
+export function launch(context: ModalContext, spec: LaunchSpec = {}, op?: OpOptions): Promise<ModalHandle> {
+  const { options } = context;
+  let abandoned: ((error: SandportError) => void) | undefined;
+  const launching = context.run(op, { operation: "launch" }, options.timeouts.launchMs, async (call) => {
+    const valid = validateLaunchSpec(spec, PROVIDER);
+    refuseReservedEnv(valid.env, RESERVED_ENV, "env", PROVIDER);
+    const launchKey = valid.launchKey ?? randomUUID();
+    const params = createParams(options, valid, launchKey);
+    const app = await context.app();
+    const image = await context.image(valid.template ?? options.image, app);
+    const client = await context.client();
+    // A caller that gave up while the App and image resolved sends no create.
+    if (call.signal.aborted) throw call.signal.reason;
+    // Without the caller's signal and without the SDK's retries: a create already sent is left to finish, then reclaimed.
+    const creation = inScope({ remainingMs: call.remainingMs, retries: 0 }, () =>
+      client.sandboxes.create(app, image, params),
+    );
+    abandoned = (error) => reclaim(context, creation, launchKey, error);
+    const sandbox = await creation.catch((error: unknown) => {
+      throw launchError(error, launchKey);
+    });
+    context.remember(sandbox);
+    context.markLaunched(sandbox.sandboxId, valid.ports ?? []);
+    return { id: sandbox.sandboxId, provider: PROVIDER, labels: Object.freeze({ ...valid.labels }) };
+  });
+  return launching.catch((error: SandportError) => {
+    abandoned?.(error);
+    throw error;
+  });
+}
+
+/** The create parameters of a validated spec; refuses (before any request) what Modal cannot honour. */
+function createParams(options: ResolvedOptions, spec: LaunchSpec, launchKey: string): ModalCreateParams {
+  if (spec.resources?.maxProcesses !== undefined) {
+    throw unsupported(PROVIDER, "resources.maxProcesses", "Modal limits CPU and memory, not processes");
+  }
+  const lifetimeMs = spec.lifetimeMs === undefined ? options.maxLifetimeMs : Math.floor(spec.lifetimeMs / 1000) * 1000;
+  if (lifetimeMs < 1000 || lifetimeMs > MAX_MODAL_LIFETIME_MS) {
+    throw invalidRequest(
+      "lifetimeMs must be from 1 000 to 86 400 000: Modal counts a sandbox's lifetime in whole seconds, up to 24 hours",
+      { field: "lifetimeMs" },
+      PROVIDER,
+    );
+  }
+  const ports = spec.ports === undefined || spec.ports.length === 0 ? undefined : [...spec.ports];
+  return {
+    timeoutMs: lifetimeMs,
+    ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs }),
+    workdir: options.workspaceRoot,
+    env: { ...spec.env },
+    tags: { ...metadataCodec.encode(options.owner, spec.labels, launchKey) },
+    blockNetwork: !(spec.network ?? options.network),
+    ...(spec.resources?.cpus === undefined ? {} : { cpu: spec.resources.cpus }),
+    ...(spec.resources?.memoryMiB === undefined ? {} : { memoryMiB: Math.ceil(spec.resources.memoryMiB) }),
+    ...(ports === undefined ? {} : options.tunnels === "tls" ? { encryptedPorts: ports } : { unencryptedPorts: ports }),
+  };
+}
+
+/** After a failed launch whose create was sent: whatever it produced is destroyed in the background. */
+function reclaim(
+  context: ModalContext,
+  creation: Promise<ModalSandbox>,
+  launchKey: string,
+  error: SandportError,
+): void {
+  const { timeouts, orphanCleanupMs } = context.options;
+  reclaimAbandonedLaunch({
+    creation,
+    idOf: (sandbox) => sandbox.sandboxId,
+    launchKey,
+    error,
+    // Nothing follows the create: a launch that failed after it succeeded cannot happen.
+    created: false,
+    destroy: async (sandboxId) => {
+      await inScope(budget(timeouts.destroyMs), () => terminateSandbox(context, sandboxId));
+    },
+    findByLaunchKey: (key) => inScope(budget(timeouts.lookupMs), () => findByLaunchKey(context, key)),
+    condemned: context.condemned,
+    background: context.background,
+    cleanupMs: orphanCleanupMs,
+  });
+}
+
+/**
+ * gRPC statuses after which a create may have run anyway: the call was cut
+ * (`CANCELLED`, `DEADLINE_EXCEEDED`), failed inside the server (`UNKNOWN`,
+ * `ABORTED`, `INTERNAL`, `DATA_LOSS`), or did not say (`UNAVAILABLE`).
+ */
+const OUTCOME_UNKNOWN_STATUSES = new Set([1, 2, 4, 10, 13, 14, 15]);
+
+/** A failed create, saying whether the sandbox may exist anyway and under which launch key to look. */
+function launchError(error: unknown, launchKey: string): SandportError {
+  const status = grpcCodeOf(error);
+  const mapped = mapModalError(error, { operation: "launch" });
+  return launchFailure(error, mapped, launchKey, {
+    outcomeUnknown: status === undefined ? undefined : OUTCOME_UNKNOWN_STATUSES.has(status),
+  });
+}
