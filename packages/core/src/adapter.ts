@@ -24,6 +24,8 @@ export type { ErrorClass } from "./adapter/http-errors.js";
 export { classifyHttpStatus, httpStatusOf, isConnectionLost, retryAfterMs } from "./adapter/http-errors.js";
 export { KnownSandboxes } from "./adapter/known-sandboxes.js";
 export { satisfiesNodeRange } from "./adapter/node-range.js";
+export type { OperationRunnerOptions } from "./adapter/operation-runner.js";
+export { OperationRunner } from "./adapter/operation-runner.js";
 export type { OwnershipCodec } from "./adapter/ownership.js";
 export {
   callerLabels,
@@ -41,8 +43,6 @@ export {
   ORPHAN_SEARCH_DELAYS_MS,
   reclaimAbandonedLaunch,
 } from "./adapter/reclaim-launch.js";
-export type { OperationRunnerOptions } from "./adapter/operation-runner.js";
-export { OperationRunner } from "./adapter/operation-runner.js";
 export type { OperationCall, OperationContext } from "./adapter/run-operation.js";
 export { runOperation } from "./adapter/run-operation.js";
 export type { CommonDefaults, CommonRuntimeOptions, ResolvedCommonOptions } from "./adapter/runtime-options.js";

@@ -4,14 +4,15 @@ import {
   type FileKind,
   normalizeWorkspacePath,
   type OpOptions,
-  SandportError,
   toSandboxPath,
   validateFiles,
 } from "@sandport/core";
 import {
   checkSymlinkGuard,
+  chmodFailure,
   chmodScript,
   type GuardedPath,
+  modeChanges,
   type OperationCall,
   symlinkGuardScript,
 } from "@sandport/core/adapter";
@@ -49,21 +50,10 @@ export async function writeFiles(
     );
     const entries = valid.map((file) => ({ path: toSandboxPath(workspaceRoot, file.path), data: bytes(file.content) }));
     await sandbox.files.write(entries, { requestTimeoutMs: call.remainingMs(), signal: call.signal });
-    const modes = new Map<number, string[]>();
-    valid.forEach((file, index) => {
-      if (files[index]?.mode === undefined || file.mode === WRITTEN_MODE) return;
-      modes.set(file.mode, [...(modes.get(file.mode) ?? []), file.path]);
-    });
+    const modes = modeChanges(files, valid, WRITTEN_MODE);
     if (modes.size === 0) return;
     const result = await runScript(context, id, sandbox, chmodScript(modes), call);
-    if (result.exitCode === 0) return;
-    throw new SandportError({
-      code: "UNEXPECTED",
-      provider: PROVIDER,
-      retryable: false,
-      message: `e2b wrote the files but could not set their modes: ${result.stderr.trim() || `exit ${result.exitCode}`}`,
-      details: { sandboxId: id, exitCode: result.exitCode },
-    });
+    if (result.exitCode !== 0) throw chmodFailure(PROVIDER, id, result.exitCode, result.stderr);
   });
 }
 
@@ -163,7 +153,7 @@ async function guard(
   call: OperationCall,
   paths: readonly GuardedPath[],
 ): Promise<void> {
-  if (context.isPristine(sandboxId)) return;
+  if (context.known.isPristine(sandboxId)) return;
   const result = await runScript(context, sandboxId, sandbox, symlinkGuardScript(paths), call);
   checkSymlinkGuard(paths, result, PROVIDER);
 }
