@@ -39,6 +39,9 @@ const INSPECT = {
 const rows = [];
 for (const dir of readdirSync(join(root, "packages")).sort()) {
   if (NOT_PROVIDERS.has(dir)) continue;
+  // Framework bridges hold no runtime of their own.
+  const manifest = JSON.parse(readFileSync(join(root, "packages", dir, "package.json"), "utf8"));
+  if (manifest.sandport?.kind === "bridge") continue;
   const build = INSPECT[dir];
   if (!build)
     throw new Error(`scripts/capability-table.mjs does not know how to inspect packages/${dir}: add it to INSPECT`);

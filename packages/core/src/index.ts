@@ -5,6 +5,10 @@
  * @module
  */
 
+export type { BridgeOptions } from "./bridges/bridge-options.js";
+export { bridgeBaseDirectory } from "./bridges/bridge-options.js";
+export { exitStatus, KILLED_EXIT_STATUS, TIMED_OUT_EXIT_STATUS } from "./bridges/exit-status.js";
+export { whenFound } from "./bridges/when-found.js";
 export type { Absence, Availability } from "./capabilities/absence.js";
 export { ABSENCES, isAbsence, isPendingEvidence } from "./capabilities/absence.js";
 export { assertCapabilitiesConsistent, findCapabilityContradictions } from "./capabilities/assert-consistent.js";

@@ -20,7 +20,7 @@ export function findBarrels() {
     .filter((entry) => entry.isDirectory() && existsSync(join(packagesDir, entry.name, "package.json")))
     .map((entry) => JSON.parse(readFileSync(join(packagesDir, entry.name, "package.json"), "utf8")))
     .filter((manifest) => manifest.name.startsWith("@sandport/") && !manifest.private)
-    .map((manifest) => [manifest.name.slice("@sandport/".length), manifest.name])
+    .map((manifest) => [manifest.name.slice("@sandport/".length), manifest.name, manifest.sandport?.kind])
     .sort(([a], [b]) => a.localeCompare(b));
 }
 
@@ -70,7 +70,10 @@ function expectedManifest(barrels) {
   manifest.peerDependencies = Object.fromEntries(optional.map(([, name]) => [name, "workspace:^"]));
   manifest.peerDependenciesMeta = Object.fromEntries(optional.map(([, name]) => [name, { optional: true }]));
   manifest.devDependencies = Object.fromEntries(optional.map(([, name]) => [name, "workspace:^"]));
-  const providers = barrels.map(([subpath]) => subpath).filter((subpath) => !NOT_PROVIDERS.has(subpath));
+  // Framework bridges (`"sandport": { "kind": "bridge" }`) get a subpath but are not providers.
+  const providers = barrels
+    .filter(([subpath, , kind]) => !NOT_PROVIDERS.has(subpath) && kind !== "bridge")
+    .map(([subpath]) => subpath);
   const names = providers.map((subpath) => DISPLAY_NAMES[subpath] ?? subpath);
   const listed = names.length > 1 ? `${names.slice(0, -1).join(", ")} or ${names.at(-1)}` : names.join("");
   manifest.description = `One runtime port for every code sandbox: ${listed}, behind one API. Import sandport/core and one provider subpath.`;

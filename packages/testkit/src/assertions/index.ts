@@ -75,3 +75,13 @@ export async function unusedPort(): Promise<number> {
   assert.ok(address !== null && typeof address === "object", "a listening socket has an address");
   return address.port;
 }
+
+/**
+ * Compile-time equality of two types (`true` or `false`), for type tests:
+ * `Holds<Exactly<keyof FrameworkType, "a" | "b">>` stops compiling when the
+ * framework adds or removes a member.
+ */
+export type Exactly<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+
+/** Compiles only when `T` is `true`: the assertion of a compile-time check. */
+export type Holds<T extends true> = T;

@@ -211,13 +211,20 @@ export function providerDown(): SandportError {
 }
 
 /**
- * A view of `runtime` without the given optional methods (each shadowed by
- * `undefined`, so `typeof runtime.execStream !== "function"`): how a caller is
- * tested against a runtime that lacks a capability. Everything else is the
- * runtime's own.
+ * A view of `runtime` without the given optional methods (each reads as
+ * `undefined` and is not `in` the view, so `typeof runtime.execStream !==
+ * "function"`): how a caller is tested against a runtime that lacks a
+ * capability. Everything else is the runtime's own, its methods bound to it,
+ * so a class keeping `#private` state (a real runtime) still works.
  */
 export function withoutMethods<R extends SandboxRuntime>(runtime: R, methods: readonly (keyof R & string)[]): R {
-  const view = Object.create(runtime) as R;
-  for (const method of methods) Object.defineProperty(view, method, { value: undefined });
-  return view;
+  const removed = new Set<PropertyKey>(methods);
+  return new Proxy(runtime, {
+    get(target, key) {
+      if (removed.has(key)) return undefined;
+      const value = Reflect.get(target, key, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+    has: (target, key) => !removed.has(key) && Reflect.has(target, key),
+  });
 }

@@ -1,0 +1,45 @@
+// bash-tool's real tools (bash, writeFile, readFile) over createBashToolSandbox on a real LocalRuntime,
+// called by the AI SDK's own mock model through generateText.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { type LocalTestSandbox, localTestSandbox, mockModelSteps } from "@sandport/testkit/fakes";
+import { generateText, isStepCount } from "ai";
+import { MockLanguageModelV4 } from "ai/test";
+import { createBashTool } from "bash-tool";
+import { createBashToolSandbox } from "./bash-tool-sandbox.js";
+
+let local: LocalTestSandbox;
+before(async () => {
+  local = await localTestSandbox("ai-sdk-bash-tool");
+});
+after(() => local.cleanup());
+
+test("createBashTool's tools write, run and read in the sandbox when the model calls them", async () => {
+  const sandbox = createBashToolSandbox({ runtime: local.runtime, handle: local.handle });
+  const { tools } = await createBashTool({
+    sandbox,
+    destination: local.runtime.workspaceRoot,
+    files: { "src/data.txt": "3\n1\n2\n" },
+  });
+  const steps = mockModelSteps(
+    [
+      { toolName: "writeFile", input: { path: "sort.sh", content: "sort -n src/data.txt > sorted.txt" } },
+      { toolName: "bash", input: { command: "sh sort.sh && wc -l < sorted.txt" } },
+      { toolName: "readFile", input: { path: "sorted.txt" } },
+    ],
+    "sorted",
+  );
+  const model = new MockLanguageModelV4({ doGenerate: steps });
+  const result = await generateText({ model, tools, stopWhen: isStepCount(5), prompt: "sort the data" });
+  const outputs = result.steps.flatMap((step) => step.toolResults.map((toolResult) => toolResult.output));
+  assert.equal(result.text, "sorted");
+  assert.match(JSON.stringify(outputs[1]), /"stdout":"3\\n"/);
+  assert.match(JSON.stringify(outputs[2]), /1\\n2\\n3\\n/);
+  assert.equal(new TextDecoder().decode(await local.runtime.readFile(local.handle, "sorted.txt")), "1\n2\n3\n");
+});
+
+test("executeCommand maps a timeout to 124; readFile of a missing file rejects NOT_FOUND", async () => {
+  const sandbox = createBashToolSandbox({ runtime: local.runtime, handle: local.handle, commandTimeoutMs: 200 });
+  assert.equal((await sandbox.executeCommand("sleep 5")).exitCode, 124);
+  await assert.rejects(sandbox.readFile("missing.txt"), { code: "NOT_FOUND" });
+});

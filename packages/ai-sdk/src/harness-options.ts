@@ -1,0 +1,18 @@
+import type { BridgeOptions, LaunchSpec, SandboxHandle } from "@sandport/core";
+
+/** Label carrying the harness `sessionId` a sandbox was created for: `resumeSession` finds it by this. */
+export const SESSION_LABEL = "ai-sdk.harness/session-id";
+/** Label carrying the bootstrap identity the harness asked for, where it gave one. */
+export const IDENTITY_LABEL = "ai-sdk.harness/identity";
+
+/** What {@link createHarnessSandboxProvider} needs; `workingDirectory` is each session's `defaultWorkingDirectory`. */
+export interface HarnessSandboxProviderOptions<H extends SandboxHandle = SandboxHandle> extends BridgeOptions<H> {
+  /**
+   * What each sandbox is launched with. Its `ports` are the session's
+   * `ports`, reachable through `getPortEndpoint`; its labels are kept beside
+   * the session labels. Default: the runtime's defaults and no ports.
+   */
+  readonly launch?: LaunchSpec;
+  /** The provider's `providerId`. Default: `sandport-<runtime.provider>`. */
+  readonly providerId?: string;
+}

@@ -1,0 +1,32 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { SandportError } from "../errors/sandport-error.js";
+import { bridgeBaseDirectory } from "./bridge-options.js";
+import { exitStatus, KILLED_EXIT_STATUS, TIMED_OUT_EXIT_STATUS } from "./exit-status.js";
+import { whenFound } from "./when-found.js";
+
+test("exitStatus keeps a real exit code, even when the command also timed out", () => {
+  assert.equal(exitStatus({ exitCode: 0, timedOut: false }), 0);
+  assert.equal(exitStatus({ exitCode: 3, timedOut: true }), 3);
+});
+
+test("exitStatus maps a killed command to 124 when it timed out, else 137", () => {
+  assert.equal(exitStatus({ exitCode: null, timedOut: true }), TIMED_OUT_EXIT_STATUS);
+  assert.equal(exitStatus({ exitCode: null, timedOut: false }), KILLED_EXIT_STATUS);
+  assert.deepEqual([TIMED_OUT_EXIT_STATUS, KILLED_EXIT_STATUS], [124, 137]);
+});
+
+test("bridgeBaseDirectory: the workspace root by default, else the directory resolved against it", () => {
+  const runtime = { workspaceRoot: "/workspace" } as Parameters<typeof bridgeBaseDirectory>[0]["runtime"];
+  assert.equal(bridgeBaseDirectory({ runtime }), "/workspace");
+  assert.equal(bridgeBaseDirectory({ runtime, workingDirectory: "app/src" }), "/workspace/app/src");
+  assert.equal(bridgeBaseDirectory({ runtime, workingDirectory: "/workspace/x" }), "/workspace/x");
+});
+
+test("whenFound passes values through and turns NOT_FOUND, and only NOT_FOUND, into undefined", async () => {
+  assert.equal(await whenFound(Promise.resolve(3)), 3);
+  const missing = new SandportError({ code: "NOT_FOUND", message: "gone" });
+  assert.equal(await whenFound(Promise.reject(missing)), undefined);
+  const denied = new SandportError({ code: "INVALID_REQUEST", message: "no" });
+  await assert.rejects(whenFound(Promise.reject(denied)), (error) => error === denied);
+});

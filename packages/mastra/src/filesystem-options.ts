@@ -1,0 +1,17 @@
+import type { SandboxHandle, SandboxRuntime } from "@sandport/core";
+
+/** What {@link createMastraFilesystem} needs. */
+export interface MastraFilesystemOptions<H extends SandboxHandle = SandboxHandle> {
+  /** The runtime the sandbox lives on. */
+  readonly runtime: SandboxRuntime<H>;
+  /**
+   * The sandbox, or a function resolving it when first needed: pass
+   * `() => sandbox.sandboxHandle()` to share the sandbox of a
+   * `createMastraSandbox` (it starts the sandbox if needed).
+   */
+  readonly handle: H | (() => Promise<H>);
+  /** The filesystem's `id`. Default: `sandport-fs-<runtime.provider>`. */
+  readonly id?: string;
+  /** Refuse every write (Mastra's workspace tools check it). Default: `false`. */
+  readonly readOnly?: boolean;
+}

@@ -1,0 +1,120 @@
+// The Mastra sandbox over a real LocalRuntime: acquisition, commands, files, ports, processes.
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { SandboxAbortError, SandboxUnsupportedFeatureError } from "@mastra/core/workspace";
+import { waitFor } from "@sandport/testkit/assertions";
+import { type LocalTestRuntime, localTestRuntime, RecordingRuntime, withoutMethods } from "@sandport/testkit/fakes";
+import { SANDBOX_ID_LABEL } from "./options.js";
+import { createMastraSandbox } from "./sandbox.js";
+
+let local: LocalTestRuntime;
+before(async () => {
+  local = await localTestRuntime("mastra-sandbox");
+});
+after(() => local.cleanup());
+
+describe("createMastraSandbox", () => {
+  test("start launches a sandbox labelled with the id; a second sandbox with that id adopts it; destroy removes it", async () => {
+    const first = await createMastraSandbox({ runtime: local.runtime, id: "mastra-one" });
+    await first.start?.();
+    assert.equal(first.status, "running");
+    const handle = await first.sandboxHandle();
+    assert.equal(handle.labels[SANDBOX_ID_LABEL], "mastra-one");
+    const again = await createMastraSandbox({ runtime: local.runtime, id: "mastra-one" });
+    assert.equal((await again.sandboxHandle()).id, handle.id);
+    const given = await createMastraSandbox({ runtime: local.runtime, handle });
+    assert.equal((await given.sandboxHandle()).id, handle.id);
+    await assert.rejects(async () => await first.stop?.(), SandboxUnsupportedFeatureError);
+    await again.destroy?.();
+    assert.equal(await local.runtime.getById(handle.id), undefined);
+  });
+
+  test("executeCommand: args quoted, cwd, the env overlay under the call's env, exit codes, timeout, abort", async () => {
+    const sandbox = await createMastraSandbox({ runtime: local.runtime, env: { BASE: "base", WHO: "overlay" } });
+    try {
+      sandbox.setEnv?.((env) => ({ ...env, EXTRA: "set" }));
+      const echoed = await sandbox.executeCommand!("printf '%s|'", ["a b", "$HOME", "it's"]);
+      assert.equal(echoed.stdout, "a b|$HOME|it's|");
+      await sandbox.writeFiles!([{ path: "sub/x.txt", content: "x" }]);
+      const env = await sandbox.executeCommand!('pwd; echo "$BASE $WHO $EXTRA"; exit 2', [], {
+        cwd: "sub",
+        env: { WHO: "call" },
+      });
+      assert.equal(env.stdout, `${local.runtime.workspaceRoot}/sub\nbase call set\n`);
+      assert.deepEqual([env.exitCode, env.success, env.killed, env.timedOut], [2, false, false, false]);
+      const slow = await sandbox.executeCommand!("sleep 5", [], { timeout: 200 });
+      assert.deepEqual([slow.exitCode, slow.timedOut], [124, true]);
+      const streamed: string[] = [];
+      await sandbox.executeCommand!("echo one; echo two >&2", [], {
+        onStdout: (data) => streamed.push(`out:${data}`),
+        onStderr: (data) => streamed.push(`err:${data}`),
+      });
+      assert.deepEqual(streamed.sort(), ["err:two\n", "out:one\n"]);
+      const controller = new AbortController();
+      const pending = sandbox.executeCommand!("sleep 5", [], { abortSignal: controller.signal });
+      setTimeout(() => controller.abort(new Error("stop")), 100);
+      await assert.rejects(pending, SandboxAbortError);
+    } finally {
+      await sandbox.destroy?.();
+    }
+  });
+
+  test("networking: the port's endpoint for a declared port, null for an undeclared one", async () => {
+    const sandbox = await createMastraSandbox({ runtime: local.runtime, launch: { ports: [8123] } });
+    try {
+      await sandbox.start?.();
+      assert.match((await sandbox.networking?.getPortUrl(8123)) ?? "", /^http:\/\/127\.0\.0\.1:\d+$/);
+      assert.equal(await sandbox.networking?.getPortUrl(9999), null);
+    } finally {
+      await sandbox.destroy?.();
+    }
+  });
+
+  test("a runtime without spawn, async commands or portEndpoint has no processes and no networking", async () => {
+    const sandbox = await createMastraSandbox({ runtime: new RecordingRuntime() });
+    assert.equal(sandbox.processes, undefined);
+    assert.equal(sandbox.networking, undefined);
+    assert.equal((await sandbox.executeCommand!("echo hi")).stdout, "hi\n");
+    await sandbox.destroy?.();
+  });
+});
+
+describe("the process manager", () => {
+  test("over spawn: live output, stdin, kill, list", async () => {
+    const sandbox = await createMastraSandbox({ runtime: local.runtime });
+    try {
+      const processes = sandbox.processes!;
+      const cat = await processes.spawn("tr a-z A-Z");
+      await cat.sendStdin("hello\n");
+      await cat.closeStdin();
+      const done = await cat.wait();
+      assert.deepEqual([done.exitCode, done.stdout], [0, "HELLO\n"]);
+      const sleeper = await processes.spawn("echo started; sleep 30", { stdinMode: "ignore" });
+      await waitFor(() => sleeper.stdout.includes("started"), { what: "the output while it runs" });
+      const listed = await processes.list();
+      assert.ok(listed.some((info) => info.pid === sleeper.pid && info.running));
+      assert.equal(await processes.kill(sleeper.pid), true);
+      assert.equal(sleeper.exitCode, 137);
+    } finally {
+      await sandbox.destroy?.();
+    }
+  });
+
+  test("over async commands (a runtime without spawn): polled output; stdin and kill are unsupported", async () => {
+    const sandbox = await createMastraSandbox({ runtime: withoutMethods(local.runtime, ["spawn"]) });
+    try {
+      const seen: string[] = [];
+      const handle = await sandbox.processes!.spawn("echo one; sleep 0.3; echo two; exit 3", {
+        onStdout: (data) => seen.push(data),
+      });
+      await assert.rejects(handle.sendStdin("x"), SandboxUnsupportedFeatureError);
+      await assert.rejects(handle.kill(), SandboxUnsupportedFeatureError);
+      const result = await handle.wait();
+      assert.deepEqual([result.exitCode, result.stdout, handle.exitCode], [3, "one\ntwo\n", 3]);
+      assert.equal(seen.join(""), "one\ntwo\n");
+      assert.ok(seen.length >= 2, "output arrived while the command ran");
+    } finally {
+      await sandbox.destroy?.();
+    }
+  });
+});

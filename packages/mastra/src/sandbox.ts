@@ -1,0 +1,178 @@
+import { randomUUID } from "node:crypto";
+import { posix } from "node:path";
+import type {
+  CommandResult,
+  ExecuteCommandOptions,
+  ProviderStatus,
+  SandboxFileInput,
+  SandboxInfo,
+  SandboxNetworking,
+  WorkspaceSandbox,
+  WriteFilesOptions,
+} from "@mastra/core/workspace";
+import { bridgeBaseDirectory, type SandboxHandle, type SandboxRuntime, SandportError } from "@sandport/core";
+import type { BridgeContext } from "./context.js";
+import { executeCommand } from "./execute-command.js";
+import { loadMastra } from "./internal/sdk.js";
+import { type MastraSandboxOptions, SANDBOX_ID_LABEL } from "./options.js";
+import { canStartProcesses, createProcessManager } from "./process-manager.js";
+
+/** A Mastra `WorkspaceSandbox` over a Sandport runtime, with the sandbox it holds once started. */
+export interface SandportWorkspaceSandbox<H extends SandboxHandle = SandboxHandle> extends WorkspaceSandbox {
+  /** The runtime the sandbox runs on. */
+  readonly runtime: SandboxRuntime<H>;
+  /** The Sandport sandbox, starting it first when needed (for a filesystem over the same sandbox). */
+  sandboxHandle(): Promise<H>;
+}
+
+/**
+ * A Mastra `WorkspaceSandbox` (for `new Workspace({ sandbox })`) over any
+ * Sandport runtime, built on Mastra's own `MastraSandbox`, which is why this
+ * is async: `@mastra/core` is loaded here, not when this package is imported.
+ * `start()` adopts the given handle, else the sandbox labelled with `id`
+ * (where the runtime searches labels), else launches one; `destroy()`
+ * destroys it; `stop()` is the port's `stop` (Mastra's
+ * `SandboxUnsupportedFeatureError` where the runtime has none). Commands run
+ * with `sh`; `processes` is there where the runtime can start processes
+ * (`spawn`, or async commands), `networking` where it has `portEndpoint`.
+ */
+export async function createMastraSandbox<H extends SandboxHandle>(
+  options: MastraSandboxOptions<H>,
+): Promise<SandportWorkspaceSandbox<H>> {
+  const mastra = await loadMastra();
+  const { runtime } = options;
+  const root = runtime.workspaceRoot;
+  const base = bridgeBaseDirectory(options);
+  let held: H | undefined;
+  let sandbox: InstanceType<typeof SandportSandbox> | undefined;
+  const context: BridgeContext<H> = {
+    mastra,
+    runtime,
+    base,
+    commandTimeoutMs: options.commandTimeoutMs,
+    handle: () => {
+      if (held === undefined)
+        throw new SandportError({ code: "INVALID_REQUEST", message: "the Mastra sandbox has not been started" });
+      return held;
+    },
+    env: () => sandbox?.getEnv() ?? {},
+  };
+
+  class SandportSandbox extends mastra.MastraSandbox<H> implements SandportWorkspaceSandbox<H> {
+    readonly id = options.id ?? `sandport-${randomUUID()}`;
+    readonly name = "SandportSandbox";
+    readonly provider = `sandport-${runtime.provider}`;
+    status: ProviderStatus = "pending";
+    readonly runtime = runtime;
+
+    constructor() {
+      super({
+        name: "SandportSandbox",
+        workingDirectory: base,
+        ...(options.env === undefined ? {} : { env: options.env }),
+        ...(canStartProcesses(context) ? { processes: createProcessManager(context) } : {}),
+      });
+      if (runtime.portEndpoint) Object.assign(this, { networking: portNetworking(context) });
+    }
+
+    async sandboxHandle(): Promise<H> {
+      await this.ensureRunning();
+      return context.handle();
+    }
+
+    protected override async find(): Promise<H | undefined> {
+      if (options.handle) return options.handle;
+      if (!runtime.findByLabels) return undefined;
+      const [found] = await runtime.findByLabels({ [SANDBOX_ID_LABEL]: this.id });
+      return found;
+    }
+
+    protected override async connect(handle: H): Promise<void> {
+      held = handle;
+    }
+
+    protected override async create(): Promise<void> {
+      const labels = { ...options.launch?.labels, [SANDBOX_ID_LABEL]: this.id };
+      held = await runtime.launch({ ...options.launch, labels });
+    }
+
+    override async stop(): Promise<void> {
+      if (!runtime.stop) {
+        throw new mastra.SandboxUnsupportedFeatureError(`the ${runtime.provider} runtime cannot stop a sandbox`, {
+          feature: "stop",
+        });
+      }
+      if (held !== undefined) await runtime.stop(held);
+    }
+
+    override async destroy(): Promise<void> {
+      if (held !== undefined) await runtime.destroy(held);
+      held = undefined;
+    }
+
+    override async executeCommand(
+      command: string,
+      args?: string[],
+      commandOptions?: ExecuteCommandOptions,
+    ): Promise<CommandResult> {
+      await this.ensureRunning();
+      return executeCommand(context, command, args, commandOptions);
+    }
+
+    override async writeFiles(files: SandboxFileInput[], writeOptions?: WriteFilesOptions): Promise<void> {
+      await this.ensureRunning();
+      const inputs = files.map((file) => ({
+        path: posix.resolve(base, file.path),
+        content: file.content,
+        ...(file.mode === undefined ? {} : { mode: file.mode }),
+      }));
+      const signal = writeOptions?.abortSignal;
+      await runtime.writeFiles(context.handle(), inputs, signal === undefined ? {} : { signal });
+    }
+
+    override getInstructions(): string {
+      return [
+        `A Sandport ${runtime.provider} sandbox. Commands run with sh, in ${base} unless given a cwd.`,
+        `Paths must lie under ${root}.`,
+      ].join(" ");
+    }
+
+    override async getInfo(): Promise<SandboxInfo> {
+      return {
+        id: this.id,
+        name: this.name,
+        provider: this.provider,
+        status: this.status,
+        createdAt: held?.createdAt === undefined ? new Date() : new Date(held.createdAt),
+        metadata: { runtime: runtime.provider, ...(held === undefined ? {} : { sandboxId: held.id }) },
+      };
+    }
+  }
+
+  sandbox = new SandportSandbox();
+  return sandbox;
+}
+
+/** Mastra's networking capability over the port's `portEndpoint`. */
+function portNetworking(context: BridgeContext): SandboxNetworking {
+  return {
+    async getPortUrl(port) {
+      const { runtime, mastra } = context;
+      let endpoint: Awaited<ReturnType<NonNullable<typeof runtime.portEndpoint>>>;
+      try {
+        endpoint = await runtime.portEndpoint!(context.handle(), port);
+      } catch (error) {
+        // A port the sandbox was not launched with is "not exposed", which Mastra answers with null.
+        if (SandportError.hasCode(error, "INVALID_REQUEST")) return null;
+        throw error;
+      }
+      if (endpoint.headers !== undefined && Object.keys(endpoint.headers).length > 0) {
+        throw new mastra.SandboxUnsupportedFeatureError(
+          `port ${port} needs request headers, which a bare URL cannot carry`,
+          { feature: "networking.getPortUrl", port },
+        );
+      }
+      return endpoint.url;
+    },
+  };
+}

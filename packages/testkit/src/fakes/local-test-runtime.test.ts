@@ -1,0 +1,58 @@
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { test } from "node:test";
+import { localTestRuntime, localTestSandbox } from "./local-test-runtime.js";
+import { mockModelSteps } from "./mock-model-steps.js";
+import { withoutMethods } from "./recording-runtime.js";
+
+test("localTestRuntime runs commands, under namespaces wherever bubblewrap is installed, and cleans up", async () => {
+  const local = await localTestRuntime("testkit-local");
+  try {
+    const handle = await local.runtime.launch({});
+    const result = await local.runtime.exec(handle, { shell: "echo ok" });
+    assert.equal(result.stdout, "ok\n");
+    assert.equal(result.isolation, local.isolation);
+    if (existsSync("/usr/bin/bwrap") || process.env.SANDPORT_REQUIRE_BWRAP === "1")
+      assert.equal(local.isolation, "namespaces");
+    await local.runtime.destroy(handle);
+  } finally {
+    local.cleanup();
+  }
+});
+
+test("withoutMethods hides methods from a real runtime and keeps the rest working on its private state", async () => {
+  const local = await localTestRuntime("testkit-without");
+  try {
+    const view = withoutMethods(local.runtime, ["spawn", "stat"]);
+    assert.equal(view.spawn, undefined);
+    assert.equal("stat" in view, false);
+    assert.equal("listDir" in view, true);
+    const handle = await view.launch({});
+    assert.equal((await view.exec(handle, { shell: "echo ok" })).stdout, "ok\n");
+    await view.destroy(handle);
+  } finally {
+    local.cleanup();
+  }
+});
+
+test("localTestSandbox launches one sandbox; cleanup destroys it and removes the root", async () => {
+  const local = await localTestSandbox("testkit-sandbox");
+  assert.equal((await local.runtime.exec(local.handle, { shell: "echo ok" })).stdout, "ok\n");
+  await local.cleanup();
+  assert.equal(await local.runtime.getById(local.handle.id), undefined);
+});
+
+test("mockModelSteps: one tool-call step per call, with JSON input, then the final text", () => {
+  const steps = mockModelSteps([{ toolName: "shell", input: { command: "ls" } }], "done");
+  assert.deepEqual(
+    steps.map((step) => step.content[0]),
+    [
+      { type: "tool-call", toolCallId: "call-1", toolName: "shell", input: '{"command":"ls"}' },
+      { type: "text", text: "done" },
+    ],
+  );
+  assert.deepEqual(
+    steps.map((step) => step.finishReason.unified),
+    ["tool-calls", "stop"],
+  );
+});
