@@ -9,7 +9,7 @@
 // 3. 100 orchestrated workloads (launch, write a file, run a step, collect, destroy) at concurrency 1, 4, 16,
 //    vs a raw script doing the same work with mkdtemp, fs and bwrap.
 import { spawn } from "node:child_process";
-import { lstatSync, readlinkSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { chmod, chown, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
@@ -100,6 +100,16 @@ async function compareLatency(count, baseline, task) {
     }
   }
   return { baseline: median(times.baseline), task: median(times.task) };
+}
+
+/** Descriptors above stderr without close-on-exec (`flags` in `/proc/self/fdinfo` lacks `O_CLOEXEC`). */
+function inheritedDescriptors() {
+  const O_CLOEXEC = 0o2000000;
+  const flagsOf = (fd) =>
+    Number.parseInt(/^flags:\s*([0-7]+)/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, "latin1"))?.[1] ?? "0", 8);
+  return readdirSync("/proc/self/fd")
+    .map(Number)
+    .filter((fd) => fd > 2 && existsSync(`/proc/self/fdinfo/${fd}`) && (flagsOf(fd) & O_CLOEXEC) === 0);
 }
 
 function median(values) {
@@ -284,6 +294,11 @@ async function benchOrchestrator() {
 console.log(
   `sandport local benchmark: node ${process.version}, ${cpus().length} CPUs, ${Math.round(totalmem() / 2 ** 30)} GiB`,
 );
+const inherited = inheritedDescriptors();
+if (inherited.length > 0) {
+  // LocalRuntime covers each with /dev/null in every child (a stdio entry per number up to the highest); raw spawns do not.
+  console.log(`note: this process inherited descriptors ${inherited.join(", ")} without close-on-exec`);
+}
 try {
   await benchExec();
   await benchFiles();

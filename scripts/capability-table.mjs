@@ -24,6 +24,14 @@ const INSPECT = {
   daytona: (module) => [["`sandport/daytona`", new module.DaytonaRuntime({ apiKey: "inspection-only" })]],
   e2b: (module) => [["`sandport/e2b`", new module.E2BRuntime({ apiKey: "inspection-only" })]],
   freestyle: (module) => [["`sandport/freestyle`", new module.FreestyleRuntime({ apiKey: "inspection-only" })]],
+  // Its capabilities follow the backend the runtime is bound to: one column per backend.
+  microsandbox: (module) => [
+    [
+      "`sandport/microsandbox` (cloud)",
+      new module.MicrosandboxRuntime({ backend: { kind: "cloud", apiKey: "inspection-only" } }),
+    ],
+    ["`sandport/microsandbox` (local)", new module.MicrosandboxRuntime({ backend: { kind: "local" } })],
+  ],
   modal: (module) => [
     [
       "`sandport/modal`",

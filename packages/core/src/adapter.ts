@@ -61,7 +61,7 @@ export {
   STARTED_LINE,
   sessionFiles,
 } from "./shell/async-script.js";
-export { chmodFailure, chmodScript, modeChanges } from "./shell/chmod.js";
+export { chmodFailure, chmodScript, modesToSet } from "./shell/chmod.js";
 export { assertCommandFits, MAX_COMMAND_BYTES } from "./shell/command-size.js";
 export { markerSweepScript } from "./shell/marker-sweep.js";
 export { cappedOutputScript } from "./shell/output-cap.js";
@@ -69,6 +69,7 @@ export type { StdinPlan, StdinStaging } from "./shell/stdin.js";
 export { EMBEDDED_STDIN_BYTES, planStdin } from "./shell/stdin.js";
 export type { GuardedPath } from "./shell/symlink-guard.js";
 export { checkSymlinkGuard, symlinkGuardScript } from "./shell/symlink-guard.js";
+export { ByteOutputCollector } from "./streams/byte-output-collector.js";
 export { EventQueue } from "./streams/event-queue.js";
 export type { StreamedRun } from "./streams/exec-event-stream.js";
 export { execEventStream } from "./streams/exec-event-stream.js";

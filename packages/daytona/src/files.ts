@@ -4,7 +4,7 @@ import {
   chmodFailure,
   chmodScript,
   type GuardedPath,
-  modeChanges,
+  modesToSet,
   type OperationCall,
   symlinkGuardScript,
 } from "@sandport/core/adapter";
@@ -44,7 +44,7 @@ export async function writeFiles(
       destination: toSandboxPath(workspaceRoot, file.path),
     }));
     await repeatable(call, site, () => sandbox.fs.uploadFiles(uploads, seconds(call.remainingMs())));
-    const modes = modeChanges(files, valid, WRITTEN_MODE);
+    const modes = modesToSet(valid, WRITTEN_MODE);
     if (modes.size === 0) return;
     const result = await runScript(sandbox, chmodScript(modes), workspaceRoot, call, site);
     if (result.exitCode !== 0) throw chmodFailure(PROVIDER, id, result.exitCode, result.output);

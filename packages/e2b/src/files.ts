@@ -12,7 +12,7 @@ import {
   chmodFailure,
   chmodScript,
   type GuardedPath,
-  modeChanges,
+  modesToSet,
   type OperationCall,
   symlinkGuardScript,
 } from "@sandport/core/adapter";
@@ -50,7 +50,7 @@ export async function writeFiles(
     );
     const entries = valid.map((file) => ({ path: toSandboxPath(workspaceRoot, file.path), data: bytes(file.content) }));
     await sandbox.files.write(entries, { requestTimeoutMs: call.remainingMs(), signal: call.signal });
-    const modes = modeChanges(files, valid, WRITTEN_MODE);
+    const modes = modesToSet(valid, WRITTEN_MODE);
     if (modes.size === 0) return;
     const result = await runScript(context, id, sandbox, chmodScript(modes), call);
     if (result.exitCode !== 0) throw chmodFailure(PROVIDER, id, result.exitCode, result.stderr);

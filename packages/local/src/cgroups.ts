@@ -3,6 +3,7 @@ import { access, mkdir, readdir, readFile, rmdir, writeFile } from "node:fs/prom
 import { join } from "node:path";
 import { type ResourceLimits, SandportError, sleep, unsupported } from "@sandport/core";
 import type { CgroupHost, CgroupParent, LimitController } from "./cgroup-host.js";
+import { leafPool } from "./leaf-pool.js";
 import { LOCAL_PROVIDER } from "./options.js";
 import type { CgroupDirectory, SandboxCgroups } from "./sandbox-record.js";
 
@@ -85,10 +86,14 @@ export async function createSandboxCgroups(
   }
 }
 
-/** The path of a new leaf for one command under the sandbox's tracking cgroup (nothing is created). */
+/**
+ * The leaf for one command under the sandbox's tracking cgroup: a free one
+ * from the pool (it exists), else the path of a new one (nothing is created).
+ */
 export function nameLeaf(cgroups: SandboxCgroups | undefined): string | undefined {
   if (!cgroups?.tracking) return undefined;
-  return join(cgroups.tracking.directory, `exec-${process.pid}-${++leafCounter}`);
+  const tracking = cgroups.tracking.directory;
+  return leafPool.take(tracking) ?? join(tracking, `exec-${process.pid}-${++leafCounter}`);
 }
 
 /**
@@ -118,8 +123,13 @@ export function killLeaf(leaf: CgroupDirectory): void {
   }
 }
 
-/** Removes a command's leaf: at once when it is empty, else after killing what is left. */
+/**
+ * Releases a command's leaf once the command has ended: an empty one goes
+ * back to the pool for the sandbox's next command; one with processes left
+ * is killed and removed.
+ */
 export async function releaseLeaf(leaf: CgroupDirectory): Promise<void> {
+  if (await leafPool.keep(leaf)) return;
   await removeCgroup(leaf.version, leaf.directory);
 }
 
@@ -203,6 +213,7 @@ export async function removeSandboxCgroups(cgroups: SandboxCgroups | undefined):
   if (!cgroups) return true;
   const all = [...cgroups.limits];
   const tracking = cgroups.tracking;
+  if (tracking) leafPool.forget(tracking.directory);
   if (tracking && !all.some((limit) => limit.directory === tracking.directory)) all.push(tracking);
   let ok = true;
   for (const { version, directory } of all) ok = (await removeCgroup(version, directory)) && ok;

@@ -4,6 +4,7 @@
 // what is not caught: an escapee that also clears its environment.
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
 import { SandportError } from "@sandport/core";
 import { probeCgroupHost } from "./cgroup-host.js";
 import { LocalRuntime, type LocalRuntimeOptions } from "./index.js";
@@ -106,6 +107,30 @@ describe("none: how escapees are recognised", () => {
       "for i in $(seq 250); do grep -q /exec- /proc/$$/cgroup && break; sleep 0.02; done; cat /proc/$$/cgroup";
     const result = await rt.exec(handle, { argv: ["sh", "-c", script] });
     assert.match(result.stdout, new RegExp(`/sandport-${handle.id}/exec-\\d+-\\d+$`, "m"));
+    await rt.destroy(handle);
+  });
+
+  test("leaves are reused by later commands, never shared by commands running at once", {
+    skip: noTracking,
+  }, async () => {
+    const rt = runtime();
+    const handle = await rt.launch();
+    const script =
+      "for i in $(seq 250); do grep -q /exec- /proc/$$/cgroup && break; sleep 0.02; done; grep -o 'exec-[0-9-]*' /proc/$$/cgroup | head -1";
+    const leafOf = async (extra = "") =>
+      (await rt.exec(handle, { argv: ["sh", "-c", `${script}${extra}`] })).stdout.trim();
+    const seen = new Set<string>();
+    let reused = false;
+    // A leaf goes back to the pool in the background once its command ended: a later command finds it there.
+    for (let round = 0; round < 30 && !reused; round++) {
+      const leaf = await leafOf();
+      reused = seen.has(leaf);
+      seen.add(leaf);
+      await sleep(20);
+    }
+    assert.ok(reused, `a later command ran in an earlier one's leaf (saw ${[...seen].join(", ")})`);
+    const together = await Promise.all([1, 2, 3, 4].map(() => leafOf("; sleep 0.3")));
+    assert.equal(new Set(together).size, 4, `four commands at once, four leaves: ${together.join(", ")}`);
     await rt.destroy(handle);
   });
 

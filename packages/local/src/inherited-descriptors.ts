@@ -12,8 +12,9 @@ let devNull: number | undefined;
  * those without close-on-exec, beyond stdin, stdout and stderr. Everything
  * Node opens is close-on-exec, so these come from whoever started the process
  * (`node app.js 200>>log`, a CI runner's pipes, an IPC channel) or from native
- * code. Reads `/proc/self/fdinfo` (Linux; elsewhere nothing is found), so it
- * runs when a sandbox is launched, not on every command.
+ * code. Reads `/proc/self/fdinfo` (Linux; elsewhere nothing is found): one
+ * file per open descriptor, so it runs when a runtime is created, not on
+ * every launch or command.
  */
 export function rescanInheritedDescriptors(): void {
   inherited = scan();

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { chmodSync } from "node:fs";
+import { chmodSync, type Dirent } from "node:fs";
 import { lstat, readdir, rename, rmdir, unlink } from "node:fs/promises";
 import { type AnchoredDirectory, withPathDescriptor } from "./anchored-directory.js";
 import { errorCode } from "./file-errors.js";
@@ -89,13 +89,15 @@ async function emptyDirectory(container: AnchoredDirectory, name: string, device
     }
     // Unlinking needs write and search permission on the directory itself (a command's `chmod 500`).
     if ((stats.mode & 0o700) !== 0o700) grantOwnerAccess(container.entry(name));
-    const entries = await readdir(directory.path).catch((error) => Promise.reject(removalFailed(name, error)));
+    const entries = await readdir(directory.path, { withFileTypes: true }).catch((error) =>
+      Promise.reject(removalFailed(name, error)),
+    );
     const hoisted: string[] = [];
     for (let start = 0; start < entries.length; start += CONCURRENCY) {
       await Promise.all(
         entries.slice(start, start + CONCURRENCY).map(async (entry) => {
-          const path = directory.entry(entry);
-          if ((await kindOf(path)) !== "directory") return unlinkEntry(path);
+          const path = directory.entry(entry.name);
+          if ((await direntKind(entry, path)) !== "directory") return unlinkEntry(path);
           const newName = `.sandport-removing-${randomBytes(6).toString("hex")}`;
           await moveDirectory(path, container.entry(newName));
           hoisted.push(newName);
@@ -109,6 +111,17 @@ async function emptyDirectory(container: AnchoredDirectory, name: string, device
 }
 
 type Kind = "absent" | "directory" | "other";
+
+/**
+ * The kind of a listed entry, from the listing itself where the file system
+ * reports it (no `lstat` per entry); otherwise, or if it is a directory that
+ * may have been swapped since the listing, from `lstat` (a swap to a symlink
+ * is then unlinked, never entered).
+ */
+function direntKind(entry: Dirent, path: string): Promise<Kind> {
+  if (entry.isFile() || entry.isSymbolicLink() || entry.isFIFO() || entry.isSocket()) return Promise.resolve("other");
+  return kindOf(path);
+}
 
 async function kindOf(path: string): Promise<Kind> {
   try {

@@ -1,5 +1,4 @@
-import { mkdirSync, unlinkSync, writeFileSync } from "node:fs";
-import { readdir, readFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { identify, isAlive, type ProcessIdentity, signalGroup } from "./process-tree.js";
 
@@ -35,9 +34,9 @@ export class RunningMarkers {
   }
 
   /**
-   * Records `pid`; the returned function removes the record again. Never throws.
-   * Synchronous on purpose: two tiny file operations cost far less than two
-   * thread-pool round trips, and they sit on every command's path.
+   * Records `pid`; the returned function removes the record again. Never
+   * throws. The write happens off the event loop, beside the command's start
+   * (creating a file can take a disk journal's time); removal waits for it.
    */
   add(pid: number): () => void {
     const owner = ownerIdentity();
@@ -45,23 +44,27 @@ export class RunningMarkers {
     // A pid names one live process at a time, so it names its marker too; a stale marker is overwritten.
     const path = join(this.#directory, `${pid}.json`);
     const text = JSON.stringify({ pid, owner } satisfies Marker);
-    try {
-      try {
-        writeFileSync(path, text);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-        mkdirSync(this.#directory, { recursive: true, mode: 0o700 });
-        writeFileSync(path, text);
-      }
-    } catch {
-      return () => {};
-    }
+    // Settles `true` once written, `false` if it could not be; never rejects.
+    const written = writeFile(path, text)
+      .catch(async (error: NodeJS.ErrnoException) => {
+        // A sandbox made by an older version has no `running/` until its first command.
+        if (error.code !== "ENOENT") throw error;
+        // Not recursive: a sandbox destroyed meanwhile must not reappear.
+        await mkdir(this.#directory, { mode: 0o700 }).catch(() => {});
+        await writeFile(path, text);
+      })
+      .then(
+        () => true,
+        () => false,
+      );
     return () => {
-      try {
-        unlinkSync(path);
-      } catch {
-        // Already gone (the sandbox was destroyed).
-      }
+      void written.then((exists) =>
+        exists
+          ? unlink(path).catch(() => {
+              // Already gone (the sandbox was destroyed).
+            })
+          : undefined,
+      );
     };
   }
 

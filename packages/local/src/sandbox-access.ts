@@ -47,6 +47,8 @@ export class SandboxAccess {
   constructor(options: ResolvedLocalOptions, running: RunningCommands) {
     this.#options = options;
     this.#running = running;
+    // Once per runtime, not per launch: the scan reads one file per open descriptor.
+    rescanInheritedDescriptors();
   }
 
   /** The store, created on first use (resolving the default root reads the password database). */
@@ -100,7 +102,6 @@ export class SandboxAccess {
     // A sandbox without network reaches its ports through a relay run by the runtime's own Node binary.
     const relayed = ports !== undefined && isolation === "namespaces" && !network;
     await this.requireIsolation(relayed ? [process.execPath] : []);
-    rescanInheritedDescriptors();
     const id = SandboxStore.newId();
     const host = this.#options.cgroups === "auto" ? await probeCgroupHost() : { legacy: {} };
     // Under namespaces a command's processes die with its PID namespace: a cgroup is needed only for limits.
@@ -354,7 +355,7 @@ export class SandboxAccess {
     const grace = this.#options.killGraceMs;
     const store = this.store();
     await this.#running.stopAll(record.id, grace + 2_000);
-    // `commands/` and `running/` exist only once something used them.
+    // `commands/` exists only once something used it; `running/` may be missing in sandboxes of older versions.
     const present = new Set(await readdir(store.sandboxDirectory(record.id)).catch(() => [] as string[]));
     if (present.has("commands")) await new AsyncCommands(store.commandsDirectory(record.id)).stopAll(grace);
     const strays = present.has("running") ? await this.markers(record.id).killAll() : [];

@@ -117,8 +117,10 @@ export class SandboxStore {
   }
 
   /**
-   * Creates a sandbox directory with its metadata and an empty workspace (plus
-   * its `.tmp`). `commands/` and `running/` are created when first needed.
+   * Creates a sandbox directory with its metadata, an empty workspace (plus
+   * its `.tmp`) and `running/` (every command writes its marker there, so it
+   * is made here, beside the workspace, not on a command's path). `commands/`
+   * is created when first needed.
    */
   async create(record: SandboxRecord): Promise<void> {
     await this.ensureRoot();
@@ -134,8 +136,12 @@ export class SandboxStore {
         await this.ensureRoot();
         await mkdir(staging, { mode: 0o700 });
       });
-      await mkdir(workspace, { mode: workspaceMode });
-      await mkdir(join(workspace, WORKSPACE_TMP), { mode: workspaceMode });
+      await Promise.all([
+        mkdir(join(staging, RUNNING), { mode: 0o700 }),
+        mkdir(workspace, { mode: workspaceMode }).then(() =>
+          mkdir(join(workspace, WORKSPACE_TMP), { mode: workspaceMode }),
+        ),
+      ]);
       if (fileOwner) {
         await chown(workspace, fileOwner.uid, fileOwner.gid);
         await chown(join(workspace, WORKSPACE_TMP), fileOwner.uid, fileOwner.gid);

@@ -1,12 +1,11 @@
 import { type ExecEvent, type ExecResult, invalidRequest, SandportError } from "@sandport/core";
-import { markerSweepScript, processExited } from "@sandport/core/adapter";
+import { ByteOutputCollector, markerSweepScript, processExited } from "@sandport/core/adapter";
 import { budget, type CallTiming } from "./context.js";
 import { grpcCodeOf, mapModalError } from "./errors.js";
 import { PROVIDER } from "./handle.js";
 import { inScope } from "./internal/call-scope.js";
 import type { ModalContainerProcess, ModalReadStream, ModalSandbox } from "./internal/sdk-types.js";
 import { EXEC_MARKER_ENV } from "./markers.js";
-import { ByteOutput } from "./output.js";
 
 /** How long a kill (the marker sweep) may take. */
 const KILL_TIMEOUT_MS = 10_000;
@@ -51,7 +50,7 @@ export class CommandRun {
   readonly #sandbox: ModalSandbox;
   readonly #plan: CommandPlan;
   readonly #process: ModalContainerProcess;
-  readonly #output: ByteOutput;
+  readonly #output: ByteOutputCollector;
   readonly #started = performance.now();
   readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
   #stopReason: StopReason | undefined;
@@ -69,7 +68,7 @@ export class CommandRun {
     this.#plan = plan;
     this.#process = process;
     this.#writer = process.stdin.getWriter();
-    this.#output = new ByteOutput(plan.maxOutputBytes, emit, () => void this.kill("output-limit"));
+    this.#output = new ByteOutputCollector(plan.maxOutputBytes, emit, () => void this.kill("output-limit"));
     // The run outlives the port call that started it (spawn): its control-plane calls get their own budget.
     this.result = inScope(budget(plan.timeoutMs + KILL_TIMEOUT_MS + SERVER_TIMEOUT_SLACK_MS), () => this.#run());
     this.result.catch(() => undefined);

@@ -4,14 +4,15 @@ import {
   type FileKind,
   normalizeWorkspacePath,
   type OpOptions,
-  SandportError,
   toSandboxPath,
   validateFiles,
 } from "@sandport/core";
 import {
   checkSymlinkGuard,
+  chmodFailure,
   chmodScript,
   type GuardedPath,
+  modesToSet,
   type OperationCall,
   symlinkGuardScript,
 } from "@sandport/core/adapter";
@@ -54,20 +55,10 @@ export function writeFiles(
           .map((file) => sandbox.filesystem.writeBytes(file.content, toSandboxPath(root, file.path))),
       );
     }
-    const modes = new Map<number, string[]>();
-    for (const file of valid) {
-      if (file.mode !== WRITTEN_MODE) modes.set(file.mode, [...(modes.get(file.mode) ?? []), file.path]);
-    }
+    const modes = modesToSet(valid, WRITTEN_MODE);
     if (modes.size === 0) return;
     const result = await runScript(context, sandbox, chmodScript(modes), call);
-    if (result.exitCode === 0) return;
-    throw new SandportError({
-      code: "UNEXPECTED",
-      provider: PROVIDER,
-      retryable: false,
-      message: `modal wrote the files but could not set their modes: ${result.stderr.trim() || `exit ${result.exitCode}`}`,
-      details: { sandboxId: id, exitCode: result.exitCode },
-    });
+    if (result.exitCode !== 0) throw chmodFailure(PROVIDER, id, result.exitCode, result.stderr);
   });
 }
 

@@ -35,6 +35,8 @@ test("every refusal is INVALID_REQUEST, '<Runtime> option <field> ...', with the
     ["owner", () => read.common({ owner: "a b" }, defaults)],
     ["lifetimeMs", () => read.durationMs(0, "lifetimeMs")],
     ["pageSize", () => read.integer(101, "pageSize", 1, 100)],
+    ["root", () => read.absolutePath("relative", "root")],
+    ["root", () => read.absolutePath("/a/../b", "root")],
   ];
   for (const [field, check] of cases) {
     const error = refusal(check);

@@ -104,7 +104,8 @@ export class OptionReader {
     if (given === undefined) return undefined;
     if (!given.startsWith("/")) throw this.refuse(field, "must be an absolute path");
     if (given === "/") return given;
-    return `/${normalizeWorkspacePath(given.slice(1), { allowRoot: false, field, provider: this.#provider })}`;
+    const inner = given.slice(1);
+    return `/${this.#rephrase(field, () => normalizeWorkspacePath(inner, { allowRoot: false, field, provider: this.#provider }))}`;
   }
 
   /** An integer in `[min, max]`, or `undefined` when absent. */

@@ -1,4 +1,5 @@
 import { SandportError } from "../errors/sandport-error.js";
+import type { ValidatedFile } from "../validation/requests.js";
 import { quoteArgv } from "./quote.js";
 
 /**
@@ -13,21 +14,15 @@ export function chmodScript(modes: ReadonlyMap<number, readonly string[]>): stri
 }
 
 /**
- * The mode changes a batch of written files needs, for {@link chmodScript}:
- * each file that asked for a mode other than `writtenMode` (the mode the
- * provider's upload gives), grouped by mode. `files` are the caller's,
- * `validated` the same files validated (workspace-relative paths, in order).
+ * What {@link chmodScript} must still do after an upload that gives every
+ * file `writtenMode`: the files whose mode differs, grouped by mode. Empty
+ * when there is nothing to change.
  */
-export function modeChanges(
-  files: readonly { readonly mode?: number }[],
-  validated: readonly { readonly path: string; readonly mode: number }[],
-  writtenMode = 0o644,
-): Map<number, string[]> {
+export function modesToSet(files: readonly ValidatedFile[], writtenMode: number): Map<number, string[]> {
   const modes = new Map<number, string[]>();
-  validated.forEach((file, index) => {
-    if (files[index]?.mode === undefined || file.mode === writtenMode) return;
-    modes.set(file.mode, [...(modes.get(file.mode) ?? []), file.path]);
-  });
+  for (const file of files) {
+    if (file.mode !== writtenMode) modes.set(file.mode, [...(modes.get(file.mode) ?? []), file.path]);
+  }
   return modes;
 }
 

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { SandportError } from "../errors/sandport-error.js";
 import { asyncScript, parseExitRecord, parseStartLine, parseStartRecord, sessionFiles } from "./async-script.js";
-import { chmodScript } from "./chmod.js";
+import { chmodScript, modesToSet } from "./chmod.js";
 import { assertCommandFits } from "./command-size.js";
 import { planStdin } from "./stdin.js";
 import { checkSymlinkGuard, symlinkGuardScript } from "./symlink-guard.js";
@@ -81,6 +81,23 @@ describe("shell kit", () => {
 
   test("chmodScript and the command size limit", () => {
     assert.equal(chmodScript(new Map([[0o755, ["a", "b c"]]])), "chmod 0755 -- a 'b c'");
+    const written = new Uint8Array();
+    const modes = modesToSet(
+      [
+        { path: "plain", content: written, mode: 0o644 },
+        { path: "run.sh", content: written, mode: 0o755 },
+        { path: "bin/tool", content: written, mode: 0o755 },
+        { path: "secret", content: written, mode: 0o600 },
+      ],
+      0o644,
+    );
+    assert.deepEqual(
+      [...modes],
+      [
+        [0o755, ["run.sh", "bin/tool"]],
+        [0o600, ["secret"]],
+      ],
+    );
     assert.throws(
       () => assertCommandFits("x".repeat(200_000), "acme"),
       (error) => SandportError.hasCode(error, "INVALID_REQUEST"),

@@ -153,7 +153,8 @@ function dispatch(message: AgentMessage, state: ConnectionState): void {
     case "core.exec.stdin": {
       const session = execs.get(id);
       if (session) session.stdin(payload);
-      else if (hasData(payload)) notEmulated(context, "core.exec.stdin");
+      // Stdin for a command that has ended: agentd drops it. Without spawn, it was live stdin, not emulated.
+      else if (hasData(payload) && !context.backend.spawn) notEmulated(context, "core.exec.stdin");
       return;
     }
     case "core.exec.signal":

@@ -2,6 +2,9 @@
 // microsandbox emulator, which runs every sandbox for real on its backend runtime.
 
 import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, afterEach, before, describe, it } from "node:test";
 import { WebSocket } from "ws";
 import { delay, waitFor } from "../../assertions/index.js";
@@ -230,15 +233,29 @@ describe("microsandbox emulator with the real microsandbox SDK", () => {
     );
   });
 
-  it("exec: argv reaches the program unchanged, stdin given up front, timeout and kill end the command", async () => {
+  it("exec: argv reaches the program unchanged, stdin is a pipe, timeout and kill end the command", async () => {
     const sandbox = await Sandbox.builder("exec").image("alpine").create();
     const argv = await sandbox.exec("printf", ["%s|", "a b", "$HOME", "*", ""]);
     assert.equal(argv.stdout(), "a b|$HOME|*||");
 
     const piped = await sandbox.execWith("cat", (options) => options.stdinBytes(Buffer.from([0x68, 0x69, 0x0a])));
     assert.equal(piped.stdout(), "hi\n");
-    const none = await sandbox.exec("cat");
-    assert.equal(none.stdout(), "", "without stdin a command reads EOF");
+    // As under agentd: the SDK sends no EOF for a command without stdin, so the pipe stays open.
+    await assert.rejects(
+      sandbox.execWith("cat", (options) => options.timeout(300)),
+      microsandbox.ExecTimeoutError,
+      "without an EOF a command reading stdin waits",
+    );
+    const interactive = await sandbox.execStreamWith("sh", (options) =>
+      options.args(["-c", 'read line; echo "got $line"; cat']).stdinPipe(),
+    );
+    const sink = await interactive.takeStdin();
+    await delay(200);
+    await sink?.write("late\n");
+    await sink?.write(Buffer.from([0, 255, 10]));
+    await sink?.close();
+    const conversation = await interactive.collect();
+    assert.deepEqual(Buffer.from(conversation.stdoutBytes()), Buffer.from([...Buffer.from("got late\n"), 0, 255, 10]));
 
     const started = Date.now();
     await assert.rejects(
@@ -271,6 +288,51 @@ describe("microsandbox emulator with the real microsandbox SDK", () => {
     const collected = await (await sandbox.shellStream("printf abc")).collect();
     assert.deepEqual([collected.code, collected.stdout()], [0, "abc"]);
     await sandbox.destroy();
+  });
+
+  it("output is the bytes the command wrote, binary included", async () => {
+    const sandbox = await Sandbox.builder("bytes").image("alpine").create();
+    const all = Buffer.from(Array.from({ length: 256 }, (_, index) => index));
+    await sandbox.fs().write("/all.bin", all);
+    const streamed = await sandbox.execStream("cat", ["all.bin"]);
+    const received: number[] = [];
+    for await (const event of streamed) if (event.kind === "stdout") received.push(...event.data);
+    assert.deepEqual(Buffer.from(received), all);
+    const collected = await sandbox.execWith("sh", (options) => options.args(["-c", "cat all.bin >&2"]));
+    assert.deepEqual(Buffer.from(collected.stderrBytes()), all);
+    await sandbox.destroy();
+  });
+
+  it("on a backend without spawn, stdin is given up front and live stdin is refused and logged", async () => {
+    const { LocalRuntime } = await import("@sandport/local");
+    const root = await mkdtemp(join(tmpdir(), "msb-nospawn-"));
+    const local = new LocalRuntime({ root, isolation: "none" });
+    // The same runtime without `spawn` (its methods bound, since they use private fields).
+    const withoutSpawn = new Proxy(local, {
+      get: (target, key) => {
+        if (key === "spawn") return undefined;
+        const value = Reflect.get(target, key);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const own = await startMicrosandboxEmulator({ backend: withoutSpawn });
+    try {
+      const sandbox = await onBackend(own.sdkBackend, emulator.sdkBackend, () =>
+        Sandbox.builder("collected").image("alpine").create(),
+      );
+      const given = await sandbox.execWith("cat", (options) => options.stdinBytes(Buffer.from("up front")));
+      assert.equal(given.stdout(), "up front");
+      assert.equal((await sandbox.exec("cat")).stdout(), "", "no stdin within the grace: EOF");
+      const late = await sandbox.execStreamWith("sh", (options) => options.args(["-c", "sleep 0.3; cat"]).stdinPipe());
+      await delay(150);
+      const sink = await late.takeStdin();
+      await sink?.write("too late");
+      assert.equal((await late.collect()).stdout(), "", "live stdin does not reach the command");
+      assert.deepEqual(own.unknownRoutes, ["AGENT core.exec.stdin"]);
+    } finally {
+      await own.stop();
+      await rm(root, { recursive: true, force: true });
+    }
   });
 
   it("filesystem: binary-safe large files, list, stat, exists, mkdir, copy, rename, remove, removeDir", async () => {
@@ -371,11 +433,6 @@ describe("microsandbox emulator with the real microsandbox SDK", () => {
       sandbox.execWith("true", (options) => options.tty(true)),
       /PTY sessions are not emulated/,
     );
-    const late = await sandbox.execStreamWith("sh", (options) => options.args(["-c", "sleep 0.3; cat"]).stdinPipe());
-    await delay(150);
-    const sink = await late.takeStdin();
-    await sink?.write("too late");
-    assert.equal((await late.collect()).stdout(), "", "live stdin does not reach the command");
     await assert.rejects(sandbox.logStream({ follow: true }), /501/);
     await assert.rejects(Sandbox.builder("mounted").image("alpine").rlimit("nofile", 64).create(), /not emulated/);
     const raw = await fetch(`${emulator.apiUrl}/v1/volumes`, {
@@ -384,7 +441,6 @@ describe("microsandbox emulator with the real microsandbox SDK", () => {
     assert.equal(raw.status, 501);
     assert.deepEqual(emulator.unknownRoutes, [
       "AGENT core.exec.request tty",
-      "AGENT core.exec.stdin",
       `GET /v1/sandboxes/${emulator.liveSandboxes()[0]?.id}/logs?sources=stdout,stderr,output`,
       "POST /v1/sandboxes rlimits",
       "GET /v1/volumes",

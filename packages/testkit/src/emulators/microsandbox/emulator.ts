@@ -23,11 +23,15 @@
  *   own, also in sandboxes the SDK reattaches to (it cannot read their spec
  *   back, and sends only its defaults). The workdir applies to a request
  *   without `cwd`; the SDK always sends one (the workdir it knows, else `/`).
- * - Output reaches the client as UTF-8 re-encoded from the port's strings, so
- *   non-UTF-8 bytes a command prints are replaced; files are binary-safe.
- * - Standard input is given to a command up front: what arrives (and is
- *   closed) within `stdinGraceMs` of the request. A command without stdin
- *   reads EOF, not a pipe that stays open. See `interactive.ts`.
+ * - Output reaches the client as the bytes the backend reports (exactly what
+ *   the command wrote where its `binaryOutput` is `true`, as with the default
+ *   `LocalRuntime`); files are binary-safe.
+ * - Standard input is a live pipe where the backend has `spawn` (the default
+ *   does): written as it arrives, closed by an empty chunk, and, as under
+ *   agentd, never closed otherwise, so a command that reads stdin waits for
+ *   EOF. On a backend without `spawn` it is given up front instead: what
+ *   arrives (and is closed) within `stdinGraceMs` of the request. See
+ *   `interactive.ts`.
  * - Every signal ends the command (the port stops commands by aborting), with
  *   exit code `128 + signal`. A missing program exits 127 with the backend's
  *   message on stderr instead of `core.exec.failed` kind `not_found`.
@@ -41,7 +45,7 @@
  * - Not emulated, refused and logged in `unknownRoutes` (REST routes answer
  *   501 `not_emulated`, agent features `core.error` or a failure in the
  *   feature's own message, listed as `AGENT <what>`): logs (SSE), volumes,
- *   `PATCH`, live stdin, PTYs, TCP tunnels (published ports, SSH),
+ *   `PATCH`, live stdin on a backend without `spawn`, PTYs, TCP tunnels (published ports, SSH),
  *   `SetStat`/`ReadLink`/`Symlink`/directory handles, exec as another user or
  *   with rlimits; at create (answered 400, listed as `POST /v1/sandboxes
  *   <field>`): rlimits, mounts, patches, init, `runtime.user`, network policies
@@ -79,8 +83,9 @@ export interface MicrosandboxEmulatorOptions {
    */
   readonly pageSize?: number;
   /**
-   * How long a command waits, after its request, for standard input given up
-   * front before it starts with none. Default: 50 ms.
+   * On a backend without `spawn` only: how long a command waits, after its
+   * request, for standard input given up front before it starts with none.
+   * Default: 50 ms.
    */
   readonly stdinGraceMs?: number;
 }

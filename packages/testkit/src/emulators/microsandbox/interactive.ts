@@ -1,24 +1,20 @@
 /**
- * Everything that needs an interactive backend, in one place. The port runs a
- * command with its standard input given up front and has no method for
- * writing to a running process or for reaching a port inside a sandbox, so:
+ * What the agent does beyond running commands to their end, in one place:
  *
- * - Standard input that arrives with the request (the SDK's `stdinBytes`,
- *   sent right after `core.exec.request` and closed with an empty chunk) is
- *   collected and handed to the backend up front. Stdin written to a command
- *   that is already running (`ExecHandle.takeStdin()` writes after the start)
- *   is answered `core.exec.stdin.error` (EPIPE: the command's stdin was closed
- *   when it started) and logged as the unknown route `AGENT core.exec.stdin`.
+ * - Standard input. On a backend with `spawn` (the default `LocalRuntime`
+ *   has it) stdin is a live pipe ({@link PipedStdin}): what the client sends
+ *   is written as it arrives and an empty chunk closes it, as under agentd,
+ *   which gives every non-PTY command a pipe; a command that is never sent
+ *   EOF keeps reading. On a backend without `spawn`, stdin is collected up
+ *   front ({@link LiveStdin}); a later write is refused with
+ *   `core.exec.stdin.error` and logged as `AGENT core.exec.stdin`.
  * - PTYs (`tty` on a request, `core.exec.resize`) and the agent's TCP tunnels
  *   (`core.tcp.*`, behind published ports and SSH) are refused and logged.
- *
- * When the port gains an interactive-process method, {@link LiveStdin.receive}
- * forwards late writes to it instead of refusing them; a port-endpoint method
- * would give `core.tcp.connect` a session beside the exec and fs sessions.
  *
  * @module
  */
 
+import type { SandboxProcess } from "@sandport/core";
 import { FLAG_TERMINAL } from "./agent-codec.js";
 import type { AgentConnection } from "./agent-connection.js";
 import type { MicrosandboxContext } from "./context.js";
@@ -43,8 +39,65 @@ export function refuseMessage(
   });
 }
 
+/** `core.exec.stdin.error`: the command's stdin is gone (agentd's EPIPE). */
+function sendBrokenPipe(connection: AgentConnection, id: number, message: string): void {
+  connection.send(id, 0, "core.exec.stdin.error", { errno: 32, errno_name: "EPIPE", message });
+}
+
 /**
- * Standard input of one exec session. Until the command starts, data is
+ * Standard input of a command started with the backend's `spawn`: chunks
+ * that arrive before the command runs wait, then every chunk is written in
+ * order; an empty chunk closes stdin. A write the command can no longer take
+ * (it exited) is answered `core.exec.stdin.error`.
+ */
+export class PipedStdin {
+  readonly #connection: AgentConnection;
+  readonly #id: number;
+  readonly #waiting: Uint8Array[] = [];
+  #process: SandboxProcess | undefined;
+  #writing: Promise<void> = Promise.resolve();
+  #closed = false;
+  #ended = false;
+
+  constructor(connection: AgentConnection, id: number) {
+    this.#connection = connection;
+    this.#id = id;
+  }
+
+  /** A `core.exec.stdin` chunk; empty means EOF. */
+  receive(data: Uint8Array): void {
+    if (this.#closed) return;
+    if (data.length === 0) this.#closed = true;
+    if (this.#process) this.#forward(this.#process, data);
+    else this.#waiting.push(Buffer.from(data));
+  }
+
+  /** The command runs: write what waited, and from now on every chunk as it arrives. */
+  attach(process: SandboxProcess): void {
+    this.#process = process;
+    for (const data of this.#waiting.splice(0)) this.#forward(process, data);
+  }
+
+  /** The command has ended: stdin still unwritten is dropped. */
+  ended(): void {
+    this.#ended = true;
+  }
+
+  #forward(process: SandboxProcess, data: Uint8Array): void {
+    this.#writing = this.#writing.then(async () => {
+      try {
+        if (data.length === 0) await process.closeStdin();
+        else await process.write(data);
+      } catch (error) {
+        if (this.#ended) return;
+        sendBrokenPipe(this.#connection, this.#id, error instanceof Error ? error.message : String(error));
+      }
+    });
+  }
+}
+
+/**
+ * Standard input of one exec session on a backend without `spawn`. Until the command starts, data is
  * collected; the command starts once stdin is closed (an empty chunk), or
  * when `graceMs` pass without stdin traffic (agentd cannot tell a command
  * without stdin from one whose stdin is late, and neither can the emulator).
@@ -76,11 +129,11 @@ export class LiveStdin {
     }
     if (data.length === 0) return;
     notEmulated(this.#context, "core.exec.stdin");
-    this.#connection.send(this.#id, 0, "core.exec.stdin.error", {
-      errno: 32,
-      errno_name: "EPIPE",
-      message: "stdin to a running command is not emulated: the command's stdin was closed when it started",
-    });
+    sendBrokenPipe(
+      this.#connection,
+      this.#id,
+      "stdin to a running command needs a backend with spawn: the command's stdin was closed when it started",
+    );
   }
 
   /** Wait for the stdin given up front; resolves with its bytes, and from then on stdin counts as live. */

@@ -1,0 +1,122 @@
+import { posix } from "node:path";
+import { type FileInfo, type OpOptions, SandportError } from "@sandport/core";
+import type { OperationCall } from "@sandport/core/adapter";
+import type { MicrosandboxContext } from "./context.js";
+import { isDirectoryError, isNotFound } from "./errors.js";
+import { PROVIDER } from "./handle.js";
+import type { MsbFs, MsbFsEntry, MsbSandbox } from "./internal/sdk-types.js";
+import { guardPaths, type PathTarget, pathTarget } from "./path-guard.js";
+
+/** Entries of one directory (not recursive), sorted by name, with workspace-relative paths. */
+export function listDir(
+  context: MicrosandboxContext,
+  handle: unknown,
+  path: string,
+  op?: OpOptions,
+): Promise<FileInfo[]> {
+  return onPath(context, handle, op, "listDir", path, { root: true, followFinal: true }, async (fs, target) =>
+    (await fs.list(target.absolute))
+      .map((entry) => toFileInfo(context.options.workspaceRoot, entry))
+      .sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0)),
+  );
+}
+
+/**
+ * One entry's metadata; a symlink is reported as itself. agentd's `stat`
+ * follows symlinks, so the entry is read from its directory's listing
+ * instead. A missing path rejects `NOT_FOUND`.
+ */
+export function stat(context: MicrosandboxContext, handle: unknown, path: string, op?: OpOptions): Promise<FileInfo> {
+  return onPath(context, handle, op, "stat", path, { root: true, followFinal: false }, async (fs, target, name) => {
+    const root = context.options.workspaceRoot;
+    if (target.absolute === "/") return { name: "", path: "", kind: "directory", size: 0 };
+    const base = posix.basename(target.absolute);
+    const entry = (await fs.list(posix.dirname(target.absolute))).find(
+      (candidate) => posix.basename(candidate.path) === base,
+    );
+    if (!entry) {
+      throw new SandportError({
+        code: "NOT_FOUND",
+        provider: PROVIDER,
+        retryable: false,
+        message: `microsandbox stat failed (sandbox ${name}, ${target.absolute}): no such file or directory`,
+        details: { operation: "stat", sandboxId: name, path: target.absolute },
+      });
+    }
+    return toFileInfo(root, { ...entry, path: target.absolute });
+  });
+}
+
+/** Creates a directory and its parents; succeeds when it already exists. */
+export function mkdir(context: MicrosandboxContext, handle: unknown, path: string, op?: OpOptions): Promise<void> {
+  return onPath(context, handle, op, "mkdir", path, { root: true, followFinal: true }, (fs, target) =>
+    fs.mkdir(target.absolute),
+  );
+}
+
+/**
+ * Removes a file, a symlink (itself) or a directory tree; succeeds when it is
+ * already absent. The workspace root itself is refused.
+ */
+export function remove(context: MicrosandboxContext, handle: unknown, path: string, op?: OpOptions): Promise<void> {
+  return onPath(context, handle, op, "remove", path, { root: false, followFinal: false }, async (fs, target) => {
+    try {
+      await fs.remove(target.absolute);
+    } catch (error) {
+      if (isNotFound(error)) return;
+      if (!isDirectoryError(error)) throw error;
+      await fs.removeDir(target.absolute).catch((dirError: unknown) => {
+        if (!isNotFound(dirError)) throw dirError;
+      });
+    }
+  });
+}
+
+/** How a file operation treats its path. */
+interface PathRules {
+  /** Whether the workspace root itself is allowed. */
+  readonly root: boolean;
+  /** See `GuardedPath.followFinal`. */
+  readonly followFinal: boolean;
+}
+
+/**
+ * Runs one single-path file operation: the path validated against the
+ * workspace, the symlink guard, then `work` on the sandbox's filesystem.
+ */
+async function onPath<T>(
+  context: MicrosandboxContext,
+  handle: unknown,
+  op: OpOptions | undefined,
+  operation: string,
+  path: string,
+  rules: PathRules,
+  work: (fs: MsbFs, target: PathTarget, name: string, call: OperationCall) => Promise<T>,
+): Promise<T> {
+  const target = pathTarget(context, path, rules.root);
+  const site = { operation, path: target.absolute };
+  return context.onSandbox(handle, op, site, "fileMs", async (sandbox: MsbSandbox, call, name) => {
+    await guardPaths(context, name, sandbox, call, [{ relative: target.relative, followFinal: rules.followFinal }]);
+    return work(sandbox.fs(), target, name, call);
+  });
+}
+
+/** Translates an agent entry into a port `FileInfo`. */
+function toFileInfo(workspaceRoot: string, entry: MsbFsEntry): FileInfo {
+  const modified =
+    entry.modified instanceof Date && !Number.isNaN(entry.modified.getTime()) ? entry.modified : undefined;
+  return {
+    name: posix.basename(entry.path),
+    path: relativeToRoot(workspaceRoot, entry.path),
+    kind: entry.kind,
+    size: Number(entry.size) || 0,
+    ...(typeof entry.mode === "number" ? { mode: entry.mode & 0o7777 } : {}),
+    ...(modified ? { modifiedAt: modified.toISOString() } : {}),
+  };
+}
+
+function relativeToRoot(root: string, absolute: string): string {
+  if (absolute === root) return "";
+  if (root === "/") return absolute.slice(1);
+  return absolute.startsWith(`${root}/`) ? absolute.slice(root.length + 1) : absolute;
+}

@@ -1,0 +1,77 @@
+// Files through the SDK's filesystem calls: what a batch costs, the symlink
+// guard (skipped only while nothing but this runtime has touched a sandbox),
+// large binary files, and the file operations' edges.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { expectCode } from "@sandport/testkit/assertions";
+import { emulated } from "../test/emulated.js";
+import { deepestDirectories } from "./files.js";
+
+const { emulator, runtime } = await emulated({ owner: "files" });
+
+const operations = () => emulator.agentOperations.map((operation) => operation.operation);
+
+test("a batch: one mkdir per deepest directory, one write per file; no guard before any command has run", async () => {
+  const handle = await runtime.launch();
+  emulator.resetRequests();
+  await runtime.writeFiles(handle, [
+    { path: "a/b/one.txt", content: "1" },
+    { path: "a/two.txt", content: "2" },
+    { path: "a/b/c/three.txt", content: "3" },
+    { path: "top.txt", content: "t" },
+  ]);
+  const ops = operations();
+  assert.equal(ops.filter((operation) => operation === "core.fs.request Mkdir").length, 1, "only a/b/c");
+  assert.equal(ops.filter((operation) => operation === "core.fs.request OpenFile").length, 4);
+  assert.ok(!ops.includes("core.exec.request"), "a pristine sandbox needs no symlink guard");
+  await runtime.exec(handle, { argv: ["true"] });
+  emulator.resetRequests();
+  assert.equal(new TextDecoder().decode(await runtime.readFile(handle, "a/b/c/three.txt")), "3");
+  assert.deepEqual(operations(), [
+    "core.exec.request",
+    "core.fs.request OpenFile",
+    "core.fs.request Read",
+    "core.fs.request CloseHandle",
+  ]);
+  await runtime.destroy(handle);
+  assert.deepEqual(deepestDirectories(["x/y/z.txt", "x/w.txt", "x-y/q.txt", "r.txt"]), ["x-y", "x/y"]);
+});
+
+test("7 MiB of every byte value round-trips; modes other than 0o644 are set by one chmod", async () => {
+  const handle = await runtime.launch();
+  const big = new Uint8Array(7 * 1024 * 1024 + 3).map((_, index) => (index * 31) & 0xff);
+  await runtime.writeFiles(handle, [
+    { path: "big.bin", content: big },
+    { path: "bin/run.sh", content: "#!/bin/sh\necho ran\n", mode: 0o755 },
+    { path: "secret", content: "s", mode: 0o600 },
+  ]);
+  assert.deepEqual(await runtime.readFile(handle, "big.bin"), big);
+  assert.equal((await runtime.exec(handle, { argv: ["./bin/run.sh"] })).stdout, "ran\n");
+  assert.equal((await runtime.stat(handle, "secret")).mode, 0o600);
+  assert.equal((await runtime.stat(handle, "big.bin")).mode, 0o644);
+  await runtime.destroy(handle);
+});
+
+test("stat reports a symlink as itself; remove takes files, links and trees; a directory is not a file", async () => {
+  const handle = await runtime.launch();
+  await runtime.writeFiles(handle, [{ path: "d/f.txt", content: "f" }]);
+  await runtime.exec(handle, { shell: "ln -s f.txt d/link && mkdir -p d/sub/deeper" });
+  assert.deepEqual(
+    (await runtime.listDir(handle, "d")).map(({ name, kind }) => `${kind} ${name}`),
+    ["file f.txt", "symlink link", "directory sub"],
+  );
+  assert.equal((await runtime.stat(handle, "d/link")).kind, "symlink");
+  assert.deepEqual(await runtime.stat(handle, "."), {
+    ...(await runtime.stat(handle, ".")),
+    path: "",
+    kind: "directory",
+  });
+  await runtime.remove(handle, "d/link");
+  assert.equal((await runtime.stat(handle, "d/f.txt")).kind, "file", "removing a link leaves its target");
+  await runtime.remove(handle, "d/sub");
+  await expectCode(runtime.stat(handle, "d/sub"), "NOT_FOUND");
+  await expectCode(runtime.readFile(handle, "d"), "INVALID_REQUEST");
+  await expectCode(runtime.writeFiles(handle, [{ path: "d", content: "x" }]), "INVALID_REQUEST");
+  await expectCode(runtime.mkdir(handle, "d/f.txt"), "INVALID_REQUEST");
+  await runtime.destroy(handle);
+});

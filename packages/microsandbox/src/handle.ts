@@ -1,0 +1,87 @@
+import { invalidRequest, type SandboxHandle } from "@sandport/core";
+import { callerLabels, checkHandle } from "@sandport/core/adapter";
+
+/** Provider name, in handles and errors. */
+export const PROVIDER = "microsandbox";
+
+/**
+ * A handle to a microsandbox sandbox. Plain data; rebuild it in another
+ * process with `getById`. Its `id` is the sandbox's name, by which the SDK
+ * addresses it (the cloud's own id changes when a name is reused).
+ */
+export interface MicrosandboxHandle extends SandboxHandle {
+  /** Always `"microsandbox"`. */
+  readonly provider: "microsandbox";
+}
+
+/** A handle for the sandbox `name` carrying the stored `labels` (reserved ones are dropped). */
+export function handleFor(
+  name: string,
+  labels: Readonly<Record<string, string>>,
+  createdAt?: Date | null,
+): MicrosandboxHandle {
+  const created = createdAt instanceof Date && !Number.isNaN(createdAt.getTime()) ? createdAt.toISOString() : undefined;
+  return {
+    id: name,
+    provider: PROVIDER,
+    labels: callerLabels(labels),
+    ...(created === undefined ? {} : { createdAt: created }),
+  };
+}
+
+/** The sandbox name of a handle: a microsandbox handle (`checkHandle`) whose id can be a sandbox name. */
+export function sandboxNameOf(handle: unknown, operation: string): string {
+  return validSandboxName(checkHandle(handle, PROVIDER, operation));
+}
+
+/** The names this adapter gives (and accepts): a letter or digit, then letters, digits, `.`, `_`, `-`; 128 at most. */
+const SANDBOX_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+/**
+ * Refuses (`INVALID_REQUEST`) an id that cannot be a sandbox name, before it
+ * reaches a URL: names like `..`, `/etc` or `a/b` would otherwise address
+ * other routes (`/v1/sandboxes/by-name/<name>`).
+ */
+export function validSandboxName(name: unknown): string {
+  if (typeof name !== "string" || !SANDBOX_NAME.test(name)) {
+    throw invalidRequest(
+      "sandbox id must be a microsandbox name: 1-128 characters of [A-Za-z0-9._-], starting with a letter or digit",
+      { field: "id" },
+      PROVIDER,
+    );
+  }
+  return name;
+}
+
+/**
+ * The labels a sandbox record carries, from the spec the SDK reports
+ * (`configJson`); `{}` when it has none or cannot be read.
+ */
+export function storedLabels(configJson: string): Record<string, string> {
+  const labels = specField(configJson, "labels");
+  if (typeof labels !== "object" || labels === null || Array.isArray(labels)) return {};
+  return Object.fromEntries(
+    Object.entries(labels).filter((entry): entry is [string, string] => typeof entry[1] === "string"),
+  );
+}
+
+/** The create-time environment a sandbox record carries (`[{ key, value }]` in its spec). */
+export function storedEnv(configJson: string): Record<string, string> {
+  const env = specField(configJson, "env");
+  if (!Array.isArray(env)) return {};
+  const found: Record<string, string> = {};
+  for (const entry of env) {
+    const { key, value } = (entry ?? {}) as { key?: unknown; value?: unknown };
+    if (typeof key === "string" && typeof value === "string") found[key] = value;
+  }
+  return found;
+}
+
+function specField(configJson: string, field: string): unknown {
+  try {
+    const spec = JSON.parse(configJson) as Record<string, unknown> | null;
+    return spec?.[field];
+  } catch {
+    return undefined;
+  }
+}
