@@ -38,6 +38,16 @@ const INSPECT = {
       new module.ModalRuntime({ tokenId: "inspection-only", tokenSecret: "inspection-only", maxLifetimeMs: 3_600_000 }),
     ],
   ],
+  vercel: (module) => [
+    [
+      "`sandport/vercel`",
+      new module.VercelSandboxRuntime({
+        token: "inspection-only",
+        teamId: "team_inspection",
+        projectId: "prj_inspection",
+      }),
+    ],
+  ],
   local: (module) => [
     ["`sandport/local`", new module.LocalRuntime({ isolation: "namespaces" })],
     ['`sandport/local` (`isolation: "none"`)', new module.LocalRuntime({ isolation: "none" })],

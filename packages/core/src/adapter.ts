@@ -36,10 +36,16 @@ export {
   ownerLabels,
   validateOwner,
 } from "./adapter/ownership.js";
-export type { AbandonedLaunch, LaunchFailureOptions } from "./adapter/reclaim-launch.js";
+export type {
+  AbandonedCreate,
+  AbandonedLaunch,
+  LaunchFailureOptions,
+  LaunchReclaimSettings,
+} from "./adapter/reclaim-launch.js";
 export {
   isOutcomeUnknown,
   launchFailure,
+  launchReclaimer,
   ORPHAN_SEARCH_DELAYS_MS,
   reclaimAbandonedLaunch,
 } from "./adapter/reclaim-launch.js";

@@ -5,6 +5,7 @@ import {
   foreignSandbox,
   isOwnedBy,
   KnownSandboxes,
+  launchReclaimer,
   type OperationCall,
   OperationRunner,
   type SdkLoader,
@@ -22,6 +23,8 @@ import type {
   DaytonaSdkModule,
   LowLevelRequestOptions,
 } from "./internal/sdk-types.js";
+import { deleteSandbox } from "./lifecycle.js";
+import { findByLaunchKey } from "./lookup.js";
 import type { ResolvedOptions } from "./options.js";
 
 /** The timing of one SDK call: the time it may take, and the signal that cancels it where the SDK can be cancelled. */
@@ -70,6 +73,8 @@ export class DaytonaContext extends OperationRunner {
   readonly condemned = new Set<string>();
   /** Which sandboxes are ours, and which no command has touched since this runtime launched them. */
   readonly known = new KnownSandboxes();
+  /** Destroys, in the background, whatever a launch the caller gave up on created (`launchReclaimer`). */
+  readonly reclaimLaunch: ReturnType<typeof launchReclaimer>;
   #client: Promise<DaytonaClient> | undefined;
   readonly #instances = new Map<string, Promise<DaytonaSandbox>>();
   readonly #homes = new Map<string, Promise<string>>();
@@ -82,6 +87,14 @@ export class DaytonaContext extends OperationRunner {
       (error) => mapDaytonaError(error, { operation: "background work" }),
       onBackgroundError,
     );
+    const { timeouts } = options;
+    this.reclaimLaunch = launchReclaimer({
+      destroy: async (sandboxId) => void (await deleteSandbox(this, sandboxId, budget(timeouts.destroyMs))),
+      findByLaunchKey: (launchKey) => findByLaunchKey(this, launchKey, budget(timeouts.lookupMs)),
+      condemned: this.condemned,
+      background: this.background,
+      cleanupMs: options.orphanCleanupMs,
+    });
   }
 
   /** {@link onHandle} on the SDK instance of an owned, started sandbox (see {@link sandbox}). */

@@ -1,13 +1,11 @@
 import { type LaunchSpec, type OpOptions, retry, type SandportError } from "@sandport/core";
-import { launchFailure, reclaimAbandonedLaunch } from "@sandport/core/adapter";
-import { budget, type CallTiming, type DaytonaContext, seconds } from "./context.js";
+import { launchFailure } from "@sandport/core/adapter";
+import { type CallTiming, type DaytonaContext, seconds } from "./context.js";
 import { mapDaytonaError, wasRefused } from "./errors.js";
 import { START_RETRY } from "./exec.js";
 import { type DaytonaHandle, handleFromSandbox } from "./handle.js";
 import type { DaytonaSandbox } from "./internal/sdk-types.js";
 import { createBody, createParams, type LaunchPlan, planLaunch } from "./launch-plan.js";
-import { deleteSandbox } from "./lifecycle.js";
-import { findByLaunchKey } from "./lookup.js";
 import { repeatable } from "./run-script.js";
 
 /**
@@ -119,7 +117,14 @@ function launchWith(
       // Read by the cleanup if the launch fails; never a rejection nobody handles.
       id.catch(() => undefined);
       let created = false;
-      abandoned = (error) => reclaim(context, id, plan.launchKey, error, created);
+      abandoned = (error) =>
+        context.reclaimLaunch({
+          creation: id,
+          idOf: (sandboxId) => sandboxId,
+          launchKey: plan.launchKey,
+          error,
+          created,
+        });
       const value = await creation.catch((error: unknown) => {
         throw launchFailure(error, mapDaytonaError(error, { operation }), plan.launchKey);
       });
@@ -131,28 +136,5 @@ function launchWith(
   return launching.catch((error: SandportError) => {
     abandoned?.(error);
     throw error;
-  });
-}
-
-/** After a failed launch whose create was sent: whatever it produced is destroyed in the background. */
-function reclaim(
-  context: DaytonaContext,
-  creation: Promise<string>,
-  launchKey: string,
-  error: SandportError,
-  created: boolean,
-): void {
-  const { timeouts, orphanCleanupMs } = context.options;
-  reclaimAbandonedLaunch({
-    creation,
-    idOf: (id) => id,
-    launchKey,
-    error,
-    created,
-    destroy: async (sandboxId) => void (await deleteSandbox(context, sandboxId, budget(timeouts.destroyMs))),
-    findByLaunchKey: (key) => findByLaunchKey(context, key, budget(timeouts.lookupMs)),
-    condemned: context.condemned,
-    background: context.background,
-    cleanupMs: orphanCleanupMs,
   });
 }

@@ -134,14 +134,8 @@ export function commandLogs(
     output.push("stderr", stderr);
     const startedAt = parseStartRecord(record)?.startedAt;
     const runningFor = startedAt === undefined ? 0 : Math.max(0, Date.now() - startedAt);
-    return {
-      exitCode: exit === "running" || exit.timedOut ? null : exit.exitCode,
-      stdout: output.stdout,
-      stderr: output.stderr,
-      truncated: output.truncated,
-      timedOut: exit !== "running" && exit.timedOut,
-      durationMs: exit === "running" ? runningFor : exit.durationMs,
-    };
+    if (exit === "running") return output.result(null, runningFor);
+    return output.result(exit.timedOut ? null : exit.exitCode, exit.durationMs, exit.timedOut);
   });
 }
 

@@ -6,7 +6,7 @@ import {
   isOwnedBy,
   KnownSandboxes,
   type OperationCall,
-  runOperation,
+  OperationRunner,
   type SdkLoader,
   sandboxNotFound,
 } from "@sandport/core/adapter";
@@ -39,6 +39,8 @@ export class E2BContext {
   readonly background: BackgroundTasks;
   /** Launch keys whose sandboxes are being destroyed in the background; hidden from `findByLabels`. */
   readonly condemned = new Set<string>();
+  /** Every port method's frame: `runOperation` with E2B's errors, handles checked first. */
+  readonly #operations = new OperationRunner({ provider: PROVIDER, mapError: mapE2BError, sandboxIdOf });
   readonly #instances = new Map<string, Promise<E2BSandbox>>();
   /** Which sandboxes are ours, and which no command has touched since this runtime launched them. */
   readonly known = new KnownSandboxes();
@@ -59,8 +61,7 @@ export class E2BContext {
     defaultTimeoutMs: number,
     task: (call: OperationCall) => Promise<T>,
   ): Promise<T> {
-    const mapError = (error: unknown) => mapE2BError(error, site);
-    return runOperation(op, { provider: PROVIDER, operation: site.operation, defaultTimeoutMs, mapError }, task);
+    return this.#operations.run(op, site, defaultTimeoutMs, task);
   }
 
   /** {@link run} for the sandbox `handle` names, its id checked first (`INVALID_REQUEST`, before any request). */
@@ -71,9 +72,7 @@ export class E2BContext {
     defaultTimeoutMs: number,
     task: (sandboxId: string, call: OperationCall) => Promise<T>,
   ): Promise<T> {
-    const where = typeof site === "string" ? { operation: site } : site;
-    const sandboxId = sandboxIdOf(handle, where.operation);
-    return this.run(op, { ...where, sandboxId }, defaultTimeoutMs, (call) => task(sandboxId, call));
+    return this.#operations.onHandle(handle, op, site, defaultTimeoutMs, task);
   }
 
   /** {@link onHandle} on the connected instance of an owned sandbox (see {@link sandbox}). */

@@ -127,9 +127,7 @@ export function resolveOptions(given: E2BRuntimeOptions): ResolvedOptions {
     throw read.refuse("domain", `${JSON.stringify(domain)} is not a host name`);
   const commandStateDirectory =
     read.absolutePath(options.commandStateDirectory, "commandStateDirectory") ?? "/home/user/.sandport/commands";
-  if (options.onBackgroundError !== undefined && typeof options.onBackgroundError !== "function") {
-    throw read.refuse("onBackgroundError", "must be a function");
-  }
+  read.callback(options.onBackgroundError, "onBackgroundError");
   const portProxyUrl = read.url(options.sandboxUrl, "sandboxUrl");
   return {
     ...common,

@@ -145,14 +145,8 @@ export async function startRun(
   if (output.truncated) void kill("output-limit");
   const onAbort = () => void kill("aborted");
   signal.addEventListener("abort", onAbort, { once: true });
-  const result = (exitCode: number | null, timedOut = false): ExecResult => ({
-    exitCode,
-    stdout: output.stdout,
-    stderr: output.stderr,
-    truncated: output.truncated,
-    timedOut,
-    durationMs: performance.now() - started,
-  });
+  const result = (exitCode: number | null, timedOut = false): ExecResult =>
+    output.result(exitCode, performance.now() - started, timedOut);
   const settle = async (running: E2BCommandHandle): Promise<ExecResult> => {
     try {
       await running.wait();

@@ -134,11 +134,8 @@ export function resolveOptions(given: FreestyleRuntimeOptions): ResolvedOptions 
     throw read.refuse("runBudgetMs", `must be at most ${MAX_EXEC_TIMEOUT_MS} (Freestyle's longest command timeout)`);
   }
   const apiKey = read.requiredText(options.apiKey, "apiKey", "nothing is read from FREESTYLE_API_KEY");
-  if (options.fetch !== undefined && typeof options.fetch !== "function")
-    throw read.refuse("fetch", "must be a function");
-  if (options.onBackgroundError !== undefined && typeof options.onBackgroundError !== "function") {
-    throw read.refuse("onBackgroundError", "must be a function");
-  }
+  read.callback(options.fetch, "fetch");
+  read.callback(options.onBackgroundError, "onBackgroundError");
   const linuxUser = read.text(options.linuxUser, "linuxUser") ?? "root";
   if (!LINUX_USER.test(linuxUser)) throw read.refuse("linuxUser", "is not a Linux user name");
   const namePrefix = read.text(options.namePrefix, "namePrefix") ?? "sandport";

@@ -96,14 +96,8 @@ export async function runCommand(
   output.push("stdout", answer.stdout ?? "");
   output.push("stderr", answer.stderr ?? "");
   const timedOut = typeof answer.statusCode !== "number";
-  return {
-    exitCode: timedOut || output.truncated ? null : (answer.statusCode as number),
-    stdout: output.stdout,
-    stderr: output.stderr,
-    truncated: output.truncated,
-    timedOut,
-    durationMs: performance.now() - started,
-  };
+  const exitCode = timedOut || output.truncated ? null : (answer.statusCode as number);
+  return output.result(exitCode, performance.now() - started, timedOut);
 }
 
 /**

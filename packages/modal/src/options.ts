@@ -109,9 +109,7 @@ export function resolveOptions(given: ModalRuntimeOptions): ResolvedOptions {
   }
   const tunnels = options.tunnels ?? "tls";
   if (tunnels !== "tls" && tunnels !== "tcp") throw read.refuse("tunnels", 'must be "tls" or "tcp"');
-  if (options.onBackgroundError !== undefined && typeof options.onBackgroundError !== "function") {
-    throw read.refuse("onBackgroundError", "must be a function");
-  }
+  read.callback(options.onBackgroundError, "onBackgroundError");
   const environment = read.text(options.environment, "environment") ?? "main";
   const appName = read.text(options.appName, "appName") ?? "sandport";
   for (const [field, value] of [

@@ -69,6 +69,20 @@ export function reclaimAbandonedLaunch<Created>(launch: AbandonedLaunch<Created>
   });
 }
 
+/** What stays the same across one runtime's launches: how to find and destroy, and where the cleanup runs. */
+export type LaunchReclaimSettings = Pick<
+  AbandonedLaunch<unknown>,
+  "destroy" | "findByLaunchKey" | "condemned" | "background" | "cleanupMs"
+>;
+
+/** One abandoned launch's own facts: its create, its key, and how it failed. */
+export type AbandonedCreate<Created> = Omit<AbandonedLaunch<Created>, keyof LaunchReclaimSettings>;
+
+/** {@link reclaimAbandonedLaunch} with a runtime's settings bound once, for its launches to call. */
+export function launchReclaimer(settings: LaunchReclaimSettings): <Created>(launch: AbandonedCreate<Created>) => void {
+  return (launch) => reclaimAbandonedLaunch({ ...launch, ...settings });
+}
+
 /**
  * True when a failed create may still have created a sandbox: a dropped
  * connection, a deadline, or a 5xx other than 503 (which says the request was

@@ -6,7 +6,7 @@ import { SandportError } from "../errors/sandport-error.js";
 import { BackgroundTasks } from "./background-tasks.js";
 import { collectPages } from "./collect-pages.js";
 import { confirmGone } from "./confirm-gone.js";
-import { isOutcomeUnknown, launchFailure, reclaimAbandonedLaunch } from "./reclaim-launch.js";
+import { isOutcomeUnknown, launchFailure, launchReclaimer, reclaimAbandonedLaunch } from "./reclaim-launch.js";
 
 const retryable = () => new SandportError({ code: "PROVIDER_UNAVAILABLE", message: "502" });
 const fatal = () => new SandportError({ code: "AUTH", message: "401" });
@@ -118,6 +118,21 @@ describe("reclaimAbandonedLaunch", () => {
     await background.settle();
     assert.deepEqual(destroyed, ["sb-late"]);
     assert.equal(condemned.has("key-1"), false);
+  });
+
+  test("launchReclaimer binds a runtime's settings once; each launch brings its own facts", async () => {
+    const { destroyed, background, common } = setup();
+    const { idOf: _idOf, launchKey: _key, ...settings } = common;
+    const reclaim = launchReclaimer({ ...settings, findByLaunchKey: async () => [] });
+    reclaim({
+      creation: Promise.resolve({ name: "sb-a" }),
+      idOf: (made) => made.name,
+      launchKey: "a",
+      error: aborted,
+      created: true,
+    });
+    await background.settle();
+    assert.deepEqual(destroyed, ["sb-a"]);
   });
 
   test("a create whose outcome is unknown is searched for by launch key", async () => {

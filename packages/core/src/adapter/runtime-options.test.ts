@@ -37,6 +37,7 @@ test("every refusal is INVALID_REQUEST, '<Runtime> option <field> ...', with the
     ["pageSize", () => read.integer(101, "pageSize", 1, 100)],
     ["root", () => read.absolutePath("relative", "root")],
     ["root", () => read.absolutePath("/a/../b", "root")],
+    ["onBackgroundError", () => read.callback("log" as never, "onBackgroundError")],
   ];
   for (const [field, check] of cases) {
     const error = refusal(check);
@@ -57,4 +58,7 @@ test("valid values pass through, defaults fill the rest", () => {
     timeouts: { ...timeouts, fileMs: 5 },
   });
   assert.equal(read.durationMs(undefined, "lifetimeMs"), undefined);
+  const hook = () => {};
+  assert.equal(read.callback(hook, "onBackgroundError"), hook);
+  assert.equal(read.callback(undefined, "fetch"), undefined);
 });

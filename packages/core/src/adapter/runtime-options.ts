@@ -124,6 +124,12 @@ export class OptionReader {
     return value;
   }
 
+  /** A function (a hook, an injected `fetch`), or `undefined` when absent. */
+  callback<F extends (...args: never[]) => unknown>(value: F | undefined, field: string): F | undefined {
+    if (value !== undefined && typeof value !== "function") throw this.refuse(field, "must be a function");
+    return value;
+  }
+
   /** A duration in ms (as `ExecRequest.timeoutMs`), or `undefined` when absent. */
   durationMs(value: unknown, field: string): number | undefined {
     return this.#rephrase(field, () => validateTimeoutMs(value, field, this.#provider));

@@ -1,3 +1,5 @@
+import type { ExecResult } from "../port/exec-result.js";
+
 /** Which output stream a chunk came from. */
 export type OutputStream = "stdout" | "stderr";
 
@@ -43,6 +45,11 @@ export class OutputCollector {
     this.#remaining = 0;
     this.truncated = true;
     this.#onOverflow?.();
+  }
+
+  /** The result of a command whose output this collected: its exit code (`null` when killed), and how long it ran. */
+  result(exitCode: number | null, durationMs: number, timedOut = false): ExecResult {
+    return { exitCode, stdout: this.stdout, stderr: this.stderr, truncated: this.truncated, timedOut, durationMs };
   }
 
   #keep(stream: OutputStream, data: string): void {

@@ -47,6 +47,20 @@ describe("OutputCollector", () => {
     assert.deepEqual(chunks, ["ab", "cé"]);
     assert.equal(utf8Prefix("✓✓", 4), "✓");
   });
+
+  test("result carries what was collected, the exit code, the duration and the timeout flag", () => {
+    const collector = new OutputCollector(3);
+    collector.push("stdout", "abcd");
+    assert.deepEqual(collector.result(null, 12, true), {
+      exitCode: null,
+      stdout: "abc",
+      stderr: "",
+      truncated: true,
+      timedOut: true,
+      durationMs: 12,
+    });
+    assert.equal(new OutputCollector(3).result(0, 1).timedOut, false);
+  });
 });
 
 describe("execEventStream", () => {

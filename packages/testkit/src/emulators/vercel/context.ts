@@ -40,8 +40,10 @@ export interface VercelSandboxData {
   readonly timeout: number;
   /** Whether commands may reach the network (`networkPolicy` allow-all or deny-all). */
   readonly network: boolean;
-  /** Declared ports; see `exposed-ports.ts` for why they have no routes yet. */
+  /** Declared ports, each reachable at its preview host (see `exposed-ports.ts`). */
   readonly ports: readonly number[];
+  /** Random token in the preview hosts of this sandbox's ports (`sb-<token>-<port>.vercel.run`). */
+  readonly previewToken: string;
   /** Environment for every command, from `env` at create. */
   readonly env: Readonly<Record<string, string>>;
   readonly image: string | undefined;

@@ -60,7 +60,8 @@ describe("Vercel emulator with the real @vercel/sandbox SDK", () => {
     assert.deepEqual(emulator.liveSandboxes(), [
       { id: "lifecycle", metadata: { owner: "me", run: "lifecycle" }, foreign: false, state: "running" },
     ]);
-    assert.throws(() => sandbox.domain(3000), /No route for port 3000/, "preview URLs are not emulated");
+    assert.match(sandbox.domain(3000), /^https:\/\/sb-[a-z0-9]+-3000\.vercel\.run$/, "a declared port has a route");
+    assert.throws(() => sandbox.domain(3001), /No route for port 3001/, "an undeclared port has none");
 
     const bytes = Uint8Array.from({ length: 256 }, (_, index) => index);
     await sandbox.writeFiles([

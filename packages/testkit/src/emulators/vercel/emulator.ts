@@ -47,11 +47,17 @@
  * - `networkPolicy` may be absent, allow-all or deny-all (handed to the backend
  *   as the port's `network`, which may refuse it); anything finer, `source`,
  *   `mounts` and `networkId` are refused with 400.
+ * - Preview URLs: every declared port has a route, and `domain(port)` gives
+ *   `https://sb-<token>-<port>.vercel.run`. No DNS name leads here, so while
+ *   an emulator runs, this process's global `fetch` (and the emulator's own
+ *   `fetch`) sends the hosts it issued to its preview proxy, which relays to
+ *   the backend's endpoint for the port (see `exposed-ports.ts`,
+ *   `preview-hosts.ts`). Other HTTP clients cannot reach them. Preview traffic
+ *   is not in the request log, and faults do not apply to it.
  * - Not emulated (answered 404 `not_found` and logged in `unknownRoutes`):
- *   interactive shells (`POST .../interactive`, see `interactive.ts`), preview
- *   URLs (declared ports are kept but `routes` is empty, so `domain(port)`
- *   throws; see `exposed-ports.ts`), snapshots, fork, update (`PATCH`), network
- *   policy updates, session and snapshot lists, drives.
+ *   interactive shells (`POST .../interactive`, see `interactive.ts`),
+ *   snapshots, fork, update (`PATCH`), network policy updates, session and
+ *   snapshot lists, drives.
  *
  * @module
  */
@@ -65,8 +71,11 @@ import type { EmulatedSandboxSummary, EmulatorRequestRecord, FaultRule, Provider
 import { registerCommandRoutes } from "./command-routes.js";
 import type { VercelContext, VercelSandboxData } from "./context.js";
 import { vercelErrorReply } from "./errors.js";
+import { findPreviewRoute } from "./exposed-ports.js";
 import { registerFileRoutes } from "./file-routes.js";
 import { answerNotEmulated, registerNotEmulated } from "./not-emulated.js";
+import { routePreviewHosts } from "./preview-hosts.js";
+import { PreviewProxy } from "./preview-proxy.js";
 import { DEFAULT_REGION, DEFAULT_TIMEOUT_MS } from "./sandbox-create.js";
 import { SandboxLifecycle } from "./sandbox-lifecycle.js";
 import { registerSandboxRoutes } from "./sandbox-routes.js";
@@ -139,20 +148,34 @@ export async function startVercelEmulator(options: VercelEmulatorOptions = {}): 
     projectId: options.projectId ?? `prj_${randomToken(28)}`,
   };
   const backend = await resolveBackend(options.backend);
-  let server: EmulatorServer;
+  const sandboxes = new SandboxLifecycle(backend.runtime, credentials.projectId);
+  const findRoute = (hostname: string) => findPreviewRoute(sandboxes.registry.all(), hostname);
+  let server: EmulatorServer | undefined;
+  let preview: Preview | undefined;
   try {
     server = await EmulatorServer.start({ errorReply: vercelErrorReply, answerUnknownRoute: answerNotEmulated });
+    const proxy = await PreviewProxy.start(backend.runtime, findRoute);
+    preview = { proxy, unroute: () => {} };
+    preview.unroute = await routePreviewHosts((hostname) => (findRoute(hostname) ? proxy.url : undefined));
   } catch (error) {
+    await preview?.proxy.stop();
+    await server?.stop();
     await backend.dispose();
     throw error;
   }
-  const emulator = new VercelEmulatorImpl(server, backend, credentials, pageSize);
+  const emulator = new VercelEmulatorImpl(server, backend, sandboxes, preview, credentials, pageSize);
   registerSandboxRoutes(server, emulator);
   registerSessionRoutes(server, emulator);
   registerCommandRoutes(server, emulator);
   registerFileRoutes(server, emulator);
   registerNotEmulated(server);
   return emulator;
+}
+
+/** The preview proxy of an emulator, and how to stop routing its hosts to it. */
+interface Preview {
+  readonly proxy: PreviewProxy;
+  unroute: () => void;
 }
 
 class VercelEmulatorImpl implements VercelEmulator, VercelContext {
@@ -163,15 +186,27 @@ class VercelEmulatorImpl implements VercelEmulator, VercelContext {
   readonly sandboxes: SandboxLifecycle;
   readonly #server: EmulatorServer;
   readonly #backend: ResolvedBackend;
+  readonly #preview: Preview;
   #stopping: Promise<void> | undefined;
 
-  constructor(server: EmulatorServer, backend: ResolvedBackend, credentials: VercelCredentials, pageSize: number) {
+  constructor(
+    server: EmulatorServer,
+    backend: ResolvedBackend,
+    sandboxes: SandboxLifecycle,
+    preview: Preview,
+    credentials: VercelCredentials,
+    pageSize: number,
+  ) {
     this.#server = server;
     this.#backend = backend;
+    this.#preview = preview;
     this.credentials = credentials;
     this.pageSize = pageSize;
-    this.fetch = createEmulatorFetch(() => this.#server.url);
-    this.sandboxes = new SandboxLifecycle(backend.runtime, credentials.projectId);
+    this.sandboxes = sandboxes;
+    this.fetch = createEmulatorFetch(
+      () => this.#server.url,
+      (hostname) => findPreviewRoute(sandboxes.registry.all(), hostname) !== undefined,
+    );
   }
 
   get registry(): SandboxRegistry<VercelSandboxData> {
@@ -258,6 +293,8 @@ class VercelEmulatorImpl implements VercelEmulator, VercelContext {
 
   stop(): Promise<void> {
     this.#stopping ??= (async () => {
+      this.#preview.unroute();
+      await this.#preview.proxy.stop();
       await this.#server.stop();
       await this.sandboxes.close();
       await this.#backend.dispose();

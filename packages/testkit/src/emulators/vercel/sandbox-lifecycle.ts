@@ -48,7 +48,7 @@ export class SandboxLifecycle {
   /** Launch a backend workspace and start the sandbox's first session. The name must be reserved. */
   async create(input: CreateSandboxInput): Promise<VercelSandbox> {
     if (this.#closed) throw new Error("the emulator is stopping");
-    const workspace = await this.#launch(input.network);
+    const workspace = await this.#launch(input.network, input.ports);
     if (this.#closed) {
       await this.#backend.destroy(workspace.handle, { timeoutMs: DESTROY_TIMEOUT_MS }).catch(() => undefined);
       throw new Error("the emulator is stopping");
@@ -69,6 +69,7 @@ export class SandboxLifecycle {
         timeout: input.timeout,
         network: input.network,
         ports: input.ports,
+        previewToken: randomToken(16),
         env: input.env,
         image: input.image,
         runtime: input.runtime,
@@ -116,7 +117,7 @@ export class SandboxLifecycle {
       if (sandbox.data.session.status === "running" || this.registry.get(sandbox.id) !== sandbox) return;
       const data = sandbox.data;
       if (!data.handle) {
-        const workspace = await this.#launch(data.network);
+        const workspace = await this.#launch(data.network, data.ports);
         data.handle = workspace.handle;
         data.workspacePath = workspace.path;
       }
@@ -152,9 +153,13 @@ export class SandboxLifecycle {
     await Promise.allSettled(this.registry.all().map((sandbox) => this.delete(sandbox)));
   }
 
-  /** Launch a backend sandbox and learn where its workspace is as commands see it. */
-  async #launch(network: boolean): Promise<{ handle: SandboxHandle; path: string }> {
-    const handle = await this.#backend.launch({ network }, { timeoutMs: LAUNCH_TIMEOUT_MS });
+  /**
+   * Launch a backend sandbox (declaring the ports, so a backend without
+   * network still forwards them) and learn where its workspace is as commands see it.
+   */
+  async #launch(network: boolean, ports: readonly number[]): Promise<{ handle: SandboxHandle; path: string }> {
+    const spec = ports.length > 0 ? { network, ports } : { network };
+    const handle = await this.#backend.launch(spec, { timeoutMs: LAUNCH_TIMEOUT_MS });
     try {
       const result = await this.#backend.exec(handle, { argv: ["pwd"] }, { timeoutMs: LAUNCH_TIMEOUT_MS });
       const path = result.stdout.trim();

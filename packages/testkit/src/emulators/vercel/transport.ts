@@ -12,12 +12,21 @@ export const VERCEL_API_BASE = "https://vercel.com/api";
  * A `fetch` that rewrites `https://vercel.com/api/<path>` to
  * `<emulatorUrl>/<path>`, keeping the method, headers, body, signal and the
  * undici `dispatcher` the SDK passes (its agent without a body timeout, which
- * long command streams need). Any other URL is refused with an error before
- * anything is sent, so a request that would leave the machine fails loudly.
+ * long command streams need). A preview URL the emulator issued
+ * (`isPreviewHost`) goes to the global `fetch`, which routes it to the
+ * emulator's preview proxy (see `preview-hosts.ts`). Any other URL is refused
+ * with an error before anything is sent, so a request that would leave the
+ * machine fails loudly.
  */
-export function createEmulatorFetch(emulatorUrl: () => string): typeof globalThis.fetch {
+export function createEmulatorFetch(
+  emulatorUrl: () => string,
+  isPreviewHost: (hostname: string) => boolean,
+): typeof globalThis.fetch {
   return (input, init) => {
     const target = input instanceof Request ? input.url : input.toString();
+    if (URL.canParse(target) && new URL(target).protocol === "https:" && isPreviewHost(new URL(target).hostname)) {
+      return fetch(input, init);
+    }
     let path: string;
     try {
       path = emulatorPath(target);

@@ -1,0 +1,222 @@
+import {
+  type CommandRef,
+  type CommandStatus,
+  type ExecResult,
+  type OpOptions,
+  SandportError,
+  type StartCommandRequest,
+  validateCommandRef,
+  validateSessionId,
+} from "@sandport/core";
+import { type OperationCall, OutputCollector } from "@sandport/core/adapter";
+import { budget, type VercelContext } from "./context.js";
+import { isNotFound } from "./errors.js";
+import { planCommand } from "./exec.js";
+import { PROVIDER } from "./handle.js";
+import type { VercelCommand, VercelSandbox } from "./internal/sdk-types.js";
+import type { ResolvedOptions } from "./options.js";
+import { discardStdin, refusedBeforeStart, stageStdin } from "./run-command.js";
+import { claimSession, recordedTimeoutMs, recordLost, recordStart, releaseSession } from "./session-records.js";
+
+/** How long `commandLogs` of a running command waits for more output once the replayed lines stop. */
+const LOGS_QUIET_MS = 200;
+/** The longest `commandLogs` of a running command reads its live output. */
+const LOGS_WINDOW_MS = 2_000;
+
+/**
+ * Starts a command as a Vercel detached command; the session id is the
+ * idempotency key. Vercel commands have no caller-chosen key, so a session is
+ * claimed inside the sandbox first (one command: `mkdir` is atomic, see
+ * `session-records.ts`): the
+ * start that claims it starts the command and records its id there; any
+ * other start (a retry, a racing call, a call after the command ended, from
+ * any instance) waits for that record and returns the same command, which
+ * never runs twice. A new session costs three requests (claim, start,
+ * record), a known one one.
+ *
+ * A claim whose answer was lost is asked again (the claim carries this
+ * call's nonce, so it recognises itself). A start whose answer was lost may
+ * have run: the session is then recorded as lost, and every later start with
+ * its id is refused (`UNEXPECTED`) rather than run a second copy.
+ */
+export async function startCommand(
+  context: VercelContext,
+  handle: unknown,
+  request: StartCommandRequest,
+  op?: OpOptions,
+): Promise<CommandRef> {
+  const sessionId = validateSessionId(request?.sessionId, PROVIDER);
+  const { sessionId: _key, ...execRequest } = request;
+  const plan = planCommand(context.options, execRequest);
+  const { options } = context;
+  return context.onSandbox(handle, op, "startCommand", options.timeouts.lookupMs, async (sandbox, call, name) => {
+    context.markCommandRun(name);
+    const claim = await claimSession(sandbox, options, name, sessionId, call);
+    if (!claim.claimed) return { sessionId, commandId: claim.commandId };
+    // Nothing ran yet: a failure frees the session for the next start (and its staged stdin).
+    const release = async () => {
+      await releaseSession(sandbox, options, sessionId, call);
+      await discardStdin(sandbox, plan);
+    };
+    await stageStdin(sandbox, plan, call).catch(async (error: unknown) => {
+      await release();
+      throw error;
+    });
+    let command: VercelCommand;
+    try {
+      command = await sandbox.runCommand({
+        cmd: plan.cmd,
+        args: plan.args,
+        cwd: plan.cwd,
+        env: plan.env,
+        timeoutMs: plan.timeoutMs,
+        detached: true,
+        signal: call.signal,
+      });
+    } catch (error) {
+      if (refusedBeforeStart(error)) {
+        await release();
+        throw error;
+      }
+      // It may have run: later starts of this session are refused at once rather than run it again.
+      await recordLost(sandbox, options, sessionId, budget(options.timeouts.fileMs));
+      throw call.signal.aborted ? error : startLost(name, sessionId, error);
+    }
+    await recordStart(sandbox, options, sessionId, { cmdId: command.cmdId, timeoutMs: plan.timeoutMs }, call);
+    return { sessionId, commandId: command.cmdId };
+  });
+}
+
+/**
+ * Where a started command is, from Vercel's own record of it (`getCommand`):
+ * `running` while it has no exit code; then `exited` with it, or `null` when
+ * it was killed at its timeout. An unknown command (or one of an earlier
+ * session of a stopped sandbox) rejects `NOT_FOUND`.
+ */
+export function commandStatus(
+  context: VercelContext,
+  handle: unknown,
+  ref: CommandRef,
+  op?: OpOptions,
+): Promise<CommandStatus> {
+  return onCommand(context, handle, ref, op, "commandStatus", async (sandbox, command, call) => {
+    if (command.exitCode === null) return { state: "running", exitCode: null };
+    const timedOut = await ranOut(context.options, sandbox, ref, command, call);
+    return { state: "exited", exitCode: timedOut ? null : command.exitCode };
+  });
+}
+
+/**
+ * The command's output: all of it once it has exited (Vercel replays its log
+ * from the first line); while it runs, what the log stream delivers until it
+ * has been quiet for 200 ms (2 s at most). Capped at the runtime's `maxOutputBytes`.
+ */
+export function commandLogs(
+  context: VercelContext,
+  handle: unknown,
+  ref: CommandRef,
+  op?: OpOptions,
+): Promise<ExecResult> {
+  return onCommand(context, handle, ref, op, "commandLogs", async (sandbox, command, call) => {
+    const running = command.exitCode === null;
+    const output = new OutputCollector(context.options.maxOutputBytes);
+    await readLogs(command, output, running, call);
+    const timedOut = !running && (await ranOut(context.options, sandbox, ref, command, call));
+    return {
+      exitCode: running || timedOut ? null : command.exitCode,
+      stdout: output.stdout,
+      stderr: output.stderr,
+      truncated: output.truncated,
+      timedOut,
+      durationMs: running ? Math.max(0, Date.now() - command.startedAt) : (command.durationMs ?? 0),
+    };
+  });
+}
+
+/** Runs a status or logs call: the ref checked first, then `work` with the command as Vercel reports it. */
+async function onCommand<T>(
+  context: VercelContext,
+  handle: unknown,
+  ref: CommandRef,
+  op: OpOptions | undefined,
+  operation: string,
+  work: (sandbox: VercelSandbox, command: VercelCommand, call: OperationCall) => Promise<T>,
+): Promise<T> {
+  const valid = validateCommandRef(ref, PROVIDER);
+  return context.onSandbox(handle, op, operation, context.options.timeouts.lookupMs, async (sandbox, call) => {
+    let command: VercelCommand;
+    try {
+      command = await sandbox.getCommand(valid.commandId, { signal: call.signal });
+    } catch (error) {
+      if (isNotFound(error)) throw unknownCommand(valid);
+      throw error;
+    }
+    return work(sandbox, command, call);
+  });
+}
+
+/**
+ * True when an ended command was killed at its timeout: a signal's exit code
+ * (128 + n) after at least the timeout recorded at its start. Read only for
+ * such exit codes, so a normal exit costs no extra request.
+ */
+async function ranOut(
+  options: ResolvedOptions,
+  sandbox: VercelSandbox,
+  ref: CommandRef,
+  command: VercelCommand,
+  call: OperationCall,
+): Promise<boolean> {
+  if (command.exitCode === null || command.exitCode < 128) return false;
+  const timeoutMs = await recordedTimeoutMs(sandbox, options, ref.sessionId, command.cmdId, call);
+  const durationMs = command.durationMs ?? Date.now() - command.startedAt;
+  return timeoutMs !== undefined && durationMs >= timeoutMs - 50;
+}
+
+/** Reads the command's log stream into `output`: to its end, or while `live`, until it goes quiet. */
+async function readLogs(command: VercelCommand, output: OutputCollector, live: boolean, call: OperationCall) {
+  const stream = command.logs({ signal: call.signal });
+  const lines = stream[Symbol.asyncIterator]();
+  const until = Date.now() + LOGS_WINDOW_MS;
+  try {
+    for (;;) {
+      const next = lines.next();
+      const quiet = Math.min(LOGS_QUIET_MS, until - Date.now());
+      const line = live ? await Promise.race([next, delay(Math.max(0, quiet))]) : await next;
+      if (line === undefined) {
+        // Quiet long enough: the stream is closed, and the read it leaves pending ends with it.
+        next.catch(() => undefined);
+        return;
+      }
+      if (line.done) return;
+      output.push(line.value.stream, line.value.data);
+    }
+  } finally {
+    stream.close();
+  }
+}
+
+function delay(ms: number): Promise<undefined> {
+  return new Promise((resolve) => setTimeout(() => resolve(undefined), ms));
+}
+
+function startLost(name: string, sessionId: string, cause: unknown): SandportError {
+  return new SandportError({
+    code: "PROVIDER_UNAVAILABLE",
+    provider: PROVIDER,
+    retryable: false,
+    cause,
+    message: `vercel lost the answer to the start of session ${sessionId} in sandbox ${name}: its command may have run`,
+    details: { sandboxId: name, sessionId, outcomeUnknown: true },
+  });
+}
+
+function unknownCommand(ref: CommandRef): SandportError {
+  return new SandportError({
+    code: "NOT_FOUND",
+    provider: PROVIDER,
+    retryable: false,
+    message: `no command ${ref.commandId} in the current session of the sandbox (session id ${ref.sessionId})`,
+    details: { ...ref },
+  });
+}

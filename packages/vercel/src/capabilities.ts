@@ -1,0 +1,50 @@
+import type { DeclaredCapabilities } from "@sandport/core";
+
+/**
+ * What `VercelSandboxRuntime` declares beyond its methods. Structural
+ * capabilities (reattach, labelSearch, asyncExec, streaming, ports) follow
+ * from the methods it has; the rest:
+ *
+ * - `verifiedCleanup: true`: `destroy` deletes, then resolves only once the
+ *   list API no longer has the name (or has it with another creation time),
+ *   and rejects `DESTROY_UNVERIFIED` otherwise.
+ * - `lifecycle: "unknown"`: `stop` ends the session and `start` resumes the
+ *   sandbox (`get` with `resume`); the wire tests run them against the
+ *   emulator, and only a live canary can show the service resumes faithfully.
+ * - `warmLease: "unknown"`: an idle sandbox can be found by labels and
+ *   reused, but its session deadline may stop it in between; awaits a live canary.
+ * - `neverIdle: "unsupported"`: every Vercel session has a termination deadline.
+ * - `binaryOutput: "unsupported"`: Vercel's command log carries output as JSON
+ *   strings, so output events carry the text's UTF-8.
+ * - `pty: "not-exposed"`: Vercel opens interactive shells over a WebSocket
+ *   (`openInteractive`); the port has no PTY.
+ * - modes: `outputStreams: "separate"` (each log line says its stream);
+ *   `lifetime: "deadline"` (the session timeout is always sent);
+ *   `isolation: "microvm"` (Vercel runs each sandbox in a Firecracker
+ *   microVM); `filesystem: "unknown"` (sandboxes are created persistent, so
+ *   Vercel keeps the files across `stop` by snapshotting them; the emulator
+ *   keeps them by construction, so only a live run can prove it).
+ * - absent methods: `interactive` is `unsupported` (Vercel commands have no
+ *   stdin); `fileOps` is `not-exposed` (the API writes, reads and makes one
+ *   directory; listing, stat and removal exist only as commands, which this
+ *   adapter does not wrap); `detachedLaunch` is `unknown` (whether the create
+ *   answers before the session runs is not established).
+ *
+ * Snapshots, forks, network policy updates and drives exist in Vercel but
+ * have no place in the port (`sandbox-v1`), so this adapter does not reach them.
+ */
+export const vercelSandboxCapabilities: DeclaredCapabilities = Object.freeze({
+  warmLease: "unknown",
+  lifecycle: "unknown",
+  verifiedCleanup: true,
+  neverIdle: "unsupported",
+  binaryOutput: "unsupported",
+  pty: "not-exposed",
+  modes: Object.freeze({
+    outputStreams: "separate",
+    filesystem: "unknown",
+    lifetime: "deadline",
+    isolation: "microvm",
+  }),
+  absent: Object.freeze({ interactive: "unsupported", fileOps: "not-exposed", detachedLaunch: "unknown" }),
+});

@@ -1,0 +1,98 @@
+import { randomUUID } from "node:crypto";
+import {
+  composeShellCommand,
+  type ExecEvent,
+  type ExecRequest,
+  type ExecResult,
+  type OpOptions,
+  refuseReservedEnv,
+  toSandboxPath,
+  validateExecRequest,
+} from "@sandport/core";
+import { assertCommandFits, execEventStream, planStdin } from "@sandport/core/adapter";
+import type { VercelContext } from "./context.js";
+import { PROVIDER } from "./handle.js";
+import { EXEC_MARKER_ENV, RESERVED_ENV } from "./markers.js";
+import type { ResolvedOptions } from "./options.js";
+import { type CommandPlan, discardStdin, runCommand, stageStdin } from "./run-command.js";
+
+/**
+ * Validates a request and turns it into what Vercel takes: the program and
+ * its arguments, the working directory and the environment each in their own
+ * field (a `shell` script runs as `sh -c <script>`). Vercel has no stdin, so
+ * a request with stdin runs as `sh -c` reading it from base64 embedded in
+ * the script, or above 64 KiB from a file staged beside the workspace
+ * (`planStdin`). The timeout is the caller's, else the run budget.
+ */
+export function planCommand(options: ResolvedOptions, request: ExecRequest): CommandPlan {
+  const valid = validateExecRequest(request, { root: options.workspaceRoot, provider: PROVIDER });
+  refuseReservedEnv(valid.env, RESERVED_ENV, "env", PROVIDER);
+  const cwd = toSandboxPath(options.workspaceRoot, valid.cwd);
+  const marker = randomUUID();
+  const common = {
+    cwd,
+    env: { ...valid.env, [EXEC_MARKER_ENV]: marker },
+    marker,
+    timeoutMs: valid.timeoutMs ?? options.runBudgetMs,
+    maxOutputBytes: valid.maxOutputBytes ?? options.maxOutputBytes,
+  };
+  if (valid.stdin === undefined) {
+    const [cmd, ...args] = valid.argv ? [...valid.argv] : ["sh", "-c", valid.shell as string];
+    // Linux refuses any one argument over 128 KiB; say so before sending it.
+    for (const argument of args) assertCommandFits(argument, PROVIDER);
+    return { cmd: cmd as string, args, ...common };
+  }
+  const staging = { cwd, scratchDirectory: options.stdinDirectory, name: randomUUID() };
+  const stdin = planStdin(composeShellCommand({ request: valid }), valid.stdin, staging);
+  assertCommandFits(stdin.command, PROVIDER);
+  return { cmd: "sh", args: ["-c", stdin.command], ...common, ...(stdin.upload ? { stdinUpload: stdin.upload } : {}) };
+}
+
+/**
+ * Runs a command to completion; non-zero exits, timeouts and truncation are
+ * results. The call's deadline is the command's run budget plus
+ * `execGraceMs`, so the command's own timeout always fires first.
+ */
+export function exec(
+  context: VercelContext,
+  handle: unknown,
+  request: ExecRequest,
+  op?: OpOptions,
+): Promise<ExecResult> {
+  return runPlanned(context, handle, request, op, "exec");
+}
+
+/** Runs a command and yields `started`, output chunks as Vercel streams them, then `exited`. */
+export function execStream(
+  context: VercelContext,
+  handle: unknown,
+  request: ExecRequest,
+  op?: OpOptions,
+): AsyncGenerator<ExecEvent> {
+  return execEventStream((emit, stop) => runPlanned(context, handle, request, op, "execStream", stop, emit));
+}
+
+async function runPlanned(
+  context: VercelContext,
+  handle: unknown,
+  request: ExecRequest,
+  op: OpOptions | undefined,
+  operation: "exec" | "execStream",
+  stop?: AbortSignal,
+  emit?: (event: ExecEvent) => void,
+): Promise<ExecResult> {
+  const plan = planCommand(context.options, request);
+  const deadlineMs = plan.timeoutMs + context.options.timeouts.execGraceMs;
+  return context.onSandbox(handle, op, operation, deadlineMs, async (sandbox, call, name) => {
+    context.markCommandRun(name);
+    const signal = stop ? AbortSignal.any([call.signal, stop]) : call.signal;
+    await stageStdin(sandbox, plan, { signal });
+    try {
+      return await runCommand(sandbox, plan, signal, emit);
+    } catch (error) {
+      // A start that ran nothing left its staged stdin behind.
+      if (!signal.aborted) await discardStdin(sandbox, plan);
+      throw error;
+    }
+  });
+}

@@ -1,0 +1,168 @@
+import { randomUUID } from "node:crypto";
+import {
+  invalidRequest,
+  type LaunchSpec,
+  type OpOptions,
+  type ResourceLimits,
+  refuseReservedEnv,
+  SandportError,
+  unsupported,
+  validateLaunchSpec,
+} from "@sandport/core";
+import { isOutcomeUnknown, launchFailure } from "@sandport/core/adapter";
+import { budget, type VercelContext } from "./context.js";
+import { isAlreadyExists, mapVercelError } from "./errors.js";
+import { PROVIDER, type VercelSandboxHandle } from "./handle.js";
+import type { VercelCreateParams } from "./internal/sdk-types.js";
+import { RESERVED_ENV } from "./markers.js";
+import { MAX_LABELS, MAX_NAME_LENGTH } from "./ownership.js";
+import { isOutcomeUnknownRequest } from "./transport.js";
+import { makeDirectory } from "./workspace.js";
+
+/** Most ports a sandbox may declare. */
+export const MAX_PORTS = 15;
+/** Memory Vercel gives each vCPU, in MiB. */
+const MEMORY_PER_VCPU_MIB = 2048;
+
+/**
+ * Creates a sandbox named `<namePrefix><launch key>`, tagged with the caller's
+ * labels and `sandport.owner`, with an explicit lifetime, vCPUs, network
+ * policy, env, declared ports and persistence; then creates the workspace
+ * directory. Everything Vercel would refuse for a known reason (too many
+ * labels or ports, a name too long, resources it cannot give) is refused
+ * before any request.
+ *
+ * The create is not cancelled when the caller's signal fires (the call still
+ * rejects at once): it runs on until the launch deadline, and whatever it
+ * produces is destroyed in the background (`settle()` waits for it). Other
+ * failures after the sandbox exists destroy it too. A create whose outcome
+ * is unknown (lost connection, 5xx, or the name already taken, which only
+ * that create can have done) rejects saying so, with the launch key to search.
+ */
+export function launch(context: VercelContext, spec: LaunchSpec = {}, op?: OpOptions): Promise<VercelSandboxHandle> {
+  const { options, ownership } = context;
+  let abandoned: ((error: SandportError) => void) | undefined;
+  const launching = context.operations.run(
+    op,
+    { operation: "launch" },
+    options.timeouts.launchMs,
+    async (call): Promise<VercelSandboxHandle> => {
+      const valid = validateLaunchSpec(spec, PROVIDER);
+      refuseReservedEnv(valid.env, RESERVED_ENV, "env", PROVIDER);
+      const launchKey = valid.launchKey ?? randomUUID();
+      const { name, tags } = ownership.encode(options.owner, valid.labels, launchKey);
+      if (name.length > MAX_NAME_LENGTH) {
+        throw invalidRequest(
+          `launchKey makes the sandbox name ${name.length} characters long; the most is ${MAX_NAME_LENGTH}`,
+          { field: "launchKey" },
+          PROVIDER,
+        );
+      }
+      if (Object.keys(valid.labels ?? {}).length > MAX_LABELS) {
+        throw invalidRequest(
+          `Vercel keeps 5 tags per sandbox and one holds the ownership marker: at most ${MAX_LABELS} labels`,
+          { field: "labels" },
+          PROVIDER,
+        );
+      }
+      const ports = [...(valid.ports ?? [])];
+      if (ports.length > MAX_PORTS) {
+        throw invalidRequest(`Vercel exposes at most ${MAX_PORTS} ports per sandbox`, { field: "ports" }, PROVIDER);
+      }
+      const vcpus = vcpusFor(valid.resources, options.vcpus);
+      const sdk = await context.sdk();
+      if (options.region !== undefined && sdk.DEFAULT_SANDBOX_REGION === undefined) {
+        throw unsupported(PROVIDER, "region", "this @vercel/sandbox version does not send one (3.5 does)");
+      }
+      // A caller that gave up while the SDK loaded sends nothing.
+      if (call.signal.aborted) throw call.signal.reason;
+      const params: VercelCreateParams = {
+        // Not the caller's signal: a create already sent is left to finish (or to reach the deadline), then reclaimed.
+        ...context.connection(budget(call.remainingMs())),
+        name,
+        ...((valid.template ?? options.image) ? { image: valid.template ?? options.image } : {}),
+        ports,
+        timeout: valid.lifetimeMs ?? options.lifetimeMs,
+        resources: { vcpus },
+        env: { ...valid.env },
+        tags: { ...tags },
+        networkPolicy: (valid.network ?? options.network) ? "allow-all" : "deny-all",
+        persistent: true,
+        ...(options.region === undefined ? {} : { region: options.region }),
+      };
+      const creation = sdk.Sandbox.create(params);
+      let created = false;
+      abandoned = (error) =>
+        context.reclaimLaunch({ creation, idOf: (sandbox) => sandbox.name, launchKey, error, created });
+      const sandbox = await creation.catch((error: unknown) => {
+        throw launchError(error, launchKey);
+      });
+      created = true;
+      context.remember(sandbox);
+      if (options.region !== undefined && sandbox.region !== options.region) {
+        throw unsupported(PROVIDER, "region", `asked for ${options.region}, Vercel created it in ${sandbox.region}`);
+      }
+      await makeDirectory(sandbox, options.workspaceRoot, call);
+      context.markPristine(name);
+      return {
+        id: name,
+        provider: PROVIDER,
+        labels: Object.freeze({ ...valid.labels }),
+        createdAt: sandbox.createdAt.toISOString(),
+      };
+    },
+  );
+  return launching.catch((error: SandportError) => {
+    abandoned?.(error);
+    throw error;
+  });
+}
+
+/**
+ * vCPUs for a launch's resource limits: `cpus` must be a whole number of
+ * vCPUs (1-8) and `memoryMiB` the 2048 MiB per vCPU that comes with them;
+ * Vercel has no process limit. Anything else is `UNSUPPORTED`.
+ */
+function vcpusFor(resources: ResourceLimits | undefined, fallback: number): number {
+  if (resources === undefined) return fallback;
+  if (resources.maxProcesses !== undefined) {
+    throw unsupported(PROVIDER, "resources.maxProcesses", "Vercel has no process limit");
+  }
+  const fromMemory = resources.memoryMiB === undefined ? undefined : resources.memoryMiB / MEMORY_PER_VCPU_MIB;
+  const vcpus = resources.cpus ?? fromMemory ?? fallback;
+  if (!Number.isInteger(vcpus) || vcpus < 1 || vcpus > 8) {
+    throw unsupported(PROVIDER, "resources", "Vercel gives 1-8 whole vCPUs with 2048 MiB of memory each");
+  }
+  if (fromMemory !== undefined && fromMemory !== vcpus) {
+    throw unsupported(
+      PROVIDER,
+      "resources.memoryMiB",
+      `Vercel gives ${vcpus * MEMORY_PER_VCPU_MIB} MiB with ${vcpus} vCPUs`,
+    );
+  }
+  return vcpus;
+}
+
+/**
+ * A failed create, saying whether the sandbox may exist anyway and under
+ * which launch key to look. A name already taken can only be this create's
+ * own earlier attempt, so it counts as unknown too; an unknown outcome is
+ * retryable (safe to launch again once the launch key has been searched,
+ * which the orchestrator does first).
+ */
+function launchError(error: unknown, launchKey: string): SandportError {
+  const mapped = mapVercelError(error, { operation: "launch" });
+  const taken = isAlreadyExists(error);
+  const outcomeUnknown = taken || isOutcomeUnknownRequest(error) || isOutcomeUnknown(mapped);
+  const worded = outcomeUnknown
+    ? new SandportError({
+        code: taken ? "PROVIDER_UNAVAILABLE" : mapped.code,
+        provider: PROVIDER,
+        retryable: true,
+        cause: error,
+        message: mapped.message,
+        details: mapped.details,
+      })
+    : mapped;
+  return launchFailure(error, worded, launchKey, { outcomeUnknown });
+}

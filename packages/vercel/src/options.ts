@@ -1,0 +1,171 @@
+import type { OperationTimeouts, SandportError } from "@sandport/core";
+import { type CommonRuntimeOptions, OptionReader, type ResolvedCommonOptions } from "@sandport/core/adapter";
+import { PROVIDER } from "./handle.js";
+import type { VercelSdkSource } from "./internal/sdk.js";
+import { MAX_NAME_LENGTH, NAME_CHARACTERS } from "./ownership.js";
+
+/**
+ * Options of {@link VercelSandboxRuntime}. Nothing is read from the
+ * environment: every value comes from here. The common options (`owner`,
+ * `runBudgetMs`, `maxOutputBytes`, `timeouts`) mean what they mean in every runtime.
+ */
+export interface VercelSandboxRuntimeOptions extends CommonRuntimeOptions {
+  /**
+   * A Vercel access token. Required. A JWT-shaped token (three dot-separated
+   * parts, as Vercel OIDC tokens are) is refused: the SDK would replace it
+   * through an OIDC refresh that reads `VERCEL_OIDC_TOKEN` and the CLI's files.
+   */
+  readonly token: string;
+  /** The team (`team_…`). Required: without it the SDK falls back to ambient credentials. */
+  readonly teamId: string;
+  /** The project every sandbox is created in (`prj_…`). Required, for the same reason. */
+  readonly projectId: string;
+  /**
+   * The start of every sandbox name this runtime creates, and its ownership
+   * boundary: a name outside it is never reattached, stopped, started or
+   * destroyed. 1-92 characters of `[A-Za-z0-9._-]`, starting with a letter
+   * or digit (a name is at most 128, 36 of them for the launch key).
+   * Default `sandport-<owner>-`.
+   */
+  readonly namePrefix?: string;
+  /**
+   * Absolute directory inside the sandbox that holds the workspace
+   * (`<homeDirectory>/workspace`, created at launch) and this runtime's
+   * records (`<homeDirectory>/.sandport`). Default `/vercel/sandbox`, the
+   * directory Vercel starts commands in.
+   */
+  readonly homeDirectory?: string;
+  /** Image when `LaunchSpec.template` is absent. Default: Vercel's default image (none is sent). */
+  readonly image?: string;
+  /** vCPUs of each sandbox (Vercel gives 2048 MB of memory per vCPU), 1-8. Always sent. Default 2. */
+  readonly vcpus?: number;
+  /** Region to create sandboxes in (`iad1`, `fra1`, ...). Default: none sent (Vercel's `iad1`). */
+  readonly region?: string;
+  /**
+   * Session lifetime in ms when `LaunchSpec.lifetimeMs` is absent: the session
+   * stops at this deadline (the files of the persistent sandbox stay). Always
+   * sent. Default 1 800 000 (30 minutes).
+   */
+  readonly lifetimeMs?: number;
+  /** Outbound network when `LaunchSpec.network` is absent: `allow-all` or `deny-all`, always sent. Default `true`. */
+  readonly network?: boolean;
+  /** Page size of the list API, 1-100. Default 100. */
+  readonly listPageSize?: number;
+  /**
+   * How long, in ms, the background cleanup of an abandoned launch (a create
+   * that outlived its caller's abort or deadline) may take in all. Default 120 000.
+   */
+  readonly orphanCleanupMs?: number;
+  /**
+   * The `fetch` every SDK request goes through (the SDK's base URL
+   * `https://vercel.com/api` is fixed): a proxy, or an emulator's. Default:
+   * the platform's `fetch`.
+   */
+  readonly fetch?: typeof globalThis.fetch;
+  /** Replaces loading `@vercel/sandbox`: a module, or a function that loads one. For tests and bundlers. */
+  readonly sdk?: VercelSdkSource;
+  /**
+   * Called once for each failure of background cleanup (destroying what an
+   * abandoned launch created). The failure is also kept for `settle()`.
+   */
+  readonly onBackgroundError?: (error: SandportError) => void;
+}
+
+/** Options after defaults and validation. */
+export interface ResolvedOptions extends ResolvedCommonOptions {
+  readonly token: string;
+  readonly teamId: string;
+  readonly projectId: string;
+  readonly namePrefix: string;
+  readonly homeDirectory: string;
+  /** `<homeDirectory>/workspace`. */
+  readonly workspaceRoot: string;
+  /** `<homeDirectory>/.sandport/sessions`: one directory per async command session. */
+  readonly sessionDirectory: string;
+  /** `<homeDirectory>/.sandport/stdin`: stdin too large to embed in a command is staged here. */
+  readonly stdinDirectory: string;
+  readonly image: string | undefined;
+  readonly vcpus: number;
+  readonly region: string | undefined;
+  readonly lifetimeMs: number;
+  readonly network: boolean;
+  readonly listPageSize: number;
+  readonly orphanCleanupMs: number;
+  readonly fetch: typeof globalThis.fetch | undefined;
+}
+
+/**
+ * Default per-call deadlines, used when a call's `OpOptions.timeoutMs` is
+ * absent. `launchMs` covers the create and the workspace directory;
+ * `lookupMs` also bounds `startCommand`, `commandStatus`, `commandLogs` and
+ * `portEndpoint`.
+ */
+export const DEFAULT_VERCEL_SANDBOX_TIMEOUTS: OperationTimeouts = Object.freeze({
+  launchMs: 120_000,
+  lookupMs: 60_000,
+  fileMs: 120_000,
+  destroyMs: 60_000,
+  lifecycleMs: 120_000,
+  execGraceMs: 30_000,
+});
+
+/** Most vCPUs a sandbox can have. */
+const MAX_VCPUS = 8;
+/** The longest lifetime accepted, 24 hours; the plan's own maximum may be lower (Vercel then refuses the create). */
+const MAX_LIFETIME_MS = 24 * 60 * 60 * 1000;
+/** Room a name must leave after the prefix for a launch key (a UUID is 36 characters). */
+const LAUNCH_KEY_ROOM = 36;
+
+/** Validates options and fills defaults. Throws `INVALID_REQUEST`; does no I/O. */
+export function resolveOptions(given: VercelSandboxRuntimeOptions): ResolvedOptions {
+  const read = new OptionReader("VercelSandboxRuntime", PROVIDER);
+  const options = read.object(given);
+  const common = read.common(options, {
+    runBudgetMs: 600_000,
+    maxOutputBytes: 16 * 1024 * 1024,
+    timeouts: DEFAULT_VERCEL_SANDBOX_TIMEOUTS,
+  });
+  const token = read.requiredText(options.token, "token", "nothing is read from VERCEL_OIDC_TOKEN or the CLI");
+  if (token.split(".").length === 3) {
+    throw read.refuse(
+      "token",
+      "looks like a JWT (a Vercel OIDC token): the SDK would refresh it from VERCEL_OIDC_TOKEN and the CLI's files; pass an access token",
+    );
+  }
+  const namePrefix = read.text(options.namePrefix, "namePrefix") ?? `sandport-${common.owner}-`;
+  const longest = MAX_NAME_LENGTH - LAUNCH_KEY_ROOM;
+  if (!/^[A-Za-z0-9]/.test(namePrefix) || !NAME_CHARACTERS.test(namePrefix) || namePrefix.length > longest) {
+    throw read.refuse(
+      "namePrefix",
+      `must be 1-${longest} characters of [A-Za-z0-9._-], starting with a letter or digit (a name leaves ${LAUNCH_KEY_ROOM} for the launch key)`,
+    );
+  }
+  const homeDirectory = read.absolutePath(options.homeDirectory, "homeDirectory") ?? "/vercel/sandbox";
+  const base = homeDirectory === "/" ? "" : homeDirectory;
+  const lifetimeMs = read.durationMs(options.lifetimeMs, "lifetimeMs") ?? 1_800_000;
+  if (lifetimeMs > MAX_LIFETIME_MS) throw read.refuse("lifetimeMs", `must be at most ${MAX_LIFETIME_MS} (24 hours)`);
+  read.callback(options.onBackgroundError, "onBackgroundError");
+  return {
+    ...common,
+    token,
+    teamId: read.requiredText(options.teamId, "teamId", "nothing is read from the environment or .vercel/project.json"),
+    projectId: read.requiredText(
+      options.projectId,
+      "projectId",
+      "nothing is read from the environment or .vercel/project.json",
+    ),
+    namePrefix,
+    homeDirectory,
+    workspaceRoot: `${base}/workspace`,
+    sessionDirectory: `${base}/.sandport/sessions`,
+    stdinDirectory: `${base}/.sandport/stdin`,
+    image: read.text(options.image, "image"),
+    vcpus: read.integer(options.vcpus, "vcpus", 1, MAX_VCPUS) ?? 2,
+    region: read.text(options.region, "region"),
+    lifetimeMs,
+    network: read.boolean(options.network, "network") ?? true,
+    listPageSize: read.integer(options.listPageSize, "listPageSize", 1, 100) ?? 100,
+    orphanCleanupMs: read.durationMs(options.orphanCleanupMs, "orphanCleanupMs") ?? 120_000,
+    fetch: read.callback(options.fetch, "fetch"),
+  };
+}

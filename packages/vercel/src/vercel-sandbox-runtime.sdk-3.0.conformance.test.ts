@@ -1,0 +1,5 @@
+// The shared conformance suite through VercelSandboxRuntime and @vercel/sandbox 3.0.0 (the
+// oldest in range, installed as vercel-sandbox-3.0), against the Vercel emulator.
+import { describeVercelConformance } from "../test/conformance.js";
+
+describeVercelConformance("3.0");

@@ -1,0 +1,35 @@
+// Round trips of the standard workload through VercelSandboxRuntime and the real @vercel/sandbox SDK,
+// counted by the Vercel emulator from @sandport/testkit (see workload.mjs).
+import assert from "node:assert/strict";
+import { countRoundTrips, loadBuilt } from "./workload.mjs";
+
+const { VercelSandboxRuntime } = await loadBuilt("vercel");
+const { startVercelEmulator } = await loadBuilt("testkit", "emulators/vercel");
+
+const emulator = await startVercelEmulator();
+try {
+  const runtime = new VercelSandboxRuntime({
+    ...emulator.credentials,
+    fetch: emulator.fetch,
+    owner: "round-trip-count",
+  });
+  await countRoundTrips({
+    title: "VercelSandboxRuntime (real @vercel/sandbox SDK against the Vercel emulator)",
+    runtime,
+    routes: () => emulator.requests.map((request) => request.route),
+    // Create, one upload, three commands, two reads, one delete. ComputeSDK 4.1.4 with @computesdk/vercel 1.7.31,
+    // counted against a local fake of the API (reached only by patching the global fetch): 31.
+    apiMinimum: 8,
+    peers: [{ name: "ComputeSDK", requests: 31 }],
+    notes: [
+      "launch  +1  mkdir creates the workspace directory, so commands can run in it before any file is written",
+      "reads   +1 each  a `realpath -m` command refuses paths that leave the workspace through a symlink;",
+      "                 skipped while no command has run in a sandbox this runtime launched (the write above)",
+      "destroy +1  a listing after the delete proves the sandbox is gone (verified cleanup)",
+    ],
+  });
+  assert.deepEqual(emulator.unknownRoutes, []);
+  assert.equal(emulator.liveSandboxes().length, 0);
+} finally {
+  await emulator.stop();
+}
