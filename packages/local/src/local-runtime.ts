@@ -8,7 +8,6 @@ import {
   type ExecResult,
   type FileInfo,
   type FileInput,
-  invalidRequest,
   type Labels,
   type LaunchSpec,
   MAX_TIMEOUT_MS,

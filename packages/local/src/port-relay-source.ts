@@ -22,7 +22,7 @@ export const TUNNEL_REFUSED = 0;
  *
  * Plain CommonJS in a string, written to the ports directory at launch.
  */
-export const RELAY_SOURCE = String.raw`
+export const RELAY_SOURCE = `
 "use strict";
 const net = require("node:net");
 const directory = ${JSON.stringify(RELAY_PORTS_DIRECTORY)};

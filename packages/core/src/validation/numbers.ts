@@ -1,5 +1,4 @@
 import { invalidRequest } from "../errors/factories.js";
-import { SandportError } from "../errors/sandport-error.js";
 
 /** Largest timeout accepted anywhere: what a Node timer can hold (~24.8 days). */
 export const MAX_TIMEOUT_MS = 2_147_483_647;

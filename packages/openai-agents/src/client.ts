@@ -1,0 +1,116 @@
+import type {
+  Manifest,
+  SandboxClient,
+  SandboxClientCreateArgs,
+  SandboxClientOptions,
+  SandboxSessionSerializationOptions,
+} from "@openai/agents-core/sandbox";
+import type { LaunchSpec, SandboxHandle, SandboxRuntime } from "@sandport/core";
+import { loadAgentsSdk } from "./internal/sdk.js";
+import { planManifest, rootedManifest } from "./manifest.js";
+import { SandportSandboxSession, type SandportSessionState } from "./session.js";
+
+/** What {@link SandportSandboxClient} is built from. */
+export interface SandportSandboxClientOptions<H extends SandboxHandle = SandboxHandle> {
+  /** The runtime every session's sandbox is launched in. */
+  readonly runtime: SandboxRuntime<H>;
+  /** How each sandbox is launched (labels, env, ports, ...). Default: `{}`. */
+  readonly launch?: LaunchSpec;
+}
+
+/**
+ * An OpenAI Agents `SandboxClient` that launches one Sandport sandbox per
+ * session, on any runtime: pass it as `run(agent, input, { sandbox: { client } })`.
+ * `create` checks the manifest before launching (entries the port cannot
+ * write are refused with `SandboxUnsupportedFeatureError`, nothing launched);
+ * `delete` destroys the sandbox; sessions serialise to their handle and
+ * `resume` finds the sandbox again by id (needs the runtime's `getById`).
+ */
+export class SandportSandboxClient<H extends SandboxHandle = SandboxHandle>
+  implements SandboxClient<SandboxClientOptions, SandportSessionState<H>>
+{
+  /** The backend id RunState records: `"sandport"`. */
+  readonly backendId = "sandport";
+  /** The runtime sessions run on. */
+  readonly runtime: SandboxRuntime<H>;
+  readonly #launch: LaunchSpec;
+
+  constructor(options: SandportSandboxClientOptions<H>) {
+    this.runtime = options.runtime;
+    this.#launch = options.launch ?? {};
+  }
+
+  /** Launches a sandbox for a new session. The manifest is written when the session starts. */
+  async create(
+    args?: SandboxClientCreateArgs<SandboxClientOptions> | Manifest,
+    manifestOptions?: SandboxClientOptions,
+  ): Promise<SandportSandboxSession<H>> {
+    const sdk = await loadAgentsSdk();
+    const normalized = sdk.normalizeSandboxClientCreateArgs(args, manifestOptions);
+    if (normalized.snapshot !== undefined) {
+      throw new sdk.SandboxUnsupportedFeatureError("Sandport sessions cannot start from a workspace snapshot", {
+        provider: this.runtime.provider,
+        feature: "snapshot",
+      });
+    }
+    const manifest = rootedManifest(sdk, normalized.manifest, this.runtime.workspaceRoot, this.runtime.provider);
+    planManifest(sdk, this.runtime, manifest);
+    const sandbox = await this.runtime.launch(this.#launch);
+    return new SandportSandboxSession({
+      runtime: this.runtime,
+      state: { manifest, environment: {}, sandbox, workspaceReady: false },
+    });
+  }
+
+  /** Destroys the session's sandbox. */
+  async delete(state: SandportSessionState<H>): Promise<void> {
+    await this.runtime.destroy(state.sandbox);
+  }
+
+  /** What RunState keeps of a session besides the manifest: the handle and the resolved environment. */
+  async serializeSessionState(
+    state: SandportSessionState<H>,
+    _options?: SandboxSessionSerializationOptions,
+  ): Promise<Record<string, unknown>> {
+    return { sandbox: structuredClone(state.sandbox), environment: { ...state.environment } };
+  }
+
+  /** Rebuilds a session state from {@link serializeSessionState}'s record and the manifest RunState kept. */
+  async deserializeSessionState(state: Record<string, unknown>): Promise<SandportSessionState<H>> {
+    const sdk = await loadAgentsSdk();
+    const sandbox = state.sandbox as H | undefined;
+    if (typeof sandbox?.id !== "string" || sandbox.provider !== this.runtime.provider) {
+      throw new sdk.SandboxConfigurationError(`the session state names no ${this.runtime.provider} sandbox`, {
+        provider: this.runtime.provider,
+      });
+    }
+    const manifest = new sdk.Manifest(state.manifest as ConstructorParameters<typeof sdk.Manifest>[0]);
+    return {
+      ...state,
+      manifest,
+      sandbox,
+      environment: { ...((state.environment as Record<string, string> | undefined) ?? {}) },
+      workspaceReady: true,
+    };
+  }
+
+  /** Reconnects to a session's sandbox by id (the runtime's `getById`); a sandbox that is gone is an error. */
+  async resume(state: SandportSessionState<H>): Promise<SandportSandboxSession<H>> {
+    const sdk = await loadAgentsSdk();
+    const getById = this.runtime.getById;
+    if (typeof getById !== "function") {
+      throw new sdk.SandboxUnsupportedFeatureError(`${this.runtime.provider} has no getById: sessions cannot resume`, {
+        provider: this.runtime.provider,
+        feature: "resume",
+      });
+    }
+    const sandbox = await getById.call(this.runtime, state.sandbox.id);
+    if (sandbox === undefined) {
+      throw new sdk.SandboxLifecycleError(`sandbox ${state.sandbox.id} is gone: the session cannot resume`, {
+        provider: this.runtime.provider,
+        sandboxId: state.sandbox.id,
+      });
+    }
+    return new SandportSandboxSession({ runtime: this.runtime, state: { ...state, sandbox } });
+  }
+}

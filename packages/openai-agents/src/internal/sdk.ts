@@ -1,0 +1,50 @@
+import type * as AgentsCore from "@openai/agents-core";
+import type * as AgentsSandbox from "@openai/agents-core/sandbox";
+import { createSdkLoader, type SdkLoader } from "@sandport/core/adapter";
+
+/**
+ * The slice of `@openai/agents-core` the bridge uses at run time: the sandbox
+ * module (its error classes, `Manifest`, argument normalisation) plus the root
+ * module's V4A `applyDiff`, which the editor applies patches with.
+ */
+export type AgentsSdk = typeof AgentsSandbox & Pick<typeof AgentsCore, "applyDiff">;
+
+/**
+ * The loader of `@openai/agents-core`, the only run-time import of it in the
+ * package. Importing `@sandport/openai-agents` loads nothing; the first session
+ * operation does. A failure is `SDK_UNAVAILABLE` naming the package and the
+ * supported range (the peer dependency range).
+ */
+export const loadAgentsSdk: SdkLoader<AgentsSdk> = createSdkLoader<AgentsSdk>({
+  provider: "openai-agents",
+  adapterPackage: "@sandport/openai-agents",
+  range: ">=0.20.0 <0.21.0",
+  packages: [
+    {
+      name: "@openai/agents-core",
+      load: async () => {
+        const [sandbox, core] = await Promise.all([
+          import("@openai/agents-core/sandbox"),
+          import("@openai/agents-core"),
+        ]);
+        return { ...sandbox, applyDiff: core.applyDiff };
+      },
+    },
+  ],
+  requiredMembers: [
+    "Manifest",
+    "SandboxUnsupportedFeatureError",
+    "SandboxConfigurationError",
+    "SandboxWorkspaceReadNotFoundError",
+    "SandboxApplyPatchFileNotFoundError",
+    "SandboxApplyPatchDiffError",
+    "SandboxApplyPatchDecodeError",
+    "SandboxExposedPortUnavailableError",
+    "normalizeSandboxClientCreateArgs",
+    "permissionsForSandboxEntry",
+    "recordExposedPortEndpoint",
+    "SandboxError",
+    "SandboxLifecycleError",
+    "applyDiff",
+  ],
+});
