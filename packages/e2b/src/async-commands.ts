@@ -55,7 +55,7 @@ export async function startCommand(
   const commandId = randomUUID();
   const script = asyncScript({ command: plan.command, cwd: plan.cwd, timeoutMs: plan.timeoutMs, files, commandId });
   return context.onSandbox(handle, op, "startCommand", context.options.timeouts.lookupMs, async (sandbox, call, id) => {
-    context.markCommandRun(id);
+    context.known.markCommandRun(id);
     await stageStdin(sandbox, plan, call);
     let output = "";
     let lineSeen: () => void = () => {};

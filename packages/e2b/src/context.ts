@@ -4,6 +4,7 @@ import {
   type ErrorSite,
   foreignSandbox,
   isOwnedBy,
+  KnownSandboxes,
   type OperationCall,
   OperationRunner,
   type SdkLoader,
@@ -41,9 +42,8 @@ export class E2BContext {
   /** Every port method's frame: `runOperation` with E2B's errors, handles checked first. */
   readonly #operations = new OperationRunner({ provider: PROVIDER, mapError: mapE2BError, sandboxIdOf });
   readonly #instances = new Map<string, Promise<E2BSandbox>>();
-  readonly #owned = new Set<string>();
-  /** Sandboxes launched here in which no command has run yet: nothing in them can be a symlink. */
-  readonly #pristine = new Set<string>();
+  /** Which sandboxes are ours, and which no command has touched since this runtime launched them. */
+  readonly known = new KnownSandboxes();
 
   constructor(options: ResolvedOptions, sdk?: E2BSdkSource, onBackgroundError?: (error: SandportError) => void) {
     this.options = options;
@@ -110,42 +110,16 @@ export class E2BContext {
     return this.options.sandboxUrl ?? `https://${ENVD_PORT}-${sandboxId}.${this.options.domain}`;
   }
 
-  /** Records that `sandboxId` carries our ownership marker. */
-  markOwned(sandboxId: string): void {
-    this.#owned.add(sandboxId);
-  }
-
-  /** True when this runtime launched or verified `sandboxId`. */
-  knownOwned(sandboxId: string): boolean {
-    return this.#owned.has(sandboxId);
-  }
-
   /** Keeps a connected instance for later calls on the same sandbox. */
   remember(sandbox: E2BSandbox): void {
-    this.#owned.add(sandbox.sandboxId);
+    this.known.markOwned(sandbox.sandboxId);
     this.#instances.set(sandbox.sandboxId, Promise.resolve(sandbox));
-  }
-
-  /** Records that `sandboxId` was just launched here: only this runtime's file writes have touched it. */
-  markPristine(sandboxId: string): void {
-    this.#pristine.add(sandboxId);
-  }
-
-  /** Records that a command is about to run in `sandboxId` (it may create symlinks from now on). */
-  markCommandRun(sandboxId: string): void {
-    this.#pristine.delete(sandboxId);
-  }
-
-  /** True while no command has run in a sandbox launched by this runtime. */
-  isPristine(sandboxId: string): boolean {
-    return this.#pristine.has(sandboxId);
   }
 
   /** Drops everything known about a sandbox (after destroy or pause). */
   forget(sandboxId: string, options: { readonly keepOwnership?: boolean } = {}): void {
     this.#instances.delete(sandboxId);
-    this.#pristine.delete(sandboxId);
-    if (!options.keepOwnership) this.#owned.delete(sandboxId);
+    this.known.forget(sandboxId, options);
   }
 
   /**
@@ -163,13 +137,13 @@ export class E2BContext {
       throw mapE2BError(error, { operation, sandboxId });
     }
     if (!isOwnedBy(info.metadata, this.options.owner)) throw foreignSandbox(PROVIDER, sandboxId, operation);
-    this.#owned.add(sandboxId);
+    this.known.markOwned(sandboxId);
     return info;
   }
 
   /** Rejects `FOREIGN_SANDBOX` or `NOT_FOUND` unless `sandboxId` is ours; one lookup unless already known. */
   async assertOwned(sandboxId: string, operation: string, timing: CallTiming): Promise<void> {
-    if (this.#owned.has(sandboxId)) return;
+    if (this.known.isOwned(sandboxId)) return;
     if (!(await this.ownedInfo(sandboxId, operation, timing))) throw sandboxNotFound(PROVIDER, sandboxId, operation);
   }
 

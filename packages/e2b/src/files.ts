@@ -4,12 +4,12 @@ import {
   type FileKind,
   normalizeWorkspacePath,
   type OpOptions,
-  SandportError,
   toSandboxPath,
   validateFiles,
 } from "@sandport/core";
 import {
   checkSymlinkGuard,
+  chmodFailure,
   chmodScript,
   type GuardedPath,
   modesToSet,
@@ -53,14 +53,7 @@ export async function writeFiles(
     const modes = modesToSet(valid, WRITTEN_MODE);
     if (modes.size === 0) return;
     const result = await runScript(context, id, sandbox, chmodScript(modes), call);
-    if (result.exitCode === 0) return;
-    throw new SandportError({
-      code: "UNEXPECTED",
-      provider: PROVIDER,
-      retryable: false,
-      message: `e2b wrote the files but could not set their modes: ${result.stderr.trim() || `exit ${result.exitCode}`}`,
-      details: { sandboxId: id, exitCode: result.exitCode },
-    });
+    if (result.exitCode !== 0) throw chmodFailure(PROVIDER, id, result.exitCode, result.stderr);
   });
 }
 
@@ -160,7 +153,7 @@ async function guard(
   call: OperationCall,
   paths: readonly GuardedPath[],
 ): Promise<void> {
-  if (context.isPristine(sandboxId)) return;
+  if (context.known.isPristine(sandboxId)) return;
   const result = await runScript(context, sandboxId, sandbox, symlinkGuardScript(paths), call);
   checkSymlinkGuard(paths, result, PROVIDER);
 }

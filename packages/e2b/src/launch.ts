@@ -67,7 +67,7 @@ export function launch(context: E2BContext, spec: LaunchSpec = {}, op?: OpOption
         throw launchError(error, launchKey);
       });
       created = true;
-      context.markOwned(sandbox.sandboxId);
+      context.known.markOwned(sandbox.sandboxId);
       // Destroyed in the background like any launch that fails after the create.
       if (!options.allowPublicTraffic && !sandbox.trafficAccessToken) throw publicDespiteRequest(sandbox.sandboxId);
       if (options.sandboxUrl === undefined) {
@@ -76,7 +76,7 @@ export function launch(context: E2BContext, spec: LaunchSpec = {}, op?: OpOption
       }
       await sandbox.files.makeDir(options.workspaceRoot, { requestTimeoutMs: call.remainingMs(), signal: call.signal });
       context.remember(sandbox);
-      context.markPristine(sandbox.sandboxId);
+      context.known.markPristine(sandbox.sandboxId);
       return { id: sandbox.sandboxId, provider: PROVIDER, labels: Object.freeze({ ...valid.labels }) };
     },
   );

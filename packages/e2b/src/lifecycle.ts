@@ -16,7 +16,7 @@ const VERIFY_MARGIN_MS = 250;
  */
 export function destroy(context: E2BContext, handle: unknown, op?: OpOptions): Promise<void> {
   return context.onHandle(handle, op, "destroy", context.options.timeouts.destroyMs, async (sandboxId, call) => {
-    if (!context.knownOwned(sandboxId) && !(await context.ownedInfo(sandboxId, "destroy", call))) {
+    if (!context.known.isOwned(sandboxId) && !(await context.ownedInfo(sandboxId, "destroy", call))) {
       context.forget(sandboxId);
       return;
     }

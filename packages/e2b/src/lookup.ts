@@ -67,7 +67,7 @@ async function listOwned(
   for (const info of infos) {
     const labels = metadataCodec.decode(info.metadata);
     if (!labels || !isOwnedBy(labels, owner) || !matchesLabels(labels, filter)) continue;
-    context.markOwned(info.sandboxId);
+    context.known.markOwned(info.sandboxId);
     unique.set(info.sandboxId, info);
   }
   return [...unique.values()];

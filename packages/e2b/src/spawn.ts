@@ -22,7 +22,7 @@ export async function spawn(
 ): Promise<SandboxProcess> {
   const plan = planCommand(context.options, request, true);
   return context.onSandbox(handle, op, "spawn", context.options.timeouts.lookupMs, async (sandbox, call, sandboxId) => {
-    context.markCommandRun(sandboxId);
+    context.known.markCommandRun(sandboxId);
     const queue = new EventQueue<ExecEvent>();
     const emit = (event: ExecEvent) => queue.push(event);
     // The call's signal bounds the start only: once the command runs, op.signal and kill() stop it.

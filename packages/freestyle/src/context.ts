@@ -3,6 +3,7 @@ import {
   BackgroundTasks,
   type ErrorSite,
   foreignSandbox,
+  KnownSandboxes,
   type OperationCall,
   runOperation,
   type SdkLoader,
@@ -29,9 +30,8 @@ export class FreestyleContext {
   readonly background: BackgroundTasks;
   /** Launch keys whose VMs are being destroyed in the background; hidden from `findByLabels`. */
   readonly condemned = new Set<string>();
-  readonly #owned = new Set<string>();
-  /** VMs launched here in which no command has run yet: nothing in them can be a symlink. */
-  readonly #pristine = new Set<string>();
+  /** Which VMs are ours, and which no command has touched since this runtime launched them. */
+  readonly known = new KnownSandboxes();
 
   constructor(options: ResolvedOptions, sdk?: FreestyleSdkSource, onBackgroundError?: (error: SandportError) => void) {
     this.options = options;
@@ -94,37 +94,6 @@ export class FreestyleContext {
     return (await this.client(timing)).vms.ref(vmId);
   }
 
-  /** Records that `vmId` carries our marks. */
-  markOwned(vmId: string): void {
-    this.#owned.add(vmId);
-  }
-
-  /** True when this runtime launched or verified `vmId`. */
-  knownOwned(vmId: string): boolean {
-    return this.#owned.has(vmId);
-  }
-
-  /** Records that `vmId` was just launched here: only this runtime's file writes have touched it. */
-  markPristine(vmId: string): void {
-    this.#pristine.add(vmId);
-  }
-
-  /** Records that a command is about to run in `vmId` (it may create symlinks from now on). */
-  markCommandRun(vmId: string): void {
-    this.#pristine.delete(vmId);
-  }
-
-  /** True while no command has run in a VM launched by this runtime. */
-  isPristine(vmId: string): boolean {
-    return this.#pristine.has(vmId);
-  }
-
-  /** Drops everything known about a VM (after destroy). */
-  forget(vmId: string, options: { readonly keepOwnership?: boolean } = {}): void {
-    this.#pristine.delete(vmId);
-    if (!options.keepOwnership) this.#owned.delete(vmId);
-  }
-
   /**
    * A VM's record: `undefined` when no VM has this id, `FOREIGN_SANDBOX` when
    * it lacks our owner marker or a slug under our prefix. One `GET /v5/vms/{id}`
@@ -144,13 +113,13 @@ export class FreestyleContext {
     if (!isOurs(data, this.options.owner, this.options.namePrefix)) {
       throw foreignSandbox(PROVIDER, vmId, operation);
     }
-    this.#owned.add(vmId);
+    this.known.markOwned(vmId);
     return data;
   }
 
   /** Rejects `FOREIGN_SANDBOX` or `NOT_FOUND` unless `vmId` is ours; one lookup unless already known. */
   async assertOwned(vmId: string, operation: string, timing: CallTiming): Promise<void> {
-    if (this.#owned.has(vmId)) return;
+    if (this.known.isOwned(vmId)) return;
     if (!(await this.ownedVm(vmId, operation, timing))) throw sandboxNotFound(PROVIDER, vmId, operation);
   }
 }

@@ -94,7 +94,7 @@ export function exec(
   }
   const deadlineMs = plan.timeoutMs + context.options.timeouts.execGraceMs;
   return context.onVm(handle, op, "exec", deadlineMs, (vmId, call) => {
-    context.markCommandRun(vmId);
+    context.known.markCommandRun(vmId);
     return runCommand(context, vmId, plan, call);
   });
 }

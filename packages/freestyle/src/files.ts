@@ -153,7 +153,7 @@ async function guard(
   call: CallTiming,
   paths: readonly GuardedPath[],
 ): Promise<void> {
-  if (context.isPristine(vmId)) return;
+  if (context.known.isPristine(vmId)) return;
   const workspace = quoteShellArg(fromHome(context.options, context.options.workspaceRoot));
   const result = await runHelper(context, vmId, `cd -- ${workspace} && ${symlinkGuardScript(paths)}`, call);
   checkSymlinkGuard(paths, result, PROVIDER);

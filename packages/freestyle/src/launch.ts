@@ -92,9 +92,9 @@ export function launch(context: FreestyleContext, spec: LaunchSpec = {}, op?: Op
         throw launchFailure(error, mapFreestyleError(error, { operation: "launch" }), launchKey, { hint });
       });
       created = true;
-      context.markOwned(vmId);
+      context.known.markOwned(vmId);
       await runSetup(context, vmId, setup, call);
-      context.markPristine(vmId);
+      context.known.markPristine(vmId);
       return { id: vmId, provider: PROVIDER, labels: Object.freeze({ ...valid.labels }) };
     },
   );

@@ -23,8 +23,8 @@ export function destroy(context: FreestyleContext, handle: unknown, op?: OpOptio
     "destroy",
     context.options.timeouts.destroyMs,
     async (vmId, call) => {
-      if (!context.knownOwned(vmId) && !(await context.ownedVm(vmId, "destroy", call))) {
-        context.forget(vmId);
+      if (!context.known.isOwned(vmId) && !(await context.ownedVm(vmId, "destroy", call))) {
+        context.known.forget(vmId);
         return;
       }
       if (!(await deleteVm(context, vmId, call))) return;
@@ -40,7 +40,7 @@ export function destroy(context: FreestyleContext, handle: unknown, op?: OpOptio
         },
         { until: Date.now() + call.remainingMs() - VERIFY_MARGIN_MS, signal: call.signal },
       );
-      if (verdict.gone) return context.forget(vmId);
+      if (verdict.gone) return context.known.forget(vmId);
       const why = verdict.reason === "still-present" ? "it was still there after the delete" : "the check failed";
       throw destroyUnverified(PROVIDER, vmId, why, verdict.last);
     },
@@ -62,7 +62,7 @@ export async function deleteVm(context: FreestyleContext, vmId: string, timing: 
     if (!isNotFound(error)) throw mapFreestyleError(error, { operation: "destroy", sandboxId: vmId });
     found = false;
   }
-  context.forget(vmId, { keepOwnership: found });
+  context.known.forget(vmId, { keepOwnership: found });
   return found;
 }
 

@@ -101,6 +101,6 @@ async function listOwned(
     if (totals.size <= 1) break;
   }
   const ours = [...found.values()].filter((vm) => isOurs(vm, owner, namePrefix) && matchesLabels(vm.metadata, wanted));
-  for (const vm of ours) context.markOwned(vm.id);
+  for (const vm of ours) context.known.markOwned(vm.id);
   return ours;
 }

@@ -4,12 +4,12 @@ import {
   type FileKind,
   normalizeWorkspacePath,
   type OpOptions,
-  SandportError,
   toSandboxPath,
   validateFiles,
 } from "@sandport/core";
 import {
   checkSymlinkGuard,
+  chmodFailure,
   chmodScript,
   type GuardedPath,
   modesToSet,
@@ -58,14 +58,7 @@ export function writeFiles(
     const modes = modesToSet(valid, WRITTEN_MODE);
     if (modes.size === 0) return;
     const result = await runScript(context, sandbox, chmodScript(modes), call);
-    if (result.exitCode === 0) return;
-    throw new SandportError({
-      code: "UNEXPECTED",
-      provider: PROVIDER,
-      retryable: false,
-      message: `modal wrote the files but could not set their modes: ${result.stderr.trim() || `exit ${result.exitCode}`}`,
-      details: { sandboxId: id, exitCode: result.exitCode },
-    });
+    if (result.exitCode !== 0) throw chmodFailure(PROVIDER, id, result.exitCode, result.stderr);
   });
 }
 

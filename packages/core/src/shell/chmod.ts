@@ -1,3 +1,4 @@
+import { SandportError } from "../errors/sandport-error.js";
 import type { ValidatedFile } from "../validation/requests.js";
 import { quoteArgv } from "./quote.js";
 
@@ -23,4 +24,20 @@ export function modesToSet(files: readonly ValidatedFile[], writtenMode: number)
     if (file.mode !== writtenMode) modes.set(file.mode, [...(modes.get(file.mode) ?? []), file.path]);
   }
   return modes;
+}
+
+/** `UNEXPECTED`: the files were written, but the {@link chmodScript} that was to give them their modes failed. */
+export function chmodFailure(
+  provider: string,
+  sandboxId: string,
+  exitCode: number | null,
+  output: string,
+): SandportError {
+  return new SandportError({
+    code: "UNEXPECTED",
+    provider,
+    retryable: false,
+    message: `${provider} wrote the files but could not set their modes: ${output.trim() || `exit ${exitCode}`}`,
+    details: { sandboxId, exitCode },
+  });
 }

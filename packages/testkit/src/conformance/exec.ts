@@ -203,9 +203,12 @@ export function declareExecChecks<H extends SandboxHandle>(group: CheckGroup<H>)
         runtime.exec(handle, { argv: ["sh", "-c", 'printf "%s" "$1"; printf "%s" "$1" >&2', "sh", job] }),
       ),
     );
+    // Combined output carries the stderr copy after the stdout one.
+    const combined = suite.capabilities.outputStreams === "combined";
     results.forEach((result, index) => {
-      assert.equal(assertSucceeded(result, jobs[index]!).stdout, jobs[index], `stdout of ${jobs[index]}`);
-      if (suite.capabilities.outputStreams !== "combined") assert.equal(result.stderr, jobs[index]);
+      const job = jobs[index]!;
+      assert.equal(assertSucceeded(result, job).stdout, combined ? job + job : job, `stdout of ${job}`);
+      if (!combined) assert.equal(result.stderr, job);
     });
     await Promise.all(
       jobs.map((job) => runtime.writeFiles(handle, [{ path: `concurrent/${job}.txt`, content: job.repeat(1000) }])),

@@ -2,6 +2,7 @@ import type { SandboxHandle, SandboxRuntime } from "@sandport/core";
 import type { EmulatorServer } from "../harness/http-server.js";
 import type { RegisteredSandbox, SandboxRegistry } from "../harness/sandbox-registry.js";
 import type { DaytonaCredentials } from "./auth.js";
+import type { PreviewProxies } from "./preview-proxy.js";
 import type { SessionTable } from "./session-table.js";
 
 /** The Daytona states the emulator moves a sandbox through (a subset of the API's `SandboxState`). */
@@ -92,6 +93,8 @@ export interface DaytonaContext {
   readonly toolboxProxyUrl: string;
   /** The target (region) of sandboxes created without one. */
   readonly defaultTarget: string;
+  /** The preview listeners (one per sandbox and port). */
+  readonly previews: PreviewProxies;
   /** A sandbox by id or by name. */
   find(idOrName: string): DaytonaSandbox | undefined;
   /** Register a sandbox in state `creating` and launch it in the background. Throws when a name is taken. */

@@ -1,8 +1,8 @@
 /**
  * The Daytona API under `/api`: create, get (by id or name), list, start,
- * stop, delete, labels, the auto-stop/archive/delete intervals, last activity
- * and the toolbox proxy URL, with the request and response shapes the SDK's
- * API client uses.
+ * stop, delete, labels, the auto-stop/archive/delete intervals, last activity,
+ * the toolbox proxy URL and preview links (see `preview-proxy.ts`), with the
+ * request and response shapes the SDK's API client uses.
  *
  * @module
  */
@@ -142,6 +142,16 @@ export function registerControlPlane(server: EmulatorServer, context: DaytonaCon
     "GET",
     "/api/sandbox/:id/toolbox-proxy-url",
     withSandbox((exchange) => exchange.json(200, { url: context.toolboxProxyUrl })),
+  );
+  add(
+    "GET",
+    "/api/sandbox/:id/ports/:port/preview-url",
+    withSandbox(async (exchange, sandbox) => {
+      const port = parseInteger(exchange.params.port ?? "", "port", 1);
+      if (port > 65_535) throw new BadRequestError("port must be an integer from 1 to 65535");
+      if (!sandbox.data.handle) throw new ApiRefusal(409, `sandbox ${sandbox.id} is not started`);
+      exchange.json(200, await context.previews.link(sandbox, port));
+    }),
   );
   add(
     "POST",

@@ -41,9 +41,11 @@
  *   spot, gpuType, network and domain allow lists, outbound proxy, OTel
  *   override, linked sandbox, autoPauseInterval, image build contexts) are
  *   refused with 400; an unknown list query parameter is refused too.
- * - Not emulated (answered 404 and logged in `unknownRoutes`): session stdin
- *   and preview links (see `AWAITING_PORT_ROUTES`: they wait for the backend
- *   port), the socket.io event stream, PTYs, code-run and the interpreter, git,
+ * - Session input reaches an async command's stdin (the backend's `spawn`);
+ *   preview links reach the backend's `portEndpoint` through a 127.0.0.1
+ *   listener per sandbox and port (`preview-proxy.ts`), not Daytona's host names.
+ * - Not emulated (answered 404 and logged in `unknownRoutes`): signed preview
+ *   URLs, the socket.io event stream, PTYs, code-run and the interpreter, git,
  *   LSP, computer use, file search/find/replace/permissions, signed file URLs,
  *   metrics and telemetry, `/api/config`, snapshots, volumes, secrets, warm
  *   pools, pause/archive/recover/resize/fork, SSH access, `/api/sandbox/paginated`;
@@ -64,6 +66,7 @@ import type { CreateSandboxInput, DaytonaContext, DaytonaSandbox, DaytonaSandbox
 import { registerControlPlane } from "./control-plane.js";
 import { errorReplyByPath } from "./errors.js";
 import { SandboxLifecycle } from "./lifecycle.js";
+import { PreviewProxies } from "./preview-proxy.js";
 import { registerToolboxFiles } from "./toolbox-files.js";
 import { registerToolboxProcess } from "./toolbox-process.js";
 import { registerToolboxSessions } from "./toolbox-sessions.js";
@@ -165,6 +168,7 @@ class DaytonaEmulatorImpl implements DaytonaEmulator, DaytonaContext {
   readonly pageSize: number;
   readonly target: string;
   readonly registry = new SandboxRegistry<DaytonaSandboxData>();
+  readonly previews: PreviewProxies;
   readonly #backend: ResolvedBackend;
   readonly #lifecycle: SandboxLifecycle;
   #stopping: Promise<void> | undefined;
@@ -175,6 +179,7 @@ class DaytonaEmulatorImpl implements DaytonaEmulator, DaytonaContext {
     this.credentials = settings.credentials;
     this.pageSize = settings.pageSize;
     this.target = settings.target;
+    this.previews = new PreviewProxies(backend.runtime);
     this.#lifecycle = new SandboxLifecycle({
       backend: backend.runtime,
       registry: this.registry,
@@ -282,11 +287,13 @@ class DaytonaEmulatorImpl implements DaytonaEmulator, DaytonaContext {
 
   deleteSandbox(sandbox: DaytonaSandbox): void {
     this.#lifecycle.delete(sandbox);
+    void this.previews.close(sandbox.id);
   }
 
   stop(): Promise<void> {
     this.#stopping ??= (async () => {
       await this.server.stop();
+      await this.previews.closeAll();
       await this.#lifecycle.destroyAll();
       await this.#backend.dispose();
     })();

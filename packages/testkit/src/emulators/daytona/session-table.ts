@@ -3,12 +3,15 @@
  * shell that runs the commands sent to it one after another; the emulator
  * keeps that order (a session's commands queue behind each other) but runs
  * each command as its own backend process, so shell state a command changes
- * (`cd`, `export`, variables) does not carry over to the next one.
+ * (`cd`, `export`, variables) does not carry over to the next one. An async
+ * command's stdin stays open for `input` until it ends, as the daemon holds
+ * its input pipe open; a synchronous one reads end of file at once.
  *
  * @module
  */
 
 import { randomUUID } from "node:crypto";
+import type { StdinWriter } from "./shell.js";
 
 /** One chunk of a command's output, in arrival order. */
 export interface OutputChunk {
@@ -22,27 +25,51 @@ export interface CommandListener {
   end(): void;
 }
 
-/** Runs one command's script on the backend; resolves its exit code (`undefined` when killed). */
+/**
+ * Runs one command's script on the backend; resolves its exit code
+ * (`undefined` when killed). A runner that keeps the command's stdin open
+ * hands its writer to `attachStdin` once the command runs.
+ */
 export type CommandRunner = (
   command: string,
   signal: AbortSignal,
   onChunk: (chunk: OutputChunk) => void,
+  attachStdin: (writer: StdinWriter) => void,
 ) => Promise<number | undefined>;
+
+/** Why {@link SessionCommand.input} refused: the command ended, or it does not read input (yet). */
+export type InputRefusal = "ended" | "no-stdin";
 
 /** A command sent to a session. */
 export class SessionCommand {
   readonly id = randomUUID();
   readonly command: string;
+  /** The command's stdin stays open for {@link input} (an async command on a backend that can spawn). */
+  readonly acceptsInput: boolean;
+  /** Input sent with {@link input} is not copied into the output (the request's `suppressInputEcho`). */
+  readonly suppressInputEcho: boolean;
   /** Set once the command exited; stays absent for a killed command, as the daemon records no exit code then. */
   exitCode: number | undefined;
   /** Everything the command printed so far. */
   readonly output: OutputChunk[] = [];
   readonly #listeners = new Set<CommandListener>();
   readonly #abort = new AbortController();
+  /** Resolves with the stdin writer once the command runs, or `undefined` once it ended without one. */
+  readonly #stdin: Promise<StdinWriter | undefined>;
+  #attach: (writer: StdinWriter | undefined) => void = () => {};
+  #running = false;
   #ended = false;
 
-  constructor(command: string) {
+  constructor(
+    command: string,
+    options: { readonly acceptsInput?: boolean; readonly suppressInputEcho?: boolean } = {},
+  ) {
     this.command = command;
+    this.acceptsInput = options.acceptsInput ?? false;
+    this.suppressInputEcho = options.suppressInputEcho ?? false;
+    this.#stdin = new Promise((resolve) => {
+      this.#attach = resolve;
+    });
   }
 
   /** True once the command ended (exited or was killed). */
@@ -79,6 +106,29 @@ export class SessionCommand {
     return () => this.#listeners.delete(listener);
   }
 
+  /**
+   * Write to the command's stdin, with a newline added when `data` lacks one
+   * (the daemon's rule, for `read`), and, unless {@link suppressInputEcho},
+   * copy it into the output as stdout, as the daemon does. Resolves a refusal
+   * instead when the command has ended, reads no input, or is still queued
+   * behind another; a command that is starting is waited for.
+   */
+  async input(data: string): Promise<InputRefusal | undefined> {
+    if (this.#ended) return "ended";
+    if (!this.acceptsInput || !this.#running) return "no-stdin";
+    const stdin = await this.#stdin;
+    if (!stdin) return "ended";
+    const line = data.endsWith("\n") ? data : `${data}\n`;
+    try {
+      await stdin(line);
+    } catch {
+      // The pipe closed under the write: the command is ending.
+      return "ended";
+    }
+    if (!this.suppressInputEcho) this.#emit({ stream: "stdout", data: line });
+    return undefined;
+  }
+
   /** Kill the command (or keep it from starting). */
   kill(): void {
     this.#abort.abort(new Error("killed"));
@@ -88,24 +138,28 @@ export class SessionCommand {
   async run(runner: CommandRunner): Promise<void> {
     try {
       if (!this.#abort.signal.aborted) {
-        this.exitCode = await runner(this.command, this.#abort.signal, (chunk) => {
-          this.output.push(chunk);
-          for (const listener of [...this.#listeners]) listener.chunk(chunk);
-        });
+        this.#running = true;
+        this.exitCode = await runner(
+          this.command,
+          this.#abort.signal,
+          (chunk) => this.#emit(chunk),
+          (writer) => this.#attach(writer),
+        );
       }
     } catch (error) {
       // A command the backend could not start still ends, with its reason as output (the shell would print it).
-      const chunk: OutputChunk = {
-        stream: "stderr",
-        data: `${error instanceof Error ? error.message : String(error)}\n`,
-      };
-      this.output.push(chunk);
-      for (const listener of [...this.#listeners]) listener.chunk(chunk);
+      this.#emit({ stream: "stderr", data: `${error instanceof Error ? error.message : String(error)}\n` });
       this.exitCode = 1;
     }
+    this.#attach(undefined);
     this.#ended = true;
     for (const listener of [...this.#listeners]) listener.end();
     this.#listeners.clear();
+  }
+
+  #emit(chunk: OutputChunk): void {
+    this.output.push(chunk);
+    for (const listener of [...this.#listeners]) listener.chunk(chunk);
   }
 
   #joined(stream: OutputChunk["stream"]): string {
@@ -127,8 +181,12 @@ export class Session {
   }
 
   /** Queue a command behind the session's earlier ones. Resolves the command at once; `done` settles when it ended. */
-  execute(command: string, runner: CommandRunner): { command: SessionCommand; done: Promise<void> } {
-    const entry = new SessionCommand(command);
+  execute(
+    command: string,
+    runner: CommandRunner,
+    options: { readonly acceptsInput?: boolean; readonly suppressInputEcho?: boolean } = {},
+  ): { command: SessionCommand; done: Promise<void> } {
+    const entry = new SessionCommand(command, options);
     this.commands.set(entry.id, entry);
     const done = this.#queue.then(() => entry.run(runner));
     this.#queue = done;

@@ -32,6 +32,9 @@ export interface ShellRun {
   readonly onChunk?: (chunk: OutputChunk) => void;
 }
 
+/** Writes to a running command's stdin; rejects once the command has ended. */
+export type StdinWriter = (data: string) => Promise<void>;
+
 /** How a command ended. */
 export interface ShellOutcome {
   /** `null` when it was killed (timeout, abort). */
@@ -43,13 +46,7 @@ export interface ShellOutcome {
 
 /** Run a command string to its end on the backend. Rejects only when the backend could not run it. */
 export async function runShell(backend: SandboxRuntime, handle: SandboxHandle, run: ShellRun): Promise<ShellOutcome> {
-  const script = run.mergeOutput ? `exec 2>&1; ${SHELL_SELECTOR}` : SHELL_SELECTOR;
-  const request: ArgvExecRequest = {
-    argv: ["sh", "-c", script, "daytona-shell", run.command],
-    env: run.env,
-    timeoutMs: run.timeoutMs,
-    ...(run.cwd === undefined || run.cwd === "" ? {} : { cwd: run.cwd }),
-  };
+  const request = shellRequest(run);
   // The call's own deadline sits past the command's, so a timeout is reported as a result, not an error.
   const callOptions = { signal: run.signal, timeoutMs: run.timeoutMs + 30_000 };
   let result: ExecResult | undefined;
@@ -66,4 +63,39 @@ export async function runShell(backend: SandboxRuntime, handle: SandboxHandle, r
   }
   if (!result) throw new Error("the backend's command stream ended without an exit");
   return { exitCode: result.exitCode, timedOut: result.timedOut, stdout: result.stdout, stderr: result.stderr };
+}
+
+/**
+ * Run a command string whose stdin stays open until it ends, as the daemon
+ * runs an async session command (its input pipe is held open for
+ * `SendInput`): `attachStdin` receives the writer once the command runs.
+ * Needs a backend with `spawn`; rejects only when the backend could not run it.
+ */
+export async function runShellWithStdin(
+  backend: SandboxRuntime,
+  handle: SandboxHandle,
+  run: ShellRun,
+  attachStdin: (writer: StdinWriter) => void,
+): Promise<ShellOutcome> {
+  if (!backend.spawn) throw new Error("the emulator's backend runtime has no spawn: stdin cannot stay open");
+  const process = await backend.spawn(handle, shellRequest(run), { signal: run.signal });
+  attachStdin((data) => process.write(data));
+  for await (const event of process.events) {
+    if ((event.type === "stdout" || event.type === "stderr") && event.data !== "") {
+      run.onChunk?.({ stream: event.type, data: event.data });
+    }
+  }
+  const result = await process.result;
+  return { exitCode: result.exitCode, timedOut: result.timedOut, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** The backend request for a run: the shell selector with the command as `$1`. */
+function shellRequest(run: ShellRun): ArgvExecRequest {
+  const script = run.mergeOutput ? `exec 2>&1; ${SHELL_SELECTOR}` : SHELL_SELECTOR;
+  return {
+    argv: ["sh", "-c", script, "daytona-shell", run.command],
+    env: run.env,
+    timeoutMs: run.timeoutMs,
+    ...(run.cwd === undefined || run.cwd === "" ? {} : { cwd: run.cwd }),
+  };
 }

@@ -6,8 +6,12 @@
  * (`01 01 01` before stdout bytes, `02 02 02` before stderr bytes) and which
  * closes when the command ends.
  *
- * Stdin to a running command (`.../command/:commandId/input`) is not here:
- * see `awaiting-port.ts`.
+ * Input to a running async command (`.../command/:commandId/input`, `{ data }`)
+ * goes to its stdin with a newline added when missing, and is copied into
+ * its output unless the command was started with `suppressInputEcho`, as
+ * the daemon does; a command that has ended answers 410
+ * `COMMAND_ALREADY_COMPLETED`, one that reads no input (a synchronous one,
+ * or one still queued) 409.
  *
  * @module
  */
@@ -19,7 +23,7 @@ import type { DaytonaContext, DaytonaSandbox } from "./context.js";
 import { DaemonError } from "./errors.js";
 import { BadRequestError, optionalBoolean, optionalString, readObject } from "./request-body.js";
 import type { CommandRunner, OutputChunk, Session, SessionCommand } from "./session-table.js";
-import { runShell, UNBOUNDED_COMMAND_MS } from "./shell.js";
+import { runShell, runShellWithStdin, type ShellRun, UNBOUNDED_COMMAND_MS } from "./shell.js";
 import { toolboxRoutes } from "./toolbox-routes.js";
 
 /** The markers the daemon's labelers put before each stdout and stderr chunk of a followed log. */
@@ -59,8 +63,12 @@ export function registerToolboxSessions(server: EmulatorServer, context: Daytona
     const command = optionalString(body, "command");
     if (command === undefined || command.trim() === "") throw new BadRequestError("command cannot be empty");
     const runAsync = optionalBoolean(body, "runAsync") === true || optionalBoolean(body, "async") === true;
-    optionalBoolean(body, "suppressInputEcho");
-    const started = session.execute(command, runner(context, sandbox, handle));
+    const suppressInputEcho = optionalBoolean(body, "suppressInputEcho") === true;
+    const acceptsInput = runAsync && context.backend.spawn !== undefined;
+    const started = session.execute(command, runner(context, sandbox, handle, acceptsInput), {
+      acceptsInput,
+      suppressInputEcho,
+    });
     if (runAsync) {
       exchange.json(202, { cmdId: started.command.id });
       return;
@@ -79,6 +87,28 @@ export function registerToolboxSessions(server: EmulatorServer, context: Daytona
   add("GET", "/process/session/:sessionId/command/:commandId", (exchange, sandbox) =>
     exchange.json(200, commandJson(commandOf(exchange, sandbox))),
   );
+
+  add("POST", "/process/session/:sessionId/command/:commandId/input", async (exchange, sandbox) => {
+    const command = commandOf(exchange, sandbox);
+    const data = optionalString(readObject(exchange), "data");
+    if (data === undefined) throw new DaemonError(400, "INVALID_REQUEST_BODY", "data is required");
+    const refusal = await command.input(data);
+    if (refusal === "ended") {
+      throw new DaemonError(
+        410,
+        "COMMAND_ALREADY_COMPLETED",
+        `command has already completed with exit code ${command.exitCode ?? "none"}`,
+      );
+    }
+    if (refusal === "no-stdin") {
+      throw new DaemonError(
+        409,
+        "CONFLICT",
+        "the command is not reading input (synchronous, or queued behind another)",
+      );
+    }
+    exchange.reply(204);
+  });
 
   add("GET", "/process/session/:sessionId/command/:commandId/logs", async (exchange, sandbox) => {
     const command = commandOf(exchange, sandbox);
@@ -100,9 +130,15 @@ export function registerToolboxSessions(server: EmulatorServer, context: Daytona
   });
 }
 
-function runner(context: DaytonaContext, sandbox: DaytonaSandbox, handle: SandboxHandle): CommandRunner {
-  return async (command, signal, onChunk) => {
-    const outcome = await runShell(context.backend, handle, {
+/** Runs session commands: one that accepts input with its stdin held open, others with stdin at end of file. */
+function runner(
+  context: DaytonaContext,
+  sandbox: DaytonaSandbox,
+  handle: SandboxHandle,
+  acceptsInput: boolean,
+): CommandRunner {
+  return async (command, signal, onChunk, attachStdin) => {
+    const run: ShellRun = {
       command,
       cwd: undefined,
       env: sandbox.data.env,
@@ -110,7 +146,10 @@ function runner(context: DaytonaContext, sandbox: DaytonaSandbox, handle: Sandbo
       signal,
       mergeOutput: false,
       onChunk,
-    });
+    };
+    const outcome = acceptsInput
+      ? await runShellWithStdin(context.backend, handle, run, attachStdin)
+      : await runShell(context.backend, handle, run);
     return outcome.exitCode ?? undefined;
   };
 }

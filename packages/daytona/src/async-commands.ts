@@ -1,0 +1,227 @@
+import {
+  type CommandRef,
+  type CommandStatus,
+  type ExecResult,
+  type OpOptions,
+  retry,
+  SandportError,
+  type StartCommandRequest,
+  validateCommandRef,
+  validateSessionId,
+} from "@sandport/core";
+import { assertCommandFits, type OperationCall, OutputCollector } from "@sandport/core/adapter";
+import { daemonCommand, sessionScript, WATCHDOG_EXIT } from "./command-scripts.js";
+import { type DaytonaContext, seconds } from "./context.js";
+import { isNotFound, mapDaytonaError, statusOf, wasRefused } from "./errors.js";
+import { START_RETRY, stageStdin } from "./exec.js";
+import { PROVIDER } from "./handle.js";
+import type { DaytonaSandbox, DaytonaSessionCommand } from "./internal/sdk-types.js";
+import { repeatable } from "./run-script.js";
+import { planSession } from "./session-run.js";
+
+/** How long a start that found its session already created waits for the creator's command to appear. */
+const CLAIM_WAIT_MS = 3_000;
+
+/** The Daytona session of an async command: one per session id, so the session id is the idempotency key. */
+export function sessionOf(sessionId: string): string {
+  return `sandport-cmd-${sessionId}`;
+}
+
+/**
+ * Starts a command in its own Daytona session without waiting for it; the
+ * session id is the idempotency key. The first start creates the session and
+ * runs the command in it; a retried, racing or later start finds the session
+ * and returns its first command. Inside the sandbox the command first claims
+ * its session id (`mkdir`), so even two starts that both found the session
+ * empty run it once. The sandbox's watchdog stops it at its timeout.
+ */
+export async function startCommand(
+  context: DaytonaContext,
+  handle: unknown,
+  request: StartCommandRequest,
+  op?: OpOptions,
+): Promise<CommandRef> {
+  const sessionId = validateSessionId((request as { sessionId?: unknown } | null)?.sessionId, PROVIDER);
+  const { sessionId: _key, ...execRequest } = request;
+  const plan = planSession(context, execRequest, false);
+  const { commandStateDirectory, timeouts } = context.options;
+  return context.onSandbox(handle, op, "startCommand", timeouts.lookupMs, async (sandbox, call, sandboxId) => {
+    context.known.markCommandRun(sandboxId);
+    const session = sessionOf(sessionId);
+    const site = { operation: "startCommand", sandboxId };
+    const refusedOnly = { policy: START_RETRY, isRetryable: wasRefused, signal: call.signal };
+    const created = await retry(() => sandbox.process.createSession(session), refusedOnly).then(
+      () => true,
+      (error: unknown) => {
+        if (statusOf(error) === 409) return false;
+        throw mapDaytonaError(error, site);
+      },
+    );
+    if (!created) {
+      const existing = await firstCommand(sandbox, session, call, CLAIM_WAIT_MS);
+      if (existing) return { sessionId, commandId: existing.id };
+    }
+    const command = daemonCommand(
+      sessionScript({
+        home: await context.homeOf(sandbox),
+        cwd: plan.cwd,
+        env: plan.env,
+        marker: plan.marker,
+        command: plan.command,
+        watchdogMs: plan.timeoutMs,
+        timeoutMark: `${commandStateDirectory}/timeouts/${session}`,
+        claim: `${commandStateDirectory}/claims/${session}`,
+        ...(plan.stdinUpload ? { staged: plan.stdinUpload.path } : {}),
+      }),
+    );
+    assertCommandFits(command, PROVIDER);
+    await stageStdin(sandbox, plan.stdinUpload, call);
+    await retry(
+      () => sandbox.process.executeSessionCommand(session, { command, runAsync: true, suppressInputEcho: true }),
+      refusedOnly,
+    ).catch((error: unknown) => {
+      throw mapDaytonaError(error, site);
+    });
+    const first = await firstCommand(sandbox, session, call, 0);
+    if (first) return { sessionId, commandId: first.id };
+    throw new SandportError({
+      code: "UNEXPECTED",
+      provider: PROVIDER,
+      retryable: false,
+      message: `daytona started async command ${sessionId} but its session lists no command`,
+      details: { sandboxId, sessionId },
+    });
+  });
+}
+
+/**
+ * Where a started command is: `running` while Daytona records no exit code;
+ * then `exited` with it, or with `null` when the sandbox's watchdog stopped it
+ * at its timeout. A command Daytona does not know (never started here, or its
+ * session ended with a stop) rejects `NOT_FOUND`.
+ */
+export function commandStatus(
+  context: DaytonaContext,
+  handle: unknown,
+  ref: CommandRef,
+  op?: OpOptions,
+): Promise<CommandStatus> {
+  return onCommand(context, handle, ref, op, "commandStatus", async (sandbox, call, exit) => {
+    const state = await exitOf(context, sandbox, ref, call, exit);
+    return state === "running" ? { state, exitCode: null } : { state: "exited", exitCode: state.exitCode };
+  });
+}
+
+/**
+ * The command's output so far (merged), complete once it has exited; capped
+ * at the runtime's `maxOutputBytes`. Daytona records no times, so `durationMs` is 0.
+ */
+export function commandLogs(
+  context: DaytonaContext,
+  handle: unknown,
+  ref: CommandRef,
+  op?: OpOptions,
+): Promise<ExecResult> {
+  return onCommand(context, handle, ref, op, "commandLogs", async (sandbox, call, exit, site) => {
+    const state = await exitOf(context, sandbox, ref, call, exit);
+    const session = sessionOf(ref.sessionId);
+    const logs = await repeatable(call, site, () => sandbox.process.getSessionCommandLogs(session, ref.commandId));
+    const output = new OutputCollector(context.options.maxOutputBytes);
+    output.push("stdout", logs.stdout || logs.output || "");
+    return {
+      exitCode: state === "running" ? null : state.exitCode,
+      stdout: output.stdout,
+      stderr: "",
+      truncated: output.truncated,
+      timedOut: state !== "running" && state.timedOut,
+      durationMs: 0,
+    };
+  });
+}
+
+/** Runs `commandStatus` / `commandLogs`: the ref checked first, then `work` with the command's exit code (if any). */
+async function onCommand<T>(
+  context: DaytonaContext,
+  handle: unknown,
+  ref: CommandRef,
+  op: OpOptions | undefined,
+  operation: string,
+  work: (
+    sandbox: DaytonaSandbox,
+    call: OperationCall,
+    exit: number | undefined,
+    site: { operation: string; sandboxId: string },
+  ) => Promise<T>,
+): Promise<T> {
+  const valid = validateCommandRef(ref, PROVIDER);
+  return context.onSandbox(
+    handle,
+    op,
+    operation,
+    context.options.timeouts.lookupMs,
+    async (sandbox, call, sandboxId) => {
+      const site = { operation, sandboxId };
+      let command: DaytonaSessionCommand;
+      try {
+        command = await repeatable(call, site, () =>
+          sandbox.process.getSessionCommand(sessionOf(valid.sessionId), valid.commandId),
+        );
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+        throw new SandportError({
+          code: "NOT_FOUND",
+          provider: PROVIDER,
+          retryable: false,
+          cause: error,
+          message: `daytona sandbox ${sandboxId} has no async command ${valid.commandId} in session ${valid.sessionId}`,
+          details: { sandboxId, ...valid },
+        });
+      }
+      return work(sandbox, call, command.exitCode, site);
+    },
+  );
+}
+
+/** `running`, or the exit code with whether the watchdog stopped it (its exit code and its mark). */
+async function exitOf(
+  context: DaytonaContext,
+  sandbox: DaytonaSandbox,
+  ref: CommandRef,
+  call: OperationCall,
+  exit: number | undefined,
+): Promise<"running" | { readonly exitCode: number | null; readonly timedOut: boolean }> {
+  if (exit === undefined) return "running";
+  if (exit !== WATCHDOG_EXIT) return { exitCode: exit, timedOut: false };
+  const mark = `${context.options.commandStateDirectory}/timeouts/${sessionOf(ref.sessionId)}`;
+  const site = { operation: "commandStatus", sandboxId: sandbox.id, path: mark };
+  const marked = await repeatable(call, site, () => sandbox.fs.downloadFile(mark, seconds(call.remainingMs()))).then(
+    () => true,
+    (error: unknown) => {
+      if (isNotFound(error)) return false;
+      throw error;
+    },
+  );
+  return marked ? { exitCode: null, timedOut: true } : { exitCode: exit, timedOut: false };
+}
+
+/** The first command of a session, waiting up to `waitMs` for one to appear; `undefined` when none did. */
+async function firstCommand(
+  sandbox: DaytonaSandbox,
+  session: string,
+  call: OperationCall,
+  waitMs: number,
+): Promise<DaytonaSessionCommand | undefined> {
+  const until = performance.now() + Math.min(waitMs, call.remainingMs());
+  const site = { operation: "startCommand", sandboxId: sandbox.id };
+  for (;;) {
+    const found = await repeatable(call, site, () => sandbox.process.getSession(session)).then(
+      (value) => value.commands?.[0],
+      (error: unknown) => {
+        if (isNotFound(error)) return undefined;
+        throw error;
+      },
+    );
+    if (found || performance.now() >= until) return found;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

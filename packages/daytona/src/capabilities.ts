@@ -1,0 +1,46 @@
+import type { DeclaredCapabilities } from "@sandport/core";
+
+/**
+ * What `DaytonaRuntime` declares beyond its methods. Every structural
+ * capability follows from the methods it has (reattach, labelSearch,
+ * asyncExec, streaming, detachedLaunch, fileOps, interactive, ports); the rest:
+ *
+ * - `verifiedCleanup: true`: `destroy` resolves only after Daytona reports the
+ *   sandbox not found (or destroyed), and rejects `DESTROY_UNVERIFIED` otherwise.
+ * - `lifecycle: "unknown"`: `stop`/`start` call Daytona's own stop and start
+ *   (and `start` proves the sandbox with a real command), and the wire tests
+ *   run them against the emulator; whether the service brings every sandbox
+ *   back faithfully is left to a live canary's evidence.
+ * - `warmLease: "unknown"`: an idle sandbox can be found by labels and reused,
+ *   but Daytona may have stopped it meanwhile (`autoStopMinutes`); unobserved live.
+ * - `neverIdle: "unknown"`: by default Daytona stops a sandbox after 15 minutes
+ *   without activity (`autoStopMinutes`); with 0 it documents no reaper, which
+ *   nobody here has observed.
+ * - `binaryOutput: "not-exposed"`: the SDK hands output over as decoded text
+ *   (a JSON string, or its log WebSocket through a `TextDecoder`), so output
+ *   events carry the text's UTF-8.
+ * - `pty: "not-exposed"`: Daytona has PTY sessions; the port does not reach them.
+ * - modes: `outputStreams: "combined"`: `executeCommand` merges stdout and
+ *   stderr, so every path (streams, interactive and async commands too, which
+ *   run in sessions that could keep them apart) merges them where the command
+ *   runs, keeping the order they were written in; `lifetime: "idle-timeout"`:
+ *   Daytona ends a sandbox's run by inactivity (`autoStopMinutes`, always
+ *   sent), never by a deadline; `filesystem: "unknown"`: Daytona keeps a stopped
+ *   sandbox's files, which the emulator does by construction, so only a live
+ *   run can prove it; `isolation: "unknown"`: a sandbox is a container or a
+ *   VM by its class (see `DaytonaRuntime.sandboxDetails`), not one mode for all.
+ */
+export const daytonaCapabilities: DeclaredCapabilities = Object.freeze({
+  warmLease: "unknown",
+  lifecycle: "unknown",
+  verifiedCleanup: true,
+  neverIdle: "unknown",
+  binaryOutput: "not-exposed",
+  pty: "not-exposed",
+  modes: Object.freeze({
+    outputStreams: "combined",
+    filesystem: "unknown",
+    lifetime: "idle-timeout",
+    isolation: "unknown",
+  }),
+});

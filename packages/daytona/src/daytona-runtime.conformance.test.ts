@@ -1,0 +1,26 @@
+// The shared conformance suite through DaytonaRuntime and the real Daytona SDK,
+// the newest (0.218) and the oldest supported (0.180), against the Daytona
+// emulator from @sandport/testkit (REST API, toolbox, sessions, previews).
+
+import { describeRuntimeConformance } from "@sandport/testkit/conformance";
+import { startDaytonaEmulator } from "@sandport/testkit/emulators/daytona";
+import { emulatorOptions, SDKS } from "../test/emulated.js";
+import { DaytonaRuntime } from "./daytona-runtime.js";
+import type { DaytonaRuntimeOptions } from "./options.js";
+
+for (const sdk of SDKS) {
+  describeRuntimeConformance({
+    name: `DaytonaRuntime (real ${sdk.label} → Daytona emulator)`,
+    createRuntime: async () => {
+      const emulator = await startDaytonaEmulator();
+      const options: DaytonaRuntimeOptions = { ...emulatorOptions(emulator, sdk), owner: "conformance" };
+      return {
+        runtime: new DaytonaRuntime(options),
+        reopen: () => new DaytonaRuntime(options),
+        cleanup: () => emulator.stop(),
+        requestCount: () => emulator.countRequests(),
+      };
+    },
+    timeouts: { promptMs: 3_000 },
+  });
+}

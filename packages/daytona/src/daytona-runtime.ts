@@ -1,0 +1,196 @@
+import {
+  assertCapabilitiesConsistent,
+  type CommandRef,
+  type CommandStatus,
+  type DeclaredCapabilities,
+  type ExecEvent,
+  type ExecRequest,
+  type ExecResult,
+  type FileInfo,
+  type FileInput,
+  type Labels,
+  type LaunchSpec,
+  type OpOptions,
+  type PortEndpoint,
+  type SandboxProcess,
+  type SandboxRuntime,
+  type SandportError,
+  SPECIFICATION_VERSION,
+  type StartCommandRequest,
+} from "@sandport/core";
+import { commandLogs, commandStatus, startCommand } from "./async-commands.js";
+import { daytonaCapabilities } from "./capabilities.js";
+import { DaytonaContext } from "./context.js";
+import { exec } from "./exec.js";
+import { listDir, mkdir, remove, stat } from "./file-ops.js";
+import { readFile, writeFiles } from "./files.js";
+import { type DaytonaHandle, PROVIDER } from "./handle.js";
+import { launch, launchDetached, ready } from "./launch.js";
+import { destroy, stop } from "./lifecycle.js";
+import { findByLabels, getById } from "./lookup.js";
+import { type DaytonaRuntimeOptions, resolveOptions } from "./options.js";
+import { portEndpoint } from "./ports.js";
+import { start } from "./restart.js";
+import { type DaytonaSandboxDetails, sandboxDetails } from "./sandbox-details.js";
+import { spawn } from "./spawn.js";
+import { execStream } from "./stream.js";
+
+/**
+ * The Sandport runtime for Daytona sandboxes, through the Daytona SDK
+ * (`@daytona/sdk`, or `@daytonaio/sdk`; an optional peer, loaded on first use).
+ *
+ * The one SDK client it builds gets the credentials, the API URL and the
+ * target together, so nothing comes from `DAYTONA_*` variables or `.env`
+ * files. Sandboxes carry an ownership label (`sandport.owner`) and a launch
+ * key; others are never listed, reattached or destroyed. Every call has a
+ * deadline; every command is sent with a timeout.
+ *
+ * ```ts
+ * const runtime = new DaytonaRuntime({ apiKey, owner: "ci" });
+ * const sandbox = await runtime.launch({ labels: { job: "42" } });
+ * await runtime.exec(sandbox, { argv: ["echo", "hi"] });
+ * await runtime.destroy(sandbox);
+ * ```
+ */
+export class DaytonaRuntime implements SandboxRuntime<DaytonaHandle> {
+  /** The port version this runtime implements. */
+  readonly specificationVersion = SPECIFICATION_VERSION;
+  /** Always `"daytona"`. */
+  readonly provider = PROVIDER;
+  /** Absolute workspace directory inside each sandbox (default `/home/daytona/workspace`). */
+  readonly workspaceRoot: string;
+  /** See {@link daytonaCapabilities}. */
+  readonly capabilities: DeclaredCapabilities = daytonaCapabilities;
+  readonly #context: DaytonaContext;
+
+  /** Validates the options; no I/O happens until the first call. */
+  constructor(options: DaytonaRuntimeOptions) {
+    const resolved = resolveOptions(options);
+    this.workspaceRoot = resolved.workspaceRoot;
+    this.#context = new DaytonaContext(resolved, options.sdk, options.onBackgroundError);
+    assertCapabilitiesConsistent(this);
+  }
+
+  /** Creates a sandbox with ownership and launch-key labels and explicit lifecycle intervals; creates the workspace. */
+  launch(spec?: LaunchSpec, op?: OpOptions): Promise<DaytonaHandle> {
+    return launch(this.#context, spec, op);
+  }
+
+  /** Creates a sandbox and resolves once Daytona accepted it; {@link ready} waits until it can be used. */
+  launchDetached(spec?: LaunchSpec, op?: OpOptions): Promise<DaytonaHandle> {
+    return launchDetached(this.#context, spec, op);
+  }
+
+  /** Waits until a sandbox (from `launchDetached`, or still booting) is started, and creates its workspace. */
+  ready(handle: DaytonaHandle, op?: OpOptions): Promise<void> {
+    return ready(this.#context, handle, op);
+  }
+
+  /** Runs a command to completion (`executeCommand`); stdout and stderr come back merged. */
+  exec(handle: DaytonaHandle, request: ExecRequest, op?: OpOptions): Promise<ExecResult> {
+    return exec(this.#context, handle, request, op);
+  }
+
+  /** Runs a command in its own session, yielding `started`, output as it arrives, then `exited`. */
+  execStream(handle: DaytonaHandle, request: ExecRequest, op?: OpOptions): AsyncIterable<ExecEvent> {
+    return execStream(this.#context, handle, request, op);
+  }
+
+  /** Starts a command whose stdin stays open, in its own session. */
+  spawn(handle: DaytonaHandle, request: ExecRequest, op?: OpOptions): Promise<SandboxProcess> {
+    return spawn(this.#context, handle, request, op);
+  }
+
+  /** Writes all files in one bulk upload. */
+  writeFiles(handle: DaytonaHandle, files: readonly FileInput[], op?: OpOptions): Promise<void> {
+    return writeFiles(this.#context, handle, files, op);
+  }
+
+  /** Reads one file's bytes. */
+  readFile(handle: DaytonaHandle, path: string, op?: OpOptions): Promise<Uint8Array> {
+    return readFile(this.#context, handle, path, op);
+  }
+
+  /** Destroys the sandbox and resolves once it is verified gone. */
+  destroy(handle: DaytonaHandle, op?: OpOptions): Promise<void> {
+    return destroy(this.#context, handle, op);
+  }
+
+  /** Starts a command in its own Daytona session; idempotent on `sessionId`. */
+  startCommand(handle: DaytonaHandle, request: StartCommandRequest, op?: OpOptions): Promise<CommandRef> {
+    return startCommand(this.#context, handle, request, op);
+  }
+
+  /** Where a started command is. */
+  commandStatus(handle: DaytonaHandle, ref: CommandRef, op?: OpOptions): Promise<CommandStatus> {
+    return commandStatus(this.#context, handle, ref, op);
+  }
+
+  /** A started command's output so far. */
+  commandLogs(handle: DaytonaHandle, ref: CommandRef, op?: OpOptions): Promise<ExecResult> {
+    return commandLogs(this.#context, handle, ref, op);
+  }
+
+  /** Rebuilds a handle from an id; `undefined` when absent, `FOREIGN_SANDBOX` when not ours. */
+  getById(id: string, op?: OpOptions): Promise<DaytonaHandle | undefined> {
+    return getById(this.#context, id, op);
+  }
+
+  /** Every sandbox of ours carrying all the labels (`{}`: all of ours), across every page of the list API. */
+  findByLabels(labels: Labels, op?: OpOptions): Promise<DaytonaHandle[]> {
+    return findByLabels(this.#context, labels, op);
+  }
+
+  /** Stops the sandbox (its files stay). */
+  stop(handle: DaytonaHandle, op?: OpOptions): Promise<void> {
+    return stop(this.#context, handle, op);
+  }
+
+  /**
+   * Starts the sandbox and proves it runs commands; one that does not is
+   * replaced (unless `recreateOnFailedStart: false`), and `handle.id` then
+   * names the replacement: persist the handle again.
+   */
+  start(handle: DaytonaHandle, op?: OpOptions): Promise<void> {
+    return start(this.#context, handle, op);
+  }
+
+  /** Entries of a directory. */
+  listDir(handle: DaytonaHandle, path: string, op?: OpOptions): Promise<FileInfo[]> {
+    return listDir(this.#context, handle, path, op);
+  }
+
+  /** One entry's metadata. */
+  stat(handle: DaytonaHandle, path: string, op?: OpOptions): Promise<FileInfo> {
+    return stat(this.#context, handle, path, op);
+  }
+
+  /** Creates a directory and its parents. */
+  mkdir(handle: DaytonaHandle, path: string, op?: OpOptions): Promise<void> {
+    return mkdir(this.#context, handle, path, op);
+  }
+
+  /** Removes a file or directory tree. */
+  remove(handle: DaytonaHandle, path: string, op?: OpOptions): Promise<void> {
+    return remove(this.#context, handle, path, op);
+  }
+
+  /** The sandbox's preview link for `port`, its token in the headers. */
+  portEndpoint(handle: DaytonaHandle, port: number, op?: OpOptions): Promise<PortEndpoint> {
+    return portEndpoint(this.#context, handle, port, op);
+  }
+
+  /** What Daytona's API reports about the sandbox: state, `sandboxClass`, `warmPoolId`. */
+  sandboxDetails(handle: DaytonaHandle, op?: OpOptions): Promise<DaytonaSandboxDetails> {
+    return sandboxDetails(this.#context, handle, op);
+  }
+
+  /**
+   * Waits for background work (destroying what aborted or timed-out launches
+   * created, deleting sandboxes `start` replaced) and resolves with the
+   * failures it met, if any. Call it before exiting a process that may have some.
+   */
+  settle(): Promise<SandportError[]> {
+    return this.#context.background.settle();
+  }
+}

@@ -1,0 +1,61 @@
+import { invalidRequest, type SandboxHandle } from "@sandport/core";
+import { callerLabels, checkHandle } from "@sandport/core/adapter";
+import { SDK_LANGUAGE_LABEL } from "./markers.js";
+
+/** Provider name, in handles and errors. */
+export const PROVIDER = "daytona";
+
+/**
+ * A handle to a Daytona sandbox. Plain data; rebuild it in another process
+ * with `getById`. `id` is not read-only: when `start` replaces a sandbox that
+ * failed its readiness probe (see `DaytonaRuntimeOptions.recreateOnFailedStart`),
+ * it writes the replacement's id into the caller's handle, so persist the
+ * handle again after `start`.
+ */
+export interface DaytonaHandle extends SandboxHandle {
+  /** The sandbox id. Changes only when `start` replaced the sandbox. */
+  id: string;
+  /** Always `"daytona"`. */
+  readonly provider: "daytona";
+}
+
+/** What a handle is built from: a sandbox as the SDK or the API reports it. */
+export interface SandboxIdentity {
+  readonly id: string;
+  readonly labels?: Readonly<Record<string, string>> | undefined;
+  readonly createdAt?: string | undefined;
+}
+
+/** A handle from what Daytona reports about a sandbox (the caller checks ownership first). */
+export function handleFromSandbox(sandbox: SandboxIdentity): DaytonaHandle {
+  const { [SDK_LANGUAGE_LABEL]: _language, ...labels } = callerLabels(sandbox.labels);
+  const createdAt = sandbox.createdAt === undefined ? Number.NaN : Date.parse(sandbox.createdAt);
+  return {
+    id: sandbox.id,
+    provider: PROVIDER,
+    labels: Object.freeze(labels),
+    ...(Number.isNaN(createdAt) ? {} : { createdAt: new Date(createdAt).toISOString() }),
+  };
+}
+
+/** The sandbox id of a handle: a Daytona handle (`checkHandle`) whose id can be a Daytona sandbox id. */
+export function sandboxIdOf(handle: unknown, operation: string): string {
+  return validSandboxId(checkHandle(handle, PROVIDER, operation));
+}
+
+const SANDBOX_ID = /^[A-Za-z0-9_.-]{1,128}$/;
+
+/**
+ * Refuses (`INVALID_REQUEST`) an id that cannot name a Daytona sandbox,
+ * before it reaches a URL: `..`, `/etc` or `a/b` would address other routes.
+ */
+export function validSandboxId(sandboxId: unknown): string {
+  if (typeof sandboxId !== "string" || !SANDBOX_ID.test(sandboxId) || sandboxId === "." || sandboxId === "..") {
+    throw invalidRequest(
+      "sandbox id must be 1-128 characters of [A-Za-z0-9_.-], and not . or ..",
+      { field: "id" },
+      PROVIDER,
+    );
+  }
+  return sandboxId;
+}

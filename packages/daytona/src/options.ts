@@ -1,0 +1,216 @@
+import type { OperationTimeouts, SandportError } from "@sandport/core";
+import { type CommonRuntimeOptions, OptionReader, type ResolvedCommonOptions } from "@sandport/core/adapter";
+import { PROVIDER } from "./handle.js";
+import type { DaytonaSdkSource } from "./internal/sdk.js";
+import type { DaytonaVolumeMount } from "./internal/sdk-types.js";
+
+/** CPU, memory and disk of a sandbox built from an image. */
+export interface DaytonaResources {
+  /** vCPUs, a whole number. */
+  readonly cpu?: number;
+  /** Memory in GiB, a whole number. */
+  readonly memoryGiB?: number;
+  /** Disk in GiB, a whole number. */
+  readonly diskGiB?: number;
+}
+
+/** A Daytona volume to mount into every sandbox. */
+export interface DaytonaVolume {
+  /** Id or name of an existing volume. */
+  readonly volumeId: string;
+  /** Absolute path inside the sandbox. */
+  readonly mountPath: string;
+  /** A directory inside the volume to mount instead of its root. */
+  readonly subpath?: string;
+}
+
+/**
+ * Options of {@link DaytonaRuntime}. Nothing is read from the environment or
+ * from `.env` files: every value comes from here, and every SDK client gets
+ * the credentials, the API URL and the target together, so the SDK's own
+ * fallback to `DAYTONA_*` variables never fires. The common options (`owner`,
+ * `runBudgetMs`, `maxOutputBytes`, `timeouts`) mean what they mean in every runtime.
+ */
+export interface DaytonaRuntimeOptions extends CommonRuntimeOptions {
+  /** API key. Required unless `jwtToken` and `organizationId` are given instead (never both). */
+  readonly apiKey?: string;
+  /** JWT, with `organizationId`, instead of an API key. */
+  readonly jwtToken?: string;
+  /** The organization a `jwtToken` acts for. */
+  readonly organizationId?: string;
+  /** API base URL. Default `https://app.daytona.io/api`. */
+  readonly apiUrl?: string;
+  /** Target (region) of new sandboxes. Default `us`. */
+  readonly target?: string;
+  /** Snapshot launched when `LaunchSpec.template` is absent. Default: none, Daytona's default snapshot. */
+  readonly snapshot?: string;
+  /** Build every sandbox from this image instead of a snapshot (`LaunchSpec.template` still names a snapshot). */
+  readonly image?: string;
+  /** Resources of sandboxes built from `image`; a snapshot brings its own. Default: Daytona's. */
+  readonly resources?: DaytonaResources;
+  /** Minutes without activity before Daytona stops a sandbox; 0 never. Always sent. Default 15. */
+  readonly autoStopMinutes?: number;
+  /** Minutes a stopped sandbox waits before Daytona archives it; 0 means Daytona's longest. Always sent. Default 10 080 (7 days). */
+  readonly autoArchiveMinutes?: number;
+  /** Minutes a stopped sandbox waits before Daytona deletes it; -1 never, 0 as soon as it stops. Always sent. Default -1. */
+  readonly autoDeleteMinutes?: number;
+  /** Outbound network when `LaunchSpec.network` is absent; `false` sends `networkBlockAll`. Always sent. Default `true`. */
+  readonly network?: boolean;
+  /** Volumes to mount into every sandbox. Default none. */
+  readonly volumes?: readonly DaytonaVolume[];
+  /** Absolute workspace directory inside the sandbox; created at launch. Default `/home/daytona/workspace`. */
+  readonly workspaceRoot?: string;
+  /**
+   * Absolute directory inside the sandbox for the runtime's own records (async
+   * command claims and timeout marks, staged stdin). Default `/home/daytona/.sandport`.
+   */
+  readonly commandStateDirectory?: string;
+  /** Page size of the list API, 1-200. Default 100. */
+  readonly listPageSize?: number;
+  /**
+   * What `start` does with a sandbox that fails its readiness probe: `true`
+   * replaces it with a new one launched the same way (its files are lost, its
+   * id changes), `false` rejects. Default `true`.
+   */
+  readonly recreateOnFailedStart?: boolean;
+  /** Bound in ms of the readiness probe `start` runs (one command). Default 30 000. */
+  readonly readinessProbeMs?: number;
+  /**
+   * How long, in ms, the background cleanup of an abandoned launch (a create
+   * that outlived its caller's abort or deadline) may take in all. Default 120 000.
+   */
+  readonly orphanCleanupMs?: number;
+  /** Replaces loading the SDK: a module, or a function that loads one. For tests and bundlers. */
+  readonly sdk?: DaytonaSdkSource;
+  /** Called once for each failure of background work (cleanup of abandoned launches and replaced sandboxes). */
+  readonly onBackgroundError?: (error: SandportError) => void;
+}
+
+/** The credentials, exactly one kind. */
+export type DaytonaCredentials =
+  | { readonly apiKey: string }
+  | { readonly jwtToken: string; readonly organizationId: string };
+
+/** Options after defaults and validation. */
+export interface ResolvedOptions extends ResolvedCommonOptions {
+  readonly credentials: DaytonaCredentials;
+  readonly apiUrl: string;
+  readonly target: string;
+  readonly snapshot: string | undefined;
+  readonly image: string | undefined;
+  readonly resources: DaytonaResources | undefined;
+  readonly autoStopMinutes: number;
+  readonly autoArchiveMinutes: number;
+  readonly autoDeleteMinutes: number;
+  readonly network: boolean;
+  readonly volumes: readonly DaytonaVolumeMount[];
+  readonly workspaceRoot: string;
+  readonly commandStateDirectory: string;
+  readonly listPageSize: number;
+  readonly recreateOnFailedStart: boolean;
+  readonly readinessProbeMs: number;
+  readonly orphanCleanupMs: number;
+}
+
+/**
+ * Default per-call deadlines, used when a call's `OpOptions.timeoutMs` is
+ * absent. `launchMs` covers the create (an image build included) and the
+ * workspace directory; `lifecycleMs` covers `start`, a replacement included.
+ */
+export const DEFAULT_DAYTONA_TIMEOUTS: OperationTimeouts = Object.freeze({
+  launchMs: 180_000,
+  lookupMs: 60_000,
+  fileMs: 120_000,
+  destroyMs: 60_000,
+  lifecycleMs: 240_000,
+  execGraceMs: 30_000,
+});
+
+/** Validates options and fills defaults. Throws `INVALID_REQUEST`; does no I/O. */
+export function resolveOptions(given: DaytonaRuntimeOptions): ResolvedOptions {
+  const read = new OptionReader("DaytonaRuntime", PROVIDER);
+  const options = read.object(given);
+  const common = read.common(options, {
+    runBudgetMs: 600_000,
+    maxOutputBytes: 16 * 1024 * 1024,
+    timeouts: DEFAULT_DAYTONA_TIMEOUTS,
+  });
+  const snapshot = read.text(options.snapshot, "snapshot");
+  const image = read.text(options.image, "image");
+  if (snapshot !== undefined && image !== undefined) throw read.refuse("image", "cannot be given with snapshot");
+  if (options.resources !== undefined && image === undefined) {
+    throw read.refuse("resources", "apply only to sandboxes built from an image (a snapshot brings its own)");
+  }
+  if (options.onBackgroundError !== undefined && typeof options.onBackgroundError !== "function") {
+    throw read.refuse("onBackgroundError", "must be a function");
+  }
+  return {
+    ...common,
+    credentials: readCredentials(read, options),
+    apiUrl: read.url(options.apiUrl, "apiUrl") ?? "https://app.daytona.io/api",
+    target: read.text(options.target, "target") ?? "us",
+    snapshot,
+    image,
+    resources: readResources(read, options.resources),
+    autoStopMinutes: read.integer(options.autoStopMinutes, "autoStopMinutes", 0, 10_000_000) ?? 15,
+    autoArchiveMinutes: read.integer(options.autoArchiveMinutes, "autoArchiveMinutes", 0, 10_000_000) ?? 10_080,
+    autoDeleteMinutes: read.integer(options.autoDeleteMinutes, "autoDeleteMinutes", -1, 10_000_000) ?? -1,
+    network: read.boolean(options.network, "network") ?? true,
+    volumes: readVolumes(read, options.volumes),
+    workspaceRoot: read.absolutePath(options.workspaceRoot, "workspaceRoot") ?? "/home/daytona/workspace",
+    commandStateDirectory:
+      read.absolutePath(options.commandStateDirectory, "commandStateDirectory") ?? "/home/daytona/.sandport",
+    listPageSize: read.integer(options.listPageSize, "listPageSize", 1, 200) ?? 100,
+    recreateOnFailedStart: read.boolean(options.recreateOnFailedStart, "recreateOnFailedStart") ?? true,
+    readinessProbeMs: read.durationMs(options.readinessProbeMs, "readinessProbeMs") ?? 30_000,
+    orphanCleanupMs: read.durationMs(options.orphanCleanupMs, "orphanCleanupMs") ?? 120_000,
+  };
+}
+
+function readCredentials(read: OptionReader, options: DaytonaRuntimeOptions): DaytonaCredentials {
+  const apiKey = read.text(options.apiKey, "apiKey");
+  const jwtToken = read.text(options.jwtToken, "jwtToken");
+  const organizationId = read.text(options.organizationId, "organizationId");
+  if (apiKey !== undefined) {
+    if (jwtToken !== undefined) throw read.refuse("jwtToken", "cannot be given with apiKey");
+    return { apiKey };
+  }
+  if (jwtToken === undefined) {
+    throw read.refuse("apiKey", "is required, or jwtToken with organizationId (nothing is read from DAYTONA_*)");
+  }
+  if (organizationId === undefined) throw read.refuse("organizationId", "is required with jwtToken");
+  return { jwtToken, organizationId };
+}
+
+function readResources(read: OptionReader, resources: DaytonaResources | undefined): DaytonaResources | undefined {
+  if (resources === undefined) return undefined;
+  if (typeof resources !== "object" || resources === null) throw read.refuse("resources", "must be an object");
+  const cpu = read.integer(resources.cpu, "resources.cpu", 1, 1024);
+  const memoryGiB = read.integer(resources.memoryGiB, "resources.memoryGiB", 1, 65_536);
+  const diskGiB = read.integer(resources.diskGiB, "resources.diskGiB", 1, 65_536);
+  return Object.freeze({
+    ...(cpu === undefined ? {} : { cpu }),
+    ...(memoryGiB === undefined ? {} : { memoryGiB }),
+    ...(diskGiB === undefined ? {} : { diskGiB }),
+  });
+}
+
+function readVolumes(read: OptionReader, volumes: readonly DaytonaVolume[] | undefined): readonly DaytonaVolumeMount[] {
+  if (volumes === undefined) return [];
+  if (!Array.isArray(volumes)) throw read.refuse("volumes", "must be an array");
+  return Object.freeze(
+    volumes.map((volume: DaytonaVolume, index) => {
+      if (typeof volume !== "object" || volume === null) throw read.refuse(`volumes[${index}]`, "must be an object");
+      const subpath = read.text(volume.subpath, `volumes[${index}].subpath`);
+      return Object.freeze({
+        volumeId: read.requiredText(volume.volumeId, `volumes[${index}].volumeId`, "the volume to mount"),
+        mountPath: read.absolutePath(volume.mountPath, `volumes[${index}].mountPath`) ?? missing(read, index),
+        ...(subpath === undefined ? {} : { subpath }),
+      });
+    }),
+  );
+}
+
+function missing(read: OptionReader, index: number): never {
+  throw read.refuse(`volumes[${index}].mountPath`, "is required (where the volume appears in the sandbox)");
+}

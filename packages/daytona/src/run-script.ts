@@ -1,0 +1,71 @@
+import { retry } from "@sandport/core";
+import { daemonCommand, sweepScript } from "./command-scripts.js";
+import { budget, type CallTiming, seconds } from "./context.js";
+import { mapDaytonaError } from "./errors.js";
+import type { DaytonaSandbox } from "./internal/sdk-types.js";
+
+/** How long the best-effort kill of a command's tree may take, in ms. */
+const SWEEP_MS = 10_000;
+/** Retries of a request that is safe to repeat: a read, an upload of the same bytes, one of the runtime's own scripts. */
+const REPEAT_RETRY = { maxAttempts: 3, initialDelayMs: 200, maxDelayMs: 2_000 } as const;
+
+/** Where a request is made, for its errors. */
+export interface RequestSite {
+  readonly operation: string;
+  readonly sandboxId: string;
+  readonly path?: string;
+}
+
+/**
+ * Runs a request that is safe to repeat, retried on 429, 5xx and dropped
+ * connections (mapped `SandportError`s marked retryable), its errors mapped at `site`.
+ */
+export function repeatable<T>(timing: CallTiming, site: RequestSite, work: () => Promise<T>): Promise<T> {
+  return retry(
+    async () => {
+      try {
+        return await work();
+      } catch (error) {
+        throw mapDaytonaError(error, site);
+      }
+    },
+    { policy: REPEAT_RETRY, ...(timing.signal ? { signal: timing.signal } : {}) },
+  );
+}
+
+/** What one of the runtime's own scripts printed (stdout and stderr merged) and how it exited. */
+export interface ScriptResult {
+  readonly exitCode: number;
+  readonly output: string;
+}
+
+/**
+ * Runs one of the runtime's own scripts (symlink guard, file operations,
+ * `chmod`, a readiness probe, a kill) with `executeCommand`, in `cwd`, to its
+ * end within the caller's time. They are all safe to repeat, so 429 and 5xx
+ * answers are retried.
+ */
+export function runScript(
+  sandbox: DaytonaSandbox,
+  script: string,
+  cwd: string | undefined,
+  timing: CallTiming,
+  site: RequestSite,
+): Promise<ScriptResult> {
+  const command = daemonCommand(script);
+  return repeatable(timing, site, async () => {
+    const response = await sandbox.process.executeCommand(command, cwd, undefined, seconds(timing.remainingMs()));
+    return { exitCode: response.exitCode, output: response.result ?? "" };
+  });
+}
+
+/**
+ * Best-effort kill of everything carrying `marker` (a command and all it
+ * started), with its own budget. Failures are ignored: a command that
+ * survives still ends at its own timeout, which is always set.
+ */
+export async function sweep(sandbox: DaytonaSandbox, marker: string, sandboxId: string): Promise<void> {
+  await runScript(sandbox, sweepScript(marker), undefined, budget(SWEEP_MS), { operation: "kill", sandboxId }).catch(
+    () => undefined,
+  );
+}
