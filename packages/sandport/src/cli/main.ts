@@ -19,6 +19,12 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   });
 }
 
+// A reader that closes early (`sandport capabilities | head`) ends the command quietly, not with a stack trace.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code !== "EPIPE") throw error;
+  process.exit(exitCode);
+});
+
 const terminal = new Terminal(process.stdout, process.stderr, process.env);
 const manifestPath = findManifest(import.meta.url);
 const { version } = JSON.parse(readFileSync(manifestPath, "utf8")) as { version: string };

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import { EXIT, EXIT_CODE_TABLE } from "./exit-codes.js";
-import { runCli, UMBRELLA } from "./test-support.js";
+import { follow, runCli, startCli, UMBRELLA } from "./test-support.js";
 
 const COMMANDS = ["doctor", "capabilities", "run", "canary", "sweep"];
 
@@ -23,6 +23,15 @@ describe("sandport", () => {
       assert.match(stdout, /--provider <name>/);
     });
   }
+
+  test("a reader that closed its end (| head) ends the command quietly", async () => {
+    const child = startCli(["capabilities"]);
+    // Closed before the command has started: its first write meets EPIPE.
+    child.stdout?.destroy();
+    const { code, stderr } = await follow(child).closed;
+    assert.equal(code, EXIT.OK);
+    assert.equal(stderr, "");
+  });
 
   test("--version prints the package's version", async () => {
     const { version } = JSON.parse(readFileSync(`${UMBRELLA}/package.json`, "utf8"));
