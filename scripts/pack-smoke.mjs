@@ -3,7 +3,8 @@
 // tarballs into an empty scratch project with peers omitted, assert that no
 // vendor SDK got installed, then import every entry point (each package's
 // exports map, `*` patterns expanded to the built files) with ESM `import` and
-// CJS `require`, each in its own fresh node process; compile a TypeScript
+// CJS `require`, each in its own fresh node process; run `npx sandport --help` and
+// `npx sandport capabilities --json` there; compile a TypeScript
 // consumer without @types/node against the packed types; check that the
 // umbrella offers the test kit only as an optional peer. Fails naming what broke.
 // Needs a prior `pnpm build`.
@@ -108,7 +109,39 @@ try {
   }
   console.log(`imported ${barrels.size} entry points as ESM and CJS: ${[...barrels].join(", ")}`);
 
-  // 5. A TypeScript consumer without @types/node, checking every .d.ts it reaches (skipLibCheck off),
+  // 5. The `sandport` command runs from the scratch project, no SDK installed: its help, and the capability
+  //    table of every provider (built for inspection, which loads no SDK).
+  const npx = (args) =>
+    spawnSync("npx", ["--no-install", "sandport", ...args], {
+      cwd: project,
+      encoding: "utf8",
+      env: { ...process.env, NO_COLOR: "1" },
+    });
+  const help = npx(["--help"]);
+  if (help.status !== 0 || !/^Usage: sandport /m.test(help.stdout)) {
+    fail(`npx sandport --help failed (exit ${help.status}):\n${help.stdout}${help.stderr}`);
+  }
+  const listing = npx(["capabilities", "--json"]);
+  let providers = [];
+  try {
+    providers = JSON.parse(listing.stdout).providers.map((entry) => entry.provider);
+  } catch {
+    // Reported below.
+  }
+  const adapters = manifests
+    // Providers describe a runtime; framework bridges (`"kind": "bridge"`) are not providers.
+    .filter(({ manifest }) => manifest.sandport !== undefined && manifest.sandport.kind !== "bridge")
+    .map(({ manifest }) => manifest.name.slice("@sandport/".length))
+    .sort();
+  if (listing.status !== 0 || JSON.stringify(providers) !== JSON.stringify(adapters)) {
+    fail(
+      `npx sandport capabilities --json (exit ${listing.status}) listed ${providers} instead of ${adapters}:\n${listing.stderr}`,
+    );
+  } else {
+    console.log(`npx sandport --help and capabilities --json ran without any SDK: ${providers.join(", ")}`);
+  }
+
+  // 6. A TypeScript consumer without @types/node, checking every .d.ts it reaches (skipLibCheck off),
   //    compiles with the one lib line the README gives.
   writeFileSync(
     join(project, "tsconfig.json"),
@@ -147,7 +180,7 @@ try {
   if (tsc.status !== 0) fail(`a TypeScript consumer without @types/node does not compile:\n${tsc.stdout}${tsc.stderr}`);
   else console.log("a TypeScript consumer without @types/node compiles against sandport/core and sandport/local");
 
-  // 6. The umbrella does not make production installs carry the test kit.
+  // 7. The umbrella does not make production installs carry the test kit.
   if (umbrella?.dependencies?.["@sandport/testkit"] !== undefined) fail("sandport depends on @sandport/testkit");
   if (umbrella?.peerDependenciesMeta?.["@sandport/testkit"]?.optional !== true) {
     fail("sandport must offer @sandport/testkit as an optional peer");

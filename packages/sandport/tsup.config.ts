@@ -7,8 +7,27 @@ import { packageBuild } from "../../tsup.base.js";
 // so `sandport/core`'s types would pull in the test kit's.
 const entries = readdirSync("src").filter((file) => file.endsWith(".ts") && !file.endsWith(".test.ts"));
 
-export default defineConfig(
-  entries.map((file) =>
+// The `sandport` command: ESM only and not an import entry (no types). Each command is a chunk of its own
+// under dist/cli/, loaded when that command runs; the conformance suite and its reporter are separate
+// entries because `canary` runs them in a child `node --test`.
+const cli = packageBuild({
+  entry: {
+    cli: "src/cli/main.ts",
+    "cli/conformance-suite": "src/cli/canary/conformance-suite.ts",
+    "cli/conformance-reporter": "src/cli/canary/conformance-reporter.ts",
+  },
+  format: ["esm"],
+  dts: false,
+  splitting: true,
+  external: [/^@sandport\//],
+  clean: false,
+  esbuildOptions(options) {
+    options.chunkNames = "cli/[name]-[hash]";
+  },
+});
+
+export default defineConfig([
+  ...entries.map((file) =>
     packageBuild({
       entry: [`src/${file}`],
       // Every barrel re-exports a workspace package: keep them as imports, never inline them.
@@ -17,4 +36,5 @@ export default defineConfig(
       clean: false,
     }),
   ),
-);
+  cli,
+]);

@@ -20,8 +20,21 @@ export type {
 } from "./capabilities/capability-names.js";
 export { DECLARED_CAPABILITIES, MODE_NAMES, STRUCTURAL_CAPABILITIES } from "./capabilities/capability-names.js";
 export type { DeclaredCapabilities } from "./capabilities/declared-capabilities.js";
-export type { EvidenceRecord, Observations } from "./capabilities/evidence-record.js";
-export { EVIDENCE_FORMAT, parseEvidenceRecord } from "./capabilities/evidence-record.js";
+export type {
+  EvidenceOptions,
+  EvidenceWarning,
+  EvidenceWarningCode,
+} from "./capabilities/evidence-applicability.js";
+export { applicableEvidence } from "./capabilities/evidence-applicability.js";
+export type {
+  AdapterVersion,
+  ConformanceSummary,
+  EvidenceRecord,
+  Observations,
+  ProbedCapability,
+  ProbeRecord,
+} from "./capabilities/evidence-record.js";
+export { EVIDENCE_FORMAT } from "./capabilities/evidence-record.js";
 export type {
   CapabilityModes,
   FilesystemMode,
@@ -30,6 +43,7 @@ export type {
   OutputStreamsMode,
 } from "./capabilities/modes.js";
 export { MODE_VALUES } from "./capabilities/modes.js";
+export { parseEvidenceRecord } from "./capabilities/parse-evidence-record.js";
 export { resolveCapabilities } from "./capabilities/resolve-capabilities.js";
 export type { CapabilitySource, ResolvedCapabilities } from "./capabilities/resolved-capabilities.js";
 

@@ -2,8 +2,10 @@
 // Generates the umbrella package from what exists under packages/: one subpath
 // per public @sandport/* package (`sandport/core`, `sandport/local`, ...), the
 // root export re-exporting core, the exports map, the dependency list (the test
-// kit as an optional peer, so production installs do not carry it), and a
-// description and keywords that name only the providers that have an adapter.
+// kit as an optional peer, so production installs do not carry it; third-party
+// dependencies of the CLI are kept), and a description and keywords that name
+// only the providers that have an adapter. The `sandport` command finds providers
+// through the same dependency list, at run time (src/cli/providers/registry.ts).
 // A new provider package is covered by running this script; `--check` fails
 // (without writing) when the committed files are stale.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -66,7 +68,13 @@ function expectedManifest(barrels) {
   };
   const required = barrels.filter(([subpath]) => !OPTIONAL.has(subpath));
   const optional = barrels.filter(([subpath]) => OPTIONAL.has(subpath));
-  manifest.dependencies = Object.fromEntries(required.map(([, name]) => [name, "workspace:^"]));
+  // Third-party dependencies (the CLI's argument parser and colours) are kept as written; only the
+  // @sandport/* entries are generated.
+  const thirdParty = Object.entries(manifest.dependencies ?? {}).filter(([name]) => !name.startsWith("@sandport/"));
+  manifest.dependencies = Object.fromEntries([
+    ...required.map(([, name]) => [name, "workspace:^"]),
+    ...thirdParty.sort(([a], [b]) => a.localeCompare(b)),
+  ]);
   manifest.peerDependencies = Object.fromEntries(optional.map(([, name]) => [name, "workspace:^"]));
   manifest.peerDependenciesMeta = Object.fromEntries(optional.map(([, name]) => [name, { optional: true }]));
   manifest.devDependencies = Object.fromEntries(optional.map(([, name]) => [name, "workspace:^"]));

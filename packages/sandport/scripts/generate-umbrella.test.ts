@@ -26,3 +26,10 @@ test("every public @sandport package has exactly one umbrella subpath, and the r
   assert.deepEqual(subpaths.sort(), names.sort());
   assert.match(readFileSync(`${umbrella}/src/index.ts`, "utf8"), /export \* from "@sandport\/core";/);
 });
+
+test("the generated manifest keeps the command: its bin and its third-party dependencies", () => {
+  const manifest = JSON.parse(readFileSync(`${umbrella}/package.json`, "utf8"));
+  assert.deepEqual(manifest.bin, { sandport: "./dist/cli.js" });
+  const thirdParty = Object.keys(manifest.dependencies).filter((name: string) => !name.startsWith("@sandport/"));
+  assert.deepEqual(thirdParty, ["commander", "picocolors"]);
+});

@@ -1,70 +1,83 @@
-import { invalidRequest } from "../errors/factories.js";
-import { DECLARED_CAPABILITIES, type DeclaredCapability, MODE_NAMES, type ModeName } from "./capability-names.js";
-import { type CapabilityModes, MODE_VALUES } from "./modes.js";
+import type { DeclaredCapability, ModeName } from "./capability-names.js";
+import type { CapabilityModes } from "./modes.js";
 
-/** The format tag of an evidence record. */
-export const EVIDENCE_FORMAT = "sandport-evidence-v1";
+/**
+ * The format tag of an evidence record. Version 2 names the adapter and SDK
+ * versions a run exercised and keeps every probe, failed ones included.
+ */
+export const EVIDENCE_FORMAT = "sandport-evidence-v2";
+
+/** A capability a live probe can establish: a declared capability or a mode. */
+export type ProbedCapability = DeclaredCapability | ModeName;
 
 /** What one live run observed: declared capabilities seen to work, and modes seen in action. */
 export type Observations = Partial<Record<DeclaredCapability, true>> & {
   readonly [K in ModeName]?: Exclude<CapabilityModes[K], "unsupported" | "not-exposed" | "unknown">;
 };
 
+/** One capability probe of a live run, kept whether it passed or not. */
+export type ProbeRecord =
+  | {
+      /** The capability the probe set out to establish. */
+      readonly capability: ProbedCapability;
+      /** The probe established the capability. */
+      readonly outcome: "passed";
+      /** What it established: `true`, or the mode it saw. Equal to `observed[capability]`. */
+      readonly value: true | string;
+      /** Wall-clock milliseconds the probe took. */
+      readonly durationMs: number;
+    }
+  | {
+      readonly capability: ProbedCapability;
+      /** The probe threw, or ran and could not establish the capability. Nothing is observed. */
+      readonly outcome: "failed";
+      /** Why, in one line (an error's code and message, or what was not seen). Never a credential. */
+      readonly reason: string;
+      readonly durationMs: number;
+    };
+
+/** The shared conformance suite's outcome in a live run. */
+export interface ConformanceSummary {
+  /** Checks that passed. */
+  readonly passed: number;
+  /** Checks (and hooks) that failed. */
+  readonly failed: number;
+  /** Checks skipped, for a missing capability or a reason the caller gave. */
+  readonly skipped: number;
+  /** Titles of what failed, for a reader; empty when `failed` is 0. */
+  readonly failures: readonly string[];
+}
+
+/** The adapter package a run exercised. */
+export interface AdapterVersion {
+  /** npm name of the adapter package, e.g. `"@sandport/e2b"`. */
+  readonly package: string;
+  /** Its version, from its package.json. Evidence applies to this version only. */
+  readonly version: string;
+}
+
 /**
- * A record written by a live canary run against a real provider. It can only
- * turn `unknown` cells into observed values; see `resolveCapabilities`.
+ * A record written by a live canary run (`sandport canary`) against a real
+ * provider. It can only turn `unknown` cells into observed values, for the
+ * same provider and adapter version; see `resolveCapabilities`.
  */
 export interface EvidenceRecord {
   /** Always {@link EVIDENCE_FORMAT}. */
   readonly format: typeof EVIDENCE_FORMAT;
   /** Provider the run exercised; must equal the runtime's `provider`. */
   readonly provider: string;
-  /** When the run finished, ISO-8601. */
+  /** The adapter package and version the run exercised. */
+  readonly adapter: AdapterVersion;
+  /** Installed version of each vendor SDK the adapter loads, by npm name (`{}` when it needs none). */
+  readonly sdks: Readonly<Record<string, string>>;
+  /** When the run finished, ISO-8601 UTC. */
   readonly recordedAt: string;
-  /** Identifier of the run (a CI run URL or id), for tracing the claim back. */
+  /** Identifier of the run (a CI run id or URL), for tracing the claim back. */
   readonly runId: string;
-  /** What was observed. */
+  /** The conformance suite's outcome. */
+  readonly conformance: ConformanceSummary;
+  /** Every probe that ran, passed or failed, in the order they ran. */
+  readonly probes: readonly ProbeRecord[];
+  /** What the passing probes established; exactly one entry per passed probe. */
   readonly observed: Observations;
-}
-
-const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
-
-/**
- * Parses and validates an evidence record (already JSON-decoded).
- * Rejects anything malformed with `INVALID_REQUEST`: unknown format, unknown
- * or structural capability names, values other than `true` or a legal mode.
- */
-export function parseEvidenceRecord(input: unknown): EvidenceRecord {
-  const fail = (why: string) => invalidRequest(`malformed evidence record: ${why}`, { reason: why });
-  if (typeof input !== "object" || input === null || Array.isArray(input)) throw fail("not an object");
-  const record = input as Record<string, unknown>;
-  if (record.format !== EVIDENCE_FORMAT) throw fail(`format must be "${EVIDENCE_FORMAT}"`);
-  for (const key of ["provider", "runId"] as const) {
-    if (typeof record[key] !== "string" || record[key] === "") throw fail(`${key} must be a non-empty string`);
-  }
-  if (typeof record.recordedAt !== "string" || !ISO_INSTANT.test(record.recordedAt)) {
-    throw fail("recordedAt must be an ISO-8601 UTC instant");
-  }
-  const observed = record.observed;
-  if (typeof observed !== "object" || observed === null || Array.isArray(observed)) {
-    throw fail("observed must be an object");
-  }
-  const clean: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(observed)) {
-    if ((DECLARED_CAPABILITIES as readonly string[]).includes(name)) {
-      if (value !== true) throw fail(`observed.${name} must be true (absence is never observed)`);
-    } else if ((MODE_NAMES as readonly string[]).includes(name)) {
-      if (!MODE_VALUES[name as ModeName].includes(value as string)) throw fail(`observed.${name} has illegal value`);
-    } else {
-      throw fail(`observed.${name} is not a declared capability or mode`);
-    }
-    clean[name] = value;
-  }
-  return {
-    format: EVIDENCE_FORMAT,
-    provider: record.provider as string,
-    recordedAt: record.recordedAt,
-    runId: record.runId as string,
-    observed: clean as Observations,
-  };
 }

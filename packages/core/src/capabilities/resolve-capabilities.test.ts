@@ -4,7 +4,9 @@ import { RecordingRuntime } from "@sandport/testkit/fakes";
 import { SandportError } from "../errors/sandport-error.js";
 import type { SandboxRuntime } from "../port/sandbox-runtime.js";
 import type { DeclaredCapabilities } from "./declared-capabilities.js";
-import { type EvidenceRecord, parseEvidenceRecord } from "./evidence-record.js";
+import type { EvidenceWarning } from "./evidence-applicability.js";
+import type { EvidenceRecord } from "./evidence-record.js";
+import { parseEvidenceRecord } from "./parse-evidence-record.js";
 import { resolveCapabilities } from "./resolve-capabilities.js";
 
 const declared: DeclaredCapabilities = {
@@ -22,14 +24,45 @@ function runtimeWith(capabilities: DeclaredCapabilities): SandboxRuntime {
   return Object.assign(new RecordingRuntime(), { capabilities }) as unknown as SandboxRuntime;
 }
 
-function evidence(observed: Record<string, unknown>, provider = "recording"): EvidenceRecord {
+/** A valid record whose passing probes establish `observed`; `failed` names probes that failed. */
+function evidence(
+  observed: Record<string, unknown>,
+  { provider = "recording", version = "1.2.3", failed = [] as string[] } = {},
+): EvidenceRecord {
   return parseEvidenceRecord({
-    format: "sandport-evidence-v1",
+    format: "sandport-evidence-v2",
     provider,
+    adapter: { package: `@sandport/${provider}`, version },
+    sdks: {},
     recordedAt: "2026-11-29T12:00:00Z",
     runId: "canary-1",
+    conformance: { passed: 70, failed: 0, skipped: 7, failures: [] },
+    probes: [
+      ...Object.entries(observed).map(([capability, value]) => ({
+        capability,
+        outcome: "passed",
+        value,
+        durationMs: 5,
+      })),
+      ...failed.map((capability) => ({
+        capability,
+        outcome: "failed",
+        reason: "PROVIDER_UNAVAILABLE: 500",
+        durationMs: 7,
+      })),
+    ],
     observed,
   });
+}
+
+/** Resolves with adapter version 1.2.3 (none for `null`), collecting warnings instead of printing them. */
+function resolveWith(records: EvidenceRecord | EvidenceRecord[], adapterVersion: string | null = "1.2.3") {
+  const warnings: EvidenceWarning[] = [];
+  const resolved = resolveCapabilities(runtimeWith(declared), records, {
+    ...(adapterVersion === null ? {} : { adapterVersion }),
+    onWarning: (warning) => warnings.push(warning),
+  });
+  return { resolved, warnings };
 }
 
 describe("resolveCapabilities", () => {
@@ -56,8 +89,7 @@ describe("resolveCapabilities", () => {
   });
 
   test("evidence promotes only unknown cells", () => {
-    const resolved = resolveCapabilities(
-      runtimeWith(declared),
+    const { resolved, warnings } = resolveWith(
       evidence({
         warmLease: true,
         verifiedCleanup: true,
@@ -67,6 +99,7 @@ describe("resolveCapabilities", () => {
         lifetime: "deadline",
       }),
     );
+    assert.deepEqual(warnings, []);
     assert.equal(resolved.warmLease, true);
     assert.equal(resolved.sources.warmLease, "observed");
     assert.equal(resolved.verifiedCleanup, true);
@@ -87,42 +120,111 @@ describe("resolveCapabilities", () => {
     assert.equal(resolved.sources.warmLease, "declared");
   });
 
-  test("refuses evidence for another provider", () => {
-    assert.throws(
-      () => resolveCapabilities(runtimeWith(declared), evidence({ warmLease: true }, "e2b")),
-      (error: unknown) => SandportError.hasCode(error, "INVALID_REQUEST"),
+  test("a failed probe promotes nothing, and neither do records that disagree", () => {
+    const failed = resolveWith([evidence({ warmLease: true }), evidence({}, { failed: ["warmLease"] })]).resolved;
+    assert.equal(failed.warmLease, "unknown");
+    assert.equal(failed.sources.warmLease, "declared");
+    const disagree = resolveWith([evidence({ outputStreams: "separate" }), evidence({ outputStreams: "combined" })]);
+    assert.equal(disagree.resolved.outputStreams, "unknown");
+    const agree = resolveWith([evidence({ outputStreams: "combined" }), evidence({ outputStreams: "combined" })]);
+    assert.equal(agree.resolved.outputStreams, "combined");
+  });
+
+  test("ignores, with a warning, evidence for another provider", () => {
+    const { resolved, warnings } = resolveWith(evidence({ warmLease: true }, { provider: "e2b" }));
+    assert.equal(resolved.warmLease, "unknown");
+    assert.deepEqual(
+      warnings.map((warning) => warning.code),
+      ["EVIDENCE_OTHER_PROVIDER"],
     );
+    assert.match(warnings[0]?.message ?? "", /provider "e2b", not "recording"/);
+  });
+
+  test("ignores, with a warning, evidence for another adapter version, and applies the matching one", () => {
+    const { resolved, warnings } = resolveWith([
+      evidence({ warmLease: true }, { version: "1.2.2" }),
+      evidence({ verifiedCleanup: true }),
+    ]);
+    assert.equal(resolved.warmLease, "unknown");
+    assert.equal(resolved.verifiedCleanup, true);
+    assert.equal(resolved.sources.verifiedCleanup, "observed");
+    assert.deepEqual(
+      warnings.map((warning) => [warning.code, warning.record.adapter.version]),
+      [["EVIDENCE_OTHER_VERSION", "1.2.2"]],
+    );
+  });
+
+  test("ignores every record, with a warning, when the adapter version is not given", () => {
+    const { resolved, warnings } = resolveWith(evidence({ warmLease: true }), null);
+    assert.equal(resolved.warmLease, "unknown");
+    assert.deepEqual(
+      warnings.map((warning) => warning.code),
+      ["EVIDENCE_VERSION_UNKNOWN"],
+    );
+  });
+
+  test("by default the warning goes to process.emitWarning", async () => {
+    const seen = new Promise<Error>((resolve) => process.once("warning", resolve));
+    resolveCapabilities(runtimeWith(declared), evidence({ warmLease: true }, { provider: "e2b" }), {
+      adapterVersion: "1.2.3",
+    });
+    const warning = (await seen) as Error & { code?: string };
+    assert.equal(warning.name, "SandportEvidenceWarning");
+    assert.equal(warning.code, "EVIDENCE_OTHER_PROVIDER");
   });
 });
 
 describe("parseEvidenceRecord", () => {
   const valid = {
-    format: "sandport-evidence-v1",
+    format: "sandport-evidence-v2",
     provider: "e2b",
+    adapter: { package: "@sandport/e2b", version: "0.1.0" },
+    sdks: { e2b: "2.51.0" },
     recordedAt: "2026-11-29T12:00:00.123Z",
     runId: "https://ci/run/1",
+    conformance: { passed: 70, failed: 1, skipped: 7, failures: ["exec.timeout: ..."] },
+    probes: [
+      { capability: "verifiedCleanup", outcome: "passed", value: true, durationMs: 812.5 },
+      { capability: "isolation", outcome: "passed", value: "microvm", durationMs: 3 },
+      { capability: "lifecycle", outcome: "failed", reason: "PROVIDER_UNAVAILABLE: 500", durationMs: 40 },
+    ],
     observed: { verifiedCleanup: true, isolation: "microvm" },
   };
 
-  test("accepts a well-formed record", () => {
+  test("accepts a well-formed record, failed probes included", () => {
     assert.deepEqual(parseEvidenceRecord(valid), valid);
   });
 
   test("rejects malformed records", () => {
+    const [cleanup, isolation, lifecycle] = valid.probes;
     const malformed: unknown[] = [
       null,
       [],
       "{}",
-      { ...valid, format: "v0" },
+      { ...valid, format: "sandport-evidence-v1" }, // names no adapter version
       { ...valid, provider: "" },
       { ...valid, runId: 3 },
       { ...valid, recordedAt: "yesterday" },
+      { ...valid, adapter: { package: "@sandport/e2b" } },
+      { ...valid, adapter: "0.1.0" },
+      { ...valid, sdks: { e2b: "" } },
+      { ...valid, conformance: { passed: 1, failed: 0, skipped: 0, failures: ["x"] } },
+      { ...valid, conformance: { passed: -1, failed: 0, skipped: 0, failures: [] } },
+      { ...valid, probes: {} },
+      { ...valid, probes: [cleanup, cleanup] },
+      { ...valid, probes: [cleanup, isolation, { ...lifecycle, outcome: "skipped" }] },
+      { ...valid, probes: [cleanup, isolation, { ...lifecycle, reason: "" }] },
+      { ...valid, probes: [cleanup, { ...isolation, value: "vm" }, lifecycle] },
+      { ...valid, probes: [{ ...cleanup, durationMs: -1 }, isolation, lifecycle] },
+      { ...valid, probes: [{ ...cleanup, capability: "reattach" }, isolation, lifecycle] }, // structural
       { ...valid, observed: [] },
-      { ...valid, observed: { verifiedCleanup: false } },
-      { ...valid, observed: { verifiedCleanup: "unsupported" } },
-      { ...valid, observed: { isolation: "vm" } },
-      { ...valid, observed: { reattach: true } }, // structural: evidence cannot speak for methods
-      { ...valid, observed: { teleport: true } },
+      { ...valid, observed: { verifiedCleanup: false, isolation: "microvm" } },
+      { ...valid, observed: { verifiedCleanup: "unsupported", isolation: "microvm" } },
+      { ...valid, observed: { verifiedCleanup: true, isolation: "vm" } },
+      { ...valid, observed: { verifiedCleanup: true, isolation: "microvm", teleport: true } },
+      { ...valid, observed: { verifiedCleanup: true } }, // a passed probe missing from observed
+      { ...valid, observed: { ...valid.observed, lifecycle: true } }, // observed although its probe failed
+      { ...valid, observed: { ...valid.observed, warmLease: true } }, // observed without any probe
     ];
     for (const record of malformed) {
       assert.throws(

@@ -1,7 +1,7 @@
-import { invalidRequest } from "../errors/factories.js";
 import type { SandboxRuntime } from "../port/sandbox-runtime.js";
 import { type Availability, isPendingEvidence } from "./absence.js";
 import { type CapabilityName, DECLARED_CAPABILITIES, MODE_NAMES, STRUCTURAL_CAPABILITIES } from "./capability-names.js";
+import { applicableEvidence, type EvidenceOptions } from "./evidence-applicability.js";
 import type { EvidenceRecord } from "./evidence-record.js";
 import type { CapabilitySource, ResolvedCapabilities } from "./resolved-capabilities.js";
 import { hasMethod, STRUCTURAL_REQUIREMENTS } from "./structural-methods.js";
@@ -13,23 +13,20 @@ import { hasMethod, STRUCTURAL_REQUIREMENTS } from "./structural-methods.js";
  * - Structural capabilities come from method presence; a missing one takes the
  *   declared reason (`absent`), else `not-exposed`.
  * - Declared capabilities and modes come from `runtime.capabilities`.
- * - Evidence may replace an `unknown` declared cell with what a live run observed,
- *   and nothing else: a declared `unsupported` stays `unsupported` whatever a record says.
- *
- * Evidence for a different provider is refused with `INVALID_REQUEST`.
+ * - Evidence may replace an `unknown` declared cell with what a live run's probe
+ *   established, and nothing else: a declared `unsupported` stays `unsupported`
+ *   whatever a record says. Only records of the same provider and adapter version
+ *   (`options.adapterVersion`) count; any other is ignored with a warning
+ *   (`options.onWarning`). Among those, a cell is promoted when at least one
+ *   record's probe passed and none failed or saw another value.
  */
 export function resolveCapabilities(
   runtime: SandboxRuntime,
   evidence: EvidenceRecord | readonly EvidenceRecord[] = [],
+  options: EvidenceOptions = {},
 ): ResolvedCapabilities {
-  const records = Array.isArray(evidence) ? evidence : [evidence as EvidenceRecord];
-  for (const record of records) {
-    if (record.provider !== runtime.provider) {
-      throw invalidRequest(`evidence for "${record.provider}" cannot describe runtime "${runtime.provider}"`, {
-        evidenceProvider: record.provider,
-      });
-    }
-  }
+  const given = Array.isArray(evidence) ? evidence : [evidence as EvidenceRecord];
+  const records = applicableEvidence(runtime.provider, given, options);
   const declared = runtime.capabilities;
   const values: Record<string, unknown> = { provider: runtime.provider };
   const sources: Partial<Record<CapabilityName, CapabilitySource>> = {};
@@ -44,12 +41,10 @@ export function resolveCapabilities(
     values[name] = declaredValue;
     sources[name] = "declared";
     if (!isPendingEvidence(declaredValue)) return;
-    for (const record of records) {
-      const seen = (record.observed as Record<string, unknown>)[name];
-      if (seen !== undefined) {
-        values[name] = seen;
-        sources[name] = "observed";
-      }
+    const seen = observation(records, name);
+    if (seen !== undefined) {
+      values[name] = seen;
+      sources[name] = "observed";
     }
   };
   for (const name of DECLARED_CAPABILITIES) observe(name, declared[name] as Availability);
@@ -57,4 +52,12 @@ export function resolveCapabilities(
 
   values.sources = sources;
   return values as unknown as ResolvedCapabilities;
+}
+
+/** What the records' probes agree `name` is, or undefined when none passed, one failed, or they disagree. */
+function observation(records: readonly EvidenceRecord[], name: CapabilityName): unknown {
+  const probes = records.flatMap((record) => record.probes.filter((probe) => probe.capability === name));
+  if (probes.length === 0 || probes.some((probe) => probe.outcome === "failed")) return undefined;
+  const values = new Set(probes.map((probe) => (probe.outcome === "passed" ? probe.value : undefined)));
+  return values.size === 1 ? [...values][0] : undefined;
 }

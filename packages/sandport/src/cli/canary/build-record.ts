@@ -1,0 +1,39 @@
+import {
+  type ConformanceSummary,
+  EVIDENCE_FORMAT,
+  type EvidenceRecord,
+  type Observations,
+  type ProbeRecord,
+  parseEvidenceRecord,
+} from "@sandport/core";
+import type { ProviderDescriptor } from "../providers/descriptor.js";
+import { installedSdks } from "../providers/versions.js";
+
+/**
+ * The evidence record of a canary run: provider, adapter and SDK versions, the
+ * time, the conformance summary and every probe, with `observed` holding
+ * exactly what the passed probes established. Validated before it is returned,
+ * so a record the CLI writes always parses.
+ */
+export function buildRecord(
+  descriptor: ProviderDescriptor,
+  runId: string,
+  conformance: ConformanceSummary,
+  probes: readonly ProbeRecord[],
+): EvidenceRecord {
+  const observed: Record<string, unknown> = {};
+  for (const probe of probes) if (probe.outcome === "passed") observed[probe.capability] = probe.value;
+  const sdks: Record<string, string> = {};
+  for (const sdk of installedSdks(descriptor)) if (sdk.version !== undefined) sdks[sdk.name] = sdk.version;
+  return parseEvidenceRecord({
+    format: EVIDENCE_FORMAT,
+    provider: descriptor.provider,
+    adapter: { package: descriptor.packageName, version: descriptor.version },
+    sdks,
+    recordedAt: new Date().toISOString(),
+    runId,
+    conformance,
+    probes,
+    observed: observed as Observations,
+  });
+}

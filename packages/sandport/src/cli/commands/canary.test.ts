@@ -1,0 +1,123 @@
+// `sandport canary` as a child process: the conformance suite and the probes against the E2B
+// emulator through --endpoint (and against the local runtime), the evidence record it writes, a
+// probe failed by an injected fault, and a provider without credentials.
+import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { after, describe, test } from "node:test";
+import { type EvidenceRecord, parseEvidenceRecord } from "@sandport/core";
+import { EXIT } from "../exit-codes.js";
+import { localOptions, runCli, scratchDirectory, UMBRELLA, useE2BEmulator } from "../test-support.js";
+
+const e2bPackage = join(UMBRELLA, "..", "e2b", "package.json");
+const adapterVersion = JSON.parse(readFileSync(e2bPackage, "utf8")).version as string;
+const sdkVersion = JSON.parse(readFileSync(createRequire(e2bPackage).resolve("e2b/package.json"), "utf8"))
+  .version as string;
+
+describe("sandport canary (E2B emulator)", () => {
+  const fixture = useE2BEmulator("canary");
+  const canary = (out: string, ...args: string[]) =>
+    runCli(
+      ["canary", "--provider", "e2b", "--endpoint", fixture.emulator().url, "--out", out, "--idle", "0s", ...args],
+      { env: fixture.env() },
+    );
+  const read = (path: string): EvidenceRecord => parseEvidenceRecord(JSON.parse(readFileSync(path, "utf8")));
+
+  test("writes a valid evidence record: versions, the suite's outcome, each probe with its timing", async () => {
+    const out = join(fixture.scratch, "evidence", "e2b.json");
+    const { code, stdout, stderr } = await canary(out, "--run-id", "test-run-1");
+    assert.equal(code, EXIT.OK, stderr);
+    assert.match(stdout, /canary e2b: passed .*evidence written to .*e2b\.json/);
+    const record = read(out);
+    assert.equal(record.provider, "e2b");
+    assert.deepEqual(record.adapter, { package: "@sandport/e2b", version: adapterVersion });
+    assert.deepEqual(record.sdks, { e2b: sdkVersion });
+    assert.equal(record.runId, "test-run-1");
+    assert.ok(Date.now() - Date.parse(record.recordedAt) < 10 * 60_000);
+    assert.equal(record.conformance.failed, 0, record.conformance.failures.join("\n"));
+    assert.ok(record.conformance.passed > 50, `${record.conformance.passed} checks passed`);
+    // E2B declares warmLease, lifecycle, neverIdle and filesystem unknown; neverIdle has no probe.
+    assert.deepEqual(
+      record.probes.map((probe) => [probe.capability, probe.outcome]),
+      [
+        ["warmLease", "passed"],
+        ["lifecycle", "passed"],
+        ["filesystem", "passed"],
+      ],
+    );
+    for (const probe of record.probes) assert.ok(probe.durationMs > 0, `${probe.capability} has a timing`);
+    assert.deepEqual(record.observed, { warmLease: true, lifecycle: true, filesystem: "persistent" });
+    assert.deepEqual(fixture.emulator().liveSandboxes(), [], "the suite and the probes left nothing behind");
+
+    // The record feeds back: the same adapter version promotes exactly the probed cells.
+    const listing = await runCli(["capabilities", "--provider", "e2b", "--evidence", out, "--json"]);
+    const cells = JSON.parse(listing.stdout).providers[0].capabilities;
+    assert.deepEqual(cells.lifecycle, { value: true, mark: "observed", source: "observed" });
+    assert.deepEqual(cells.neverIdle, { value: "unknown", mark: "absent", source: "declared" });
+  });
+
+  test("a probe failed by an injected fault is recorded as failed, with its reason, and exits 1", async () => {
+    const out = join(fixture.scratch, "faulted.json");
+    const emulator = fixture.emulator();
+    emulator.injectFault({
+      route: "POST /sandboxes/:id/pause",
+      fault: { kind: "status", status: 500 },
+      times: 1_000,
+    });
+    try {
+      // The suite's own stop/start check would meet the same fault; the probes are what this test is about.
+      const { code, stdout } = await canary(out, "--skip-check", "lifecycle.stop-start", "--json");
+      assert.equal(code, EXIT.FAILED);
+      const record = read(out);
+      assert.deepEqual(JSON.parse(stdout), record, "--json prints the record it wrote");
+      assert.equal(record.conformance.failed, 0, record.conformance.failures.join("\n"));
+      const outcomes = Object.fromEntries(record.probes.map((probe) => [probe.capability, probe]));
+      assert.equal(outcomes.warmLease?.outcome, "passed");
+      for (const capability of ["lifecycle", "filesystem"]) {
+        const probe = outcomes[capability];
+        assert.equal(probe?.outcome, "failed", capability);
+        assert.match(probe?.outcome === "failed" ? probe.reason : "", /^PROVIDER_UNAVAILABLE: /);
+      }
+      assert.deepEqual(record.observed, { warmLease: true });
+    } finally {
+      emulator.clearFaults();
+    }
+    assert.deepEqual(emulator.liveSandboxes(), [], "failed probes still destroyed their sandboxes");
+  });
+
+  test("without credentials the provider is skipped with one line, exit 3, and no record", async () => {
+    const out = join(fixture.scratch, "skipped.json");
+    const { code, stdout, stderr } = await runCli(["canary", "--provider", "e2b", "--out", out]);
+    assert.equal(code, EXIT.NOT_CONFIGURED);
+    assert.equal(stdout, "");
+    assert.equal(stderr, "e2b: skipped, SANDPORT_E2B_API_KEY not set\n");
+    assert.equal(existsSync(out), false);
+  });
+});
+
+describe("sandport canary (local)", () => {
+  const scratch = scratchDirectory("canary-local");
+  after(() => scratch.remove());
+
+  test("runs the suite against the local runtime; nothing is unknown, so nothing is probed", async () => {
+    const out = join(scratch.path, "local.json");
+    const { code, stderr } = await runCli([
+      "canary",
+      "--provider",
+      "local",
+      ...localOptions(join(scratch.path, "root")),
+      "--out",
+      out,
+    ]);
+    assert.equal(code, EXIT.OK, stderr);
+    assert.match(stderr, /✔ conformance: \d+ passed, 0 failed/);
+    const record = parseEvidenceRecord(JSON.parse(readFileSync(out, "utf8")));
+    assert.equal(record.provider, "local");
+    assert.equal(record.conformance.failed, 0, record.conformance.failures.join("\n"));
+    assert.ok(record.conformance.passed > 50, `${record.conformance.passed} checks passed`);
+    assert.deepEqual(record.sdks, {});
+    assert.deepEqual(record.probes, []);
+    assert.match(record.runId, /^local-\d+$/);
+  });
+});

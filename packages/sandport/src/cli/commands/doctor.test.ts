@@ -1,0 +1,90 @@
+// `sandport doctor` as a child process: a missing bubblewrap reported with its fix, credentials by
+// name only, and a throwaway local launch that proves the runtime works.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { after, describe, test } from "node:test";
+import type { DoctorCheck } from "../doctor/check.js";
+import { EXIT } from "../exit-codes.js";
+import { runCli, scratchDirectory } from "../test-support.js";
+
+const SECRET = "e2b_doctor_secret_value_0123456789";
+
+async function doctor(args: string[], env: Record<string, string> = {}) {
+  const result = await runCli(["doctor", ...args, "--json"], { env });
+  const report = JSON.parse(result.stdout) as { ok: boolean; checks: DoctorCheck[] };
+  const find = (scope: string, name: string) =>
+    report.checks.find((check) => check.scope === scope && check.name === name);
+  return { ...result, report, find };
+}
+
+describe("sandport doctor", () => {
+  const scratch = scratchDirectory("doctor");
+  after(() => scratch.remove());
+  const root = join(scratch.path, "root");
+
+  test("reports a missing bubblewrap with the fix, and the launch that fails because of it (exit 1)", async () => {
+    const missing = join(scratch.path, "no-such-bwrap");
+    const { code, report, find } = await doctor([
+      "--provider",
+      "local",
+      "--option",
+      `bwrapPath=${missing}`,
+      "--option",
+      `root=${root}`,
+    ]);
+    assert.equal(code, EXIT.FAILED);
+    assert.equal(report.ok, false);
+    const bubblewrap = find("local", "bubblewrap");
+    assert.equal(bubblewrap?.status, "fail");
+    assert.equal(bubblewrap?.detail, `${missing}: not found`);
+    assert.match(bubblewrap?.fix ?? "", /apt-get install bubblewrap/);
+    assert.match(bubblewrap?.fix ?? "", /SANDPORT_LOCAL_BWRAP_PATH \(--option bwrapPath=PATH\)/);
+    const launch = find("local", "launch");
+    assert.equal(launch?.status, "fail");
+    assert.match(launch?.detail ?? "", /bubblewrap cannot create namespaces here .*no-such-bwrap.*\[UNSUPPORTED\]/);
+  });
+
+  test("the same report for people puts the fix under the failed check", async () => {
+    const missing = join(scratch.path, "no-such-bwrap");
+    const { code, stdout } = await runCli(["doctor", "--provider", "local", "--option", `bwrapPath=${missing}`]);
+    assert.equal(code, EXIT.FAILED);
+    assert.match(stdout, /✖ bubblewrap +.*no-such-bwrap: not found\n +fix: install bubblewrap/);
+  });
+
+  test("a working local runtime: host facts, and a throwaway sandbox launched and destroyed (exit 0)", async () => {
+    const { code, report, find, stderr } = await doctor([
+      "--provider",
+      "local",
+      "--option",
+      `root=${root}`,
+      "--option",
+      "isolation=none",
+    ]);
+    assert.equal(code, EXIT.OK, stderr);
+    assert.equal(report.ok, true);
+    assert.equal(find("host", "node")?.status, "ok");
+    for (const name of ["user", "user namespaces", "cgroups", "/dev/kvm"]) assert.ok(find("host", name), name);
+    assert.equal(find("local", "launch")?.status, "ok");
+    assert.equal(find("local", "adapter")?.detail.startsWith("@sandport/local@"), true);
+  });
+
+  test("names credentials, present or missing, and never prints their values", async () => {
+    const present = await doctor(["--provider", "e2b"], { SANDPORT_E2B_API_KEY: SECRET });
+    assert.equal(present.code, EXIT.OK, present.stderr);
+    assert.deepEqual(present.find("e2b", "credential"), {
+      scope: "e2b",
+      name: "credential",
+      status: "ok",
+      detail: "SANDPORT_E2B_API_KEY is set",
+    });
+    assert.equal(present.find("e2b", "sdk e2b")?.status, "ok");
+    assert.ok(!`${present.stdout}${present.stderr}`.includes(SECRET));
+
+    const absent = await doctor(["--provider", "e2b"]);
+    assert.equal(absent.code, EXIT.FAILED, "asked for by name, a provider without credentials fails");
+    assert.equal(absent.find("e2b", "credential")?.detail, "SANDPORT_E2B_API_KEY is not set");
+    const all = await doctor(["--option", `root=${root}`, "--option", "isolation=none"]);
+    assert.equal(all.find("e2b", "credential")?.status, "warn", "among all providers, a missing credential only warns");
+    assert.equal(all.code, EXIT.OK, all.stderr);
+  });
+});

@@ -1,0 +1,169 @@
+// `sandport sweep` as a child process against the E2B emulator seeded with owned-fresh,
+// owned-expired and foreign sandboxes, and against the local runtime.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { after, before, describe, mock, test } from "node:test";
+import { E2BRuntime } from "@sandport/e2b";
+import { LocalRuntime } from "@sandport/local";
+import { EXIT } from "../exit-codes.js";
+import { localOptions, runCli, scratchDirectory, useE2BEmulator } from "../test-support.js";
+
+interface SweepReport {
+  dryRun: boolean;
+  sandboxes: { id: string; outcome: string; ageMs: number | null; labels: Record<string, string> }[];
+}
+
+const OWNER = "sweep-test";
+/** The expired and foreign sandboxes are created two hours in the past; the fresh one now. */
+const OLDER_THAN = "1h";
+const TWO_HOURS_MS = 2 * 3_600_000;
+
+/**
+ * Runs `create` with this process's clock two hours behind, so that the emulator (which serves from
+ * this process) records the sandboxes it creates as two hours old; the CLI, in its own process,
+ * then sees them that old. No test waits for time to pass, so none depends on how fast it runs.
+ */
+async function twoHoursAgo<T>(create: () => Promise<T>): Promise<T> {
+  const clock = mock.method(Date, "now", () => performance.timeOrigin + performance.now() - TWO_HOURS_MS);
+  try {
+    return await create();
+  } finally {
+    clock.mock.restore();
+  }
+}
+
+describe("sandport sweep (E2B emulator)", () => {
+  const fixture = useE2BEmulator("sweep");
+  let expired: string[];
+  let fresh: string;
+  let foreign: string[];
+  const sweep = (...args: string[]) =>
+    runCli(["sweep", "--provider", "e2b", "--endpoint", fixture.emulator().url, "--owner", OWNER, "--json", ...args], {
+      env: fixture.env(),
+    });
+  const live = () =>
+    fixture
+      .emulator()
+      .liveSandboxes()
+      .map((sandbox) => sandbox.id);
+
+  before(async () => {
+    const emulator = fixture.emulator();
+    const connection = {
+      apiKey: emulator.apiKey,
+      apiUrl: emulator.url,
+      sandboxUrl: emulator.url,
+      domain: emulator.domain,
+    };
+    const ours = new E2BRuntime({ ...connection, owner: OWNER });
+    const theirs = new E2BRuntime({ ...connection, owner: "someone-else" });
+    [expired, foreign] = await twoHoursAgo(async () => [
+      [(await ours.launch({ labels: { job: "a" } })).id, (await ours.launch({ labels: { job: "b" } })).id],
+      [
+        await emulator.seedForeignSandbox({ job: "a" }),
+        // An owner whose name starts with ours is another owner.
+        await emulator.seedForeignSandbox({ "sandport.owner": `${OWNER}-2`, job: "a" }),
+        (await theirs.launch({ labels: { job: "a" } })).id,
+      ],
+    ]);
+    fresh = (await ours.launch({ labels: { job: "a" } })).id;
+  });
+
+  test("a dry run lists the owned sandboxes, marks the expired ones, and destroys nothing", async () => {
+    const { code, stdout, stderr } = await sweep("--older-than", OLDER_THAN);
+    assert.equal(code, EXIT.OK, stderr);
+    const report = JSON.parse(stdout) as SweepReport;
+    assert.equal(report.dryRun, true);
+    const outcomes = Object.fromEntries(report.sandboxes.map((sandbox) => [sandbox.id, sandbox.outcome]));
+    const ages = report.sandboxes.filter((sandbox) => expired.includes(sandbox.id)).map((sandbox) => sandbox.ageMs);
+    assert.ok(
+      ages.every((age) => age !== null && age >= TWO_HOURS_MS - 60_000),
+      `the expired ones are two hours old: ${ages}`,
+    );
+    assert.deepEqual(outcomes, {
+      [expired[0]!]: "would destroy",
+      [expired[1]!]: "would destroy",
+      [fresh]: "kept: younger",
+    });
+    assert.deepEqual(live().sort(), [...expired, ...foreign, fresh].sort());
+  });
+
+  test("--label narrows the sweep to sandboxes carrying the label", async () => {
+    const { stdout } = await sweep("--older-than", OLDER_THAN, "--label", "job=b");
+    assert.deepEqual(
+      (JSON.parse(stdout) as SweepReport).sandboxes.map((sandbox) => sandbox.id),
+      [expired[1]],
+    );
+  });
+
+  test("--yes destroys exactly the owned expired sandboxes, verifies each, and leaves the rest", async () => {
+    const { code, stdout, stderr } = await sweep("--older-than", OLDER_THAN, "--yes");
+    assert.equal(code, EXIT.OK, stderr);
+    const report = JSON.parse(stdout) as SweepReport;
+    assert.equal(report.dryRun, false);
+    const destroyed = report.sandboxes
+      .filter((sandbox) => sandbox.outcome === "destroyed")
+      .map((sandbox) => sandbox.id);
+    assert.deepEqual(destroyed.sort(), [...expired].sort());
+    assert.deepEqual(live().sort(), [...foreign, fresh].sort(), "fresh and foreign sandboxes are untouched");
+  });
+
+  test("a destroy the provider refuses is reported as failed (exit 1), and the sandbox stays", async () => {
+    const emulator = fixture.emulator();
+    emulator.injectFault({ route: "DELETE /sandboxes/:id", fault: { kind: "status", status: 403 }, times: 20 });
+    try {
+      const { code, stdout } = await sweep("--older-than", "0s", "--yes");
+      assert.equal(code, EXIT.FAILED);
+      const [only] = (JSON.parse(stdout) as SweepReport).sandboxes;
+      assert.equal(only?.id, fresh);
+      assert.equal(only?.outcome, "failed");
+      assert.ok(live().includes(fresh));
+    } finally {
+      emulator.clearFaults();
+    }
+  });
+
+  test("without its credential, the sweep is skipped with one line and exit 3", async () => {
+    const { code, stdout, stderr } = await runCli([
+      "sweep",
+      "--provider",
+      "e2b",
+      "--endpoint",
+      fixture.emulator().url,
+      "--older-than",
+      "0s",
+    ]);
+    assert.equal(code, EXIT.NOT_CONFIGURED);
+    assert.equal(stdout, "");
+    assert.equal(stderr, "e2b: skipped, SANDPORT_E2B_API_KEY not set\n");
+  });
+});
+
+describe("sandport sweep (local)", () => {
+  const scratch = scratchDirectory("sweep");
+  after(() => scratch.remove());
+  const root = join(scratch.path, "root");
+
+  test("destroys the owner's old sandboxes under the root, never another owner's", async () => {
+    const ours = new LocalRuntime({ root, isolation: "none", owner: OWNER });
+    const theirs = new LocalRuntime({ root, isolation: "none", owner: "someone-else" });
+    const old = await ours.launch({});
+    const other = await theirs.launch({});
+    const { code, stdout } = await runCli([
+      "sweep",
+      "--provider",
+      "local",
+      ...localOptions(root),
+      "--owner",
+      OWNER,
+      "--older-than",
+      "0s",
+      "--yes",
+    ]);
+    assert.equal(code, EXIT.OK);
+    assert.match(stdout, new RegExp(`^${old.id} .* destroyed$`, "m"));
+    assert.equal(await ours.getById(old.id), undefined);
+    assert.ok(await theirs.getById(other.id));
+    await theirs.destroy(other);
+  });
+});

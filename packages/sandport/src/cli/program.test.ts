@@ -1,0 +1,80 @@
+// The command line itself: help on every command, usage errors, the documented exit codes.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { describe, test } from "node:test";
+import { EXIT, EXIT_CODE_TABLE } from "./exit-codes.js";
+import { follow, runCli, startCli, UMBRELLA } from "./test-support.js";
+
+const COMMANDS = ["doctor", "capabilities", "run", "canary", "sweep"];
+
+describe("sandport", () => {
+  test("--help lists every command and the exit codes, and exits 0", async () => {
+    const { code, stdout } = await runCli(["--help"]);
+    assert.equal(code, 0);
+    for (const command of COMMANDS) assert.match(stdout, new RegExp(`^  ${command} `, "m"));
+    for (const [exit] of EXIT_CODE_TABLE) assert.match(stdout, new RegExp(`^ +${exit}  `, "m"));
+  });
+
+  for (const command of COMMANDS) {
+    test(`${command} --help describes its flags and exits 0`, async () => {
+      const { code, stdout } = await runCli([command, "--help"]);
+      assert.equal(code, 0);
+      assert.match(stdout, new RegExp(`^Usage: sandport ${command} `, "m"));
+      assert.match(stdout, /--provider <name>/);
+    });
+  }
+
+  test("a reader that closed its end (| head) ends the command quietly", async () => {
+    const child = startCli(["capabilities"]);
+    // Closed before the command has started: its first write meets EPIPE.
+    child.stdout?.destroy();
+    const { code, stderr } = await follow(child).closed;
+    assert.equal(code, EXIT.OK);
+    assert.equal(stderr, "");
+  });
+
+  test("--version prints the package's version", async () => {
+    const { version } = JSON.parse(readFileSync(`${UMBRELLA}/package.json`, "utf8"));
+    const { code, stdout } = await runCli(["--version"]);
+    assert.equal(code, 0);
+    assert.equal(stdout.trim(), version);
+  });
+
+  test("an unknown command or flag is a usage error (2)", async () => {
+    assert.equal((await runCli(["teleport"])).code, EXIT.USAGE);
+    const unknownFlag = await runCli(["capabilities", "--colour"]);
+    assert.equal(unknownFlag.code, EXIT.USAGE);
+    assert.match(unknownFlag.stderr, /unknown option '--colour'/);
+  });
+
+  test("a missing required flag is a usage error (2) naming it", async () => {
+    const { code, stderr } = await runCli(["sweep", "--provider", "local"]);
+    assert.equal(code, EXIT.USAGE);
+    assert.match(stderr, /--older-than/);
+  });
+
+  test("an unknown provider is a usage error (2) listing the installed ones", async () => {
+    const { code, stderr } = await runCli(["capabilities", "--provider", "nimbus"]);
+    assert.equal(code, EXIT.USAGE);
+    assert.match(
+      stderr,
+      /no provider "nimbus"; installed: (?:[a-z0-9-]+, )*e2b, (?:[a-z0-9-]+, )*local\b.* \[UNKNOWN_PROVIDER\]/,
+    );
+  });
+
+  test("an --option no selected provider declares is a usage error (2)", async () => {
+    const { code, stderr } = await runCli(["capabilities", "--option", "warpDrive=on"]);
+    assert.equal(code, EXIT.USAGE);
+    assert.match(stderr, /--option warpDrive: no selected provider declares it .*local\.root/);
+  });
+
+  test("the README's exit-code table is the one the command uses", () => {
+    const readme = readFileSync(new URL("../../../../README.md", import.meta.url), "utf8");
+    const section = readme.slice(readme.indexOf("### Exit codes"));
+    const documented = [...section.matchAll(/^\| `(\d+)` +\| (.+?) +\|$/gm)].map((match) => [
+      Number(match[1]),
+      match[2],
+    ]);
+    assert.deepEqual(documented, EXIT_CODE_TABLE);
+  });
+});
