@@ -28,9 +28,9 @@ export class LeafPool {
   }
 
   /**
-   * Keeps `leaf` for reuse if it still exists and has no member (its command's
-   * leftovers have been killed and have left). Resolves `true` when kept;
-   * `false` means the caller removes it.
+   * Keeps `leaf` for reuse if it still exists and has no member. Resolves
+   * `true` when kept; `false` (missing, members left, pool full) means the
+   * caller kills what is left in it and removes it.
    */
   async keep(leaf: CgroupDirectory): Promise<boolean> {
     const tracking = dirname(leaf.directory);
