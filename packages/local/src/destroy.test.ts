@@ -28,7 +28,7 @@ function runtime(options: LocalRuntimeOptions = {}): LocalRuntime {
 
 /** True when nothing of sandbox `id` is left under the root (no directory, no removal leftovers). */
 function goneFromDisk(id: string): boolean {
-  return !readdirSync(root.path).some((name) => name === id || name.includes(`-${id}-`));
+  return !readdirSync(root.path).some((name) => name.includes(id));
 }
 
 for (const isolation of ["namespaces", "none"] as const) {
@@ -45,6 +45,38 @@ for (const isolation of ["namespaces", "none"] as const) {
       await rt.destroy(handle);
       assert.ok(goneFromDisk(handle.id));
       assert.equal(await rt.getById(handle.id), undefined);
+    });
+
+    test("a command another process runs in the sandbox is stopped first (found by its marker)", async () => {
+      const sleep = uniqueSleep();
+      const child = runNodeChild(`
+        import { LocalRuntime } from ${JSON.stringify(ENTRY)};
+        const runtime = new LocalRuntime({ root: ${JSON.stringify(root.path)}, isolation: "${isolation}" });
+        const handle = await runtime.launch();
+        console.log(handle.id);
+        try {
+          await runtime.exec(handle, { argv: ["sleep", "${sleep}"] });
+        } finally {
+          console.log("exec settled");
+        }
+      `);
+      let output = "";
+      child.child.stdout?.on("data", (chunk: Buffer) => {
+        output += chunk.toString();
+      });
+      try {
+        assert.ok(await waitFor(() => processesWithArgument(sleep).length > 0, 10_000), "the command runs");
+        const handle = await runtime({ isolation }).getById(output.trim());
+        assert.ok(handle, "the sandbox is found from this process");
+        await runtime({ isolation }).destroy(handle);
+        assert.deepEqual(processesWithArgument(sleep), [], "destroy resolved with the other process's command alive");
+        assert.ok(goneFromDisk(handle.id));
+        await child;
+        assert.match(output, /exec settled/);
+      } finally {
+        killProcessesWithArgument(sleep);
+        child.child.kill("SIGKILL");
+      }
     });
 
     test("directories a command made unreadable and unwritable", async () => {
@@ -105,6 +137,27 @@ describe("a removal that fails", {
     await rt.destroy(handle);
     assert.ok(goneFromDisk(handle.id));
     assert.equal(existsSync(join(root.path, handle.id)), false);
+  });
+});
+
+describe("a removal that fails at the metadata", {
+  skip: chattr ? undefined : "needs root and chattr to make a file undeletable",
+}, () => {
+  test("puts the sandbox back where another instance finds it and finishes the job", async (context) => {
+    const handle = await runtime({ isolation: "none" }).launch();
+    const record = join(root.path, handle.id, "sandbox.json");
+    const immutable = spawnSync("chattr", ["+i", record]);
+    if (immutable.status !== 0) return context.skip(`chattr +i failed here: ${immutable.stderr.toString().trim()}`);
+    try {
+      await assert.rejects(runtime({ isolation: "none" }).destroy(handle), (error) =>
+        SandportError.hasCode(error, "DESTROY_UNVERIFIED"),
+      );
+      assert.equal((await runtime({ isolation: "none" }).getById(handle.id))?.id, handle.id, "findable again");
+    } finally {
+      spawnSync("chattr", ["-i", record]);
+    }
+    await runtime({ isolation: "none" }).destroy(handle);
+    assert.ok(goneFromDisk(handle.id));
   });
 });
 

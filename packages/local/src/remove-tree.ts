@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { chmodSync, type Dirent } from "node:fs";
-import { lstat, readdir, rename, rmdir, unlink } from "node:fs/promises";
+import { readdir, rename, rmdir, unlink } from "node:fs/promises";
 import { type AnchoredDirectory, withPathDescriptor } from "./anchored-directory.js";
 import { errorCode } from "./file-errors.js";
 
@@ -43,9 +43,10 @@ export async function removeTree(container: AnchoredDirectory, name: string): Pr
   const queue = [name];
   while (queue.length > 0) {
     const current = queue.pop() as string;
-    const kind = await kindOf(container.entry(current));
-    if (kind === "absent") continue;
-    if (kind === "other") {
+    // Most directories met here are empty by now (`.tmp`, `running/`, a hoisted leaf): one `rmdir` removes those.
+    const attempt = await tryRmdir(container.entry(current));
+    if (attempt === "gone") continue;
+    if (attempt === "not a directory") {
       await unlinkEntry(container.entry(current));
       continue;
     }
@@ -97,7 +98,9 @@ async function emptyDirectory(container: AnchoredDirectory, name: string, device
       await Promise.all(
         entries.slice(start, start + CONCURRENCY).map(async (entry) => {
           const path = directory.entry(entry.name);
-          if ((await direntKind(entry, path)) !== "directory") return unlinkEntry(path);
+          if (isNonDirectory(entry)) return unlinkEntry(path);
+          // A directory, or a type the listing did not give: moved up whatever it is now (a rename never
+          // follows a symlink), then removed from there by the caller's loop.
           const newName = `.sandport-removing-${randomBytes(6).toString("hex")}`;
           await moveDirectory(path, container.entry(newName));
           hoisted.push(newName);
@@ -110,25 +113,31 @@ async function emptyDirectory(container: AnchoredDirectory, name: string, device
   }
 }
 
-type Kind = "absent" | "directory" | "other";
-
-/**
- * The kind of a listed entry, from the listing itself where the file system
- * reports it (no `lstat` per entry); otherwise, or if it is a directory that
- * may have been swapped since the listing, from `lstat` (a swap to a symlink
- * is then unlinked, never entered).
- */
-function direntKind(entry: Dirent, path: string): Promise<Kind> {
-  if (entry.isFile() || entry.isSymbolicLink() || entry.isFIFO() || entry.isSocket()) return Promise.resolve("other");
-  return kindOf(path);
+/** Whether a listed entry is known not to be a directory (some file systems leave the type out). */
+function isNonDirectory(entry: Dirent): boolean {
+  return (
+    entry.isFile() ||
+    entry.isSymbolicLink() ||
+    entry.isFIFO() ||
+    entry.isSocket() ||
+    entry.isBlockDevice() ||
+    entry.isCharacterDevice()
+  );
 }
 
-async function kindOf(path: string): Promise<Kind> {
+/**
+ * Removes `path` if it is an empty directory. Otherwise says why not: not a
+ * directory (a file, a symlink: never followed), or one that emptying must
+ * deal with (entries, a mount point, a mode that keeps the runtime out).
+ */
+async function tryRmdir(path: string): Promise<"gone" | "not a directory" | "occupied"> {
   try {
-    return (await lstat(path)).isDirectory() ? "directory" : "other";
+    await rmdir(path);
+    return "gone";
   } catch (error) {
-    if (errorCode(error) === "ENOENT") return "absent";
-    throw removalFailed(path, error);
+    const code = errorCode(error);
+    if (code === "ENOENT") return "gone";
+    return code === "ENOTDIR" ? "not a directory" : "occupied";
   }
 }
 

@@ -1,8 +1,8 @@
-import { mkdir, readdir, readFile, unlink, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readlink, rmdir, symlink, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { identify, isAlive, type ProcessIdentity, signalGroup } from "./process-tree.js";
 
-/** What a marker file holds: the command's leading pid and the process that runs it. */
+/** What a marker holds: the command's leading pid and the process that runs it. */
 interface Marker {
   readonly pid: number;
   readonly owner: ProcessIdentity;
@@ -17,13 +17,17 @@ function ownerIdentity(): ProcessIdentity | undefined {
 }
 
 /**
- * One small file per running command in `<sandbox>/running/`, naming the host
+ * One marker per running command in `<sandbox>/running/`, naming the host
  * process that leads its process group (bubblewrap, or the command itself under
  * `none`). `destroy`, in any process, reads them to stop commands that other
  * processes are running in the sandbox. A marker whose owner process has died
  * is ignored: bubblewrap died with it (`--die-with-parent`); a command under
  * `none` may have survived it, and is found by its `SANDPORT_LOCAL_COMMAND_ID` instead
  * (see `command-marker.ts`).
+ *
+ * A marker is a symlink named after the pid whose target is the marker's JSON,
+ * never followed: made, read and removed with one call each, where a file
+ * takes three calls to write (every command pays for its marker).
  */
 export class RunningMarkers {
   readonly #directory: string;
@@ -36,27 +40,18 @@ export class RunningMarkers {
   /**
    * Records `pid`; the returned function removes the record again. Never
    * throws. The write happens off the event loop, beside the command's start
-   * (creating a file can take a disk journal's time); removal waits for it.
+   * (creating a directory entry can take a disk journal's time); removal
+   * waits for it.
    */
   add(pid: number): () => void {
     const owner = ownerIdentity();
     if (!owner) return () => {};
-    // A pid names one live process at a time, so it names its marker too; a stale marker is overwritten.
-    const path = join(this.#directory, `${pid}.json`);
-    const text = JSON.stringify({ pid, owner } satisfies Marker);
+    const path = join(this.#directory, String(pid));
     // Settles `true` once written, `false` if it could not be; never rejects.
-    const written = writeFile(path, text)
-      .catch(async (error: NodeJS.ErrnoException) => {
-        // A sandbox made by an older version has no `running/` until its first command.
-        if (error.code !== "ENOENT") throw error;
-        // Not recursive: a sandbox destroyed meanwhile must not reappear.
-        await mkdir(this.#directory, { mode: 0o700 }).catch(() => {});
-        await writeFile(path, text);
-      })
-      .then(
-        () => true,
-        () => false,
-      );
+    const written = this.#place(path, JSON.stringify({ pid, owner } satisfies Marker)).then(
+      () => true,
+      () => false,
+    );
     return () => {
       void written.then((exists) =>
         exists
@@ -68,12 +63,21 @@ export class RunningMarkers {
     };
   }
 
-  /** SIGKILLs the process group of every recorded command still alive; returns their identities. */
+  /**
+   * For `destroy`: SIGKILLs the process group of every recorded command still
+   * alive and returns their identities. When there are no markers (the usual
+   * case) it just removes the empty directory, one call instead of a listing.
+   */
   async killAll(): Promise<ProcessIdentity[]> {
+    const empty = await rmdir(this.#directory).then(
+      () => true,
+      (error: NodeJS.ErrnoException) => error.code === "ENOENT",
+    );
+    if (empty) return [];
     const names = await readdir(this.#directory).catch(() => [] as string[]);
     const killed: ProcessIdentity[] = [];
     for (const name of names) {
-      const marker = await readFile(join(this.#directory, name), "utf8")
+      const marker = await readlink(join(this.#directory, name))
         .then((text) => JSON.parse(text) as Marker)
         .catch(() => undefined);
       // While its owner lives, the command is the owner's unreaped child, so its pid cannot have been reused.
@@ -84,5 +88,21 @@ export class RunningMarkers {
       killed.push(identity);
     }
     return killed;
+  }
+
+  async #place(path: string, marker: string): Promise<void> {
+    try {
+      await symlink(marker, path);
+      return;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      // A pid names one live process at a time: a marker already there is stale (its runtime died).
+      if (code === "EEXIST") await unlink(path).catch(() => {});
+      // A sandbox made by an older version has no `running/` until its first command. Not recursive:
+      // a sandbox destroyed meanwhile must not reappear.
+      else if (code === "ENOENT") await mkdir(this.#directory, { mode: 0o700 }).catch(() => {});
+      else throw error;
+    }
+    await symlink(marker, path);
   }
 }

@@ -128,6 +128,7 @@ export class SandboxAccess {
       await removeSandboxCgroups(cgroups);
       throw error;
     }
+    this.#records.set(id, record);
     if (relayed) {
       try {
         await preparePortsDirectory(this.store().portsDirectory(id));
@@ -356,9 +357,9 @@ export class SandboxAccess {
     const store = this.store();
     await this.#running.stopAll(record.id, grace + 2_000);
     // `commands/` exists only once something used it; `running/` may be missing in sandboxes of older versions.
-    const present = new Set(await readdir(store.sandboxDirectory(record.id)).catch(() => [] as string[]));
-    if (present.has("commands")) await new AsyncCommands(store.commandsDirectory(record.id)).stopAll(grace);
-    const strays = present.has("running") ? await this.markers(record.id).killAll() : [];
+    const names = await readdir(store.sandboxDirectory(record.id)).catch(() => [] as string[]);
+    if (names.includes("commands")) await new AsyncCommands(store.commandsDirectory(record.id)).stopAll(grace);
+    const strays = names.includes("running") ? await this.markers(record.id).killAll() : [];
     const deadline = Date.now() + 2_000;
     while (Date.now() < deadline && strays.some(isAlive)) await sleep(10);
     const cgroupsGone = await removeSandboxCgroups(record.cgroups);
@@ -381,7 +382,7 @@ export class SandboxAccess {
       await forwarder.then((started) => started.close()).catch(() => {});
     }
     this.#forwarders.delete(record.id);
-    await store.remove(record.id);
+    await store.remove(record.id, names);
     this.#records.delete(record.id);
     this.#files.delete(record.id);
   }

@@ -1,5 +1,17 @@
 import { randomBytes } from "node:crypto";
-import { chmod, chown, lstat, mkdir, readdir, readFile, rename, stat, writeFile } from "node:fs/promises";
+import {
+  chmod,
+  chown,
+  lstat,
+  mkdir,
+  readdir,
+  readFile,
+  rename,
+  rmdir,
+  stat,
+  unlink,
+  writeFile,
+} from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { invalidRequest, SandportError } from "@sandport/core";
 import { foreignSandbox, sandboxNotFound } from "@sandport/core/adapter";
@@ -208,12 +220,17 @@ export class SandboxStore {
    *
    * Everything but the metadata goes first, with `removeTree` (any depth,
    * unreadable directories, planted symlinks). Only then is the directory,
-   * now holding just its metadata, renamed aside (so that it is never seen
-   * half-removed, without metadata, as a foreign sandbox) and deleted. Left-
-   * overs of an earlier removal of the same id that stopped after the rename
-   * are deleted too.
+   * now holding just its metadata, renamed aside to `.staging-removing-<id>`
+   * (so that it is never seen half-removed, without metadata, as a foreign
+   * sandbox) and deleted; if that fails, it is renamed back. An earlier
+   * removal of the same id that stopped after the rename is finished too.
+   *
+   * @param names the sandbox directory's entries when the caller has just
+   *   listed them (entries made since are still found: the final `rmdir`
+   *   fails and the whole directory is taken apart)
    */
-  async remove(id: string): Promise<void> {
+  async remove(id: string, names?: readonly string[]): Promise<void> {
+    const doomed = `${STAGING_PREFIX}removing-${id}`;
     let sandbox: AnchoredDirectory | undefined;
     try {
       sandbox = AnchoredDirectory.open(this.sandboxDirectory(id));
@@ -222,25 +239,33 @@ export class SandboxStore {
     }
     if (sandbox) {
       try {
-        for (const name of await readdir(sandbox.path)) if (name !== RECORD_FILE) await removeTree(sandbox, name);
+        for (const name of names ?? (await readdir(sandbox.path))) {
+          if (name !== RECORD_FILE) await removeTree(sandbox, name);
+        }
       } catch (error) {
         throw removalFailed(id, error);
       } finally {
         sandbox.close();
       }
-      const doomed = `${STAGING_PREFIX}removing-${id}-${randomBytes(4).toString("hex")}`;
-      await rename(this.sandboxDirectory(id), join(this.root, doomed)).catch((error) => {
-        if (errorCode(error) !== "ENOENT") throw removalFailed(id, error);
-      });
+      const renamed = await rename(this.sandboxDirectory(id), join(this.root, doomed)).then(
+        () => true,
+        (error) => {
+          // Absent: a concurrent removal renamed it first; finish its work below.
+          if (errorCode(error) !== "ENOENT") throw removalFailed(id, error);
+          return false;
+        },
+      );
+      // The usual case: the metadata is all that is left.
+      if (renamed && (await this.#removeRecordDirectory(doomed))) return;
     }
-    const prefix = `${STAGING_PREFIX}removing-${id}-`;
-    const leftovers = (await readdir(this.root).catch(() => [] as string[])).filter((name) => name.startsWith(prefix));
-    for (const name of leftovers) {
-      await this.#removeInRoot(name).catch((error) => {
-        throw removalFailed(id, error);
-      });
-    }
-    for (const path of [...leftovers.map((name) => join(this.root, name)), this.sandboxDirectory(id)]) {
+    await this.#removeInRoot(doomed).catch(async (error) => {
+      // Back where lookups find it (while it has its metadata), so that any instance can finish the job.
+      if (await exists(join(this.root, doomed, RECORD_FILE))) {
+        await rename(join(this.root, doomed), this.sandboxDirectory(id)).catch(() => {});
+      }
+      throw removalFailed(id, error);
+    });
+    for (const path of [join(this.root, doomed), this.sandboxDirectory(id)]) {
       if (await exists(path)) throw removalFailed(id, new Error(`${path} is still on disk`));
     }
   }
@@ -268,8 +293,27 @@ export class SandboxStore {
     }
   }
 
+  /** Deletes `<root>/<name>/sandbox.json` and then `<root>/<name>`; `false` when that did not remove it. */
+  async #removeRecordDirectory(name: string): Promise<boolean> {
+    const directory = join(this.root, name);
+    try {
+      await unlink(join(directory, RECORD_FILE));
+      await rmdir(directory);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Removes `<root>/<name>` whatever it holds; nothing to do when the root itself is gone. */
   async #removeInRoot(name: string): Promise<void> {
-    const root = AnchoredDirectory.open(this.root);
+    let root: AnchoredDirectory;
+    try {
+      root = AnchoredDirectory.open(this.root);
+    } catch (error) {
+      if (errorCode(error) === "ENOENT") return;
+      throw error;
+    }
     try {
       await removeTree(root, name);
     } finally {

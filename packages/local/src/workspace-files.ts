@@ -104,8 +104,7 @@ export class WorkspaceFiles {
         const stats = fstatSync(handle.fd);
         if (!stats.isFile()) throw refusePath(path, "is not a regular file");
         if (stats.size > MAX_READ_BYTES) throw tooLarge(path, stats.size);
-        const bytes = await handle.readFile();
-        return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+        return await readBytes(handle, stats.size);
       } finally {
         await handle.close();
       }
@@ -325,4 +324,21 @@ function toInfo(path: string, stats: Stats): FileInfo {
     mode: stats.mode & 0o7777,
     modifiedAt: stats.mtime.toISOString(),
   };
+}
+
+/**
+ * The first `size` bytes of an open file (fewer if it shrank meanwhile), in a
+ * buffer of its own: for a small file, one `read`, where `FileHandle.readFile`
+ * would `fstat` again first.
+ */
+async function readBytes(handle: FileHandle, size: number): Promise<Uint8Array> {
+  // Unpooled: the caller may keep `.buffer`, which must hold this file alone.
+  const buffer = Buffer.allocUnsafeSlow(size);
+  let filled = 0;
+  while (filled < size) {
+    const { bytesRead } = await handle.read(buffer, filled, size - filled, filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return new Uint8Array(buffer.buffer, buffer.byteOffset, filled);
 }
