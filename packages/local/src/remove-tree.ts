@@ -40,18 +40,25 @@ export class TreeRemovalError extends Error {
  */
 export async function removeTree(container: AnchoredDirectory, name: string): Promise<void> {
   const device = container.stat().dev;
+  // The named entry is emptied at once (it is usually full: a workspace). What emptying moves up is
+  // usually empty by the time it is reached (`.tmp`, the last directory of a chain): one `rmdir` removes those.
   const queue = [name];
-  while (queue.length > 0) {
+  for (let first = true; queue.length > 0; first = false) {
     const current = queue.pop() as string;
-    // Most directories met here are empty by now (`.tmp`, `running/`, a hoisted leaf): one `rmdir` removes those.
-    const attempt = await tryRmdir(container.entry(current));
+    const attempt = first ? "occupied" : await tryRmdir(container.entry(current));
     if (attempt === "gone") continue;
     if (attempt === "not a directory") {
       await unlinkEntry(container.entry(current));
       continue;
     }
     for (let refills = 0; ; refills++) {
-      queue.push(...(await emptyDirectory(container, current, device)));
+      const emptied = await emptyDirectory(container, current, device);
+      if (emptied === "absent") break;
+      if (emptied === "not a directory") {
+        await unlinkEntry(container.entry(current));
+        break;
+      }
+      queue.push(...emptied);
       try {
         await rmdir(container.entry(current));
         break;
@@ -80,9 +87,18 @@ export async function removeDirectoryVia(
   await removeTree(trash, moved);
 }
 
-/** Unlinks every non-directory in `container/name` and moves its subdirectories up; returns their new names. */
-async function emptyDirectory(container: AnchoredDirectory, name: string, device: number): Promise<string[]> {
+/**
+ * Unlinks every non-directory in `container/name` and moves its subdirectories
+ * up; returns their new names, or what `name` turned out to be instead of a
+ * directory.
+ */
+async function emptyDirectory(
+  container: AnchoredDirectory,
+  name: string,
+  device: number,
+): Promise<string[] | "absent" | "not a directory"> {
   const directory = openForRemoval(container, name);
+  if (typeof directory === "string") return directory;
   try {
     const stats = directory.stat();
     if (stats.dev !== device) {
@@ -141,11 +157,17 @@ async function tryRmdir(path: string): Promise<"gone" | "not a directory" | "occ
   }
 }
 
-/** Opens a directory for emptying, first granting its owner `rwx` when its mode shuts the runtime out. */
-function openForRemoval(container: AnchoredDirectory, name: string): AnchoredDirectory {
+/**
+ * Opens a directory for emptying, first granting its owner `rwx` when its mode
+ * shuts the runtime out. A symlink is never followed: it, like any file, is
+ * `"not a directory"`.
+ */
+function openForRemoval(container: AnchoredDirectory, name: string): AnchoredDirectory | "absent" | "not a directory" {
   try {
     return container.openChild(name);
   } catch (error) {
+    if (errorCode(error) === "ENOENT") return "absent";
+    if (errorCode(error) === "ENOTDIR") return "not a directory";
     if (errorCode(error) !== "EACCES") throw removalFailed(name, error);
   }
   grantOwnerAccess(container.entry(name));

@@ -136,10 +136,8 @@ export class SandboxStore {
    */
   async create(record: SandboxRecord): Promise<void> {
     await this.ensureRoot();
-    const staging = join(this.root, `${STAGING_PREFIX}${record.id}`);
-    const workspace = join(staging, WORKSPACE);
-    const fileOwner = this.#fileOwner;
-    const workspaceMode = fileOwner ? 0o700 : 0o755;
+    const name = `${STAGING_PREFIX}${record.id}`;
+    const staging = join(this.root, name);
     try {
       await mkdir(staging, { mode: 0o700 }).catch(async (error: NodeJS.ErrnoException) => {
         // The root was removed since this store created it.
@@ -148,23 +146,36 @@ export class SandboxStore {
         await this.ensureRoot();
         await mkdir(staging, { mode: 0o700 });
       });
-      await Promise.all([
-        mkdir(join(staging, RUNNING), { mode: 0o700 }),
-        mkdir(workspace, { mode: workspaceMode }).then(() =>
-          mkdir(join(workspace, WORKSPACE_TMP), { mode: workspaceMode }),
-        ),
-      ]);
-      if (fileOwner) {
-        await chown(workspace, fileOwner.uid, fileOwner.gid);
-        await chown(join(workspace, WORKSPACE_TMP), fileOwner.uid, fileOwner.gid);
-        await chmod(staging, 0o711);
-      }
-      await writeFile(join(staging, RECORD_FILE), JSON.stringify(record), { mode: 0o600, flag: "wx" });
+      await this.#fill(staging, record);
       await rename(staging, this.sandboxDirectory(record.id));
     } catch (error) {
-      await this.#removeQuietly(`${STAGING_PREFIX}${record.id}`);
+      await this.#removeQuietly(name);
       throw error;
     }
+  }
+
+  /**
+   * Fills a staging directory, with every call that does not wait for
+   * another in flight at once: a launch waits for the longest chain (three
+   * calls), not for all nine in turn.
+   */
+  async #fill(staging: string, record: SandboxRecord): Promise<void> {
+    const workspace = join(staging, WORKSPACE);
+    const temporary = join(workspace, WORKSPACE_TMP);
+    const fileOwner = this.#fileOwner;
+    const workspaceMode = fileOwner ? 0o700 : 0o755;
+    const owned = async (path: string) => {
+      if (fileOwner) await chown(path, fileOwner.uid, fileOwner.gid);
+    };
+    // All settled before a failure is reported, so that the cleanup never races a call still in flight.
+    await allSettled([
+      mkdir(join(staging, RUNNING), { mode: 0o700 }),
+      mkdir(workspace, { mode: workspaceMode }).then(() =>
+        allSettled([owned(workspace), mkdir(temporary, { mode: workspaceMode }).then(() => owned(temporary))]),
+      ),
+      fileOwner ? chmod(staging, 0o711) : undefined,
+      writeFile(join(staging, RECORD_FILE), JSON.stringify(record), { mode: 0o600, flag: "wx" }),
+    ]);
   }
 
   /** Looks a sandbox up. A directory without a well-formed record of this owner is foreign. */
@@ -367,4 +378,10 @@ function createdParents(firstCreated: string | undefined, root: string): string[
     if (directory === firstCreated) break;
   }
   return parents;
+}
+
+/** Waits for every promise to settle, then rejects with the first failure, if any. */
+async function allSettled(promises: readonly (Promise<unknown> | undefined)[]): Promise<void> {
+  const failure = (await Promise.allSettled(promises)).find((outcome) => outcome.status === "rejected");
+  if (failure) throw failure.reason;
 }
