@@ -130,6 +130,7 @@ export function killLeaf(leaf: CgroupDirectory): void {
  */
 export async function releaseLeaf(leaf: CgroupDirectory): Promise<void> {
   if (await leafPool.keep(leaf)) return;
+  leafPool.drop(leaf.directory);
   await removeCgroup(leaf.version, leaf.directory);
 }
 

@@ -1,8 +1,7 @@
-import { mkdir, writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { killLeaf, releaseLeaf, signalCgroup } from "./cgroups.js";
 import { killMarked, lastAllocatedPid, type MarkerScope, signalMarked, WRAP_SAFE_MS } from "./command-marker.js";
 import type { SpawnPlan } from "./command-plan.js";
+import { leafPool } from "./leaf-pool.js";
 import { signalGroup } from "./process-tree.js";
 
 /**
@@ -48,26 +47,24 @@ export class CommandTree {
 
   /**
    * When the plan asks for it, starts moving the command into its leaf, in
-   * the background: create the leaf, write the pid into its `cgroup.procs`.
+   * the background: create the leaf if it is new, write the pid into its `cgroup.procs`.
    * If that fails while the command runs, the command is killed and
    * {@link joinError} says why. Call it right after `spawn`.
    */
   join(): void {
     const leaf = this.#plan.leaf;
     if (!leaf || !this.#plan.joinLeafAfterSpawn) return;
-    this.#joined = mkdir(leaf.directory, { recursive: true })
-      .then(() => writeFile(join(leaf.directory, "cgroup.procs"), String(this.#pid)))
-      .then(
-        () => true,
-        (error: NodeJS.ErrnoException) => {
-          // ESRCH: the command has exited already; there is nothing to track.
-          if (error.code !== "ESRCH") {
-            this.#joinError = error;
-            this.kill();
-          }
-          return false;
-        },
-      );
+    this.#joined = leafPool.join(leaf.directory, this.#pid).then(
+      () => true,
+      (error: NodeJS.ErrnoException) => {
+        // ESRCH: the command has exited already; there is nothing to track.
+        if (error.code !== "ESRCH") {
+          this.#joinError = error;
+          this.kill();
+        }
+        return false;
+      },
+    );
   }
 
   /** SIGTERM to the group, the leaf's members and the marked processes (the polite first step of a stop). */

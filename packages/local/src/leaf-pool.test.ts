@@ -1,7 +1,7 @@
 // The pool's bookkeeping, on plain directories standing in for cgroups (a leaf is a directory
 // with a `cgroup.procs` file; empty means no member). Real leaves are covered by escapees.test.ts.
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
@@ -55,6 +55,20 @@ describe("LeafPool", () => {
     for (let index = 0; index < MAX_FREE_LEAVES + 1; index++) handedOut.add(pool.take(directory));
     assert.equal(handedOut.size, MAX_FREE_LEAVES + 1, `${MAX_FREE_LEAVES} distinct leaves, then undefined`);
     assert.ok(handedOut.has(undefined));
+  });
+
+  test("join moves a pid in through the leaf's cgroup.procs, which keep then checks", async () => {
+    const pool = new LeafPool();
+    const [leaf] = tracking(1).leaves as [string];
+    const members = join(leaf, "cgroup.procs");
+    await pool.join(leaf, 4242);
+    assert.equal(readFileSync(members, "utf8"), "4242");
+    assert.equal(await pool.keep(v2(leaf)), false, "a member: not kept");
+    truncateSync(members);
+    assert.equal(await pool.keep(v2(leaf)), true, "empty again: kept");
+    pool.drop(leaf);
+    rmSync(leaf, { recursive: true });
+    assert.equal(await pool.keep(v2(leaf)), false, "dropped and gone: not kept");
   });
 
   test("forget drops a sandbox's leaves, and a keep that overlapped a forget keeps nothing", async () => {

@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { type FileHandle, mkdir, open, readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { CgroupDirectory } from "./sandbox-record.js";
 
@@ -16,6 +16,13 @@ export const MAX_FREE_LEAVES = 8;
  */
 export class LeafPool {
   readonly #free = new Map<string, string[]>();
+  /**
+   * The open `cgroup.procs` of each leaf {@link join} made and not yet
+   * dropped: moving a command in, or checking that a leaf is empty, is then
+   * one call instead of an open, a transfer and a close. Close-on-exec, like
+   * every descriptor Node opens: never inherited by a command.
+   */
+  readonly #members = new Map<string, FileHandle>();
   /** Counts {@link forget} calls, so that a {@link keep} that overlapped one keeps nothing. */
   #forgets = 0;
 
@@ -28,6 +35,29 @@ export class LeafPool {
   }
 
   /**
+   * Moves process `pid` into `leaf`, creating the leaf first when this pool
+   * has not made it yet. Rejects like a write to `cgroup.procs` (`ESRCH` when
+   * the process has exited already).
+   */
+  async join(leaf: string, pid: number): Promise<void> {
+    const held = this.#members.get(leaf);
+    if (held) {
+      try {
+        await held.write(String(pid));
+        return;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "ESRCH") throw error;
+        // The leaf was removed behind the pool's back: make it afresh.
+        this.drop(leaf);
+      }
+    }
+    await mkdir(leaf, { recursive: true });
+    const members = await open(join(leaf, "cgroup.procs"), "r+");
+    this.#members.set(leaf, members);
+    await members.write(String(pid));
+  }
+
+  /**
    * Keeps `leaf` for reuse if it still exists and has no member. Resolves
    * `true` when kept; `false` (missing, members left, pool full) means the
    * caller kills what is left in it and removes it.
@@ -36,9 +66,8 @@ export class LeafPool {
     const tracking = dirname(leaf.directory);
     if ((this.#free.get(tracking)?.length ?? 0) >= MAX_FREE_LEAVES) return false;
     const forgets = this.#forgets;
-    const members = await readFile(join(leaf.directory, "cgroup.procs"), "utf8").catch(() => undefined);
     // Missing or not empty: not reusable. A sandbox forgotten meanwhile may be this one.
-    if (members !== "" || forgets !== this.#forgets) return false;
+    if (!(await this.#isEmpty(leaf.directory)) || forgets !== this.#forgets) return false;
     const free = this.#free.get(tracking) ?? [];
     if (free.length >= MAX_FREE_LEAVES || free.includes(leaf.directory)) return false;
     free.push(leaf.directory);
@@ -49,7 +78,24 @@ export class LeafPool {
   /** Drops the free leaves of a sandbox whose cgroups are being removed. */
   forget(tracking: string): void {
     this.#forgets++;
+    for (const leaf of this.#free.get(tracking) ?? []) this.drop(leaf);
     this.#free.delete(tracking);
+  }
+
+  /** Closes what the pool holds open of a leaf that is about to be removed. */
+  drop(leaf: string): void {
+    const members = this.#members.get(leaf);
+    this.#members.delete(leaf);
+    void members?.close().catch(() => {});
+  }
+
+  /** Whether a leaf exists and has no member: one byte read at offset 0 of its `cgroup.procs`. */
+  async #isEmpty(leaf: string): Promise<boolean> {
+    const members = this.#members.get(leaf);
+    if (!members) return (await readFile(join(leaf, "cgroup.procs"), "utf8").catch(() => undefined)) === "";
+    // A removed cgroup's files fail to read (ENODEV): not empty, not reusable.
+    const read = await members.read(Buffer.alloc(1), 0, 1, 0).catch(() => undefined);
+    return read?.bytesRead === 0;
   }
 }
 
