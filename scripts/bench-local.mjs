@@ -25,6 +25,8 @@ const EXECS = quick ? 50 : 200;
 const WORKLOADS = quick ? 20 : 100;
 const FILE_ROUNDS = quick ? 2 : 5;
 const ROUNDS = quick ? 2 : 6;
+/** Rounds of the latency comparisons: each side runs `count / LATENCY_ROUNDS` calls in a row per round. */
+const LATENCY_ROUNDS = quick ? 4 : 10;
 const BWRAP = "/usr/bin/bwrap";
 const PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
@@ -75,28 +77,34 @@ function rawBwrapArgs(workspace, command) {
 }
 
 /**
- * Median per-call latency of `task` and of `baseline`, measured interleaved (one
- * of each per iteration, alternating which goes first) so that both see the
- * same machine load, after a short warm-up.
+ * Median per-call latency of `task` and of `baseline`, after a short warm-up,
+ * measured in alternating rounds (a block of calls of one, then a block of the
+ * other, the first side changing each round) so that both see the same
+ * machine load. Blocks rather than single calls: work a call leaves running in
+ * the background after it resolves (a cgroup leaf returned to its pool, a
+ * marker removed) then slows its own side's next call, not the other side's.
  */
 async function compareLatency(count, baseline, task) {
   const times = { baseline: [], task: [] };
-  const measure = async (name, fn) => {
-    const started = performance.now();
-    await fn();
-    times[name].push(performance.now() - started);
+  const block = async (name, fn, calls) => {
+    for (let call = 0; call < calls; call++) {
+      const started = performance.now();
+      await fn();
+      times[name].push(performance.now() - started);
+    }
   };
   for (let i = 0; i < 10; i++) {
     await baseline();
     await task();
   }
-  for (let i = 0; i < count; i++) {
-    if (i % 2 === 0) {
-      await measure("baseline", baseline);
-      await measure("task", task);
+  const perBlock = Math.max(1, Math.floor(count / LATENCY_ROUNDS));
+  for (let round = 0; round < LATENCY_ROUNDS; round++) {
+    if (round % 2 === 0) {
+      await block("baseline", baseline, perBlock);
+      await block("task", task, perBlock);
     } else {
-      await measure("task", task);
-      await measure("baseline", baseline);
+      await block("task", task, perBlock);
+      await block("baseline", baseline, perBlock);
     }
   }
   return { baseline: median(times.baseline), task: median(times.task) };
