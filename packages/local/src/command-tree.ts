@@ -82,18 +82,21 @@ export class CommandTree {
   }
 
   /**
-   * After the command's own process exited: kills whatever it left running.
-   * The group always (one signal). The marked processes when the command was
-   * stopped, and otherwise only when something may have escaped the group: a
-   * process was created after the command's own (`ns_last_pid` moved; one
-   * small read); the scan (about 20 µs per process looked at) runs only then.
-   * The leaf is killed and removed in the background once the move into it
-   * has settled (see {@link release}).
+   * After the command's own process exited: kills whatever it left running,
+   * when it can have left anything. If no process was created after the
+   * command's own (`ns_last_pid` has not moved; one small read), the command
+   * forked nothing: its group is empty (a group's members are its session's,
+   * and its session was new) and no process carries its marker, so there is
+   * nothing to signal. Otherwise, or when the command was stopped: the group
+   * (one signal) and, under `none`, the marked processes (a scan of about
+   * 20 µs per process looked at). The leaf is killed and removed in the
+   * background once the move into it has settled (see {@link release}).
    */
   reap(stopped: boolean): void {
+    if (!stopped && lastAllocatedPid() === this.#pid) return;
     signalGroup(this.#pid, "SIGKILL");
     const marker = this.#plan.marker;
-    if (marker && (stopped || lastAllocatedPid() !== this.#pid)) killMarked(marker, this.#scope());
+    if (marker) killMarked(marker, this.#scope());
   }
 
   /**
