@@ -71,6 +71,17 @@ describe("LeafPool", () => {
     assert.equal(await pool.keep(v2(leaf)), false, "dropped and gone: not kept");
   });
 
+  test("past the limit in all, the sandbox that kept leaves first loses them", async () => {
+    const pool = new LeafPool(2);
+    const first = tracking(2);
+    const second = tracking(1);
+    assert.equal(await pool.keep(v2(first.leaves[0] as string)), true);
+    assert.equal(await pool.keep(v2(first.leaves[1] as string)), true);
+    assert.equal(await pool.keep(v2(second.leaves[0] as string)), true);
+    assert.equal(pool.take(first.directory), undefined, "the first sandbox's leaves went");
+    assert.equal(pool.take(second.directory), second.leaves[0]);
+  });
+
   test("forget drops a sandbox's leaves, and a keep that overlapped a forget keeps nothing", async () => {
     const pool = new LeafPool();
     const { directory, leaves } = tracking(2);

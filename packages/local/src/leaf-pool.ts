@@ -6,6 +6,14 @@ import type { CgroupDirectory } from "./sandbox-record.js";
 export const MAX_FREE_LEAVES = 8;
 
 /**
+ * Empty leaves kept in all, across sandboxes. Each holds a descriptor, and a
+ * sandbox destroyed by another process is never forgotten here: past this
+ * many, the sandbox whose leaves were kept first loses them (they stay empty
+ * under its tracking cgroup, which its `destroy` removes).
+ */
+export const MAX_KEPT_LEAVES = 256;
+
+/**
  * Command leaves that ended empty, kept for the next command of the same
  * sandbox: creating and removing a cgroup are the costly cgroupfs calls (the
  * kernel sets up and later retires its state), writing a pid into one that
@@ -25,11 +33,20 @@ export class LeafPool {
   readonly #members = new Map<string, FileHandle>();
   /** Counts {@link forget} calls, so that a {@link keep} that overlapped one keeps nothing. */
   #forgets = 0;
+  /** Leaves in {@link #free}, all sandboxes together. */
+  #kept = 0;
+  readonly #maxKept: number;
+
+  /** @param maxKept free leaves kept in all ({@link MAX_KEPT_LEAVES}) */
+  constructor(maxKept = MAX_KEPT_LEAVES) {
+    this.#maxKept = maxKept;
+  }
 
   /** A free leaf under `tracking` (it exists), or `undefined` when there is none. */
   take(tracking: string): string | undefined {
     const free = this.#free.get(tracking);
     const leaf = free?.pop();
+    if (leaf !== undefined) this.#kept--;
     if (free?.length === 0) this.#free.delete(tracking);
     return leaf;
   }
@@ -72,14 +89,19 @@ export class LeafPool {
     if (free.length >= MAX_FREE_LEAVES || free.includes(leaf.directory)) return false;
     free.push(leaf.directory);
     this.#free.set(tracking, free);
-    return true;
+    this.#kept++;
+    // Maps iterate in insertion order: the first entry is the sandbox that has kept leaves longest.
+    for (const oldest of this.#free.keys()) {
+      if (this.#kept <= this.#maxKept) break;
+      this.#release(oldest);
+    }
+    return this.#free.get(tracking)?.includes(leaf.directory) === true;
   }
 
   /** Drops the free leaves of a sandbox whose cgroups are being removed. */
   forget(tracking: string): void {
     this.#forgets++;
-    for (const leaf of this.#free.get(tracking) ?? []) this.drop(leaf);
-    this.#free.delete(tracking);
+    this.#release(tracking);
   }
 
   /** Closes what the pool holds open of a leaf that is about to be removed. */
@@ -87,6 +109,14 @@ export class LeafPool {
     const members = this.#members.get(leaf);
     this.#members.delete(leaf);
     void members?.close().catch(() => {});
+  }
+
+  /** Stops keeping a sandbox's free leaves. */
+  #release(tracking: string): void {
+    const free = this.#free.get(tracking) ?? [];
+    for (const leaf of free) this.drop(leaf);
+    this.#kept -= free.length;
+    this.#free.delete(tracking);
   }
 
   /** Whether a leaf exists and has no member: one byte read at offset 0 of its `cgroup.procs`. */
