@@ -30,6 +30,7 @@ describe("binary safety", () => {
     const back = await runtime.readFile(handle, "/workspace/bin/all.bytes");
     assert.equal(Object.getPrototypeOf(back), Uint8Array.prototype);
     assert.deepEqual(back, bytes);
+    assert.equal(back.buffer.byteLength, bytes.length, "the buffer behind the result holds this file alone");
     const onDisk = readFileSync(join(handle.workspaceDirectory, "bin/all.bytes"));
     assert.deepEqual(new Uint8Array(onDisk), bytes, "the host file holds exactly the bytes");
     assert.equal(statSync(join(handle.workspaceDirectory, "bin/all.bytes")).mode & 0o777, 0o600);

@@ -340,5 +340,7 @@ async function readBytes(handle: FileHandle, size: number): Promise<Uint8Array> 
     if (bytesRead === 0) break;
     filled += bytesRead;
   }
+  // Shrunk meanwhile: copy what was read, so that no uninitialised memory stays behind `.buffer`.
+  if (filled < size) return new Uint8Array(buffer.subarray(0, filled));
   return new Uint8Array(buffer.buffer, buffer.byteOffset, filled);
 }
