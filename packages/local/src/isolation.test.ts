@@ -153,6 +153,24 @@ describe("process trees", () => {
       }
     });
 
+    test(`a command that exits leaves no survivor of 'sleep & setsid sleep &' (${isolation})`, { skip }, async () => {
+      const rt = runtime({ isolation });
+      const handle = await rt.launch();
+      const marker = uniqueSleep();
+      try {
+        // Exits 0 once all three run, leaving them behind.
+        const result = await rt.exec(handle, {
+          shell: `sleep ${marker} & setsid sleep ${marker} & (setsid sh -c 'sleep ${marker} &'); until [ "$(pgrep -fxc 'sleep ${marker}')" = 3 ]; do sleep 0.02; done`,
+          timeoutMs: 20_000,
+        });
+        assert.equal(result.exitCode, 0, result.stderr);
+        assert.ok(await waitFor(() => processesWithArgument(marker).length === 0, 3_000), "survivors remain");
+      } finally {
+        killProcessesWithArgument(marker);
+        await rt.destroy(handle);
+      }
+    });
+
     test(`abort kills the whole tree after it was seen running (${isolation})`, { skip }, async () => {
       const rt = runtime({ isolation });
       const handle = await rt.launch();

@@ -42,6 +42,8 @@ export class SandboxAccess {
   /** Port forwarders this instance serves, by sandbox id, then port. */
   readonly #forwarders = new Map<string, Map<number, Promise<PortForwarder>>>();
   #store: SandboxStore | undefined;
+  /** Set once bubblewrap was found to work with the runtime's options (see {@link requireIsolation}). */
+  #isolationConfirmed = false;
 
   /** @param running the runtime's registry of commands in flight, which `destroy` stops first */
   constructor(options: ResolvedLocalOptions, running: RunningCommands) {
@@ -152,7 +154,7 @@ export class SandboxAccess {
    */
   async requireIsolation(alsoReadable: readonly string[] = []): Promise<void> {
     const { isolation, bwrapPath, sandboxUser, readOnlyPaths } = this.#options;
-    if (isolation !== "namespaces") return;
+    if (isolation !== "namespaces" || (alsoReadable.length === 0 && this.#isolationConfirmed)) return;
     const store = this.store();
     await store.ensureRoot();
     const probe = await probeBwrap({
@@ -161,7 +163,11 @@ export class SandboxAccess {
       readOnlyPaths: [...readOnlyPaths, ...alsoReadable],
       ...(sandboxUser ? { user: sandboxUser } : {}),
     });
-    if (probe.ok) return;
+    if (probe.ok) {
+      // Every command asks again: answer from memory (probes are per process, and a success is for good).
+      if (alsoReadable.length === 0) this.#isolationConfirmed = true;
+      return;
+    }
     const user = sandboxUser
       ? ` Commands run as uid ${sandboxUser.uid} (the runtime is root; see the sandboxUser option), which needs ` +
         "unprivileged user namespaces and must be able to pass through every parent of the root " +
