@@ -124,6 +124,32 @@ describe("confinement", () => {
     await runtime.destroy(handle);
   });
 
+  test("in a batch of many files into one directory, a symlink or a directory among them is refused before any is written", async () => {
+    const handle = await sandbox();
+    mkdirSync(join(handle.workspaceDirectory, "many/taken"), { recursive: true });
+    writeFileSync(join(outside.path, "many-target.txt"), "original");
+    symlinkSync(join(outside.path, "many-target.txt"), join(handle.workspaceDirectory, "many/link"));
+    writeFileSync(join(handle.workspaceDirectory, "many/existing.txt"), "old");
+    const batch = (odd: string) =>
+      [...Array.from({ length: 20 }, (_, index) => `many/new-${index}.txt`), "many/existing.txt", odd].map((path) => ({
+        path,
+        content: "new",
+      }));
+    for (const odd of ["many/link", "many/taken"]) {
+      await assert.rejects(runtime.writeFiles(handle, batch(odd)), invalid, odd);
+      assert.equal(
+        existsSync(join(handle.workspaceDirectory, "many/new-0.txt")),
+        false,
+        `${odd}: written before refusing`,
+      );
+      assert.equal(readFileSync(join(handle.workspaceDirectory, "many/existing.txt"), "utf8"), "old");
+    }
+    assert.equal(readFileSync(join(outside.path, "many-target.txt"), "utf8"), "original");
+    await runtime.writeFiles(handle, batch("many/last.txt"));
+    assert.equal(readFileSync(join(handle.workspaceDirectory, "many/existing.txt"), "utf8"), "new");
+    await runtime.destroy(handle);
+  });
+
   test("a symlinked directory that stays inside the workspace is followed", async () => {
     const handle = await sandbox();
     mkdirSync(join(handle.workspaceDirectory, "real"));

@@ -1,4 +1,4 @@
-import { constants, fstatSync, lstatSync, mkdirSync, type Stats, unlinkSync } from "node:fs";
+import { constants, type Dirent, fstatSync, lstatSync, mkdirSync, readdirSync, type Stats, unlinkSync } from "node:fs";
 import { type FileHandle, lstat, open, readdir } from "node:fs/promises";
 import { basename } from "node:path";
 import { type FileInfo, MAX_READ_BYTES, SandportError, type ValidatedFile } from "@sandport/core";
@@ -65,12 +65,15 @@ export class WorkspaceFiles {
         held.push(walked.directory);
         parents.set(parent, walked);
       }
+      const listings = listingsFor(files, parents);
       for (const file of files) {
         const parent = parents.get(parentOf(file.path)) as { directory: AnchoredDirectory; missing: readonly string[] };
         if (parent.missing.length > 0) continue;
-        const stats = lstatOrUndefined(parent.directory.entry(basename(file.path)), file.path);
-        if (stats?.isSymbolicLink()) throw refusePath(file.path, "is a symlink; writing through it is refused");
-        if (stats && !stats.isFile()) throw refusePath(file.path, "is not a regular file");
+        const name = basename(file.path);
+        const kind =
+          listedKind(listings.get(parentOf(file.path)), name) ?? kindOf(parent.directory.entry(name), file.path);
+        if (kind === "symlink") throw refusePath(file.path, "is a symlink; writing through it is refused");
+        if (kind === "other") throw refusePath(file.path, "is not a regular file");
       }
       const directories = new Map<string, AnchoredDirectory>();
       for (const [path, parent] of parents) {
@@ -297,6 +300,51 @@ function parentOf(path: string): string {
 
 function segmentsOf(path: string): string[] {
   return path === "" ? [] : path.split("/");
+}
+
+/** Files written into one existing directory from which on it is listed once rather than `lstat`ed per file. */
+const LIST_FROM = 16;
+
+/** What a name is in a directory, as far as `writeFiles` cares. */
+type EntryKind = "absent" | "file" | "symlink" | "other";
+
+/** Listings (name to entry) of the existing directories that receive at least {@link LIST_FROM} files. */
+function listingsFor(
+  files: readonly ValidatedFile[],
+  parents: ReadonlyMap<string, { directory: AnchoredDirectory; missing: readonly string[] }>,
+): Map<string, Map<string, Dirent>> {
+  const counts = new Map<string, number>();
+  for (const file of files) counts.set(parentOf(file.path), (counts.get(parentOf(file.path)) ?? 0) + 1);
+  const listings = new Map<string, Map<string, Dirent>>();
+  for (const [path, parent] of parents) {
+    if (parent.missing.length > 0 || (counts.get(path) ?? 0) < LIST_FROM) continue;
+    try {
+      const entries = readdirSync(parent.directory.path, { withFileTypes: true });
+      listings.set(path, new Map(entries.map((entry) => [entry.name, entry])));
+    } catch {
+      // Unlistable (a command's `chmod -r`): each file is looked at on its own.
+    }
+  }
+  return listings;
+}
+
+/** A name's kind from its directory's listing; `undefined` without a listing or where it leaves the type out. */
+function listedKind(listing: ReadonlyMap<string, Dirent> | undefined, name: string): EntryKind | undefined {
+  if (!listing) return undefined;
+  const entry = listing.get(name);
+  if (!entry) return "absent";
+  if (entry.isFile()) return "file";
+  if (entry.isSymbolicLink()) return "symlink";
+  if (entry.isDirectory() || entry.isFIFO() || entry.isSocket() || entry.isBlockDevice() || entry.isCharacterDevice()) {
+    return "other";
+  }
+  return undefined;
+}
+
+function kindOf(path: string, requested: string): EntryKind {
+  const stats = lstatOrUndefined(path, requested);
+  if (!stats) return "absent";
+  return stats.isFile() ? "file" : stats.isSymbolicLink() ? "symlink" : "other";
 }
 
 function lstatOrUndefined(path: string, requested: string): Stats | undefined {
