@@ -4,7 +4,7 @@
 //
 //   pnpm --filter @sandport/core --filter @sandport/local build && node scripts/bench-local.mjs [--quick]
 //
-// 1. 200 sequential `true` execs: isolated vs raw `bwrap` with the same flags; `none` vs raw `child_process.spawn`.
+// 1. 400 sequential `true` execs: isolated vs raw `bwrap` with the same flags; `none` vs raw `child_process.spawn`.
 // 2. Write and read back 200 files of 64 KiB and one 64 MiB file, vs raw `fs` on a plain directory.
 // 3. 100 orchestrated workloads (launch, write a file, run a step, collect, destroy) at concurrency 1, 4, 16,
 //    vs a raw script doing the same work with mkdtemp, fs and bwrap.
@@ -21,10 +21,10 @@ const { SandboxOrchestrator } = await load("core");
 const { DEFAULT_SANDBOX_USER, LocalRuntime } = await load("local");
 
 const quick = process.argv.includes("--quick");
-const EXECS = quick ? 50 : 200;
+const EXECS = quick ? 50 : 400;
 const WORKLOADS = quick ? 20 : 100;
-const FILE_ROUNDS = quick ? 2 : 5;
-const ROUNDS = quick ? 2 : 6;
+const FILE_ROUNDS = quick ? 2 : 9;
+const ROUNDS = quick ? 2 : 10;
 /** Rounds of the latency comparisons: each side runs `count / LATENCY_ROUNDS` calls in a row per round. */
 const LATENCY_ROUNDS = quick ? 4 : 10;
 const BWRAP = "/usr/bin/bwrap";
