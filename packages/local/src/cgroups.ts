@@ -3,7 +3,7 @@ import { access, mkdir, readdir, readFile, rmdir, writeFile } from "node:fs/prom
 import { join } from "node:path";
 import { type ResourceLimits, SandportError, sleep, unsupported } from "@sandport/core";
 import type { CgroupHost, CgroupParent, LimitController } from "./cgroup-host.js";
-import { leafPool } from "./leaf-pool.js";
+import { leafPool, makeLeaf } from "./leaf-pool.js";
 import { LOCAL_PROVIDER } from "./options.js";
 import type { CgroupDirectory, SandboxCgroups } from "./sandbox-record.js";
 
@@ -70,12 +70,13 @@ export async function createSandboxCgroups(
       await writeLimit(1, directory, controller, value);
       limits.set(directory, { version: 1, directory });
     }
-    // The tracking cgroup is only named here; the first command that needs it creates it.
+    // Made here, never by a command: a command's leaf is created without `-p`, so a command still
+    // joining when destroy removes the sandbox's cgroups fails instead of making them again.
     let tracking: SandboxCgroups["tracking"];
     if (needs.tracking) {
       const legacy = host.legacy.pids ?? host.legacy.freezer;
-      if (host.unified?.canKill) tracking = { version: 2, directory: join(host.unified.directory, name) };
-      else if (legacy) tracking = { version: 1, directory: join(legacy.directory, name) };
+      if (host.unified?.canKill) tracking = { version: 2, directory: await ensure(host.unified) };
+      else if (legacy) tracking = { version: 1, directory: await ensure(legacy) };
     }
     if (limits.size === 0 && !tracking) return undefined;
     return tracking ? { limits: [...limits.values()], tracking } : { limits: [...limits.values()] };
@@ -97,13 +98,14 @@ export function nameLeaf(cgroups: SandboxCgroups | undefined): string | undefine
 }
 
 /**
- * Creates a command's own leaf under the tracking cgroup, creating that on the
- * first command (it then stays until the sandbox is destroyed). On the thread
- * pool: cgroupfs calls may wait on the kernel, and the event loop must not.
+ * Creates a command's own leaf under the tracking cgroup (made at launch; a
+ * leaf from the pool exists already). Never its parent: once destroy has
+ * removed the tracking cgroup, this fails rather than make it again. On the
+ * thread pool: cgroupfs calls may wait on the kernel, and the event loop must not.
  */
 export async function createLeaf(cgroups: SandboxCgroups | undefined): Promise<string | undefined> {
   const leaf = nameLeaf(cgroups);
-  if (leaf) await mkdir(leaf, { recursive: true });
+  if (leaf) await makeLeaf(leaf);
   return leaf;
 }
 

@@ -1,7 +1,7 @@
 // The pool's bookkeeping, on plain directories standing in for cgroups (a leaf is a directory
 // with a `cgroup.procs` file; empty means no member). Real leaves are covered by escapees.test.ts.
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
@@ -69,6 +69,13 @@ describe("LeafPool", () => {
     pool.drop(leaf);
     rmSync(leaf, { recursive: true });
     assert.equal(await pool.keep(v2(leaf)), false, "dropped and gone: not kept");
+  });
+
+  test("join never makes a leaf's parent: once the sandbox's tracking cgroup is removed, it fails", async () => {
+    const pool = new LeafPool();
+    const tracking = join(scratch, `removed-${++made}`);
+    await assert.rejects(pool.join(join(tracking, "exec-1"), 4242), { code: "ENOENT" });
+    assert.equal(existsSync(tracking), false, "the tracking cgroup was made again");
   });
 
   test("past the limit in all, the sandbox that kept leaves first loses them", async () => {

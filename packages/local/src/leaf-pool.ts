@@ -53,8 +53,9 @@ export class LeafPool {
 
   /**
    * Moves process `pid` into `leaf`, creating the leaf first when this pool
-   * has not made it yet. Rejects like a write to `cgroup.procs` (`ESRCH` when
-   * the process has exited already).
+   * has not made it yet (never its parent, the sandbox's tracking cgroup).
+   * Rejects like a write to `cgroup.procs` (`ESRCH` when the process has
+   * exited already), or `ENOENT` once the sandbox's cgroups are removed.
    */
   async join(leaf: string, pid: number): Promise<void> {
     const held = this.#members.get(leaf);
@@ -68,7 +69,7 @@ export class LeafPool {
         this.drop(leaf);
       }
     }
-    await mkdir(leaf, { recursive: true });
+    await makeLeaf(leaf);
     const members = await open(join(leaf, "cgroup.procs"), "r+");
     this.#members.set(leaf, members);
     await members.write(String(pid));
@@ -131,3 +132,14 @@ export class LeafPool {
 
 /** The process's one pool: leaves are named per process, so every runtime in it shares them. */
 export const leafPool = new LeafPool();
+
+/**
+ * `mkdir` of a command's leaf, never of its parent (the sandbox's tracking
+ * cgroup, made at launch): once destroy has removed that, this fails rather
+ * than make it again. A leaf that exists (from the pool) is fine.
+ */
+export async function makeLeaf(leaf: string): Promise<void> {
+  await mkdir(leaf).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== "EEXIST") throw error;
+  });
+}

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { LocalRuntime } from "@sandport/local";
+import { destroyEverySandbox } from "../harness/backend.js";
 import { startDaytonaEmulator } from "./emulator.js";
 import { emulatorFetch, openClient } from "./test-fixtures.js";
 import { DAYTONA_SDKS } from "./test-sdk.js";
@@ -67,6 +68,7 @@ for (const sdk of DAYTONA_SDKS) {
         } finally {
           await daytona[Symbol.asyncDispose]();
           await emulator.stop();
+          await destroyEverySandbox(runtime);
         }
       } finally {
         await rm(root, { recursive: true, force: true });

@@ -10,6 +10,7 @@ import { describe, it } from "node:test";
 import type { SandboxRuntime } from "@sandport/core";
 import { LocalRuntime } from "@sandport/local";
 import * as e2b from "e2b";
+import { destroyEverySandbox } from "../harness/backend.js";
 import { decodeEnvelopes, encodeEnvelope } from "../harness/connect-rpc.js";
 import { startE2BEmulator } from "./emulator.js";
 import { useEmulator } from "./sdk-tests.fixture.js";
@@ -125,6 +126,7 @@ describe("E2B emulator: process input and output bytes", () => {
       assert.equal((await cat.wait()).stdout, "through the pipe\n");
     } finally {
       await own.stop();
+      await destroyEverySandbox(local);
       await rm(root, { recursive: true, force: true });
     }
   });

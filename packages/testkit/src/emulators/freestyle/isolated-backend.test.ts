@@ -13,6 +13,7 @@ import { after, before, describe, it } from "node:test";
 import { LocalRuntime } from "@sandport/local";
 import { Freestyle } from "freestyle";
 import { Freestyle as LegacyFreestyle } from "freestyle-sandboxes";
+import { destroyEverySandbox } from "../harness/backend.js";
 import { type FreestyleEmulator, startFreestyleEmulator } from "./emulator.js";
 
 /** `undefined` when bubblewrap namespaces work here, else why the tests skip (CI sets SANDPORT_REQUIRE_BWRAP=1). */
@@ -36,17 +37,20 @@ const interfaces = "awk 'NR > 2 { print $1 }' /proc/net/dev";
 
 describe("Freestyle emulator over a namespaces backend", { skip: await namespacesSkipReason() }, () => {
   let root: string;
+  let local: LocalRuntime;
   let emulator: FreestyleEmulator;
   let freestyle: Freestyle;
 
   before(async () => {
     root = await mkdtemp(join(tmpdir(), "sandport-freestyle-namespaces-"));
-    emulator = await startFreestyleEmulator({ backend: new LocalRuntime({ root, isolation: "namespaces" }) });
+    local = new LocalRuntime({ root, isolation: "namespaces" });
+    emulator = await startFreestyleEmulator({ backend: local });
     freestyle = new Freestyle(emulator.sdkOptions);
   });
 
   after(async () => {
     await emulator.stop();
+    await destroyEverySandbox(local);
     await rm(root, { recursive: true, force: true });
   });
 

@@ -28,14 +28,27 @@ export async function resolveBackend(backend?: EmulatorBackend): Promise<Resolve
     return { runtime, dispose: async () => {} };
   }
   const root = await mkdtemp(join(tmpdir(), "sandport-emulator-"));
-  const dispose = () => rm(root, { recursive: true, force: true, maxRetries: 3 });
+  const removeRoot = () => rm(root, { recursive: true, force: true, maxRetries: 3 });
   try {
     const runtime = await createLocalRuntime(root);
-    return { runtime, dispose };
+    return { runtime, dispose: () => destroyEverySandbox(runtime).finally(removeRoot) };
   } catch (error) {
-    await dispose();
+    await removeRoot();
     throw error;
   }
+}
+
+/**
+ * Destroys every sandbox a backend still has (as far as its `findByLabels`
+ * sees), so that removing its root leaves nothing behind: no process an
+ * emulated command started, no cgroup the runtime made for a sandbox
+ * (deleting the directory alone would leave both). A sandbox that cannot be
+ * destroyed does not stop the others. Tests that bring their own
+ * `LocalRuntime` call it before removing its root.
+ */
+export async function destroyEverySandbox(runtime: SandboxRuntime): Promise<void> {
+  const handles = (await runtime.findByLabels?.({}).catch(() => [])) ?? [];
+  await Promise.all(handles.map((handle) => runtime.destroy(handle).catch(() => {})));
 }
 
 async function createLocalRuntime(root: string): Promise<SandboxRuntime> {

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { after, afterEach, before, describe, it } from "node:test";
 import { WebSocket } from "ws";
 import { delay, waitFor } from "../../assertions/index.js";
+import { destroyEverySandbox } from "../harness/backend.js";
 import { type MicrosandboxEmulator, startMicrosandboxEmulator } from "./emulator.js";
 import { microsandbox, onBackend } from "./test-sdk.js";
 
@@ -331,6 +332,7 @@ describe("microsandbox emulator with the real microsandbox SDK", () => {
       assert.deepEqual(own.unknownRoutes, ["AGENT core.exec.stdin"]);
     } finally {
       await own.stop();
+      await destroyEverySandbox(local);
       await rm(root, { recursive: true, force: true });
     }
   });

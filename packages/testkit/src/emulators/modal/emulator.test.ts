@@ -11,6 +11,7 @@ import type { LaunchSpec, SandboxRuntime } from "@sandport/core";
 import { LocalRuntime } from "@sandport/local";
 import type { SandboxExecParams } from "modal";
 import { delay } from "../../assertions/index.js";
+import { destroyEverySandbox } from "../harness/backend.js";
 import { type ModalEmulator, startModalEmulator } from "./emulator.js";
 import { clientFor, loadModal, type Modal, type ModalClient } from "./test-sdk.js";
 
@@ -413,11 +414,12 @@ describe("Modal emulator command-router tokens", () => {
 describe("Modal emulator launch settings", () => {
   const launches: LaunchSpec[] = [];
   let root: string;
+  let local: LocalRuntime;
   let emulator: ModalEmulator;
 
   before(async () => {
     root = await mkdtemp(join(tmpdir(), "sandport-modal-backend-"));
-    const local = new LocalRuntime({ root, isolation: "none" });
+    local = new LocalRuntime({ root, isolation: "none" });
     // Records each launch, then launches without what isolation "none" refuses (network: false, limits).
     const recording = new Proxy(local, {
       get(target, property) {
@@ -437,6 +439,7 @@ describe("Modal emulator launch settings", () => {
 
   after(async () => {
     await emulator.stop();
+    await destroyEverySandbox(local);
     await rm(root, { recursive: true, force: true });
   });
 

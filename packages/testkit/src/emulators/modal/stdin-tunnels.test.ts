@@ -11,6 +11,7 @@ import { after, before, describe, it } from "node:test";
 import type { SandboxRuntime } from "@sandport/core";
 import { LocalRuntime } from "@sandport/local";
 import { unusedPort } from "../../assertions/index.js";
+import { destroyEverySandbox } from "../harness/backend.js";
 import { type ModalEmulator, startModalEmulator } from "./emulator.js";
 import { clientFor, loadModal, type Modal, type ModalClient } from "./test-sdk.js";
 
@@ -133,10 +134,11 @@ describe("Modal emulator: stdin, exact output bytes and tunnels (real modal SDK)
 describe("Modal emulator on a backend without spawn or portEndpoint", () => {
   let emulator: ModalEmulator;
   let root: string;
+  let local: LocalRuntime;
 
   before(async () => {
     root = await mkdtemp(join(tmpdir(), "sandport-modal-plain-"));
-    const local = new LocalRuntime({ root, isolation: "none" });
+    local = new LocalRuntime({ root, isolation: "none" });
     // LocalRuntime keeps private fields: a view must call its methods on the instance itself.
     const backend = new Proxy(local, {
       get(target, property) {
@@ -150,6 +152,7 @@ describe("Modal emulator on a backend without spawn or portEndpoint", () => {
 
   after(async () => {
     await emulator.stop();
+    await destroyEverySandbox(local);
     await rm(root, { recursive: true, force: true });
   });
 
