@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { test } from "node:test";
+import { waitFor } from "../../assertions/index.js";
 import { resolveBackend } from "./backend.js";
 
 /** Pids of live processes with `argument` as one whole element of their argv. */
@@ -20,15 +21,6 @@ function processesWith(argument: string): number[] {
   return found;
 }
 
-async function waitFor(predicate: () => boolean, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return true;
-}
-
 test("dispose destroys what still runs on the default backend, then removes its root", {
   skip: process.platform === "linux" ? undefined : "reads /proc",
 }, async () => {
@@ -39,9 +31,9 @@ test("dispose destroys what still runs on the default backend, then removes its 
   try {
     assert.ok(runtime.startCommand && workspace, "the default backend is a LocalRuntime");
     await runtime.startCommand(handle, { sessionId: "left-running", argv: ["sleep", sleep] });
-    assert.ok(await waitFor(() => processesWith(sleep).length > 0, 5_000), "the command started");
+    await waitFor(() => processesWith(sleep).length > 0, { what: "the command to start" });
     await dispose();
-    assert.ok(await waitFor(() => processesWith(sleep).length === 0, 3_000), "a command outlived dispose");
+    await waitFor(() => processesWith(sleep).length === 0, { timeoutMs: 3_000, what: "no command to outlive dispose" });
     assert.equal(existsSync(workspace), false, "the root is still there");
   } finally {
     for (const pid of processesWith(sleep)) process.kill(pid, "SIGKILL");
