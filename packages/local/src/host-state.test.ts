@@ -3,9 +3,10 @@
 // showing the check would catch the opposite.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { closeSync, existsSync, openSync, readFileSync, statSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
+import { SandportError } from "@sandport/core";
 import { DEFAULT_SANDBOX_USER, LocalRuntime, type LocalRuntimeOptions } from "./index.js";
 import { bwrapSkipReason, ENTRY, runNodeChild, temporaryDirectory } from "./test-support.js";
 
@@ -135,6 +136,55 @@ describe("namespaces: the user commands run as", { skip: skipNamespaces }, () =>
       assert.equal(Number(result.stdout), process.getuid?.());
     } finally {
       await isolated.destroy(handle);
+    }
+  });
+});
+
+describe("as root: the sandbox user can reach the root", {
+  skip: skipNamespaces ?? (asRoot ? undefined : "only root's commands run as another user"),
+}, () => {
+  test("a root first made by a none runtime serves a namespaces runtime (its new parents pass the sandbox user)", async () => {
+    const scratch = temporaryDirectory("root-parents");
+    const nested = join(scratch.path, "made", "here", "root");
+    chmodSync(scratch.path, 0o711);
+    try {
+      const plain = new LocalRuntime({ root: nested, isolation: "none" });
+      await plain.destroy(await plain.launch());
+      assert.equal(
+        statSync(join(scratch.path, "made")).mode & 0o001,
+        0o001,
+        "a parent made for the root passes others",
+      );
+      const isolated = new LocalRuntime({ root: nested, isolation: "namespaces" });
+      const handle = await isolated.launch();
+      try {
+        assert.equal((await isolated.exec(handle, { shell: "echo reached" })).stdout, "reached\n");
+      } finally {
+        await isolated.destroy(handle);
+      }
+    } finally {
+      scratch.remove();
+    }
+  });
+
+  test("a parent others cannot pass through is refused at launch, naming it; the control with o+x launches", async () => {
+    const scratch = temporaryDirectory("root-closed");
+    const closed = join(scratch.path, "closed");
+    chmodSync(scratch.path, 0o711);
+    mkdirSync(closed, { mode: 0o700 });
+    chmodSync(closed, 0o700);
+    try {
+      const isolated = new LocalRuntime({ root: join(closed, "root"), isolation: "namespaces" });
+      await assert.rejects(isolated.launch(), (error: unknown) => {
+        assert.ok(SandportError.isInstance(error) && error.code === "UNSUPPORTED", String(error));
+        assert.match(error.message, new RegExp(`cannot pass through ${closed} \\(mode 700\\)`));
+        return true;
+      });
+      chmodSync(closed, 0o711);
+      const control = new LocalRuntime({ root: join(closed, "root"), isolation: "namespaces" });
+      await control.destroy(await control.launch());
+    } finally {
+      scratch.remove();
     }
   });
 });

@@ -284,7 +284,9 @@ export class SandboxStore {
   async #createRoot(): Promise<void> {
     let firstCreated: string | undefined;
     try {
-      firstCreated = await mkdir(this.root, { recursive: true, mode: 0o700 });
+      // 0o711 on every directory made here: a runtime whose commands run as the sandbox user may use the same root
+      // later, and must pass through all of it; the sandboxes inside are 0o700 (or 0o711 with private contents).
+      firstCreated = await mkdir(this.root, { recursive: true, mode: 0o711 });
     } catch (error) {
       throw new SandportError({
         code: "UNSUPPORTED",
@@ -301,6 +303,29 @@ export class SandboxStore {
     for (const directory of [...createdParents(firstCreated, this.root), this.root]) {
       const mode = (await stat(directory)).mode & 0o7777;
       if ((mode & 0o011) !== 0o011) await chmod(directory, mode | 0o011);
+    }
+    await this.#checkParentsPassable();
+  }
+
+  /**
+   * Refuses, with the directory to fix, a root the sandbox user cannot reach: a parent this runtime did not
+   * create (so does not change) that others cannot pass through. bubblewrap would otherwise fail on every
+   * command with "Can't find source path … Permission denied".
+   */
+  async #checkParentsPassable(): Promise<void> {
+    for (let directory = dirname(this.root); ; directory = dirname(directory)) {
+      const mode = (await stat(directory)).mode & 0o7777;
+      if ((mode & 0o001) === 0) {
+        throw new SandportError({
+          code: "UNSUPPORTED",
+          provider: LOCAL_PROVIDER,
+          message:
+            `commands run as the sandbox user, who cannot pass through ${directory} (mode ${mode.toString(8)}) ` +
+            `to the sandbox root ${this.root}: chmod o+x ${directory}, or choose another root`,
+          details: { root: this.root, directory },
+        });
+      }
+      if (directory === dirname(directory)) return;
     }
   }
 
