@@ -9,11 +9,36 @@
 
 import type { Exchange } from "../harness/exchange.js";
 import type { DaytonaContext, DaytonaSandbox } from "./context.js";
-import { BadRequestError, parseInteger } from "./request-body.js";
+import { BadRequestError } from "./request-body.js";
 import { sandboxListItemJson } from "./sandbox-json.js";
 
-/** The largest `limit` the API accepts. */
+/** The largest `limit` the API accepts (`@PageLimit`: `@Min(1) @Max(200)`). */
 const MAX_LIMIT = 200;
+
+/** The states a list may filter by: every `SandboxState` but `destroyed` (`VALID_QUERY_STATES`). */
+const VALID_QUERY_STATES = [
+  "creating",
+  "restoring",
+  "destroying",
+  "started",
+  "stopped",
+  "starting",
+  "stopping",
+  "error",
+  "build_failed",
+  "pending_build",
+  "building_snapshot",
+  "unknown",
+  "pulling_snapshot",
+  "archived",
+  "archiving",
+  "resizing",
+  "snapshotting",
+  "forking",
+  "pausing",
+  "paused",
+  "resuming",
+];
 
 type SortKey = number | string;
 
@@ -46,7 +71,7 @@ export function listSandboxes(exchange: Exchange, context: DaytonaContext): void
       case "cursor":
         break;
       case "limit":
-        limit = Math.min(parseInteger(value, "limit", 1), MAX_LIMIT, context.pageSize);
+        limit = Math.min(parseLimit(value), context.pageSize);
         break;
       case "id":
         filters.push((sandbox) => sandbox.id.toLowerCase().startsWith(value.toLowerCase()));
@@ -63,6 +88,13 @@ export function listSandboxes(exchange: Exchange, context: DaytonaContext): void
         includeErrored = parseBoolean(value, name);
         break;
       case "states":
+        for (const state of values) {
+          if (!VALID_QUERY_STATES.includes(state)) {
+            throw new BadRequestError(
+              `each value must be one of the following values: ${VALID_QUERY_STATES.join(", ")}`,
+            );
+          }
+        }
         filters.push((sandbox) => values.includes(sandbox.state));
         break;
       case "snapshots":
@@ -125,6 +157,15 @@ export function listSandboxes(exchange: Exchange, context: DaytonaContext): void
     items: page.map((entry) => sandboxListItemJson(entry.sandbox, context)),
     nextCursor: matching.length > limit && last ? encodeCursor(last.key) : null,
   });
+}
+
+/** `limit` as class-validator checks it: `@IsInt() @Min(1) @Max(200)`, each with its own message. */
+function parseLimit(text: string): number {
+  const value = Number(text);
+  if (text.trim() === "" || !Number.isInteger(value)) throw new BadRequestError("limit must be an integer number");
+  if (value < 1) throw new BadRequestError("limit must not be less than 1");
+  if (value > MAX_LIMIT) throw new BadRequestError(`limit must not be greater than ${MAX_LIMIT}`);
+  return value;
 }
 
 function parseLabels(text: string): Record<string, string> {

@@ -5,9 +5,17 @@ import type { E2BContext, E2BSandbox } from "./context.js";
 
 const CLIENT_ID = "emulator";
 
-/** Answer 400 with E2B's `{ code, message }` error. */
+/** Answer 400 with E2B's `{ code, message }` error, as a handler sends it. */
 export function badRequest(exchange: Exchange, message: string): void {
   exchange.json(400, { code: 400, message });
+}
+
+/**
+ * Answer 400 as E2B's OpenAPI request validator does, before any handler runs:
+ * `{ code: 400, message: "validation error: <kin-openapi's reason>" }`.
+ */
+export function validationError(exchange: Exchange, reason: string): void {
+  badRequest(exchange, `validation error: ${reason}`);
 }
 
 export function sandboxJson(sandbox: E2BSandbox, context: E2BContext) {

@@ -2,7 +2,7 @@
 
 import type { Exchange } from "../harness/exchange.js";
 import type { E2BContext, E2BSandbox } from "./context.js";
-import { badRequest, listedJson } from "./control-plane-json.js";
+import { badRequest, listedJson, validationError } from "./control-plane-json.js";
 
 /** The largest page the list API returns, whatever the client asks. */
 const MAX_PAGE_LIMIT = 100;
@@ -53,8 +53,15 @@ export function listV2(exchange: Exchange, context: E2BContext): void {
   let limit = context.pageSize;
   if (limitParam !== null) {
     const requested = Number(limitParam);
-    if (!Number.isInteger(requested) || requested < 1 || requested > MAX_PAGE_LIMIT) {
-      badRequest(exchange, `limit must be an integer between 1 and ${MAX_PAGE_LIMIT}`);
+    const reason = !/^-?\d+$/.test(limitParam)
+      ? "value must be an integer"
+      : requested < 1
+        ? "number must be at least 1"
+        : requested > MAX_PAGE_LIMIT
+          ? `number must be at most ${MAX_PAGE_LIMIT}`
+          : undefined;
+    if (reason) {
+      validationError(exchange, `parameter "limit" in query has an error: ${reason}`);
       return;
     }
     limit = Math.min(requested, context.pageSize);
@@ -65,13 +72,19 @@ export function listV2(exchange: Exchange, context: E2BContext): void {
     .filter((value) => value !== "");
   for (const state of states) {
     if (state !== "running" && state !== "paused") {
-      badRequest(exchange, `unknown state ${JSON.stringify(state)}`);
+      validationError(
+        exchange,
+        `parameter "state" in query has an error: value ${state} is not one of the allowed values ["running","paused"]`,
+      );
       return;
     }
   }
   const order = query.get("order") ?? "desc";
   if (order !== "asc" && order !== "desc") {
-    badRequest(exchange, "order must be asc or desc");
+    validationError(
+      exchange,
+      `parameter "order" in query has an error: value ${order} is not one of the allowed values ["asc","desc"]`,
+    );
     return;
   }
   const metadata = parseMetadataQuery(query.get("metadata"));
@@ -79,11 +92,14 @@ export function listV2(exchange: Exchange, context: E2BContext): void {
   const startedAfter = query.get("startedAfter");
   const startedAfterMs = startedAfter === null ? undefined : Date.parse(startedAfter);
   if (startedAfterMs !== undefined && Number.isNaN(startedAfterMs)) {
-    badRequest(exchange, "startedAfter must be an RFC 3339 timestamp");
+    validationError(
+      exchange,
+      'parameter "startedAfter" in query has an error: string doesn\'t match the format "date-time"',
+    );
     return;
   }
 
-  let matching = context.registry
+  const filtered = context.registry
     .all()
     .filter(
       (sandbox) =>
@@ -93,13 +109,13 @@ export function listV2(exchange: Exchange, context: E2BContext): void {
         (startedAfterMs === undefined || sandbox.data.startedAt >= startedAfterMs),
     )
     .sort(compareNewestFirst);
-  if (order === "asc") matching = matching.reverse();
+  let matching = order === "asc" ? [...filtered].reverse() : filtered;
 
   const token = query.get("nextToken");
   if (token !== null && token !== "") {
     const cursor = decodeCursor(token);
     if (!cursor) {
-      badRequest(exchange, "invalid nextToken");
+      badRequest(exchange, "Invalid next token");
       return;
     }
     const after = (sandbox: E2BSandbox) => {
@@ -111,9 +127,11 @@ export function listV2(exchange: Exchange, context: E2BContext): void {
     matching = matching.filter(after);
   }
   const page = matching.slice(0, limit);
-  const headers: Record<string, string> = {
-    "x-total-running": String(context.registry.all().filter((sandbox) => sandbox.state === "running").length),
-  };
+  // Running sandboxes matching the filters before pagination, only when running ones were asked for.
+  const headers: Record<string, string> = {};
+  if (states.length === 0 || states.includes("running")) {
+    headers["x-total-running"] = String(filtered.filter((sandbox) => sandbox.state === "running").length);
+  }
   const last = page[page.length - 1];
   if (matching.length > limit && last) headers["x-next-token"] = encodeCursor(last);
   exchange.json(
