@@ -1,14 +1,17 @@
 // The contract table of README.md, row by row. Requests go through the real
 // SDK's control-plane client (`cpClient`, the SDK's own codecs, auth and
 // transport) but skip its client-side checks, so each answer is the emulator's:
-// a gRPC status code and the details Modal gives.
+// a gRPC status code and the details Modal gives. Router calls go through
+// nice-grpc (the SDK's own gRPC client) with the SDK's service definition.
 
 import assert from "node:assert/strict";
+import { createRequire } from "node:module";
 import { after, afterEach, before, describe, it } from "node:test";
 import { LocalRuntime } from "@sandport/local";
 import { type ModalEmulator, startModalEmulator } from "./emulator.js";
-import { ARG_MAX_BYTES, checkExecArgs } from "./request-rules.js";
+import { ARG_MAX_BYTES } from "./request-rules.js";
 import { clientFor, loadModal, type ModalClient } from "./test-sdk.js";
+import { loadModalWire } from "./wire-definitions.js";
 
 type App = Awaited<ReturnType<ModalClient["apps"]["fromName"]>>;
 
@@ -18,9 +21,26 @@ interface ControlPlane {
   sandboxTerminateV2(request: Record<string, unknown>): Promise<unknown>;
   sandboxGetTaskIdV2(request: Record<string, unknown>): Promise<{ taskId?: string; taskResult?: { status: number } }>;
   sandboxListV2(request: Record<string, unknown>): Promise<{ sandboxes: { id: string }[] }>;
+  sandboxGetCommandRouterAccess(request: Record<string, unknown>): Promise<{ url: string; jwt: string }>;
 }
 
-const STATUS = { INVALID_ARGUMENT: 3, NOT_FOUND: 5, ALREADY_EXISTS: 6, FAILED_PRECONDITION: 9 } as const;
+/** The command router, as a nice-grpc client of the SDK's own service definition. */
+type Router = Record<string, (request: Record<string, unknown>, options?: unknown) => Promise<unknown>>;
+
+/** nice-grpc as the SDK resolves it (its dependency, not the testkit's). */
+interface NiceGrpc {
+  createChannel(address: string): { close(): void };
+  createClient(definition: unknown, channel: unknown): Router;
+  Metadata: new (init: Record<string, string>) => unknown;
+}
+
+const STATUS = {
+  INVALID_ARGUMENT: 3,
+  NOT_FOUND: 5,
+  ALREADY_EXISTS: 6,
+  FAILED_PRECONDITION: 9,
+  UNAUTHENTICATED: 16,
+} as const;
 
 /** Resolves the gRPC status code and details a call failed with. */
 async function failure(call: Promise<unknown>): Promise<{ code: number; details: string }> {
@@ -127,12 +147,71 @@ describe("Modal emulator contract (README.md's table)", () => {
     assert.ok(all.sandboxes.some((entry) => entry.id === sandboxId));
   });
 
-  it("exec arguments: at most 65 536 bytes together (ARG_MAX), as TaskExecStart checks them", () => {
-    checkExecArgs(["sh", "-c", "x".repeat(ARG_MAX_BYTES - 5)]);
-    assert.throws(
-      () => checkExecArgs(["sh", "-c", "x".repeat(ARG_MAX_BYTES)]),
-      (error: { code?: string; message?: string }) =>
-        error.code === "INVALID_ARGUMENT" && /ARG_MAX/.test(error.message ?? ""),
-    );
+  /** Raw calls to the command router for a new sandbox's task, with its router token (or `token`). */
+  async function routerFor(token?: string) {
+    const { sandboxId } = await create();
+    const { taskId } = await cp.sandboxGetTaskIdV2({ sandboxId });
+    const access = await cp.sandboxGetCommandRouterAccess({ sandboxId });
+    const grpc = createRequire(createRequire(import.meta.url).resolve("modal"))("nice-grpc") as NiceGrpc;
+    const channel = grpc.createChannel(access.url.replace(/^https:/, "http:"));
+    const router = grpc.createClient((await loadModalWire()).commandRouter, channel);
+    const metadata = new grpc.Metadata({ authorization: `Bearer ${token ?? access.jwt}` });
+    const start = (request: Record<string, unknown>) =>
+      router.taskExecStart?.({ taskId, ...request }, { metadata }) as Promise<unknown>;
+    return { sandboxId, start, close: () => channel.close() };
+  }
+
+  it("TaskExecStart: execId and commandArgs required; one execId is one exec", async () => {
+    const router = await routerFor();
+    try {
+      assert.equal((await failure(router.start({ commandArgs: ["true"] }))).code, STATUS.INVALID_ARGUMENT);
+      assert.equal((await failure(router.start({ execId: "e1", commandArgs: [] }))).code, STATUS.INVALID_ARGUMENT);
+      await router.start({ execId: "e1", commandArgs: ["true"] });
+      await router.start({ execId: "e1", commandArgs: ["true"] }); // a retried start is the same exec
+      assert.equal((await failure(router.start({ execId: "e1", commandArgs: ["false"] }))).code, STATUS.ALREADY_EXISTS);
+    } finally {
+      router.close();
+    }
+  });
+
+  it("TaskExecStart: arguments together at most 65 536 bytes (ARG_MAX)", async () => {
+    const router = await routerFor();
+    try {
+      const refused = await failure(
+        router.start({ execId: "big", commandArgs: ["sh", "-c", `: ${"x".repeat(ARG_MAX_BYTES)}`] }),
+      );
+      assert.equal(refused.code, STATUS.INVALID_ARGUMENT);
+      assert.match(refused.details, /ARG_MAX/);
+      await router.start({ execId: "fits", commandArgs: ["sh", "-c", `: ${"x".repeat(ARG_MAX_BYTES - 10)}`] });
+    } finally {
+      router.close();
+    }
+  });
+
+  it("TaskExecStart: env names are checked like the sandbox's", async () => {
+    const router = await routerFor();
+    try {
+      const refused = await failure(router.start({ execId: "env", commandArgs: ["true"], env: { "1BAD": "x" } }));
+      assert.equal(refused.code, STATUS.INVALID_ARGUMENT);
+      assert.match(refused.details, /invalid for environment variables/);
+    } finally {
+      router.close();
+    }
+  });
+
+  it("the router refuses a token that is not the task's, and the task of a finished sandbox", async () => {
+    const forged = await routerFor("not-a-jwt");
+    try {
+      assert.equal((await failure(forged.start({ execId: "x", commandArgs: ["true"] }))).code, STATUS.UNAUTHENTICATED);
+    } finally {
+      forged.close();
+    }
+    const router = await routerFor();
+    try {
+      await cp.sandboxTerminateV2({ sandboxId: router.sandboxId });
+      assert.equal((await failure(router.start({ execId: "late", commandArgs: ["true"] }))).code, STATUS.NOT_FOUND);
+    } finally {
+      router.close();
+    }
   });
 });
