@@ -17,6 +17,10 @@ import { findByLaunchKey } from "./lookup.js";
 import { RESERVED_ENV } from "./markers.js";
 import type { ResolvedOptions } from "./options.js";
 
+/** Most vCPUs the cloud API takes: `resources.vcpus` is a `u8`. */
+const MAX_VCPUS = 255;
+/** Most memory the cloud API takes: `resources.memory_mib` is a `u32`. */
+const MAX_MEMORY_MIB = 2 ** 32 - 1;
 /** What a launch sends, validated. */
 interface LaunchPlan {
   readonly name: string;
@@ -92,6 +96,13 @@ export function planLaunch(options: ResolvedOptions, spec: LaunchSpec): LaunchPl
   }
   const vcpus = resources.cpus ?? options.vcpus;
   const memoryMiB = resources.memoryMiB === undefined ? options.memoryMiB : Math.ceil(resources.memoryMiB);
+  if (vcpus > MAX_VCPUS || memoryMiB > MAX_MEMORY_MIB) {
+    throw unsupported(
+      PROVIDER,
+      "resources",
+      `microsandbox gives at most ${MAX_VCPUS} vCPUs and ${MAX_MEMORY_MIB} MiB of memory (a u8 and a u32 on its wire)`,
+    );
+  }
   const launchKey = valid.launchKey ?? randomUUID();
   const env = Object.freeze({ ...valid.env });
   const labels = { ...metadataCodec.encode(options.owner, valid.labels, launchKey) };

@@ -66,5 +66,8 @@ test("hostile ids never reach a URL, and invalid launches send nothing", async (
   await expectCode(runtime.launch({ env: { "BAD NAME": "x" } }), "INVALID_REQUEST");
   await expectCode(runtime.launch({ lifetimeMs: -1 }), "INVALID_REQUEST");
   await expectCode(runtime.launch({ resources: { cpus: 1.5 } }), "UNSUPPORTED");
+  // The cloud counts vCPUs in a u8 and memory in a u32 of MiB (the SDK throws a bare Error past them).
+  await expectCode(runtime.launch({ resources: { cpus: 256 } }), "UNSUPPORTED");
+  await expectCode(runtime.launch({ resources: { memoryMiB: 2 ** 32 } }), "UNSUPPORTED");
   assert.deepEqual(emulator.requests, []);
 });

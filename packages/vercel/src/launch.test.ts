@@ -75,6 +75,9 @@ for (const version of Object.keys(SDK_VERSIONS) as SdkVersion[]) {
       await expectCode(runtime.launch({ launchKey: "has space" }), "INVALID_REQUEST");
       await expectCode(runtime.launch({ resources: { maxProcesses: 10 } }), "UNSUPPORTED");
       await expectCode(runtime.launch({ resources: { cpus: 1.5 } }), "UNSUPPORTED");
+      // Vercel takes 1 or an even number of vCPUs: 3 (or the 6144 MiB that come with 3) is refused here, not by the API.
+      await expectCode(runtime.launch({ resources: { cpus: 3 } }), "UNSUPPORTED");
+      await expectCode(runtime.launch({ resources: { memoryMiB: 3 * 2048 } }), "UNSUPPORTED");
       await expectCode(runtime.launch({ resources: { cpus: 2, memoryMiB: 1024 } }), "UNSUPPORTED");
       await expectCode(runtime.launch({ lifetimeMs: -1 }), "INVALID_REQUEST");
       assert.equal(emulator.countRequests(), 0);

@@ -15,6 +15,7 @@ import { isAlreadyExists, mapVercelError } from "./errors.js";
 import { PROVIDER, type VercelSandboxHandle } from "./handle.js";
 import type { VercelCreateParams } from "./internal/sdk-types.js";
 import { RESERVED_ENV } from "./markers.js";
+import { isVercelVcpuCount } from "./options.js";
 import { MAX_LABELS, MAX_NAME_LENGTH } from "./ownership.js";
 import { isOutcomeUnknownRequest } from "./transport.js";
 import { makeDirectory } from "./workspace.js";
@@ -119,9 +120,10 @@ export function launch(context: VercelContext, spec: LaunchSpec = {}, op?: OpOpt
 }
 
 /**
- * vCPUs for a launch's resource limits: `cpus` must be a whole number of
- * vCPUs (1-8) and `memoryMiB` the 2048 MiB per vCPU that comes with them;
- * Vercel has no process limit. Anything else is `UNSUPPORTED`.
+ * vCPUs for a launch's resource limits: `cpus` must be a count Vercel
+ * gives (1, 2, 4, 6 or 8: its create reference takes 1 or an even number, at
+ * most 8) and `memoryMiB` the 2048 MiB per vCPU that comes with them; Vercel
+ * has no process limit. Anything else is `UNSUPPORTED`.
  */
 function vcpusFor(resources: ResourceLimits | undefined, fallback: number): number {
   if (resources === undefined) return fallback;
@@ -130,8 +132,8 @@ function vcpusFor(resources: ResourceLimits | undefined, fallback: number): numb
   }
   const fromMemory = resources.memoryMiB === undefined ? undefined : resources.memoryMiB / MEMORY_PER_VCPU_MIB;
   const vcpus = resources.cpus ?? fromMemory ?? fallback;
-  if (!Number.isInteger(vcpus) || vcpus < 1 || vcpus > 8) {
-    throw unsupported(PROVIDER, "resources", "Vercel gives 1-8 whole vCPUs with 2048 MiB of memory each");
+  if (!isVercelVcpuCount(vcpus)) {
+    throw unsupported(PROVIDER, "resources", "Vercel gives 1, 2, 4, 6 or 8 vCPUs with 2048 MiB of memory each");
   }
   if (fromMemory !== undefined && fromMemory !== vcpus) {
     throw unsupported(

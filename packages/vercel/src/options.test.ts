@@ -81,6 +81,7 @@ test("invalid options are refused with INVALID_REQUEST naming the field", async 
     ["vcpus", { vcpus: 0 }],
     ["vcpus", { vcpus: 9 }],
     ["vcpus", { vcpus: 1.5 }],
+    ["vcpus", { vcpus: 3 }],
     ["lifetimeMs", { lifetimeMs: 0 }],
     ["lifetimeMs", { lifetimeMs: 25 * 60 * 60 * 1000 }],
     ["image", { image: "" }],

@@ -111,10 +111,26 @@ export const DEFAULT_VERCEL_SANDBOX_TIMEOUTS: OperationTimeouts = Object.freeze(
 
 /** Most vCPUs a sandbox can have. */
 const MAX_VCPUS = 8;
+
+/**
+ * Whether Vercel gives a sandbox this many vCPUs: its create reference takes
+ * `resources.vcpus` of 1 or an even number, and a sandbox has at most 8.
+ */
+export function isVercelVcpuCount(vcpus: number): boolean {
+  return Number.isInteger(vcpus) && vcpus >= 1 && vcpus <= MAX_VCPUS && (vcpus === 1 || vcpus % 2 === 0);
+}
 /** The longest lifetime accepted, 24 hours; the plan's own maximum may be lower (Vercel then refuses the create). */
 const MAX_LIFETIME_MS = 24 * 60 * 60 * 1000;
 /** Room a name must leave after the prefix for a launch key (a UUID is 36 characters). */
 const LAUNCH_KEY_ROOM = 36;
+
+/** The `vcpus` option: 1, 2, 4, 6 or 8 (default 2). */
+function readVcpus(read: OptionReader, value: unknown): number {
+  const vcpus = read.integer(value, "vcpus", 1, MAX_VCPUS) ?? 2;
+  if (!isVercelVcpuCount(vcpus))
+    throw read.refuse("vcpus", "must be 1, 2, 4, 6 or 8: Vercel takes 1 or an even number");
+  return vcpus;
+}
 
 /** Validates options and fills defaults. Throws `INVALID_REQUEST`; does no I/O. */
 export function resolveOptions(given: VercelSandboxRuntimeOptions): ResolvedOptions {
@@ -160,7 +176,7 @@ export function resolveOptions(given: VercelSandboxRuntimeOptions): ResolvedOpti
     sessionDirectory: `${base}/.sandport/sessions`,
     stdinDirectory: `${base}/.sandport/stdin`,
     image: read.text(options.image, "image"),
-    vcpus: read.integer(options.vcpus, "vcpus", 1, MAX_VCPUS) ?? 2,
+    vcpus: readVcpus(read, options.vcpus),
     region: read.text(options.region, "region"),
     lifetimeMs,
     network: read.boolean(options.network, "network") ?? true,

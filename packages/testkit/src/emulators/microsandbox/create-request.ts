@@ -26,6 +26,22 @@ export class CreateRefusedError extends Error {
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const MAX_NAME_BYTES = 128;
+/** `CloudSandboxResources.vcpus` is a `u8`. */
+const MAX_VCPUS = 255;
+/** `CloudSandboxResources.memory_mib` is a `u32`. */
+const MAX_MEMORY_MIB = 2 ** 32 - 1;
+/** The fields of `CloudSandboxRuntimeOptions`, which denies unknown fields. */
+const RUNTIME_FIELDS: ReadonlySet<string> = new Set([
+  "workdir",
+  "shell",
+  "scripts",
+  "entrypoint",
+  "cmd",
+  "user",
+  "log_level",
+]);
+/** The fields of `CloudNetworkSpec`, which denies unknown fields (`strict` too: the 0.6.18 SDK sends it). */
+const NETWORK_FIELDS: ReadonlySet<string> = new Set(["enabled", "strict", "policy", "secrets", "max_connections"]);
 
 type Json = Record<string, unknown>;
 
@@ -49,6 +65,21 @@ function optionalCount(value: unknown, field: string): number | null {
     throw invalid(`${field} must be a non-negative integer`);
   }
   return value;
+}
+
+/** A count in `[1, max]` (a missing one is `null`), refused like the types crate's integer fields. */
+function positiveCount(value: unknown, field: string, max: number): number | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1 || value > max) {
+    throw invalid(`${field} must be an integer from 1 to ${max}`);
+  }
+  return value;
+}
+
+/** Refuse a field a `deny_unknown_fields` struct of the types crate does not have. */
+function denyUnknownFields(value: Json, field: string, known: ReadonlySet<string>): void {
+  const unknown = Object.keys(value).find((key) => !known.has(key));
+  if (unknown !== undefined) throw invalid(`${field}: unknown field \`${unknown}\``);
 }
 
 function nonEmptyArray(value: unknown): boolean {
@@ -75,10 +106,11 @@ export function readCreateRequest(body: Buffer): Omit<CreateSandboxInput, "forei
   }
 
   const resources = objectOf(request.resources, "resources");
-  const vcpus = optionalCount(resources.vcpus, "resources.vcpus") ?? 1;
-  const memoryMib = optionalCount(resources.memory_mib, "resources.memory_mib") ?? 512;
+  const vcpus = positiveCount(resources.vcpus, "resources.vcpus", MAX_VCPUS) ?? 1;
+  const memoryMib = positiveCount(resources.memory_mib, "resources.memory_mib", MAX_MEMORY_MIB) ?? 512;
 
   const runtime = objectOf(request.runtime, "runtime");
+  denyUnknownFields(runtime, "runtime", RUNTIME_FIELDS);
   const workdir = runtime.workdir ?? null;
   if (workdir !== null && (typeof workdir !== "string" || !workdir.startsWith("/"))) {
     throw new CreateRefusedError("invalid_sandbox_config", "runtime.workdir must be an absolute path");
@@ -108,6 +140,7 @@ export function readCreateRequest(body: Buffer): Omit<CreateSandboxInput, "forei
   if (request.registry !== undefined) throw notEmulated("registry");
 
   const network = objectOf(request.network, "network");
+  denyUnknownFields(network, "network", NETWORK_FIELDS);
   const networkEnabled = network.enabled !== false;
   if (networkEnabled && network.policy !== undefined && network.policy !== null) throw notEmulated("network.policy");
   if (nonEmptyArray(objectOf(network.secrets, "network.secrets").entries)) throw notEmulated("network.secrets");

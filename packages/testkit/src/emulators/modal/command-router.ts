@@ -17,6 +17,7 @@ import type { GrpcCallContext, WireJson } from "./grpc-server.js";
 import { GrpcError, messageOf, toGrpcError } from "./grpc-status.js";
 import { NOT_YET_EMULATED, refuseNotYetEmulated } from "./interactive.js";
 import { PathRefusedError } from "./paths.js";
+import { checkEnvKeys, checkExecArgs } from "./request-rules.js";
 import type { EmulatedSandbox } from "./sandbox.js";
 import { secretEnv } from "./sandbox-lifecycle.js";
 
@@ -39,6 +40,7 @@ export function registerCommandRouter(context: ModalContext): void {
     if (execId === "") throw new GrpcError("INVALID_ARGUMENT", "execId is required");
     const argv = Array.isArray(request.commandArgs) ? request.commandArgs.map(String) : [];
     if (argv.length === 0) throw new GrpcError("INVALID_ARGUMENT", "commandArgs is required");
+    checkExecArgs(argv);
     const existing = sandbox.findExec(execId);
     if (existing) {
       // A retried start (its answer was lost) is the same exec, not a second one.
@@ -63,6 +65,8 @@ export function registerCommandRouter(context: ModalContext): void {
       const helper = fsToolsProgram(argv, { backend: context.backend, handle: sandbox.handle, paths: context.paths });
       exec = new ExecProcess(execId, argv, helper.readsStdin, helper.program);
     } else {
+      const env = { ...stringMap(request.env), ...secretEnv(context, request.secretIds, request.secretSources) };
+      checkEnvKeys(env);
       exec = new ExecProcess(
         execId,
         argv,
@@ -73,7 +77,7 @@ export function registerCommandRouter(context: ModalContext): void {
           request: {
             argv,
             ...cwdOf(context, sandbox, request.workdir),
-            env: { ...stringMap(request.env), ...secretEnv(context, request.secretIds, request.secretSources) },
+            env,
             timeoutMs: request.timeoutSecs ? Number(request.timeoutSecs) * 1000 : UNBOUNDED_MS,
             maxOutputBytes: MAX_OUTPUT_BYTES,
           },

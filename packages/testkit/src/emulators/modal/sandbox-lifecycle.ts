@@ -11,6 +11,7 @@ import type { GrpcCallContext, WireJson } from "./grpc-server.js";
 import { GrpcError } from "./grpc-status.js";
 import { NOT_YET_EMULATED, refuseNotYetEmulated } from "./interactive.js";
 import { PathRefusedError } from "./paths.js";
+import { checkEnvKeys, checkIdleTimeout, checkSandboxName } from "./request-rules.js";
 import type { EmulatedSandbox } from "./sandbox.js";
 
 /** Longest sandbox timeout Modal accepts (24 hours). */
@@ -39,7 +40,9 @@ export function registerSandboxLifecycle(context: ModalContext): void {
       throw new GrpcError("INVALID_ARGUMENT", `timeout must be between 1 and ${MAX_TIMEOUT_SECS} seconds`);
     }
     const idleTimeoutSecs = definition.idleTimeoutSecs === undefined ? undefined : Number(definition.idleTimeoutSecs);
+    checkIdleTimeout(idleTimeoutSecs);
     const name = typeof definition.name === "string" && definition.name !== "" ? definition.name : undefined;
+    if (name !== undefined) checkSandboxName(name);
     if (name !== undefined && runningInApp(context, app.id).some((sandbox) => sandbox.settings.name === name)) {
       throw new GrpcError("ALREADY_EXISTS", `Sandbox with name '${name}' already exists in the app`);
     }
@@ -54,15 +57,17 @@ export function registerSandboxLifecycle(context: ModalContext): void {
     }
     const network = (definition.networkAccess ?? {}) as Record<string, unknown>;
     const resources = (definition.resources ?? {}) as Record<string, unknown>;
+    const env = {
+      ...secretEnv(context, definition.secretIds, request.secretSources),
+      ...stringMap((request.ephemeralSecrets as WireJson | undefined)?.contents),
+    };
+    checkEnvKeys(env);
     const sandbox = await context.createSandbox({
       appId: app.id,
       environment: app.environment,
       name,
       imageId,
-      env: {
-        ...secretEnv(context, definition.secretIds, request.secretSources),
-        ...stringMap((request.ephemeralSecrets as WireJson | undefined)?.contents),
-      },
+      env,
       workdir,
       timeoutSecs,
       idleTimeoutSecs,

@@ -109,6 +109,10 @@ function parseCreate(
     fallback: 2,
   });
   if (vcpus === undefined) return undefined;
+  if (vcpus !== 1 && vcpus % 2 !== 0) {
+    badRequest(exchange, "resources.vcpus must be 1, or an even number");
+    return undefined;
+  }
   const env = readStringMap(exchange, body.env, "env");
   const tags = readStringMap(exchange, body.tags, "tags");
   if (!env || !tags) return undefined;
