@@ -20,7 +20,14 @@ try {
     routes: () => emulator.requests.map((request) => request.route),
     // Create (answered once started), one bulk upload, three executes, one bulk download of both files, delete.
     apiMinimum: 7,
-    peers: [{ name: "ComputeSDK", requests: 29 }],
+    peers: [
+      {
+        name: "ComputeSDK 4.1.4 (@computesdk/daytona 1.7.32, which pins @daytonaio/sdk 0.192.0)",
+        requests: 29,
+        source:
+          "counted once, outside this repository, against a local fake of the Daytona API (pointed at it through DAYTONA_API_URL); every file operation is a command, a mkdir first",
+      },
+    ],
     notes: [
       "launch  +1  createFolder makes the workspace directory, so commands can run in it before any file is written",
       "reads   +3  the port reads one file per call (a second download), and each read is preceded by a",

@@ -19,9 +19,16 @@ try {
     title: "E2BRuntime (real e2b SDK against the E2B emulator)",
     runtime,
     routes: () => emulator.requests.map((request) => request.route),
-    // Counted against a local fake of the E2B API; ComputeSDK 4.1.4's E2B adapter, counted the same way.
+    // Create, one upload of the 20 files, three process starts, two reads, one delete.
     apiMinimum: 8,
-    peers: [{ name: "ComputeSDK", requests: 28 }],
+    peers: [
+      {
+        name: "ComputeSDK 4.1.4 (@computesdk/e2b 1.7.52)",
+        requests: 28,
+        source:
+          "counted once, outside this repository, against a local fake of the E2B API (pointed at it through E2B_API_URL and E2B_SANDBOX_URL, the adapter's only route); one request per file written, a connect before the delete",
+      },
+    ],
     notes: [
       "launch  +1  MakeDir creates the workspace directory, so commands can run in it before any file is written",
       "reads   +1 each  a `realpath -m` command refuses paths that leave the workspace through a symlink;",

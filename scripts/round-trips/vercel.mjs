@@ -17,10 +17,16 @@ try {
     title: "VercelSandboxRuntime (real @vercel/sandbox SDK against the Vercel emulator)",
     runtime,
     routes: () => emulator.requests.map((request) => request.route),
-    // Create, one upload, three commands, two reads, one delete. ComputeSDK 4.1.4 with @computesdk/vercel 1.7.31,
-    // counted against a local fake of the API (reached only by patching the global fetch): 31.
+    // Create, one upload, three commands, two reads, one delete.
     apiMinimum: 8,
-    peers: [{ name: "ComputeSDK", requests: 31 }],
+    peers: [
+      {
+        name: "ComputeSDK 4.1.4 (@computesdk/vercel 1.7.31, which pins @vercel/sandbox 1.10.2)",
+        requests: 31,
+        source:
+          "counted once, outside this repository, against a local fake of the Vercel API, reached only by replacing the global fetch (the adapter takes no base URL or fetch)",
+      },
+    ],
     notes: [
       "launch  +1  mkdir creates the workspace directory, so commands can run in it before any file is written",
       "reads   +1 each  a `realpath -m` command refuses paths that leave the workspace through a symlink;",

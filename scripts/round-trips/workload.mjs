@@ -7,6 +7,24 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 const repository = fileURLToPath(new URL("../..", import.meta.url));
 
+/**
+ * Another library's request count for the same workload, which this script does not measure: a
+ * constant, printed as such with where it came from.
+ *
+ * @typedef {object} ExternalFigure
+ * @property {string} name - the library and its versions, e.g. "ComputeSDK 4.1.4 (@computesdk/e2b 1.7.52)"
+ * @property {number} requests - its count for the workload
+ * @property {string} source - how and against what it was counted
+ */
+
+/** Refuses an external figure that does not say what it is and where it came from. */
+export function checkExternalFigure(peer) {
+  if (typeof peer?.name !== "string" || !peer.name || !Number.isInteger(peer.requests) || peer.requests < 0)
+    throw new Error(`an external figure needs a name and a request count: ${JSON.stringify(peer)}`);
+  if (typeof peer.source !== "string" || peer.source.trim().length < 20)
+    throw new Error(`the external figure for ${peer.name} must say where it came from (source)`);
+}
+
 /** Imports a built package entry: `loadBuilt("e2b")`, `loadBuilt("testkit", "emulators/e2b")`. */
 export function loadBuilt(name, entry = "index") {
   return import(pathToFileURL(join(repository, "packages", name, "dist", `${entry}.js`)).href);
@@ -22,10 +40,11 @@ export function loadBuilt(name, entry = "index") {
  * @param {import("@sandport/core").SandboxRuntime} report.runtime
  * @param {() => string[]} report.routes - every request the emulator has received, as route names, in order
  * @param {number} report.apiMinimum - the fewest requests the provider's API allows for the workload
- * @param {{ name: string, requests: number }[]} [report.peers] - other libraries' counts for the same workload
+ * @param {ExternalFigure[]} [report.peers] - other libraries' counts for the same workload, not measured here
  * @param {string[]} [report.notes] - why the count is above the minimum, one line per reason
  */
 export async function countRoundTrips({ title, runtime, routes, apiMinimum, peers = [], notes = [] }) {
+  for (const peer of peers) checkExternalFigure(peer);
   const phases = [];
   let seen = routes().length;
   const phase = (name) => {
@@ -67,12 +86,18 @@ export async function countRoundTrips({ title, runtime, routes, apiMinimum, peer
   for (const [route, count] of [...byRoute].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))) row(route, count);
   row("total", total);
   row("API minimum", apiMinimum);
-  for (const peer of peers) row(`${peer.name} (same workload)`, peer.requests);
+  for (const peer of peers) row(`${peer.name} (external figure)`, peer.requests);
   console.log("\nby phase:");
   for (const { name, requests } of phases)
     console.log(`  ${name.padEnd(16)} ${String(requests.length).padStart(2)}  ${requests.join(", ")}`);
   if (notes.length > 0)
     console.log(["", "Above the minimum, and why:", ...notes.map((note) => `  ${note}`)].join("\n"));
+  if (peers.length > 0)
+    console.log(
+      ["", "External figures (constants in scripts/round-trips/, not measured in this run):"]
+        .concat(peers.map((peer) => `  ${peer.name} ${peer.requests}: ${peer.source}`))
+        .join("\n"),
+    );
   console.log("");
   return { total, apiMinimum };
 }
