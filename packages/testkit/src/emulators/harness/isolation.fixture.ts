@@ -1,0 +1,28 @@
+// For tests of what only an isolated default backend shows: the reason to skip them, printed by node:test.
+import { env } from "node:process";
+import { defaultBackendIsolation } from "./backend.js";
+
+/**
+ * `undefined` when the default emulator backend runs sandboxes under
+ * bubblewrap here, else why tests of the provider's paths and loopback skip.
+ * With `SANDPORT_REQUIRE_BWRAP=1` (CI) an unusable bubblewrap throws instead.
+ */
+export async function isolationSkipReason(): Promise<string | undefined> {
+  const isolation = await defaultBackendIsolation();
+  if (isolation.isolated) return undefined;
+  if (env.SANDPORT_REQUIRE_BWRAP === "1") throw new Error(`bubblewrap is required but unusable: ${isolation.reason}`);
+  return `emulated sandboxes are host directories here (no namespaces): ${isolation.reason}`;
+}
+
+/**
+ * A Python program that binds `127.0.0.1:<port>`, says `bound`, and stays up: run it in one
+ * sandbox, then {@link probeScript} in another.
+ */
+export function bindScript(port: number): string {
+  return `python3 -c 'import socket,time;s=socket.socket();s.bind(("127.0.0.1",${port}));s.listen();print("bound",flush=True);time.sleep(120)'`;
+}
+
+/** Prints `open` when something listens on `127.0.0.1:<port>` as this sandbox sees it, else `closed`. */
+export function probeScript(port: number): string {
+  return `python3 -c 'import socket;s=socket.socket();print("open" if s.connect_ex(("127.0.0.1",${port}))==0 else "closed")'`;
+}
