@@ -15,11 +15,13 @@ export async function isolationSkipReason(): Promise<string | undefined> {
 }
 
 /**
- * A Python program that binds `127.0.0.1:<port>`, says `bound`, and stays up: run it in one
- * sandbox, then {@link probeScript} in another.
+ * A Python program that binds `127.0.0.1:<port>`, then says `bound` on stdout and in a file
+ * `bound-<port>` in its working directory, and stays up: run it in one sandbox, then
+ * {@link probeScript} in another.
  */
 export function bindScript(port: number): string {
-  return `python3 -c 'import socket,time;s=socket.socket();s.bind(("127.0.0.1",${port}));s.listen();print("bound",flush=True);time.sleep(120)'`;
+  const announce = `print("bound",flush=True);open("bound-${port}","w").close()`;
+  return `python3 -c 'import socket,time;s=socket.socket();s.bind(("127.0.0.1",${port}));s.listen();${announce};time.sleep(120)'`;
 }
 
 /** Prints `open` when something listens on `127.0.0.1:<port>` as this sandbox sees it, else `closed`. */
