@@ -25,7 +25,8 @@
  *   is a whole path under `/vercel/sandbox` (the program too) is rewritten to
  *   the workspace as commands see it; text inside arguments (`sh -c` scripts,
  *   `--out=/vercel/...`) is not, and output shows the backend's own paths
- *   (`pwd` prints the host directory under `isolation: "none"`).
+ *   (`pwd` prints the host directory under `isolation: "none"`; the default
+ *   backend, where bubblewrap works, puts the workspace at `/vercel/sandbox`).
  * - Commands run as the backend's user, with the backend's base environment
  *   (its `PATH`, and `HOME` set to the workspace by `LocalRuntime`) plus the
  *   sandbox and command env; `sudo: true` is refused with 400. The image or runtime is recorded, not
@@ -93,7 +94,8 @@ export interface VercelEmulatorOptions {
   readonly projectId?: string;
   /**
    * Runtime (or factory) that runs the sandboxes. Default: `LocalRuntime` from
-   * `@sandport/local` in a temporary directory, `isolation: "none"`.
+   * `@sandport/local` in a temporary directory, with `isolation: "namespaces"`
+   * and the workspace at `/vercel/sandbox` where bubblewrap works, else `isolation: "none"`.
    */
   readonly backend?: EmulatorBackend;
   /**
