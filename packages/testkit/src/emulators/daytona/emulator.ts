@@ -22,8 +22,8 @@
  * - Paths map `/home/daytona` (and paths relative to it, as the daemon
  *   resolves them) onto the backend workspace; anything else is refused with
  *   400 `INVALID_FILE_PATH`. Command text is not rewritten: a command sees the
- *   backend's workspace as its cwd and `$HOME`, which the default backend (where
- *   bubblewrap works) puts at `/home/daytona`.
+ *   backend's workspace as its cwd and `$HOME` (a namespaced `LocalRuntime`
+ *   with `workspaceRoot: "/home/daytona"` puts it there).
  * - Commands run with bash where the backend has it, else sh; output reaches
  *   the client as UTF-8 text (non-UTF-8 bytes are replaced); files are
  *   binary-safe. `process/execute` has no timeout unless one is given (the
@@ -67,7 +67,6 @@ import type { CreateSandboxInput, DaytonaContext, DaytonaSandbox, DaytonaSandbox
 import { registerControlPlane } from "./control-plane.js";
 import { errorReplyByPath } from "./errors.js";
 import { SandboxLifecycle } from "./lifecycle.js";
-import { DAYTONA_HOME } from "./paths.js";
 import { PreviewProxies } from "./preview-proxy.js";
 import { registerToolboxFiles } from "./toolbox-files.js";
 import { registerToolboxProcess } from "./toolbox-process.js";
@@ -84,8 +83,7 @@ export interface DaytonaEmulatorOptions {
   readonly organizationId?: string;
   /**
    * Runtime (or factory) that runs the sandboxes. Default: `LocalRuntime` from
-   * `@sandport/local` in a temporary directory, with `isolation: "namespaces"`
-   * and the workspace at `/home/daytona` where bubblewrap works, else `isolation: "none"`.
+   * `@sandport/local` in a temporary directory, `isolation: "none"`.
    */
   readonly backend?: EmulatorBackend;
   /** Largest list page (a client's `limit` can only lower it). Default: 3, small so callers must follow `nextCursor`. */
@@ -132,7 +130,7 @@ export async function startDaytonaEmulator(options: DaytonaEmulatorOptions = {})
   if (!Number.isInteger(transitionDelayMs) || transitionDelayMs < 0) {
     throw new RangeError(`transitionDelayMs must be a non-negative integer, got ${transitionDelayMs}`);
   }
-  const backend = await resolveBackend(options.backend, { workspaceRoot: DAYTONA_HOME });
+  const backend = await resolveBackend(options.backend);
   let server: EmulatorServer;
   try {
     server = await EmulatorServer.start({ errorReply: errorReplyByPath });

@@ -1,25 +1,28 @@
-// What an emulated Daytona sandbox looks like from inside, through the real Daytona SDK on the
-// default backend: /home/daytona is real to commands, and a sandbox with networkBlockAll has its
+// What an emulated Daytona sandbox looks like from inside, through the real Daytona SDK on a
+// provider-shaped backend: /home/daytona is real to commands, and a sandbox with networkBlockAll has its
 // own loopback.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { unusedPort, waitFor } from "../../assertions/index.js";
-import { bindScript, isolationSkipReason, probeScript } from "../harness/isolation.fixture.js";
+import { bindScript, isolationSkipReason, probeScript, shapedBackend } from "../harness/isolation.fixture.js";
 import { type DaytonaEmulator, startDaytonaEmulator } from "./emulator.js";
 import { deleteAll, openClient } from "./test-fixtures.js";
 import { type DaytonaClient, type DaytonaSandbox, daytonaLatest } from "./test-sdk.js";
 
 describe("an emulated Daytona sandbox looks like Daytona's machine", { skip: await isolationSkipReason() }, () => {
   let emulator: DaytonaEmulator;
+  let backend: Awaited<ReturnType<typeof shapedBackend>>;
   let daytona: DaytonaClient;
   before(async () => {
-    emulator = await startDaytonaEmulator();
+    backend = await shapedBackend("/home/daytona");
+    emulator = await startDaytonaEmulator({ backend: backend.runtime });
     daytona = openClient(daytonaLatest, emulator);
   });
   after(async () => {
     await deleteAll(emulator);
     await daytona[Symbol.asyncDispose]();
     await emulator.stop();
+    await backend.dispose();
   });
 
   it("commands see /home/daytona as home and cwd: uploaded files are there, and back", async () => {

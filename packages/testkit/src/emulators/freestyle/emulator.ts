@@ -23,16 +23,15 @@
  *   `workspaceRoot`, `/workspace`) maps onto the backend workspace; file paths
  *   outside it are refused with 400 `NOT_EMULATED`. Command text is not
  *   rewritten: a command starts in the workspace (a real VM starts in the
- *   user's home). The default backend, where bubblewrap works, mounts the
- *   workspace at `workspaceDirectory`; elsewhere (`isolation: "none"`) an
- *   absolute `/workspace/...` inside a command does not exist.
+ *   user's home), and with the default `isolation: "none"` backend an absolute
+ *   `/workspace/...` inside a command does not exist (a `namespaces` backend
+ *   mounts the workspace there).
  * - Commands run with `sh -c`; a VM has one Linux user (`linuxUser`, default
  *   `root`), and `linuxUser` naming another is 404 `USER_NOT_FOUND`. Output is
  *   decoded as UTF-8 by the port; files are binary-safe.
  * - The firewall is reduced to one bit, whether some rule lets the VM reach
  *   the public Internet, passed to the backend as `network`; a backend that
- *   cannot keep a VM off the network (`isolation: "none"`, the default backend
- *   where bubblewrap is unusable) refuses a create
+ *   cannot keep a VM off the network (`isolation: "none"`) refuses a create
  *   without such a rule with 400 `NOT_EMULATED`.
  * - Pausing keeps files but no memory: nothing outlives an exec on the
  *   backend anyway. Exec and file calls start a paused VM, as on Freestyle.
@@ -111,13 +110,11 @@ export interface FreestyleEmulator extends ProviderEmulator {
 
 /** Start a Freestyle emulator on 127.0.0.1 and an ephemeral port. */
 export async function startFreestyleEmulator(options: FreestyleEmulatorOptions = {}): Promise<FreestyleEmulator> {
-  // The default backend is shaped by the settings (its workspace at the VM directory), so they come first.
-  const own = options.backend === undefined ? resolveSettings(options, "/workspace") : undefined;
-  const backend = await resolveBackend(options.backend, own && { workspaceRoot: own.workspaceDirectory });
+  const backend = await resolveBackend(options.backend);
   let server: EmulatorServer;
   let settings: Settings;
   try {
-    settings = own ?? resolveSettings(options, backend.runtime.workspaceRoot);
+    settings = resolveSettings(options, backend.runtime.workspaceRoot);
     server = await EmulatorServer.start({
       errorReply: apiErrorReply,
       answerUnknownRoute: (exchange) =>

@@ -1,11 +1,11 @@
-// What an emulated Freestyle VM looks like from inside, through the real freestyle SDK on the
-// default backend: its workspaceDirectory (/workspace) is real to commands, and a VM without an
+// What an emulated Freestyle VM looks like from inside, through the real freestyle SDK on a
+// provider-shaped backend: its workspaceDirectory (/workspace) is real to commands, and a VM without an
 // egress rule has its own loopback.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { type CreateVmOptions, Freestyle } from "freestyle";
 import { unusedPort, waitFor } from "../../assertions/index.js";
-import { bindScript, isolationSkipReason, probeScript } from "../harness/isolation.fixture.js";
+import { bindScript, isolationSkipReason, probeScript, shapedBackend } from "../harness/isolation.fixture.js";
 import { type FreestyleEmulator, startFreestyleEmulator } from "./emulator.js";
 
 type Vm = Awaited<ReturnType<Freestyle["vms"]["create"]>>["vm"];
@@ -16,14 +16,17 @@ const egress: CreateVmOptions["firewall"] = {
 
 describe("an emulated Freestyle VM looks like the machine it describes", { skip: await isolationSkipReason() }, () => {
   let emulator: FreestyleEmulator;
+  let backend: Awaited<ReturnType<typeof shapedBackend>>;
   let freestyle: Freestyle;
   before(async () => {
-    emulator = await startFreestyleEmulator();
+    backend = await shapedBackend("/workspace");
+    emulator = await startFreestyleEmulator({ backend: backend.runtime });
     freestyle = new Freestyle(emulator.sdkOptions);
   });
   after(async () => {
     for (const { id } of emulator.liveSandboxes()) await freestyle.vms.delete(id).catch(() => undefined);
     await emulator.stop();
+    await backend.dispose();
   });
   const create = async (firewall: CreateVmOptions["firewall"]) => (await freestyle.vms.create({ firewall })).vm;
 

@@ -8,16 +8,14 @@ export interface FreestyleEmulatorOptions {
   readonly apiKey?: string;
   /**
    * Runtime (or factory) that runs the VMs. Default: `LocalRuntime` from
-   * `@sandport/local` in a temporary directory, with `isolation: "namespaces"`
-   * and the workspace at `workspaceDirectory` where bubblewrap works, else `isolation: "none"`.
+   * `@sandport/local` in a temporary directory, `isolation: "none"`.
    */
   readonly backend?: EmulatorBackend;
   /** Largest page `GET /v5/vms` returns (the client's `limit` can only lower it). Default: 3, so callers must page. */
   readonly pageSize?: number;
   /**
    * The absolute VM directory that maps onto the backend workspace; file paths
-   * must lie under it. Default: the backend's `workspaceRoot` (`/workspace`;
-   * the default backend puts its workspace at this directory).
+   * must lie under it. Default: the backend's `workspaceRoot` (`/workspace`).
    */
   readonly workspaceDirectory?: string;
   /** The one Linux user of every VM, reported as file owner. Default: `"root"`. */

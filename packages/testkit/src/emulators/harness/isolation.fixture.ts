@@ -1,6 +1,25 @@
 // For tests of what only an isolated default backend shows: the reason to skip them, printed by node:test.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { env } from "node:process";
-import { defaultBackendIsolation } from "./backend.js";
+import { LocalRuntime } from "@sandport/local";
+import { defaultBackendIsolation, destroyEverySandbox } from "./backend.js";
+
+/** A namespaced `LocalRuntime` with its workspace at `workspaceRoot`, in a fresh root that `dispose` removes. */
+export async function shapedBackend(
+  workspaceRoot: string,
+): Promise<{ runtime: LocalRuntime; dispose(): Promise<void> }> {
+  const root = await mkdtemp(join(tmpdir(), "sandport-emulator-shaped-"));
+  const runtime = new LocalRuntime({ root, isolation: "namespaces", workspaceRoot });
+  return {
+    runtime,
+    dispose: async () => {
+      await destroyEverySandbox(runtime);
+      await rm(root, { recursive: true, force: true, maxRetries: 3 });
+    },
+  };
+}
 
 /**
  * `undefined` when the default emulator backend runs sandboxes under

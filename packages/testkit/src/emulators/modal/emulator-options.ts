@@ -10,8 +10,7 @@ export interface ModalEmulatorOptions {
   readonly tokenSecret?: string;
   /**
    * Runtime (or factory) that runs the sandboxes. Default: `LocalRuntime` from
-   * `@sandport/local` in a temporary directory, with `isolation: "namespaces"`
-   * and the workspace at `workspacePath` where bubblewrap works, else `isolation: "none"`.
+   * `@sandport/local` in a temporary directory, `isolation: "none"`.
    */
   readonly backend?: EmulatorBackend;
   /** Largest page `SandboxListV2` returns. Default: 3, small so that callers must page. */

@@ -48,9 +48,9 @@
  *   onto the backend workspace; other absolute paths are refused (workdir:
  *   `INVALID_ARGUMENT`; filesystem calls: `PermissionDenied`). Command text is
  *   not rewritten: a command sees the backend's workspace as its cwd and
- *   `$HOME`, which the default backend puts at `workspacePath` where bubblewrap
- *   works; elsewhere it is a host directory and a literal `/workspace/...`
- *   inside a script does not exist. A sandbox without `workdir` starts execs in the
+ *   `$HOME`: with the default backend a host directory, so a literal
+ *   `/workspace/...` inside a script does not exist (a namespaced `LocalRuntime`
+ *   with `workspaceRoot` at `workspacePath` puts it there). A sandbox without `workdir` starts execs in the
  *   workspace (Modal: the image's `WORKDIR`).
  * - Images are never pulled or built: every sandbox runs on the backend as is.
  * - Exec output reaches the client as the bytes the backend reports: exact
@@ -133,7 +133,7 @@ export async function startModalEmulator(options: ModalEmulatorOptions = {}): Pr
     authTokenTtlSeconds: options.authTokenTtlSeconds ?? 1200,
     routerTokenTtlSeconds: options.routerTokenTtlSeconds ?? 3600,
   });
-  const backend = await resolveBackend(options.backend, { workspaceRoot: workspacePath });
+  const backend = await resolveBackend(options.backend);
   let server: GrpcEmulatorServer<ModalListener>;
   try {
     server = await GrpcEmulatorServer.start<ModalListener>(

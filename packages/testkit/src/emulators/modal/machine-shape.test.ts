@@ -1,10 +1,10 @@
-// What an emulated Modal sandbox looks like from inside, through the real modal SDK on the
-// default backend: its workspacePath (/workspace) is real to commands, and every sandbox has its
+// What an emulated Modal sandbox looks like from inside, through the real modal SDK on a
+// provider-shaped backend: its workspacePath (/workspace) is real to commands, and every sandbox has its
 // own loopback (the backend launches a sandbox without blockNetwork with its default, no network).
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { unusedPort, waitFor } from "../../assertions/index.js";
-import { bindScript, isolationSkipReason, probeScript } from "../harness/isolation.fixture.js";
+import { bindScript, isolationSkipReason, probeScript, shapedBackend } from "../harness/isolation.fixture.js";
 import { type ModalEmulator, startModalEmulator } from "./emulator.js";
 import { clientFor, loadModal, type ModalClient } from "./test-sdk.js";
 
@@ -12,11 +12,13 @@ type Sandbox = Awaited<ReturnType<ModalClient["sandboxes"]["create"]>>;
 
 describe("an emulated Modal sandbox looks like the machine it describes", { skip: await isolationSkipReason() }, () => {
   let emulator: ModalEmulator;
+  let backend: Awaited<ReturnType<typeof shapedBackend>>;
   let client: ModalClient;
   let create: () => Promise<Sandbox>;
   before(async () => {
     const modal = await loadModal();
-    emulator = await startModalEmulator();
+    backend = await shapedBackend("/workspace");
+    emulator = await startModalEmulator({ backend: backend.runtime });
     client = clientFor(modal, emulator).client;
     const app = await client.apps.fromName("sandport-tests", { createIfMissing: true });
     create = () => client.sandboxes.create(app, client.images.fromRegistry("alpine:3.21"), { timeoutMs: 60_000 });
@@ -26,6 +28,7 @@ describe("an emulated Modal sandbox looks like the machine it describes", { skip
       await (await client.sandboxes.fromId(id)).terminate().catch(() => undefined);
     }
     await emulator.stop();
+    await backend.dispose();
   });
 
   it("commands see /workspace as cwd: files written through the filesystem API are there, and back", async () => {

@@ -25,8 +25,8 @@
  *   is a whole path under `/vercel/sandbox` (the program too) is rewritten to
  *   the workspace as commands see it; text inside arguments (`sh -c` scripts,
  *   `--out=/vercel/...`) is not, and output shows the backend's own paths
- *   (`pwd` prints the host directory under `isolation: "none"`; the default
- *   backend, where bubblewrap works, puts the workspace at `/vercel/sandbox`).
+ *   (`pwd` prints the host directory under `isolation: "none"`; a namespaced
+ *   `LocalRuntime` with `workspaceRoot: "/vercel/sandbox"` puts the workspace there).
  * - Commands run as the backend's user, with the backend's base environment
  *   (its `PATH`, and `HOME` set to the workspace by `LocalRuntime`) plus the
  *   sandbox and command env; `sudo: true` is refused with 400. The image or runtime is recorded, not
@@ -75,7 +75,6 @@ import { vercelErrorReply } from "./errors.js";
 import { findPreviewRoute } from "./exposed-ports.js";
 import { registerFileRoutes } from "./file-routes.js";
 import { answerNotEmulated, registerNotEmulated } from "./not-emulated.js";
-import { SANDBOX_ROOT } from "./paths.js";
 import { routePreviewHosts } from "./preview-hosts.js";
 import { PreviewProxy } from "./preview-proxy.js";
 import { DEFAULT_REGION, DEFAULT_TIMEOUT_MS } from "./sandbox-create.js";
@@ -94,8 +93,7 @@ export interface VercelEmulatorOptions {
   readonly projectId?: string;
   /**
    * Runtime (or factory) that runs the sandboxes. Default: `LocalRuntime` from
-   * `@sandport/local` in a temporary directory, with `isolation: "namespaces"`
-   * and the workspace at `/vercel/sandbox` where bubblewrap works, else `isolation: "none"`.
+   * `@sandport/local` in a temporary directory, `isolation: "none"`.
    */
   readonly backend?: EmulatorBackend;
   /**
@@ -150,7 +148,7 @@ export async function startVercelEmulator(options: VercelEmulatorOptions = {}): 
     teamId: options.teamId ?? `team_${randomToken(24)}`,
     projectId: options.projectId ?? `prj_${randomToken(28)}`,
   };
-  const backend = await resolveBackend(options.backend, { workspaceRoot: SANDBOX_ROOT });
+  const backend = await resolveBackend(options.backend);
   const sandboxes = new SandboxLifecycle(backend.runtime, credentials.projectId);
   const findRoute = (hostname: string) => findPreviewRoute(sandboxes.registry.all(), hostname);
   let server: EmulatorServer | undefined;

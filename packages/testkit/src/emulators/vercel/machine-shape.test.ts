@@ -1,19 +1,21 @@
 // What an emulated Vercel sandbox looks like from inside, through the real @vercel/sandbox SDK on
-// the default backend: /vercel/sandbox is real to commands (scripts included, which the emulator
+// a provider-shaped backend: /vercel/sandbox is real to commands (scripts included, which the emulator
 // does not rewrite), and a sandbox with networkPolicy deny-all has its own loopback.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { Sandbox } from "@vercel/sandbox";
 import { unusedPort, waitFor } from "../../assertions/index.js";
-import { bindScript, isolationSkipReason, probeScript } from "../harness/isolation.fixture.js";
+import { bindScript, isolationSkipReason, probeScript, shapedBackend } from "../harness/isolation.fixture.js";
 import { startVercelEmulator, type VercelEmulator } from "./emulator.js";
 
 type CreateParams = NonNullable<Parameters<typeof Sandbox.create>[0]>;
 
 describe("an emulated Vercel sandbox looks like Vercel's machine", { skip: await isolationSkipReason() }, () => {
   let emulator: VercelEmulator;
+  let backend: Awaited<ReturnType<typeof shapedBackend>>;
   before(async () => {
-    emulator = await startVercelEmulator();
+    backend = await shapedBackend("/vercel/sandbox");
+    emulator = await startVercelEmulator({ backend: backend.runtime });
   });
   after(async () => {
     for (const { id } of emulator.liveSandboxes()) {
@@ -22,6 +24,7 @@ describe("an emulated Vercel sandbox looks like Vercel's machine", { skip: await
         .catch(() => undefined);
     }
     await emulator.stop();
+    await backend.dispose();
   });
   const create = (extra: Partial<CreateParams> = {}) =>
     Sandbox.create({ ...emulator.sdkOptions, timeout: 60_000, ...extra } as CreateParams);
