@@ -36,13 +36,7 @@ import { releaseLeaf } from "./cgroups.js";
 import { COMMAND_MARKER_VARIABLE } from "./command-marker.js";
 import type { LocalHandle } from "./handle.js";
 import { LocalProcess } from "./local-process.js";
-import {
-  LOCAL_PROVIDER,
-  LOCAL_WORKSPACE_ROOT,
-  type LocalRuntimeOptions,
-  type ResolvedLocalOptions,
-  resolveOptions,
-} from "./options.js";
+import { LOCAL_PROVIDER, type LocalRuntimeOptions, type ResolvedLocalOptions, resolveOptions } from "./options.js";
 import { type RunOutcome, runCommand } from "./process-runner.js";
 import { RunningCommands } from "./running-commands.js";
 import { SandboxAccess } from "./sandbox-access.js";
@@ -53,7 +47,7 @@ import type { WorkspaceFiles } from "./workspace-files.js";
  * machine, and commands are real processes in it.
  *
  * Under `isolation: "namespaces"` (the default) each command runs under
- * bubblewrap: its workspace, mounted at `/workspace`, is the only writable path;
+ * bubblewrap: its workspace, mounted at `/workspace` (the `workspaceRoot` option), is the only writable path;
  * `/usr` and a few `/etc` entries are read-only; it has its own PID, user, IPC,
  * UTS, cgroup and (unless the launch asks for `network: true`) network
  * namespace; no capabilities; host-global `/proc` entries read-only; and an
@@ -89,8 +83,8 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
   readonly specificationVersion = SPECIFICATION_VERSION;
   /** Always `"local"`. */
   readonly provider = LOCAL_PROVIDER;
-  /** `/workspace`: where isolated commands see the workspace, and the root of every request path. */
-  readonly workspaceRoot = LOCAL_WORKSPACE_ROOT;
+  /** Where isolated commands see the workspace, and the root of every request path: the `workspaceRoot` option, default `/workspace`. */
+  readonly workspaceRoot: string;
   /** See `localCapabilities`; the isolation mode is the configured one. */
   readonly capabilities: DeclaredCapabilities;
   readonly #options: ResolvedLocalOptions;
@@ -100,6 +94,7 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
   /** Validates the options; does no I/O (the root and bubblewrap are looked at on first use). */
   constructor(options: LocalRuntimeOptions = {}) {
     this.#options = resolveOptions(options);
+    this.workspaceRoot = this.#options.workspaceRoot;
     this.capabilities = localCapabilities(this.#options.isolation);
     this.#access = new SandboxAccess(this.#options, this.#running);
     assertCapabilitiesConsistent(this);
@@ -218,7 +213,7 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
   /** Writes files after checking every path (including symlinks on disk); nothing is written if any is refused. */
   async writeFiles(handle: LocalHandle, files: readonly FileInput[], op?: OpOptions): Promise<void> {
     const id = this.#access.checkHandle(handle, "writeFiles");
-    const validated = validateFiles(files, { root: LOCAL_WORKSPACE_ROOT, provider: LOCAL_PROVIDER });
+    const validated = validateFiles(files, { root: this.workspaceRoot, provider: LOCAL_PROVIDER });
     return this.#operation(op, this.#deadline("writeFiles", "fileMs"), async (signal) =>
       (await this.#files(id)).write(validated, signal),
     );
@@ -331,7 +326,7 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
   }
 
   #validateExec(request: ExecRequest): ValidatedExecRequest {
-    const valid = validateExecRequest(request, { root: LOCAL_WORKSPACE_ROOT, provider: LOCAL_PROVIDER });
+    const valid = validateExecRequest(request, { root: this.workspaceRoot, provider: LOCAL_PROVIDER });
     refuseReservedEnv(valid.env, [COMMAND_MARKER_VARIABLE], "env", LOCAL_PROVIDER);
     return valid;
   }
@@ -386,7 +381,7 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
     task: (files: WorkspaceFiles, relative: string) => Promise<T>,
   ): Promise<T> {
     const id = this.#access.checkHandle(handle, operation);
-    const relative = normalizeWorkspacePath(path, { root: LOCAL_WORKSPACE_ROOT, allowRoot, provider: LOCAL_PROVIDER });
+    const relative = normalizeWorkspacePath(path, { root: this.workspaceRoot, allowRoot, provider: LOCAL_PROVIDER });
     return this.#operation(op, this.#deadline(operation, "fileMs"), async () => task(await this.#files(id), relative));
   }
 

@@ -1,5 +1,5 @@
 import { userInfo } from "node:os";
-import { isAbsolute, join } from "node:path";
+import { isAbsolute, join, posix } from "node:path";
 import type { OperationTimeouts } from "@sandport/core";
 import { type CommonRuntimeOptions, OptionReader, type ResolvedCommonOptions } from "@sandport/core/adapter";
 
@@ -79,6 +79,14 @@ export interface LocalRuntimeOptions extends CommonRuntimeOptions {
    * `{ uid: 65534, gid: 65534 }` (`nobody` / `nogroup` on Debian).
    */
   readonly sandboxUser?: SandboxUser;
+  /**
+   * Where the workspace appears inside an isolated sandbox (and the root of
+   * every request path, in both modes), e.g. `"/home/user"` to look like a
+   * provider's machine. Absolute and normalized; not `/`, and not in or under
+   * a directory the sandbox's own filesystem needs (`/proc`, `/sys`, `/dev`,
+   * `/usr`, `/etc`, `/tmp`, `/bin`, `/sbin`, `/lib*`, `/run`). Default: `/workspace`.
+   */
+  readonly workspaceRoot?: string;
 }
 
 /** A host user by number. */
@@ -98,6 +106,7 @@ export interface ResolvedLocalOptions extends ResolvedCommonOptions {
   readonly cgroups: CgroupUsage;
   /** Who isolated commands run as: set only when this process is root and isolation is `namespaces`. */
   readonly sandboxUser: SandboxUser | undefined;
+  readonly workspaceRoot: string;
 }
 
 /**
@@ -149,6 +158,8 @@ export function resolveOptions(options: LocalRuntimeOptions = {}): ResolvedLocal
     readOnlyPaths: Object.freeze(readOnlyPaths.map((path) => hostPath(read, path, "readOnlyPaths"))),
     cgroups,
     sandboxUser: isolation === "namespaces" && runsAsRoot() ? sandboxUser : undefined,
+    workspaceRoot:
+      given.workspaceRoot === undefined ? LOCAL_WORKSPACE_ROOT : checkWorkspaceRoot(read, given.workspaceRoot),
   };
 }
 
@@ -174,6 +185,34 @@ function checkUser(value: unknown, read: OptionReader): SandboxUser {
     throw read.refuse("sandboxUser", "must be { uid, gid }: positive integers (never 0, root)");
   }
   return Object.freeze({ uid: user.uid, gid: user.gid });
+}
+
+/** Directories the sandbox's own filesystem is made of: a workspace root may be none of them, nor under one. */
+const SYSTEM_DIRECTORIES = [
+  "/proc",
+  "/sys",
+  "/dev",
+  "/usr",
+  "/etc",
+  "/tmp",
+  "/bin",
+  "/sbin",
+  "/lib",
+  "/lib32",
+  "/lib64",
+  "/libx32",
+  "/run",
+];
+
+/** An in-sandbox workspace root: absolute, normalized (no `.`, `..`, `//` or trailing `/`), not `/`, not a system directory. */
+function checkWorkspaceRoot(read: OptionReader, value: unknown): string {
+  const fail = (why: string) => read.refuse("workspaceRoot", `must be an absolute, normalized path${why && ` ${why}`}`);
+  if (typeof value !== "string" || !value.startsWith("/") || /[\u0000-\u001f\u007f]/.test(value)) throw fail("");
+  if (value === "/") throw fail("other than /");
+  if (posix.normalize(value) !== value || value.endsWith("/")) throw fail("(no ., .., // or trailing /)");
+  const system = SYSTEM_DIRECTORIES.find((directory) => value === directory || value.startsWith(`${directory}/`));
+  if (system !== undefined) throw fail(`outside the sandbox's system directories (${system} is one)`);
+  return value;
 }
 
 /** An absolute host path (no NUL), trailing slashes removed. */

@@ -19,7 +19,7 @@ import { killMarked, markedProcesses, sandboxPrefix } from "./command-marker.js"
 import { planCommand, SETPRIV_PATH, type SpawnPlan } from "./command-plan.js";
 import { type LocalHandle, toHandle } from "./handle.js";
 import { rescanInheritedDescriptors } from "./inherited-descriptors.js";
-import { defaultRoot, LOCAL_PROVIDER, LOCAL_WORKSPACE_ROOT, type ResolvedLocalOptions } from "./options.js";
+import { defaultRoot, LOCAL_PROVIDER, type ResolvedLocalOptions } from "./options.js";
 import { PortForwarder } from "./port-forwarder.js";
 import { RELAY_FILE, RELAY_SOURCE } from "./port-relay-source.js";
 import { isAlive } from "./process-tree.js";
@@ -207,7 +207,7 @@ export class SandboxAccess {
       const owner = this.#options.sandboxUser;
       files = new WorkspaceFiles({
         directory,
-        linkRoot: this.#options.isolation === "namespaces" ? LOCAL_WORKSPACE_ROOT : directory,
+        linkRoot: this.#options.isolation === "namespaces" ? this.#options.workspaceRoot : directory,
         trashDirectory: store.trashDirectory(id),
         ...(owner ? { owner } : {}),
       });
@@ -336,7 +336,7 @@ export class SandboxAccess {
       bwrapPath: this.#options.bwrapPath,
       readOnlyPaths: this.#options.readOnlyPaths,
       workspaceDirectory,
-      workspaceRoot: LOCAL_WORKSPACE_ROOT,
+      workspaceRoot: this.#options.workspaceRoot,
       record: usable === record.cgroups ? record : withoutCgroups(record),
       request,
       ...(leaf ? { leaf } : {}),

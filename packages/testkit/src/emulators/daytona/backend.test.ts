@@ -1,6 +1,6 @@
 // How the Daytona emulator uses its backend runtime: networkBlockAll reaches it
-// as `network: false` (honoured by a namespaced LocalRuntime, refused by the
-// default one), and stop() leaves nothing running.
+// as `network: false` (honoured by a namespaced LocalRuntime, refused by an
+// unisolated one), and stop() leaves nothing running.
 
 import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -19,7 +19,10 @@ const INTERFACES = "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | sort | 
 for (const sdk of DAYTONA_SDKS) {
   describe(`Daytona emulator backends with ${sdk.label}`, () => {
     it("networkBlockAll on a backend that cannot honour it leaves the sandbox in state error, listed only on request", async () => {
-      const emulator = await startDaytonaEmulator();
+      // Explicitly unisolated: the default backend is namespaced wherever bubblewrap works.
+      const root = await mkdtemp(join(tmpdir(), "sandport-daytona-none-"));
+      const runtime = new LocalRuntime({ root, isolation: "none" });
+      const emulator = await startDaytonaEmulator({ backend: runtime });
       const daytona = openClient(sdk, emulator);
       try {
         const failure = await daytona.create({ networkBlockAll: true }).then(
@@ -41,6 +44,8 @@ for (const sdk of DAYTONA_SDKS) {
       } finally {
         await daytona[Symbol.asyncDispose]();
         await emulator.stop();
+        await destroyEverySandbox(runtime);
+        await rm(root, { recursive: true, force: true });
       }
       assert.deepEqual(emulator.liveSandboxes(), []);
     });

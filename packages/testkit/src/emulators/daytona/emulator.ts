@@ -22,7 +22,8 @@
  * - Paths map `/home/daytona` (and paths relative to it, as the daemon
  *   resolves them) onto the backend workspace; anything else is refused with
  *   400 `INVALID_FILE_PATH`. Command text is not rewritten: a command sees the
- *   backend's workspace as its cwd and `$HOME`.
+ *   backend's workspace as its cwd and `$HOME` (a namespaced `LocalRuntime`
+ *   with `workspaceRoot: "/home/daytona"` puts it there).
  * - Commands run with bash where the backend has it, else sh; output reaches
  *   the client as UTF-8 text (non-UTF-8 bytes are replaced); files are
  *   binary-safe. `process/execute` has no timeout unless one is given (the

@@ -11,7 +11,8 @@
  * - Paths in requests map `/home/user` (and relative paths) onto the backend
  *   workspace; anything else is refused with 400 / `invalid_argument`. Command
  *   text is not rewritten: a command sees the backend's workspace as its cwd and
- *   `$HOME`, so a literal `/home/user/...` inside a script does not exist.
+ *   `$HOME`, which the default backend (where bubblewrap works) puts at
+ *   `/home/user`; elsewhere a literal `/home/user/...` inside a script does not exist.
  * - Output carries the bytes a command wrote where the backend has them
  *   (`binaryOutput`), else its text's UTF-8; files are binary-safe.
  * - stdin feeds the real process where the backend can `spawn` (`envd-input.ts`);
@@ -39,6 +40,7 @@ import { registerEnvdFiles } from "./envd-files.js";
 import { registerEnvdFilesystem } from "./envd-filesystem.js";
 import { registerEnvdInput } from "./envd-input.js";
 import { registerEnvdProcess } from "./envd-process.js";
+import { E2B_HOME } from "./paths.js";
 import { ProcessTable } from "./process-table.js";
 import { PortTraffic } from "./sandbox-ports.js";
 
@@ -48,7 +50,8 @@ export interface E2BEmulatorOptions {
   readonly apiKey?: string;
   /**
    * Runtime (or factory) that runs the sandboxes. Default: `LocalRuntime` from
-   * `@sandport/local` in a temporary directory, `isolation: "none"`.
+   * `@sandport/local` in a temporary directory, with `isolation: "namespaces"`
+   * and the workspace at `/home/user` where bubblewrap works, else `isolation: "none"`.
    */
   readonly backend?: EmulatorBackend;
   /**
@@ -105,7 +108,7 @@ export async function startE2BEmulator(options: E2BEmulatorOptions = {}): Promis
   const envdVersion = options.envdVersion ?? DEFAULT_ENVD_VERSION;
   if (!/^\d+\.\d+\.\d+$/.test(envdVersion))
     throw new RangeError(`envdVersion must look like 0.5.7, got ${envdVersion}`);
-  const backend = await resolveBackend(options.backend);
+  const backend = await resolveBackend(options.backend, { workspaceRoot: E2B_HOME });
   let server: EmulatorServer;
   // Set right after the server starts, before it can receive a request.
   let emulator: E2BEmulatorImpl | undefined;

@@ -3,9 +3,14 @@
 
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, afterEach, before, describe, it } from "node:test";
+import { LocalRuntime } from "@sandport/local";
 import { type CreateVmOptions, Freestyle, FreestyleApiError } from "freestyle";
 import { delay } from "../../assertions/index.js";
+import { destroyEverySandbox } from "../harness/backend.js";
 import { type FreestyleEmulator, startFreestyleEmulator } from "./emulator.js";
 
 /** Outbound Internet: what the default `isolation: "none"` backend can honour. */
@@ -385,8 +390,6 @@ describe("Freestyle emulator with the real freestyle SDK", () => {
     assert.deepEqual([tls.status, tls.code], [400, "NOT_EMULATED"]);
     const vpc = await apiError(create({ vpcs: [{ vpcId: "vpc-1" }] }));
     assert.equal(vpc.code, "NOT_EMULATED");
-    const isolated = await apiError(create({ firewall: { rules: [] } }));
-    assert.deepEqual([isolated.status, isolated.code], [400, "NOT_EMULATED"], "the none backend cannot go offline");
     assert.deepEqual(emulator.unknownRoutes, [
       `GET /v5/vms/${vmId}/pty`,
       `GET /v5/vms/${vmId}/pty/sessions`,
@@ -394,5 +397,21 @@ describe("Freestyle emulator with the real freestyle SDK", () => {
       `POST /v5/vms/${vmId}/snapshot`,
     ]);
     assert.equal(emulator.liveSandboxes().length, 1);
+  });
+
+  it("a VM without egress on a backend that cannot take it offline is refused: 400 NOT_EMULATED", async () => {
+    // Explicitly unisolated: the default backend is namespaced (and honours the firewall) wherever bubblewrap works.
+    const root = await mkdtemp(join(tmpdir(), "sandport-freestyle-none-"));
+    const runtime = new LocalRuntime({ root, isolation: "none" });
+    const unisolated = await startFreestyleEmulator({ backend: runtime });
+    try {
+      const isolated = await apiError(new Freestyle(unisolated.sdkOptions).vms.create({ firewall: { rules: [] } }));
+      assert.deepEqual([isolated.status, isolated.code], [400, "NOT_EMULATED"], "the none backend cannot go offline");
+      assert.deepEqual(unisolated.liveSandboxes(), []);
+    } finally {
+      await unisolated.stop();
+      await destroyEverySandbox(runtime);
+      await rm(root, { recursive: true, force: true });
+    }
   });
 });

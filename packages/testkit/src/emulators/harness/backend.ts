@@ -17,12 +17,29 @@ export interface ResolvedBackend {
   dispose(): Promise<void>;
 }
 
+/** How the default backend should look from inside: what the provider documents for its machines. */
+export interface DefaultBackendShape {
+  /**
+   * The provider's home and working directory (`/home/user` on E2B), where
+   * the workspace appears to commands when bubblewrap works here. Absolute,
+   * normalized, not a system directory (see `LocalRuntimeOptions.workspaceRoot`).
+   */
+  readonly workspaceRoot: string;
+}
+
 /**
  * The caller's backend, or by default a `LocalRuntime` from `@sandport/local`
- * rooted in a fresh temporary directory with `isolation: "none"` (emulated
- * sandboxes are test fixtures on this machine, not a security boundary).
+ * rooted in a fresh temporary directory. Where bubblewrap works (see
+ * {@link defaultBackendIsolation}) it runs `isolation: "namespaces"` with the
+ * workspace at `shape.workspaceRoot`, so commands find the provider's real
+ * paths, and a sandbox launched without network gets its own loopback;
+ * elsewhere it runs `isolation: "none"`, commands are host processes in the
+ * workspace directory, and `shape` only roots request paths. Without
+ * `shape` (an emulator whose machine cannot be drawn that way) it is always
+ * `isolation: "none"` with the workspace root `/workspace`. Emulated
+ * sandboxes are test fixtures on this machine, not a security boundary.
  */
-export async function resolveBackend(backend?: EmulatorBackend): Promise<ResolvedBackend> {
+export async function resolveBackend(backend?: EmulatorBackend, shape?: DefaultBackendShape): Promise<ResolvedBackend> {
   if (backend !== undefined) {
     const runtime = typeof backend === "function" ? await backend() : backend;
     return { runtime, dispose: async () => {} };
@@ -30,7 +47,7 @@ export async function resolveBackend(backend?: EmulatorBackend): Promise<Resolve
   const root = await mkdtemp(join(tmpdir(), "sandport-emulator-"));
   const removeRoot = () => rm(root, { recursive: true, force: true, maxRetries: 3 });
   try {
-    const runtime = await createLocalRuntime(root);
+    const runtime = await createLocalRuntime(root, shape);
     return { runtime, dispose: () => destroyEverySandbox(runtime).finally(removeRoot) };
   } catch (error) {
     await removeRoot();
@@ -51,16 +68,56 @@ export async function destroyEverySandbox(runtime: SandboxRuntime): Promise<void
   await Promise.all(handles.map((handle) => runtime.destroy(handle).catch(() => {})));
 }
 
-async function createLocalRuntime(root: string): Promise<SandboxRuntime> {
-  // Loaded on first use, so importing the testkit never loads the local runtime.
-  let module: typeof import("@sandport/local");
+/** Whether the default backend isolates its sandboxes here, and if not, why. */
+export type BackendIsolation = { readonly isolated: true } | { readonly isolated: false; readonly reason: string };
+
+let isolation: Promise<BackendIsolation> | undefined;
+
+/**
+ * Whether the default backend runs its sandboxes under bubblewrap on this
+ * machine: found out once per process by launching (and destroying) one
+ * sandbox with `isolation: "namespaces"` in a scratch root. Tests of what only
+ * an isolated sandbox shows skip with `reason` when it is not.
+ */
+export function defaultBackendIsolation(): Promise<BackendIsolation> {
+  isolation ??= probeIsolation();
+  return isolation;
+}
+
+async function probeIsolation(): Promise<BackendIsolation> {
+  const { LocalRuntime } = await loadLocal();
+  const root = await mkdtemp(join(tmpdir(), "sandport-emulator-probe-"));
   try {
-    module = await import("@sandport/local");
+    const runtime = new LocalRuntime({ root, isolation: "namespaces", cgroups: "disabled" });
+    const handle = await runtime.launch();
+    const result = await runtime.exec(handle, { argv: ["true"] }).finally(() => runtime.destroy(handle));
+    if (result.exitCode !== 0)
+      return { isolated: false, reason: `a command under bubblewrap failed: ${result.stderr}` };
+    return { isolated: true };
+  } catch (error) {
+    return { isolated: false, reason: `bubblewrap is unusable here: ${(error as Error).message}` };
+  } finally {
+    await rm(root, { recursive: true, force: true, maxRetries: 3 });
+  }
+}
+
+async function createLocalRuntime(root: string, shape: DefaultBackendShape | undefined): Promise<SandboxRuntime> {
+  const { LocalRuntime } = await loadLocal();
+  if (shape === undefined) return new LocalRuntime({ root, isolation: "none" });
+  const { workspaceRoot } = shape;
+  if ((await defaultBackendIsolation()).isolated)
+    return new LocalRuntime({ root, isolation: "namespaces", workspaceRoot });
+  return new LocalRuntime({ root, isolation: "none", workspaceRoot });
+}
+
+async function loadLocal(): Promise<typeof import("@sandport/local")> {
+  // Loaded on first use, so importing the testkit never loads the local runtime.
+  try {
+    return await import("@sandport/local");
   } catch (error) {
     throw new Error(
       "the default emulator backend is LocalRuntime from @sandport/local, which could not be loaded (is it built?); pass options.backend to use another runtime",
       { cause: error },
     );
   }
-  return new module.LocalRuntime({ root, isolation: "none" });
 }

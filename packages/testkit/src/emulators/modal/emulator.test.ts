@@ -347,12 +347,25 @@ describe("Modal emulator with the real modal SDK", () => {
   });
 
   it("a launch setting the backend cannot honour fails the create with its reason", async () => {
-    await assert.rejects(create({ blockNetwork: true }), (error) => {
-      assert.equal(grpcCode(error), 12);
-      assert.match((error as Error).message, /network/);
-      return true;
-    });
-    assert.deepEqual(emulator.liveSandboxes(), []);
+    // Explicitly unisolated: the default backend is namespaced (and honours blockNetwork) wherever bubblewrap works.
+    const root = await mkdtemp(join(tmpdir(), "sandport-modal-none-"));
+    const runtime = new LocalRuntime({ root, isolation: "none" });
+    const unisolated = await startModalEmulator({ backend: runtime });
+    try {
+      const own = clientFor(modal, unisolated).client;
+      const ownApp = await own.apps.fromName("sandport-tests", { createIfMissing: true });
+      const image = own.images.fromRegistry("alpine:3.21");
+      await assert.rejects(own.sandboxes.create(ownApp, image, { timeoutMs: 60_000, blockNetwork: true }), (error) => {
+        assert.equal(grpcCode(error), 12);
+        assert.match((error as Error).message, /network/);
+        return true;
+      });
+      assert.deepEqual(unisolated.liveSandboxes(), []);
+    } finally {
+      await unisolated.stop();
+      await destroyEverySandbox(runtime);
+      await rm(root, { recursive: true, force: true });
+    }
   });
 
   it("connect tokens and watch are refused as not emulated, and logged", async () => {

@@ -47,9 +47,10 @@
  * - Sandbox paths map one directory (`workspacePath`, default `/workspace`)
  *   onto the backend workspace; other absolute paths are refused (workdir:
  *   `INVALID_ARGUMENT`; filesystem calls: `PermissionDenied`). Command text is
- *   not rewritten: with the default backend a command sees the backend's host
- *   directory as its cwd and `$HOME`, so a literal `/workspace/...` inside a
- *   script does not exist. A sandbox without `workdir` starts execs in the
+ *   not rewritten: a command sees the backend's workspace as its cwd and
+ *   `$HOME`: with the default backend a host directory, so a literal
+ *   `/workspace/...` inside a script does not exist (a namespaced `LocalRuntime`
+ *   with `workspaceRoot` at `workspacePath` puts it there). A sandbox without `workdir` starts execs in the
  *   workspace (Modal: the image's `WORKDIR`).
  * - Images are never pulled or built: every sandbox runs on the backend as is.
  * - Exec output reaches the client as the bytes the backend reports: exact

@@ -25,7 +25,8 @@
  *   is a whole path under `/vercel/sandbox` (the program too) is rewritten to
  *   the workspace as commands see it; text inside arguments (`sh -c` scripts,
  *   `--out=/vercel/...`) is not, and output shows the backend's own paths
- *   (`pwd` prints the host directory under `isolation: "none"`).
+ *   (`pwd` prints the host directory under `isolation: "none"`; a namespaced
+ *   `LocalRuntime` with `workspaceRoot: "/vercel/sandbox"` puts the workspace there).
  * - Commands run as the backend's user, with the backend's base environment
  *   (its `PATH`, and `HOME` set to the workspace by `LocalRuntime`) plus the
  *   sandbox and command env; `sudo: true` is refused with 400. The image or runtime is recorded, not
