@@ -26,15 +26,18 @@ export type {
   EvidenceWarningCode,
 } from "./capabilities/evidence-applicability.js";
 export { applicableEvidence } from "./capabilities/evidence-applicability.js";
+export { endpointKey, evidenceEndpoint } from "./capabilities/evidence-endpoint.js";
 export type {
   AdapterVersion,
   ConformanceSummary,
+  EvidenceEndpoint,
   EvidenceRecord,
   Observations,
   ProbedCapability,
+  ProbeParameters,
   ProbeRecord,
 } from "./capabilities/evidence-record.js";
-export { EVIDENCE_FORMAT } from "./capabilities/evidence-record.js";
+export { EVIDENCE_FORMAT, EVIDENCE_FORMAT_V2 } from "./capabilities/evidence-record.js";
 export type {
   CapabilityModes,
   FilesystemMode,

@@ -1,3 +1,4 @@
+import { endpointKey } from "./evidence-endpoint.js";
 import type { EvidenceRecord } from "./evidence-record.js";
 
 /**
@@ -7,8 +8,17 @@ import type { EvidenceRecord } from "./evidence-record.js";
  * - `EVIDENCE_OTHER_VERSION`: it was recorded against another version of the adapter.
  * - `EVIDENCE_VERSION_UNKNOWN`: the caller did not say which adapter version the
  *   runtime is, so no record can be matched to it.
+ * - `EVIDENCE_CUSTOM_ENDPOINT`: it was gathered at a custom endpoint (an emulator,
+ *   say) that the caller did not name in `liveEndpoints`.
+ * - `EVIDENCE_ENDPOINT_UNRECORDED`: it is a `sandport-evidence-v2` record, which
+ *   does not say where it was gathered.
  */
-export type EvidenceWarningCode = "EVIDENCE_OTHER_PROVIDER" | "EVIDENCE_OTHER_VERSION" | "EVIDENCE_VERSION_UNKNOWN";
+export type EvidenceWarningCode =
+  | "EVIDENCE_OTHER_PROVIDER"
+  | "EVIDENCE_OTHER_VERSION"
+  | "EVIDENCE_VERSION_UNKNOWN"
+  | "EVIDENCE_CUSTOM_ENDPOINT"
+  | "EVIDENCE_ENDPOINT_UNRECORDED";
 
 /** A record `resolveCapabilities` ignored, and why. */
 export interface EvidenceWarning {
@@ -30,6 +40,15 @@ export interface EvidenceOptions {
    */
   readonly adapterVersion?: string;
   /**
+   * Custom endpoints the caller says are the provider's real service (a
+   * self-hosted or regional deployment), compared without a trailing slash,
+   * user name, query or fragment. Evidence gathered at any other custom
+   * endpoint (an emulator) is ignored with a warning, as is a record that does
+   * not say where it was gathered. Default: none; only evidence from the
+   * provider's default endpoint counts.
+   */
+  readonly liveEndpoints?: readonly string[];
+  /**
    * Receives each ignored record. Default: `process.emitWarning` with type
    * `SandportEvidenceWarning` and the warning's code (printed on stderr by Node).
    */
@@ -38,8 +57,9 @@ export interface EvidenceOptions {
 
 /**
  * The records that may speak for this runtime: same provider, same adapter
- * version. Every other record is reported through `onWarning` and left out;
- * none is an error, since stale evidence is expected after an upgrade.
+ * version, gathered at the default endpoint or at one of `liveEndpoints`.
+ * Every other record is reported through `onWarning` and left out; none is an
+ * error, since stale evidence is expected after an upgrade.
  */
 export function applicableEvidence(
   provider: string,
@@ -47,6 +67,7 @@ export function applicableEvidence(
   options: EvidenceOptions = {},
 ): EvidenceRecord[] {
   const warn = options.onWarning ?? emitProcessWarning;
+  const live = new Set((options.liveEndpoints ?? []).map(endpointKey));
   return records.filter((record) => {
     const recorded = `evidence ${record.runId} (${record.adapter.package}@${record.adapter.version}, ${record.recordedAt})`;
     if (record.provider !== provider) {
@@ -69,6 +90,22 @@ export function applicableEvidence(
       warn({
         code: "EVIDENCE_OTHER_VERSION",
         message: `${recorded} is for adapter version ${record.adapter.version}, not ${options.adapterVersion}: ignored`,
+        record,
+      });
+      return false;
+    }
+    if (record.endpoint === undefined) {
+      warn({
+        code: "EVIDENCE_ENDPOINT_UNRECORDED",
+        message: `${recorded} does not say where it was gathered (${record.format}; it may come from an emulator): ignored; re-run the canary`,
+        record,
+      });
+      return false;
+    }
+    if (record.endpoint.kind === "custom" && !live.has(record.endpoint.url)) {
+      warn({
+        code: "EVIDENCE_CUSTOM_ENDPOINT",
+        message: `${recorded} was gathered at ${record.endpoint.url}, not at the provider's default endpoint: ignored unless that endpoint is named as the real service`,
         record,
       });
       return false;

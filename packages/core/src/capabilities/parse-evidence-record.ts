@@ -1,11 +1,15 @@
 import { invalidRequest } from "../errors/factories.js";
 import type { SandportError } from "../errors/sandport-error.js";
 import { DECLARED_CAPABILITIES, MODE_NAMES, type ModeName } from "./capability-names.js";
+import { endpointKey } from "./evidence-endpoint.js";
 import {
   type ConformanceSummary,
   EVIDENCE_FORMAT,
+  EVIDENCE_FORMAT_V2,
+  type EvidenceEndpoint,
   type EvidenceRecord,
   type Observations,
+  type ProbeParameters,
   type ProbeRecord,
 } from "./evidence-record.js";
 import { MODE_VALUES } from "./modes.js";
@@ -18,15 +22,18 @@ type Fields = Record<string, unknown>;
  * Parses and validates an evidence record (already JSON-decoded). Rejects
  * anything malformed with `INVALID_REQUEST`: another format (a
  * `sandport-evidence-v1` record names no adapter version, so it can never
- * apply), missing versions, unknown or structural capability names, values
+ * apply), a v3 record without its endpoint, missing versions, unknown or structural capability names, values
  * other than `true` or a legal mode, and an `observed` map that does not match
- * the passed probes one for one (a failed probe observes nothing).
+ * the passed probes one for one (a failed probe observes nothing). A
+ * `sandport-evidence-v2` record is read as it was written: it has no
+ * `endpoint`, since it never said where it was gathered.
  */
 export function parseEvidenceRecord(input: unknown): EvidenceRecord {
   const record = objectOf(input, "the record");
-  if (record.format !== EVIDENCE_FORMAT) {
+  if (record.format !== EVIDENCE_FORMAT && record.format !== EVIDENCE_FORMAT_V2) {
     throw malformed(`format must be "${EVIDENCE_FORMAT}" (got ${JSON.stringify(record.format)}); re-run the canary`);
   }
+  const endpoint = record.format === EVIDENCE_FORMAT ? endpointOf(record.endpoint) : undefined;
   const provider = text(record.provider, "provider");
   const runId = text(record.runId, "runId");
   if (typeof record.recordedAt !== "string" || !ISO_INSTANT.test(record.recordedAt)) {
@@ -39,8 +46,9 @@ export function parseEvidenceRecord(input: unknown): EvidenceRecord {
   const observed = observationsOf(record.observed);
   checkObservedMatchesProbes(observed, probes);
   return {
-    format: EVIDENCE_FORMAT,
+    format: record.format,
     provider,
+    ...(endpoint === undefined ? {} : { endpoint }),
     adapter: { package: text(adapter.package, "adapter.package"), version: text(adapter.version, "adapter.version") },
     sdks: { ...(sdks as Record<string, string>) },
     recordedAt: record.recordedAt,
@@ -64,6 +72,26 @@ function objectOf(value: unknown, field: string): Fields {
 function text(value: unknown, field: string): string {
   if (typeof value !== "string" || value === "") throw malformed(`${field} must be a non-empty string`);
   return value;
+}
+
+function endpointOf(value: unknown): EvidenceEndpoint {
+  const endpoint = objectOf(value, "endpoint");
+  if (endpoint.kind === "default") return { kind: "default" };
+  if (endpoint.kind !== "custom") throw malformed('endpoint.kind must be "default" or "custom"');
+  const url = text(endpoint.url, "endpoint.url");
+  if (!URL.canParse(url)) throw malformed("endpoint.url must be a URL");
+  return { kind: "custom", url: endpointKey(url) };
+}
+
+function parametersOf(value: unknown, field: string): ProbeParameters | undefined {
+  if (value === undefined) return undefined;
+  const parameters = objectOf(value, field);
+  for (const [name, item] of Object.entries(parameters)) {
+    if (!["string", "number", "boolean"].includes(typeof item)) {
+      throw malformed(`${field}.${name} must be a string, a number or a boolean`);
+    }
+  }
+  return { ...(parameters as Record<string, string | number | boolean>) };
 }
 
 function count(value: unknown, field: string): number {
@@ -111,13 +139,15 @@ function probesOf(value: unknown): ProbeRecord[] {
     if (typeof durationMs !== "number" || !Number.isFinite(durationMs) || durationMs < 0) {
       throw malformed(`probes[${index}].durationMs must be a non-negative number`);
     }
+    const parameters = parametersOf(probe.parameters, `probes[${index}].parameters`);
+    const used = parameters === undefined ? {} : { parameters };
     if (probe.outcome === "passed") {
       if (!legalObservation(capability, probe.value)) throw malformed(`probes[${index}].value is not legal`);
-      return { capability, outcome: "passed", value: probe.value, durationMs } as ProbeRecord;
+      return { capability, outcome: "passed", value: probe.value, durationMs, ...used } as ProbeRecord;
     }
     if (probe.outcome === "failed") {
       const reason = text(probe.reason, `probes[${index}].reason`);
-      return { capability, outcome: "failed", reason, durationMs } as ProbeRecord;
+      return { capability, outcome: "failed", reason, durationMs, ...used } as ProbeRecord;
     }
     throw malformed(`probes[${index}].outcome must be "passed" or "failed"`);
   });

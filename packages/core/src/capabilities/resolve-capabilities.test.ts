@@ -27,11 +27,17 @@ function runtimeWith(capabilities: DeclaredCapabilities): SandboxRuntime {
 /** A valid record whose passing probes establish `observed`; `failed` names probes that failed. */
 function evidence(
   observed: Record<string, unknown>,
-  { provider = "recording", version = "1.2.3", failed = [] as string[] } = {},
+  {
+    provider = "recording",
+    version = "1.2.3",
+    failed = [] as string[],
+    endpoint = { kind: "default" } as Record<string, unknown> | null,
+  } = {},
 ): EvidenceRecord {
   return parseEvidenceRecord({
-    format: "sandport-evidence-v2",
+    format: endpoint === null ? "sandport-evidence-v2" : "sandport-evidence-v3",
     provider,
+    ...(endpoint === null ? {} : { endpoint }),
     adapter: { package: `@sandport/${provider}`, version },
     sdks: {},
     recordedAt: "2026-11-29T12:00:00Z",
@@ -56,10 +62,15 @@ function evidence(
 }
 
 /** Resolves with adapter version 1.2.3 (none for `null`), collecting warnings instead of printing them. */
-function resolveWith(records: EvidenceRecord | EvidenceRecord[], adapterVersion: string | null = "1.2.3") {
+function resolveWith(
+  records: EvidenceRecord | EvidenceRecord[],
+  adapterVersion: string | null = "1.2.3",
+  liveEndpoints?: string[],
+) {
   const warnings: EvidenceWarning[] = [];
   const resolved = resolveCapabilities(runtimeWith(declared), records, {
     ...(adapterVersion === null ? {} : { adapterVersion }),
+    ...(liveEndpoints === undefined ? {} : { liveEndpoints }),
     onWarning: (warning) => warnings.push(warning),
   });
   return { resolved, warnings };
@@ -102,6 +113,8 @@ describe("resolveCapabilities", () => {
     assert.deepEqual(warnings, []);
     assert.equal(resolved.warmLease, true);
     assert.equal(resolved.sources.warmLease, "observed");
+    assert.deepEqual(resolved.observedAt.warmLease, ["default"]);
+    assert.equal(resolved.observedAt.neverIdle, undefined);
     assert.equal(resolved.verifiedCleanup, true);
     assert.equal(resolved.outputStreams, "separate");
     assert.equal(resolved.sources.outputStreams, "observed");
@@ -163,6 +176,51 @@ describe("resolveCapabilities", () => {
     );
   });
 
+  test("evidence gathered at a custom endpoint (an emulator) never promotes by default", () => {
+    const emulator = { kind: "custom", url: "http://127.0.0.1:4010/" };
+    const { resolved, warnings } = resolveWith(evidence({ warmLease: true }, { endpoint: emulator }));
+    assert.equal(resolved.warmLease, "unknown");
+    assert.equal(resolved.sources.warmLease, "declared");
+    assert.deepEqual(resolved.observedAt, {});
+    assert.deepEqual(
+      warnings.map((warning) => warning.code),
+      ["EVIDENCE_CUSTOM_ENDPOINT"],
+    );
+    assert.match(warnings[0]?.message ?? "", /gathered at http:\/\/127\.0\.0\.1:4010, not at the provider's default/);
+    // Naming another endpoint as the real service changes nothing.
+    assert.equal(
+      resolveWith(evidence({ warmLease: true }, { endpoint: emulator }), "1.2.3", ["http://127.0.0.1:4011"]).resolved
+        .warmLease,
+      "unknown",
+    );
+  });
+
+  test("a custom endpoint the caller names as the real service promotes, and says where it was observed", () => {
+    const selfHosted = { kind: "custom", url: "https://daytona.example.com/api" };
+    const { resolved, warnings } = resolveWith(
+      [evidence({ warmLease: true }, { endpoint: selfHosted }), evidence({ warmLease: true, verifiedCleanup: true })],
+      "1.2.3",
+      ["https://daytona.example.com/api/"],
+    );
+    assert.deepEqual(warnings, []);
+    assert.equal(resolved.warmLease, true);
+    assert.equal(resolved.sources.warmLease, "observed");
+    assert.deepEqual(resolved.observedAt.warmLease, ["https://daytona.example.com/api", "default"]);
+    assert.deepEqual(resolved.observedAt.verifiedCleanup, ["default"]);
+  });
+
+  test("a v2 record, which does not say where it was gathered, promotes nothing", () => {
+    const old = evidence({ warmLease: true }, { endpoint: null });
+    assert.equal(old.format, "sandport-evidence-v2");
+    assert.equal(old.endpoint, undefined);
+    const { resolved, warnings } = resolveWith(old, "1.2.3", ["http://127.0.0.1:4010"]);
+    assert.equal(resolved.warmLease, "unknown");
+    assert.deepEqual(
+      warnings.map((warning) => warning.code),
+      ["EVIDENCE_ENDPOINT_UNRECORDED"],
+    );
+  });
+
   test("by default the warning goes to process.emitWarning", async () => {
     const seen = new Promise<Error>((resolve) => process.once("warning", resolve));
     resolveCapabilities(runtimeWith(declared), evidence({ warmLease: true }, { provider: "e2b" }), {
@@ -176,8 +234,9 @@ describe("resolveCapabilities", () => {
 
 describe("parseEvidenceRecord", () => {
   const valid = {
-    format: "sandport-evidence-v2",
+    format: "sandport-evidence-v3",
     provider: "e2b",
+    endpoint: { kind: "default" },
     adapter: { package: "@sandport/e2b", version: "0.1.0" },
     sdks: { e2b: "2.51.0" },
     recordedAt: "2026-11-29T12:00:00.123Z",
@@ -185,23 +244,38 @@ describe("parseEvidenceRecord", () => {
     conformance: { passed: 70, failed: 1, skipped: 7, failures: ["exec.timeout: ..."] },
     probes: [
       { capability: "verifiedCleanup", outcome: "passed", value: true, durationMs: 812.5 },
+      { capability: "warmLease", outcome: "passed", value: true, durationMs: 30_812, parameters: { idleMs: 30_000 } },
       { capability: "isolation", outcome: "passed", value: "microvm", durationMs: 3 },
       { capability: "lifecycle", outcome: "failed", reason: "PROVIDER_UNAVAILABLE: 500", durationMs: 40 },
     ],
-    observed: { verifiedCleanup: true, isolation: "microvm" },
+    observed: { verifiedCleanup: true, warmLease: true, isolation: "microvm" },
   };
 
-  test("accepts a well-formed record, failed probes included", () => {
+  test("accepts a well-formed record, failed probes and probe parameters included", () => {
     assert.deepEqual(parseEvidenceRecord(valid), valid);
+    const custom = { ...valid, endpoint: { kind: "custom", url: "http://user:secret@127.0.0.1:9/api/?token=x#y" } };
+    assert.deepEqual(parseEvidenceRecord(custom).endpoint, { kind: "custom", url: "http://127.0.0.1:9/api" });
+  });
+
+  test("reads a v2 record without an endpoint, and says so", () => {
+    const { endpoint: _endpoint, ...old } = { ...valid, format: "sandport-evidence-v2" };
+    const parsed = parseEvidenceRecord(old);
+    assert.equal(parsed.format, "sandport-evidence-v2");
+    assert.equal("endpoint" in parsed, false);
   });
 
   test("rejects malformed records", () => {
-    const [cleanup, isolation, lifecycle] = valid.probes;
+    const [cleanup, warm, isolation, lifecycle] = valid.probes;
     const malformed: unknown[] = [
       null,
       [],
       "{}",
       { ...valid, format: "sandport-evidence-v1" }, // names no adapter version
+      { ...valid, endpoint: undefined }, // a v3 record says where it was gathered
+      { ...valid, endpoint: { kind: "emulator" } },
+      { ...valid, endpoint: { kind: "custom" } },
+      { ...valid, endpoint: { kind: "custom", url: "not a url" } },
+      { ...valid, probes: [cleanup, { ...warm, parameters: { idleMs: [1] } }, isolation, lifecycle] },
       { ...valid, provider: "" },
       { ...valid, runId: 3 },
       { ...valid, recordedAt: "yesterday" },
@@ -212,19 +286,19 @@ describe("parseEvidenceRecord", () => {
       { ...valid, conformance: { passed: -1, failed: 0, skipped: 0, failures: [] } },
       { ...valid, probes: {} },
       { ...valid, probes: [cleanup, cleanup] },
-      { ...valid, probes: [cleanup, isolation, { ...lifecycle, outcome: "skipped" }] },
-      { ...valid, probes: [cleanup, isolation, { ...lifecycle, reason: "" }] },
-      { ...valid, probes: [cleanup, { ...isolation, value: "vm" }, lifecycle] },
-      { ...valid, probes: [{ ...cleanup, durationMs: -1 }, isolation, lifecycle] },
-      { ...valid, probes: [{ ...cleanup, capability: "reattach" }, isolation, lifecycle] }, // structural
+      { ...valid, probes: [cleanup, warm, isolation, { ...lifecycle, outcome: "skipped" }] },
+      { ...valid, probes: [cleanup, warm, isolation, { ...lifecycle, reason: "" }] },
+      { ...valid, probes: [cleanup, warm, { ...isolation, value: "vm" }, lifecycle] },
+      { ...valid, probes: [{ ...cleanup, durationMs: -1 }, warm, isolation, lifecycle] },
+      { ...valid, probes: [{ ...cleanup, capability: "reattach" }, warm, isolation, lifecycle] }, // structural
       { ...valid, observed: [] },
-      { ...valid, observed: { verifiedCleanup: false, isolation: "microvm" } },
-      { ...valid, observed: { verifiedCleanup: "unsupported", isolation: "microvm" } },
-      { ...valid, observed: { verifiedCleanup: true, isolation: "vm" } },
-      { ...valid, observed: { verifiedCleanup: true, isolation: "microvm", teleport: true } },
-      { ...valid, observed: { verifiedCleanup: true } }, // a passed probe missing from observed
+      { ...valid, observed: { verifiedCleanup: false, warmLease: true, isolation: "microvm" } },
+      { ...valid, observed: { verifiedCleanup: "unsupported", warmLease: true, isolation: "microvm" } },
+      { ...valid, observed: { verifiedCleanup: true, warmLease: true, isolation: "vm" } },
+      { ...valid, observed: { verifiedCleanup: true, warmLease: true, isolation: "microvm", teleport: true } },
+      { ...valid, observed: { verifiedCleanup: true, warmLease: true } }, // a passed probe missing from observed
       { ...valid, observed: { ...valid.observed, lifecycle: true } }, // observed although its probe failed
-      { ...valid, observed: { ...valid.observed, warmLease: true } }, // observed without any probe
+      { ...valid, observed: { ...valid.observed, neverIdle: true } }, // observed without any probe
     ];
     for (const record of malformed) {
       assert.throws(

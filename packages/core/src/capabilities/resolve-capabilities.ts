@@ -16,7 +16,9 @@ import { hasMethod, STRUCTURAL_REQUIREMENTS } from "./structural-methods.js";
  * - Evidence may replace an `unknown` declared cell with what a live run's probe
  *   established, and nothing else: a declared `unsupported` stays `unsupported`
  *   whatever a record says. Only records of the same provider and adapter version
- *   (`options.adapterVersion`) count; any other is ignored with a warning
+ *   (`options.adapterVersion`), gathered at the provider's default endpoint or
+ *   at one the caller names in `options.liveEndpoints`, count; any other (an
+ *   emulator's, or an old record that does not say) is ignored with a warning
  *   (`options.onWarning`). Among those, a cell is promoted when at least one
  *   record's probe passed and none failed or saw another value.
  */
@@ -30,6 +32,7 @@ export function resolveCapabilities(
   const declared = runtime.capabilities;
   const values: Record<string, unknown> = { provider: runtime.provider };
   const sources: Partial<Record<CapabilityName, CapabilitySource>> = {};
+  const observedAt: Partial<Record<CapabilityName, string[]>> = {};
 
   for (const name of STRUCTURAL_CAPABILITIES) {
     const present = STRUCTURAL_REQUIREMENTS[name].every((method) => hasMethod(runtime, method));
@@ -45,12 +48,14 @@ export function resolveCapabilities(
     if (seen !== undefined) {
       values[name] = seen;
       sources[name] = "observed";
+      observedAt[name] = endpointsOf(records, name);
     }
   };
   for (const name of DECLARED_CAPABILITIES) observe(name, declared[name] as Availability);
   for (const name of MODE_NAMES) observe(name, declared.modes[name]);
 
   values.sources = sources;
+  values.observedAt = observedAt;
   return values as unknown as ResolvedCapabilities;
 }
 
@@ -60,4 +65,12 @@ function observation(records: readonly EvidenceRecord[], name: CapabilityName): 
   if (probes.length === 0 || probes.some((probe) => probe.outcome === "failed")) return undefined;
   const values = new Set(probes.map((probe) => (probe.outcome === "passed" ? probe.value : undefined)));
   return values.size === 1 ? [...values][0] : undefined;
+}
+
+/** Where the records with a probe of `name` were gathered, each once: `"default"` or the custom URL. */
+function endpointsOf(records: readonly EvidenceRecord[], name: CapabilityName): string[] {
+  const where = records
+    .filter((record) => record.probes.some((probe) => probe.capability === name))
+    .map((record) => (record.endpoint?.kind === "custom" ? record.endpoint.url : "default"));
+  return [...new Set(where)];
 }

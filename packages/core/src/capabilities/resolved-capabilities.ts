@@ -14,4 +14,10 @@ export type ResolvedCapabilities = {
   readonly provider: string;
   /** Where each answer came from. */
   readonly sources: Readonly<Record<CapabilityName, CapabilitySource>>;
+  /**
+   * For each `observed` answer, where the records that established it were
+   * gathered: `"default"` (the provider's own endpoint) or a custom endpoint's
+   * URL that the caller named in `liveEndpoints`. Other answers have no entry.
+   */
+  readonly observedAt: Readonly<Partial<Record<CapabilityName, readonly string[]>>>;
 } & { readonly [K in StructuralCapability | DeclaredCapability]: Availability } & CapabilityModes;

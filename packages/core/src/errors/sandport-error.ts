@@ -30,6 +30,12 @@ export interface SandportErrorOptions {
  * the marker survives duplicated copies of `@sandport/core` in one process.
  */
 export class SandportError extends Error {
+  static {
+    // A bundler may rename the class (esbuild emits `class _SandportError` for a class whose statics name
+    // it); Node prints the constructor's name for an uncaught error, so pin the one users see.
+    Object.defineProperty(SandportError, "name", { value: "SandportError" });
+  }
+
   /** Stable machine-readable code. */
   readonly code: SandportErrorCode;
   /** Provider that raised the error, or `"sandport"`. */

@@ -39,7 +39,13 @@ export const COMMANDS: readonly CommandSpec[] = [
     description: "the resolved capability table: structural, declared, observed or absent (and why)",
     providerRequired: false,
     flags: [JSON_FLAG("the table")],
-    repeatable: [["--evidence <file>", "apply a canary's evidence record"]],
+    repeatable: [
+      ["--evidence <file>", "apply a canary's evidence record"],
+      [
+        "--live-endpoint <url>",
+        "a custom endpoint that is the provider's real service (self-hosted): its evidence may promote",
+      ],
+    ],
     load: () => import("./commands/capabilities.js"),
   },
   {

@@ -1,6 +1,7 @@
 import {
   type ConformanceSummary,
   EVIDENCE_FORMAT,
+  type EvidenceEndpoint,
   type EvidenceRecord,
   type Observations,
   type ProbeRecord,
@@ -10,14 +11,16 @@ import type { ProviderDescriptor } from "../providers/descriptor.js";
 import { installedSdks } from "../providers/versions.js";
 
 /**
- * The evidence record of a canary run: provider, adapter and SDK versions, the
- * time, the conformance summary and every probe, with `observed` holding
+ * The evidence record of a canary run: provider, where it reached the provider
+ * (`endpoint`), adapter and SDK versions, the time, the conformance summary and
+ * every probe with the parameters it used, with `observed` holding
  * exactly what the passed probes established. Validated before it is returned,
  * so a record the CLI writes always parses.
  */
 export function buildRecord(
   descriptor: ProviderDescriptor,
   runId: string,
+  endpoint: EvidenceEndpoint,
   conformance: ConformanceSummary,
   probes: readonly ProbeRecord[],
 ): EvidenceRecord {
@@ -28,6 +31,7 @@ export function buildRecord(
   return parseEvidenceRecord({
     format: EVIDENCE_FORMAT,
     provider: descriptor.provider,
+    endpoint,
     adapter: { package: descriptor.packageName, version: descriptor.version },
     sdks,
     recordedAt: new Date().toISOString(),

@@ -1,4 +1,11 @@
-import { type Labels, type SandboxHandle, type SandboxRuntime, SandportError, sleep } from "@sandport/core";
+import {
+  type Labels,
+  type ProbeParameters,
+  type SandboxHandle,
+  type SandboxRuntime,
+  SandportError,
+  sleep,
+} from "@sandport/core";
 
 /** What a probe needs: the runtime, the labels that mark the run's sandboxes, and how long "idle" is. */
 export interface ProbeContext {
@@ -15,6 +22,11 @@ export interface ProbeContext {
  * throws when the provider fails; either way the canary records it as failed.
  */
 export type Probe = (context: ProbeContext) => Promise<true | string | { readonly notSeen: string }>;
+
+/** The parameters each probe runs with, as its evidence record keeps them (only the warm-lease probe has any). */
+export function probeParameters(capability: string, context: ProbeContext): ProbeParameters | undefined {
+  return capability === "warmLease" ? { idleMs: context.idleMs } : undefined;
+}
 
 /** Runs `work` on a fresh labelled sandbox and always destroys it. */
 async function withSandbox<T>(

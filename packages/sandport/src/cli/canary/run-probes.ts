@@ -6,11 +6,11 @@ import {
   type ProbeRecord,
   SandportError,
 } from "@sandport/core";
-import { PROBES, type ProbeContext } from "./probes.js";
+import { PROBES, type ProbeContext, probeParameters } from "./probes.js";
 
 /**
  * Probes every capability the runtime declares `unknown` and has a probe for,
- * one after another, timing each. A probe that throws or cannot establish its
+ * one after another, timing each and keeping the parameters it ran with. A probe that throws or cannot establish its
  * capability is recorded as failed with the reason, never dropped. `onProbe`
  * hears of each as it starts (`record` undefined) and as it ends.
  */
@@ -29,17 +29,19 @@ export async function runProbes(
     if (!probe) continue;
     onProbe(capability, undefined);
     const started = performance.now();
+    const parameters = probeParameters(capability, context);
+    const used = parameters === undefined ? {} : { parameters };
     let record: ProbeRecord;
     try {
       const seen = await probe(context);
       const durationMs = Math.round(performance.now() - started);
       record =
         typeof seen === "object"
-          ? { capability, outcome: "failed", reason: `not established: ${seen.notSeen}`, durationMs }
-          : { capability, outcome: "passed", value: seen, durationMs };
+          ? { capability, outcome: "failed", reason: `not established: ${seen.notSeen}`, durationMs, ...used }
+          : { capability, outcome: "passed", value: seen, durationMs, ...used };
     } catch (error) {
       const durationMs = Math.round(performance.now() - started);
-      record = { capability, outcome: "failed", reason: reasonOf(error), durationMs };
+      record = { capability, outcome: "failed", reason: reasonOf(error), durationMs, ...used };
     }
     records.push(record);
     onProbe(capability, record);

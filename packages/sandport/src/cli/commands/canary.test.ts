@@ -36,7 +36,7 @@ describe("sandport canary (E2B emulator)", () => {
     const out = join(fixture.scratch, "evidence", "e2b.json");
     const { code, stdout, stderr } = await canary(out, "--run-id", "test-run-1");
     assert.equal(code, EXIT.OK, stderr);
-    assert.match(stdout, /canary e2b: passed .*evidence written to .*e2b\.json/);
+    assert.match(stdout, /canary e2b: passed .*evidence .*written to .*e2b\.json/);
     const record = read(out);
     assert.equal(record.provider, "e2b");
     assert.deepEqual(record.adapter, { package: "@sandport/e2b", version: adapterVersion });
@@ -57,12 +57,27 @@ describe("sandport canary (E2B emulator)", () => {
     for (const probe of record.probes) assert.ok(probe.durationMs > 0, `${probe.capability} has a timing`);
     assert.deepEqual(record.observed, { warmLease: true, lifecycle: true, filesystem: "persistent" });
     assert.deepEqual(fixture.emulator().liveSandboxes(), [], "the suite and the probes left nothing behind");
+    // Where it was gathered, and with what: the emulator's URL, and the idle time of the warm-lease probe.
+    assert.deepEqual(record.endpoint, { kind: "custom", url: fixture.emulator().url.replace(/\/$/, "") });
+    assert.deepEqual(record.probes[0]?.parameters, { idleMs: 0 });
+    assert.match(stdout, /evidence \(gathered at http:\/\/127\.0\.0\.1:\d+, not the default endpoint\) written/);
 
-    // The record feeds back: the same adapter version promotes exactly the probed cells.
+    // Emulator evidence is never shown as live: it promotes nothing by default.
     const listing = await runCli(["capabilities", "--provider", "e2b", "--evidence", out, "--json"]);
-    const cells = JSON.parse(listing.stdout).providers[0].capabilities;
-    assert.deepEqual(cells.lifecycle, { value: true, mark: "observed", source: "observed" });
+    const [listed] = JSON.parse(listing.stdout).providers;
+    assert.deepEqual(listed.capabilities.lifecycle, { value: "unknown", mark: "absent", source: "declared" });
+    assert.deepEqual(
+      listed.warnings.map((warning: { code: string }) => warning.code),
+      ["EVIDENCE_CUSTOM_ENDPOINT"],
+    );
+    // Named as the real service, the record promotes exactly the probed cells, marked with where.
+    const vouched = ["capabilities", "--provider", "e2b", "--evidence", out, "--live-endpoint", fixture.emulator().url];
+    const cells = JSON.parse((await runCli([...vouched, "--json"])).stdout).providers[0].capabilities;
+    assert.equal(cells.lifecycle.value, true);
+    assert.equal(cells.lifecycle.mark, "observed");
+    assert.deepEqual(cells.lifecycle.observedAt, [record.endpoint?.kind === "custom" ? record.endpoint.url : ""]);
     assert.deepEqual(cells.neverIdle, { value: "unknown", mark: "absent", source: "declared" });
+    assert.match((await runCli(vouched)).stdout, /^lifecycle +yes \(observed, custom endpoint\)$/m);
   });
 
   test("a probe failed by an injected fault is recorded as failed, with its reason, and exits 1", async () => {
@@ -93,6 +108,19 @@ describe("sandport canary (E2B emulator)", () => {
       emulator.clearFaults();
     }
     assert.deepEqual(emulator.liveSandboxes(), [], "failed probes still destroyed their sandboxes");
+  });
+
+  test("an unknown --skip-check id is a usage error (2) listing the known ids, and writes no record", async () => {
+    const out = join(fixture.scratch, "typo.json");
+    const { code, stdout, stderr } = await canary(out, "--skip-check", "files.text", "--skip-check", "exec.timout");
+    assert.equal(code, EXIT.USAGE, stderr);
+    assert.equal(stdout, "");
+    assert.match(
+      stderr,
+      /--skip-check exec\.timout: no such conformance check \(known ids: .*files\.text.*\) \[USAGE\]/,
+    );
+    assert.equal(existsSync(out), false);
+    assert.deepEqual(fixture.emulator().liveSandboxes(), []);
   });
 
   test("without credentials the provider is skipped with one line, exit 3, and no record", async () => {
@@ -129,6 +157,7 @@ describe("sandport canary (local)", () => {
     assert.ok(record.conformance.passed >= KEPT_CHECKS.size, `${record.conformance.passed} checks passed`);
     assert.deepEqual(record.sdks, {});
     assert.deepEqual(record.probes, []);
+    assert.deepEqual(record.endpoint, { kind: "default" });
     assert.match(record.runId, /^local-\d+$/);
   });
 });

@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, resolve } from "node:path";
+import { type EvidenceEndpoint, evidenceEndpoint } from "@sandport/core";
 import { buildRecord } from "../canary/build-record.js";
 import { type CanaryPlan, RUN_LABEL } from "../canary/canary-plan.js";
 import { runConformance } from "../canary/run-conformance.js";
@@ -10,7 +11,7 @@ import type { CliContext, ProviderFlags } from "../context.js";
 import { formatDuration, parseDuration } from "../duration.js";
 import { EXIT } from "../exit-codes.js";
 import { Progress } from "../output/progress.js";
-import { createRuntime } from "../providers/create-runtime.js";
+import { createRuntime, type ProviderRuntime } from "../providers/create-runtime.js";
 import { providersFor, settingsFor } from "../providers/load.js";
 
 /** Flags of `sandport canary`. */
@@ -28,7 +29,8 @@ const CANARY_OWNER = "sandport-canary";
  * `sandport canary`: the shared conformance suite, then a probe of every
  * capability the adapter declares `unknown`, against the provider as
  * configured (a live service, or an emulator through `--endpoint`). Writes the
- * evidence record whatever the outcome, failed checks and probes included.
+ * evidence record whatever the outcome, failed checks and probes included; the
+ * record says which endpoint the run reached and the parameters of each probe.
  * Exits 3, with one line, when the provider's credentials are missing; 1 when
  * a check or probe failed.
  */
@@ -37,7 +39,10 @@ export default async function canary(context: CliContext, flags: CanaryFlags): P
   const provider = descriptor!.provider;
   const settings = { ...settingsFor(context, flags), owner: flags.owner ?? CANARY_OWNER };
   const idleMs = parseDuration(flags.idle, "--idle");
-  const { runtime } = await createRuntime(descriptor!, settings, context.terminal.redactor);
+  if (flags.skipCheck.length > 0) await requireKnownChecks(context.manifestPath, flags.skipCheck);
+  const built = await createRuntime(descriptor!, settings, context.terminal.redactor);
+  const { runtime } = built;
+  const endpoint = endpointOf(built);
   requireTestkit(context.manifestPath);
   const runId = flags.runId ?? defaultRunId(context.env);
   const skip: Record<string, string> = { ...descriptor!.canarySkip };
@@ -78,7 +83,7 @@ export default async function canary(context: CliContext, flags: CanaryFlags): P
     },
   );
   if (unprobed.length > 0) progress.log(`no probe for ${unprobed.join(", ")}: they stay unknown`);
-  const record = buildRecord(descriptor!, runId, conformance, probes);
+  const record = buildRecord(descriptor!, runId, endpoint, conformance, probes);
   const out = resolve(context.cwd, flags.out.replace("<provider>", provider));
   await mkdir(dirname(out), { recursive: true });
   await writeFile(out, `${JSON.stringify(record, null, 2)}\n`);
@@ -86,11 +91,25 @@ export default async function canary(context: CliContext, flags: CanaryFlags): P
   if (flags.json) context.terminal.json(record);
   else {
     const verdict = failed ? context.terminal.color.red("FAILED") : context.terminal.color.green("passed");
+    const where = endpoint.kind === "custom" ? ` (gathered at ${endpoint.url}, not the default endpoint)` : "";
     context.terminal.line(
-      `canary ${provider}: ${verdict} in ${formatDuration(performance.now() - started)}; evidence written to ${out}`,
+      `canary ${provider}: ${verdict} in ${formatDuration(performance.now() - started)}; evidence${where} written to ${out}`,
     );
   }
   return failed ? EXIT.FAILED : EXIT.OK;
+}
+
+/**
+ * Where the run reaches the provider: a custom endpoint when an endpoint option
+ * was set by `--endpoint`, `--option` or the environment, else the default one.
+ */
+function endpointOf({ descriptor, options }: ProviderRuntime): EvidenceEndpoint {
+  for (const name of descriptor.endpoint) {
+    const value = options.values[name];
+    const source = options.sources[name];
+    if (typeof value === "string" && source !== undefined && source !== "default") return evidenceEndpoint(value);
+  }
+  return evidenceEndpoint(undefined);
 }
 
 /** The conformance suite comes from the test kit, an optional peer: refuse clearly (exit 4) without it. */
@@ -104,6 +123,19 @@ function requireTestkit(manifestPath: string): void {
       { cause: error },
     );
   }
+}
+
+/** Refuses (exit 2, before anything is launched or written) a `--skip-check` id the conformance suite does not have. */
+async function requireKnownChecks(manifestPath: string, ids: readonly string[]): Promise<void> {
+  requireTestkit(manifestPath);
+  const { CONFORMANCE_CHECKS } = await import("@sandport/testkit/conformance");
+  const known = Object.keys(CONFORMANCE_CHECKS);
+  const unknown = ids.filter((id) => !known.includes(id));
+  if (unknown.length === 0) return;
+  throw new CliError(
+    "USAGE",
+    `--skip-check ${unknown.join(", ")}: no such conformance check (known ids: ${known.join(", ")})`,
+  );
 }
 
 /** A run id from CI when there is one (`github-<run id>-<attempt>`), else from the clock. */

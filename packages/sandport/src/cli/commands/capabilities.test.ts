@@ -19,10 +19,11 @@ const installed = Object.keys(
   .sort();
 
 /** A valid evidence record for e2b whose probes established `warmLease` and the `filesystem` mode. */
-function record(version: string, provider = "e2b") {
+function record(version: string, provider = "e2b", endpoint: Record<string, string> = { kind: "default" }) {
   return {
-    format: "sandport-evidence-v2",
+    format: "sandport-evidence-v3",
     provider,
+    endpoint,
     adapter: { package: `@sandport/${provider}`, version },
     sdks: { e2b: "2.51.0" },
     recordedAt: "2026-11-29T12:00:00Z",
@@ -37,7 +38,7 @@ function record(version: string, provider = "e2b") {
   };
 }
 
-type Cells = Record<string, { value: unknown; mark: string; source: string }>;
+type Cells = Record<string, { value: unknown; mark: string; source: string; observedAt?: string[] }>;
 interface Listing {
   providers: {
     provider: string;
@@ -106,10 +107,61 @@ describe("sandport capabilities", () => {
     const { code, stdout, stderr } = await runCli(["capabilities", "--provider", "e2b", "--evidence", file, "--json"]);
     assert.equal(code, EXIT.OK, stderr);
     const [e2b] = (JSON.parse(stdout) as Listing).providers;
-    assert.deepEqual(e2b?.capabilities.warmLease, { value: true, mark: "observed", source: "observed" });
-    assert.deepEqual(e2b?.capabilities.filesystem, { value: "persistent", mark: "observed", source: "observed" });
+    const observed = { mark: "observed", source: "observed", observedAt: ["default"] };
+    assert.deepEqual(e2b?.capabilities.warmLease, { value: true, ...observed });
+    assert.deepEqual(e2b?.capabilities.filesystem, { value: "persistent", ...observed });
     assert.deepEqual(e2b?.capabilities.lifecycle, { value: "unknown", mark: "absent", source: "declared" });
     assert.deepEqual(e2b?.warnings, []);
+    const table = await runCli(["capabilities", "--provider", "e2b", "--evidence", file]);
+    assert.match(table.stdout, /^warmLease +yes \(observed\)$/m);
+  });
+
+  test("evidence from a custom endpoint (an emulator) is never shown as live, unless named the real service", async () => {
+    const file = join(scratch.path, "emulated.json");
+    const url = "http://127.0.0.1:4010";
+    writeFileSync(file, JSON.stringify(record(e2bVersion, "e2b", { kind: "custom", url })));
+    const json = await runCli(["capabilities", "--provider", "e2b", "--evidence", file, "--json"]);
+    assert.equal(json.code, EXIT.OK, json.stderr);
+    const [e2b] = (JSON.parse(json.stdout) as Listing).providers;
+    assert.deepEqual(e2b?.capabilities.warmLease, { value: "unknown", mark: "absent", source: "declared" });
+    assert.deepEqual(
+      e2b?.warnings.map((warning) => warning.code),
+      ["EVIDENCE_CUSTOM_ENDPOINT"],
+    );
+    const table = await runCli(["capabilities", "--provider", "e2b", "--evidence", file]);
+    assert.match(table.stdout, /^warmLease +unknown \(absent\)$/m);
+    assert.doesNotMatch(table.stdout, /observed\)/);
+    assert.match(
+      table.stderr,
+      /warning: evidence test-.* was gathered at http:\/\/127\.0\.0\.1:4010, not at the provider's default endpoint/,
+    );
+
+    const vouched = ["capabilities", "--provider", "e2b", "--evidence", file, "--live-endpoint", `${url}/`];
+    const marked = await runCli(vouched);
+    assert.equal(marked.code, EXIT.OK, marked.stderr);
+    assert.match(marked.stdout, /^warmLease +yes \(observed, custom endpoint\)$/m);
+    assert.match(marked.stdout, /observed, custom endpoint: evidence gathered at http:\/\/127\.0\.0\.1:4010,/);
+    const [listed] = (JSON.parse((await runCli([...vouched, "--json"])).stdout) as Listing).providers;
+    assert.deepEqual(listed?.capabilities.warmLease, {
+      value: true,
+      mark: "observed",
+      source: "observed",
+      observedAt: [url],
+    });
+  });
+
+  test("a v2 record, which does not say where it was gathered, promotes nothing", async () => {
+    const file = join(scratch.path, "v2.json");
+    const { endpoint: _endpoint, ...old } = { ...record(e2bVersion), format: "sandport-evidence-v2" };
+    writeFileSync(file, JSON.stringify(old));
+    const { code, stdout } = await runCli(["capabilities", "--provider", "e2b", "--evidence", file, "--json"]);
+    assert.equal(code, EXIT.OK);
+    const [e2b] = (JSON.parse(stdout) as Listing).providers;
+    assert.equal(e2b?.capabilities.warmLease?.value, "unknown");
+    assert.deepEqual(
+      e2b?.warnings.map((warning) => warning.code),
+      ["EVIDENCE_ENDPOINT_UNRECORDED"],
+    );
   });
 
   test("evidence for another adapter version or provider is ignored with a warning", async () => {

@@ -20,6 +20,7 @@ import { providersFor, settingsFor } from "../providers/load.js";
 /** Flags of `sandport capabilities`. */
 interface CapabilitiesFlags extends ProviderFlags {
   readonly evidence: string[];
+  readonly liveEndpoint: string[];
 }
 
 /** How a cell was established: by the methods, the declaration, live evidence, or absent (and why). */
@@ -30,6 +31,8 @@ interface Cell {
   readonly value: unknown;
   readonly mark: Mark;
   readonly source: string;
+  /** An observed cell only: where the evidence that established it was gathered (`"default"`, or a URL). */
+  readonly observedAt?: readonly string[];
 }
 
 const NAMES: readonly CapabilityName[] = [...STRUCTURAL_CAPABILITIES, ...DECLARED_CAPABILITIES, ...MODE_NAMES];
@@ -37,8 +40,10 @@ const NAMES: readonly CapabilityName[] = [...STRUCTURAL_CAPABILITIES, ...DECLARE
 /**
  * `sandport capabilities`: every selected provider's runtime is built for
  * inspection (credentials not needed: nothing is called) and resolved, with
- * the given evidence records; records of another provider or adapter version
- * are ignored with a warning.
+ * the given evidence records; records of another provider or adapter version,
+ * or gathered at a custom endpoint (an emulator) that `--live-endpoint` does not
+ * name as the real service, are ignored with a warning. A cell observed at a
+ * custom endpoint is marked so.
  */
 export default async function capabilities(context: CliContext, flags: CapabilitiesFlags): Promise<number> {
   const records = await readEvidenceFiles(context.cwd, flags.evidence);
@@ -55,6 +60,7 @@ export default async function capabilities(context: CliContext, flags: Capabilit
       flags.provider === undefined ? records.filter((record) => record.provider === runtime.provider) : records;
     const resolved = resolveCapabilities(runtime, forThis, {
       adapterVersion: descriptor.version,
+      liveEndpoints: flags.liveEndpoint,
       onWarning: (warning) => warnings.push(warning),
     });
     results.push({ descriptor, resolved, warnings });
@@ -80,13 +86,24 @@ export default async function capabilities(context: CliContext, flags: Capabilit
   context.terminal.line(
     color.dim("structural: from the methods · declared: by the adapter · observed: live evidence · absent: why not"),
   );
+  const custom = new Set(
+    results.flatMap(({ resolved }) =>
+      NAMES.flatMap((name) => (resolved.observedAt[name] ?? []).filter((where) => where !== "default")),
+    ),
+  );
+  for (const url of custom) {
+    context.terminal.line(
+      color.dim(`observed, custom endpoint: evidence gathered at ${url}, named as the real service by --live-endpoint`),
+    );
+  }
   return EXIT.OK;
 }
 
 function cellOf(resolved: ResolvedCapabilities, name: CapabilityName): Cell {
   const value = resolved[name];
   const source = resolved.sources[name];
-  return { value, mark: isAbsence(value) ? "absent" : source, source };
+  const observedAt = resolved.observedAt[name];
+  return { value, mark: isAbsence(value) ? "absent" : source, source, ...(observedAt ? { observedAt } : {}) };
 }
 
 function show(cell: Cell, color: Colors): string {
@@ -96,5 +113,6 @@ function show(cell: Cell, color: Colors): string {
     return `${paint(text)} ${color.dim("(absent)")}`;
   }
   const paint = cell.mark === "observed" ? color.cyan : color.green;
-  return `${paint(text)} ${color.dim(`(${cell.mark})`)}`;
+  const custom = cell.observedAt?.some((where) => where !== "default") === true;
+  return `${paint(text)} ${color.dim(`(${cell.mark}${custom ? ", custom endpoint" : ""})`)}`;
 }
