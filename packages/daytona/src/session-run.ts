@@ -141,10 +141,17 @@ export class SessionRun {
     const output = new OutputCollector(
       this.#plan.maxOutputBytes,
       (_stream, data) => emit({ type: "stdout", data, bytes: encoder.encode(data) }),
-      () => void this.kill("output-limit"),
+      () => {
+        if (!exited) void this.kill("output-limit");
+      },
     );
+    let exited = false;
     const timer = setTimeout(() => void this.kill("timeout"), this.#plan.timeoutMs);
-    const push = (chunk: string) => output.push("stdout", chunk);
+    let followed = "";
+    const push = (chunk: string) => {
+      followed += chunk;
+      output.push("stdout", chunk);
+    };
     try {
       let lost: unknown;
       await this.#sandbox.process.getSessionCommandLogs(this.#session, this.#commandId, push, push).catch((error) => {
@@ -155,6 +162,13 @@ export class SessionRun {
       if (!this.#stopped && exitCode === undefined) {
         await this.kill("killed");
         throw this.#lostOutput(lost);
+      }
+      if (exitCode !== undefined) {
+        exited = true;
+        // A followed log can end early without an error (a cut stream) or with
+        // one; the stored log is read once more so what was missed is not lost.
+        const rest = await this.#rest(followed, lost, exitCode);
+        if (rest) output.push("stdout", rest);
       }
       return {
         exitCode: this.#stopped ? null : (exitCode as number),
@@ -230,6 +244,37 @@ export class SessionRun {
       }
     }
     return undefined;
+  }
+
+  /**
+   * What the stored log holds beyond `followed` (the SDK's non-streaming read).
+   * A failed read, or a log that does not begin with what was followed, rejects
+   * `PROVIDER_UNAVAILABLE`: output that may be incomplete is never a result.
+   */
+  async #rest(followed: string, lost: unknown, exitCode: number): Promise<string> {
+    let whole: string;
+    try {
+      const logs = await retry(() => this.#sandbox.process.getSessionCommandLogs(this.#session, this.#commandId), {
+        policy: START_RETRY,
+        isRetryable: (error) => wasRefused(error) || statusOf(error) === undefined || (statusOf(error) ?? 0) >= 500,
+      });
+      whole = logs.output ?? `${logs.stdout ?? ""}${logs.stderr ?? ""}`;
+    } catch (error) {
+      throw this.#incomplete(lost ?? error, exitCode);
+    }
+    if (!whole.startsWith(followed)) throw this.#incomplete(lost, exitCode);
+    return whole.slice(followed.length);
+  }
+
+  #incomplete(cause: unknown, exitCode: number): SandportError {
+    return new SandportError({
+      code: "PROVIDER_UNAVAILABLE",
+      provider: PROVIDER,
+      retryable: false,
+      ...(cause === undefined ? {} : { cause }),
+      message: `daytona lost part of the output of a command in sandbox ${this.#sandboxId}; it exited ${exitCode}, and its log could not be read again`,
+      details: { sandboxId: this.#sandboxId, exitCode, lostOutput: true },
+    });
   }
 
   #lostOutput(cause: unknown): SandportError {

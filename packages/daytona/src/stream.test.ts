@@ -96,3 +96,32 @@ test("spawn: kill and abort end the process (exit code null); a write after the 
   await expectCode(quick.write("x"), "NOT_FOUND");
   await quick.closeStdin();
 });
+
+const LOGS = "GET /toolbox/:id/process/session/:sessionId/command/:commandId/logs";
+
+test("execStream: a followed log cut mid-way or refused still yields the whole output, read again from the stored log", async () => {
+  for (const fault of [
+    { kind: "drop-mid-stream", afterEvents: 1 },
+    { kind: "status", status: 502 },
+  ] as const) {
+    emulator.injectFault({ route: LOGS, fault });
+    const events = await collect(runtime.execStream(handle, { shell: "echo one; sleep 0.2; echo two; echo three" }));
+    const exited = events.at(-1);
+    assert.ok(exited?.type === "exited", `${fault.kind}: the command's result`);
+    assert.deepEqual([exited.result.exitCode, exited.result.stdout], [0, "one\ntwo\nthree\n"], fault.kind);
+    const chunks = events.flatMap((event) => (event.type === "stdout" ? [event.data] : []));
+    assert.equal(chunks.join(""), "one\ntwo\nthree\n", `${fault.kind}: every byte was emitted once`);
+  }
+});
+
+test("execStream: when the stored log cannot be read either, the call rejects PROVIDER_UNAVAILABLE with lostOutput, never a partial result", async () => {
+  emulator.injectFault({ route: LOGS, fault: { kind: "drop-mid-stream", afterEvents: 1 } });
+  emulator.injectFault({ route: LOGS, fault: { kind: "status", status: 500 }, times: 20 });
+  const error = await expectCode(
+    collect(runtime.execStream(handle, { shell: "echo one; sleep 0.2; echo two" })),
+    "PROVIDER_UNAVAILABLE",
+  );
+  assert.equal(error.details.lostOutput, true);
+  assert.equal(error.details.exitCode, 0);
+  emulator.clearFaults();
+});
