@@ -42,6 +42,7 @@ for (const version of Object.keys(SDK_VERSIONS) as SdkVersion[]) {
       );
       const query = new URL(emulator.requests[0]?.path ?? "", "http://x").searchParams;
       assert.equal(query.get("namePrefix"), launched.id, "filtered by the exact name");
+      assert.deepEqual([query.get("sortBy"), query.get("limit")], ["name", "50"], "as the API requires with a prefix");
       assert.equal(await runtime.getById("sandport-lookup-never-launched"), undefined);
       await runtime.stop(launched);
       emulator.resetRequests();
@@ -105,7 +106,7 @@ for (const version of Object.keys(SDK_VERSIONS) as SdkVersion[]) {
         url.searchParams.delete("tags");
         return emulator.fetch(url.toString(), init);
       };
-      const careless = runtimeWith({ fetch: ignoring, listPageSize: 100 });
+      const careless = runtimeWith({ fetch: ignoring, listPageSize: 50 });
       emulator.resetRequests();
       assert.deepEqual(ids(await careless.findByLabels({ pool: "c" })), [mine.id]);
       assert.ok(

@@ -130,6 +130,8 @@ async function listRows(
       const page = await sdk.Sandbox.list({
         ...context.connection(timing),
         ...filter,
+        // The API refuses `namePrefix` unless the list is sorted by name.
+        sortBy: "name",
         limit: context.options.listPageSize,
         ...(cursor === undefined ? {} : { cursor }),
       });

@@ -55,7 +55,7 @@ test("defaults: name prefix from the owner, home and workspace, explicit lifetim
   );
   assert.deepEqual([options.lifetimeMs, options.runBudgetMs, options.maxOutputBytes], [1_800_000, 600_000, 16 << 20]);
   assert.deepEqual([options.vcpus, options.network, options.image, options.region], [2, true, undefined, undefined]);
-  assert.deepEqual([options.listPageSize, options.orphanCleanupMs, options.fetch], [100, 120_000, undefined]);
+  assert.deepEqual([options.listPageSize, options.orphanCleanupMs, options.fetch], [50, 120_000, undefined]);
   assert.deepEqual(options.timeouts, DEFAULT_VERCEL_SANDBOX_TIMEOUTS);
   const tuned = resolveOptions({ ...credentials, homeDirectory: "/home/me", timeouts: { fileMs: 5_000 } });
   assert.equal(tuned.workspaceRoot, "/home/me/workspace");
@@ -92,7 +92,7 @@ test("invalid options are refused with INVALID_REQUEST naming the field", async 
     ["runBudgetMs", { runBudgetMs: 1.5 }],
     ["maxOutputBytes", { maxOutputBytes: -1 }],
     ["listPageSize", { listPageSize: 0 }],
-    ["listPageSize", { listPageSize: 101 }],
+    ["listPageSize", { listPageSize: 51 }],
     ["network", { network: "yes" }],
     ["owner", { owner: "has space" }],
     ["fetch", { fetch: "https://proxy" }],

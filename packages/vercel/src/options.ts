@@ -49,7 +49,7 @@ export interface VercelSandboxRuntimeOptions extends CommonRuntimeOptions {
   readonly lifetimeMs?: number;
   /** Outbound network when `LaunchSpec.network` is absent: `allow-all` or `deny-all`, always sent. Default `true`. */
   readonly network?: boolean;
-  /** Page size of the list API, 1-100. Default 100. */
+  /** Page size of the list API, 1-50 (the API's own range). Default 50. */
   readonly listPageSize?: number;
   /**
    * How long, in ms, the background cleanup of an abandoned launch (a create
@@ -180,7 +180,7 @@ export function resolveOptions(given: VercelSandboxRuntimeOptions): ResolvedOpti
     region: read.text(options.region, "region"),
     lifetimeMs,
     network: read.boolean(options.network, "network") ?? true,
-    listPageSize: read.integer(options.listPageSize, "listPageSize", 1, 100) ?? 100,
+    listPageSize: read.integer(options.listPageSize, "listPageSize", 1, 50) ?? 50,
     orphanCleanupMs: read.durationMs(options.orphanCleanupMs, "orphanCleanupMs") ?? 120_000,
     fetch: read.callback(options.fetch, "fetch"),
   };

@@ -63,10 +63,13 @@ export type VercelGetParams = VercelConnection & {
 
 /** Options of `Sandbox.list`: one page. */
 export type VercelListParams = VercelConnection & {
-  /** Server-side filter on the name's start (the list is then sorted by name). */
+  /** Server-side filter on the name's start; the API refuses it unless `sortBy` is `"name"`. */
   readonly namePrefix?: string;
+  /** The order of the list; `"name"` is required with `namePrefix`. */
+  readonly sortBy?: "createdAt" | "name" | "statusUpdatedAt";
   /** Server-side filter on one tag: a single `{ key: value }`. */
   readonly tags?: Record<string, string>;
+  /** Page size, 1 to 50. */
   readonly limit?: number;
   /** `pagination.next` of the previous page. */
   readonly cursor?: string;

@@ -108,6 +108,17 @@ describe("Vercel emulator contract (README.md's table)", () => {
     }
   });
 
+  it("list: limit is an integer from 1 to 50; namePrefix only with sortBy=name", async () => {
+    const list = (query: string) => call("GET", `/v2/sandboxes?project=${projectId()}&${query}`);
+    for (const limit of ["0", "51", "100", "1.5", "x"])
+      refused(await list(`limit=${limit}`), 400, "bad_request", /limit/);
+    for (const limit of ["1", "50"]) assert.equal((await list(`limit=${limit}`)).status, 200, `limit ${limit}`);
+    refused(await list("namePrefix=sandport-"), 400, "bad_request", /namePrefix.*sortBy=name/);
+    refused(await list("namePrefix=sandport-&sortBy=createdAt"), 400, "bad_request", /namePrefix.*sortBy=name/);
+    assert.equal((await list("namePrefix=sandport-&sortBy=name")).status, 200);
+    assert.equal((await list("sortBy=name")).status, 200, "sortBy=name alone is fine");
+  });
+
   it("tags: at most 5, string values", async () => {
     const six = Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`k${i}`, "v"]));
     refused(await create({ tags: six }), 400, "bad_request", /at most 5 tags/);

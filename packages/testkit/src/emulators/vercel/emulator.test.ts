@@ -229,13 +229,19 @@ describe("Vercel emulator with the real @vercel/sandbox SDK", () => {
     assert.ok(emulator.requests[1]?.path.includes("cursor="), emulator.requests[1]?.path);
     assert.ok(emulator.requests.every((request) => request.path.includes(`project=${emulator.credentials.projectId}`)));
 
-    const prefixed = await Sandbox.list({ ...emulator.sdkOptions, namePrefix: "list-a-" });
+    const prefixed = await Sandbox.list({ ...emulator.sdkOptions, namePrefix: "list-a-", sortBy: "name" });
     assert.deepEqual(
       (await prefixed.toArray()).map((entry) => entry.name),
       ["list-a-4", "list-a-3", "list-a-2", "list-a-1"],
-      "a name prefix sorts by name, descending by default",
+      "sorted by name, descending by default",
     );
-    const ascending = await Sandbox.list({ ...emulator.sdkOptions, namePrefix: "list-", sortOrder: "asc", limit: 2 });
+    const ascending = await Sandbox.list({
+      ...emulator.sdkOptions,
+      namePrefix: "list-",
+      sortBy: "name",
+      sortOrder: "asc",
+      limit: 2,
+    });
     assert.deepEqual(
       ascending.sandboxes.map((entry) => entry.name),
       ["list-a-1", "list-a-2"],

@@ -43,8 +43,9 @@
  *   `forbidden` (`missingToken` / `invalidToken`), an unknown project is 404.
  *   The emulator serves one team and one project.
  * - The default page size of the list is small (`pageSize`, 3) and caps every
- *   page, so callers must follow `pagination.next`. A name prefix sorts by
- *   name (other sorts are refused with it), as the CLI requires.
+ *   page, so callers must follow `pagination.next`. A `limit` outside 1-50,
+ *   and a name prefix without `sortBy=name`, are refused with 400, as the
+ *   REST API refuses them.
  * - `networkPolicy` may be absent, allow-all or deny-all (handed to the backend
  *   as the port's `network`, which may refuse it); anything finer, `source`,
  *   `mounts` and `networkId` are refused with 400.
@@ -136,8 +137,8 @@ const DEFAULT_PAGE_SIZE = 3;
 /** Start a Vercel Sandbox emulator on 127.0.0.1 and an ephemeral port. */
 export async function startVercelEmulator(options: VercelEmulatorOptions = {}): Promise<VercelEmulator> {
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
-  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 100) {
-    throw new RangeError(`pageSize must be an integer from 1 to 100, got ${pageSize}`);
+  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 50) {
+    throw new RangeError(`pageSize must be an integer from 1 to 50, got ${pageSize}`);
   }
   const token = options.token ?? `vcp_${randomBytes(20).toString("hex")}`;
   if (token.split(".").length === 3) {

@@ -1,7 +1,8 @@
 /**
  * `GET /v2/sandboxes?project=`: every sandbox of the project, running or
- * stopped, filtered by `namePrefix` and one `tags=key:value`, sorted, and
- * paged with an opaque `cursor` (`pagination.next`).
+ * stopped, filtered by `namePrefix` (only with `sortBy=name`) and one
+ * `tags=key:value`, sorted, and paged (`limit` 1 to 50) with an opaque
+ * `cursor` (`pagination.next`).
  *
  * @module
  */
@@ -12,8 +13,8 @@ import type { VercelContext, VercelSandbox } from "./context.js";
 import { badRequest } from "./errors.js";
 import { sandboxJson } from "./payloads.js";
 
-/** The largest `limit` the API accepts. */
-const MAX_LIMIT = 100;
+/** The largest `limit` the API accepts (REST `list-sandboxes`: 1 to 50). */
+const MAX_LIMIT = 50;
 const SORT_FIELDS = ["createdAt", "name", "statusUpdatedAt"] as const;
 type SortField = (typeof SORT_FIELDS)[number];
 
@@ -29,12 +30,13 @@ export function listRoute(exchange: Exchange, context: VercelContext): void {
     badRequest(exchange, `sortBy must be one of ${SORT_FIELDS.join(", ")}`);
     return;
   }
-  // A name prefix is served from the name index: it sorts by name and nothing else.
-  if (namePrefix !== "" && sortByParam !== null && sortByParam !== "name") {
-    badRequest(exchange, "sortBy must be name when namePrefix is given");
+  // REST `list-sandboxes`: `namePrefix` is "only valid when sortBy=name"; the
+  // API does not imply the sort from the prefix, it refuses the request.
+  if (namePrefix !== "" && sortByParam !== "name") {
+    badRequest(exchange, "namePrefix is only valid when sortBy=name");
     return;
   }
-  const sortBy: SortField = namePrefix !== "" ? "name" : ((sortByParam as SortField | null) ?? "createdAt");
+  const sortBy: SortField = (sortByParam as SortField | null) ?? "createdAt";
   const sortOrder = query.get("sortOrder") ?? "desc";
   if (sortOrder !== "asc" && sortOrder !== "desc") {
     badRequest(exchange, "sortOrder must be asc or desc");
