@@ -56,7 +56,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     flags: [
       ["--timeout <duration>", "kill the command after this long (e.g. 90s, 10m); exit 124"],
       ["--json", "print one JSON result instead of streaming output"],
-      ["--verbose", "show progress on stderr even when it is not a terminal"],
+      ["--quiet", "no progress on stderr: only the command's own output"],
     ],
     repeatable: [
       ["--file <local[:remote]>", "copy a local file in; remote defaults to its base name"],

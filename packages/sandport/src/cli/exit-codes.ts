@@ -15,7 +15,7 @@ export const EXIT = {
   PROVIDER: 4,
   /** `run` only: the command ran past `--timeout` and was killed. */
   RUN_TIMEOUT: 124,
-  /** `run` only: Sandport itself failed (any of 2, 3 and 4), so there is no exit code of the command to return. */
+  /** `run` only: Sandport itself failed (1, 3 or 4), so there is no exit code of the command to return. A usage error stays 2. */
   RUN_FAILED: 125,
   /** Interrupted (Ctrl-C); whatever was launched was torn down first. */
   INTERRUPTED: 130,
@@ -32,6 +32,16 @@ export const EXIT_CODE_TABLE: readonly (readonly [number, string])[] = [
   [EXIT.NOT_CONFIGURED, "the provider's credentials are missing from the environment (names printed); skipped"],
   [EXIT.PROVIDER, "the provider, adapter or SDK failed (authentication, unreachable service, missing SDK or test kit)"],
   [EXIT.RUN_TIMEOUT, "`run`: the command passed `--timeout` and was killed"],
-  [EXIT.RUN_FAILED, "`run`: Sandport failed before or after the command (2, 3 and 4 become 125)"],
+  [EXIT.RUN_FAILED, "`run`: Sandport failed before or after the command (3 and 4 become 125)"],
   [EXIT.INTERRUPTED, "interrupted; what was launched was torn down"],
 ];
+
+/**
+ * The exit code of `run` for one its own failure would end another command
+ * with: a usage error (nothing was launched) and an interrupt keep theirs;
+ * any other failure of Sandport's becomes 125, a code the command itself
+ * would hardly return.
+ */
+export function runExitCode(code: number): number {
+  return code === EXIT.OK || code === EXIT.USAGE || code === EXIT.INTERRUPTED ? code : EXIT.RUN_FAILED;
+}

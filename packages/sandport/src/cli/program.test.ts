@@ -30,7 +30,8 @@ describe("sandport", () => {
     child.stdout?.destroy();
     const { code, stderr } = await follow(child).closed;
     assert.equal(code, EXIT.OK);
-    assert.equal(stderr, "");
+    // Its progress lines, and no error or stack trace.
+    for (const line of stderr.split("\n").filter((text) => text !== "")) assert.match(line, /^… inspecting \S+$/);
   });
 
   test("--version prints the package's version", async () => {
@@ -46,6 +47,53 @@ describe("sandport", () => {
     assert.equal(unknownFlag.code, EXIT.USAGE);
     assert.match(unknownFlag.stderr, /unknown option '--colour'/);
   });
+
+  test("an unknown command is a usage error (2) with the program's usage line", async () => {
+    const { code, stdout, stderr } = await runCli(["teleport"]);
+    assert.equal(code, EXIT.USAGE);
+    assert.equal(stdout, "");
+    assert.match(stderr, /unknown command 'teleport'/);
+    assert.match(stderr, /^Usage: sandport \[options\] \[command\]/m);
+  });
+
+  // Unknown flag, missing value, bad value and a missing required flag, for every command: exit 2, nothing on
+  // stdout, and the command's usage line on stderr. `run` too: nothing ran, so there is no command's code to return.
+  const USAGE_ERRORS: Record<string, string[][]> = {
+    doctor: [["--bogus"], ["--provider"], ["--provider", "nimbus"], ["--option", "bwrapPath"]],
+    capabilities: [["--colour"], ["--evidence"], ["--provider", "nimbus"], ["--option", "warpDrive=on"]],
+    run: [
+      ["--provider", "local", "--bogus", "--", "true"],
+      ["--provider", "local", "--timeout"],
+      ["--provider", "local", "--timeout", "soon", "--", "true"],
+      ["--provider", "local", "--env", "NOVALUE", "--", "true"],
+      ["--", "true"],
+      ["--provider", "local"],
+    ],
+    canary: [
+      ["--provider", "local", "--bogus"],
+      ["--provider", "local", "--idle"],
+      ["--provider", "local", "--idle", "zz"],
+      [],
+    ],
+    sweep: [
+      ["--provider", "local", "--older-than", "1h", "--bogus"],
+      ["--provider", "local", "--older-than"],
+      ["--provider", "local", "--older-than", "zz"],
+      ["--provider", "local"],
+    ],
+  };
+  for (const [command, cases] of Object.entries(USAGE_ERRORS)) {
+    test(`${command}: usage errors exit 2 with the usage line on stderr`, async () => {
+      for (const args of cases) {
+        const { code, stdout, stderr } = await runCli([command, ...args]);
+        const shown = `sandport ${command} ${args.join(" ")}`;
+        assert.equal(code, EXIT.USAGE, `${shown}: ${stderr}`);
+        assert.equal(stdout, "", shown);
+        assert.match(stderr, /^error: /m, shown);
+        assert.match(stderr, new RegExp(`^Usage: sandport ${command} \\[options\\]`, "m"), shown);
+      }
+    });
+  }
 
   test("a missing required flag is a usage error (2) naming it", async () => {
     const { code, stderr } = await runCli(["sweep", "--provider", "local"]);

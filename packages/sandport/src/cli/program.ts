@@ -75,7 +75,8 @@ export function buildProgram(context: CliContext, setExit: (code: number) => voi
     // Set before the commands are added, so that every command inherits them: commander throws instead of
     // exiting, and the entry point maps its errors to the documented exit codes.
     .exitOverride()
-    .configureOutput({ outputError: (text, write) => write(context.terminal.errorColor.red(text)) })
+    // The entry point reports commander's errors itself, with the usage line, and as JSON with `--json`.
+    .configureOutput({ outputError: () => {} })
     .addHelpText("after", EXIT_HELP);
 
   for (const spec of COMMANDS) addCommand(program, spec, context, setExit);

@@ -8,7 +8,7 @@ import {
   parseEvidenceRecord,
 } from "@sandport/core";
 import type { ProviderDescriptor } from "../providers/descriptor.js";
-import { installedSdks } from "../providers/versions.js";
+import { sdkRequirements } from "../providers/versions.js";
 
 /**
  * The evidence record of a canary run: provider, where it reached the provider
@@ -27,7 +27,8 @@ export function buildRecord(
   const observed: Record<string, unknown> = {};
   for (const probe of probes) if (probe.outcome === "passed") observed[probe.capability] = probe.value;
   const sdks: Record<string, string> = {};
-  for (const sdk of installedSdks(descriptor)) if (sdk.version !== undefined) sdks[sdk.name] = sdk.version;
+  // The SDK the adapter loads: of one published under several names, the installation it picks.
+  for (const { loaded } of sdkRequirements(descriptor)) if (loaded?.version) sdks[loaded.name] = loaded.version;
   return parseEvidenceRecord({
     format: EVIDENCE_FORMAT,
     provider: descriptor.provider,

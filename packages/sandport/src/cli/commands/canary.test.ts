@@ -151,6 +151,17 @@ describe("sandport canary (local)", () => {
     ]);
     assert.equal(code, EXIT.OK, stderr);
     assert.match(stderr, /✔ conformance: \d+ passed, 0 failed/);
+    // Off a terminal, a line per step and per suite, each written once.
+    const lines = stderr.split("\n").filter((line) => line !== "");
+    assert.deepEqual(
+      lines.filter((line) => line === "… canary local: conformance suite"),
+      ["… canary local: conformance suite"],
+    );
+    assert.ok(
+      lines.some((line) => /^ {2}✔ files$/.test(line)),
+      stderr,
+    );
+    assert.equal(new Set(lines).size, lines.length, `a line repeated:\n${stderr}`);
     const record = parseEvidenceRecord(JSON.parse(readFileSync(out, "utf8")));
     assert.equal(record.provider, "local");
     assert.equal(record.conformance.failed, 0, record.conformance.failures.join("\n"));

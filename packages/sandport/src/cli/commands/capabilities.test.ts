@@ -52,6 +52,14 @@ describe("sandport capabilities", () => {
   const scratch = scratchDirectory("capabilities");
   after(() => scratch.remove());
 
+  test("says what it is inspecting on stderr, off a terminal too; the table alone is on stdout", async () => {
+    const { code, stdout, stderr } = await runCli(["capabilities"]);
+    assert.equal(code, EXIT.OK, stderr);
+    for (const provider of installed) assert.match(stderr, new RegExp(`^… inspecting ${provider}$`, "m"));
+    assert.match(stdout, /^capability +/);
+    assert.doesNotMatch(stdout, /…/);
+  });
+
   test("lists every provider without credentials, each cell marked structural, declared, observed or absent", async () => {
     const { code, stdout } = await runCli(["capabilities", "--json"]);
     assert.equal(code, EXIT.OK);

@@ -12,6 +12,7 @@ import type { CliContext, ProviderFlags } from "../context.js";
 import { readEvidenceFiles } from "../evidence-files.js";
 import { EXIT } from "../exit-codes.js";
 import type { Colors } from "../output/colors.js";
+import { Progress } from "../output/progress.js";
 import { renderTable } from "../output/table.js";
 import { createRuntime } from "../providers/create-runtime.js";
 import type { ProviderDescriptor } from "../providers/descriptor.js";
@@ -48,7 +49,9 @@ const NAMES: readonly CapabilityName[] = [...STRUCTURAL_CAPABILITIES, ...DECLARE
 export default async function capabilities(context: CliContext, flags: CapabilitiesFlags): Promise<number> {
   const records = await readEvidenceFiles(context.cwd, flags.evidence);
   const results: { descriptor: ProviderDescriptor; resolved: ResolvedCapabilities; warnings: EvidenceWarning[] }[] = [];
+  const progress = new Progress(context.terminal, { quiet: flags.json });
   for (const descriptor of providersFor(context, flags)) {
+    progress.step(`inspecting ${descriptor.provider}`);
     const { runtime } = await createRuntime(
       descriptor,
       settingsFor(context, flags),
@@ -65,6 +68,7 @@ export default async function capabilities(context: CliContext, flags: Capabilit
     });
     results.push({ descriptor, resolved, warnings });
   }
+  progress.stop();
   if (flags.json) {
     context.terminal.json({
       providers: results.map(({ descriptor, resolved, warnings }) => ({

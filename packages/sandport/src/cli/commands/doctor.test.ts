@@ -42,6 +42,9 @@ describe("sandport doctor", () => {
     const launch = find("local", "launch");
     assert.equal(launch?.status, "fail");
     assert.match(launch?.detail ?? "", /bubblewrap cannot create namespaces here .*no-such-bwrap.*\[UNSUPPORTED\]/);
+    // The runtime's own message names its constructor; the command names its own flag.
+    assert.match(launch?.detail ?? "", /opt in to unisolated host processes with --option isolation=none \[/);
+    assert.doesNotMatch(launch?.detail ?? "", /new LocalRuntime/);
   });
 
   test("the same report for people puts the fix under the failed check", async () => {
@@ -66,6 +69,23 @@ describe("sandport doctor", () => {
     for (const name of ["user", "user namespaces", "cgroups", "/dev/kvm"]) assert.ok(find("host", name), name);
     assert.equal(find("local", "launch")?.status, "ok");
     assert.equal(find("local", "adapter")?.detail.startsWith("@sandport/local@"), true);
+  });
+
+  test("says what it is checking on stderr, off a terminal too; the report alone is on stdout", async () => {
+    const { stdout, stderr } = await runCli(["doctor", "--option", `root=${root}`, "--option", "isolation=none"]);
+    assert.match(stderr, /^… checking the host$/m);
+    assert.match(stderr, /^… checking local$/m);
+    assert.match(stderr, /^… checking e2b$/m);
+    assert.doesNotMatch(stdout, /…/);
+    assert.match(stdout, /^host$/m);
+  });
+
+  test("Daytona's SDK, under either of its two package names, is one requirement", async () => {
+    const { report } = await doctor(["--provider", "daytona"]);
+    const sdkChecks = report.checks.filter((check) => check.scope === "daytona" && check.name.startsWith("sdk"));
+    assert.equal(sdkChecks.length, 1, JSON.stringify(sdkChecks));
+    assert.equal(sdkChecks[0]?.name, "sdk @daytona/sdk or @daytonaio/sdk");
+    assert.equal(sdkChecks[0]?.status, "ok");
   });
 
   test("names credentials, present or missing, and never prints their values", async () => {

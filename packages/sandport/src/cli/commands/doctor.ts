@@ -5,16 +5,21 @@ import { cgroupCheck, kvmCheck, nodeCheck, userCheck, userNamespaceCheck } from 
 import { providerChecks } from "../doctor/provider-checks.js";
 import { EXIT } from "../exit-codes.js";
 import type { Colors } from "../output/colors.js";
+import { Progress } from "../output/progress.js";
 import type { Terminal } from "../output/terminal.js";
 import { providersFor, settingsFor } from "../providers/load.js";
 
 /**
  * `sandport doctor`: the host (Node, root, user namespaces, cgroups, /dev/kvm)
  * and each selected provider (adapter, SDKs, credentials by name, bubblewrap,
- * a throwaway launch where that is free). Exits 1 when any check fails.
+ * a throwaway launch where that is free), saying on stderr what it is
+ * checking. Exits 1 when any check fails.
  */
 export default async function doctor(context: CliContext, flags: ProviderFlags): Promise<number> {
   const manifest = JSON.parse(readFileSync(context.manifestPath, "utf8")) as { engines?: { node?: string } };
+  const selected = providersFor(context, flags);
+  const progress = new Progress(context.terminal, { quiet: flags.json });
+  progress.step("checking the host");
   const checks: DoctorCheck[] = [
     nodeCheck(manifest.engines?.node ?? ">=20"),
     userCheck(),
@@ -23,10 +28,12 @@ export default async function doctor(context: CliContext, flags: ProviderFlags):
     kvmCheck(),
   ];
   const strict = flags.provider !== undefined;
-  for (const descriptor of providersFor(context, flags)) {
+  for (const descriptor of selected) {
+    progress.step(`checking ${descriptor.provider}`);
     const settings = settingsFor(context, flags);
     checks.push(...(await providerChecks({ descriptor, settings, redactor: context.terminal.redactor, strict })));
   }
+  progress.stop();
   const failed = checks.some((check) => check.status === "fail");
   if (flags.json) context.terminal.json({ ok: !failed, checks });
   else printChecks(checks, context.terminal);

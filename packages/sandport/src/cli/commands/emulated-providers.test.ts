@@ -19,7 +19,17 @@ describe("sandport run (Freestyle emulator)", () => {
   after(() => emulator.stop());
 
   test("runs the command with the credential from SANDPORT_FREESTYLE_API_KEY, prints the output it cannot stream, and exits with its code", async () => {
-    const args = ["run", "--provider", "freestyle", "--endpoint", emulator.baseUrl, "--option", "network=true"];
+    // --quiet: the command's own output alone, without the progress lines.
+    const args = [
+      "run",
+      "--quiet",
+      "--provider",
+      "freestyle",
+      "--endpoint",
+      emulator.baseUrl,
+      "--option",
+      "network=true",
+    ];
     const { code, stdout, stderr } = await runCli([...args, "--env", "GREETING=hi", ...WORKLOAD], {
       env: { SANDPORT_FREESTYLE_API_KEY: emulator.apiKey },
     });
@@ -44,7 +54,7 @@ describe("sandport run (Modal emulator)", () => {
   after(() => emulator.stop());
 
   test("runs the command with the token pair from the SANDPORT_MODAL_* variables, and exits with its code", async () => {
-    const args = ["run", "--provider", "modal", "--endpoint", emulator.url];
+    const args = ["run", "--quiet", "--provider", "modal", "--endpoint", emulator.url];
     const options = ["--option", `workspaceRoot=${emulator.workspacePath}`, "--option", "tunnels=tcp"];
     const { code, stdout, stderr } = await runCli([...args, ...options, "--env", "GREETING=hi", ...WORKLOAD], {
       env: { SANDPORT_MODAL_TOKEN_ID: emulator.tokenId, SANDPORT_MODAL_TOKEN_SECRET: emulator.tokenSecret },

@@ -1,12 +1,22 @@
 // `sandport run` as a child process, against the local runtime and the E2B emulator (through
 // --endpoint): the command's exit code, output streamed as it comes, files in and out.
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { waitFor } from "@sandport/testkit/assertions";
 import { EXIT } from "../exit-codes.js";
-import { follow, localOptions, runCli, scratchDirectory, startCli, useE2BEmulator } from "../test-support.js";
+import {
+  CLI,
+  cliEnvironment,
+  follow,
+  localOptions,
+  runCli,
+  scratchDirectory,
+  startCli,
+  useE2BEmulator,
+} from "../test-support.js";
 
 describe("sandport run (local)", () => {
   const scratch = scratchDirectory("run");
@@ -15,16 +25,50 @@ describe("sandport run (local)", () => {
   const local = ["run", "--provider", "local", ...localOptions(root)];
 
   test("returns the command's exit code, and its output on the matching streams", async () => {
+    const { code, stdout, stderr } = await runCli([
+      ...local,
+      "--quiet",
+      "--",
+      "sh",
+      "-c",
+      "echo out; echo err >&2; exit 7",
+    ]);
+    assert.equal(code, 7);
+    assert.equal(stdout, "out\n");
+    assert.equal(stderr, "err\n", "--quiet: no progress on stderr");
+    assert.equal((await runCli([...local, "--", "true"])).code, EXIT.OK);
+  });
+
+  test("off a terminal, says what it is doing on stderr, one line per step; stdout is the command's alone", async () => {
     const { code, stdout, stderr } = await runCli([...local, "--", "sh", "-c", "echo out; echo err >&2; exit 7"]);
     assert.equal(code, 7);
     assert.equal(stdout, "out\n");
-    assert.equal(stderr, "err\n", "no progress on stderr when it is not a terminal");
-    assert.equal((await runCli([...local, "--", "true"])).code, EXIT.OK);
+    const lines = stderr.split("\n");
+    const at = (pattern: RegExp) => {
+      const index = lines.findIndex((line) => pattern.test(line));
+      assert.ok(index >= 0, `${pattern} in:\n${stderr}`);
+      return index;
+    };
+    const order = [
+      at(/^… launching a local sandbox$/),
+      at(/^✔ sandbox sbx-\S+ launched \(/),
+      at(/^err$/),
+      at(/^✔ exited 7 after /),
+      at(/^… collecting and tearing down$/),
+      at(/^✔ sandbox sbx-\S+ destroyed$/),
+    ];
+    assert.deepEqual(
+      order,
+      [...order].sort((a, b) => a - b),
+      "in the order the steps happened",
+    );
+    assert.equal(new Set(lines).size, lines.length, "each line once");
   });
 
   test("streams output as it comes: the first line arrives while the command still waits for the test", async () => {
     const child = startCli([
       ...local,
+      "--quiet",
       "--timeout",
       "60s",
       "--",
@@ -85,12 +129,37 @@ describe("sandport run (local)", () => {
     assert.equal(result.teardown, "destroyed");
   });
 
-  test("Sandport's own failures are 125, never a code the command could have returned", async () => {
-    assert.equal((await runCli(["run", "--provider", "nimbus", "--", "true"])).code, EXIT.RUN_FAILED);
-    assert.equal((await runCli(["run", "--", "true"])).code, EXIT.RUN_FAILED, "no --provider");
+  test("a bad command line is a usage error (2), like every command's: nothing was launched", async () => {
     const badFile = await runCli([...local, "--file", join(scratch.path, "absent"), "--", "true"]);
-    assert.equal(badFile.code, EXIT.RUN_FAILED);
+    assert.equal(badFile.code, EXIT.USAGE);
     assert.match(badFile.stderr, /--file .*absent: .*ENOENT/);
+    assert.match(badFile.stderr, /^Usage: sandport run \[options\] <command\.\.\.>/m);
+    const badLabel = await runCli([...local, "--label", "BAD!=x", "--", "true"]);
+    assert.equal(badLabel.code, EXIT.USAGE, badLabel.stderr);
+    assert.match(badLabel.stderr, /labels key "BAD!" is not a valid label key \[INVALID_REQUEST\]/);
+    assert.deepEqual(
+      readdirSync(root).filter((name) => existsSync(join(root, name, "workspace"))),
+      [],
+      "nothing was left behind",
+    );
+  });
+
+  test("hints name the command line's syntax (--option key=value), not the runtime's constructor", async () => {
+    const file = join(scratch.path, "a-file");
+    writeFileSync(file, "");
+    const unwritable = await runCli(["run", "--provider", "local", ...localOptions(join(file, "root")), "--", "true"]);
+    assert.equal(unwritable.code, EXIT.RUN_FAILED);
+    assert.match(
+      unwritable.stderr,
+      /cannot create the sandbox root .*: choose a writable directory with --option root=/,
+    );
+    const refused = await runCli([...local, "--option", "killGraceMs=-5", "--", "true"]);
+    assert.equal(refused.code, EXIT.USAGE);
+    assert.match(refused.stderr, /--option killGraceMs \(SANDPORT_LOCAL_KILL_GRACE_MS\) must be an integer/);
+    for (const { stderr } of [unwritable, refused]) assert.doesNotMatch(stderr, /new LocalRuntime|LocalRuntime option/);
+  });
+
+  test("Sandport's own failures after the launch are 125, never a code the command could have returned", async () => {
     const missing = await runCli([...local, "--collect", "nothing-here.txt", "--", "true"]);
     assert.equal(missing.code, EXIT.RUN_FAILED);
     assert.match(missing.stderr, /failed during collect.*\[NOT_FOUND\]/);
@@ -99,6 +168,42 @@ describe("sandport run (local)", () => {
       [],
       "every sandbox was torn down",
     );
+  });
+});
+
+describe("sandport run: a program that does not exist", () => {
+  const scratch = scratchDirectory("run-missing");
+  after(() => scratch.remove());
+  const root = join(scratch.path, "root");
+
+  /** What is streamed to stderr (progress lines aside) and what the `--json` result says, for the same run. */
+  async function both(options: readonly string[]) {
+    const args = ["run", "--provider", "local", ...options, "--"];
+    const streamed = await runCli([...args, "no-such-program-xyz", "arg"]);
+    const result = await runCli([...args.slice(0, -1), "--json", "--", "no-such-program-xyz", "arg"]);
+    return { streamed, result: JSON.parse(result.stdout) as { exitCode: number; stderr: string } };
+  }
+
+  test("unisolated: the streamed stderr says what the result says, with the same exit code (127)", async () => {
+    const { streamed, result } = await both([...localOptions(root), "--quiet"]);
+    assert.equal(result.exitCode, 127);
+    assert.equal(streamed.code, 127);
+    assert.match(result.stderr, /no-such-program-xyz/);
+    assert.equal(streamed.stderr, result.stderr);
+  });
+
+  test("isolated: the streamed stderr says the program is not found inside the sandbox, and how to mount it (CLI syntax)", {
+    skip: bubblewrapWorks() ? false : "bubblewrap cannot create namespaces on this machine",
+  }, async () => {
+    const { streamed, result } = await both(["--option", `root=${root}`, "--quiet"]);
+    assert.equal(result.exitCode, 127);
+    assert.equal(streamed.code, 127);
+    assert.match(result.stderr, /no-such-program-xyz: not found inside the sandbox/);
+    assert.ok(streamed.stderr.endsWith(result.stderr), `streamed:\n${streamed.stderr}\nresult:\n${result.stderr}`);
+    for (const text of [streamed.stderr, result.stderr]) {
+      assert.match(text, /--option readOnlyPaths=\/opt\/tool/);
+      assert.doesNotMatch(text, /new LocalRuntime/);
+    }
   });
 });
 
@@ -153,3 +258,22 @@ describe("sandport run (E2B emulator)", () => {
     assert.ok(!stderr.includes(wrong));
   });
 });
+
+/** Whether the local runtime can isolate here: `doctor` launches a throwaway sandbox under namespaces. */
+function bubblewrapWorks(): boolean {
+  const scratch = scratchDirectory("run-bwrap");
+  try {
+    const doctor = spawnSync(
+      process.execPath,
+      [CLI, "doctor", "--provider", "local", "--option", `root=${join(scratch.path, "root")}`, "--json"],
+      {
+        encoding: "utf8",
+        env: cliEnvironment(),
+      },
+    );
+    const report = JSON.parse(doctor.stdout) as { checks: { scope: string; name: string; status: string }[] };
+    return report.checks.some((check) => check.scope === "local" && check.name === "launch" && check.status === "ok");
+  } finally {
+    scratch.remove();
+  }
+}

@@ -9,7 +9,8 @@ import { Progress } from "../output/progress.js";
 import { createRuntime } from "../providers/create-runtime.js";
 import { providersFor, settingsFor } from "../providers/load.js";
 import { splitAssignment } from "../providers/option-values.js";
-import { reportError } from "../report-error.js";
+import { runResultJson } from "../run/result-json.js";
+import { StreamedOutput } from "../run/streamed-output.js";
 import { parseCollectSpecs, readFileSpecs } from "../run/transfer-specs.js";
 
 /** Flags of `sandport run`. */
@@ -19,21 +20,22 @@ interface RunFlags extends ProviderFlags {
   readonly env: string[];
   readonly label: string[];
   readonly timeout?: string;
-  readonly verbose?: boolean;
+  readonly quiet?: boolean;
 }
 
 /**
  * `sandport run`: one orchestrated workload. The command's output is written
  * as it arrives (stdout to stdout, stderr to stderr, untouched), or at its exit
- * where the runtime cannot stream; progress goes
- * to stderr only on a terminal or with `--verbose`. Collected files are written
- * even when the command failed. Exits with the command's exit code, 124 when
- * it timed out, 125 when Sandport failed, 130 when interrupted.
+ * where the runtime cannot stream; what the result holds that the stream did
+ * not show (a runtime's own account of a program it could not start) follows
+ * at the exit. Progress goes to stderr, a line per step off a terminal, unless
+ * `--quiet` or `--json`. Collected files are written even when the command
+ * failed. Exits with the command's exit code, 124 when it timed out, 125 when
+ * Sandport failed (a failure of the command line is 2, as for every command),
+ * 130 when interrupted; Sandport's failures are thrown for the entry point to report.
  */
 export default async function run(context: CliContext, flags: RunFlags, argv: string[]): Promise<number> {
-  const progress = new Progress(context.terminal, {
-    quiet: flags.json || !(context.terminal.interactive || flags.verbose),
-  });
+  const progress = new Progress(context.terminal, { quiet: flags.json === true || flags.quiet === true });
   const streamed = !flags.json;
   let result: WorkloadResult | undefined;
   try {
@@ -43,18 +45,13 @@ export default async function run(context: CliContext, flags: RunFlags, argv: st
     const env = Object.fromEntries(flags.env.map((text) => splitAssignment(text, "--env")));
     const timeoutMs = flags.timeout === undefined ? undefined : parseDuration(flags.timeout, "--timeout");
     const { runtime } = await createRuntime(descriptor!, settingsFor(context, flags), context.terminal.redactor);
-    let outputSeen = false;
+    const shown = new StreamedOutput(context.terminal);
     const onEvent = (event: OrchestratorEvent) => {
       if (event.type === "step-output" && streamed) {
-        outputSeen = true;
-        (event.stream === "stdout" ? process.stdout : process.stderr).write(event.data);
+        shown.write(event.stream, event.data);
         return;
       }
-      // A runtime that cannot stream (no execStream) hands the output over once the command has exited.
-      if (event.type === "step-exited" && streamed && !outputSeen) {
-        process.stdout.write(event.result.stdout);
-        process.stderr.write(event.result.stderr);
-      }
+      if (event.type === "step-exited" && streamed) shown.finish(event.result);
       describe(event, progress);
     };
     progress.step(`launching a ${runtime.provider} sandbox`);
@@ -73,24 +70,11 @@ export default async function run(context: CliContext, flags: RunFlags, argv: st
     progress.stop();
     if (error instanceof WorkloadError)
       await writeCollected(error.result, parseCollectSpecs(context.cwd, flags.collect));
-    const code = reportError(error, context.terminal, context.signal.aborted);
-    return code === EXIT.INTERRUPTED ? code : EXIT.RUN_FAILED;
+    throw error;
   }
   progress.stop();
   const step = result.steps[0]?.result;
-  if (flags.json) {
-    context.terminal.json({
-      sandboxId: result.sandboxId,
-      exitCode: step?.exitCode ?? null,
-      timedOut: step?.timedOut ?? false,
-      truncated: step?.truncated ?? false,
-      durationMs: step?.durationMs,
-      stdout: step?.stdout,
-      stderr: step?.stderr,
-      collected: Object.keys(result.collected),
-      teardown: result.teardown.outcome,
-    });
-  }
+  if (flags.json) context.terminal.json(runResultJson(result));
   if (!step) return EXIT.RUN_FAILED;
   if (step.timedOut) {
     context.terminal.note(`sandport: the command ran past --timeout ${flags.timeout} and was killed`);

@@ -149,7 +149,7 @@ describe("sandport sweep (local)", () => {
     const theirs = new LocalRuntime({ root, isolation: "none", owner: "someone-else" });
     const old = await ours.launch({});
     const other = await theirs.launch({});
-    const { code, stdout } = await runCli([
+    const { code, stdout, stderr } = await runCli([
       "sweep",
       "--provider",
       "local",
@@ -160,8 +160,12 @@ describe("sandport sweep (local)", () => {
       "0s",
       "--yes",
     ]);
-    assert.equal(code, EXIT.OK);
+    assert.equal(code, EXIT.OK, stderr);
     assert.match(stdout, new RegExp(`^${old.id} .* destroyed$`, "m"));
+    // Progress off a terminal: a line per step, on stderr only.
+    assert.match(stderr, /^… listing local sandboxes$/m);
+    assert.match(stderr, new RegExp(`^✔ ${old.id}: destroyed$`, "m"));
+    assert.doesNotMatch(stdout, /…|✔/);
     assert.equal(await ours.getById(old.id), undefined);
     assert.ok(await theirs.getById(other.id));
     await theirs.destroy(other);

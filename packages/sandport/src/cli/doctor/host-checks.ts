@@ -37,8 +37,9 @@ export function userCheck(): DoctorCheck {
       name: "user",
       status: "info",
       detail:
-        "running as root: isolated local commands run as an unprivileged user (uid 65534 unless sandboxUser says " +
-        "otherwise), sandboxes live under /var/lib/sandport/local, and that user must be able to pass through the root's parents",
+        "running as root: isolated local commands run as an unprivileged user (uid 65534), sandboxes live under " +
+        "/var/lib/sandport/local unless --option root=DIR says otherwise, and that user must be able to pass through " +
+        "the root's parents",
     };
   }
   const name = uid === undefined ? "this user" : `${userInfo().username} (uid ${uid})`;

@@ -5,7 +5,7 @@ import type { Redactor } from "../output/redactor.js";
 import { createRuntime } from "../providers/create-runtime.js";
 import type { ProviderDescriptor } from "../providers/descriptor.js";
 import { type ProviderSettings, resolveProviderOptions } from "../providers/provider-options.js";
-import { installedSdks } from "../providers/versions.js";
+import { type SdkRequirement, sdkRequirements } from "../providers/versions.js";
 import { bubblewrapCheck } from "./bubblewrap-check.js";
 import type { CheckStatus, DoctorCheck } from "./check.js";
 
@@ -29,25 +29,7 @@ export async function providerChecks(target: {
   const checks: DoctorCheck[] = [
     { scope, name: "adapter", status: "ok", detail: `${descriptor.packageName}@${descriptor.version}` },
   ];
-  for (const sdk of installedSdks(descriptor)) {
-    const install = `npm install ${sdk.name}@"${sdk.range}"`;
-    if (sdk.version === undefined) {
-      checks.push({ scope, name: `sdk ${sdk.name}`, status: missingStatus, detail: "not installed", fix: install });
-    } else if (!satisfiesNodeRange(sdk.version, sdk.range)) {
-      checks.push({
-        scope,
-        name: `sdk ${sdk.name}`,
-        status: "fail",
-        detail: `${sdk.version} is outside ${sdk.range}`,
-        fix: install,
-      });
-    } else if (sdk.node !== undefined && !satisfiesNodeRange(process.versions.node, sdk.node)) {
-      const detail = `${sdk.version} needs Node ${sdk.node}; this is ${process.versions.node}`;
-      checks.push({ scope, name: `sdk ${sdk.name}`, status: missingStatus, detail, fix: `install Node ${sdk.node}` });
-    } else {
-      checks.push({ scope, name: `sdk ${sdk.name}`, status: "ok", detail: sdk.version });
-    }
-  }
+  for (const requirement of sdkRequirements(descriptor)) checks.push(sdkCheck(scope, requirement, missingStatus));
 
   let options: ReturnType<typeof resolveProviderOptions>;
   try {
@@ -86,6 +68,37 @@ export async function providerChecks(target: {
   if (descriptor.doctorLaunch && options.missing.length === 0)
     checks.push(await launchCheck(descriptor, settings, redactor));
   return checks;
+}
+
+/**
+ * One SDK the adapter needs, as one check even when it is published under
+ * several names (any one satisfies it): the installation the adapter would
+ * load, in range and runnable on this Node; or, with none installed, the
+ * command that installs the preferred name.
+ */
+function sdkCheck(scope: string, requirement: SdkRequirement, missingStatus: CheckStatus): DoctorCheck {
+  const name = `sdk ${requirement.names.join(" or ")}`;
+  const sdk = requirement.loaded;
+  const several = requirement.names.length > 1;
+  if (sdk === undefined) {
+    const [preferred] = requirement.installations;
+    const detail = !several
+      ? "not installed"
+      : requirement.names.length === 2
+        ? "neither is installed"
+        : "none is installed";
+    return { scope, name, status: missingStatus, detail, fix: `npm install ${preferred?.name}@"${preferred?.range}"` };
+  }
+  const version = several ? `${sdk.name} ${sdk.version}` : `${sdk.version}`;
+  const install = `npm install ${sdk.name}@"${sdk.range}"`;
+  if (!satisfiesNodeRange(sdk.version!, sdk.range)) {
+    return { scope, name, status: "fail", detail: `${version} is outside ${sdk.range}`, fix: install };
+  }
+  if (sdk.node !== undefined && !satisfiesNodeRange(process.versions.node, sdk.node)) {
+    const detail = `${version} needs Node ${sdk.node}; this is ${process.versions.node}`;
+    return { scope, name, status: missingStatus, detail, fix: `install Node ${sdk.node}` };
+  }
+  return { scope, name, status: "ok", detail: version };
 }
 
 /** Launches a throwaway sandbox, runs `true` in it and destroys it: the proof that the provider works here. */

@@ -3,9 +3,9 @@ import type { Terminal } from "./terminal.js";
 const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
 /**
- * Progress of long work, on stderr: on a terminal, a spinner beside the
- * current step; elsewhere (CI logs, pipes) one plain line per step. `quiet`
- * shows nothing (for `--json`, where stdout must stay parseable and stderr quiet).
+ * Progress of long work, on stderr (never stdout): on a terminal, a spinner
+ * beside the current step; elsewhere (CI logs, pipes) one plain line per step,
+ * each written once. `quiet` shows nothing (`--json`, `run --quiet`).
  */
 export class Progress {
   readonly #terminal: Terminal;
@@ -47,9 +47,17 @@ export class Progress {
     this.#terminal.note(`${failed ? color.red("✖") : color.green("✔")} ${message}`);
   }
 
-  /** Prints a line above the spinner without ending the step. */
+  /**
+   * Prints a line without ending the step: on a terminal above the spinner,
+   * which is then drawn again; elsewhere just the line (the step's own line
+   * was written once, when it started).
+   */
   log(message: string): void {
     if (this.#quiet) return;
+    if (!this.#terminal.interactive) {
+      this.#terminal.note(message);
+      return;
+    }
     const current = this.#current;
     this.#clear();
     this.#terminal.note(message);

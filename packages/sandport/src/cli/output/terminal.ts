@@ -1,3 +1,4 @@
+import { CliSyntax } from "./cli-syntax.js";
 import { type Colors, colorsFor } from "./colors.js";
 import { Redactor } from "./redactor.js";
 
@@ -10,8 +11,9 @@ export interface OutputStream {
 /**
  * Where the CLI's own output goes: results on stdout (tables for people,
  * JSON for machines), progress, warnings and errors on stderr. Everything
- * passes through the {@link Redactor}; colours follow `NO_COLOR`, `FORCE_COLOR`
- * and whether each stream is a terminal.
+ * passes through the {@link Redactor}, then {@link CliSyntax} (hints in the
+ * command line's terms); colours follow `NO_COLOR`, `FORCE_COLOR` and whether
+ * each stream is a terminal.
  */
 export class Terminal {
   /** Colours for stdout. */
@@ -20,6 +22,8 @@ export class Terminal {
   readonly errorColor: Colors;
   /** Secrets that must never be printed. */
   readonly redactor = new Redactor();
+  /** Rewrites runtime constructor syntax in messages into `--option` flags, for the providers in use. */
+  readonly syntax = new CliSyntax();
   readonly #stdout: OutputStream;
   readonly #stderr: OutputStream;
 
@@ -37,27 +41,37 @@ export class Terminal {
 
   /** Writes one line (or block) of results to stdout. */
   line(text = ""): void {
-    this.#stdout.write(`${this.redactor.redact(text)}\n`);
+    this.#stdout.write(`${this.#clean(text)}\n`);
   }
 
   /** Writes a value as pretty JSON to stdout. */
   json(value: unknown): void {
-    this.line(JSON.stringify(value, null, 2));
+    // Each string is cleaned before it is quoted, so that a rewritten hint is not left with escaped quotes.
+    const text = JSON.stringify(
+      value,
+      (_key, field: unknown) => (typeof field === "string" ? this.#clean(field) : field),
+      2,
+    );
+    this.#stdout.write(`${this.redactor.redact(text)}\n`);
   }
 
   /** Writes a line to stderr (progress, notes). */
   note(text: string): void {
-    this.#stderr.write(`${this.redactor.redact(text)}\n`);
+    this.#stderr.write(`${this.#clean(text)}\n`);
   }
 
   /** Writes raw text to stderr without a newline (progress animation). */
   rawError(text: string): void {
-    this.#stderr.write(this.redactor.redact(text));
+    this.#stderr.write(this.#clean(text));
   }
 
   /** Writes a warning to stderr. */
   warn(text: string): void {
     this.note(`${this.errorColor.yellow("warning:")} ${text}`);
+  }
+
+  #clean(text: string): string {
+    return this.syntax.rewrite(this.redactor.redact(text));
   }
 
   /** Writes an error to stderr. */

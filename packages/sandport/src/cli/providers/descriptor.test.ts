@@ -86,6 +86,29 @@ describe("provider descriptors", () => {
     assert.deepEqual(descriptor?.endpoint, ["apiUrl"]);
   });
 
+  test("sdkAlternatives: one SDK under several names, each a peer dependency, in at most one group", () => {
+    const renamed = { ...e2b, peerDependencies: { "new-sdk": ">=1 <2", "old-sdk": ">=1 <2", other: "^3" } };
+    const sandport = (sdkAlternatives: unknown) => ({ ...(e2b.sandport as object), sdkAlternatives });
+    const descriptor = parseDescriptor({ ...renamed, sandport: sandport([["new-sdk", "old-sdk"]]) }, "/x/package.json");
+    assert.deepEqual(descriptor?.sdkAlternatives, [["new-sdk", "old-sdk"]]);
+    assert.deepEqual(parseDescriptor(e2b, "/x/package.json")?.sdkAlternatives, []);
+    for (const groups of [
+      ["new-sdk"],
+      [["new-sdk"]],
+      [["new-sdk", "absent"]],
+      [
+        ["new-sdk", "old-sdk"],
+        ["old-sdk", "other"],
+      ],
+    ]) {
+      assert.throws(
+        () => parseDescriptor({ ...renamed, sandport: sandport(groups) }, "/x/package.json"),
+        /"sdkAlternatives" must list groups of two or more/,
+        JSON.stringify(groups),
+      );
+    }
+  });
+
   test("refuses malformed descriptors, naming the field", () => {
     assert.match(refusal({ options: {} }), /"runtime" must name/);
     assert.match(refusal({ runtime: "e2b" }), /"runtime" must name/);

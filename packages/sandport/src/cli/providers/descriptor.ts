@@ -48,6 +48,12 @@ export interface ProviderDescriptor {
   readonly endpoint: readonly string[];
   /** Vendor SDKs the adapter loads: the package's non-Sandport peer dependencies, name → supported range. */
   readonly sdks: Readonly<Record<string, string>>;
+  /**
+   * SDKs published under several names (Daytona's `@daytona/sdk` and
+   * `@daytonaio/sdk`): each group lists names of {@link sdks} of which any one
+   * installed satisfies the adapter, in the order it tries them.
+   */
+  readonly sdkAlternatives: readonly (readonly string[])[];
   /** Conformance checks a canary skips for this provider, with the reason. */
   readonly canarySkip: Readonly<Record<string, string>>;
   /** Whether `doctor` may launch a throwaway sandbox to prove the provider works (it costs nothing). */
@@ -106,6 +112,10 @@ export function parseDescriptor(manifest: AdapterManifest, manifestPath: string)
   if (bubblewrap && (typeof bubblewrap.default !== "string" || !bubblewrap.default.startsWith("/"))) {
     throw fail("doctor.bubblewrap.default must be the absolute path the adapter uses by default");
   }
+  const sdks = Object.fromEntries(
+    Object.entries(manifest.peerDependencies ?? {}).filter(([name]) => !name.startsWith("@sandport/")),
+  );
+  const sdkAlternatives = alternativesOf(fields.sdkAlternatives ?? [], sdks, fail);
   return {
     provider,
     packageName,
@@ -114,13 +124,31 @@ export function parseDescriptor(manifest: AdapterManifest, manifestPath: string)
     runtimeExport: fields.runtime,
     options,
     endpoint: endpoint as string[],
-    sdks: Object.fromEntries(
-      Object.entries(manifest.peerDependencies ?? {}).filter(([name]) => !name.startsWith("@sandport/")),
-    ),
+    sdks,
+    sdkAlternatives,
     canarySkip: skip as Record<string, string>,
     doctorLaunch: doctor.launch === true,
     bubblewrap: bubblewrap && { option: bubblewrap.option as string, defaultPath: bubblewrap.default as string },
   };
+}
+
+/** Validates `sdkAlternatives`: groups of two or more peer dependency names, no name in two groups. */
+function alternativesOf(
+  value: unknown,
+  sdks: Readonly<Record<string, string>>,
+  fail: (why: string) => CliError,
+): string[][] {
+  const why = '"sdkAlternatives" must list groups of two or more of the package\'s SDK peer dependencies';
+  if (!Array.isArray(value)) throw fail(why);
+  const seen = new Set<string>();
+  return value.map((group: unknown) => {
+    if (!Array.isArray(group) || group.length < 2) throw fail(why);
+    for (const name of group) {
+      if (typeof name !== "string" || !(name in sdks) || seen.has(name)) throw fail(why);
+      seen.add(name);
+    }
+    return group as string[];
+  });
 }
 
 function objectOf(value: unknown, field: string, fail: (why: string) => CliError): Fields {

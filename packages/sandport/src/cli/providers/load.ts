@@ -24,6 +24,8 @@ export function providersFor(context: CliContext, flags: ProviderFlags): Provide
       );
     }
   }
+  // Their runtimes' messages are printed in the command line's terms (`--option`, not the constructor's).
+  for (const descriptor of selected) context.terminal.syntax.add(descriptor);
   return selected;
 }
 

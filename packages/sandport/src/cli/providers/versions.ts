@@ -40,3 +40,32 @@ export function installedSdks(descriptor: ProviderDescriptor): SdkInstallation[]
     return { name, range, version: undefined, node: undefined };
   });
 }
+
+/** One SDK the adapter needs, under one or several package names, and what is installed of each. */
+export interface SdkRequirement {
+  /** Its package names, in the order the adapter tries them (one, unless the SDK is published under several). */
+  readonly names: readonly string[];
+  /** What is installed under each name, in the same order. */
+  readonly installations: readonly SdkInstallation[];
+  /** The installation the adapter would load: the first name installed, or `undefined` when none is. */
+  readonly loaded: SdkInstallation | undefined;
+}
+
+/**
+ * The SDKs an adapter needs, each once: a group of `sdkAlternatives` is one
+ * requirement that any of its names satisfies, in the order of the peer dependencies.
+ */
+export function sdkRequirements(descriptor: ProviderDescriptor): SdkRequirement[] {
+  const installed = new Map(installedSdks(descriptor).map((sdk) => [sdk.name, sdk]));
+  const requirements: SdkRequirement[] = [];
+  const covered = new Set<string>();
+  for (const name of Object.keys(descriptor.sdks)) {
+    if (covered.has(name)) continue;
+    const names = descriptor.sdkAlternatives.find((group) => group.includes(name)) ?? [name];
+    for (const member of names) covered.add(member);
+    const installations = names.map((member) => installed.get(member)!);
+    const loaded = installations.find((sdk) => sdk.version !== undefined);
+    requirements.push({ names, installations, loaded });
+  }
+  return requirements;
+}
