@@ -52,6 +52,16 @@ describe("options", () => {
     });
   });
 
+  test("a root whose parent the kernel will not make fails at once, not at the launch deadline", async () => {
+    // /proc refuses the parent with ENOENT, on which a recursive mkdir retries forever.
+    const rt = runtime({ root: "/proc/sandport-nope/root" });
+    await assert.rejects(rt.launch({}, { timeoutMs: 60_000 }), (error) => {
+      assert.ok(hasCode("UNSUPPORTED")(error), String(error));
+      assert.match((error as Error).message, /cannot create the sandbox root \/proc\/sandport-nope\/root \(ENOENT\)/);
+      return true;
+    });
+  });
+
   test("capabilities say which isolation is configured", () => {
     assert.equal(resolveCapabilities(runtime({ isolation: "none" })).isolation, "none");
     assert.equal(resolveCapabilities(runtime({ isolation: "namespaces" })).isolation, "namespaces");

@@ -17,6 +17,7 @@ import { invalidRequest, SandportError } from "@sandport/core";
 import { foreignSandbox, sandboxNotFound } from "@sandport/core/adapter";
 import { AnchoredDirectory } from "./anchored-directory.js";
 import { errorCode } from "./file-errors.js";
+import { makeDirectories } from "./make-directories.js";
 import { LOCAL_PROVIDER } from "./options.js";
 import { removeTree } from "./remove-tree.js";
 import { parseSandboxRecord, type SandboxRecord } from "./sandbox-record.js";
@@ -286,7 +287,7 @@ export class SandboxStore {
     try {
       // 0o711 on every directory made here: a runtime whose commands run as the sandbox user may use the same root
       // later, and must pass through all of it; the sandboxes inside are 0o700 (or 0o711 with private contents).
-      firstCreated = await mkdir(this.root, { recursive: true, mode: 0o711 });
+      firstCreated = await makeDirectories(this.root, 0o711);
     } catch (error) {
       throw new SandportError({
         code: "UNSUPPORTED",
