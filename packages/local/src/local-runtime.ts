@@ -286,7 +286,8 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
   async startCommand(handle: LocalHandle, request: StartCommandRequest, op?: OpOptions): Promise<CommandRef> {
     const id = this.#access.checkHandle(handle, "startCommand");
     const sessionId = validateSessionId((request as { sessionId?: unknown } | null)?.sessionId, LOCAL_PROVIDER);
-    const validated = this.#validateExec(request);
+    const { sessionId: _key, ...execRequest } = request;
+    const validated = this.#validateExec(execRequest as ExecRequest);
     const ref: CommandRef = { sessionId, commandId: commandIdFor(sessionId) };
     return this.#operation(op, this.#deadline("startCommand", "lookupMs"), async () => {
       const record = await this.#access.requireLive(id);

@@ -1,5 +1,10 @@
-import type { OperationTimeouts, SandportError } from "@sandport/core";
-import { type CommonRuntimeOptions, OptionReader, type ResolvedCommonOptions } from "@sandport/core/adapter";
+import { keyList, type OperationTimeouts, type SandportError } from "@sandport/core";
+import {
+  COMMON_RUNTIME_OPTION_SHAPE,
+  type CommonRuntimeOptions,
+  OptionReader,
+  type ResolvedCommonOptions,
+} from "@sandport/core/adapter";
 import { PROVIDER } from "./handle.js";
 import type { VercelSdkSource } from "./internal/sdk.js";
 import { MAX_NAME_LENGTH, NAME_CHARACTERS } from "./ownership.js";
@@ -71,6 +76,26 @@ export interface VercelSandboxRuntimeOptions extends CommonRuntimeOptions {
   readonly onBackgroundError?: (error: SandportError) => void;
 }
 
+/** Every option `VercelSandboxRuntime` takes; any other is refused, naming the nearest known one. */
+export const VERCEL_OPTION_KEYS = keyList<VercelSandboxRuntimeOptions>({
+  ...COMMON_RUNTIME_OPTION_SHAPE,
+  token: true,
+  teamId: true,
+  projectId: true,
+  namePrefix: true,
+  homeDirectory: true,
+  image: true,
+  vcpus: true,
+  region: true,
+  lifetimeMs: true,
+  network: true,
+  listPageSize: true,
+  orphanCleanupMs: true,
+  fetch: true,
+  sdk: true,
+  onBackgroundError: true,
+});
+
 /** Options after defaults and validation. */
 export interface ResolvedOptions extends ResolvedCommonOptions {
   readonly token: string;
@@ -135,7 +160,7 @@ function readVcpus(read: OptionReader, value: unknown): number {
 /** Validates options and fills defaults. Throws `INVALID_REQUEST`; does no I/O. */
 export function resolveOptions(given: VercelSandboxRuntimeOptions): ResolvedOptions {
   const read = new OptionReader("VercelSandboxRuntime", PROVIDER);
-  const options = read.object(given);
+  const options = read.object(given, VERCEL_OPTION_KEYS);
   const common = read.common(options, {
     runBudgetMs: 600_000,
     maxOutputBytes: 16 * 1024 * 1024,
