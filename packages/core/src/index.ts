@@ -97,7 +97,7 @@ export { LAUNCH_KEY_LABEL, OWNER_LABEL } from "./port/reserved-labels.js";
 export type { SandboxHandle } from "./port/sandbox-handle.js";
 export type { SandboxProcess } from "./port/sandbox-process.js";
 export type { SandboxRuntime, StartCommandRequest } from "./port/sandbox-runtime.js";
-export { SPECIFICATION_VERSION } from "./port/sandbox-runtime.js";
+export { SPECIFICATION_VERSION, START_COMMAND_REQUEST_KEYS } from "./port/sandbox-runtime.js";
 
 export type { ShellCommandParts } from "./shell/quote.js";
 export { composeShellCommand, quoteArgv, quoteShellArg, toShellScript } from "./shell/quote.js";
@@ -110,7 +110,7 @@ export { OPERATION_TIMEOUT_NAMES } from "./timing/operation-timeouts.js";
 export type { AttemptInfo, RetryOptions, RetryPolicy } from "./timing/retry.js";
 export { DEFAULT_RETRY_POLICY, retry } from "./timing/retry.js";
 
-export { validateCommandRef, validateSessionId } from "./validation/commands.js";
+export { splitStartCommandRequest, validateCommandRef, validateSessionId } from "./validation/commands.js";
 export { refuseReservedEnv, validateEnv } from "./validation/env.js";
 export type { KeyShape } from "./validation/known-keys.js";
 export { describeValue, keyList, nearestKey, refuseUnknownKeys } from "./validation/known-keys.js";

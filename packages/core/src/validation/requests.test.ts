@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { SandportError } from "../errors/sandport-error.js";
+import { splitStartCommandRequest } from "./commands.js";
 import { refuseReservedEnv, validateEnv } from "./env.js";
 import { validateLabels } from "./labels.js";
 import { MAX_OUTPUT_BYTES, validateTimeoutMs } from "./numbers.js";
@@ -145,6 +146,18 @@ describe("unknown keys, numbers given as strings, set-id modes", () => {
     );
     refusal(() => validateLaunchSpec({ resources: { cpu: 1 } }), /unknown key "cpu" \(did you mean cpus\?\)/);
     refusal(() => validateOpOptions({ timeoutMS: 5 }), /unknown key "timeoutMS" \(did you mean timeoutMs\?\)/);
+  });
+  test("a startCommand request splits into its session id and exec request; a misspelt sessionId is named", () => {
+    assert.deepEqual(splitStartCommandRequest({ sessionId: "job-1", shell: "true" }), {
+      sessionId: "job-1",
+      execRequest: { shell: "true" },
+    });
+    refusal(
+      () => splitStartCommandRequest({ sesionId: "job-1", shell: "true" }),
+      /startCommand request: unknown key "sesionId" \(did you mean sessionId\?\)/,
+    );
+    refusal(() => splitStartCommandRequest(null), /startCommand request must be an object/);
+    refusal(() => splitStartCommandRequest({ sessionId: "..", shell: "true" }), /sessionId must be/);
   });
   test("keys inside the caller's maps (env, labels) are never taken for typos", () => {
     assert.deepEqual(validateExecRequest({ argv: ["a"], env: { tiemoutMs: "1" } }).env, { tiemoutMs: "1" });

@@ -64,6 +64,14 @@ export async function assertTyposRefused<H extends SandboxHandle>(probe: TypoPro
   if (runtime.startCommand) {
     execLike.push(["startCommand", () => runtime.startCommand!(handle, { ...typoRequest, sessionId: "typo-probe" })]);
   }
+  if (runtime.startCommand) {
+    const session = await expectCode(
+      () => runtime.startCommand!(handle, { shell, sesionId: "typo-probe" } as never),
+      "INVALID_REQUEST",
+      "startCommand with sesionId",
+    );
+    names(session, "sesionId", "sessionId", "startCommand");
+  }
   for (const [what, call] of execLike) {
     const error = await expectCode(call, "INVALID_REQUEST", `${what} with a typo`);
     names(error, what === "exec op" ? "timeoutMS" : "tiemoutMs", "timeoutMs", what);
