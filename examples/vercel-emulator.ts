@@ -4,12 +4,12 @@
 
 import { startVercelEmulator } from "@sandport/testkit/emulators/vercel";
 import { SandboxOrchestrator } from "sandport/core";
-import { VercelSandboxRuntime } from "sandport/vercel";
+import { VercelRuntime } from "sandport/vercel";
 
 const emulator = await startVercelEmulator();
 try {
   const { token, teamId, projectId } = emulator.credentials;
-  const runtime = new VercelSandboxRuntime({ token, teamId, projectId, fetch: emulator.fetch });
+  const runtime = new VercelRuntime({ token, teamId, projectId, fetch: emulator.fetch });
   const orchestrator = new SandboxOrchestrator(runtime);
   const result = await orchestrator.run({
     launch: { labels: { job: "ci-42" } },

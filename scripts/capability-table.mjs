@@ -42,7 +42,7 @@ const INSPECT = {
   vercel: (module) => [
     [
       "`sandport/vercel`",
-      new module.VercelSandboxRuntime({
+      new module.VercelRuntime({
         token: "inspection-only",
         teamId: "team_inspection",
         projectId: "prj_inspection",

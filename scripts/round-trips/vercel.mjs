@@ -1,20 +1,20 @@
-// Round trips of the standard workload through VercelSandboxRuntime and the real @vercel/sandbox SDK,
+// Round trips of the standard workload through VercelRuntime and the real @vercel/sandbox SDK,
 // counted by the Vercel emulator from @sandport/testkit (see workload.mjs).
 import assert from "node:assert/strict";
 import { countRoundTrips, loadBuilt } from "./workload.mjs";
 
-const { VercelSandboxRuntime } = await loadBuilt("vercel");
+const { VercelRuntime } = await loadBuilt("vercel");
 const { startVercelEmulator } = await loadBuilt("testkit", "emulators/vercel");
 
 const emulator = await startVercelEmulator();
 try {
-  const runtime = new VercelSandboxRuntime({
+  const runtime = new VercelRuntime({
     ...emulator.credentials,
     fetch: emulator.fetch,
     owner: "round-trip-count",
   });
   await countRoundTrips({
-    title: "VercelSandboxRuntime (real @vercel/sandbox SDK against the Vercel emulator)",
+    title: "VercelRuntime (real @vercel/sandbox SDK against the Vercel emulator)",
     runtime,
     routes: () => emulator.requests.map((request) => request.route),
     // Create, one upload, three commands, two reads, one delete.

@@ -1,5 +1,13 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { type ExecResult, type LaunchSpec, type SandboxHandle, type SandboxRuntime, unsupported } from "@sandport/core";
+import {
+  checkBridgeOptions,
+  type ExecResult,
+  keyList,
+  type LaunchSpec,
+  type SandboxHandle,
+  type SandboxRuntime,
+  unsupported,
+} from "@sandport/core";
 import type { AgentNativeRunRequest, AgentNativeRunResult, AgentNativeSandboxAdapter } from "./adapter-types.js";
 import { HostTunnel } from "./host-tunnel.js";
 import { RELAY_SOURCE } from "./relay-source.js";
@@ -36,6 +44,17 @@ export interface SandportSandboxAdapterOptions<H extends SandboxHandle = Sandbox
   readonly relayStartMs?: number;
 }
 
+/** Every key of {@link SandportSandboxAdapterOptions}; any other is refused, naming the nearest known one. */
+export const SANDBOX_ADAPTER_OPTION_KEYS = keyList<SandportSandboxAdapterOptions>({
+  runtime: true,
+  handle: true,
+  launch: true,
+  node: true,
+  bridge: true,
+  tunnelPort: true,
+  relayStartMs: true,
+});
+
 /**
  * agent-native's `SandboxAdapter` over a Sandport runtime: register it with
  * `registerSandboxAdapter(new SandportSandboxAdapter({ runtime }))` and
@@ -52,7 +71,9 @@ export class SandportSandboxAdapter<H extends SandboxHandle = SandboxHandle> imp
   readonly #options: SandportSandboxAdapterOptions<H>;
   #queue: Promise<unknown> = Promise.resolve();
 
+  /** Refuses (`INVALID_REQUEST`) options with an unknown key, naming the nearest known one. */
   constructor(options: SandportSandboxAdapterOptions<H>) {
+    checkBridgeOptions(options, SANDBOX_ADAPTER_OPTION_KEYS, "SandportSandboxAdapter options");
     this.#options = options;
     this.id = `sandport:${options.runtime.provider}`;
   }

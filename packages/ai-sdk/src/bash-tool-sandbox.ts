@@ -1,6 +1,6 @@
-import { exitStatus, type SandboxHandle } from "@sandport/core";
+import { checkBridgeOptions, exitStatus, type SandboxHandle } from "@sandport/core";
 import { resolvePath, sessionContext, shellRequest } from "./session-context.js";
-import type { SandboxSessionOptions } from "./session-options.js";
+import { SANDBOX_SESSION_OPTION_KEYS, type SandboxSessionOptions } from "./session-options.js";
 
 /**
  * The `Sandbox` that `bash-tool`'s `createBashTool({ sandbox })` takes: a
@@ -24,6 +24,7 @@ export interface BashToolSandbox {
  * `createBashTool`'s `destination`, which is where its commands `cd`.
  */
 export function createBashToolSandbox<H extends SandboxHandle>(options: SandboxSessionOptions<H>): BashToolSandbox {
+  checkBridgeOptions(options, SANDBOX_SESSION_OPTION_KEYS, "createBashToolSandbox options");
   const context = sessionContext(options);
   const { runtime, handle } = context;
   return {

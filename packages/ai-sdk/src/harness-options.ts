@@ -1,4 +1,4 @@
-import type { BridgeOptions, LaunchSpec, SandboxHandle } from "@sandport/core";
+import { BRIDGE_OPTION_SHAPE, type BridgeOptions, keyList, type LaunchSpec, type SandboxHandle } from "@sandport/core";
 
 /** Label carrying the harness `sessionId` a sandbox was created for: `resumeSession` finds it by this. */
 export const SESSION_LABEL = "ai-sdk.harness/session-id";
@@ -16,3 +16,10 @@ export interface HarnessSandboxProviderOptions<H extends SandboxHandle = Sandbox
   /** The provider's `providerId`. Default: `sandport-<runtime.provider>`. */
   readonly providerId?: string;
 }
+
+/** Every key of {@link HarnessSandboxProviderOptions}; any other is refused, naming the nearest known one. */
+export const HARNESS_PROVIDER_OPTION_KEYS = keyList<HarnessSandboxProviderOptions>({
+  ...BRIDGE_OPTION_SHAPE,
+  launch: true,
+  providerId: true,
+});

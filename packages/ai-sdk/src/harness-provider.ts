@@ -1,6 +1,11 @@
 import type { HarnessV1NetworkSandboxSession, HarnessV1SandboxProvider } from "@ai-sdk/harness";
-import { type Labels, type SandboxHandle, SandportError } from "@sandport/core";
-import { type HarnessSandboxProviderOptions, IDENTITY_LABEL, SESSION_LABEL } from "./harness-options.js";
+import { checkBridgeOptions, type Labels, type SandboxHandle, SandportError } from "@sandport/core";
+import {
+  HARNESS_PROVIDER_OPTION_KEYS,
+  type HarnessSandboxProviderOptions,
+  IDENTITY_LABEL,
+  SESSION_LABEL,
+} from "./harness-options.js";
 import { networkSession } from "./network-session.js";
 import { sessionOf } from "./session.js";
 import { opOptions, sessionContext } from "./session-context.js";
@@ -20,6 +25,7 @@ type CreateOptions = NonNullable<Parameters<HarnessV1SandboxProvider["createSess
 export function createHarnessSandboxProvider<H extends SandboxHandle>(
   options: HarnessSandboxProviderOptions<H>,
 ): HarnessV1SandboxProvider {
+  checkBridgeOptions(options, HARNESS_PROVIDER_OPTION_KEYS, "createHarnessSandboxProvider options");
   const { runtime } = options;
   const ports = options.launch?.ports ?? [];
   const contextOf = (handle: H) =>

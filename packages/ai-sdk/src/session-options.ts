@@ -1,4 +1,4 @@
-import type { BridgeOptions, SandboxHandle } from "@sandport/core";
+import { BRIDGE_OPTION_SHAPE, type BridgeOptions, keyList, type SandboxHandle } from "@sandport/core";
 
 /**
  * What {@link createSandboxSession} needs. Its `workingDirectory` is the
@@ -11,3 +11,10 @@ export interface SandboxSessionOptions<H extends SandboxHandle = SandboxHandle> 
   /** The session's `description`, for the agent's instructions. Default: one naming the provider and the base directory. */
   readonly description?: string;
 }
+
+/** Every key of {@link SandboxSessionOptions}; any other is refused, naming the nearest known one. */
+export const SANDBOX_SESSION_OPTION_KEYS = keyList<SandboxSessionOptions>({
+  ...BRIDGE_OPTION_SHAPE,
+  handle: true,
+  description: true,
+});

@@ -1,4 +1,4 @@
-import { exitStatus, type SandboxHandle } from "@sandport/core";
+import { checkBridgeOptions, exitStatus, type SandboxHandle } from "@sandport/core";
 import type { Experimental_SandboxSession } from "ai";
 import { deleteFile, listDirectory, statPath } from "./file-info.js";
 import {
@@ -11,7 +11,7 @@ import {
 } from "./files.js";
 import { spawnProcess } from "./process.js";
 import { opOptions, type SessionContext, sessionContext, shellRequest } from "./session-context.js";
-import type { SandboxSessionOptions } from "./session-options.js";
+import { SANDBOX_SESSION_OPTION_KEYS, type SandboxSessionOptions } from "./session-options.js";
 
 /**
  * Turns a Sandport runtime and one of its sandboxes into the AI SDK's
@@ -25,6 +25,7 @@ import type { SandboxSessionOptions } from "./session-options.js";
 export function createSandboxSession<H extends SandboxHandle>(
   options: SandboxSessionOptions<H>,
 ): Experimental_SandboxSession {
+  checkBridgeOptions(options, SANDBOX_SESSION_OPTION_KEYS, "createSandboxSession options");
   return sessionOf(sessionContext(options), options.description);
 }
 

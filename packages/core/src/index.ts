@@ -6,7 +6,7 @@
  */
 
 export type { BridgeOptions } from "./bridges/bridge-options.js";
-export { bridgeBaseDirectory } from "./bridges/bridge-options.js";
+export { BRIDGE_OPTION_SHAPE, bridgeBaseDirectory, checkBridgeOptions } from "./bridges/bridge-options.js";
 export { exitStatus, KILLED_EXIT_STATUS, TIMED_OUT_EXIT_STATUS } from "./bridges/exit-status.js";
 export { whenFound } from "./bridges/when-found.js";
 export type { Absence, Availability } from "./capabilities/absence.js";
@@ -57,12 +57,24 @@ export type { SandportErrorOptions } from "./errors/sandport-error.js";
 export { SandportError } from "./errors/sandport-error.js";
 
 export type { OrchestratorEvent, OrchestratorListener } from "./orchestrator/events.js";
-export type { OrchestratorOptions, OrchestratorTimeouts, UnknownLaunchContext } from "./orchestrator/options.js";
-export { DEFAULT_ORCHESTRATOR_TIMEOUTS } from "./orchestrator/options.js";
+export type {
+  OrchestratorOptions,
+  OrchestratorTimeouts,
+  RunOptions,
+  SessionOptions,
+  UnknownLaunchContext,
+} from "./orchestrator/options.js";
+export {
+  DEFAULT_ORCHESTRATOR_TIMEOUTS,
+  ORCHESTRATOR_OPTION_KEYS,
+  ORCHESTRATOR_TIMEOUT_KEYS,
+  RUN_OPTION_KEYS,
+  SESSION_OPTION_KEYS,
+} from "./orchestrator/options.js";
 export { SandboxOrchestrator } from "./orchestrator/sandbox-orchestrator.js";
 export { SandboxSession } from "./orchestrator/sandbox-session.js";
 export type { AcquireSpec, ReuseSpec, TeardownPolicy, Workload, WorkloadStep } from "./orchestrator/workload.js";
-export { isReuseSpec } from "./orchestrator/workload.js";
+export { isReuseSpec, REUSE_SPEC_KEYS, WORKLOAD_KEYS, WORKLOAD_STEP_KEYS } from "./orchestrator/workload.js";
 export type { WorkloadStage } from "./orchestrator/workload-error.js";
 export { WorkloadError } from "./orchestrator/workload-error.js";
 export type { StepRecord, TeardownReport, WorkloadResult, WorkloadTimings } from "./orchestrator/workload-result.js";
@@ -70,18 +82,22 @@ export type { StepRecord, TeardownReport, WorkloadResult, WorkloadTimings } from
 export type { CommandRef, CommandStatus } from "./port/command.js";
 export type { ExecEvent, ExecExitedEvent, ExecOutputEvent, ExecStartedEvent } from "./port/exec-event.js";
 export type { ArgvExecRequest, ExecOptions, ExecRequest, ShellExecRequest } from "./port/exec-request.js";
+export { EXEC_REQUEST_KEYS } from "./port/exec-request.js";
 export type { ExecResult } from "./port/exec-result.js";
 export type { FileInfo, FileKind } from "./port/file-info.js";
 export type { FileInput } from "./port/file-input.js";
+export { FILE_INPUT_KEYS } from "./port/file-input.js";
 export type { Labels } from "./port/labels.js";
 export type { LaunchSpec, ResourceLimits } from "./port/launch-spec.js";
+export { LAUNCH_SPEC_KEYS, RESOURCE_LIMIT_KEYS } from "./port/launch-spec.js";
 export type { OpOptions } from "./port/op-options.js";
+export { OP_OPTION_KEYS } from "./port/op-options.js";
 export type { PortEndpoint } from "./port/port-endpoint.js";
 export { LAUNCH_KEY_LABEL, OWNER_LABEL } from "./port/reserved-labels.js";
 export type { SandboxHandle } from "./port/sandbox-handle.js";
 export type { SandboxProcess } from "./port/sandbox-process.js";
 export type { SandboxRuntime, StartCommandRequest } from "./port/sandbox-runtime.js";
-export { SPECIFICATION_VERSION } from "./port/sandbox-runtime.js";
+export { SPECIFICATION_VERSION, START_COMMAND_REQUEST_KEYS } from "./port/sandbox-runtime.js";
 
 export type { ShellCommandParts } from "./shell/quote.js";
 export { composeShellCommand, quoteArgv, quoteShellArg, toShellScript } from "./shell/quote.js";
@@ -94,12 +110,15 @@ export { OPERATION_TIMEOUT_NAMES } from "./timing/operation-timeouts.js";
 export type { AttemptInfo, RetryOptions, RetryPolicy } from "./timing/retry.js";
 export { DEFAULT_RETRY_POLICY, retry } from "./timing/retry.js";
 
-export { validateCommandRef, validateSessionId } from "./validation/commands.js";
+export { splitStartCommandRequest, validateCommandRef, validateSessionId } from "./validation/commands.js";
 export { refuseReservedEnv, validateEnv } from "./validation/env.js";
+export type { KeyShape } from "./validation/known-keys.js";
+export { describeValue, keyList, nearestKey, refuseUnknownKeys } from "./validation/known-keys.js";
 export { RESERVED_LABEL_PREFIX, validateLabelQuery, validateLabels } from "./validation/labels.js";
 export {
   MAX_OUTPUT_BYTES,
   MAX_TIMEOUT_MS,
+  refuseNonNumber,
   validateMaxOutputBytes,
   validatePositiveNumber,
   validateTimeoutMs,
@@ -107,6 +126,7 @@ export {
 export type { ValidatedExecRequest, ValidatedFile, ValidationContext } from "./validation/requests.js";
 export {
   MAX_DECLARED_PORTS,
+  MAX_FILE_MODE,
   validateExecRequest,
   validateFiles,
   validateLaunchSpec,

@@ -6,8 +6,8 @@ import {
   retry,
   SandportError,
   type StartCommandRequest,
+  splitStartCommandRequest,
   validateCommandRef,
-  validateSessionId,
 } from "@sandport/core";
 import { assertCommandFits, type OperationCall, OutputCollector } from "@sandport/core/adapter";
 import { daemonCommand, sessionScript, WATCHDOG_EXIT } from "./command-scripts.js";
@@ -41,8 +41,7 @@ export async function startCommand(
   request: StartCommandRequest,
   op?: OpOptions,
 ): Promise<CommandRef> {
-  const sessionId = validateSessionId((request as { sessionId?: unknown } | null)?.sessionId, PROVIDER);
-  const { sessionId: _key, ...execRequest } = request;
+  const { sessionId, execRequest } = splitStartCommandRequest(request, PROVIDER);
   const plan = planSession(context, execRequest, false);
   const { commandStateDirectory, timeouts } = context.options;
   return context.onSandbox(handle, op, "startCommand", timeouts.lookupMs, async (sandbox, call, sandboxId) => {

@@ -66,7 +66,7 @@ test("every other option is checked, and refused with its name", () => {
     [{ recreateOnFailedStart: "yes" }, /recreateOnFailedStart must be a boolean/],
     [{ readinessProbeMs: 0 }, /readinessProbeMs/],
     [{ owner: "has space" }, /owner must be 1-64 characters/],
-    [{ timeouts: { bogusMs: 1 } }, /timeouts\.bogusMs is not one of/],
+    [{ timeouts: { bogusMs: 1 } }, /timeouts\.bogusMs is unknown/],
     [{ onBackgroundError: "log" }, /onBackgroundError must be a function/],
   ];
   for (const [options, message] of cases) {

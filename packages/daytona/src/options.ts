@@ -1,5 +1,10 @@
-import type { OperationTimeouts, SandportError } from "@sandport/core";
-import { type CommonRuntimeOptions, OptionReader, type ResolvedCommonOptions } from "@sandport/core/adapter";
+import { keyList, type OperationTimeouts, type SandportError } from "@sandport/core";
+import {
+  COMMON_RUNTIME_OPTION_SHAPE,
+  type CommonRuntimeOptions,
+  OptionReader,
+  type ResolvedCommonOptions,
+} from "@sandport/core/adapter";
 import { PROVIDER } from "./handle.js";
 import type { DaytonaSdkSource } from "./internal/sdk.js";
 import type { DaytonaVolumeMount } from "./internal/sdk-types.js";
@@ -86,6 +91,32 @@ export interface DaytonaRuntimeOptions extends CommonRuntimeOptions {
   readonly onBackgroundError?: (error: SandportError) => void;
 }
 
+/** Every option `DaytonaRuntime` takes; any other is refused, naming the nearest known one. */
+export const DAYTONA_OPTION_KEYS = keyList<DaytonaRuntimeOptions>({
+  ...COMMON_RUNTIME_OPTION_SHAPE,
+  apiKey: true,
+  jwtToken: true,
+  organizationId: true,
+  apiUrl: true,
+  target: true,
+  snapshot: true,
+  image: true,
+  resources: true,
+  autoStopMinutes: true,
+  autoArchiveMinutes: true,
+  autoDeleteMinutes: true,
+  network: true,
+  volumes: true,
+  workspaceRoot: true,
+  commandStateDirectory: true,
+  listPageSize: true,
+  recreateOnFailedStart: true,
+  readinessProbeMs: true,
+  orphanCleanupMs: true,
+  sdk: true,
+  onBackgroundError: true,
+});
+
 /** The credentials, exactly one kind. */
 export type DaytonaCredentials =
   | { readonly apiKey: string }
@@ -129,7 +160,7 @@ export const DEFAULT_DAYTONA_TIMEOUTS: OperationTimeouts = Object.freeze({
 /** Validates options and fills defaults. Throws `INVALID_REQUEST`; does no I/O. */
 export function resolveOptions(given: DaytonaRuntimeOptions): ResolvedOptions {
   const read = new OptionReader("DaytonaRuntime", PROVIDER);
-  const options = read.object(given);
+  const options = read.object(given, DAYTONA_OPTION_KEYS);
   const common = read.common(options, {
     runBudgetMs: 600_000,
     maxOutputBytes: 16 * 1024 * 1024,
@@ -182,9 +213,12 @@ function readCredentials(read: OptionReader, options: DaytonaRuntimeOptions): Da
   return { jwtToken, organizationId };
 }
 
+const VOLUME_KEYS = keyList<DaytonaVolume>({ volumeId: true, mountPath: true, subpath: true });
+
 function readResources(read: OptionReader, resources: DaytonaResources | undefined): DaytonaResources | undefined {
   if (resources === undefined) return undefined;
   if (typeof resources !== "object" || resources === null) throw read.refuse("resources", "must be an object");
+  read.known(resources, keyList<DaytonaResources>({ cpu: true, memoryGiB: true, diskGiB: true }), "resources.");
   const cpu = read.integer(resources.cpu, "resources.cpu", 1, 1024);
   const memoryGiB = read.integer(resources.memoryGiB, "resources.memoryGiB", 1, 65_536);
   const diskGiB = read.integer(resources.diskGiB, "resources.diskGiB", 1, 65_536);
@@ -201,6 +235,7 @@ function readVolumes(read: OptionReader, volumes: readonly DaytonaVolume[] | und
   return Object.freeze(
     volumes.map((volume: DaytonaVolume, index) => {
       if (typeof volume !== "object" || volume === null) throw read.refuse(`volumes[${index}]`, "must be an object");
+      read.known(volume, VOLUME_KEYS, `volumes[${index}].`);
       const subpath = read.text(volume.subpath, `volumes[${index}].subpath`);
       return Object.freeze({
         volumeId: read.requiredText(volume.volumeId, `volumes[${index}].volumeId`, "the volume to mount"),

@@ -6,8 +6,8 @@ import {
   type OpOptions,
   SandportError,
   type StartCommandRequest,
+  splitStartCommandRequest,
   validateCommandRef,
-  validateSessionId,
 } from "@sandport/core";
 import {
   asyncScript,
@@ -48,8 +48,7 @@ export async function startCommand(
   request: StartCommandRequest,
   op?: OpOptions,
 ): Promise<CommandRef> {
-  const sessionId = validateSessionId(request?.sessionId, PROVIDER);
-  const { sessionId: _key, ...execRequest } = request;
+  const { sessionId, execRequest } = splitStartCommandRequest(request, PROVIDER);
   const plan = planCommand(context.options, execRequest);
   const files = sessionFiles(context.options.commandStateDirectory, sessionId);
   const commandId = randomUUID();

@@ -107,8 +107,9 @@ test("the constructor does no I/O: the SDK is loaded at first use", async () => 
   const emulator = await startE2BEmulator();
   try {
     let loads = 0;
+    const { debug: _debug, ...connection } = emulator.sdkOptions;
     const runtime = new E2BRuntime({
-      ...emulator.sdkOptions,
+      ...connection,
       sdk: async () => {
         loads++;
         return (await import("e2b")) as E2BSdkModule;

@@ -1,5 +1,10 @@
-import type { OperationTimeouts, SandportError } from "@sandport/core";
-import { type CommonRuntimeOptions, OptionReader, type ResolvedCommonOptions } from "@sandport/core/adapter";
+import { keyList, type OperationTimeouts, type SandportError } from "@sandport/core";
+import {
+  COMMON_RUNTIME_OPTION_SHAPE,
+  type CommonRuntimeOptions,
+  OptionReader,
+  type ResolvedCommonOptions,
+} from "@sandport/core/adapter";
 import { PROVIDER } from "./handle.js";
 import type { E2BSdkSource } from "./internal/sdk.js";
 
@@ -72,6 +77,26 @@ export interface E2BRuntimeOptions extends CommonRuntimeOptions {
   readonly onBackgroundError?: (error: SandportError) => void;
 }
 
+/** Every option `E2BRuntime` takes; any other is refused, naming the nearest known one. */
+export const E2B_OPTION_KEYS = keyList<E2BRuntimeOptions>({
+  ...COMMON_RUNTIME_OPTION_SHAPE,
+  apiKey: true,
+  domain: true,
+  apiUrl: true,
+  sandboxUrl: true,
+  template: true,
+  workspaceRoot: true,
+  lifetimeMs: true,
+  network: true,
+  allowPublicTraffic: true,
+  rateLimitRetries: true,
+  listPageSize: true,
+  commandStateDirectory: true,
+  orphanCleanupMs: true,
+  sdk: true,
+  onBackgroundError: true,
+});
+
 /** Options after defaults and validation. */
 export interface ResolvedOptions extends ResolvedCommonOptions {
   readonly apiKey: string;
@@ -115,7 +140,7 @@ const HOSTED_DOMAINS = ["e2b.app", "e2b.dev", "e2b.pro", "e2b-staging.dev"];
 /** Validates options and fills defaults. Throws `INVALID_REQUEST`; does no I/O. */
 export function resolveOptions(given: E2BRuntimeOptions): ResolvedOptions {
   const read = new OptionReader("E2BRuntime", PROVIDER);
-  const options = read.object(given);
+  const options = read.object(given, E2B_OPTION_KEYS);
   const common = read.common(options, {
     runBudgetMs: 600_000,
     maxOutputBytes: 16 * 1024 * 1024,

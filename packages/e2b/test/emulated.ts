@@ -24,7 +24,8 @@ export async function emulated(
   const emulator = await startE2BEmulator(emulatorOptions);
   afterEach(() => emulator.clearFaults());
   after(() => emulator.stop());
-  const runtimeWith = (more: Partial<E2BRuntimeOptions>) =>
-    new E2BRuntime({ ...emulator.sdkOptions, ...options, ...more });
+  // `debug` is an SDK option, not one of E2BRuntime's (which always sends `debug: false` itself).
+  const { debug: _debug, ...connection } = emulator.sdkOptions;
+  const runtimeWith = (more: Partial<E2BRuntimeOptions>) => new E2BRuntime({ ...connection, ...options, ...more });
   return { emulator, runtime: runtimeWith({}), runtimeWith };
 }

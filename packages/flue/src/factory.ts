@@ -1,5 +1,13 @@
 import type { Sandbox, SandboxFactory } from "@flue/runtime";
-import { type BridgeOptions, bridgeBaseDirectory, type LaunchSpec, type SandboxHandle } from "@sandport/core";
+import {
+  BRIDGE_OPTION_SHAPE,
+  type BridgeOptions,
+  bridgeBaseDirectory,
+  checkBridgeOptions,
+  keyList,
+  type LaunchSpec,
+  type SandboxHandle,
+} from "@sandport/core";
 import { SandportFlueDriver } from "./driver.js";
 import { loadFlue } from "./internal/sdk.js";
 
@@ -19,6 +27,13 @@ export interface SandportSandboxOptions<H extends SandboxHandle = SandboxHandle>
   readonly launch?: LaunchSpec;
 }
 
+/** Every key of {@link SandportSandboxOptions}; any other is refused, naming the nearest known one. */
+export const SANDPORT_SANDBOX_OPTION_KEYS = keyList<SandportSandboxOptions>({
+  ...BRIDGE_OPTION_SHAPE,
+  handle: true,
+  launch: true,
+});
+
 /**
  * A Flue `SandboxFactory` over a Sandport runtime, for `useSandbox(...)`.
  * With a `handle`, every harness gets that sandbox. Without one, each Flue
@@ -28,6 +43,7 @@ export interface SandportSandboxOptions<H extends SandboxHandle = SandboxHandle>
  * a sandbox; that stays with the application, as Flue's adapter contract says.
  */
 export function sandportSandbox<H extends SandboxHandle>(options: SandportSandboxOptions<H>): SandboxFactory {
+  checkBridgeOptions(options, SANDPORT_SANDBOX_OPTION_KEYS, "sandportSandbox options");
   const { runtime } = options;
   const launched = new Map<string, Promise<H>>();
 

@@ -1,6 +1,11 @@
 import { posix } from "node:path";
-import type { OperationTimeouts, SandportError } from "@sandport/core";
-import { type CommonRuntimeOptions, OptionReader, type ResolvedCommonOptions } from "@sandport/core/adapter";
+import { keyList, type OperationTimeouts, type SandportError } from "@sandport/core";
+import {
+  COMMON_RUNTIME_OPTION_SHAPE,
+  type CommonRuntimeOptions,
+  OptionReader,
+  type ResolvedCommonOptions,
+} from "@sandport/core/adapter";
 import { PROVIDER } from "./handle.js";
 import type { FreestyleSdkSource } from "./internal/sdk.js";
 
@@ -73,6 +78,27 @@ export interface FreestyleRuntimeOptions extends CommonRuntimeOptions {
   readonly onBackgroundError?: (error: SandportError) => void;
 }
 
+/** Every option `FreestyleRuntime` takes; any other is refused, naming the nearest known one. */
+export const FREESTYLE_OPTION_KEYS = keyList<FreestyleRuntimeOptions>({
+  ...COMMON_RUNTIME_OPTION_SHAPE,
+  apiKey: true,
+  baseUrl: true,
+  fetch: true,
+  linuxUser: true,
+  homeDirectory: true,
+  workspaceRoot: true,
+  stateDirectory: true,
+  snapshot: true,
+  namePrefix: true,
+  lifetimeMs: true,
+  network: true,
+  persistence: true,
+  listPageSize: true,
+  orphanCleanupMs: true,
+  sdk: true,
+  onBackgroundError: true,
+});
+
 /** Options after defaults and validation. */
 export interface ResolvedOptions extends ResolvedCommonOptions {
   readonly apiKey: string;
@@ -121,7 +147,7 @@ const globalFetch: typeof fetch = (input, init) => globalThis.fetch(input, init)
 /** Validates options and fills defaults. Throws `INVALID_REQUEST`; does no I/O. */
 export function resolveOptions(given: FreestyleRuntimeOptions): ResolvedOptions {
   const read = new OptionReader("FreestyleRuntime", PROVIDER);
-  const options = read.object(given);
+  const options = read.object(given, FREESTYLE_OPTION_KEYS);
   const common = read.common(options, {
     runBudgetMs: 300_000,
     maxOutputBytes: 4 * 1024 * 1024,
@@ -178,6 +204,14 @@ export function resolveOptions(given: FreestyleRuntimeOptions): ResolvedOptions 
 function readPersistence(read: OptionReader, given: FreestylePersistence | undefined): ResolvedOptions["persistence"] {
   if (given !== undefined && (typeof given !== "object" || given === null)) {
     throw read.refuse("persistence", "must be an object");
+  }
+  if (given !== undefined) {
+    const keys = keyList<FreestylePersistence>({
+      autoDeleteSeconds: true,
+      idleTimeoutSeconds: true,
+      maxRunSeconds: true,
+    });
+    read.known(given, keys, "persistence.");
   }
   const seconds = (field: keyof FreestylePersistence) => {
     const value = given?.[field];

@@ -1,4 +1,12 @@
-import { type BridgeOptions, bridgeBaseDirectory, type SandboxHandle, type SandboxRuntime } from "@sandport/core";
+import {
+  BRIDGE_OPTION_SHAPE,
+  type BridgeOptions,
+  bridgeBaseDirectory,
+  checkBridgeOptions,
+  keyList,
+  type SandboxHandle,
+  type SandboxRuntime,
+} from "@sandport/core";
 import type { BaseSandbox, ExecuteResponse, FileDownloadResponse, FileUploadResponse } from "deepagents";
 import { toExecuteResponse } from "./execute.js";
 import { downloadFiles, uploadFiles } from "./files.js";
@@ -15,6 +23,12 @@ export interface DeepAgentsSandboxOptions<H extends SandboxHandle = SandboxHandl
   /** The sandbox (the bridge neither launches nor destroys it). */
   readonly handle: H;
 }
+
+/** Every key of {@link DeepAgentsSandboxOptions}; any other is refused, naming the nearest known one. */
+export const DEEP_AGENTS_SANDBOX_OPTION_KEYS = keyList<DeepAgentsSandboxOptions>({
+  ...BRIDGE_OPTION_SHAPE,
+  handle: true,
+});
 
 /** A deepagents `BaseSandbox` over one Sandport sandbox. */
 export interface SandportDeepAgentsSandbox<H extends SandboxHandle = SandboxHandle> extends BaseSandbox {
@@ -76,6 +90,7 @@ function sandboxClass(sdk: DeepAgentsSdk): new (options: DeepAgentsSandboxOption
 export async function createDeepAgentsSandbox<H extends SandboxHandle>(
   options: DeepAgentsSandboxOptions<H>,
 ): Promise<SandportDeepAgentsSandbox<H>> {
+  checkBridgeOptions(options, DEEP_AGENTS_SANDBOX_OPTION_KEYS, "createDeepAgentsSandbox options");
   const Sandbox = sandboxClass(await loadDeepAgents());
   return new Sandbox(options as DeepAgentsSandboxOptions) as SandportDeepAgentsSandbox<H>;
 }

@@ -20,6 +20,7 @@ import {
   type SandboxRuntime,
   SPECIFICATION_VERSION,
   type StartCommandRequest,
+  splitStartCommandRequest,
   toSandportError,
   type ValidatedExecRequest,
   validateExecRequest,
@@ -27,7 +28,6 @@ import {
   validateLabelQuery,
   validateLaunchSpec,
   validatePort,
-  validateSessionId,
 } from "@sandport/core";
 import { EventQueue, runOperation } from "@sandport/core/adapter";
 import { AsyncCommands, checkRef, commandIdFor } from "./async-commands.js";
@@ -285,8 +285,8 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
    */
   async startCommand(handle: LocalHandle, request: StartCommandRequest, op?: OpOptions): Promise<CommandRef> {
     const id = this.#access.checkHandle(handle, "startCommand");
-    const sessionId = validateSessionId((request as { sessionId?: unknown } | null)?.sessionId, LOCAL_PROVIDER);
-    const validated = this.#validateExec(request);
+    const { sessionId, execRequest } = splitStartCommandRequest(request, LOCAL_PROVIDER);
+    const validated = this.#validateExec(execRequest);
     const ref: CommandRef = { sessionId, commandId: commandIdFor(sessionId) };
     return this.#operation(op, this.#deadline("startCommand", "lookupMs"), async () => {
       const record = await this.#access.requireLive(id);

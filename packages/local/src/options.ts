@@ -1,7 +1,12 @@
 import { userInfo } from "node:os";
 import { isAbsolute, join, posix } from "node:path";
-import type { OperationTimeouts } from "@sandport/core";
-import { type CommonRuntimeOptions, OptionReader, type ResolvedCommonOptions } from "@sandport/core/adapter";
+import { keyList, type OperationTimeouts } from "@sandport/core";
+import {
+  COMMON_RUNTIME_OPTION_SHAPE,
+  type CommonRuntimeOptions,
+  OptionReader,
+  type ResolvedCommonOptions,
+} from "@sandport/core/adapter";
 
 /** The provider name `LocalRuntime` reports and stamps on its handles. */
 export const LOCAL_PROVIDER = "local";
@@ -89,6 +94,19 @@ export interface LocalRuntimeOptions extends CommonRuntimeOptions {
   readonly workspaceRoot?: string;
 }
 
+/** Every option `LocalRuntime` takes; any other is refused, naming the nearest known one. */
+export const LOCAL_OPTION_KEYS = keyList<LocalRuntimeOptions>({
+  ...COMMON_RUNTIME_OPTION_SHAPE,
+  root: true,
+  isolation: true,
+  killGraceMs: true,
+  bwrapPath: true,
+  readOnlyPaths: true,
+  cgroups: true,
+  sandboxUser: true,
+  workspaceRoot: true,
+});
+
 /** A host user by number. */
 export interface SandboxUser {
   readonly uid: number;
@@ -135,7 +153,7 @@ export const ROOT_USER_DEFAULT_ROOT = "/var/lib/sandport/local";
 /** Validates options (no I/O) and applies defaults. Throws `INVALID_REQUEST` for a bad value. */
 export function resolveOptions(options: LocalRuntimeOptions = {}): ResolvedLocalOptions {
   const read = new OptionReader("LocalRuntime", LOCAL_PROVIDER);
-  const given = read.object(options);
+  const given = read.object(options, LOCAL_OPTION_KEYS);
   const isolation = given.isolation ?? "namespaces";
   if (isolation !== "namespaces" && isolation !== "none") {
     throw read.refuse("isolation", 'must be "namespaces" or "none"');
@@ -184,6 +202,7 @@ function checkUser(value: unknown, read: OptionReader): SandboxUser {
   if (typeof user !== "object" || user === null || !valid(user.uid) || !valid(user.gid)) {
     throw read.refuse("sandboxUser", "must be { uid, gid }: positive integers (never 0, root)");
   }
+  read.known(user, keyList<SandboxUser>({ uid: true, gid: true }), "sandboxUser.");
   return Object.freeze({ uid: user.uid, gid: user.gid });
 }
 

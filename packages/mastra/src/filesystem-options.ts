@@ -1,4 +1,4 @@
-import type { SandboxHandle, SandboxRuntime } from "@sandport/core";
+import { keyList, type SandboxHandle, type SandboxRuntime } from "@sandport/core";
 
 /** What {@link createMastraFilesystem} needs. */
 export interface MastraFilesystemOptions<H extends SandboxHandle = SandboxHandle> {
@@ -15,3 +15,11 @@ export interface MastraFilesystemOptions<H extends SandboxHandle = SandboxHandle
   /** Refuse every write (Mastra's workspace tools check it). Default: `false`. */
   readonly readOnly?: boolean;
 }
+
+/** Every key of {@link MastraFilesystemOptions}; any other is refused, naming the nearest known one. */
+export const MASTRA_FILESYSTEM_OPTION_KEYS = keyList<MastraFilesystemOptions>({
+  runtime: true,
+  handle: true,
+  id: true,
+  readOnly: true,
+});

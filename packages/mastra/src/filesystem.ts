@@ -11,8 +11,8 @@ import type {
   WorkspaceFilesystem,
   WriteOptions,
 } from "@mastra/core/workspace";
-import { type FileInfo, type SandboxHandle, SandportError, whenFound } from "@sandport/core";
-import type { MastraFilesystemOptions } from "./filesystem-options.js";
+import { checkBridgeOptions, type FileInfo, type SandboxHandle, SandportError, whenFound } from "@sandport/core";
+import { MASTRA_FILESYSTEM_OPTION_KEYS, type MastraFilesystemOptions } from "./filesystem-options.js";
 import { loadMastra } from "./internal/sdk.js";
 
 /**
@@ -29,6 +29,7 @@ import { loadMastra } from "./internal/sdk.js";
 export function createMastraFilesystem<H extends SandboxHandle>(
   options: MastraFilesystemOptions<H>,
 ): WorkspaceFilesystem {
+  checkBridgeOptions(options, MASTRA_FILESYSTEM_OPTION_KEYS, "createMastraFilesystem options");
   const { runtime } = options;
   const root = runtime.workspaceRoot;
   const handle = async (): Promise<H> =>

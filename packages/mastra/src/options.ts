@@ -1,4 +1,4 @@
-import type { BridgeOptions, LaunchSpec, SandboxHandle } from "@sandport/core";
+import { BRIDGE_OPTION_SHAPE, type BridgeOptions, keyList, type LaunchSpec, type SandboxHandle } from "@sandport/core";
 
 /** Label carrying the Mastra sandbox `id` a Sandport sandbox was launched for: `start()` finds it again by it. */
 export const SANDBOX_ID_LABEL = "mastra/sandbox-id";
@@ -17,3 +17,12 @@ export interface MastraSandboxOptions<H extends SandboxHandle = SandboxHandle> e
   /** Environment for every command and process, below each call's own `env` (Mastra's `setEnv` overlay). */
   readonly env?: Record<string, string>;
 }
+
+/** Every key of {@link MastraSandboxOptions}; any other is refused, naming the nearest known one. */
+export const MASTRA_SANDBOX_OPTION_KEYS = keyList<MastraSandboxOptions>({
+  ...BRIDGE_OPTION_SHAPE,
+  id: true,
+  handle: true,
+  launch: true,
+  env: true,
+});

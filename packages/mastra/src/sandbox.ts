@@ -10,11 +10,17 @@ import type {
   WorkspaceSandbox,
   WriteFilesOptions,
 } from "@mastra/core/workspace";
-import { bridgeBaseDirectory, type SandboxHandle, type SandboxRuntime, SandportError } from "@sandport/core";
+import {
+  bridgeBaseDirectory,
+  checkBridgeOptions,
+  type SandboxHandle,
+  type SandboxRuntime,
+  SandportError,
+} from "@sandport/core";
 import type { BridgeContext } from "./context.js";
 import { executeCommand } from "./execute-command.js";
 import { loadMastra } from "./internal/sdk.js";
-import { type MastraSandboxOptions, SANDBOX_ID_LABEL } from "./options.js";
+import { MASTRA_SANDBOX_OPTION_KEYS, type MastraSandboxOptions, SANDBOX_ID_LABEL } from "./options.js";
 import { canStartProcesses, createProcessManager } from "./process-manager.js";
 
 /** A Mastra `WorkspaceSandbox` over a Sandport runtime, with the sandbox it holds once started. */
@@ -39,6 +45,7 @@ export interface SandportWorkspaceSandbox<H extends SandboxHandle = SandboxHandl
 export async function createMastraSandbox<H extends SandboxHandle>(
   options: MastraSandboxOptions<H>,
 ): Promise<SandportWorkspaceSandbox<H>> {
+  checkBridgeOptions(options, MASTRA_SANDBOX_OPTION_KEYS, "createMastraSandbox options");
   const mastra = await loadMastra();
   const { runtime } = options;
   const root = runtime.workspaceRoot;

@@ -1,5 +1,10 @@
-import type { OperationTimeouts, SandportError } from "@sandport/core";
-import { type CommonRuntimeOptions, OptionReader, type ResolvedCommonOptions } from "@sandport/core/adapter";
+import { keyList, type OperationTimeouts, type SandportError } from "@sandport/core";
+import {
+  COMMON_RUNTIME_OPTION_SHAPE,
+  type CommonRuntimeOptions,
+  OptionReader,
+  type ResolvedCommonOptions,
+} from "@sandport/core/adapter";
 import { PROVIDER } from "./handle.js";
 import type { BackendBinding } from "./internal/default-backend.js";
 import type { MicrosandboxSdkSource } from "./internal/sdk.js";
@@ -82,6 +87,23 @@ export interface MicrosandboxRuntimeOptions extends CommonRuntimeOptions {
   readonly onBackgroundError?: (error: SandportError) => void;
 }
 
+/** Every option `MicrosandboxRuntime` takes; any other is refused, naming the nearest known one. */
+export const MICROSANDBOX_OPTION_KEYS = keyList<MicrosandboxRuntimeOptions>({
+  ...COMMON_RUNTIME_OPTION_SHAPE,
+  backend: true,
+  image: true,
+  snapshot: true,
+  resources: true,
+  workspaceRoot: true,
+  maxDurationMs: true,
+  idleTimeoutMs: true,
+  network: true,
+  listPageSize: true,
+  orphanCleanupMs: true,
+  sdk: true,
+  onBackgroundError: true,
+});
+
 /** Options after defaults and validation. */
 export interface ResolvedOptions extends ResolvedCommonOptions {
   readonly backend: BackendBinding;
@@ -114,7 +136,7 @@ export const DEFAULT_MICROSANDBOX_TIMEOUTS: OperationTimeouts = Object.freeze({
 /** Validates options and fills defaults. Throws `INVALID_REQUEST`; does no I/O. */
 export function resolveOptions(given: MicrosandboxRuntimeOptions): ResolvedOptions {
   const read = new OptionReader("MicrosandboxRuntime", PROVIDER);
-  const options = read.object(given);
+  const options = read.object(given, MICROSANDBOX_OPTION_KEYS);
   const common = read.common(options, {
     runBudgetMs: 600_000,
     maxOutputBytes: 16 * 1024 * 1024,
@@ -133,6 +155,7 @@ export function resolveOptions(given: MicrosandboxRuntimeOptions): ResolvedOptio
   }
   const resources = options.resources ?? {};
   if (typeof resources !== "object" || resources === null) throw read.refuse("resources", "must be an object");
+  read.known(resources, keyList<MicrosandboxResources>({ vcpus: true, memoryMiB: true }), "resources.");
   if (options.onBackgroundError !== undefined && typeof options.onBackgroundError !== "function") {
     throw read.refuse("onBackgroundError", "must be a function");
   }

@@ -1,5 +1,10 @@
-import type { OperationTimeouts, SandportError } from "@sandport/core";
-import { type CommonRuntimeOptions, OptionReader, type ResolvedCommonOptions } from "@sandport/core/adapter";
+import { keyList, type OperationTimeouts, type SandportError } from "@sandport/core";
+import {
+  COMMON_RUNTIME_OPTION_SHAPE,
+  type CommonRuntimeOptions,
+  OptionReader,
+  type ResolvedCommonOptions,
+} from "@sandport/core/adapter";
 import { PROVIDER } from "./handle.js";
 import type { ModalSdkSource } from "./internal/sdk.js";
 
@@ -63,6 +68,26 @@ export interface ModalRuntimeOptions extends CommonRuntimeOptions {
   readonly onBackgroundError?: (error: SandportError) => void;
 }
 
+/** Every option `ModalRuntime` takes; any other is refused, naming the nearest known one. */
+export const MODAL_OPTION_KEYS = keyList<ModalRuntimeOptions>({
+  ...COMMON_RUNTIME_OPTION_SHAPE,
+  tokenId: true,
+  tokenSecret: true,
+  serverUrl: true,
+  environment: true,
+  appName: true,
+  image: true,
+  workspaceRoot: true,
+  maxLifetimeMs: true,
+  idleTimeoutMs: true,
+  network: true,
+  tunnels: true,
+  maxThrottleWaitMs: true,
+  orphanCleanupMs: true,
+  sdk: true,
+  onBackgroundError: true,
+});
+
 /** Options after defaults and validation. */
 export interface ResolvedOptions extends ResolvedCommonOptions {
   readonly tokenId: string;
@@ -97,7 +122,7 @@ export const DEFAULT_MODAL_TIMEOUTS: OperationTimeouts = Object.freeze({
 /** Validates options and fills defaults. Throws `INVALID_REQUEST`; does no I/O. */
 export function resolveOptions(given: ModalRuntimeOptions): ResolvedOptions {
   const read = new OptionReader("ModalRuntime", PROVIDER);
-  const options = read.object(given);
+  const options = read.object(given, MODAL_OPTION_KEYS);
   const common = read.common(options, {
     runBudgetMs: 600_000,
     maxOutputBytes: 16 * 1024 * 1024,

@@ -5,7 +5,7 @@ import type {
   SandboxClientOptions,
   SandboxSessionSerializationOptions,
 } from "@openai/agents-core/sandbox";
-import type { LaunchSpec, SandboxHandle, SandboxRuntime } from "@sandport/core";
+import { checkBridgeOptions, keyList, type LaunchSpec, type SandboxHandle, type SandboxRuntime } from "@sandport/core";
 import { loadAgentsSdk } from "./internal/sdk.js";
 import { planManifest, rootedManifest } from "./manifest.js";
 import { SandportSandboxSession, type SandportSessionState } from "./session.js";
@@ -17,6 +17,9 @@ export interface SandportSandboxClientOptions<H extends SandboxHandle = SandboxH
   /** How each sandbox is launched (labels, env, ports, ...). Default: `{}`. */
   readonly launch?: LaunchSpec;
 }
+
+/** Every key of {@link SandportSandboxClientOptions}; any other is refused, naming the nearest known one. */
+export const SANDBOX_CLIENT_OPTION_KEYS = keyList<SandportSandboxClientOptions>({ runtime: true, launch: true });
 
 /**
  * An OpenAI Agents `SandboxClient` that launches one Sandport sandbox per
@@ -35,7 +38,9 @@ export class SandportSandboxClient<H extends SandboxHandle = SandboxHandle>
   readonly runtime: SandboxRuntime<H>;
   readonly #launch: LaunchSpec;
 
+  /** Refuses (`INVALID_REQUEST`) options with an unknown key, naming the nearest known one. */
   constructor(options: SandportSandboxClientOptions<H>) {
+    checkBridgeOptions(options, SANDBOX_CLIENT_OPTION_KEYS, "SandportSandboxClient options");
     this.runtime = options.runtime;
     this.#launch = options.launch ?? {};
   }

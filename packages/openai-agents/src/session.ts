@@ -13,7 +13,14 @@ import type {
   ViewImageArgs,
   WriteStdinArgs,
 } from "@openai/agents-core/sandbox";
-import { type SandboxHandle, type SandboxRuntime, SandportError, whenFound } from "@sandport/core";
+import {
+  checkBridgeOptions,
+  keyList,
+  type SandboxHandle,
+  type SandboxRuntime,
+  SandportError,
+  whenFound,
+} from "@sandport/core";
 import { formatExecResult, SandboxCommands } from "./commands.js";
 import { SandportEditor } from "./editor.js";
 import { imageMediaType, MAX_IMAGE_BYTES } from "./image.js";
@@ -38,6 +45,12 @@ export interface SandportSandboxSessionOptions<H extends SandboxHandle> {
   readonly state: SandportSessionState<H>;
 }
 
+/** Every key of {@link SandportSandboxSessionOptions}; any other is refused, naming the nearest known one. */
+export const SANDBOX_SESSION_OPTION_KEYS = keyList<SandportSandboxSessionOptions<SandboxHandle>>({
+  runtime: true,
+  state: true,
+});
+
 /**
  * An OpenAI Agents sandbox session over one Sandport sandbox: what a
  * `SandboxAgent`'s `shell()` and `filesystem()` capabilities drive (commands,
@@ -56,7 +69,9 @@ export class SandportSandboxSession<H extends SandboxHandle = SandboxHandle>
   readonly runtime: SandboxRuntime<H>;
   readonly #commands: SandboxCommands<H>;
 
+  /** Refuses (`INVALID_REQUEST`) options with an unknown key, naming the nearest known one. */
   constructor(options: SandportSandboxSessionOptions<H>) {
+    checkBridgeOptions(options, SANDBOX_SESSION_OPTION_KEYS, "SandportSandboxSession options");
     this.runtime = options.runtime;
     this.state = options.state;
     this.#commands = new SandboxCommands(this.runtime, this.state.sandbox, () => this.state.environment);

@@ -1,7 +1,7 @@
 // Nothing ambient: with VERCEL_OIDC_TOKEN, VERCEL_TOKEN, VERCEL_TEAM_ID, VERCEL_PROJECT_ID and
 // VERCEL_URL set, a Vercel CLI auth.json in a temporary HOME and XDG_DATA_HOME, a linked
 // .vercel/project.json, all pointing at a trap, and no terminal on stdin, a whole workload
-// through VercelSandboxRuntime and the real SDK sends nothing to the trap, carries no canary,
+// through VercelRuntime and the real SDK sends nothing to the trap, carries no canary,
 // and never starts a login. The trap is armed: the SDK left to itself does read them.
 // The workload runs in a child process (test/ambient-workload.ts), so that its environment,
 // home directory, working directory and stdin are the trap's from its first line.

@@ -5,8 +5,8 @@ import {
   type OpOptions,
   SandportError,
   type StartCommandRequest,
+  splitStartCommandRequest,
   validateCommandRef,
-  validateSessionId,
 } from "@sandport/core";
 import { type OperationCall, OutputCollector } from "@sandport/core/adapter";
 import { budget, type VercelContext } from "./context.js";
@@ -45,8 +45,7 @@ export async function startCommand(
   request: StartCommandRequest,
   op?: OpOptions,
 ): Promise<CommandRef> {
-  const sessionId = validateSessionId(request?.sessionId, PROVIDER);
-  const { sessionId: _key, ...execRequest } = request;
+  const { sessionId, execRequest } = splitStartCommandRequest(request, PROVIDER);
   const plan = planCommand(context.options, execRequest);
   const { options } = context;
   return context.onSandbox(handle, op, "startCommand", options.timeouts.lookupMs, async (sandbox, call, name) => {

@@ -1,7 +1,7 @@
 import type { DeclaredCapabilities } from "@sandport/core";
 
 /**
- * What `VercelSandboxRuntime` declares beyond its methods. Structural
+ * What `VercelRuntime` declares beyond its methods. Structural
  * capabilities (reattach, labelSearch, asyncExec, streaming, ports) follow
  * from the methods it has; the rest:
  *
@@ -33,7 +33,7 @@ import type { DeclaredCapabilities } from "@sandport/core";
  * Snapshots, forks, network policy updates and drives exist in Vercel but
  * have no place in the port (`sandbox-v1`), so this adapter does not reach them.
  */
-export const vercelSandboxCapabilities: DeclaredCapabilities = Object.freeze({
+export const vercelCapabilities: DeclaredCapabilities = Object.freeze({
   warmLease: "unknown",
   lifecycle: "unknown",
   verifiedCleanup: true,
@@ -48,3 +48,6 @@ export const vercelSandboxCapabilities: DeclaredCapabilities = Object.freeze({
   }),
   absent: Object.freeze({ interactive: "unsupported", fileOps: "not-exposed", detachedLaunch: "unknown" }),
 });
+
+/** @deprecated Renamed {@link vercelCapabilities}, as every provider's `<p>Capabilities`; this alias will be removed. */
+export const vercelSandboxCapabilities = vercelCapabilities;

@@ -37,7 +37,7 @@ export class VercelContext {
   readonly ownership: NameOwnership;
   /** The `@vercel/sandbox` SDK, loaded on first use. */
   readonly sdk: SdkLoader<VercelSdkModule>;
-  /** Cleanup of abandoned launches; `VercelSandboxRuntime.settle()` waits for it. */
+  /** Cleanup of abandoned launches; `VercelRuntime.settle()` waits for it. */
   readonly background: BackgroundTasks;
   /** Launch keys whose sandboxes are being destroyed in the background; hidden from `findByLabels`. */
   readonly condemned = new Set<string>();

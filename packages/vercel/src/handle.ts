@@ -10,13 +10,13 @@ export const PROVIDER = "vercel" as const;
  * A handle to a Vercel sandbox; its `id` is the sandbox's name. Plain data:
  * rebuild it in another process with `getById`.
  */
-export interface VercelSandboxHandle extends SandboxHandle {
+export interface VercelHandle extends SandboxHandle {
   /** Always `"vercel"`. */
   readonly provider: "vercel";
 }
 
 /** A handle from a list row (the caller checks ownership first). */
-export function handleFromRow(row: VercelSandboxRow): VercelSandboxHandle {
+export function handleFromRow(row: VercelSandboxRow): VercelHandle {
   const createdAt = new Date(row.createdAt);
   return {
     id: row.name,
@@ -50,3 +50,6 @@ export function validSandboxName(name: unknown): string {
   }
   return name;
 }
+
+/** @deprecated Renamed {@link VercelHandle}, as every provider's `<P>Handle`; this alias will be removed. */
+export type VercelSandboxHandle = VercelHandle;

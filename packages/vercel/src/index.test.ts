@@ -4,19 +4,39 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import type { VercelSandboxHandle, VercelSandboxRuntimeOptions } from "./index.js";
+import type {
+  VercelHandle,
+  VercelRuntimeOptions,
+  VercelSandboxHandle,
+  VercelSandboxRuntime,
+  VercelSandboxRuntimeOptions,
+} from "./index.js";
 import * as barrel from "./index.js";
 
 /** Compile-time: the type names every provider barrel exports. */
-export type BarrelTypes = [VercelSandboxHandle, VercelSandboxRuntimeOptions];
+export type BarrelTypes = [VercelHandle, VercelRuntimeOptions];
 
 test("at run time the barrel holds the runtime, its capabilities and its deadlines, nothing internal", () => {
   assert.deepEqual(Object.keys(barrel).sort(), [
     "DEFAULT_VERCEL_SANDBOX_TIMEOUTS",
+    "DEFAULT_VERCEL_TIMEOUTS",
+    "VercelRuntime",
     "VercelSandboxRuntime",
+    "vercelCapabilities",
     "vercelSandboxCapabilities",
   ]);
-  assert.equal(barrel.vercelSandboxCapabilities.verifiedCleanup, true);
+  assert.equal(barrel.vercelCapabilities.verifiedCleanup, true);
+});
+
+test("the names before the rename to <P>Runtime are aliases of the new ones", () => {
+  assert.equal(barrel.VercelSandboxRuntime, barrel.VercelRuntime);
+  assert.equal(barrel.vercelSandboxCapabilities, barrel.vercelCapabilities);
+  assert.equal(barrel.DEFAULT_VERCEL_SANDBOX_TIMEOUTS, barrel.DEFAULT_VERCEL_TIMEOUTS);
+  const old: VercelSandboxRuntimeOptions = { token: "t", teamId: "team", projectId: "prj" };
+  const runtime: VercelSandboxRuntime = new barrel.VercelSandboxRuntime(old);
+  assert.ok(runtime instanceof barrel.VercelRuntime);
+  const handle: VercelSandboxHandle = { id: "x", provider: "vercel", labels: {} };
+  assert.equal(handle.provider, "vercel");
 });
 
 test("no library file touches process.env: credentials and endpoints come from the options only", () => {

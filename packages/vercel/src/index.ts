@@ -6,8 +6,10 @@
  * @module
  */
 
-export { vercelSandboxCapabilities } from "./capabilities.js";
-export type { VercelSandboxHandle } from "./handle.js";
-export type { VercelSandboxRuntimeOptions } from "./options.js";
-export { DEFAULT_VERCEL_SANDBOX_TIMEOUTS } from "./options.js";
-export { VercelSandboxRuntime } from "./vercel-sandbox-runtime.js";
+export { vercelCapabilities } from "./capabilities.js";
+// The names before the rename to the `<P>Runtime` pattern every other provider follows, all deprecated.
+export * from "./deprecated-names.js";
+export type { VercelHandle } from "./handle.js";
+export type { VercelRuntimeOptions } from "./options.js";
+export { DEFAULT_VERCEL_TIMEOUTS } from "./options.js";
+export { VercelRuntime } from "./vercel-sandbox-runtime.js";

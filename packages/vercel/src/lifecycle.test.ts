@@ -7,7 +7,7 @@ import { assertCapabilitiesConsistent, OWNER_LABEL, resolveCapabilities } from "
 import { expectCode } from "@sandport/testkit/assertions";
 import { Sandbox } from "@vercel/sandbox";
 import { emulated, SDK_VERSIONS, type SdkVersion } from "../test/emulated.js";
-import type { VercelSandboxHandle } from "./handle.js";
+import type { VercelHandle } from "./handle.js";
 
 const LIST = "GET /v2/sandboxes";
 const DELETE = "DELETE /v2/sandboxes/:name";
@@ -75,14 +75,14 @@ for (const version of Object.keys(SDK_VERSIONS) as SdkVersion[]) {
       const untagged = (await Sandbox.create({ ...emulator.sdkOptions, name: "sandport-lifecycle-untagged" })).name;
       emulator.resetRequests();
       for (const name of [foreign]) {
-        const forged: VercelSandboxHandle = { id: name, provider: "vercel", labels: {} };
+        const forged: VercelHandle = { id: name, provider: "vercel", labels: {} };
         await expectCode(runtime.destroy(forged), "FOREIGN_SANDBOX");
         await expectCode(runtime.stop(forged), "FOREIGN_SANDBOX");
         await expectCode(runtime.start(forged), "FOREIGN_SANDBOX");
         await expectCode(runtime.exec(forged, { argv: ["true"] }), "FOREIGN_SANDBOX");
       }
       assert.equal(emulator.countRequests(), 0, "a name outside the prefix is refused without a request");
-      const inside: VercelSandboxHandle = { id: untagged, provider: "vercel", labels: {} };
+      const inside: VercelHandle = { id: untagged, provider: "vercel", labels: {} };
       await expectCode(runtime.destroy(inside), "FOREIGN_SANDBOX");
       await expectCode(runtime.start(inside), "FOREIGN_SANDBOX");
       assert.equal(emulator.countRequests(/DELETE|cmd|stop/), 0);

@@ -7,7 +7,7 @@ import { LAUNCH_KEY_LABEL, type Labels, OWNER_LABEL } from "@sandport/core";
 import { expectCode } from "@sandport/testkit/assertions";
 import { Sandbox } from "@vercel/sandbox";
 import { emulated, emulatorOptions, SDK_VERSIONS, type SdkVersion } from "../test/emulated.js";
-import { VercelSandboxRuntime } from "./vercel-sandbox-runtime.js";
+import { VercelRuntime } from "./vercel-sandbox-runtime.js";
 
 const LIST = "GET /v2/sandboxes";
 const ids = (handles: readonly { id: string }[]) => handles.map((handle) => handle.id).sort();
@@ -56,7 +56,7 @@ for (const version of Object.keys(SDK_VERSIONS) as SdkVersion[]) {
       const otherOwner = await intruder("sandport-lookup-x-mine", { [OWNER_LABEL]: "lookup-x" });
       await expectCode(runtime.getById(untagged), "FOREIGN_SANDBOX");
       await expectCode(runtime.getById(otherOwner), "FOREIGN_SANDBOX");
-      const theirs = new VercelSandboxRuntime({ ...emulatorOptions(emulator, version), owner: "lookup-x" });
+      const theirs = new VercelRuntime({ ...emulatorOptions(emulator, version), owner: "lookup-x" });
       assert.equal((await theirs.getById(otherOwner))?.id, otherOwner, "its own runtime finds it");
       assert.deepEqual(await runtime.findByLabels({}), [], "never listed as ours");
       assert.deepEqual(await runtime.findByLabels({ job: "42" }), []);

@@ -2,7 +2,7 @@ import { LAUNCH_KEY_LABEL, type Labels, type OpOptions, OWNER_LABEL, validateLab
 import { collectPages, foreignSandbox, isOwnedBy, matchesLabels } from "@sandport/core/adapter";
 import type { CallTiming, VercelContext } from "./context.js";
 import { mapVercelError } from "./errors.js";
-import { handleFromRow, PROVIDER, type VercelSandboxHandle, validSandboxName } from "./handle.js";
+import { handleFromRow, PROVIDER, type VercelHandle, validSandboxName } from "./handle.js";
 import type { VercelSandboxRow } from "./internal/sdk-types.js";
 import { MAX_NAME_LENGTH, NAME_CHARACTERS } from "./ownership.js";
 
@@ -13,11 +13,7 @@ import { MAX_NAME_LENGTH, NAME_CHARACTERS } from "./ownership.js";
  * `sandport.owner` tag → `FOREIGN_SANDBOX`. Never `Sandbox.get`, which can
  * resume (and bill) a stopped sandbox.
  */
-export function getById(
-  context: VercelContext,
-  name: string,
-  op?: OpOptions,
-): Promise<VercelSandboxHandle | undefined> {
+export function getById(context: VercelContext, name: string, op?: OpOptions): Promise<VercelHandle | undefined> {
   return context.operations.run(op, { operation: "getById" }, context.options.timeouts.lookupMs, async (call) => {
     const ours = context.ourName(validSandboxName(name), "getById");
     const row = await findOwnedRow(context, ours, "getById", call);
@@ -34,7 +30,7 @@ export function getById(
  * filter never hands back someone else's sandbox. Sandboxes whose abandoned
  * launch is being cleaned up are not returned.
  */
-export function findByLabels(context: VercelContext, labels: Labels, op?: OpOptions): Promise<VercelSandboxHandle[]> {
+export function findByLabels(context: VercelContext, labels: Labels, op?: OpOptions): Promise<VercelHandle[]> {
   return context.operations.run(op, { operation: "findByLabels" }, context.options.timeouts.lookupMs, async (call) => {
     const query = validateLabelQuery(labels, PROVIDER);
     const found = await listOwned(context, query, "findByLabels", call);

@@ -1,5 +1,5 @@
 /**
- * The environment variable `VercelSandboxRuntime` sets on the commands it
+ * The environment variable `VercelRuntime` sets on the commands it
  * runs, so it can find and kill whole process trees. It is reserved: a launch
  * or request env that sets it is refused with `INVALID_REQUEST`.
  */

@@ -7,8 +7,8 @@ import { startVercelEmulator } from "@sandport/testkit/emulators/vercel";
 import { emulatorOptions } from "../test/emulated.js";
 import { VercelContext } from "./context.js";
 import type { VercelSdkModule } from "./internal/sdk-types.js";
-import { DEFAULT_VERCEL_SANDBOX_TIMEOUTS, resolveOptions } from "./options.js";
-import { VercelSandboxRuntime } from "./vercel-sandbox-runtime.js";
+import { DEFAULT_VERCEL_TIMEOUTS, resolveOptions } from "./options.js";
+import { VercelRuntime } from "./vercel-sandbox-runtime.js";
 
 const credentials = { token: "vcp_token", teamId: "team_1", projectId: "prj_1" };
 
@@ -18,10 +18,10 @@ test("token, teamId and projectId are required, never taken from the environment
   try {
     for (const field of ["token", "teamId", "projectId"] as const) {
       const { [field]: _missing, ...rest } = credentials;
-      const error = await expectCode(() => new VercelSandboxRuntime(rest as never), "INVALID_REQUEST", field);
+      const error = await expectCode(() => new VercelRuntime(rest as never), "INVALID_REQUEST", field);
       assert.equal(error.details.field, field);
     }
-    await expectCode(() => new VercelSandboxRuntime({ ...credentials, token: " " }), "INVALID_REQUEST");
+    await expectCode(() => new VercelRuntime({ ...credentials, token: " " }), "INVALID_REQUEST");
   } finally {
     for (const name of ["VERCEL_OIDC_TOKEN", "VERCEL_TEAM_ID", "VERCEL_PROJECT_ID"]) {
       if (saved[name] === undefined) delete process.env[name];
@@ -33,7 +33,7 @@ test("token, teamId and projectId are required, never taken from the environment
 test("a JWT-shaped token is refused: the SDK would refresh it through Vercel OIDC from the environment", async () => {
   const payload = Buffer.from(JSON.stringify({ owner_id: "team_1", project_id: "prj_1" })).toString("base64url");
   const error = await expectCode(
-    () => new VercelSandboxRuntime({ ...credentials, token: `eyJhbGciOiJub25lIn0.${payload}.` }),
+    () => new VercelRuntime({ ...credentials, token: `eyJhbGciOiJub25lIn0.${payload}.` }),
     "INVALID_REQUEST",
   );
   assert.equal(error.details.field, "token");
@@ -56,10 +56,10 @@ test("defaults: name prefix from the owner, home and workspace, explicit lifetim
   assert.deepEqual([options.lifetimeMs, options.runBudgetMs, options.maxOutputBytes], [1_800_000, 600_000, 16 << 20]);
   assert.deepEqual([options.vcpus, options.network, options.image, options.region], [2, true, undefined, undefined]);
   assert.deepEqual([options.listPageSize, options.orphanCleanupMs, options.fetch], [50, 120_000, undefined]);
-  assert.deepEqual(options.timeouts, DEFAULT_VERCEL_SANDBOX_TIMEOUTS);
+  assert.deepEqual(options.timeouts, DEFAULT_VERCEL_TIMEOUTS);
   const tuned = resolveOptions({ ...credentials, homeDirectory: "/home/me", timeouts: { fileMs: 5_000 } });
   assert.equal(tuned.workspaceRoot, "/home/me/workspace");
-  assert.deepEqual(tuned.timeouts, { ...DEFAULT_VERCEL_SANDBOX_TIMEOUTS, fileMs: 5_000 });
+  assert.deepEqual(tuned.timeouts, { ...DEFAULT_VERCEL_TIMEOUTS, fileMs: 5_000 });
 });
 
 test("every static SDK call carries all three credentials, the guarded fetch and the call's signal", () => {
@@ -99,14 +99,10 @@ test("invalid options are refused with INVALID_REQUEST naming the field", async 
     ["onBackgroundError", { onBackgroundError: "log" }],
   ];
   for (const [field, extra] of bad) {
-    const error = await expectCode(
-      () => new VercelSandboxRuntime({ ...credentials, ...extra }),
-      "INVALID_REQUEST",
-      field,
-    );
+    const error = await expectCode(() => new VercelRuntime({ ...credentials, ...extra }), "INVALID_REQUEST", field);
     assert.equal(error.details.field, field);
   }
-  await expectCode(() => new VercelSandboxRuntime(null as never), "INVALID_REQUEST");
+  await expectCode(() => new VercelRuntime(null as never), "INVALID_REQUEST");
   assert.equal(resolveOptions({ ...credentials, namePrefix: "ci.runner_1-" }).namePrefix, "ci.runner_1-");
   const longOwner = "o".repeat(64);
   assert.equal(resolveOptions({ ...credentials, owner: longOwner }).namePrefix, `sandport-${longOwner}-`);
@@ -116,7 +112,7 @@ test("the constructor does no I/O: the SDK is loaded at first use", async () => 
   const emulator = await startVercelEmulator();
   try {
     let loads = 0;
-    const runtime = new VercelSandboxRuntime({
+    const runtime = new VercelRuntime({
       ...emulatorOptions(emulator),
       sdk: async () => {
         loads++;
@@ -135,7 +131,7 @@ test("the constructor does no I/O: the SDK is loaded at first use", async () => 
 
 test("an SDK that cannot be loaded, or is not the SDK, is SDK_UNAVAILABLE; a later call loads again", async () => {
   let attempts = 0;
-  const runtime = new VercelSandboxRuntime({
+  const runtime = new VercelRuntime({
     ...credentials,
     sdk: async () => {
       attempts++;
@@ -148,7 +144,7 @@ test("an SDK that cannot be loaded, or is not the SDK, is SDK_UNAVAILABLE; a lat
   await expectCode(runtime.launch(), "SDK_UNAVAILABLE");
   assert.equal(attempts, 2, "a failed load is not cached");
   // A structural stand-in for the wrong package: no Sandbox class at all.
-  const wrong = new VercelSandboxRuntime({ ...credentials, sdk: { Sandbox: {} } as unknown as VercelSdkModule });
+  const wrong = new VercelRuntime({ ...credentials, sdk: { Sandbox: {} } as unknown as VercelSdkModule });
   const lacking = await expectCode(wrong.findByLabels({}), "SDK_UNAVAILABLE");
   assert.match(lacking.message, /lacks Sandbox\.create/);
 });

@@ -1,15 +1,20 @@
-import type { OperationTimeouts, SandportError } from "@sandport/core";
-import { type CommonRuntimeOptions, OptionReader, type ResolvedCommonOptions } from "@sandport/core/adapter";
+import { keyList, type OperationTimeouts, type SandportError } from "@sandport/core";
+import {
+  COMMON_RUNTIME_OPTION_SHAPE,
+  type CommonRuntimeOptions,
+  OptionReader,
+  type ResolvedCommonOptions,
+} from "@sandport/core/adapter";
 import { PROVIDER } from "./handle.js";
 import type { VercelSdkSource } from "./internal/sdk.js";
 import { MAX_NAME_LENGTH, NAME_CHARACTERS } from "./ownership.js";
 
 /**
- * Options of {@link VercelSandboxRuntime}. Nothing is read from the
+ * Options of {@link VercelRuntime}. Nothing is read from the
  * environment: every value comes from here. The common options (`owner`,
  * `runBudgetMs`, `maxOutputBytes`, `timeouts`) mean what they mean in every runtime.
  */
-export interface VercelSandboxRuntimeOptions extends CommonRuntimeOptions {
+export interface VercelRuntimeOptions extends CommonRuntimeOptions {
   /**
    * A Vercel access token. Required. A JWT-shaped token (three dot-separated
    * parts, as Vercel OIDC tokens are) is refused: the SDK would replace it
@@ -71,6 +76,26 @@ export interface VercelSandboxRuntimeOptions extends CommonRuntimeOptions {
   readonly onBackgroundError?: (error: SandportError) => void;
 }
 
+/** Every option `VercelRuntime` takes; any other is refused, naming the nearest known one. */
+export const VERCEL_OPTION_KEYS = keyList<VercelRuntimeOptions>({
+  ...COMMON_RUNTIME_OPTION_SHAPE,
+  token: true,
+  teamId: true,
+  projectId: true,
+  namePrefix: true,
+  homeDirectory: true,
+  image: true,
+  vcpus: true,
+  region: true,
+  lifetimeMs: true,
+  network: true,
+  listPageSize: true,
+  orphanCleanupMs: true,
+  fetch: true,
+  sdk: true,
+  onBackgroundError: true,
+});
+
 /** Options after defaults and validation. */
 export interface ResolvedOptions extends ResolvedCommonOptions {
   readonly token: string;
@@ -100,7 +125,7 @@ export interface ResolvedOptions extends ResolvedCommonOptions {
  * `lookupMs` also bounds `startCommand`, `commandStatus`, `commandLogs` and
  * `portEndpoint`.
  */
-export const DEFAULT_VERCEL_SANDBOX_TIMEOUTS: OperationTimeouts = Object.freeze({
+export const DEFAULT_VERCEL_TIMEOUTS: OperationTimeouts = Object.freeze({
   launchMs: 120_000,
   lookupMs: 60_000,
   fileMs: 120_000,
@@ -133,13 +158,13 @@ function readVcpus(read: OptionReader, value: unknown): number {
 }
 
 /** Validates options and fills defaults. Throws `INVALID_REQUEST`; does no I/O. */
-export function resolveOptions(given: VercelSandboxRuntimeOptions): ResolvedOptions {
-  const read = new OptionReader("VercelSandboxRuntime", PROVIDER);
-  const options = read.object(given);
+export function resolveOptions(given: VercelRuntimeOptions): ResolvedOptions {
+  const read = new OptionReader("VercelRuntime", PROVIDER);
+  const options = read.object(given, VERCEL_OPTION_KEYS);
   const common = read.common(options, {
     runBudgetMs: 600_000,
     maxOutputBytes: 16 * 1024 * 1024,
-    timeouts: DEFAULT_VERCEL_SANDBOX_TIMEOUTS,
+    timeouts: DEFAULT_VERCEL_TIMEOUTS,
   });
   const token = read.requiredText(options.token, "token", "nothing is read from VERCEL_OIDC_TOKEN or the CLI");
   if (token.split(".").length === 3) {
@@ -185,3 +210,9 @@ export function resolveOptions(given: VercelSandboxRuntimeOptions): ResolvedOpti
     fetch: read.callback(options.fetch, "fetch"),
   };
 }
+
+/** @deprecated Renamed {@link VercelRuntimeOptions}, as every provider's `<P>RuntimeOptions`; this alias will be removed. */
+export type VercelSandboxRuntimeOptions = VercelRuntimeOptions;
+
+/** @deprecated Renamed {@link DEFAULT_VERCEL_TIMEOUTS}; this alias will be removed. */
+export const DEFAULT_VERCEL_SANDBOX_TIMEOUTS = DEFAULT_VERCEL_TIMEOUTS;

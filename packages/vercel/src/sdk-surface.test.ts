@@ -13,7 +13,7 @@ import type {
   VercelSandboxRow,
   VercelSdkModule,
 } from "./internal/sdk-types.js";
-import { VercelSandboxRuntime } from "./vercel-sandbox-runtime.js";
+import { VercelRuntime } from "./vercel-sandbox-runtime.js";
 
 const credentials = { token: "vcp_fake", teamId: "team_fake", projectId: "prj_fake", owner: "unit" };
 const NAME = "sandport-unit-key-1";
@@ -58,7 +58,7 @@ const page = (...sandboxes: VercelSandboxRow[]): VercelSandboxPage => ({ sandbox
 
 test("getById reads the list, filtered by the exact name, and never calls get (which can resume)", async () => {
   const fake = fakeSdk(() => page(row(`${NAME}-longer`, 5), row(NAME, 1_000)));
-  const runtime = new VercelSandboxRuntime({ ...credentials, sdk: fake.sdk });
+  const runtime = new VercelRuntime({ ...credentials, sdk: fake.sdk });
   const found = await runtime.getById(NAME);
   assert.deepEqual(found, {
     id: NAME,
@@ -78,7 +78,7 @@ test("getById reads the list, filtered by the exact name, and never calls get (w
 
 test("ownership is refused: outside the prefix without a call; inside it, without our owner tag, after one list", async () => {
   const fake = fakeSdk(() => page(row(NAME, 1_000, "someone-else")));
-  const runtime = new VercelSandboxRuntime({ ...credentials, sdk: fake.sdk });
+  const runtime = new VercelRuntime({ ...credentials, sdk: fake.sdk });
   await expectCode(runtime.getById("sandport-other-key"), "FOREIGN_SANDBOX");
   await expectCode(runtime.destroy({ id: "sandport-other-key", provider: "vercel", labels: {} }), "FOREIGN_SANDBOX");
   assert.equal(fake.calls.length, 0, "a name outside the prefix costs nothing");
@@ -100,7 +100,7 @@ test("a deleted sandbox whose name reappears with another creation time is prove
     // The ownership check sees ours; the first check after the delete still sees it; then a new one has the name.
     return page(row(NAME, probes <= 2 ? 1_000 : 9_000));
   });
-  const runtime = new VercelSandboxRuntime({ ...credentials, sdk: fake.sdk });
+  const runtime = new VercelRuntime({ ...credentials, sdk: fake.sdk });
   await runtime.destroy({ id: NAME, provider: "vercel", labels: {} });
   assert.equal(fake.deletes(), 1);
   assert.equal(probes, 3, "the ownership check, then two checks: the second saw the newcomer");
@@ -108,7 +108,7 @@ test("a deleted sandbox whose name reappears with another creation time is prove
 
 test("a deleted sandbox that stays listed under its creation time is DESTROY_UNVERIFIED, and stays known", async () => {
   const fake = fakeSdk(() => page(row(NAME, 1_000)));
-  const runtime = new VercelSandboxRuntime({ ...credentials, sdk: fake.sdk });
+  const runtime = new VercelRuntime({ ...credentials, sdk: fake.sdk });
   const error = await expectCode(
     runtime.destroy({ id: NAME, provider: "vercel", labels: {} }, { timeoutMs: 1_200 }),
     "DESTROY_UNVERIFIED",
@@ -133,7 +133,7 @@ test("a call whose SDK call never answers ends at its deadline, and the SDK's si
     seen = params.signal;
     return new Promise(() => {});
   });
-  const runtime = new VercelSandboxRuntime({ ...credentials, sdk: fake.sdk });
+  const runtime = new VercelRuntime({ ...credentials, sdk: fake.sdk });
   const started = performance.now();
   await expectCode(runtime.findByLabels({}, { timeoutMs: 150 }), "DEADLINE_EXCEEDED");
   assert.ok(performance.now() - started < 500);

@@ -1,4 +1,4 @@
-// The shared conformance suite through VercelSandboxRuntime and @vercel/sandbox 3.0.0 (the
+// The shared conformance suite through VercelRuntime and @vercel/sandbox 3.0.0 (the
 // oldest in range, installed as vercel-sandbox-3.0), against the Vercel emulator.
 import { describeVercelConformance } from "../test/conformance.js";
 

@@ -17,15 +17,15 @@ import {
   type StartCommandRequest,
 } from "@sandport/core";
 import { commandLogs, commandStatus, startCommand } from "./async-commands.js";
-import { vercelSandboxCapabilities } from "./capabilities.js";
+import { vercelCapabilities } from "./capabilities.js";
 import { VercelContext } from "./context.js";
 import { exec, execStream } from "./exec.js";
 import { readFile, writeFiles } from "./files.js";
-import { PROVIDER, type VercelSandboxHandle } from "./handle.js";
+import { PROVIDER, type VercelHandle } from "./handle.js";
 import { launch } from "./launch.js";
 import { destroy, start, stop } from "./lifecycle.js";
 import { findByLabels, getById } from "./lookup.js";
-import { resolveOptions, type VercelSandboxRuntimeOptions } from "./options.js";
+import { resolveOptions, type VercelRuntimeOptions } from "./options.js";
 import { portEndpoint } from "./ports.js";
 
 /**
@@ -40,25 +40,25 @@ import { portEndpoint } from "./ports.js";
  * never listed, reattached, stopped or destroyed. Every call has a deadline.
  *
  * ```ts
- * const runtime = new VercelSandboxRuntime({ token, teamId, projectId, owner: "ci" });
+ * const runtime = new VercelRuntime({ token, teamId, projectId, owner: "ci" });
  * const sandbox = await runtime.launch({ labels: { job: "42" } });
  * await runtime.exec(sandbox, { argv: ["echo", "hi"] });
  * await runtime.destroy(sandbox);
  * ```
  */
-export class VercelSandboxRuntime implements SandboxRuntime<VercelSandboxHandle> {
+export class VercelRuntime implements SandboxRuntime<VercelHandle> {
   /** The port version this runtime implements. */
   readonly specificationVersion = SPECIFICATION_VERSION;
   /** Always `"vercel"`. */
   readonly provider = PROVIDER;
   /** Absolute workspace directory inside each sandbox (default `/vercel/sandbox/workspace`). */
   readonly workspaceRoot: string;
-  /** See {@link vercelSandboxCapabilities}. */
-  readonly capabilities: DeclaredCapabilities = vercelSandboxCapabilities;
+  /** See {@link vercelCapabilities}. */
+  readonly capabilities: DeclaredCapabilities = vercelCapabilities;
   readonly #context: VercelContext;
 
   /** Validates the options; no I/O happens until the first call. */
-  constructor(options: VercelSandboxRuntimeOptions) {
+  constructor(options: VercelRuntimeOptions) {
     const resolved = resolveOptions(options);
     this.workspaceRoot = resolved.workspaceRoot;
     this.#context = new VercelContext(resolved, options.sdk, options.onBackgroundError);
@@ -66,72 +66,72 @@ export class VercelSandboxRuntime implements SandboxRuntime<VercelSandboxHandle>
   }
 
   /** Creates a named, tagged sandbox with an explicit lifetime, then its workspace directory. */
-  launch(spec?: LaunchSpec, op?: OpOptions): Promise<VercelSandboxHandle> {
+  launch(spec?: LaunchSpec, op?: OpOptions): Promise<VercelHandle> {
     return launch(this.#context, spec, op);
   }
 
   /** Runs a command to completion (argv, cwd and env in Vercel's own fields); non-zero exits are results. */
-  exec(handle: VercelSandboxHandle, request: ExecRequest, op?: OpOptions): Promise<ExecResult> {
+  exec(handle: VercelHandle, request: ExecRequest, op?: OpOptions): Promise<ExecResult> {
     return exec(this.#context, handle, request, op);
   }
 
   /** Runs a command, yielding `started`, stdout/stderr chunks as Vercel streams them, then `exited`. */
-  execStream(handle: VercelSandboxHandle, request: ExecRequest, op?: OpOptions): AsyncIterable<ExecEvent> {
+  execStream(handle: VercelHandle, request: ExecRequest, op?: OpOptions): AsyncIterable<ExecEvent> {
     return execStream(this.#context, handle, request, op);
   }
 
   /** Writes all files in one tar.gz upload. */
-  writeFiles(handle: VercelSandboxHandle, files: readonly FileInput[], op?: OpOptions): Promise<void> {
+  writeFiles(handle: VercelHandle, files: readonly FileInput[], op?: OpOptions): Promise<void> {
     return writeFiles(this.#context, handle, files, op);
   }
 
   /** Reads one file's bytes. */
-  readFile(handle: VercelSandboxHandle, path: string, op?: OpOptions): Promise<Uint8Array> {
+  readFile(handle: VercelHandle, path: string, op?: OpOptions): Promise<Uint8Array> {
     return readFile(this.#context, handle, path, op);
   }
 
   /** Deletes the sandbox and resolves once the list API proves it gone. */
-  destroy(handle: VercelSandboxHandle, op?: OpOptions): Promise<void> {
+  destroy(handle: VercelHandle, op?: OpOptions): Promise<void> {
     return destroy(this.#context, handle, op);
   }
 
   /** Starts a detached command; idempotent on `sessionId`. */
-  startCommand(handle: VercelSandboxHandle, request: StartCommandRequest, op?: OpOptions): Promise<CommandRef> {
+  startCommand(handle: VercelHandle, request: StartCommandRequest, op?: OpOptions): Promise<CommandRef> {
     return startCommand(this.#context, handle, request, op);
   }
 
   /** Where a started command is. */
-  commandStatus(handle: VercelSandboxHandle, ref: CommandRef, op?: OpOptions): Promise<CommandStatus> {
+  commandStatus(handle: VercelHandle, ref: CommandRef, op?: OpOptions): Promise<CommandStatus> {
     return commandStatus(this.#context, handle, ref, op);
   }
 
   /** A started command's output so far. */
-  commandLogs(handle: VercelSandboxHandle, ref: CommandRef, op?: OpOptions): Promise<ExecResult> {
+  commandLogs(handle: VercelHandle, ref: CommandRef, op?: OpOptions): Promise<ExecResult> {
     return commandLogs(this.#context, handle, ref, op);
   }
 
   /** Rebuilds a handle from a name through the list API; `undefined` when absent, `FOREIGN_SANDBOX` when not ours. */
-  getById(id: string, op?: OpOptions): Promise<VercelSandboxHandle | undefined> {
+  getById(id: string, op?: OpOptions): Promise<VercelHandle | undefined> {
     return getById(this.#context, id, op);
   }
 
   /** Every sandbox of ours carrying all the labels (`{}`: all of ours), across every page of the list API. */
-  findByLabels(labels: Labels, op?: OpOptions): Promise<VercelSandboxHandle[]> {
+  findByLabels(labels: Labels, op?: OpOptions): Promise<VercelHandle[]> {
     return findByLabels(this.#context, labels, op);
   }
 
   /** Stops the sandbox's session; its files stay. */
-  stop(handle: VercelSandboxHandle, op?: OpOptions): Promise<void> {
+  stop(handle: VercelHandle, op?: OpOptions): Promise<void> {
     return stop(this.#context, handle, op);
   }
 
   /** Resumes a stopped sandbox in a new session. */
-  start(handle: VercelSandboxHandle, op?: OpOptions): Promise<void> {
+  start(handle: VercelHandle, op?: OpOptions): Promise<void> {
     return start(this.#context, handle, op);
   }
 
   /** The public `https://<subdomain>.vercel.run` address of a port declared at launch. */
-  portEndpoint(handle: VercelSandboxHandle, port: number, op?: OpOptions): Promise<PortEndpoint> {
+  portEndpoint(handle: VercelHandle, port: number, op?: OpOptions): Promise<PortEndpoint> {
     return portEndpoint(this.#context, handle, port, op);
   }
 
@@ -144,3 +144,11 @@ export class VercelSandboxRuntime implements SandboxRuntime<VercelSandboxHandle>
     return this.#context.background.settle();
   }
 }
+
+/**
+ * @deprecated Renamed {@link VercelRuntime}, as every provider's `<P>Runtime`
+ * (`E2BRuntime`, `DaytonaRuntime`, ...); this alias will be removed.
+ */
+export const VercelSandboxRuntime = VercelRuntime;
+/** @deprecated Renamed {@link VercelRuntime}; this alias will be removed. */
+export type VercelSandboxRuntime = VercelRuntime;

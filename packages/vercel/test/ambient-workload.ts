@@ -1,12 +1,12 @@
 // The child process of ambient-env.wire.test.ts. It runs with no terminal on stdin, every
 // variable the SDK reads set to a canary, and a fake Vercel CLI auth.json in its HOME and
 // XDG_DATA_HOME; its global fetch sends every request that would leave the machine to the
-// parent's trap. It runs a whole workload through VercelSandboxRuntime against a Vercel
+// parent's trap. It runs a whole workload through VercelRuntime against a Vercel
 // emulator, then arms the trap (the SDK called without credentials), and prints one JSON
 // line: the emulator's requests of each phase and what the global fetch sent to the trap.
 import { startVercelEmulator } from "@sandport/testkit/emulators/vercel";
 import { Sandbox } from "@vercel/sandbox";
-import { VercelSandboxRuntime } from "../src/vercel-sandbox-runtime.js";
+import { VercelRuntime } from "../src/vercel-sandbox-runtime.js";
 
 const trap = process.env.SANDPORT_TRAP_URL as string;
 const platformFetch = globalThis.fetch;
@@ -31,7 +31,7 @@ const requestsOf = () =>
   emulator.requests.map((request) => ({ route: request.route, path: request.path, headers: request.headers }));
 try {
   const options = { ...emulator.credentials, fetch: emulator.fetch, owner: "ambient" };
-  const runtime = new VercelSandboxRuntime(options);
+  const runtime = new VercelRuntime(options);
   const handle = await runtime.launch({ labels: { probe: "ambient" }, env: { FROM_LAUNCH: "1" }, ports: [4300] });
   await runtime.writeFiles(handle, [{ path: "in/a.txt", content: "a" }]);
   const cat = await runtime.exec(handle, { argv: ["cat", "in/a.txt"], stdin: "ignored" });
@@ -47,7 +47,7 @@ try {
   await runtime.stop(handle);
   await runtime.start(handle);
   // A second instance reattaches (list, then get on first use).
-  const reopened = new VercelSandboxRuntime(options);
+  const reopened = new VercelRuntime(options);
   const again = await reopened.getById(handle.id);
   if (!again) throw new Error("getById lost the sandbox");
   await reopened.exec(again, { argv: ["true"] });

@@ -3,19 +3,19 @@
 // sandbox is one inside it.
 import { describeRuntimeConformance } from "@sandport/testkit/conformance";
 import { startVercelEmulator } from "@sandport/testkit/emulators/vercel";
-import { VercelSandboxRuntime } from "../src/vercel-sandbox-runtime.js";
+import { VercelRuntime } from "../src/vercel-sandbox-runtime.js";
 import { emulatorOptions, type SdkVersion } from "./emulated.js";
 
-/** Declares the conformance suite for `VercelSandboxRuntime` with the SDK of `version`. */
+/** Declares the conformance suite for `VercelRuntime` with the SDK of `version`. */
 export function describeVercelConformance(version: SdkVersion): void {
   describeRuntimeConformance({
-    name: `VercelSandboxRuntime (real @vercel/sandbox ${version} → Vercel emulator)`,
+    name: `VercelRuntime (real @vercel/sandbox ${version} → Vercel emulator)`,
     createRuntime: async () => {
       const emulator = await startVercelEmulator();
       const options = { ...emulatorOptions(emulator, version), owner: "conformance" };
       return {
-        runtime: new VercelSandboxRuntime(options),
-        reopen: () => new VercelSandboxRuntime(options),
+        runtime: new VercelRuntime(options),
+        reopen: () => new VercelRuntime(options),
         cleanup: () => emulator.stop(),
         requestCount: () => emulator.countRequests(),
       };

@@ -62,3 +62,32 @@ test("valid values pass through, defaults fill the rest", () => {
   assert.equal(read.callback(hook, "onBackgroundError"), hook);
   assert.equal(read.callback(undefined, "fetch"), undefined);
 });
+
+test("an unknown option, or an unknown timeout, is refused naming it and the nearest known key", () => {
+  const read = new OptionReader("DemoRuntime", "demo");
+  const known = ["root", "owner", "timeouts"];
+  const typo = refusal(() => read.object({ roto: "/x" } as object, known));
+  assert.equal(typo.code, "INVALID_REQUEST");
+  assert.equal(typo.message, "DemoRuntime option roto is unknown (did you mean root?)");
+  assert.deepEqual(typo.details, { field: "roto", nearest: "root" });
+  const far = refusal(() => read.object({ frobnicate: 1 } as object, known));
+  assert.equal(far.message, "DemoRuntime option frobnicate is unknown (known: root, owner, timeouts)");
+  const timeout = refusal(() => read.common({ timeouts: { lanchMs: 5 } as object }, defaults));
+  assert.equal(timeout.message, "DemoRuntime option timeouts.lanchMs is unknown (did you mean timeouts.launchMs?)");
+  assert.equal(timeout.details.field, "timeouts.lanchMs");
+  assert.deepEqual(read.object({ root: "/x" }, known), { root: "/x" });
+  assert.deepEqual(read.object(undefined, known), {});
+});
+
+test("a number option given a string says it got a string", () => {
+  const read = new OptionReader("DemoRuntime", "demo");
+  assert.match(
+    refusal(() => read.common({ runBudgetMs: "1000" as never }, defaults)).message,
+    /runBudgetMs must be a number, got string "1000"/,
+  );
+  assert.match(
+    refusal(() => read.integer("5", "pageSize", 1, 100)).message,
+    /pageSize must be an integer from 1 to 100, got string "5"/,
+  );
+  assert.match(refusal(() => read.boolean("true", "keep")).message, /keep must be a boolean, got string "true"/);
+});

@@ -1,6 +1,7 @@
 import { invalidRequest } from "../errors/factories.js";
 import { SandportError } from "../errors/sandport-error.js";
 import { OPERATION_TIMEOUT_NAMES, type OperationTimeouts } from "../timing/operation-timeouts.js";
+import { describeValue, type KeyShape, nearestKey } from "../validation/known-keys.js";
 import { validateMaxOutputBytes, validateTimeoutMs } from "../validation/numbers.js";
 import { normalizeWorkspacePath } from "../validation/workspace-path.js";
 import { validateOwner } from "./ownership.js";
@@ -20,6 +21,17 @@ export interface CommonRuntimeOptions {
   /** Per-call deadlines; see `OperationTimeouts`. */
   readonly timeouts?: Partial<OperationTimeouts>;
 }
+
+/**
+ * The keys of {@link CommonRuntimeOptions}, to spread into a runtime's own
+ * `KeyShape` (`keyList<LocalRuntimeOptions>({ ...COMMON_RUNTIME_OPTION_SHAPE, root: true, ... })`).
+ */
+export const COMMON_RUNTIME_OPTION_SHAPE: KeyShape<CommonRuntimeOptions> = Object.freeze({
+  owner: true,
+  runBudgetMs: true,
+  maxOutputBytes: true,
+  timeouts: true,
+});
 
 /** {@link CommonRuntimeOptions} after validation, every default applied. */
 export interface ResolvedCommonOptions {
@@ -63,11 +75,34 @@ export class OptionReader {
     return invalidRequest(`${this.#runtime} option ${field} ${why}`, { field }, this.#provider);
   }
 
-  /** The options object itself: refused unless an object (absent: `{}`). */
-  object<T extends object>(options: T | undefined): T {
+  /**
+   * The options object itself: refused unless an object (absent: `{}`), and
+   * refused when it has a key that is not in `known` (the runtime's option
+   * list, built with `keyList` next to its options type), naming the nearest
+   * known key: a misspelt option is never ignored.
+   */
+  object<T extends object>(options: T | undefined, known: readonly string[]): T {
     if (options === undefined) return {} as T;
     if (typeof options !== "object" || options === null) throw this.refuse("(options)", "must be an object");
+    this.known(options, known);
     return options;
+  }
+
+  /**
+   * Refuses a key of `value` (an option object, or one nested in it under
+   * `prefix`) that is not in `known`, naming the nearest known key.
+   */
+  known(value: object, known: readonly string[], prefix = ""): void {
+    for (const key of Object.keys(value)) {
+      if (known.includes(key)) continue;
+      const nearest = nearestKey(key, known);
+      const hint = nearest === undefined ? `known: ${known.join(", ")}` : `did you mean ${prefix}${nearest}?`;
+      throw invalidRequest(
+        `${this.#runtime} option ${prefix}${key} is unknown (${hint})`,
+        { field: `${prefix}${key}`, ...(nearest === undefined ? {} : { nearest: `${prefix}${nearest}` }) },
+        this.#provider,
+      );
+    }
   }
 
   /** A non-empty string, or `undefined` when absent. */
@@ -112,7 +147,7 @@ export class OptionReader {
   integer(value: unknown, field: string, min: number, max: number): number | undefined {
     if (value === undefined) return undefined;
     if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
-      throw this.refuse(field, `must be an integer from ${min} to ${max}`);
+      throw this.refuse(field, `must be an integer from ${min} to ${max}, got ${describeValue(value)}`);
     }
     return value;
   }
@@ -120,7 +155,7 @@ export class OptionReader {
   /** A boolean, or `undefined` when absent. */
   boolean(value: unknown, field: string): boolean | undefined {
     if (value === undefined) return undefined;
-    if (typeof value !== "boolean") throw this.refuse(field, "must be a boolean");
+    if (typeof value !== "boolean") throw this.refuse(field, `must be a boolean, got ${describeValue(value)}`);
     return value;
   }
 
@@ -150,10 +185,8 @@ export class OptionReader {
     const timeouts: Record<string, number> = { ...defaults.timeouts };
     const given = options.timeouts ?? {};
     if (typeof given !== "object" || given === null) throw this.refuse("timeouts", "must be an object");
+    this.known(given, OPERATION_TIMEOUT_NAMES, "timeouts.");
     for (const [name, value] of Object.entries(given)) {
-      if (!OPERATION_TIMEOUT_NAMES.includes(name as keyof OperationTimeouts)) {
-        throw this.refuse(`timeouts.${name}`, `is not one of ${OPERATION_TIMEOUT_NAMES.join(", ")}`);
-      }
       if (value !== undefined) timeouts[name] = this.durationMs(value, `timeouts.${name}`) as number;
     }
     let owner: string;

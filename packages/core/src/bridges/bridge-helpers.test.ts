@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { SandportError } from "../errors/sandport-error.js";
-import { bridgeBaseDirectory } from "./bridge-options.js";
+import { bridgeBaseDirectory, checkBridgeOptions } from "./bridge-options.js";
 import { exitStatus, KILLED_EXIT_STATUS, TIMED_OUT_EXIT_STATUS } from "./exit-status.js";
 import { whenFound } from "./when-found.js";
 
@@ -29,4 +29,24 @@ test("whenFound passes values through and turns NOT_FOUND, and only NOT_FOUND, i
   assert.equal(await whenFound(Promise.reject(missing)), undefined);
   const denied = new SandportError({ code: "INVALID_REQUEST", message: "no" });
   await assert.rejects(whenFound(Promise.reject(denied)), (error) => error === denied);
+});
+
+test("checkBridgeOptions refuses an unknown key naming the nearest, and a timeout given as a string", () => {
+  const runtime = { workspaceRoot: "/workspace" };
+  const known = ["runtime", "workingDirectory", "commandTimeoutMs", "handle"];
+  const refused = (options: unknown, pattern: RegExp) =>
+    assert.throws(
+      () => checkBridgeOptions(options, known, "demo options"),
+      (error: unknown) => SandportError.hasCode(error, "INVALID_REQUEST") && pattern.test(error.message),
+      String(pattern),
+    );
+  refused(
+    { runtime, workingDirectroy: "app" },
+    /demo options: unknown key "workingDirectroy" \(did you mean workingDirectory\?\)/,
+  );
+  refused({ runtime, commandTimeoutMs: "1000" }, /commandTimeoutMs must be a number, got string "1000"/);
+  refused({ runtime, workingDirectory: 5 }, /workingDirectory must be a string/);
+  refused({}, /runtime must be a Sandport runtime/);
+  refused(null, /demo options must be an object/);
+  checkBridgeOptions({ runtime, workingDirectory: "app", commandTimeoutMs: 5, handle: { id: "x" } }, known, "demo");
 });

@@ -2,6 +2,7 @@ import type { LaunchSpec } from "../port/launch-spec.js";
 import type { SandboxHandle } from "../port/sandbox-handle.js";
 import type { OperationTimeouts } from "../timing/operation-timeouts.js";
 import type { RetryPolicy } from "../timing/retry.js";
+import { keyList } from "../validation/known-keys.js";
 import type { OrchestratorListener } from "./events.js";
 
 /**
@@ -26,6 +27,16 @@ export const DEFAULT_ORCHESTRATOR_TIMEOUTS: OrchestratorTimeouts = Object.freeze
   execGraceMs: 30_000,
   lookupMs: 60_000,
   destroyMs: 120_000,
+});
+
+/** Every key of {@link OrchestratorTimeouts}; any other in `OrchestratorOptions.timeouts` is refused. */
+export const ORCHESTRATOR_TIMEOUT_KEYS = keyList<OrchestratorTimeouts>({
+  launchMs: true,
+  fileMs: true,
+  stepMs: true,
+  execGraceMs: true,
+  lookupMs: true,
+  destroyMs: true,
 });
 
 /** What a reconciliation hook learns about a launch whose outcome is unknown. */
@@ -71,3 +82,33 @@ export interface OrchestratorOptions<H extends SandboxHandle = SandboxHandle> {
    */
   readonly reconcileLaunch?: (context: UnknownLaunchContext) => Promise<readonly H[]>;
 }
+
+/** Every key of {@link OrchestratorOptions}; any other is refused by the constructor. */
+export const ORCHESTRATOR_OPTION_KEYS = keyList<OrchestratorOptions>({
+  retry: true,
+  timeouts: true,
+  onEvent: true,
+  launchAttempts: true,
+  onUnknownLaunch: true,
+  reconcileLaunch: true,
+});
+
+/** Options of one `SandboxOrchestrator.run`. */
+export interface RunOptions {
+  /** Aborting stops the workload (a running step is killed) and tears down by policy. */
+  readonly signal?: AbortSignal;
+}
+
+/** Every key of {@link RunOptions}. */
+export const RUN_OPTION_KEYS = keyList<RunOptions>({ signal: true });
+
+/** Options of one `SandboxOrchestrator.session`. */
+export interface SessionOptions {
+  /** Aborting stops the acquisition. */
+  readonly signal?: AbortSignal;
+  /** `always` (default): disposal destroys the sandbox; `keep`: it survives the session. */
+  readonly teardown?: "always" | "keep";
+}
+
+/** Every key of {@link SessionOptions}. */
+export const SESSION_OPTION_KEYS = keyList<SessionOptions>({ signal: true, teardown: true });

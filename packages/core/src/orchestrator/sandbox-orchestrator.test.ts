@@ -214,10 +214,68 @@ describe("SandboxOrchestrator.run", () => {
       { launch: {}, teardown: "sometimes" },
     ];
     for (const bad of malformed) {
-      await assert.rejects(
-        orchestrator.run(bad as Workload),
-        (error: unknown) => SandportError.hasCode(error, "INVALID_REQUEST") && !(error instanceof WorkloadError),
-        JSON.stringify(bad),
+      await rejectsWith(orchestrator.run(bad as Workload), (error) => {
+        assert.equal(error.code, "INVALID_REQUEST", JSON.stringify(bad));
+        assert.equal(error.stage, "validate");
+        assert.ok(SandportError.hasCode(error.cause, "INVALID_REQUEST"));
+        assert.equal(error.result.sandboxId, undefined);
+        assert.equal(error.result.teardown.outcome, "none");
+        assert.deepEqual(error.result.steps, []);
+      });
+    }
+    assert.equal(runtime.calls.length, 0);
+  });
+
+  test("an unknown key anywhere in a workload is refused at the validate stage, naming it and the nearest key", async () => {
+    const { runtime, orchestrator } = setup();
+    const typos: [unknown, RegExp][] = [
+      [{ launch: {}, stpes: [] }, /workload: unknown key "stpes" \(did you mean steps\?\)/],
+      [
+        { launch: {}, steps: [{ argv: ["true"], tiemoutMs: 5 }] },
+        /steps\[0\]: unknown key "tiemoutMs" \(did you mean timeoutMs\?\)/,
+      ],
+      [{ launch: {}, steps: [{ argv: ["true"], continueOnFailur: true }] }, /did you mean continueOnFailure\?/],
+      [{ launch: { lables: { a: "b" } } }, /launch spec: unknown key "lables" \(did you mean labels\?\)/],
+      [{ launch: { reuse: { idd: "x" } } }, /reuse: unknown key "idd" \(did you mean id\?\)/],
+      [{ launch: { reuse: { id: "x" }, lables: {} } }, /unknown key "lables"/],
+      [
+        { launch: {}, files: [{ path: "a", content: "", mdoe: 0o644 }] },
+        /files\[0\]: unknown key "mdoe" \(did you mean mode\?\)/,
+      ],
+      [{ launch: {}, steps: [{ argv: ["true"], timeoutMs: "1000" }] }, /timeoutMs must be a number, got string "1000"/],
+      [{ launch: {}, files: [{ path: "a", content: "", mode: 0o4755 }] }, /mode must be an integer from 0 to 0o777/],
+    ];
+    for (const [bad, pattern] of typos) {
+      await rejectsWith(orchestrator.run(bad as Workload), (error) => {
+        assert.equal(error.stage, "validate");
+        assert.equal(error.code, "INVALID_REQUEST");
+        assert.match(error.message, pattern);
+      });
+    }
+    await rejectsWith(orchestrator.run({ launch: {} }, { signl: AbortSignal.timeout(1) } as never), (error) => {
+      assert.equal(error.stage, "validate");
+      assert.match(error.message, /run options: unknown key "signl" \(did you mean signal\?\)/);
+    });
+    await assert.rejects(
+      orchestrator.session({}, { teardwn: "keep" } as never),
+      (error: unknown) =>
+        SandportError.hasCode(error, "INVALID_REQUEST") && /did you mean teardown\?/.test(error.message),
+    );
+    assert.equal(runtime.calls.length, 0);
+  });
+
+  test("the constructor refuses an unknown option or timeout, naming the nearest known key", () => {
+    const runtime = new RecordingRuntime();
+    const cases: [unknown, RegExp][] = [
+      [{ retyr: {} }, /SandboxOrchestrator options: unknown key "retyr" \(did you mean retry\?\)/],
+      [{ timeouts: { stepsMs: 5 } }, /timeouts: unknown key "stepsMs" \(did you mean stepMs\?\)/],
+      [{ timeouts: { stepMs: "5" } }, /timeouts.stepMs must be a number, got string "5"/],
+    ];
+    for (const [options, pattern] of cases) {
+      assert.throws(
+        () => new SandboxOrchestrator(runtime, options as OrchestratorOptions),
+        (error: unknown) => SandportError.hasCode(error, "INVALID_REQUEST") && pattern.test(error.message),
+        String(pattern),
       );
     }
     assert.equal(runtime.calls.length, 0);

@@ -2,17 +2,37 @@ import { invalidRequest, toSandportError } from "../errors/factories.js";
 import type { SandportError } from "../errors/sandport-error.js";
 import type { SandboxHandle } from "../port/sandbox-handle.js";
 import type { SandboxRuntime } from "../port/sandbox-runtime.js";
+import { refuseUnknownKeys } from "../validation/known-keys.js";
 import { validateLabels } from "../validation/labels.js";
-import { validateExecRequest, validateFiles, validateLaunchSpec } from "../validation/requests.js";
+import { validateTimeoutMs } from "../validation/numbers.js";
+import { type ValidatedFile, validateExecRequest, validateFiles, validateLaunchSpec } from "../validation/requests.js";
 import { normalizeWorkspacePath } from "../validation/workspace-path.js";
 import { type AcquireContext, acquireSandbox } from "./acquire.js";
 import { ContainedListener } from "./listener-errors.js";
-import { DEFAULT_ORCHESTRATOR_TIMEOUTS, type OrchestratorOptions, type OrchestratorTimeouts } from "./options.js";
+import {
+  DEFAULT_ORCHESTRATOR_TIMEOUTS,
+  ORCHESTRATOR_OPTION_KEYS,
+  ORCHESTRATOR_TIMEOUT_KEYS,
+  type OrchestratorOptions,
+  type OrchestratorTimeouts,
+  RUN_OPTION_KEYS,
+  type RunOptions,
+  SESSION_OPTION_KEYS,
+  type SessionOptions,
+} from "./options.js";
 import { runStep } from "./run-step.js";
 import { safeCall } from "./safe-call.js";
 import { SandboxSession } from "./sandbox-session.js";
 import { destroySandbox } from "./teardown.js";
-import { type AcquireSpec, isReuseSpec, type TeardownPolicy, type Workload } from "./workload.js";
+import {
+  type AcquireSpec,
+  isReuseSpec,
+  REUSE_SPEC_KEYS,
+  type TeardownPolicy,
+  WORKLOAD_KEYS,
+  WORKLOAD_STEP_KEYS,
+  type Workload,
+} from "./workload.js";
 import { WorkloadError, type WorkloadStage } from "./workload-error.js";
 import type { StepRecord, TeardownReport, WorkloadResult } from "./workload-result.js";
 
@@ -32,21 +52,31 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
   readonly #options: OrchestratorOptions<H>;
   readonly #timeouts: OrchestratorTimeouts;
 
+  /** Refuses (`INVALID_REQUEST`) options with an unknown key, or a timeout that is not a duration. */
   constructor(runtime: SandboxRuntime<H>, options: OrchestratorOptions<H> = {}) {
     this.runtime = runtime;
+    checkOptions(options);
     this.#options = options;
     this.#timeouts = { ...DEFAULT_ORCHESTRATOR_TIMEOUTS, ...options.timeouts };
   }
 
   /**
    * Runs a workload to the end. Resolves with the result, non-zero exits
-   * included (`ok: false`). Rejects with `INVALID_REQUEST` before any provider
-   * call when the workload is malformed, and with a {@link WorkloadError} (after
-   * teardown, carrying everything done so far) when anything else fails,
-   * including teardown itself.
+   * included (`ok: false`). Every rejection is a {@link WorkloadError} with
+   * the stage that failed: `validate` (code `INVALID_REQUEST`, before any
+   * provider call) when the workload or these options are malformed (an
+   * unknown key included), else after teardown, carrying everything done so
+   * far, when anything else fails, including teardown itself.
    */
-  async run(workload: Workload, options: { readonly signal?: AbortSignal } = {}): Promise<WorkloadResult<H>> {
-    const plan = this.#validate(workload);
+  async run(workload: Workload, options: RunOptions = {}): Promise<WorkloadResult<H>> {
+    let plan: { readonly files: readonly ValidatedFile[] };
+    try {
+      if (typeof options !== "object" || options === null) throw invalidRequest("run options must be an object");
+      refuseUnknownKeys(options, RUN_OPTION_KEYS, "run options", this.runtime.provider);
+      plan = this.#validate(workload);
+    } catch (error) {
+      throw new WorkloadError("validate", toSandportError(error, this.runtime.provider), refusedResult(workload));
+    }
     const { signal } = options;
     const listener = new ContainedListener(this.#options.onEvent, this.runtime.provider);
     const context = this.#context(listener);
@@ -143,10 +173,9 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
    * `await using session = await orchestrator.session({ labels })`. Disposal
    * destroys it unless `teardown` is `keep`.
    */
-  async session(
-    spec: AcquireSpec,
-    options: { readonly signal?: AbortSignal; readonly teardown?: "always" | "keep" } = {},
-  ): Promise<SandboxSession<H>> {
+  async session(spec: AcquireSpec, options: SessionOptions = {}): Promise<SandboxSession<H>> {
+    if (typeof options !== "object" || options === null) throw invalidRequest("session options must be an object");
+    refuseUnknownKeys(options, SESSION_OPTION_KEYS, "session options", this.runtime.provider);
     this.#validateAcquire(spec);
     const teardown = options.teardown ?? "always";
     if (teardown !== "always" && teardown !== "keep")
@@ -186,12 +215,23 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
   }
 
   /** Checks the whole workload against the runtime's workspace before anything is sent. */
-  #validate(workload: Workload) {
+  #validate(workload: Workload): { readonly files: readonly ValidatedFile[] } {
     if (typeof workload !== "object" || workload === null) throw invalidRequest("workload must be an object");
     const context = { root: this.runtime.workspaceRoot, provider: this.runtime.provider };
+    refuseUnknownKeys(workload, WORKLOAD_KEYS, "workload", context.provider);
     this.#validateAcquire(workload.launch);
     const files = validateFiles(workload.files ?? [], context);
-    for (const step of workload.steps ?? []) validateExecRequest(step, context);
+    if (workload.steps !== undefined && !Array.isArray(workload.steps)) throw invalidRequest("steps must be an array");
+    for (const [index, step] of (workload.steps ?? []).entries()) {
+      if (typeof step !== "object" || step === null) throw invalidRequest(`steps[${index}] must be an object`);
+      refuseUnknownKeys(step, WORKLOAD_STEP_KEYS, `steps[${index}]`, context.provider);
+      const { name, continueOnFailure, ...request } = step;
+      if (name !== undefined && typeof name !== "string") throw invalidRequest(`steps[${index}].name must be a string`);
+      if (continueOnFailure !== undefined && typeof continueOnFailure !== "boolean") {
+        throw invalidRequest(`steps[${index}].continueOnFailure must be a boolean`);
+      }
+      validateExecRequest(request, context);
+    }
     if (workload.collect !== undefined && !Array.isArray(workload.collect))
       throw invalidRequest("collect must be an array");
     for (const [index, path] of (workload.collect ?? []).entries()) {
@@ -214,8 +254,13 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
       validateLaunchSpec(spec, this.runtime.provider);
       return;
     }
+    refuseUnknownKeys(spec, REUSE_SPEC_KEYS, "launch (a reuse spec)", this.runtime.provider);
     const target = spec.reuse as { id?: unknown; labels?: unknown };
     if (typeof target !== "object" || target === null) throw invalidRequest("reuse must be { id } or { labels }");
+    refuseUnknownKeys(target, ["id", "labels"], "reuse", this.runtime.provider);
+    if (target.id !== undefined && target.labels !== undefined) {
+      throw invalidRequest("reuse must be { id } or { labels }, not both");
+    }
     if (target.id !== undefined) {
       if (typeof target.id !== "string" || target.id === "")
         throw invalidRequest("reuse.id must be a non-empty string");
@@ -225,4 +270,31 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
       throw invalidRequest("reuse must be { id } or { labels }");
     }
   }
+}
+
+/** Refuses orchestrator options with an unknown key (there or in `timeouts`) or a timeout that is not a duration. */
+function checkOptions(options: OrchestratorOptions<SandboxHandle>): void {
+  if (typeof options !== "object" || options === null) throw invalidRequest("orchestrator options must be an object");
+  refuseUnknownKeys(options, ORCHESTRATOR_OPTION_KEYS, "SandboxOrchestrator options");
+  const timeouts = options.timeouts ?? {};
+  if (typeof timeouts !== "object" || timeouts === null) throw invalidRequest("timeouts must be an object");
+  refuseUnknownKeys(timeouts, ORCHESTRATOR_TIMEOUT_KEYS, "SandboxOrchestrator options timeouts");
+  for (const [name, value] of Object.entries(timeouts)) validateTimeoutMs(value, `timeouts.${name}`);
+}
+
+/** What a workload refused before anything ran has to show: nothing acquired, nothing done. */
+function refusedResult<H extends SandboxHandle>(workload: unknown): WorkloadResult<H> {
+  const given = (workload as { teardown?: unknown } | null)?.teardown;
+  const policy = TEARDOWN_POLICIES.includes(given as TeardownPolicy) ? (given as TeardownPolicy) : "always";
+  return {
+    ok: false,
+    sandboxId: undefined,
+    reused: false,
+    handle: undefined,
+    steps: [],
+    collected: {},
+    timings: { launchMs: 0, filesMs: 0, stepsMs: 0, collectMs: 0, teardownMs: 0, totalMs: 0 },
+    teardown: { policy, outcome: "none", durationMs: 0 },
+    listenerErrors: [],
+  };
 }

@@ -1,7 +1,8 @@
-import type { ExecRequest } from "../port/exec-request.js";
+import { EXEC_REQUEST_KEYS, type ExecRequest } from "../port/exec-request.js";
 import type { FileInput } from "../port/file-input.js";
 import type { Labels } from "../port/labels.js";
 import type { LaunchSpec } from "../port/launch-spec.js";
+import { keyList } from "../validation/known-keys.js";
 
 /** Use an existing sandbox instead of launching one: by id (needs `getById`) or by labels (needs `findByLabels`). */
 export interface ReuseSpec {
@@ -45,6 +46,24 @@ export interface Workload {
   /** Default `always`. */
   readonly teardown?: TeardownPolicy;
 }
+
+/** Every key a {@link ReuseSpec} may have. */
+export const REUSE_SPEC_KEYS = keyList<ReuseSpec>({ reuse: true });
+
+/** Every key a {@link WorkloadStep} may have: those of an exec request, `name` and `continueOnFailure`. */
+export const WORKLOAD_STEP_KEYS: readonly string[] = Object.freeze([
+  ...EXEC_REQUEST_KEYS,
+  ...keyList<Omit<WorkloadStep, keyof ExecRequest>>({ name: true, continueOnFailure: true }),
+]);
+
+/** Every key a {@link Workload} may have; any other is refused before any provider call. */
+export const WORKLOAD_KEYS = keyList<Workload>({
+  launch: true,
+  files: true,
+  steps: true,
+  collect: true,
+  teardown: true,
+});
 
 /** True when `spec` asks to reuse an existing sandbox. */
 export function isReuseSpec(spec: AcquireSpec): spec is ReuseSpec {

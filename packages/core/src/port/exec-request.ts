@@ -1,3 +1,5 @@
+import { keyList } from "../validation/known-keys.js";
+
 /** Fields shared by both forms of {@link ExecRequest}. */
 export interface ExecOptions {
   /** Working directory, relative to the sandbox workspace (or absolute inside it). Default: the workspace root. */
@@ -38,3 +40,14 @@ export interface ShellExecRequest extends ExecOptions {
 
 /** One command to run: an argument vector or a shell script, plus {@link ExecOptions}. */
 export type ExecRequest = ArgvExecRequest | ShellExecRequest;
+
+/** Every key an {@link ExecRequest} may have; any other is refused with `INVALID_REQUEST`. */
+export const EXEC_REQUEST_KEYS = keyList<ArgvExecRequest>({
+  argv: true,
+  shell: true,
+  cwd: true,
+  env: true,
+  timeoutMs: true,
+  maxOutputBytes: true,
+  stdin: true,
+});

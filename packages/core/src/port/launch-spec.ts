@@ -1,3 +1,4 @@
+import { keyList } from "../validation/known-keys.js";
 import type { Labels } from "./labels.js";
 
 /** Resource limits requested for a sandbox. A runtime that cannot enforce one refuses with `UNSUPPORTED`. */
@@ -52,3 +53,18 @@ export interface LaunchSpec {
    */
   readonly launchKey?: string;
 }
+
+/** Every key a {@link ResourceLimits} may have; any other is refused with `INVALID_REQUEST`. */
+export const RESOURCE_LIMIT_KEYS = keyList<ResourceLimits>({ memoryMiB: true, cpus: true, maxProcesses: true });
+
+/** Every key a {@link LaunchSpec} may have; any other is refused with `INVALID_REQUEST`. */
+export const LAUNCH_SPEC_KEYS = keyList<LaunchSpec>({
+  template: true,
+  env: true,
+  labels: true,
+  lifetimeMs: true,
+  network: true,
+  resources: true,
+  ports: true,
+  launchKey: true,
+});

@@ -1,3 +1,5 @@
+import { keyList } from "../validation/known-keys.js";
+
 /**
  * Per-call options accepted by every runtime method.
  *
@@ -10,3 +12,6 @@ export interface OpOptions {
   /** Deadline for this call in milliseconds. Exceeding it rejects with `DEADLINE_EXCEEDED`. */
   readonly timeoutMs?: number;
 }
+
+/** Every key an {@link OpOptions} may have; any other is refused with `INVALID_REQUEST`. */
+export const OP_OPTION_KEYS = keyList<OpOptions>({ signal: true, timeoutMs: true });

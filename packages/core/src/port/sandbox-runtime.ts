@@ -1,7 +1,8 @@
 import type { DeclaredCapabilities } from "../capabilities/declared-capabilities.js";
+import { keyList } from "../validation/known-keys.js";
 import type { CommandRef, CommandStatus } from "./command.js";
 import type { ExecEvent } from "./exec-event.js";
-import type { ExecRequest } from "./exec-request.js";
+import { EXEC_REQUEST_KEYS, type ExecRequest } from "./exec-request.js";
 import type { ExecResult } from "./exec-result.js";
 import type { FileInfo } from "./file-info.js";
 import type { FileInput } from "./file-input.js";
@@ -20,6 +21,12 @@ export type StartCommandRequest = ExecRequest & {
   /** Idempotency key. Starting again with the same id returns the existing command instead of a second copy. */
   readonly sessionId: string;
 };
+
+/** Every key a {@link StartCommandRequest} may have: an exec request's and `sessionId`. */
+export const START_COMMAND_REQUEST_KEYS: readonly string[] = Object.freeze([
+  ...EXEC_REQUEST_KEYS,
+  ...keyList<Pick<StartCommandRequest, "sessionId">>({ sessionId: true }),
+]);
 
 /**
  * The port every sandbox provider implements.

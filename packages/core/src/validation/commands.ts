@@ -1,5 +1,8 @@
 import { invalidRequest } from "../errors/factories.js";
 import type { CommandRef } from "../port/command.js";
+import type { ExecRequest } from "../port/exec-request.js";
+import { START_COMMAND_REQUEST_KEYS, type StartCommandRequest } from "../port/sandbox-runtime.js";
+import { refuseUnknownKeys } from "./known-keys.js";
 
 const SESSION_ID = /^(?!\.{1,2}$)[A-Za-z0-9._-]{1,128}$/;
 
@@ -30,4 +33,21 @@ export function validateCommandRef(ref: unknown, provider?: string): CommandRef 
     throw invalidRequest("command ref's commandId must be a non-empty string", { field: "ref.commandId" }, provider);
   }
   return { sessionId, commandId: candidate.commandId };
+}
+
+/**
+ * Splits a `StartCommandRequest` into its validated `sessionId` and the exec
+ * request to validate as any other. A key of neither (a misspelt `sessionId`
+ * too) is refused first, naming the nearest known key. Throws `INVALID_REQUEST`.
+ */
+export function splitStartCommandRequest(
+  request: unknown,
+  provider?: string,
+): { readonly sessionId: string; readonly execRequest: ExecRequest } {
+  if (typeof request !== "object" || request === null) {
+    throw invalidRequest("startCommand request must be an object", {}, provider);
+  }
+  refuseUnknownKeys(request, START_COMMAND_REQUEST_KEYS, "startCommand request", provider);
+  const { sessionId, ...execRequest } = request as StartCommandRequest;
+  return { sessionId: validateSessionId(sessionId, provider), execRequest: execRequest as ExecRequest };
 }

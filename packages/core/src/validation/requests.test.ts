@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { SandportError } from "../errors/sandport-error.js";
+import { splitStartCommandRequest } from "./commands.js";
 import { refuseReservedEnv, validateEnv } from "./env.js";
 import { validateLabels } from "./labels.js";
 import { MAX_OUTPUT_BYTES, validateTimeoutMs } from "./numbers.js";
@@ -119,6 +120,77 @@ describe("validateFiles", () => {
     );
     assert.throws(() => validateFiles([{ path: "a", content: 5 }]), isCode("INVALID_REQUEST"));
     assert.throws(() => validateFiles([{ path: "a", content: "", mode: 0o10000 }]), isCode("INVALID_REQUEST"));
+  });
+});
+
+describe("unknown keys, numbers given as strings, set-id modes", () => {
+  const refusal = (check: () => unknown, pattern: RegExp) =>
+    assert.throws(
+      check,
+      (error: unknown) => SandportError.hasCode(error, "INVALID_REQUEST") && pattern.test(error.message),
+      String(pattern),
+    );
+  test("every request shape refuses a key it does not have, naming it and the nearest known key", () => {
+    refusal(
+      () => validateExecRequest({ argv: ["true"], tiemoutMs: 5 }),
+      /unknown key "tiemoutMs" \(did you mean timeoutMs\?\)/,
+    );
+    refusal(() => validateExecRequest({ shell: "true", cwdir: "a" }), /unknown key "cwdir"/);
+    refusal(
+      () => validateFiles([{ path: "a", content: "", mdoe: 0o644 }]),
+      /files\[0\]: unknown key "mdoe" \(did you mean mode\?\)/,
+    );
+    refusal(
+      () => validateLaunchSpec({ lables: { a: "b" } }),
+      /launch spec: unknown key "lables" \(did you mean labels\?\)/,
+    );
+    refusal(() => validateLaunchSpec({ resources: { cpu: 1 } }), /unknown key "cpu" \(did you mean cpus\?\)/);
+    refusal(() => validateOpOptions({ timeoutMS: 5 }), /unknown key "timeoutMS" \(did you mean timeoutMs\?\)/);
+  });
+  test("a startCommand request splits into its session id and exec request; a misspelt sessionId is named", () => {
+    assert.deepEqual(splitStartCommandRequest({ sessionId: "job-1", shell: "true" }), {
+      sessionId: "job-1",
+      execRequest: { shell: "true" },
+    });
+    refusal(
+      () => splitStartCommandRequest({ sesionId: "job-1", shell: "true" }),
+      /startCommand request: unknown key "sesionId" \(did you mean sessionId\?\)/,
+    );
+    refusal(() => splitStartCommandRequest(null), /startCommand request must be an object/);
+    refusal(() => splitStartCommandRequest({ sessionId: "..", shell: "true" }), /sessionId must be/);
+  });
+  test("keys inside the caller's maps (env, labels) are never taken for typos", () => {
+    assert.deepEqual(validateExecRequest({ argv: ["a"], env: { tiemoutMs: "1" } }).env, { tiemoutMs: "1" });
+    assert.deepEqual(validateLaunchSpec({ labels: { lables: "x" } }), { labels: { lables: "x" } });
+  });
+  test("a number given as a string says it got a string", () => {
+    refusal(
+      () => validateExecRequest({ argv: ["a"], timeoutMs: "1000" }),
+      /^timeoutMs must be a number, got string "1000"$/,
+    );
+    refusal(
+      () => validateExecRequest({ argv: ["a"], maxOutputBytes: "10" }),
+      /maxOutputBytes must be a number, got string "10"/,
+    );
+    refusal(() => validateOpOptions({ timeoutMs: "5" }), /timeoutMs must be a number, got string "5"/);
+    refusal(() => validateLaunchSpec({ lifetimeMs: "60000" }), /lifetimeMs must be a number, got string "60000"/);
+    refusal(
+      () => validateLaunchSpec({ resources: { maxProcesses: "8" } }),
+      /maxProcesses must be a number, got string "8"/,
+    );
+    refusal(() => validateFiles([{ path: "a", content: "", mode: "755" }]), /mode must be a number, got string "755"/);
+  });
+  test("a file mode with setuid, setgid or sticky bits is refused; 0 to 0o777 is kept", () => {
+    for (const mode of [0o4755, 0o2755, 0o1777, 0o7777]) {
+      refusal(() => validateFiles([{ path: "a", content: "", mode }]), /mode must be an integer from 0 to 0o777/);
+    }
+    assert.deepEqual(
+      validateFiles([
+        { path: "a", content: "", mode: 0o777 },
+        { path: "b", content: "", mode: 0 },
+      ]).map((file) => file.mode),
+      [0o777, 0],
+    );
   });
 });
 

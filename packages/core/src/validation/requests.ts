@@ -1,11 +1,12 @@
 import { invalidRequest } from "../errors/factories.js";
-import type { ExecRequest } from "../port/exec-request.js";
-import type { FileInput } from "../port/file-input.js";
-import type { LaunchSpec } from "../port/launch-spec.js";
-import type { OpOptions } from "../port/op-options.js";
+import { EXEC_REQUEST_KEYS, type ExecRequest } from "../port/exec-request.js";
+import { FILE_INPUT_KEYS, type FileInput } from "../port/file-input.js";
+import { LAUNCH_SPEC_KEYS, type LaunchSpec, RESOURCE_LIMIT_KEYS } from "../port/launch-spec.js";
+import { OP_OPTION_KEYS, type OpOptions } from "../port/op-options.js";
 import { validateEnv } from "./env.js";
+import { refuseUnknownKeys } from "./known-keys.js";
 import { validateLabels } from "./labels.js";
-import { validateMaxOutputBytes, validatePositiveNumber, validateTimeoutMs } from "./numbers.js";
+import { refuseNonNumber, validateMaxOutputBytes, validatePositiveNumber, validateTimeoutMs } from "./numbers.js";
 import { normalizeWorkspacePath } from "./workspace-path.js";
 
 /** Context for request validation: where the workspace is and whom to name in errors. */
@@ -19,16 +20,21 @@ export interface ValidationContext {
 /** An exec request after validation: `cwd` is workspace-relative (`""` = root), env is a frozen copy. */
 export type ValidatedExecRequest = ExecRequest & { readonly cwd: string };
 
+/** Largest file mode accepted: permission bits only, no setuid, setgid or sticky bit. */
+export const MAX_FILE_MODE = 0o777;
+
 /**
- * Validates an exec request: exactly one of `argv` (non-empty strings, no NUL)
- * or `shell` (non-empty, no NUL); `cwd` inside the workspace; env names; timeout;
- * output cap; stdin type. Throws `INVALID_REQUEST` before any provider call.
+ * Validates an exec request: no key beyond {@link EXEC_REQUEST_KEYS}; exactly
+ * one of `argv` (non-empty strings, no NUL) or `shell` (non-empty, no NUL);
+ * `cwd` inside the workspace; env names; timeout; output cap; stdin type.
+ * Throws `INVALID_REQUEST` before any provider call.
  */
 export function validateExecRequest(request: unknown, context: ValidationContext = {}): ValidatedExecRequest {
   const provider = context.provider;
   if (typeof request !== "object" || request === null)
     throw invalidRequest("exec request must be an object", {}, provider);
   const raw = request as Record<string, unknown>;
+  refuseUnknownKeys(raw, EXEC_REQUEST_KEYS, "exec request", provider);
   const hasArgv = raw.argv !== undefined;
   const hasShell = raw.shell !== undefined;
   if (hasArgv === hasShell) throw invalidRequest("exec request needs exactly one of argv or shell", {}, provider);
@@ -74,7 +80,8 @@ export interface ValidatedFile {
 
 /**
  * Validates every file before any is written: paths inside the workspace and
- * unique, content a string or bytes, mode within `0o7777`.
+ * unique, content a string or bytes, mode within `0o777` (no setuid, setgid or
+ * sticky bit), no key beyond {@link FILE_INPUT_KEYS}.
  */
 export function validateFiles(files: unknown, context: ValidationContext = {}): ValidatedFile[] {
   const provider = context.provider;
@@ -84,6 +91,7 @@ export function validateFiles(files: unknown, context: ValidationContext = {}): 
   return files.map((file: FileInput, index) => {
     if (typeof file !== "object" || file === null)
       throw invalidRequest(`files[${index}] must be an object`, {}, provider);
+    refuseUnknownKeys(file, FILE_INPUT_KEYS, `files[${index}]`, provider);
     const path = normalizeWorkspacePath(file.path, { root: context.root, field: `files[${index}].path`, provider });
     if (seen.has(path)) throw invalidRequest(`files[${index}].path ${path} is given twice`, { path }, provider);
     seen.add(path);
@@ -92,18 +100,28 @@ export function validateFiles(files: unknown, context: ValidationContext = {}): 
       throw invalidRequest(`files[${index}].content must be a string or Uint8Array`, { path }, provider);
     }
     const mode = file.mode ?? 0o644;
-    if (!Number.isInteger(mode) || mode < 0 || mode > 0o7777) {
-      throw invalidRequest(`files[${index}].mode must be an integer between 0 and 0o7777`, { path }, provider);
+    refuseNonNumber(mode, `files[${index}].mode`, provider);
+    if (!Number.isInteger(mode) || mode < 0 || mode > MAX_FILE_MODE) {
+      throw invalidRequest(
+        `files[${index}].mode must be an integer from 0 to 0o777 (setuid, setgid and sticky bits are refused), got ${octal(mode)}`,
+        { path, field: `files[${index}].mode` },
+        provider,
+      );
     }
     return { path, content: typeof content === "string" ? encoder.encode(content) : content, mode };
   });
 }
 
-/** Validates a launch spec: env, labels (no reserved keys), lifetime, resources, launch key. Returns a clean copy. */
+/**
+ * Validates a launch spec: no key beyond {@link LAUNCH_SPEC_KEYS} (nor in
+ * `resources`), env, labels (no reserved keys), lifetime, resources, launch
+ * key. Returns a clean copy.
+ */
 export function validateLaunchSpec(spec: unknown, provider?: string): LaunchSpec {
   if (spec === undefined) return {};
   if (typeof spec !== "object" || spec === null) throw invalidRequest("launch spec must be an object", {}, provider);
   const raw = spec as LaunchSpec;
+  refuseUnknownKeys(raw, LAUNCH_SPEC_KEYS, "launch spec", provider);
   if (raw.template !== undefined && (typeof raw.template !== "string" || raw.template === "")) {
     throw invalidRequest("template must be a non-empty string", {}, provider);
   }
@@ -120,8 +138,12 @@ export function validateLaunchSpec(spec: unknown, provider?: string): LaunchSpec
   if (resources !== undefined && (typeof resources !== "object" || resources === null)) {
     throw invalidRequest("resources must be an object", {}, provider);
   }
-  if (resources?.maxProcesses !== undefined && !Number.isInteger(resources.maxProcesses)) {
-    throw invalidRequest("resources.maxProcesses must be an integer", {}, provider);
+  if (resources !== undefined) refuseUnknownKeys(resources, RESOURCE_LIMIT_KEYS, "launch spec resources", provider);
+  if (resources?.maxProcesses !== undefined) {
+    refuseNonNumber(resources.maxProcesses, "resources.maxProcesses", provider);
+    if (!Number.isInteger(resources.maxProcesses)) {
+      throw invalidRequest("resources.maxProcesses must be an integer", {}, provider);
+    }
   }
   return dropUndefined({
     ports: validatePorts(raw.ports, provider),
@@ -170,11 +192,12 @@ export function validatePort(port: unknown, provider?: string): number {
   return port;
 }
 
-/** Validates per-call options: `timeoutMs` as a duration, `signal` as an `AbortSignal`. */
+/** Validates per-call options: no key beyond {@link OP_OPTION_KEYS}, `timeoutMs` as a duration, `signal` as an `AbortSignal`. */
 export function validateOpOptions(op: unknown, provider?: string): OpOptions {
   if (op === undefined) return {};
   if (typeof op !== "object" || op === null) throw invalidRequest("options must be an object", {}, provider);
   const raw = op as OpOptions;
+  refuseUnknownKeys(raw, OP_OPTION_KEYS, "options", provider);
   if (raw.signal !== undefined && !(raw.signal instanceof AbortSignal)) {
     throw invalidRequest("signal must be an AbortSignal", {}, provider);
   }
@@ -184,4 +207,9 @@ export function validateOpOptions(op: unknown, provider?: string): OpOptions {
 
 function dropUndefined<T extends Record<string, unknown>>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as T;
+}
+
+/** A mode as written in source (`0o4755`), or as it is when not a non-negative integer. */
+function octal(mode: number): string {
+  return Number.isInteger(mode) && mode >= 0 ? `0o${mode.toString(8)}` : String(mode);
 }

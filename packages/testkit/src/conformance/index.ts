@@ -15,3 +15,5 @@ export type {
   RuntimeFixture,
 } from "./options.js";
 export { DEFAULT_TIMEOUTS } from "./suite.js";
+export type { TypoProbe } from "./typo-refusals.js";
+export { assertTyposRefused } from "./typo-refusals.js";

@@ -79,6 +79,24 @@ export function declarePathChecks<H extends SandboxHandle>(group: CheckGroup<H>)
           { path: "batch/last.txt", content: "3", mode: 0o10000 },
         ],
       ],
+      [
+        "a setuid mode (0o4755)",
+        [
+          { path: "batch/first.txt", content: "1" },
+          { path: "batch/last.txt", content: "3", mode: 0o4755 },
+        ],
+      ],
+      [
+        "a sticky mode (0o1777)",
+        [
+          { path: "batch/first.txt", content: "1" },
+          { path: "batch/last.txt", content: "3", mode: 0o1777 },
+        ],
+      ],
+      [
+        "an unknown key (mdoe)",
+        [{ path: "batch/first.txt", content: "1" }, { path: "batch/last.txt", content: "3", mdoe: 0o644 } as FileInput],
+      ],
     ];
     for (const [what, files] of batches) {
       await expectCode(() => runtime.writeFiles(handle, files), "INVALID_REQUEST", `a batch with ${what}`);

@@ -98,7 +98,10 @@ function methodCalls<H extends SandboxHandle>(
     ["launchDetached", runtime.launchDetached && (() => runtime.launchDetached!({}, op))],
     ["stop", runtime.stop && (() => runtime.stop!(handle, op))],
     ["start", runtime.start && (() => runtime.start!(handle, op))],
-    ["startCommand", runtime.startCommand && (() => runtime.startCommand!(handle, { ...ref, shell: "true" }, op))],
+    [
+      "startCommand",
+      runtime.startCommand && (() => runtime.startCommand!(handle, { sessionId: ref.sessionId, shell: "true" }, op)),
+    ],
     ["commandStatus", runtime.commandStatus && (() => runtime.commandStatus!(handle, ref, op))],
     ["commandLogs", runtime.commandLogs && (() => runtime.commandLogs!(handle, ref, op))],
     ["listDir", runtime.listDir && (() => runtime.listDir!(handle, "", op))],

@@ -59,8 +59,11 @@ export function invalidExecCases(probeFile: string): readonly InvalidExecCase[] 
     bad("maxOutputBytes NaN", { shell, maxOutputBytes: Number.NaN }),
     bad("maxOutputBytes above the ceiling", { shell, maxOutputBytes: MAX_OUTPUT_BYTES + 1 }),
     bad("stdin that is a number", { shell, stdin: 5 }),
+    bad("an unknown key (tiemoutMs)", { shell, tiemoutMs: 5 }),
+    bad("timeoutMs given as a string", { shell, timeoutMs: "1000" }),
     { what: "op.timeoutMs -1", request: { shell }, op: { timeoutMs: -1 }, code: "INVALID_REQUEST" },
     { what: "op.timeoutMs NaN", request: { shell }, op: { timeoutMs: Number.NaN }, code: "INVALID_REQUEST" },
+    { what: "op with an unknown key", request: { shell }, op: { timeoutMS: 5 } as OpOptions, code: "INVALID_REQUEST" },
   ];
 }
 
@@ -75,6 +78,19 @@ export function declareValidationChecks<H extends SandboxHandle>(group: CheckGro
       await expectCode(() => runtime.exec(handle, request, op), code, `exec with ${what}`);
     }
     assert.equal(await fileExists(runtime, handle, probe), false, "a refused request ran its command");
+    // A typo is refused by name, with the key it was meant to be, and a string for a number says so.
+    const typo = await expectCode(
+      () => runtime.exec(handle, { shell: `echo ran >> ${probe}`, tiemoutMs: 5 } as ExecRequest),
+      "INVALID_REQUEST",
+      "exec with tiemoutMs",
+    );
+    assert.match(typo.message, /tiemoutMs.*timeoutMs/, `the refusal names the typo and the known key: ${typo.message}`);
+    const text = await expectCode(
+      () => runtime.exec(handle, { shell: `echo ran >> ${probe}`, timeoutMs: "1000" as unknown as number }),
+      "INVALID_REQUEST",
+      "exec with timeoutMs as a string",
+    );
+    assert.match(text.message, /got string "1000"/, `the refusal says it got a string: ${text.message}`);
     // The control: the same probe, well-formed, does leave its trace.
     assertSucceeded(await runtime.exec(handle, { shell: `echo ran >> ${probe}` }), "the well-formed probe");
     assert.equal(await readText(runtime, handle, probe), "ran\n", "only the well-formed probe ran");

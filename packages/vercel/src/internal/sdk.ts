@@ -1,7 +1,7 @@
 import { createSdkLoader, type SdkLoader } from "@sandport/core/adapter";
 import type { VercelSdkModule } from "./sdk-types.js";
 
-/** What `VercelSandboxRuntimeOptions.sdk` takes: the module itself, or a function that loads one. */
+/** What `VercelRuntimeOptions.sdk` takes: the module itself, or a function that loads one. */
 export type VercelSdkSource = VercelSdkModule | (() => Promise<VercelSdkModule>);
 
 /**
