@@ -16,9 +16,19 @@ export interface OrchestratorTimeouts extends Omit<OperationTimeouts, "lifecycle
    * deadline is this plus `execGraceMs`. Default 1 800 000.
    */
   readonly stepMs: number;
+  /**
+   * How long a workload waits, before it returns, for the runtime's
+   * background cleanup of its failed launches (a create whose outcome was
+   * unknown, one the caller gave up on). What has not finished by then is
+   * reported as a possible leak (`WorkloadResult.possibleLeaks`). Default 30 000.
+   */
+  readonly reclaimMs: number;
 }
 
-/** Default orchestrator timeouts: launch 300 s, files 120 s, steps 30 min + 30 s grace, lookups 60 s, destroy 120 s. */
+/**
+ * Default orchestrator timeouts: launch 300 s, files 120 s, steps 30 min + 30 s grace, lookups 60 s,
+ * destroy 120 s, waiting for the cleanup of failed launches 30 s.
+ */
 export const DEFAULT_ORCHESTRATOR_TIMEOUTS: OrchestratorTimeouts = Object.freeze({
   launchMs: 300_000,
   fileMs: 120_000,
@@ -26,6 +36,7 @@ export const DEFAULT_ORCHESTRATOR_TIMEOUTS: OrchestratorTimeouts = Object.freeze
   execGraceMs: 30_000,
   lookupMs: 60_000,
   destroyMs: 120_000,
+  reclaimMs: 30_000,
 });
 
 /** What a reconciliation hook learns about a launch whose outcome is unknown. */

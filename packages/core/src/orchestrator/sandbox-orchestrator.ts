@@ -6,6 +6,7 @@ import { validateLabels } from "../validation/labels.js";
 import { validateExecRequest, validateFiles, validateLaunchSpec } from "../validation/requests.js";
 import { normalizeWorkspacePath } from "../validation/workspace-path.js";
 import { type AcquireContext, acquireSandbox } from "./acquire.js";
+import { settleReclaims } from "./launch-reclaims.js";
 import { ContainedListener } from "./listener-errors.js";
 import { DEFAULT_ORCHESTRATOR_TIMEOUTS, type OrchestratorOptions, type OrchestratorTimeouts } from "./options.js";
 import { runStep } from "./run-step.js";
@@ -13,7 +14,7 @@ import { safeCall } from "./safe-call.js";
 import { SandboxSession } from "./sandbox-session.js";
 import { destroySandbox } from "./teardown.js";
 import { type AcquireSpec, isReuseSpec, type TeardownPolicy, type Workload } from "./workload.js";
-import { WorkloadError, type WorkloadStage } from "./workload-error.js";
+import { WorkloadError, type WorkloadStage, withPossibleLeaks } from "./workload-error.js";
 import type { StepRecord, TeardownReport, WorkloadResult } from "./workload-result.js";
 
 const TEARDOWN_POLICIES: readonly TeardownPolicy[] = ["always", "on-success", "keep"];
@@ -121,6 +122,7 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
     const acquired = handle as H | undefined;
     const teardown = await this.#teardown(acquired, policy, ok, context);
     timings.teardownMs = teardown.durationMs;
+    const possibleLeaks = await settleReclaims(context.reclaims, this.#timeouts.reclaimMs);
     timings.totalMs = performance.now() - totalStarted;
     const result: WorkloadResult<H> = {
       ok,
@@ -131,6 +133,7 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
       collected,
       timings,
       teardown,
+      possibleLeaks,
       listenerErrors: listener.errors,
     };
     if (failure) throw new WorkloadError(stage, failure, result);
@@ -153,7 +156,15 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
       throw invalidRequest('session teardown must be "always" or "keep"');
     const listener = new ContainedListener(this.#options.onEvent, this.runtime.provider);
     const context = this.#context(listener);
-    const { handle } = await acquireSandbox(context, spec, options.signal);
+    let handle: H;
+    try {
+      ({ handle } = await acquireSandbox(context, spec, options.signal));
+    } catch (error) {
+      throw withPossibleLeaks(
+        toSandportError(error, this.runtime.provider),
+        await settleReclaims(context.reclaims, this.#timeouts.reclaimMs),
+      );
+    }
     return new SandboxSession(this.runtime, handle, context, this.#timeouts, teardown === "always", listener.errors);
   }
 
@@ -182,6 +193,7 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
       options: this.#options,
       retryPolicy: this.#options.retry,
       emit: listener.emit,
+      reclaims: [],
     };
   }
 
