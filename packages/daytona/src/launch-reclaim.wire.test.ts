@@ -14,6 +14,7 @@ describeLaunchReclaim({
     return {
       emulator,
       createRoute: "POST /api/sandbox",
+      goneStates: ["destroying"],
       runtime: new DaytonaRuntime(options),
       runtimeAt: (url) => new DaytonaRuntime({ ...options, apiUrl: `${url}/api` }),
     };

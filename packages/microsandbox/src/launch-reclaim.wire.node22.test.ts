@@ -15,6 +15,9 @@ describeLaunchReclaim({
     return {
       emulator,
       createRoute: "POST /v1/sandboxes",
+      unreachableLooksLikeReset:
+        "the microsandbox SDK reports a refused connection and one reset after the request left alike " +
+        "(HttpError 'error sending request for url'), so a failed create's outcome stays unknown",
       runtime: new MicrosandboxRuntime(options),
       runtimeAt: (url) =>
         new MicrosandboxRuntime({ ...options, backend: { kind: "cloud", url, apiKey: emulator.apiKey } }),

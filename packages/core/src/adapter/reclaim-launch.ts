@@ -223,7 +223,7 @@ export function launchFailure(
 ): SandportError {
   const { outcomeUnknown } = options;
   const note = outcomeUnknown
-    ? ` (the sandbox may exist anyway: it is searched for by launch key ${launchKey} and destroyed in the background; settle() waits for that)`
+    ? ` (the sandbox may exist anyway: search launch key ${launchKey}; it is searched for and destroyed in the background, settle() waits for that)`
     : options.hint === undefined
       ? ""
       : ` (${options.hint})`;
