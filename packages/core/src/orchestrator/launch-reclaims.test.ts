@@ -10,6 +10,7 @@ import { SandportError } from "../errors/sandport-error.js";
 import type { LaunchSpec } from "../port/launch-spec.js";
 import type { OpOptions } from "../port/op-options.js";
 import type { SandboxHandle } from "../port/sandbox-handle.js";
+import type { OrchestratorEvent } from "./events.js";
 import { SandboxOrchestrator } from "./sandbox-orchestrator.js";
 import { WorkloadError } from "./workload-error.js";
 
@@ -76,10 +77,19 @@ const fast = { retry: { initialDelayMs: 1, jitter: "none" as const } };
 describe("possible leaks of failed launches", () => {
   test("a cleanup that finished before the workload returned leaves no possible leak", async () => {
     const runtime = new ReclaimingRuntime(1, async () => ["sb-orphan"]);
-    const result = await new SandboxOrchestrator(runtime, fast).run({ launch: {}, steps: [{ argv: ["echo", "hi"] }] });
+    const events: OrchestratorEvent[] = [];
+    const orchestrator = new SandboxOrchestrator(runtime, { ...fast, onEvent: (event) => events.push(event) });
+    const result = await orchestrator.run({ launch: {}, steps: [{ argv: ["echo", "hi"] }] });
     assert.equal(result.ok, true);
     assert.deepEqual(result.possibleLeaks, []);
     assert.deepEqual(runtime.orphansDestroyed, ["sb-orphan"], "the workload waited for the cleanup");
+    const reconciled = events.find((event) => event.type === "launch-reconciled");
+    assert.deepEqual(reconciled && { ...reconciled, launchKey: "" }, {
+      type: "launch-reconciled",
+      launchKey: "",
+      adopted: undefined,
+      destroyed: ["sb-orphan"],
+    });
   });
 
   test("a cleanup still running when the workload returns is on the result, by launch key", async () => {

@@ -12,9 +12,13 @@ export interface PendingReclaim {
 /**
  * Waits, at most `waitMs` in all, for the background cleanup of a workload's
  * failed launches, and returns each that failed or had not finished as a
- * possible leak. Never throws.
+ * possible leak; `onReconciled` hears each that finished cleanly. Never throws.
  */
-export async function settleReclaims(pending: readonly PendingReclaim[], waitMs: number): Promise<PossibleLeak[]> {
+export async function settleReclaims(
+  pending: readonly PendingReclaim[],
+  waitMs: number,
+  onReconciled: (report: LaunchReclaimReport) => void,
+): Promise<PossibleLeak[]> {
   if (pending.length === 0) return [];
   let timer: ReturnType<typeof setTimeout> | undefined;
   const expired = new Promise<undefined>((resolve) => {
@@ -28,7 +32,7 @@ export async function settleReclaims(pending: readonly PendingReclaim[], waitMs:
       if (report === undefined) leaks.push({ launchKey: reclaim.launchKey, error: unfinished(reclaim, waitMs) });
       else if (report.outcome === "failed" && report.error) {
         leaks.push({ launchKey: reclaim.launchKey, error: report.error });
-      }
+      } else onReconciled(report);
     }
     return leaks;
   } finally {

@@ -71,7 +71,10 @@ export interface OrchestratorOptions<H extends SandboxHandle = SandboxHandle> {
   readonly launchAttempts?: number;
   /**
    * What to do with a sandbox found after a launch with an unknown outcome:
-   * `destroy` it and launch afresh (default), or `adopt` it as the workload's sandbox.
+   * `destroy` it and launch afresh (default), or `adopt` it as the workload's
+   * sandbox. Applies to runtimes that do not reclaim such a launch themselves:
+   * one that does (every remote adapter) destroys it in the background, and
+   * the workload waits for that (`timeouts.reclaimMs`).
    */
   readonly onUnknownLaunch?: "destroy" | "adopt";
   /**

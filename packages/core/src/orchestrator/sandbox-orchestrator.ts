@@ -122,7 +122,7 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
     const acquired = handle as H | undefined;
     const teardown = await this.#teardown(acquired, policy, ok, context);
     timings.teardownMs = teardown.durationMs;
-    const possibleLeaks = await settleReclaims(context.reclaims, this.#timeouts.reclaimMs);
+    const possibleLeaks = await this.#settleReclaims(context);
     timings.totalMs = performance.now() - totalStarted;
     const result: WorkloadResult<H> = {
       ok,
@@ -160,10 +160,7 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
     try {
       ({ handle } = await acquireSandbox(context, spec, options.signal));
     } catch (error) {
-      throw withPossibleLeaks(
-        toSandportError(error, this.runtime.provider),
-        await settleReclaims(context.reclaims, this.#timeouts.reclaimMs),
-      );
+      throw withPossibleLeaks(toSandportError(error, this.runtime.provider), await this.#settleReclaims(context));
     }
     return new SandboxSession(this.runtime, handle, context, this.#timeouts, teardown === "always", listener.errors);
   }
@@ -183,6 +180,18 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
     return outcome.ok
       ? { policy, outcome: "destroyed", durationMs: outcome.durationMs }
       : { policy, outcome: "failed", error: outcome.error, durationMs: outcome.durationMs };
+  }
+
+  /** Waits for the runtime's cleanup of this workload's failed launches: each that ended cleanly is `launch-reconciled`. */
+  #settleReclaims(context: AcquireContext<H>) {
+    return settleReclaims(context.reclaims, this.#timeouts.reclaimMs, (report) =>
+      context.emit({
+        type: "launch-reconciled",
+        launchKey: report.launchKey,
+        adopted: undefined,
+        destroyed: report.destroyed,
+      }),
+    );
   }
 
   #context(listener: ContainedListener): AcquireContext<H> {
