@@ -95,15 +95,21 @@ export function launchReclaimOf(error: unknown): Promise<LaunchReclaimReport> | 
  * ({@link LISTING_TRUSTED_AFTER_MS} after the create ended) and shows none;
  * a budget that runs out first is a failure naming the launch key, with
  * `possibleLeak`. A create that failed with a known outcome made nothing.
- * Until the cleanup ends, the launch key is `condemned`, so a reconciling
- * caller can never adopt what is being destroyed.
+ * When the caller gave up or a later step failed, the launch key is
+ * `condemned` until the cleanup ends, so nobody adopts what is being
+ * destroyed; a caller told that its create's outcome is unknown can still
+ * find the sandbox by launch key (destroying it too is harmless: a destroy
+ * of what is gone resolves).
  */
 export function reclaimAbandonedLaunch<Created>(launch: AbandonedLaunch<Created>): void {
   const { launchKey, condemned, error } = launch;
   const callerGaveUp = error.code === "ABORTED" || error.code === "DEADLINE_EXCEEDED";
   const createUnknown = error.details.launchKey === launchKey && error.details.outcomeUnknown === true;
   if (!callerGaveUp && !launch.created && !createUnknown) return;
-  condemned.add(launchKey);
+  // A caller that gave up, or whose launch failed after the create, gets no handle to reconcile with: the key is
+  // hidden. One told that its create's outcome is unknown may still look for the sandbox by launch key itself.
+  const hidden = callerGaveUp || launch.created;
+  if (hidden) condemned.add(launchKey);
   let report: (value: LaunchReclaimReport) => void = () => {};
   const reported = new Promise<LaunchReclaimReport>((resolve) => {
     report = resolve;
@@ -132,7 +138,7 @@ export function reclaimAbandonedLaunch<Created>(launch: AbandonedLaunch<Created>
       report({ launchKey, outcome: "failed", destroyed: [], error: wrapped });
       throw wrapped;
     } finally {
-      condemned.delete(launchKey);
+      if (hidden) condemned.delete(launchKey);
     }
   });
 }

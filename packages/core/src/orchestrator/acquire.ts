@@ -95,8 +95,8 @@ async function launch<H extends SandboxHandle>(
       }
       if (!OUTCOME_UNKNOWN.has(error.code)) throw error;
       if (reclaim) {
-        // The runtime searches for (and destroys) what this launch may have made, until its listing can be
-        // trusted; it hides that launch key meanwhile, so searching here too would find nothing.
+        // The runtime searches for (and destroys) what this launch may have made until its listing can be
+        // trusted: adopting it here would race that cleanup. The workload waits for it before it returns.
         if (!more || !error.retryable) throw error;
         continue;
       }

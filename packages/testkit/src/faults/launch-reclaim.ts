@@ -137,6 +137,13 @@ export function describeLaunchReclaim(options: LaunchReclaimSuiteOptions): void 
       assert.deepEqual(ours(), [], "nothing of ours left when the workload returned");
     });
 
+    test("a launch Sandport refuses itself: INVALID_REQUEST before any create, nothing sent (no details.sent)", async () => {
+      target.emulator.resetRequests();
+      const refused = await expectCode(target.runtime.launch({ env: { "BAD NAME": "x" } }), "INVALID_REQUEST");
+      assert.equal(refused.details.sent, undefined, "only a request the provider refused says sent: true");
+      assert.equal(target.emulator.countRequests(target.createRoute), 0);
+    });
+
     test("an endpoint that refuses the connection: PROVIDER_UNAVAILABLE, unreachable, nothing sent, no leak warning", async (context) => {
       if (!target.runtimeAt || target.unreachableLooksLikeReset !== undefined) {
         context.skip(target.unreachableLooksLikeReset ?? "the SDK takes no endpoint");
