@@ -123,7 +123,11 @@ test("create errors are typed: 429 and 503 refusals, and a lost response whose s
   assert.equal(lost.details.launchKey, "lost-1");
   assert.match(lost.message, /search launch key lost-1/);
   assert.deepEqual(await runtime.settle(), []);
-  assert.equal(ours().length, before, "the sandbox the lost response created was found by its launch key and destroyed");
+  assert.equal(
+    ours().length,
+    before,
+    "the sandbox the lost response created was found by its launch key and destroyed",
+  );
 });
 
 test("a launch aborted after the create was sent rejects at once; the late sandbox is destroyed", async () => {

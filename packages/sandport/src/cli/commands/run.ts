@@ -89,7 +89,13 @@ export default async function run(context: CliContext, flags: RunFlags, argv: st
       stderr: step?.stderr,
       collected: Object.keys(result.collected),
       teardown: result.teardown.outcome,
+      ...(result.possibleLeaks.length === 0
+        ? {}
+        : { possibleLeaks: result.possibleLeaks.map((leak) => leak.launchKey) }),
     });
+  }
+  for (const leak of result.possibleLeaks) {
+    context.terminal.note(`sandport: a sandbox may have leaked (launch key ${leak.launchKey}): ${leak.error.message}`);
   }
   if (!step) return EXIT.RUN_FAILED;
   if (step.timedOut) {
