@@ -126,6 +126,29 @@ describe("possible leaks of failed launches", () => {
     assert.equal(failures[0]?.details.possibleLeak, true, "settle() reports it too");
   });
 
+  test("after an abort the workload answers at once: the unfinished cleanup is reported, not waited for", async () => {
+    const { search, release } = heldSearch();
+    const runtime = new ReclaimingRuntime(1, search);
+    const controller = new AbortController();
+    const orchestrator = new SandboxOrchestrator(runtime, {
+      ...fast,
+      timeouts: { reclaimMs: 600_000 },
+      onEvent: (event) => {
+        if (event.type === "launched") controller.abort(new Error("enough"));
+      },
+    });
+    await assert.rejects(
+      orchestrator.run({ launch: {}, steps: [{ argv: ["echo", "hi"] }] }, { signal: controller.signal }),
+      (error: WorkloadError) => {
+        assert.equal(error.details.possibleLeak, true);
+        assert.equal(error.result.possibleLeaks.length, 1);
+        return true;
+      },
+    );
+    release();
+    await runtime.background.settle();
+  });
+
   test("a session whose launch failed with its cleanup unfinished says possibleLeak on its error", async () => {
     const { search, release } = heldSearch();
     const runtime = new ReclaimingRuntime(2, search);

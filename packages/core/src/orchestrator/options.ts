@@ -20,7 +20,8 @@ export interface OrchestratorTimeouts extends Omit<OperationTimeouts, "lifecycle
    * How long a workload waits, before it returns, for the runtime's
    * background cleanup of its failed launches (a create whose outcome was
    * unknown, one the caller gave up on). What has not finished by then is
-   * reported as a possible leak (`WorkloadResult.possibleLeaks`). Default 30 000.
+   * reported as a possible leak (`WorkloadResult.possibleLeaks`). Not waited
+   * for after the caller's abort. Default 30 000.
    */
   readonly reclaimMs: number;
 }
@@ -66,7 +67,8 @@ export interface OrchestratorOptions<H extends SandboxHandle = SandboxHandle> {
   readonly onEvent?: OrchestratorListener;
   /**
    * Launch attempts in all when a launch fails retryably and reconciliation
-   * proved that nothing was left behind. Default 2.
+   * proved that nothing was left behind, or the runtime reclaims what it may
+   * have left in the background. Default 2.
    */
   readonly launchAttempts?: number;
   /**

@@ -122,7 +122,7 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
     const acquired = handle as H | undefined;
     const teardown = await this.#teardown(acquired, policy, ok, context);
     timings.teardownMs = teardown.durationMs;
-    const possibleLeaks = await this.#settleReclaims(context);
+    const possibleLeaks = await this.#settleReclaims(context, signal);
     timings.totalMs = performance.now() - totalStarted;
     const result: WorkloadResult<H> = {
       ok,
@@ -160,7 +160,10 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
     try {
       ({ handle } = await acquireSandbox(context, spec, options.signal));
     } catch (error) {
-      throw withPossibleLeaks(toSandportError(error, this.runtime.provider), await this.#settleReclaims(context));
+      throw withPossibleLeaks(
+        toSandportError(error, this.runtime.provider),
+        await this.#settleReclaims(context, options.signal),
+      );
     }
     return new SandboxSession(this.runtime, handle, context, this.#timeouts, teardown === "always", listener.errors);
   }
@@ -182,9 +185,14 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
       : { policy, outcome: "failed", error: outcome.error, durationMs: outcome.durationMs };
   }
 
-  /** Waits for the runtime's cleanup of this workload's failed launches: each that ended cleanly is `launch-reconciled`. */
-  #settleReclaims(context: AcquireContext<H>) {
-    return settleReclaims(context.reclaims, this.#timeouts.reclaimMs, (report) =>
+  /**
+   * Waits for the runtime's cleanup of this workload's failed launches (not
+   * after an abort, which must answer promptly: what is unfinished then is
+   * reported as it stands); each that ended cleanly is `launch-reconciled`.
+   */
+  #settleReclaims(context: AcquireContext<H>, signal: AbortSignal | undefined) {
+    const waitMs = signal?.aborted ? 0 : this.#timeouts.reclaimMs;
+    return settleReclaims(context.reclaims, waitMs, (report) =>
       context.emit({
         type: "launch-reconciled",
         launchKey: report.launchKey,
