@@ -20,8 +20,15 @@ export type { ConfirmGoneOptions, GoneVerdict } from "./adapter/confirm-gone.js"
 export { CONFIRM_GONE_DELAYS_MS, confirmGone } from "./adapter/confirm-gone.js";
 export type { ErrorMapper, ErrorMapperOptions, ErrorSite } from "./adapter/error-mapper.js";
 export { createErrorMapper, errorName } from "./adapter/error-mapper.js";
-export type { ErrorClass } from "./adapter/http-errors.js";
-export { classifyHttpStatus, httpStatusOf, isConnectionLost, retryAfterMs } from "./adapter/http-errors.js";
+export type { ErrorClass, TransportFacts } from "./adapter/http-errors.js";
+export {
+  classifyHttpStatus,
+  httpStatusOf,
+  isConnectionLost,
+  isUnreachable,
+  retryAfterMs,
+  transportFacts,
+} from "./adapter/http-errors.js";
 export { KnownSandboxes } from "./adapter/known-sandboxes.js";
 export { satisfiesNodeRange } from "./adapter/node-range.js";
 export type { OperationRunnerOptions } from "./adapter/operation-runner.js";
@@ -40,12 +47,14 @@ export type {
   AbandonedCreate,
   AbandonedLaunch,
   LaunchFailureOptions,
+  LaunchReclaimReport,
   LaunchReclaimSettings,
 } from "./adapter/reclaim-launch.js";
 export {
-  isOutcomeUnknown,
+  LISTING_TRUSTED_AFTER_MS,
   launchFailure,
   launchReclaimer,
+  launchReclaimOf,
   ORPHAN_SEARCH_DELAYS_MS,
   reclaimAbandonedLaunch,
 } from "./adapter/reclaim-launch.js";

@@ -77,7 +77,13 @@ export type { AcquireSpec, ReuseSpec, TeardownPolicy, Workload, WorkloadStep } f
 export { isReuseSpec, REUSE_SPEC_KEYS, WORKLOAD_KEYS, WORKLOAD_STEP_KEYS } from "./orchestrator/workload.js";
 export type { WorkloadStage } from "./orchestrator/workload-error.js";
 export { WorkloadError } from "./orchestrator/workload-error.js";
-export type { StepRecord, TeardownReport, WorkloadResult, WorkloadTimings } from "./orchestrator/workload-result.js";
+export type {
+  PossibleLeak,
+  StepRecord,
+  TeardownReport,
+  WorkloadResult,
+  WorkloadTimings,
+} from "./orchestrator/workload-result.js";
 
 export type { CommandRef, CommandStatus } from "./port/command.js";
 export type { ExecEvent, ExecExitedEvent, ExecOutputEvent, ExecStartedEvent } from "./port/exec-event.js";

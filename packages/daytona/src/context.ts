@@ -91,6 +91,7 @@ export class DaytonaContext extends OperationRunner {
     this.reclaimLaunch = launchReclaimer({
       destroy: async (sandboxId) => void (await deleteSandbox(this, sandboxId, budget(timeouts.destroyMs))),
       findByLaunchKey: (launchKey) => findByLaunchKey(this, launchKey, budget(timeouts.lookupMs)),
+      outcomeUnknown: mapDaytonaError.outcomeUnknown,
       condemned: this.condemned,
       background: this.background,
       cleanupMs: options.orphanCleanupMs,

@@ -65,3 +65,25 @@ test("helpers: not-found, the answered status, and refusals that are safe to rep
   const original = new SandportError({ code: "ABORTED", message: "stop" });
   assert.equal(mapDaytonaError(original, site), original);
 });
+
+for (const [label, sdk] of [
+  ["0.218", newest],
+  ["0.180", oldest],
+] as const) {
+  test(`SDK ${label}: what a failed create says: was it sent, may it have created anyway`, () => {
+    const refused = mapDaytonaError(new sdk.DaytonaValidationError("bad snapshot", 400), { operation: "launch" });
+    assert.deepEqual([refused.code, refused.details.sent], ["INVALID_REQUEST", true], "a refused request was sent");
+    assert.equal(mapDaytonaError.outcomeUnknown(refused), false);
+    assert.equal(mapDaytonaError.outcomeUnknown(new sdk.DaytonaError("unavailable", 503)), false);
+    assert.equal(mapDaytonaError.outcomeUnknown(new sdk.DaytonaError("bad gateway", 502)), true);
+    assert.equal(
+      mapDaytonaError.outcomeUnknown(Object.assign(new Error("socket hang up"), { code: "ECONNRESET" })),
+      true,
+    );
+    const refusedConnection = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:9"), { code: "ECONNREFUSED" });
+    const unreachable = mapDaytonaError(refusedConnection, { operation: "launch" });
+    assert.deepEqual([unreachable.code, unreachable.details.sent], ["PROVIDER_UNAVAILABLE", false]);
+    assert.match(unreachable.message, /unreachable/);
+    assert.equal(mapDaytonaError.outcomeUnknown(refusedConnection), false);
+  });
+}

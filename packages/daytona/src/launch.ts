@@ -19,7 +19,8 @@ import { repeatable } from "./run-script.js";
  * call still rejects at once): whatever it produces is destroyed in the
  * background (`settle()` waits for it). A failure after the sandbox exists
  * destroys it too. A create whose outcome is unknown (lost response, 5xx) is
- * left for the caller to reconcile by launch key, as the orchestrator does.
+ * searched for by launch key in the background, with backoff, until the
+ * listing can be trusted, and what it made is destroyed.
  */
 export function launch(context: DaytonaContext, spec: LaunchSpec = {}, op?: OpOptions): Promise<DaytonaHandle> {
   return launchWith(context, spec, op, "launch", async (plan, call, track) => {
@@ -126,7 +127,9 @@ function launchWith(
           created,
         });
       const value = await creation.catch((error: unknown) => {
-        throw launchFailure(error, mapDaytonaError(error, { operation }), plan.launchKey);
+        throw launchFailure(error, mapDaytonaError(error, { operation }), plan.launchKey, {
+          outcomeUnknown: mapDaytonaError.outcomeUnknown(error),
+        });
       });
       created = true;
       return value;

@@ -12,6 +12,7 @@ import {
   RateLimitError,
   SandboxError,
   SandboxNotFoundError,
+  ServiceBusyError,
   TemplateError,
   TimeoutError,
 } from "e2b";
@@ -64,4 +65,24 @@ test("not-found: any missing thing, and the SDK's sandbox-unavailable class apar
   assert.equal(isNotFound(new RateLimitError("x")), false);
   assert.equal(isSandboxNotFound(new SandboxNotFoundError("x")), true);
   assert.equal(isSandboxNotFound(new FileNotFoundError("x")), false);
+});
+
+test("what a failed create says: was it sent, may it have created anyway", () => {
+  const refused = mapE2BError(new SandboxError("400: template not found"), { operation: "launch" });
+  assert.deepEqual([refused.code, refused.details.sent], ["INVALID_REQUEST", true], "a refused request was sent");
+  assert.equal(mapE2BError.outcomeUnknown(refused), false);
+  assert.equal(mapE2BError.outcomeUnknown(new ServiceBusyError("Service temporarily unavailable")), false, "503");
+  assert.equal(mapE2BError.outcomeUnknown(new SandboxError("502: bad gateway")), true);
+  assert.equal(mapE2BError.outcomeUnknown(new TimeoutError("Request timed out")), true);
+  const reset = new TypeError("fetch failed", {
+    cause: Object.assign(new Error("other side closed"), { code: "UND_ERR_SOCKET" }),
+  });
+  assert.equal(mapE2BError.outcomeUnknown(reset), true);
+  const refusedConnection = new TypeError("fetch failed", {
+    cause: Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:9"), { code: "ECONNREFUSED" }),
+  });
+  const unreachable = mapE2BError(refusedConnection, { operation: "launch" });
+  assert.deepEqual([unreachable.code, unreachable.details.sent], ["PROVIDER_UNAVAILABLE", false]);
+  assert.match(unreachable.message, /unreachable/);
+  assert.equal(mapE2BError.outcomeUnknown(refusedConnection), false);
 });

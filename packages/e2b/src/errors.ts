@@ -12,7 +12,8 @@ const E2B_ERRORS = {
   AuthenticationError: "AUTH",
   GitAuthError: "AUTH",
   RateLimitError: "RATE_LIMITED",
-  ServiceBusyError: "PROVIDER_UNAVAILABLE",
+  // Its 503: the API refused the request, so a create made nothing.
+  ServiceBusyError: { code: "PROVIDER_UNAVAILABLE", sent: true, outcomeUnknown: false },
   NotFoundError: { code: "NOT_FOUND", retryable: false },
   FileNotFoundError: { code: "NOT_FOUND", retryable: false },
   SandboxNotFoundError: { code: "NOT_FOUND", retryable: false },

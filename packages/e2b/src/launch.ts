@@ -28,8 +28,9 @@ import { checkExposablePort } from "./port-endpoint.js";
  * fires (the call still rejects at once): it runs on, and whatever it produces
  * is destroyed in the background (`reclaimAbandonedLaunch`; `settle()` waits
  * for it). Other failures after the sandbox exists destroy it too. A create
- * that fails with an unknown outcome (lost response, 5xx) is left to the
- * caller to reconcile by launch key, as the orchestrator does.
+ * that fails with an unknown outcome (lost response, 5xx, cut by its
+ * deadline) is searched for by launch key in the background, with backoff,
+ * until E2B's listing can be trusted, and what it made is destroyed.
  */
 export function launch(context: E2BContext, spec: LaunchSpec = {}, op?: OpOptions): Promise<E2BHandle> {
   const { options } = context;
@@ -103,6 +104,7 @@ function reclaim(
     created,
     destroy: async (sandboxId) => void (await deleteSandbox(context, sandboxId, budget(timeouts.destroyMs))),
     findByLaunchKey: (key) => findByLaunchKey(context, key, budget(timeouts.lookupMs)),
+    outcomeUnknown: mapE2BError.outcomeUnknown,
     condemned: context.condemned,
     background: context.background,
     cleanupMs: orphanCleanupMs,
@@ -124,5 +126,7 @@ function publicDespiteRequest(sandboxId: string): SandportError {
 
 /** A failed create, saying whether the sandbox may exist anyway and under which launch key to look. */
 function launchError(error: unknown, launchKey: string): SandportError {
-  return launchFailure(error, mapE2BError(error, { operation: "launch" }), launchKey);
+  return launchFailure(error, mapE2BError(error, { operation: "launch" }), launchKey, {
+    outcomeUnknown: mapE2BError.outcomeUnknown(error),
+  });
 }

@@ -62,3 +62,20 @@ test("not-found: a missing VM or file, nothing else", () => {
   assert.equal(isNotFound(api(404, "SNAPSHOT_NOT_FOUND")), false);
   assert.equal(isNotFound(api(429, "RATE_LIMITED")), false);
 });
+
+test("what a failed create says: was it sent, may it have created anyway", () => {
+  const refused = mapFreestyleError(api(400, "BAD_REQUEST"), { operation: "launch" });
+  assert.deepEqual([refused.code, refused.details.sent], ["INVALID_REQUEST", true], "a refused request was sent");
+  assert.equal(mapFreestyleError.outcomeUnknown(refused), false);
+  assert.equal(mapFreestyleError.outcomeUnknown(api(503, "UNAVAILABLE")), false);
+  assert.equal(mapFreestyleError.outcomeUnknown(api(502, "BAD_GATEWAY")), true);
+  const reset = new FreestyleTransportError(new TypeError("fetch failed"), [{ code: "ECONNRESET", syscall: "read" }]);
+  assert.equal(mapFreestyleError.outcomeUnknown(reset), true);
+  const refusedConnection = new FreestyleTransportError(new TypeError("fetch failed"), [
+    { code: "ECONNREFUSED", syscall: "connect", address: "127.0.0.1", port: 9 },
+  ]);
+  const unreachable = mapFreestyleError(refusedConnection, { operation: "launch" });
+  assert.deepEqual([unreachable.code, unreachable.details.sent], ["PROVIDER_UNAVAILABLE", false]);
+  assert.match(unreachable.message, /unreachable/);
+  assert.equal(mapFreestyleError.outcomeUnknown(refusedConnection), false);
+});

@@ -39,8 +39,8 @@ const PUBLIC_EGRESS: FreestyleFirewallRule = { action: "allow", source: {}, dest
  * so it runs on, and whatever it produces is destroyed in the background
  * (`reclaimAbandonedLaunch`; `settle()` waits for it). A failure after the VM
  * exists destroys it too. A create that fails with an unknown outcome (lost
- * response, 5xx) is left to the caller to reconcile by launch key, as the
- * orchestrator does.
+ * response, 5xx) is searched for by launch key in the background, with
+ * backoff, until the listing can be trusted, and what it made is destroyed.
  */
 export function launch(context: FreestyleContext, spec: LaunchSpec = {}, op?: OpOptions): Promise<FreestyleHandle> {
   const { options } = context;
@@ -89,7 +89,10 @@ export function launch(context: FreestyleContext, spec: LaunchSpec = {}, op?: Op
         const hint = slugTaken
           ? `a VM with launch key ${launchKey} exists already: a launch key is used once`
           : undefined;
-        throw launchFailure(error, mapFreestyleError(error, { operation: "launch" }), launchKey, { hint });
+        throw launchFailure(error, mapFreestyleError(error, { operation: "launch" }), launchKey, {
+          outcomeUnknown: mapFreestyleError.outcomeUnknown(error),
+          hint,
+        });
       });
       created = true;
       context.known.markOwned(vmId);
@@ -171,6 +174,7 @@ function reclaim(
     created,
     destroy: async (vmId) => void (await deleteVm(context, vmId, budget(timeouts.destroyMs))),
     findByLaunchKey: (key) => findByLaunchKey(context, key, budget(timeouts.lookupMs)),
+    outcomeUnknown: mapFreestyleError.outcomeUnknown,
     condemned: context.condemned,
     background: context.background,
     cleanupMs: orphanCleanupMs,

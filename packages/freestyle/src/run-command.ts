@@ -1,6 +1,6 @@
 import { posix } from "node:path";
 import { type ExecResult, quoteShellArg, retry, SandportError } from "@sandport/core";
-import { httpStatusOf, isOutcomeUnknown, markerSweepScript, OutputCollector } from "@sandport/core/adapter";
+import { httpStatusOf, markerSweepScript, OutputCollector } from "@sandport/core/adapter";
 import type { FreestyleContext } from "./context.js";
 import { isNotFound, mapFreestyleError } from "./errors.js";
 import { PROVIDER } from "./handle.js";
@@ -166,7 +166,8 @@ function sendFailure(vmId: string, error: unknown): SandportError {
     });
   }
   // An answer too large to keep for the poll (OUTPUT_LIMIT) says the command ran.
-  if (mapped.code === "NOT_FOUND" || mapped.code === "OUTPUT_LIMIT" || !isOutcomeUnknown(mapped)) return mapped;
+  if (mapped.code === "NOT_FOUND" || mapped.code === "OUTPUT_LIMIT" || !mapFreestyleError.outcomeUnknown(mapped))
+    return mapped;
   return new SandportError({
     code: "PROVIDER_UNAVAILABLE",
     provider: PROVIDER,

@@ -81,3 +81,27 @@ test("only not-found means absent; a sandbox's not-found is told from a file's",
   assert.equal(isNotFound(sdkError("CloudHttpError", "cloud HTTP 503: GET /v1/sandboxes/by-name/:name")), false);
   assert.equal(isNotFound(sdkError("HttpError", "http error: error sending request")), false);
 });
+
+test("what a failed create says: was it sent, may it have created anyway", () => {
+  const refused = mapMicrosandboxError(
+    sdkError("CloudHttpError", "cloud HTTP 400: POST /v1/sandboxes: bad image"),
+    site,
+  );
+  assert.deepEqual([refused.code, refused.details.sent], ["INVALID_REQUEST", true], "a refused request was sent");
+  assert.equal(mapMicrosandboxError.outcomeUnknown(refused), false);
+  assert.equal(
+    mapMicrosandboxError.outcomeUnknown(sdkError("CloudHttpError", "cloud HTTP 503: POST /v1/sandboxes")),
+    false,
+  );
+  assert.equal(
+    mapMicrosandboxError.outcomeUnknown(sdkError("CloudHttpError", "cloud HTTP 502: POST /v1/sandboxes")),
+    true,
+  );
+  // The SDK reports a refused connection and one reset after the request left alike: the outcome stays unknown.
+  const sendFailed = sdkError(
+    "HttpError",
+    "http error: error sending request for url (http://127.0.0.1:9/v1/sandboxes)",
+  );
+  assert.equal(mapMicrosandboxError.outcomeUnknown(sendFailed), true);
+  assert.equal(mapMicrosandboxError(sendFailed, site).details.sent, undefined);
+});

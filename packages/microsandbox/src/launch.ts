@@ -42,8 +42,9 @@ interface LaunchPlan {
  * the call rejects at once, and whatever the create produces is destroyed in
  * the background (`reclaimAbandonedLaunch`; `settle()` waits for it). Other
  * failures after the sandbox exists destroy it too. A create that fails with
- * an unknown outcome (a dropped connection, a 5xx) is left to the caller to
- * reconcile by launch key, as the orchestrator does.
+ * an unknown outcome (a dropped connection, a 5xx) is searched for by launch
+ * key in the background, with backoff, until the listing can be trusted, and
+ * what it made is destroyed.
  */
 export function launch(
   context: MicrosandboxContext,
@@ -145,6 +146,7 @@ function reclaim(
     created,
     destroy: async (name) => void (await deleteSandbox(context, name, "background cleanup")),
     findByLaunchKey: (key) => findByLaunchKey(context, key),
+    outcomeUnknown: mapMicrosandboxError.outcomeUnknown,
     condemned: context.condemned,
     background: context.background,
     cleanupMs: context.options.orphanCleanupMs,
@@ -153,5 +155,7 @@ function reclaim(
 
 /** A failed create, saying whether the sandbox may exist anyway and under which launch key to look. */
 function launchError(error: unknown, launchKey: string): SandportError {
-  return launchFailure(error, mapMicrosandboxError(error, { operation: "launch" }), launchKey);
+  return launchFailure(error, mapMicrosandboxError(error, { operation: "launch" }), launchKey, {
+    outcomeUnknown: mapMicrosandboxError.outcomeUnknown(error),
+  });
 }

@@ -62,3 +62,27 @@ test("the SDK's plain deadline errors, and anything else", () => {
   assert.equal(mapModalError(new Error("something odd"), { operation: "exec" }).code, "UNEXPECTED");
   assert.equal(mapModalError("a string", { operation: "exec" }).code, "UNEXPECTED");
 });
+
+test("what a failed create's gRPC status says: was it sent, may it have created anyway", () => {
+  // Cut by its deadline (4) or our abort (1), failed inside the server (2, 10, 13, 15), or lost with the
+  // connection (14): the sandbox may exist. Refused by the server: it does not.
+  for (const code of [1, 2, 4, 10, 13, 14, 15]) {
+    assert.equal(mapModalError.outcomeUnknown(clientError(code)), true, `status ${code}`);
+  }
+  for (const code of [3, 5, 6, 7, 8, 9, 11, 12, 16]) {
+    assert.equal(mapModalError.outcomeUnknown(clientError(code)), false, `status ${code}`);
+  }
+  const refused = mapModalError(clientError(3), { operation: "launch" });
+  assert.deepEqual([refused.code, refused.details.sent], ["INVALID_REQUEST", true], "a refused request was sent");
+  assert.equal(mapModalError(clientError(4), { operation: "launch" }).details.sent, undefined);
+  const neverConnected = Object.assign(
+    new Error(
+      "/modal.client.ModalClient/SandboxCreateV2 UNAVAILABLE: No connection established. Last error: connect ECONNREFUSED 127.0.0.1:9",
+    ),
+    { name: "ClientError", code: 14 },
+  );
+  const unreachable = mapModalError(neverConnected, { operation: "launch" });
+  assert.deepEqual([unreachable.code, unreachable.details.sent], ["PROVIDER_UNAVAILABLE", false]);
+  assert.match(unreachable.message, /unreachable/);
+  assert.equal(mapModalError.outcomeUnknown(neverConnected), false, "nothing was sent");
+});

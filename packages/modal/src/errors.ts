@@ -1,5 +1,5 @@
 import { SandportError } from "@sandport/core";
-import { createErrorMapper, type ErrorClass, errorName } from "@sandport/core/adapter";
+import { createErrorMapper, type ErrorClass, errorName, isUnreachable } from "@sandport/core/adapter";
 import { PROVIDER } from "./handle.js";
 
 /**
@@ -26,25 +26,36 @@ const MODAL_ERRORS = {
   AbortError: { code: "DEADLINE_EXCEEDED", retryable: true },
 } as const;
 
-/** gRPC status codes (nice-grpc's `ClientError.code`) and what each means. */
+/**
+ * gRPC status codes (nice-grpc's `ClientError.code`) and what each means. A
+ * status the server answered says the call was sent (`sent: true`); after
+ * these a create may have run anyway (`outcomeUnknown`): the call was cut by
+ * our abort or its deadline (`CANCELLED`, `DEADLINE_EXCEEDED`), failed inside
+ * the server (`UNKNOWN`, `ABORTED`, `INTERNAL`, `DATA_LOSS`), or the
+ * connection failed without saying when (`UNAVAILABLE`; one that never
+ * connected is unreachable, see {@link mapModalError}).
+ */
 const GRPC_CODES: Readonly<Record<number, ErrorClass>> = {
-  1: { code: "PROVIDER_UNAVAILABLE" }, // CANCELLED (by the server or the connection)
-  2: { code: "PROVIDER_UNAVAILABLE" }, // UNKNOWN
-  3: { code: "INVALID_REQUEST" }, // INVALID_ARGUMENT
-  4: { code: "DEADLINE_EXCEEDED", retryable: true },
-  5: { code: "NOT_FOUND", retryable: false },
-  6: { code: "INVALID_REQUEST" }, // ALREADY_EXISTS
-  7: { code: "AUTH" }, // PERMISSION_DENIED
-  8: { code: "RATE_LIMITED" }, // RESOURCE_EXHAUSTED
-  9: { code: "INVALID_REQUEST" }, // FAILED_PRECONDITION
-  10: { code: "PROVIDER_UNAVAILABLE" }, // ABORTED
-  11: { code: "INVALID_REQUEST" }, // OUT_OF_RANGE
-  12: { code: "UNSUPPORTED" }, // UNIMPLEMENTED
-  13: { code: "PROVIDER_UNAVAILABLE" }, // INTERNAL
-  14: { code: "PROVIDER_UNAVAILABLE" }, // UNAVAILABLE
-  15: { code: "PROVIDER_UNAVAILABLE", retryable: false }, // DATA_LOSS
-  16: { code: "AUTH" }, // UNAUTHENTICATED
+  1: { code: "PROVIDER_UNAVAILABLE", outcomeUnknown: true }, // CANCELLED (by our abort, the server or the connection)
+  2: { code: "PROVIDER_UNAVAILABLE", outcomeUnknown: true }, // UNKNOWN
+  3: { code: "INVALID_REQUEST", sent: true, outcomeUnknown: false }, // INVALID_ARGUMENT
+  4: { code: "DEADLINE_EXCEEDED", retryable: true, outcomeUnknown: true },
+  5: { code: "NOT_FOUND", retryable: false, sent: true, outcomeUnknown: false },
+  6: { code: "INVALID_REQUEST", sent: true, outcomeUnknown: false }, // ALREADY_EXISTS
+  7: { code: "AUTH", sent: true, outcomeUnknown: false }, // PERMISSION_DENIED
+  8: { code: "RATE_LIMITED", sent: true, outcomeUnknown: false }, // RESOURCE_EXHAUSTED
+  9: { code: "INVALID_REQUEST", sent: true, outcomeUnknown: false }, // FAILED_PRECONDITION
+  10: { code: "PROVIDER_UNAVAILABLE", sent: true, outcomeUnknown: true }, // ABORTED
+  11: { code: "INVALID_REQUEST", sent: true, outcomeUnknown: false }, // OUT_OF_RANGE
+  12: { code: "UNSUPPORTED", sent: true, outcomeUnknown: false }, // UNIMPLEMENTED
+  13: { code: "PROVIDER_UNAVAILABLE", sent: true, outcomeUnknown: true }, // INTERNAL
+  14: { code: "PROVIDER_UNAVAILABLE", outcomeUnknown: true }, // UNAVAILABLE
+  15: { code: "PROVIDER_UNAVAILABLE", retryable: false, sent: true, outcomeUnknown: true }, // DATA_LOSS
+  16: { code: "AUTH", sent: true, outcomeUnknown: false }, // UNAUTHENTICATED
 };
+
+/** A channel that never connected (refused, unknown host): nothing was sent. */
+const UNREACHABLE: ErrorClass = { code: "PROVIDER_UNAVAILABLE", sent: false, outcomeUnknown: false };
 
 /** The gRPC status code of a nice-grpc `ClientError` the SDK passed through, else `undefined`. */
 export function grpcCodeOf(error: unknown): number | undefined {
@@ -53,12 +64,19 @@ export function grpcCodeOf(error: unknown): number | undefined {
   return typeof code === "number" ? code : undefined;
 }
 
-/** Maps anything the modal SDK throws, at a site, to a `SandportError` (the vendor error is the `cause`). */
+/**
+ * Maps anything the modal SDK throws, at a site, to a `SandportError` (the
+ * vendor error is the `cause`). Its `outcomeUnknown` reads the gRPC status:
+ * a create cut by its deadline (4) or our abort (1), or lost with the
+ * connection (14), may have created a sandbox; a channel that never
+ * connected (`UNAVAILABLE` with the connect error) sent nothing.
+ */
 export const mapModalError = createErrorMapper({
   provider: PROVIDER,
   byName: MODAL_ERRORS,
   classify: (error) => {
     const code = grpcCodeOf(error);
+    if (code === 14 && isUnreachable(error)) return UNREACHABLE;
     if (code !== undefined) return GRPC_CODES[code];
     // The SDK's own deadlines on exec streams and waits are plain errors.
     if (error instanceof Error && /^Deadline exceeded\b/.test(error.message)) {

@@ -10,7 +10,7 @@ import {
 } from "@sandport/core";
 import { launchFailure, metadataCodec, reclaimAbandonedLaunch } from "@sandport/core/adapter";
 import { budget, type ModalContext } from "./context.js";
-import { grpcCodeOf, mapModalError } from "./errors.js";
+import { mapModalError } from "./errors.js";
 import { type ModalHandle, PROVIDER } from "./handle.js";
 import { inScope } from "./internal/call-scope.js";
 import type { ModalCreateParams, ModalSandbox } from "./internal/sdk-types.js";
@@ -30,8 +30,10 @@ import { MAX_MODAL_LIFETIME_MS, type ResolvedOptions } from "./options.js";
  * call still rejects at once), and the SDK does not repeat it: it runs on
  * under the call's deadline, and whatever it produces is destroyed in the
  * background (`reclaimAbandonedLaunch`; `settle()` waits for it). A create
- * that fails with an unknown outcome is left to the caller to reconcile by
- * launch key, as the orchestrator does.
+ * that fails with an unknown outcome (its deadline, an abort, a lost
+ * connection: Modal's mapper reads the gRPC status) is searched for by
+ * launch key in the background, with backoff, until Modal's listing can be
+ * trusted, and what it made is terminated.
  */
 export function launch(context: ModalContext, spec: LaunchSpec = {}, op?: OpOptions): Promise<ModalHandle> {
   const { options } = context;
@@ -110,24 +112,16 @@ function reclaim(
       await inScope(budget(timeouts.destroyMs), () => terminateSandbox(context, sandboxId));
     },
     findByLaunchKey: (key) => inScope(budget(timeouts.lookupMs), () => findByLaunchKey(context, key)),
+    outcomeUnknown: mapModalError.outcomeUnknown,
     condemned: context.condemned,
     background: context.background,
     cleanupMs: orphanCleanupMs,
   });
 }
 
-/**
- * gRPC statuses after which a create may have run anyway: the call was cut
- * (`CANCELLED`, `DEADLINE_EXCEEDED`), failed inside the server (`UNKNOWN`,
- * `ABORTED`, `INTERNAL`, `DATA_LOSS`), or did not say (`UNAVAILABLE`).
- */
-const OUTCOME_UNKNOWN_STATUSES = new Set([1, 2, 4, 10, 13, 14, 15]);
-
-/** A failed create, saying whether the sandbox may exist anyway and under which launch key to look. */
+/** A failed create, saying whether the sandbox may exist anyway (Modal's mapper reads the gRPC status) and its launch key. */
 function launchError(error: unknown, launchKey: string): SandportError {
-  const status = grpcCodeOf(error);
-  const mapped = mapModalError(error, { operation: "launch" });
-  return launchFailure(error, mapped, launchKey, {
-    outcomeUnknown: status === undefined ? undefined : OUTCOME_UNKNOWN_STATUSES.has(status),
+  return launchFailure(error, mapModalError(error, { operation: "launch" }), launchKey, {
+    outcomeUnknown: mapModalError.outcomeUnknown(error),
   });
 }

@@ -65,6 +65,7 @@ export class VercelContext {
     this.reclaimLaunch = launchReclaimer({
       destroy: async (name) => void (await deleteSandbox(this, name, budget(timeouts.destroyMs))),
       findByLaunchKey: (launchKey) => findByLaunchKey(this, launchKey, budget(timeouts.lookupMs)),
+      outcomeUnknown: mapVercelError.outcomeUnknown,
       condemned: this.condemned,
       background: this.background,
       cleanupMs: options.orphanCleanupMs,

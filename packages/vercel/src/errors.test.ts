@@ -61,3 +61,31 @@ test("a taken name or path is told apart from other 400s", () => {
   assert.equal(isAlreadyExists(apiError(400, {})), false);
   assert.equal(isAlreadyExists(new Error("already exists")), false);
 });
+
+test("what a failed create says: was it sent, may it have created anyway", async () => {
+  const refused = mapVercelError(apiError(400, { error: { code: "bad_request", message: "bad image" } }), site);
+  assert.deepEqual([refused.code, refused.details.sent], ["INVALID_REQUEST", true], "a refused request was sent");
+  assert.equal(mapVercelError.outcomeUnknown(refused), false);
+  assert.equal(mapVercelError.outcomeUnknown(apiError(503, {})), false);
+  assert.equal(mapVercelError.outcomeUnknown(apiError(502, {})), true);
+  // A create whose connection reset after it left: the guarded fetch says its outcome is unknown.
+  const reset = Object.assign(new TypeError("fetch failed"), {
+    cause: Object.assign(new Error("other side closed"), { code: "UND_ERR_SOCKET" }),
+  });
+  const lost = await guardedFetch(() => Promise.reject(reset))("https://vercel.test/v3/sandboxes", {
+    method: "POST",
+  }).catch((error: unknown) => error);
+  assert.equal(mapVercelError.outcomeUnknown(lost), true);
+  // One that never connected sent nothing: the guarded fetch passes it on as it is.
+  const refusedConnection = Object.assign(new TypeError("fetch failed"), {
+    cause: Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:9"), { code: "ECONNREFUSED" }),
+  });
+  const never = await guardedFetch(() => Promise.reject(refusedConnection))("https://vercel.test/v3/sandboxes", {
+    method: "POST",
+  }).catch((error: unknown) => error);
+  assert.equal(never, refusedConnection);
+  const unreachable = mapVercelError(never, site);
+  assert.deepEqual([unreachable.code, unreachable.details.sent], ["PROVIDER_UNAVAILABLE", false]);
+  assert.match(unreachable.message, /unreachable/);
+  assert.equal(mapVercelError.outcomeUnknown(never), false);
+});

@@ -18,7 +18,7 @@ export const mapVercelError = createErrorMapper({
   provider: PROVIDER,
   byName: VERCEL_ERRORS,
   classify: (error) => {
-    if (isOutcomeUnknownRequest(error)) return { code: "PROVIDER_UNAVAILABLE", retryable: false };
+    if (isOutcomeUnknownRequest(error)) return { code: "PROVIDER_UNAVAILABLE", retryable: false, outcomeUnknown: true };
     // A session stopping or snapshotting refuses work for a moment (the SDK resumes when it can).
     if (httpStatusOf(error) === 422) return { code: "PROVIDER_UNAVAILABLE", retryable: true };
     return undefined;

@@ -9,7 +9,7 @@ import {
   unsupported,
   validateLaunchSpec,
 } from "@sandport/core";
-import { isOutcomeUnknown, launchFailure } from "@sandport/core/adapter";
+import { launchFailure } from "@sandport/core/adapter";
 import { budget, type VercelContext } from "./context.js";
 import { isAlreadyExists, mapVercelError } from "./errors.js";
 import { PROVIDER, type VercelSandboxHandle } from "./handle.js";
@@ -17,7 +17,6 @@ import type { VercelCreateParams } from "./internal/sdk-types.js";
 import { RESERVED_ENV } from "./markers.js";
 import { isVercelVcpuCount } from "./options.js";
 import { MAX_LABELS, MAX_NAME_LENGTH } from "./ownership.js";
-import { isOutcomeUnknownRequest } from "./transport.js";
 import { makeDirectory } from "./workspace.js";
 
 /** Most ports a sandbox may declare. */
@@ -155,7 +154,7 @@ function vcpusFor(resources: ResourceLimits | undefined, fallback: number): numb
 function launchError(error: unknown, launchKey: string): SandportError {
   const mapped = mapVercelError(error, { operation: "launch" });
   const taken = isAlreadyExists(error);
-  const outcomeUnknown = taken || isOutcomeUnknownRequest(error) || isOutcomeUnknown(mapped);
+  const outcomeUnknown = taken || mapVercelError.outcomeUnknown(error);
   const worded = outcomeUnknown
     ? new SandportError({
         code: taken ? "PROVIDER_UNAVAILABLE" : mapped.code,

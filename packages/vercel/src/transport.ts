@@ -13,6 +13,8 @@
  * @module
  */
 
+import { isUnreachable } from "@sandport/core/adapter";
+
 /** Marks the error of an unrepeatable request whose connection failed: its effect is unknown. */
 const OUTCOME_UNKNOWN = Symbol.for("sandport.vercel.outcome-unknown");
 
@@ -49,7 +51,8 @@ export function guardedFetch(base: typeof globalThis.fetch): typeof globalThis.f
       response = await base(input, init);
     } catch (error) {
       const what = unrepeatable(input, init);
-      if (what === undefined || init?.signal?.aborted) throw error;
+      // A connection that never opened sent nothing: the SDK may repeat it, and its failure says so.
+      if (what === undefined || init?.signal?.aborted || isUnreachable(error)) throw error;
       throw new UnrepeatableRequestError(what, error);
     }
     return isNdjson(response) ? inWholeLines(response) : response;

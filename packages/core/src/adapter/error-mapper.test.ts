@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { SandportError } from "../errors/sandport-error.js";
 import { createErrorMapper } from "./error-mapper.js";
-import { httpStatusOf, isConnectionLost, retryAfterMs } from "./http-errors.js";
+import { httpStatusOf, isConnectionLost, isUnreachable, retryAfterMs } from "./http-errors.js";
 
 class VendorError extends Error {
   constructor(
@@ -60,5 +60,66 @@ describe("createErrorMapper", () => {
     assert.equal(retryAfterMs("2"), 2_000);
     assert.equal(retryAfterMs(new Date(10_000).toUTCString(), 4_000), 6_000);
     assert.equal(retryAfterMs("soon"), undefined);
+  });
+
+  test("a request the provider answered was sent: a refused 400 is INVALID_REQUEST with details.sent true", () => {
+    const refused = map(new VendorError("Other", "bad template", 400), { operation: "launch" });
+    assert.deepEqual([refused.code, refused.details.sent, refused.details.status], ["INVALID_REQUEST", true, 400]);
+    assert.equal(map.outcomeUnknown(refused), false);
+  });
+
+  test("an unreachable endpoint: PROVIDER_UNAVAILABLE, nothing sent, outcome known, the message says so", () => {
+    const refusedConnection = new TypeError("fetch failed", {
+      cause: new AggregateError([
+        Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:9"), { code: "ECONNREFUSED" }),
+      ]),
+    });
+    const error = map(refusedConnection, { operation: "launch" });
+    assert.deepEqual([error.code, error.retryable, error.details.sent], ["PROVIDER_UNAVAILABLE", true, false]);
+    assert.match(error.message, /endpoint is unreachable, nothing was sent/);
+    assert.equal(map.outcomeUnknown(refusedConnection), false);
+    assert.equal(map.outcomeUnknown(error), false);
+    assert.equal(
+      isUnreachable(Object.assign(new Error("getaddrinfo ENOTFOUND nowhere.invalid"), { code: "ENOTFOUND" })),
+      true,
+    );
+    assert.equal(isUnreachable(new Error("read ECONNRESET")), false);
+  });
+
+  test("outcome unknown: a reset after sending, a 5xx other than 503, a deadline; known: 503, 4xx, refusals", () => {
+    const reset = new TypeError("fetch failed", {
+      cause: Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" }),
+    });
+    assert.equal(map.outcomeUnknown(reset), true);
+    assert.equal(map(reset, { operation: "launch" }).details.sent, undefined, "whether it was sent is not known");
+    assert.equal(map.outcomeUnknown(new VendorError("Other", "oops", 502)), true);
+    assert.equal(map.outcomeUnknown(new VendorError("Other", "busy", 503)), false);
+    assert.equal(map.outcomeUnknown(new VendorError("Other", "denied", 403)), false);
+    const timedOut = createErrorMapper({ provider: "acme", byName: { TimeoutError: "DEADLINE_EXCEEDED" } });
+    assert.equal(timedOut.outcomeUnknown(new VendorError("TimeoutError", "timed out")), true);
+    assert.equal(map.outcomeUnknown(new Error("something else")), true, "unclassified: cannot say");
+  });
+
+  test("an adapter's classify can say what its own transport means (a gRPC status number, say)", () => {
+    const grpc = createErrorMapper({
+      provider: "acme",
+      classify: (error) => {
+        const code = (error as { code?: unknown }).code;
+        if (code === 4) return { code: "DEADLINE_EXCEEDED", retryable: true, outcomeUnknown: true };
+        if (code === 3) return { code: "INVALID_REQUEST", sent: true, outcomeUnknown: false };
+        return undefined;
+      },
+    });
+    const cut = Object.assign(new Error("deadline"), { code: 4 });
+    assert.equal(grpc.outcomeUnknown(cut), true);
+    const wrapped = grpc(cut, { operation: "launch" });
+    assert.equal(grpc.outcomeUnknown(wrapped), true, "a mapped error is judged by its cause");
+    const invalid = grpc(Object.assign(new Error("bad"), { code: 3 }), { operation: "launch" });
+    assert.deepEqual(
+      [invalid.code, invalid.details.sent, grpc.outcomeUnknown(invalid)],
+      ["INVALID_REQUEST", true, false],
+    );
+    const said = new SandportError({ code: "PROVIDER_UNAVAILABLE", message: "x", details: { outcomeUnknown: false } });
+    assert.equal(grpc.outcomeUnknown(said), false, "details.outcomeUnknown, when set, is believed");
   });
 });

@@ -5,6 +5,75 @@ export interface ErrorClass {
   readonly code: SandportErrorCode;
   /** Absent: the code's default (`RATE_LIMITED` and `PROVIDER_UNAVAILABLE` retryable, others not). */
   readonly retryable?: boolean;
+  /**
+   * Whether the request reached the provider: `true` when the provider
+   * answered (a status, a refusal), `false` when it provably never left (the
+   * connection was refused, the host unknown). Absent: the shared transport
+   * rules decide ({@link transportFacts}), else unknown.
+   */
+  readonly sent?: boolean;
+  /**
+   * Whether a mutating request may have taken effect although it failed (a
+   * create may have created). Absent: the shared transport rules decide.
+   */
+  readonly outcomeUnknown?: boolean;
+}
+
+/**
+ * Codes and messages with which Node, undici and axios report a connection
+ * that never opened: nothing was sent, so nothing happened.
+ */
+const UNREACHABLE = /\b(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)\b/;
+
+/**
+ * True when the provider's endpoint could not be reached at all (connection
+ * refused, unknown host, no route): the request never left, so its outcome is
+ * known. Looked for along the `cause` chain and in `AggregateError`s (Node's
+ * happy-eyeballs connect reports one per address).
+ */
+export function isUnreachable(error: unknown): boolean {
+  return someInChain(error, (current) => {
+    const code = (current as { code?: unknown }).code;
+    const message = (current as { message?: unknown }).message;
+    return (
+      (typeof code === "string" && UNREACHABLE.test(code)) || (typeof message === "string" && UNREACHABLE.test(message))
+    );
+  });
+}
+
+/** What the transport says about a failed request, whatever the vendor: was it sent, may it have taken effect. */
+export interface TransportFacts {
+  /** `true`: the provider answered; `false`: nothing left this process; `undefined`: unknown. */
+  readonly sent: boolean | undefined;
+  /** `true`: the request may have taken effect; `false`: it did not; `undefined`: the transport cannot tell. */
+  readonly outcomeUnknown: boolean | undefined;
+}
+
+/**
+ * The shared transport rules: an HTTP answer was sent, and its effect is
+ * unknown only for a 5xx other than 503 (which refuses); an unreachable
+ * endpoint sent nothing; a connection dropped mid-request may have taken
+ * effect. Anything else is left to the error's class.
+ */
+export function transportFacts(error: unknown): TransportFacts {
+  const status = httpStatusOf(error);
+  if (status !== undefined) return { sent: true, outcomeUnknown: status >= 500 && status !== 503 };
+  if (isUnreachable(error)) return { sent: false, outcomeUnknown: false };
+  if (isConnectionLost(error)) return { sent: undefined, outcomeUnknown: true };
+  return { sent: undefined, outcomeUnknown: undefined };
+}
+
+function someInChain(error: unknown, test: (current: object) => boolean): boolean {
+  const pending: unknown[] = [error];
+  for (let seen = 0; pending.length > 0 && seen < 16; seen++) {
+    const current = pending.shift();
+    if (typeof current !== "object" || current === null) continue;
+    if (test(current)) return true;
+    pending.push((current as { cause?: unknown }).cause);
+    const inner = (current as { errors?: unknown }).errors;
+    if (Array.isArray(inner)) pending.push(...inner);
+  }
+  return false;
 }
 
 /**

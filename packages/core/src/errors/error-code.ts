@@ -5,7 +5,11 @@
  * codes may be added in a minor release.
  */
 export const ERROR_CODES = [
-  /** The caller's request is malformed or unsafe (bad path, env name, timeout). Nothing was sent. */
+  /**
+   * The request is malformed or unsafe (bad path, env name, timeout). Refused
+   * by Sandport's own checks, nothing was sent (`details.sent` absent);
+   * refused by the provider as malformed, it was sent (`details.sent: true`).
+   */
   "INVALID_REQUEST",
   /** The runtime cannot do what was asked (missing capability, unenforceable limit). */
   "UNSUPPORTED",
@@ -21,7 +25,11 @@ export const ERROR_CODES = [
   "RATE_LIMITED",
   /** The credentials were rejected (HTTP 401/403 or equivalent). */
   "AUTH",
-  /** The provider failed or could not be reached (5xx, dropped connection). Usually retryable. */
+  /**
+   * The provider failed or could not be reached (5xx, dropped connection).
+   * Usually retryable. An endpoint that refused the connection sent nothing
+   * (`details.sent: false`): its outcome is known.
+   */
   "PROVIDER_UNAVAILABLE",
   /** The vendor SDK could not be loaded (not installed, wrong version, wrong Node version). */
   "SDK_UNAVAILABLE",

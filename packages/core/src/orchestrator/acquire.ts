@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { launchReclaimOf } from "../adapter/reclaim-launch.js";
 import { toSandportError, unsupported } from "../errors/factories.js";
 import { SandportError } from "../errors/sandport-error.js";
 import type { LaunchSpec } from "../port/launch-spec.js";
@@ -7,6 +8,7 @@ import type { SandboxHandle } from "../port/sandbox-handle.js";
 import type { SandboxRuntime } from "../port/sandbox-runtime.js";
 import { sleep } from "../timing/abort.js";
 import { DEFAULT_RETRY_POLICY } from "../timing/retry.js";
+import type { PendingReclaim } from "./launch-reclaims.js";
 import type { OrchestratorOptions, OrchestratorTimeouts } from "./options.js";
 import { type CallContext, safeCall } from "./safe-call.js";
 import { destroySandbox } from "./teardown.js";
@@ -17,6 +19,8 @@ export interface AcquireContext<H extends SandboxHandle> extends CallContext {
   readonly runtime: SandboxRuntime<H>;
   readonly timeouts: OrchestratorTimeouts;
   readonly options: OrchestratorOptions<H>;
+  /** Failed launches whose cleanup the runtime runs in the background; waited for before the workload returns. */
+  readonly reclaims: PendingReclaim[];
 }
 
 /** A sandbox ready for use, and whether it already existed. */
@@ -80,6 +84,9 @@ async function launch<H extends SandboxHandle>(
       return { handle, reused: false };
     } catch (raw) {
       const error = toSandportError(raw, context.runtime.provider);
+      // The runtime cleans up after this launch in the background: the workload waits for that before it returns.
+      const reclaim = launchReclaimOf(error);
+      if (reclaim) context.reclaims.push({ launchKey, provider: context.runtime.provider, report: reclaim });
       const more = attempt < attempts && !signal?.aborted;
       if (error.code === "RATE_LIMITED" && more) {
         // A 429 means the create was refused, so repeating it is safe.
@@ -87,6 +94,12 @@ async function launch<H extends SandboxHandle>(
         continue;
       }
       if (!OUTCOME_UNKNOWN.has(error.code)) throw error;
+      if (reclaim) {
+        // The runtime searches for (and destroys) what this launch may have made until its listing can be
+        // trusted: adopting it here would race that cleanup. The workload waits for it before it returns.
+        if (!more || !error.retryable) throw error;
+        continue;
+      }
       const adopted = await reconcile(context, sent, launchKey, error, signal);
       if (adopted) return { handle: adopted, reused: false };
       if (!more || !error.retryable) throw error;

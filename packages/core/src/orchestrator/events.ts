@@ -9,7 +9,10 @@ import type { ExecResult } from "../port/exec-result.js";
 export type OrchestratorEvent =
   | { readonly type: "launched"; readonly sandboxId: string; readonly reused: boolean; readonly durationMs: number }
   | {
-      /** A launch's outcome was unknown; sandboxes it may have created were adopted or destroyed. */
+      /**
+       * A launch's outcome was unknown; sandboxes it may have created were adopted or destroyed (by the
+       * orchestrator, or by the runtime's background cleanup, which the workload waited for).
+       */
       readonly type: "launch-reconciled";
       readonly launchKey: string;
       readonly adopted: string | undefined;

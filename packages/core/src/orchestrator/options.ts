@@ -17,9 +17,20 @@ export interface OrchestratorTimeouts extends Omit<OperationTimeouts, "lifecycle
    * deadline is this plus `execGraceMs`. Default 1 800 000.
    */
   readonly stepMs: number;
+  /**
+   * How long a workload waits, before it returns, for the runtime's
+   * background cleanup of its failed launches (a create whose outcome was
+   * unknown, one the caller gave up on). What has not finished by then is
+   * reported as a possible leak (`WorkloadResult.possibleLeaks`). Not waited
+   * for after the caller's abort. Default 30 000.
+   */
+  readonly reclaimMs: number;
 }
 
-/** Default orchestrator timeouts: launch 300 s, files 120 s, steps 30 min + 30 s grace, lookups 60 s, destroy 120 s. */
+/**
+ * Default orchestrator timeouts: launch 300 s, files 120 s, steps 30 min + 30 s grace, lookups 60 s,
+ * destroy 120 s, waiting for the cleanup of failed launches 30 s.
+ */
 export const DEFAULT_ORCHESTRATOR_TIMEOUTS: OrchestratorTimeouts = Object.freeze({
   launchMs: 300_000,
   fileMs: 120_000,
@@ -27,6 +38,7 @@ export const DEFAULT_ORCHESTRATOR_TIMEOUTS: OrchestratorTimeouts = Object.freeze
   execGraceMs: 30_000,
   lookupMs: 60_000,
   destroyMs: 120_000,
+  reclaimMs: 30_000,
 });
 
 /** Every key of {@link OrchestratorTimeouts}; any other in `OrchestratorOptions.timeouts` is refused. */
@@ -37,6 +49,7 @@ export const ORCHESTRATOR_TIMEOUT_KEYS = keyList<OrchestratorTimeouts>({
   execGraceMs: true,
   lookupMs: true,
   destroyMs: true,
+  reclaimMs: true,
 });
 
 /** What a reconciliation hook learns about a launch whose outcome is unknown. */
@@ -66,12 +79,16 @@ export interface OrchestratorOptions<H extends SandboxHandle = SandboxHandle> {
   readonly onEvent?: OrchestratorListener;
   /**
    * Launch attempts in all when a launch fails retryably and reconciliation
-   * proved that nothing was left behind. Default 2.
+   * proved that nothing was left behind, or the runtime reclaims what it may
+   * have left in the background. Default 2.
    */
   readonly launchAttempts?: number;
   /**
    * What to do with a sandbox found after a launch with an unknown outcome:
-   * `destroy` it and launch afresh (default), or `adopt` it as the workload's sandbox.
+   * `destroy` it and launch afresh (default), or `adopt` it as the workload's
+   * sandbox. Applies to runtimes that do not reclaim such a launch themselves:
+   * one that does (every remote adapter) destroys it in the background, and
+   * the workload waits for that (`timeouts.reclaimMs`).
    */
   readonly onUnknownLaunch?: "destroy" | "adopt";
   /**

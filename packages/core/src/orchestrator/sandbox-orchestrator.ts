@@ -8,6 +8,7 @@ import { validateTimeoutMs } from "../validation/numbers.js";
 import { type ValidatedFile, validateExecRequest, validateFiles, validateLaunchSpec } from "../validation/requests.js";
 import { normalizeWorkspacePath } from "../validation/workspace-path.js";
 import { type AcquireContext, acquireSandbox } from "./acquire.js";
+import { settleReclaims } from "./launch-reclaims.js";
 import { ContainedListener } from "./listener-errors.js";
 import {
   DEFAULT_ORCHESTRATOR_TIMEOUTS,
@@ -33,7 +34,7 @@ import {
   WORKLOAD_STEP_KEYS,
   type Workload,
 } from "./workload.js";
-import { WorkloadError, type WorkloadStage } from "./workload-error.js";
+import { WorkloadError, type WorkloadStage, withPossibleLeaks } from "./workload-error.js";
 import type { StepRecord, TeardownReport, WorkloadResult } from "./workload-result.js";
 
 const TEARDOWN_POLICIES: readonly TeardownPolicy[] = ["always", "on-success", "keep"];
@@ -151,6 +152,7 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
     const acquired = handle as H | undefined;
     const teardown = await this.#teardown(acquired, policy, ok, context);
     timings.teardownMs = teardown.durationMs;
+    const possibleLeaks = await this.#settleReclaims(context, signal);
     timings.totalMs = performance.now() - totalStarted;
     const result: WorkloadResult<H> = {
       ok,
@@ -161,6 +163,7 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
       collected,
       timings,
       teardown,
+      possibleLeaks,
       listenerErrors: listener.errors,
     };
     if (failure) throw new WorkloadError(stage, failure, result);
@@ -182,7 +185,15 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
       throw invalidRequest('session teardown must be "always" or "keep"');
     const listener = new ContainedListener(this.#options.onEvent, this.runtime.provider);
     const context = this.#context(listener);
-    const { handle } = await acquireSandbox(context, spec, options.signal);
+    let handle: H;
+    try {
+      ({ handle } = await acquireSandbox(context, spec, options.signal));
+    } catch (error) {
+      throw withPossibleLeaks(
+        toSandportError(error, this.runtime.provider),
+        await this.#settleReclaims(context, options.signal),
+      );
+    }
     return new SandboxSession(this.runtime, handle, context, this.#timeouts, teardown === "always", listener.errors);
   }
 
@@ -203,6 +214,23 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
       : { policy, outcome: "failed", error: outcome.error, durationMs: outcome.durationMs };
   }
 
+  /**
+   * Waits for the runtime's cleanup of this workload's failed launches (not
+   * after an abort, which must answer promptly: what is unfinished then is
+   * reported as it stands); each that ended cleanly is `launch-reconciled`.
+   */
+  #settleReclaims(context: AcquireContext<H>, signal: AbortSignal | undefined) {
+    const waitMs = signal?.aborted ? 0 : this.#timeouts.reclaimMs;
+    return settleReclaims(context.reclaims, waitMs, (report) =>
+      context.emit({
+        type: "launch-reconciled",
+        launchKey: report.launchKey,
+        adopted: undefined,
+        destroyed: report.destroyed,
+      }),
+    );
+  }
+
   #context(listener: ContainedListener): AcquireContext<H> {
     return {
       provider: this.runtime.provider,
@@ -211,6 +239,7 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
       options: this.#options,
       retryPolicy: this.#options.retry,
       emit: listener.emit,
+      reclaims: [],
     };
   }
 
@@ -296,5 +325,6 @@ function refusedResult<H extends SandboxHandle>(workload: unknown): WorkloadResu
     timings: { launchMs: 0, filesMs: 0, stepsMs: 0, collectMs: 0, teardownMs: 0, totalMs: 0 },
     teardown: { policy, outcome: "none", durationMs: 0 },
     listenerErrors: [],
+    possibleLeaks: [],
   };
 }

@@ -29,6 +29,18 @@ export interface TeardownReport {
   readonly durationMs: number;
 }
 
+/**
+ * A sandbox a failed launch of the workload may have left running: the
+ * runtime's background cleanup of that launch failed, or had not finished
+ * when the workload returned (`runtime.settle()` reports how it ends).
+ */
+export interface PossibleLeak {
+  /** The launch key the sandbox would carry (`sandport.launch-key` label): search and destroy by it. */
+  readonly launchKey: string;
+  /** Why it may have leaked (`details.possibleLeak` is true, `details.launchKey` the key). */
+  readonly error: SandportError;
+}
+
 /** Milliseconds spent in each phase of a workload. */
 export interface WorkloadTimings {
   readonly launchMs: number;
@@ -57,6 +69,12 @@ export interface WorkloadResult<H extends SandboxHandle = SandboxHandle> {
   readonly timings: WorkloadTimings;
   /** What teardown did. */
   readonly teardown: TeardownReport;
+  /**
+   * Sandboxes failed launches of this workload may have left running (empty
+   * when every failed launch was cleaned up before the workload returned).
+   * Also said by `WorkloadError.details.possibleLeak`.
+   */
+  readonly possibleLeaks: readonly PossibleLeak[];
   /**
    * Errors the `onEvent` listener threw, in order, each as `UNEXPECTED` with
    * the thrown value as `cause` and the event's `type` in `details.event`.

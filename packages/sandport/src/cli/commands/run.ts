@@ -75,6 +75,9 @@ export default async function run(context: CliContext, flags: RunFlags, argv: st
   progress.stop();
   const step = result.steps[0]?.result;
   if (flags.json) context.terminal.json(runResultJson(result));
+  for (const leak of result.possibleLeaks) {
+    context.terminal.note(`sandport: a sandbox may have leaked (launch key ${leak.launchKey}): ${leak.error.message}`);
+  }
   if (!step) return EXIT.RUN_FAILED;
   if (step.timedOut) {
     context.terminal.note(`sandport: the command ran past --timeout ${flags.timeout} and was killed`);

@@ -11,6 +11,8 @@ export interface RunResultJson {
   readonly stderr: string | undefined;
   readonly collected: string[];
   readonly teardown: string;
+  /** Launch keys of sandboxes that may have leaked (a failed launch whose cleanup did not finish); absent when none. */
+  readonly possibleLeaks?: string[];
 }
 
 /** The JSON form of a workload's result, whole or (attached to a `WorkloadError`) as far as it got. */
@@ -26,5 +28,6 @@ export function runResultJson(result: WorkloadResult): RunResultJson {
     stderr: step?.stderr,
     collected: Object.keys(result.collected),
     teardown: result.teardown.outcome,
+    ...(result.possibleLeaks.length === 0 ? {} : { possibleLeaks: result.possibleLeaks.map((leak) => leak.launchKey) }),
   };
 }

@@ -14,7 +14,11 @@ export interface ResponseStream {
 }
 
 /** How the answer to this request is to be disturbed, set by the fault layer before the handler runs. */
-export type Disruption = { readonly kind: "lost-response" } | { readonly kind: "cut"; readonly afterEvents: number };
+export type Disruption =
+  | { readonly kind: "lost-response" }
+  | { readonly kind: "cut"; readonly afterEvents: number }
+  /** The answer goes out `ms` after the handler gave it, unless the client went away meanwhile. */
+  | { readonly kind: "late"; readonly ms: number };
 
 /** Options of {@link Exchange.acceptWebSocket}. */
 export interface AcceptWebSocketOptions {
@@ -134,6 +138,16 @@ export class Exchange {
     const disruption = this.#disruption;
     if (disruption?.kind === "lost-response") {
       this.destroy();
+      return;
+    }
+    if (disruption?.kind === "late") {
+      const timer = setTimeout(() => {
+        if (this.#response.destroyed || this.signal.aborted) return;
+        this.#record.status = status;
+        this.#response.writeHead(status, { ...headers, "content-length": bytes?.length ?? 0 });
+        this.#response.end(bytes);
+      }, disruption.ms);
+      timer.unref();
       return;
     }
     this.#record.status = status;

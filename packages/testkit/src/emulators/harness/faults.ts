@@ -59,6 +59,7 @@ function validateFault(fault: FaultSpec): void {
       }
       return;
     case "latency":
+    case "late-response":
       if (!(Number.isFinite(fault.ms) && fault.ms >= 0))
         throw new RangeError(`latency ms must be >= 0, got ${fault.ms}`);
       return;

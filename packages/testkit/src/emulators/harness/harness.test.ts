@@ -173,6 +173,20 @@ describe("EmulatorServer", () => {
     assert.equal(server.log.records[0]?.status, 0);
   });
 
+  it("late-response fault: the work is done at once, the answer held; a client that gives up gets none", async () => {
+    server.faults.add({ route: "POST /work/:name", fault: { kind: "late-response", ms: 300 } });
+    const answered = await fetch(`${server.url}/work/a`, { method: "POST", body: "x" });
+    assert.equal(answered.status, 201, "the held answer arrives");
+    assert.equal(work, 1);
+    server.faults.add({ route: "POST /work/:name", fault: { kind: "late-response", ms: 60_000 } });
+    const controller = new AbortController();
+    const gaveUp = fetch(`${server.url}/work/b`, { method: "POST", body: "x", signal: controller.signal });
+    while (work < 2) await new Promise((resolve) => setImmediate(resolve));
+    controller.abort();
+    await assert.rejects(gaveUp);
+    assert.equal(work, 2, "the work stays done");
+  });
+
   it("drop-mid-stream fault: a stream is cut after N events; a plain answer after its headers", async () => {
     server.faults.add({ route: "GET /events", fault: { kind: "drop-mid-stream", afterEvents: 2 } });
     const response = await fetch(`${server.url}/events`);

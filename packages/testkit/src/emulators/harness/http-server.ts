@@ -163,6 +163,7 @@ export class EmulatorServer {
       }
       if (fault?.kind === "drop-mid-stream") exchange.disrupt({ kind: "cut", afterEvents: fault.afterEvents ?? 1 });
       if (fault?.kind === "lost-response") exchange.disrupt({ kind: "lost-response" });
+      if (fault?.kind === "late-response") exchange.disrupt({ kind: "late", ms: fault.ms });
       if (!match) {
         const answer = this.#options.answerUnknownRoute;
         if (answer) answer(exchange);

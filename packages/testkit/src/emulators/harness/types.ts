@@ -44,7 +44,14 @@ export type FaultSpec =
    */
   | { readonly kind: "drop-mid-stream"; readonly afterEvents?: number }
   /** Do the work, then destroy the connection instead of answering. */
-  | { readonly kind: "lost-response" };
+  | { readonly kind: "lost-response" }
+  /**
+   * Do the work, then hold the answer this many milliseconds before sending
+   * it: a client that gives up meanwhile (its deadline, an abort) gets no
+   * answer, and the work stays done, as a provider that received a request
+   * does it whoever still listens. A streamed answer is not held.
+   */
+  | { readonly kind: "late-response"; readonly ms: number };
 
 /** A fault armed on one route for the next `times` matching requests. */
 export interface FaultRule {

@@ -213,6 +213,11 @@ export class GrpcEmulatorServer<Name extends string> {
               active.context,
             );
       if (loseAnswer) return active.drop();
+      if (fault?.kind === "late-response") {
+        // The work is done; the answer waits, and is never sent to a client that gave up meanwhile.
+        await delay(fault.ms, active.signal);
+        if (active.signal.aborted) return active.drop();
+      }
       return active.finish(undefined, encode(responseType, answer));
     } catch (error) {
       if (active.signal.aborted && !(error instanceof GrpcError)) {
