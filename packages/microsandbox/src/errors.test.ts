@@ -81,3 +81,23 @@ test("only not-found means absent; a sandbox's not-found is told from a file's",
   assert.equal(isNotFound(sdkError("CloudHttpError", "cloud HTTP 503: GET /v1/sandboxes/by-name/:name")), false);
   assert.equal(isNotFound(sdkError("HttpError", "http error: error sending request")), false);
 });
+
+test("a broken connection to the agent or the API is PROVIDER_UNAVAILABLE, not UNEXPECTED", () => {
+  // As the SDK raises them when a connection is lost: the agent client's plain Errors, and the
+  // cloud client's error for a body cut short.
+  const lost = [
+    new Error("[AgentClient] agent client error: reader closed before response for id=1"),
+    new Error("[AgentClient] agent client error: protocol: io error: Trying to work with closed connection"),
+    sdkError(
+      "CustomError",
+      "GET /v1/sandboxes/by-name/:name: failed to decode body: error decoding response body for url (http://127.0.0.1:1/v1/sandboxes/by-name/sandport-1)",
+    ),
+  ];
+  for (const error of lost) {
+    const mapped = mapMicrosandboxError(error, site);
+    assert.deepEqual([mapped.code, mapped.retryable], ["PROVIDER_UNAVAILABLE", true], error.message);
+    assert.equal(mapped.cause, error);
+  }
+  // The agent client's other errors are not guessed at.
+  assert.equal(mapMicrosandboxError(new Error("[AgentClient] agent client error: bad frame"), site).code, "UNEXPECTED");
+});

@@ -45,11 +45,23 @@ function classifyErrno(errno: number): ErrorClass {
 }
 
 /**
- * Errors the SDK passes through unmapped: agentd's `core.exec.failed` (a
- * command that never ran) arrives as a plain `Error` named `[ExecFailed] ...`.
+ * A connection lost under a call, as the SDK words it: the agent client's
+ * plain `Error`s (`reader closed before response for id=N` when the agent's
+ * WebSocket closes with requests in flight, `io error: ... closed connection`
+ * when it is used after that) and the cloud client's body cut short
+ * (`error decoding response body`). The call's outcome is unknown.
+ */
+const CONNECTION_LOST =
+  /agent client error: (reader closed before response|protocol: io error)|error decoding response body/;
+
+/**
+ * Errors the SDK passes through unmapped: a lost connection (see
+ * {@link CONNECTION_LOST}); agentd's `core.exec.failed` (a command that never
+ * ran) arrives as a plain `Error` named `[ExecFailed] ...`.
  */
 function classify(error: unknown): ErrorClass | undefined {
   const message = error instanceof Error ? error.message : "";
+  if (CONNECTION_LOST.test(message)) return { code: "PROVIDER_UNAVAILABLE" };
   const fsOrExec = errorName(error) === "SandboxFsOpsError" || message.startsWith("[ExecFailed]");
   if (!fsOrExec) return undefined;
   const errno = OS_ERROR.exec(message);
