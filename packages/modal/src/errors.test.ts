@@ -62,3 +62,22 @@ test("the SDK's plain deadline errors, and anything else", () => {
   assert.equal(mapModalError(new Error("something odd"), { operation: "exec" }).code, "UNEXPECTED");
   assert.equal(mapModalError("a string", { operation: "exec" }).code, "UNEXPECTED");
 });
+
+test("a filesystem call the command router refused (the SDK drops its status) is RATE_LIMITED, not UNEXPECTED", () => {
+  // The SDK turns a command-router ClientError it does not call "unavailable" (RESOURCE_EXHAUSTED,
+  // and INTERNAL or ABORTED once its own retries are spent) into this, without the status or a cause.
+  for (const message of [
+    "An unexpected error occurred, please contact support@modal.com",
+    "An unexpected error occurred, please contact support@modal.com (Error code: AB12CD34)",
+  ]) {
+    const error = Object.assign(new Error(message), { name: "SandboxFilesystemError" });
+    const mapped = mapModalError(error, { operation: "writeFiles", sandboxId: "sb-1" });
+    assert.deepEqual([mapped.code, mapped.retryable], ["RATE_LIMITED", true], message);
+    assert.equal(mapped.cause, error);
+  }
+  // The same class for a failed file operation itself stays as it was.
+  const failed = Object.assign(new Error("Operation on '/w/a' failed with exit code 3"), {
+    name: "SandboxFilesystemError",
+  });
+  assert.equal(mapModalError(failed, { operation: "writeFiles" }).code, "UNEXPECTED");
+});
