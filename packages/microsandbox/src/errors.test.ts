@@ -88,6 +88,7 @@ test("a broken connection to the agent or the API is PROVIDER_UNAVAILABLE, not U
   const lost = [
     new Error("[AgentClient] agent client error: reader closed before response for id=1"),
     new Error("[AgentClient] agent client error: protocol: io error: Trying to work with closed connection"),
+    sdkError("SandboxFsOpsError", "sandbox fs error: channel closed before response"),
     sdkError(
       "CustomError",
       "GET /v1/sandboxes/by-name/:name: failed to decode body: error decoding response body for url (http://127.0.0.1:1/v1/sandboxes/by-name/sandport-1)",

@@ -48,11 +48,12 @@ function classifyErrno(errno: number): ErrorClass {
  * A connection lost under a call, as the SDK words it: the agent client's
  * plain `Error`s (`reader closed before response for id=N` when the agent's
  * WebSocket closes with requests in flight, `io error: ... closed connection`
- * when it is used after that) and the cloud client's body cut short
- * (`error decoding response body`). The call's outcome is unknown.
+ * when it is used after that, and a file call's `channel closed before
+ * response`) and the cloud client's body cut short (`error decoding response
+ * body`). The call's outcome is unknown.
  */
 const CONNECTION_LOST =
-  /agent client error: (reader closed before response|protocol: io error)|error decoding response body/;
+  /agent client error: (reader closed before response|protocol: io error)|channel closed before response|error decoding response body/;
 
 /**
  * Errors the SDK passes through unmapped: a lost connection (see
