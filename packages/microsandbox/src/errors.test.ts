@@ -102,3 +102,15 @@ test("a broken connection to the agent or the API is PROVIDER_UNAVAILABLE, not U
   // The agent client's other errors are not guessed at.
   assert.equal(mapMicrosandboxError(new Error("[AgentClient] agent client error: bad frame"), site).code, "UNEXPECTED");
 });
+
+test("an agent WebSocket handshake refused over HTTP goes by its status: a 429 is RATE_LIMITED", () => {
+  const refused = (status: string) =>
+    mapMicrosandboxError(sdkError("RuntimeError", `runtime error: cloud agent websocket: HTTP error: ${status}`), site);
+  assert.deepEqual(
+    ["429 Too Many Requests", "503 Service Unavailable", "500 Internal Server Error"].map((status) => {
+      const error = refused(status);
+      return `${error.code}${error.retryable ? " retryable" : ""}`;
+    }),
+    ["RATE_LIMITED retryable", "PROVIDER_UNAVAILABLE retryable", "PROVIDER_UNAVAILABLE retryable"],
+  );
+});
