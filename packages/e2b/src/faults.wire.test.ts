@@ -53,7 +53,7 @@ describe("E2BRuntime under injected faults (real e2b SDK → E2B emulator)", () 
     routes: { create: "POST /v2/sandboxes", list: "GET /v2/sandboxes", delete: "DELETE /sandboxes/:id", exec: START },
     // The SDK honours Retry-After on a 429 three times.
     attempts: { createRateLimited: 4 },
-    outcomes: { execRefusedRetried: true },
+    outcomes: { execRetriedOn: [503, 429] },
     // Two pages of two, each refused once.
     listRequests: 4,
   });

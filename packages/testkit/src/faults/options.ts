@@ -57,8 +57,12 @@ export interface WireFaultOutcomes {
   readonly createUnavailableUnknown?: boolean;
   /** Whether a 500 on create leaves the outcome unknown, so the orchestrator reconciles. Default `true`. */
   readonly createServerErrorUnknown?: boolean;
-  /** Whether a command start refused once (503, 429) is repeated, so the call succeeds. Default `false`: either is allowed. */
-  readonly execRefusedRetried?: boolean;
+  /**
+   * The statuses for which a command start refused once is repeated (by the SDK or the adapter), so
+   * the call succeeds. Default none: for the others, success (ran once) and a typed failure (did
+   * not run) are both allowed.
+   */
+  readonly execRetriedOn?: readonly (503 | 429)[];
 }
 
 /** A runtime whose background work (cleanup of abandoned calls) can be waited for, as every adapter's can. */
