@@ -116,8 +116,9 @@ try {
       possibleLeak: saysPossibleLeak(error) || (result ?? error?.result)?.teardown?.outcome === "failed",
     };
     if (outcome.possibleLeak) reported.add(String(index));
+    const ended = error ? `${error.code ?? "untyped"} during ${error.stage ?? "?"}` : result?.ok ? "ok" : "not ok";
     const plain = plan.map((fault) => `${fault.kind}@${fault.route}#${fault.skip}`).join(", ") || "no faults";
-    plans.push(plain);
+    plans.push(`${plain} -> ${ended}${outcome.hung ? ", hung" : ""}`);
     if (outcome.untyped) sample(`untyped: ${error?.message ?? result?.teardown?.error?.message} [${plain}]`);
     if (outcome.hung) sample(`hung [${plain}]`);
     if (outcome.wrongOutput) sample(`wrong output [${plain}]`);
