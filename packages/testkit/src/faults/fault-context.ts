@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
+  LAUNCH_KEY_LABEL,
   type Labels,
   type OrchestratorOptions,
   type SandboxHandle,
@@ -97,6 +98,21 @@ export class WireFaultContext<H extends SandboxHandle> {
   }
 
   /**
+   * Destroys a sandbox a case left, best effort: by the emulator's id, else by its launch key (a
+   * runtime may name sandboxes otherwise than its emulator does). The case fails on the leak itself.
+   */
+  async #remove(id: string, launchKey: string | undefined): Promise<void> {
+    const quietly = <T>(call: () => Promise<T> | undefined) => Promise.resolve(call()).catch(() => undefined);
+    const byId = await quietly(() => this.runtime.getById?.(id));
+    const byKey =
+      byId || launchKey === undefined
+        ? undefined
+        : await quietly(() => this.runtime.findByLabels?.({ [LAUNCH_KEY_LABEL]: launchKey }));
+    // A failure here is reported by the leak assertion that follows.
+    for (const handle of byId ? [byId] : (byKey ?? [])) await quietly(() => this.runtime.destroy(handle));
+  }
+
+  /**
    * After a case: faults cleared, background work settled (each error it reports typed), then every
    * sandbox of ours the case left alive must have been reported as a possible leak. Whatever it
    * left is destroyed, so the next case starts clean.
@@ -112,10 +128,7 @@ export class WireFaultContext<H extends SandboxHandle> {
     const left = this.emulator
       .liveSandboxes()
       .filter((sandbox) => !sandbox.foreign && sandbox.state !== "destroying" && !this.#before.has(sandbox.id));
-    for (const sandbox of left) {
-      const handle = await this.runtime.getById?.(sandbox.id);
-      if (handle) await this.runtime.destroy(handle);
-    }
+    for (const sandbox of left) await this.#remove(sandbox.id, sandbox.metadata[LAUNCH_KEY_LABEL]);
     assert.ok(
       left.length <= this.#possibleLeaks,
       `${left.length} sandbox(es) left alive (${left.map((sandbox) => sandbox.id).join(", ")}), ` +
