@@ -70,7 +70,7 @@ function importsOf(file: string): { specifier: string; kind: "static" | "type" |
 /** The entry points each package may expose, besides its root (and the umbrella's generated ones). */
 const EXTRA_ENTRIES: Readonly<Record<string, readonly string[]>> = {
   core: ["./adapter"],
-  testkit: ["./conformance", "./fakes", "./assertions", "./emulators", "./emulators/*"],
+  testkit: ["./conformance", "./faults", "./fakes", "./assertions", "./emulators", "./emulators/*"],
 };
 
 /** Names exported by a barrel's source (`export { A, type B }`, `export class C`, `export type { D }`). */

@@ -1,16 +1,18 @@
 // Faults injected by the Daytona emulator, seen through the real SDK (newest
-// and oldest) and DaytonaRuntime: what is safe to repeat is retried, the rest
-// surfaces as typed errors, a lost create is reconciled, a sandbox that fails
-// its probe on start is replaced, and after every test nothing of ours is left
-// alive. Foreign sandboxes are never listed, reattached, used or destroyed.
+// and oldest) and DaytonaRuntime: the shared wire-fault suite (every error
+// typed, no hang past a deadline, nothing left unreported), then what only
+// Daytona does: a dropped start is an unknown outcome, a lost startCommand is
+// reconciled by its session id, a sandbox that fails its probe on start is
+// replaced, and after every test nothing of ours is left alive. Foreign
+// sandboxes are never listed, reattached, used or destroyed.
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, test } from "node:test";
-import { LAUNCH_KEY_LABEL, OWNER_LABEL, SandboxOrchestrator } from "@sandport/core";
-import { delay, expectCode, waitFor } from "@sandport/testkit/assertions";
+import { OWNER_LABEL } from "@sandport/core";
+import { expectCode, waitFor } from "@sandport/testkit/assertions";
 import { type DaytonaEmulator, startDaytonaEmulator } from "@sandport/testkit/emulators/daytona";
+import { describeWireFaults } from "@sandport/testkit/faults";
 import { emulatorOptions, SDKS } from "../test/emulated.js";
 import { DaytonaRuntime } from "./daytona-runtime.js";
-import type { DaytonaHandle } from "./handle.js";
 
 const OWNER = "fault-tests";
 const CREATE = "POST /api/sandbox";
@@ -24,7 +26,6 @@ for (const sdk of SDKS) {
     let emulator: DaytonaEmulator;
     let runtime: DaytonaRuntime;
     let foreign: string[] = [];
-    const fast = { retry: { initialDelayMs: 20, maxDelayMs: 200, jitter: "none" as const } };
 
     before(async () => {
       emulator = await startDaytonaEmulator({ pageSize: 2 });
@@ -49,85 +50,20 @@ for (const sdk of SDKS) {
 
     after(() => emulator.stop());
 
-    test("429 on create is retried (nothing was created), then typed RATE_LIMITED; the orchestrator retries it", async () => {
-      emulator.resetRequests();
-      emulator.injectFault({ route: CREATE, fault: { kind: "status", status: 429, retryAfterSeconds: 0 }, times: 3 });
-      const error = await expectCode(runtime.launch(), "RATE_LIMITED");
-      assert.equal(error.retryable, true);
-      assert.equal(emulator.countRequests(CREATE), 3, "a try and two retries");
-      emulator.resetRequests();
-      emulator.injectFault({ route: CREATE, fault: { kind: "status", status: 429, retryAfterSeconds: 0 }, times: 4 });
-      const result = await new SandboxOrchestrator(runtime, fast).run({ launch: {}, steps: [{ argv: ["true"] }] });
-      assert.equal(result.ok, true);
-      assert.equal(emulator.countRequests(CREATE), 5);
+    describeWireFaults({
+      runtime: () => runtime,
+      emulator: () => emulator,
+      routes: { create: CREATE, list: LIST, delete: DELETE, exec: EXECUTE },
+      // The SDK repeats a 429 and a 503 twice; a 500 may have created the sandbox.
+      attempts: { createRateLimited: 3, createUnavailable: 3, deleteRefused: 6 },
+      outcomes: { execRetriedOn: [503, 429] },
+      // Two pages of two, each refused once.
+      listRequests: 4,
     });
 
-    test("5xx on create: a 503 is a refusal, retried; a 500 is reconciled by the orchestrator, then launched again", async () => {
-      emulator.injectFault({ route: CREATE, fault: { kind: "status", status: 503 }, times: 3 });
-      const refused = await expectCode(runtime.launch(), "PROVIDER_UNAVAILABLE");
-      assert.deepEqual([refused.retryable, refused.details.outcomeUnknown], [true, false]);
-      emulator.injectFault({ route: CREATE, fault: { kind: "status", status: 503 } });
-      await runtime.destroy(await runtime.launch());
-      emulator.injectFault({ route: CREATE, fault: { kind: "status", status: 500 } });
-      const events: string[] = [];
-      const orchestrator = new SandboxOrchestrator(runtime, { ...fast, onEvent: (event) => events.push(event.type) });
-      const result = await orchestrator.run({ launch: {}, steps: [{ argv: ["true"] }] });
-      assert.equal(result.ok, true);
-      assert.ok(events.includes("launch-reconciled"));
-    });
-
-    test("a create whose response is lost is reconciled by its launch key: the orphan is destroyed", async () => {
-      emulator.injectFault({ route: CREATE, fault: { kind: "lost-response" } });
-      const lost = await expectCode(runtime.launch({ labels: { case: "lost" } }), "PROVIDER_UNAVAILABLE");
-      assert.equal(lost.details.outcomeUnknown, true);
-      const orphans = await runtime.findByLabels({ [LAUNCH_KEY_LABEL]: lost.details.launchKey as string });
-      assert.equal(orphans.length, 1, "the lost create did make a sandbox");
-      for (const orphan of orphans) await runtime.destroy(orphan);
-
-      emulator.injectFault({ route: CREATE, fault: { kind: "lost-response" } });
-      let destroyed: string[] = [];
-      const orchestrator = new SandboxOrchestrator(runtime, {
-        ...fast,
-        onEvent: (event) => {
-          if (event.type === "launch-reconciled") destroyed = [...event.destroyed];
-        },
-      });
-      const result = await orchestrator.run({ launch: {}, steps: [{ argv: ["true"] }] });
-      assert.equal(result.ok, true);
-      assert.equal(destroyed.length, 1, "the orchestrator found the orphan by its launch key and destroyed it");
-    });
-
-    test("a launch aborted while the create is in flight leaves nothing behind", async () => {
-      emulator.injectFault({ route: CREATE, fault: { kind: "latency", ms: 400 } });
-      const controller = new AbortController();
-      const launching = runtime.launch({ labels: { case: "aborted" } }, { signal: controller.signal });
-      await delay(100);
-      controller.abort(new Error("gave up"));
-      await expectCode(launching, "ABORTED");
-      assert.deepEqual(await runtime.settle(), []);
-    });
-
-    test("429 and 5xx on list pages are retried (reads); a persistent failure is typed", async () => {
-      const launched: DaytonaHandle[] = [];
-      for (let index = 0; index < 3; index++) launched.push(await runtime.launch({ labels: { pool: "shared" } }));
-      emulator.resetRequests();
-      emulator.injectFault({ route: LIST, fault: { kind: "status", status: 503 } });
-      emulator.injectFault({ route: LIST, fault: { kind: "status", status: 429 } });
-      const found = await runtime.findByLabels({ pool: "shared" });
-      assert.deepEqual(found.map((handle) => handle.id).sort(), launched.map((handle) => handle.id).sort());
-      assert.equal(emulator.countRequests(LIST), 4, "two pages, each refused once");
-      emulator.injectFault({ route: LIST, fault: { kind: "status", status: 500 }, times: 3 });
-      await expectCode(runtime.findByLabels({ pool: "shared" }), "PROVIDER_UNAVAILABLE");
-      for (const handle of launched) await runtime.destroy(handle);
-    });
-
-    test("429 and 503 on a command start are retried (nothing ran); a dropped start is a typed unknown outcome", async () => {
+    test("a dropped command start is retried by no one: a typed unknown outcome", async () => {
       const handle = await runtime.launch();
       try {
-        emulator.injectFault({ route: EXECUTE, fault: { kind: "status", status: 503 } });
-        emulator.injectFault({ route: EXECUTE, fault: { kind: "status", status: 429, retryAfterSeconds: 0 } });
-        assert.equal((await runtime.exec(handle, { shell: "echo ran >> runs.txt" })).exitCode, 0);
-        assert.equal(new TextDecoder().decode(await runtime.readFile(handle, "runs.txt")), "ran\n", "ran exactly once");
         emulator.injectFault({ route: EXECUTE, fault: { kind: "drop" }, times: 3 });
         const dropped = await expectCode(runtime.exec(handle, { argv: ["true"] }), "PROVIDER_UNAVAILABLE");
         assert.deepEqual([dropped.retryable, dropped.details.outcomeUnknown], [false, true]);
@@ -149,16 +85,6 @@ for (const sdk of SDKS) {
       } finally {
         await runtime.destroy(handle);
       }
-    });
-
-    test("5xx on delete is typed and retried within the call; the orchestrator's teardown retries what is left", async () => {
-      const handle = await runtime.launch();
-      emulator.injectFault({ route: DELETE, fault: { kind: "status", status: 502 }, times: 6 });
-      const error = await expectCode(runtime.destroy(handle), "PROVIDER_UNAVAILABLE");
-      assert.equal(error.retryable, true);
-      emulator.injectFault({ route: DELETE, fault: { kind: "status", status: 500 }, times: 6 });
-      const result = await new SandboxOrchestrator(runtime, fast).run({ launch: { reuse: { id: handle.id } } });
-      assert.equal(result.teardown.outcome, "destroyed");
     });
 
     test("a sandbox whose toolbox fails the probe on start is replaced through the real SDK; the old one is deleted", async () => {

@@ -1,16 +1,17 @@
 // Faults injected by the Freestyle emulator, seen through the real freestyle
-// SDK (which retries nothing itself) and FreestyleRuntime: what is safe to
-// repeat is retried, the rest surfaces as typed errors, a lost or abandoned
-// create is reconciled, and after every test nothing of ours is left alive.
-// Foreign VMs are never listed, reattached or destroyed.
+// SDK (which retries nothing itself) and FreestyleRuntime: the shared
+// wire-fault suite (every error typed, no hang past a deadline, nothing left
+// unreported), then what only Freestyle does: a create abandoned while it is
+// backgrounded is followed or found by its slug. After every test nothing of
+// ours is left alive; foreign VMs are never listed, reattached or destroyed.
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, test } from "node:test";
-import { LAUNCH_KEY_LABEL, OWNER_LABEL, SandboxOrchestrator } from "@sandport/core";
-import { delay, expectCode } from "@sandport/testkit/assertions";
+import { OWNER_LABEL } from "@sandport/core";
+import { expectCode } from "@sandport/testkit/assertions";
 import { type FreestyleEmulator, startFreestyleEmulator } from "@sandport/testkit/emulators/freestyle";
+import { describeWireFaults } from "@sandport/testkit/faults";
 import { emulatorOptions, HOME } from "../test/emulated.js";
 import { FreestyleRuntime } from "./freestyle-runtime.js";
-import type { FreestyleHandle } from "./handle.js";
 
 const OWNER = "fault-tests";
 const CREATE = "POST /v5/vms";
@@ -23,7 +24,6 @@ describe("FreestyleRuntime under injected faults (real freestyle SDK → Freesty
   let emulator: FreestyleEmulator;
   let runtime: FreestyleRuntime;
   let foreign: string[] = [];
-  const fast = { retry: { initialDelayMs: 20, maxDelayMs: 200, jitter: "none" as const } };
 
   before(async () => {
     emulator = await startFreestyleEmulator({ workspaceDirectory: HOME, pageSize: 2 });
@@ -49,82 +49,12 @@ describe("FreestyleRuntime under injected faults (real freestyle SDK → Freesty
 
   after(() => emulator.stop());
 
-  test("429 on create is typed RATE_LIMITED (the SDK retries nothing); the orchestrator retries it", async () => {
-    emulator.injectFault({ route: CREATE, fault: { kind: "status", status: 429, retryAfterSeconds: 0 } });
-    const error = await expectCode(runtime.launch(), "RATE_LIMITED");
-    assert.equal(error.retryable, true);
-    emulator.resetRequests();
-    emulator.injectFault({ route: CREATE, fault: { kind: "status", status: 429, retryAfterSeconds: 0 } });
-    const result = await new SandboxOrchestrator(runtime, fast).run({ launch: {}, steps: [{ argv: ["true"] }] });
-    assert.equal(result.ok, true);
-    assert.equal(emulator.countRequests(CREATE), 2);
-  });
-
-  test("5xx on create: typed PROVIDER_UNAVAILABLE; the orchestrator reconciles, then launches again", async () => {
-    emulator.injectFault({ route: CREATE, fault: { kind: "status", status: 503 } });
-    const refused = await expectCode(runtime.launch(), "PROVIDER_UNAVAILABLE");
-    assert.deepEqual([refused.retryable, refused.details.outcomeUnknown], [true, false]);
-    emulator.injectFault({ route: CREATE, fault: { kind: "status", status: 500 } });
-    const events: string[] = [];
-    const orchestrator = new SandboxOrchestrator(runtime, { ...fast, onEvent: (event) => events.push(event.type) });
-    const result = await orchestrator.run({ launch: {}, steps: [{ argv: ["true"] }] });
-    assert.equal(result.ok, true);
-    assert.ok(events.includes("launch-reconciled"));
-  });
-
-  test("a create whose response is lost is reconciled by launch key: the orphan is found and destroyed", async () => {
-    emulator.injectFault({ route: CREATE, fault: { kind: "lost-response" } });
-    const lost = await expectCode(runtime.launch({ labels: { case: "lost" } }), "PROVIDER_UNAVAILABLE");
-    assert.equal(lost.details.outcomeUnknown, true);
-    const orphans = await runtime.findByLabels({ [LAUNCH_KEY_LABEL]: lost.details.launchKey as string });
-    assert.equal(orphans.length, 1, "the lost create did make a VM");
-    for (const orphan of orphans) await runtime.destroy(orphan);
-
-    emulator.injectFault({ route: CREATE, fault: { kind: "lost-response" } });
-    let destroyed: string[] = [];
-    const orchestrator = new SandboxOrchestrator(runtime, {
-      ...fast,
-      onEvent: (event) => {
-        if (event.type === "launch-reconciled") destroyed = [...event.destroyed];
-      },
-    });
-    const result = await orchestrator.run({ launch: {}, steps: [{ argv: ["true"] }] });
-    assert.equal(result.ok, true);
-    assert.equal(destroyed.length, 1, "the orchestrator found the orphan by its launch key and destroyed it");
-  });
-
-  test("a launch aborted while the create is in flight leaves nothing behind", async () => {
-    emulator.injectFault({ route: CREATE, fault: { kind: "latency", ms: 400 } });
-    const controller = new AbortController();
-    const launching = runtime.launch({ labels: { case: "aborted" } }, { signal: controller.signal });
-    await delay(100);
-    controller.abort(new Error("gave up"));
-    await expectCode(launching, "ABORTED");
-    assert.deepEqual(await runtime.settle(), []);
-  });
-
-  test("429 and 5xx on list pages are retried (reads); a lasting failure is typed", async () => {
-    const launched: FreestyleHandle[] = [];
-    for (let index = 0; index < 3; index++) launched.push(await runtime.launch({ labels: { pool: "shared" } }));
-    emulator.resetRequests();
-    emulator.injectFault({ route: LIST, fault: { kind: "status", status: 503 } });
-    emulator.injectFault({ route: LIST, fault: { kind: "status", status: 429 } });
-    const found = await runtime.findByLabels({ pool: "shared" });
-    assert.deepEqual(found.map((handle) => handle.id).sort(), launched.map((handle) => handle.id).sort());
-    assert.equal(emulator.countRequests(LIST), 4, "two pages, each refused once");
-    emulator.injectFault({ route: LIST, fault: { kind: "status", status: 500 }, times: 3 });
-    await expectCode(runtime.findByLabels({ pool: "shared" }), "PROVIDER_UNAVAILABLE");
-    for (const handle of launched) await runtime.destroy(handle);
-  });
-
-  test("5xx on delete is typed and retryable; the orchestrator's teardown retries it", async () => {
-    const handle = await runtime.launch();
-    emulator.injectFault({ route: DELETE, fault: { kind: "status", status: 502 } });
-    const error = await expectCode(runtime.destroy(handle), "PROVIDER_UNAVAILABLE");
-    assert.equal(error.retryable, true);
-    emulator.injectFault({ route: DELETE, fault: { kind: "status", status: 500 } });
-    const result = await new SandboxOrchestrator(runtime, fast).run({ launch: { reuse: { id: handle.id } } });
-    assert.equal(result.teardown.outcome, "destroyed");
+  describeWireFaults({
+    runtime: () => runtime,
+    emulator: () => emulator,
+    routes: { create: CREATE, list: LIST, delete: DELETE, exec: "POST /v5/vms/:id/exec-await" },
+    // Two pages of two, each refused once.
+    listRequests: 4,
   });
 
   test("foreign VMs are never listed, reattached, used or destroyed", async () => {

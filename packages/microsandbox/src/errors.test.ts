@@ -105,3 +105,36 @@ test("what a failed create says: was it sent, may it have created anyway", () =>
   assert.equal(mapMicrosandboxError.outcomeUnknown(sendFailed), true);
   assert.equal(mapMicrosandboxError(sendFailed, site).details.sent, undefined);
 });
+
+test("a broken connection to the agent or the API is PROVIDER_UNAVAILABLE, not UNEXPECTED", () => {
+  // As the SDK raises them when a connection is lost: the agent client's plain Errors, and the
+  // cloud client's error for a body cut short.
+  const lost = [
+    new Error("[AgentClient] agent client error: reader closed before response for id=1"),
+    new Error("[AgentClient] agent client error: protocol: io error: Trying to work with closed connection"),
+    sdkError("SandboxFsOpsError", "sandbox fs error: channel closed before response"),
+    sdkError(
+      "CustomError",
+      "GET /v1/sandboxes/by-name/:name: failed to decode body: error decoding response body for url (http://127.0.0.1:1/v1/sandboxes/by-name/sandport-1)",
+    ),
+  ];
+  for (const error of lost) {
+    const mapped = mapMicrosandboxError(error, site);
+    assert.deepEqual([mapped.code, mapped.retryable], ["PROVIDER_UNAVAILABLE", true], error.message);
+    assert.equal(mapped.cause, error);
+  }
+  // The agent client's other errors are not guessed at.
+  assert.equal(mapMicrosandboxError(new Error("[AgentClient] agent client error: bad frame"), site).code, "UNEXPECTED");
+});
+
+test("an agent WebSocket handshake refused over HTTP goes by its status: a 429 is RATE_LIMITED", () => {
+  const refused = (status: string) =>
+    mapMicrosandboxError(sdkError("RuntimeError", `runtime error: cloud agent websocket: HTTP error: ${status}`), site);
+  assert.deepEqual(
+    ["429 Too Many Requests", "503 Service Unavailable", "500 Internal Server Error"].map((status) => {
+      const error = refused(status);
+      return `${error.code}${error.retryable ? " retryable" : ""}`;
+    }),
+    ["RATE_LIMITED retryable", "PROVIDER_UNAVAILABLE retryable", "PROVIDER_UNAVAILABLE retryable"],
+  );
+});

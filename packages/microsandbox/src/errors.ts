@@ -1,5 +1,5 @@
 import { SandportError } from "@sandport/core";
-import { createErrorMapper, type ErrorClass, errorName } from "@sandport/core/adapter";
+import { classifyHttpStatus, createErrorMapper, type ErrorClass, errorName } from "@sandport/core/adapter";
 import { PROVIDER } from "./handle.js";
 
 /**
@@ -22,8 +22,6 @@ const MICROSANDBOX_ERRORS = {
   ExecTimeoutError: { code: "DEADLINE_EXCEEDED", retryable: true },
   // A request that never got an answer (connection refused, reset, timed out): its outcome is unknown.
   HttpError: "PROVIDER_UNAVAILABLE",
-  // The orchestrator unreachable (502), a failed agent handshake, an agent session that ended early.
-  RuntimeError: "PROVIDER_UNAVAILABLE",
   ProtocolError: "PROVIDER_UNAVAILABLE",
   ImageError: "PROVIDER_UNAVAILABLE",
   LibkrunfwNotFoundError: { code: "SDK_UNAVAILABLE", retryable: false },
@@ -45,11 +43,40 @@ function classifyErrno(errno: number): ErrorClass {
 }
 
 /**
- * Errors the SDK passes through unmapped: agentd's `core.exec.failed` (a
- * command that never ran) arrives as a plain `Error` named `[ExecFailed] ...`.
+ * A connection lost under a call, as the SDK words it: the agent client's
+ * plain `Error`s (`reader closed before response for id=N` when the agent's
+ * WebSocket closes with requests in flight, `io error: ... closed connection`
+ * when it is used after that, and a file call's `channel closed before
+ * response`) and the cloud client's body cut short (`error decoding response
+ * body`). The call's outcome is unknown.
+ */
+const CONNECTION_LOST =
+  /agent client error: (reader closed before response|protocol: io error)|channel closed before response|error decoding response body/;
+
+/** An agent handshake the cloud refused over HTTP: `... cloud agent websocket: HTTP error: 429 Too Many Requests`. */
+const HANDSHAKE_STATUS = /\bHTTP error: (\d{3})\b/;
+
+/**
+ * The SDK's `RuntimeError`: the orchestrator unreachable (502), a failed agent
+ * handshake, an agent session that ended early. A handshake refused with a
+ * status goes by that status (a 429 is the cloud's rate limit); the rest is
+ * the provider being unavailable.
+ */
+function classifyRuntimeError(message: string): ErrorClass {
+  const status = HANDSHAKE_STATUS.exec(message);
+  const byStatus = status ? classifyHttpStatus(Number(status[1])) : undefined;
+  return byStatus ?? { code: "PROVIDER_UNAVAILABLE" };
+}
+
+/**
+ * Errors the SDK passes through unmapped: a lost connection (see
+ * {@link CONNECTION_LOST}); agentd's `core.exec.failed` (a command that never
+ * ran) arrives as a plain `Error` named `[ExecFailed] ...`.
  */
 function classify(error: unknown): ErrorClass | undefined {
   const message = error instanceof Error ? error.message : "";
+  if (CONNECTION_LOST.test(message)) return { code: "PROVIDER_UNAVAILABLE" };
+  if (errorName(error) === "RuntimeError") return classifyRuntimeError(message);
   const fsOrExec = errorName(error) === "SandboxFsOpsError" || message.startsWith("[ExecFailed]");
   if (!fsOrExec) return undefined;
   const errno = OS_ERROR.exec(message);

@@ -86,3 +86,22 @@ test("what a failed create's gRPC status says: was it sent, may it have created 
   assert.match(unreachable.message, /unreachable/);
   assert.equal(mapModalError.outcomeUnknown(neverConnected), false, "nothing was sent");
 });
+
+test("a filesystem call the command router refused (the SDK drops its status) is RATE_LIMITED, not UNEXPECTED", () => {
+  // The SDK turns a command-router ClientError it does not call "unavailable" (RESOURCE_EXHAUSTED,
+  // and INTERNAL or ABORTED once its own retries are spent) into this, without the status or a cause.
+  for (const message of [
+    "An unexpected error occurred, please contact support@modal.com",
+    "An unexpected error occurred, please contact support@modal.com (Error code: AB12CD34)",
+  ]) {
+    const error = Object.assign(new Error(message), { name: "SandboxFilesystemError" });
+    const mapped = mapModalError(error, { operation: "writeFiles", sandboxId: "sb-1" });
+    assert.deepEqual([mapped.code, mapped.retryable], ["RATE_LIMITED", true], message);
+    assert.equal(mapped.cause, error);
+  }
+  // The same class for a failed file operation itself stays as it was.
+  const failed = Object.assign(new Error("Operation on '/w/a' failed with exit code 3"), {
+    name: "SandboxFilesystemError",
+  });
+  assert.equal(mapModalError(failed, { operation: "writeFiles" }).code, "UNEXPECTED");
+});

@@ -57,6 +57,15 @@ const GRPC_CODES: Readonly<Record<number, ErrorClass>> = {
 /** A channel that never connected (refused, unknown host): nothing was sent. */
 const UNREACHABLE: ErrorClass = { code: "PROVIDER_UNAVAILABLE", sent: false, outcomeUnknown: false };
 
+/**
+ * What the SDK's filesystem calls raise (a `SandboxFilesystemError`, without
+ * the status or a cause) when the command router answered with a gRPC status
+ * it does not call "unavailable": RESOURCE_EXHAUSTED, the router's rate limit,
+ * and INTERNAL or ABORTED once the SDK's own retries are spent. All of them
+ * pass; the one a router sends under load is RESOURCE_EXHAUSTED.
+ */
+const ROUTER_REFUSED = /^An unexpected error occurred, please contact support@modal\.com/;
+
 /** The gRPC status code of a nice-grpc `ClientError` the SDK passed through, else `undefined`. */
 export function grpcCodeOf(error: unknown): number | undefined {
   if (errorName(error) !== "ClientError") return undefined;
@@ -78,6 +87,9 @@ export const mapModalError = createErrorMapper({
     const code = grpcCodeOf(error);
     if (code === 14 && isUnreachable(error)) return UNREACHABLE;
     if (code !== undefined) return GRPC_CODES[code];
+    if (errorName(error) === "SandboxFilesystemError" && error instanceof Error && ROUTER_REFUSED.test(error.message)) {
+      return { code: "RATE_LIMITED", sent: true, outcomeUnknown: false };
+    }
     // The SDK's own deadlines on exec streams and waits are plain errors.
     if (error instanceof Error && /^Deadline exceeded\b/.test(error.message)) {
       return { code: "DEADLINE_EXCEEDED", retryable: true };

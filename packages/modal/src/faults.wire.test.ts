@@ -1,15 +1,16 @@
 // Faults injected by the Modal emulator, seen through the real modal SDK and
-// ModalRuntime: what is safe to repeat is repeated (by the SDK or the
-// adapter), the rest surfaces as typed errors, a lost create is reconciled,
-// and after every test nothing of ours is left running. Foreign sandboxes are
-// never listed, reattached or destroyed.
+// ModalRuntime: the shared wire-fault suite (every error typed, no hang past a
+// deadline, nothing left unreported), then what only Modal does: a refused,
+// dropped or unanswered exec start is repeated with the same exec id, a cut
+// output stream is resumed at its offset. After every test nothing of ours is
+// left running; foreign sandboxes are never listed, reattached or destroyed.
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, test } from "node:test";
-import { OWNER_LABEL, SandboxOrchestrator } from "@sandport/core";
+import { OWNER_LABEL } from "@sandport/core";
 import { expectCode } from "@sandport/testkit/assertions";
 import { type ModalEmulator, startModalEmulator } from "@sandport/testkit/emulators/modal";
+import { describeWireFaults } from "@sandport/testkit/faults";
 import { emulatorOptions } from "../test/emulated.js";
-import type { ModalHandle } from "./handle.js";
 import { ModalRuntime } from "./modal-runtime.js";
 
 const OWNER = "fault-tests";
@@ -24,7 +25,6 @@ describe("ModalRuntime under injected faults (real modal SDK → Modal emulator)
   let emulator: ModalEmulator;
   let runtime: ModalRuntime;
   let foreign: string[] = [];
-  const fast = { retry: { initialDelayMs: 20, maxDelayMs: 200, jitter: "none" as const } };
 
   before(async () => {
     emulator = await startModalEmulator({ pageSize: 2 });
@@ -49,55 +49,14 @@ describe("ModalRuntime under injected faults (real modal SDK → Modal emulator)
 
   after(() => emulator.stop());
 
-  test("429 on create: typed RATE_LIMITED, never repeated by the SDK; the orchestrator retries", async () => {
-    emulator.injectFault({ route: CREATE, fault: { kind: "status", status: 429 } });
-    const error = await expectCode(runtime.launch(), "RATE_LIMITED");
-    assert.equal(error.retryable, true);
-    emulator.resetRequests();
-    emulator.injectFault({ route: CREATE, fault: { kind: "status", status: 429 } });
-    const result = await new SandboxOrchestrator(runtime, fast).run({ launch: {}, steps: [{ argv: ["true"] }] });
-    assert.equal(result.ok, true);
-    assert.equal(emulator.countRequests(CREATE), 2);
-  });
-
-  test("5xx on create: typed PROVIDER_UNAVAILABLE, outcome unknown; the orchestrator reconciles, then launches", async () => {
-    emulator.injectFault({ route: CREATE, fault: { kind: "status", status: 503 } });
-    const refused = await expectCode(runtime.launch(), "PROVIDER_UNAVAILABLE");
-    assert.equal(refused.retryable, true);
-    assert.equal(refused.details.outcomeUnknown, true, "gRPC UNAVAILABLE does not say whether the create ran");
-    emulator.injectFault({ route: CREATE, fault: { kind: "status", status: 500 } });
-    const events: string[] = [];
-    const orchestrator = new SandboxOrchestrator(runtime, { ...fast, onEvent: (event) => events.push(event.type) });
-    const result = await orchestrator.run({ launch: {}, steps: [{ argv: ["true"] }] });
-    assert.equal(result.ok, true);
-    assert.ok(events.includes("launch-reconciled"));
-  });
-
-  test("a create whose answer is lost: the orchestrator finds its sandbox by launch key and destroys it", async () => {
-    emulator.injectFault({ route: CREATE, fault: { kind: "lost-response" } });
-    let destroyed: string[] = [];
-    const orchestrator = new SandboxOrchestrator(runtime, {
-      ...fast,
-      onEvent: (event) => {
-        if (event.type === "launch-reconciled") destroyed = [...event.destroyed];
-      },
-    });
-    const result = await orchestrator.run({ launch: {}, steps: [{ argv: ["true"] }] });
-    assert.equal(result.ok, true);
-    assert.equal(destroyed.length, 1, "exactly the one sandbox the lost create made");
-  });
-
-  test("5xx and 429 on list pages are repeated (reads); a persistent failure is typed", async () => {
-    const launched: ModalHandle[] = [];
-    for (let index = 0; index < 3; index++) launched.push(await runtime.launch({ labels: { pool: "shared" } }));
-    emulator.injectFault({ route: LIST, fault: { kind: "status", status: 503 } });
-    emulator.injectFault({ route: LIST, fault: { kind: "status", status: 429 } });
-    const found = await runtime.findByLabels({ pool: "shared" });
-    assert.deepEqual(found.map((handle) => handle.id).sort(), launched.map((handle) => handle.id).sort());
-    emulator.injectFault({ route: LIST, fault: { kind: "status", status: 500 }, times: 20 });
-    await expectCode(runtime.findByLabels({ pool: "shared" }), "PROVIDER_UNAVAILABLE");
-    emulator.clearFaults();
-    for (const handle of launched) await runtime.destroy(handle);
+  describeWireFaults({
+    runtime: () => runtime,
+    emulator: () => emulator,
+    routes: { create: CREATE, list: LIST, delete: TERMINATE, exec: START, output: `${ROUTER}TaskExecStdioRead` },
+    // The SDK repeats UNAVAILABLE on a terminate three times.
+    attempts: { deleteRefused: 4 },
+    // gRPC UNAVAILABLE does not say whether the create ran.
+    outcomes: { createUnavailableUnknown: true, execRetriedOn: [503] },
   });
 
   test("a refused, dropped or unanswered exec start is repeated by the SDK with the same exec id: it runs once", async () => {
@@ -123,16 +82,6 @@ describe("ModalRuntime under injected faults (real modal SDK → Modal emulator)
     } finally {
       await runtime.destroy(handle);
     }
-  });
-
-  test("a failing terminate is typed and retryable; the orchestrator's teardown repeats it", async () => {
-    const handle = await runtime.launch();
-    emulator.injectFault({ route: TERMINATE, fault: { kind: "status", status: 503 }, times: 4 });
-    const error = await expectCode(runtime.destroy(handle), "PROVIDER_UNAVAILABLE");
-    assert.equal(error.retryable, true);
-    emulator.injectFault({ route: TERMINATE, fault: { kind: "status", status: 503 }, times: 4 });
-    const result = await new SandboxOrchestrator(runtime, fast).run({ launch: { reuse: { id: handle.id } } });
-    assert.equal(result.teardown.outcome, "destroyed");
   });
 
   test("foreign sandboxes are never listed, reattached or destroyed", async () => {

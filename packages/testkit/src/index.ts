@@ -1,5 +1,6 @@
 /**
- * @sandport/testkit: the shared conformance suite every runtime runs, a
+ * @sandport/testkit: the shared conformance suite every runtime runs, the
+ * shared wire-fault suite every adapter runs against its emulator, a
  * recording fake runtime, and the assertions Sandport tests share. Each
  * provider emulator has its own entry, `@sandport/testkit/emulators/<provider>`,
  * so importing this one starts no server code.
@@ -10,3 +11,4 @@
 export * from "./assertions/index.js";
 export * from "./conformance/index.js";
 export * from "./fakes/index.js";
+export * from "./faults/index.js";

@@ -1,12 +1,15 @@
 // Faults injected by the Vercel emulator, seen through the real @vercel/sandbox SDK and
-// VercelSandboxRuntime: what is safe to repeat is retried (by the SDK: twice, from 400 ms),
-// what is not ends with a typed error saying its outcome is unknown, a lost create is
-// reconciled, and after every test nothing of ours is alive and foreign sandboxes are untouched.
+// VercelSandboxRuntime: the shared wire-fault suite (every error typed, no hang past a deadline,
+// nothing left unreported), then what only Vercel does: what is safe to repeat is retried by the
+// SDK (twice, from 400 ms), what is not (a create, a command start) ends with a typed error
+// saying its outcome is unknown and is never sent twice. After every test nothing of ours is
+// alive and foreign sandboxes are untouched.
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, test } from "node:test";
-import { LAUNCH_KEY_LABEL, OWNER_LABEL, SandboxOrchestrator } from "@sandport/core";
+import { LAUNCH_KEY_LABEL, OWNER_LABEL } from "@sandport/core";
 import { delay, expectCode, waitFor } from "@sandport/testkit/assertions";
 import { startVercelEmulator, type VercelEmulator } from "@sandport/testkit/emulators/vercel";
+import { describeWireFaults } from "@sandport/testkit/faults";
 import { Sandbox } from "@vercel/sandbox";
 import { emulatorOptions } from "../test/emulated.js";
 import type { VercelSandboxHandle } from "./handle.js";
@@ -22,7 +25,6 @@ describe("VercelSandboxRuntime under injected faults (real @vercel/sandbox → V
   let emulator: VercelEmulator;
   let runtime: VercelSandboxRuntime;
   let foreign: string[] = [];
-  const fast = { retry: { initialDelayMs: 20, maxDelayMs: 200, jitter: "none" as const } };
   const text = async (handle: VercelSandboxHandle, path: string) =>
     new TextDecoder().decode(await runtime.readFile(handle, path));
   /** Runs `work` in a fresh sandbox, destroyed afterwards whatever happens. */
@@ -54,30 +56,18 @@ describe("VercelSandboxRuntime under injected faults (real @vercel/sandbox → V
 
   after(() => emulator.stop());
 
-  test("429 on create: the SDK waits out Retry-After twice, then RATE_LIMITED; the orchestrator retries", async () => {
-    emulator.resetRequests();
-    emulator.injectFault({ route: CREATE, fault: { kind: "status", status: 429, retryAfterSeconds: 0 }, times: 3 });
-    const error = await expectCode(runtime.launch(), "RATE_LIMITED");
-    assert.equal(error.retryable, true);
-    assert.equal(emulator.countRequests(CREATE), 3, "one try and the SDK's 2 retries");
-    emulator.injectFault({ route: CREATE, fault: { kind: "status", status: 429, retryAfterSeconds: 0 }, times: 3 });
-    const result = await new SandboxOrchestrator(runtime, fast).run({ launch: {}, steps: [{ argv: ["true"] }] });
-    assert.equal(result.ok, true);
+  describeWireFaults({
+    runtime: () => runtime,
+    emulator: () => emulator,
+    routes: { create: CREATE, list: LIST, delete: DELETE, exec: CMD },
+    // The SDK retries a 429 and a 5xx twice, from 400 ms.
+    attempts: { createRateLimited: 3, createUnavailable: 3, createServerError: 3, deleteRefused: 3 },
+    outcomes: { execRetriedOn: [503] },
+    // One page, refused twice and answered by the SDK's retries.
+    listRequests: 3,
   });
 
-  test("5xx on create: a 503 refused it; a 500 may have made it, and the orchestrator reconciles", async () => {
-    emulator.injectFault({ route: CREATE, fault: { kind: "status", status: 503 }, times: 3 });
-    const refused = await expectCode(runtime.launch(), "PROVIDER_UNAVAILABLE");
-    assert.equal(refused.details.outcomeUnknown, false, "a 503 says the request was refused");
-    emulator.injectFault({ route: CREATE, fault: { kind: "status", status: 500 }, times: 3 });
-    const events: string[] = [];
-    const orchestrator = new SandboxOrchestrator(runtime, { ...fast, onEvent: (event) => events.push(event.type) });
-    const result = await orchestrator.run({ launch: {}, steps: [{ argv: ["true"] }] });
-    assert.equal(result.ok, true);
-    assert.ok(events.includes("launch-reconciled"));
-  });
-
-  test("a create whose answer is lost is not repeated: its outcome is unknown, the orphan found by launch key", async () => {
+  test("a create whose answer is lost is not repeated: retryable once its launch key is searched", async () => {
     emulator.resetRequests();
     emulator.injectFault({ route: CREATE, fault: { kind: "lost-response" } });
     const lost = await expectCode(runtime.launch({ labels: { case: "lost" } }), "PROVIDER_UNAVAILABLE");
@@ -85,21 +75,11 @@ describe("VercelSandboxRuntime under injected faults (real @vercel/sandbox → V
     assert.equal(lost.details.outcomeUnknown, true);
     assert.equal(lost.retryable, true, "safe to launch again once the launch key is searched");
     const orphans = await runtime.findByLabels({ [LAUNCH_KEY_LABEL]: lost.details.launchKey as string });
-    assert.equal(orphans.length, 1, "the lost create did make a sandbox");
-    assert.deepEqual(orphans[0]?.labels, { case: "lost" });
+    assert.deepEqual(
+      orphans.map((orphan) => orphan.labels),
+      [{ case: "lost" }],
+    );
     await runtime.destroy(orphans[0] as never);
-
-    emulator.injectFault({ route: CREATE, fault: { kind: "lost-response" } });
-    let destroyed: string[] = [];
-    const orchestrator = new SandboxOrchestrator(runtime, {
-      ...fast,
-      onEvent: (event) => {
-        if (event.type === "launch-reconciled") destroyed = [...event.destroyed];
-      },
-    });
-    const result = await orchestrator.run({ launch: {}, steps: [{ argv: ["true"] }] });
-    assert.equal(result.ok, true);
-    assert.equal(destroyed.length, 1, "the orchestrator found the orphan by its launch key and destroyed it");
   });
 
   test("a dropped create connection is not repeated either; a launch key already taken is an unknown outcome", async () => {
@@ -115,34 +95,15 @@ describe("VercelSandboxRuntime under injected faults (real @vercel/sandbox → V
     await runtime.destroy(first);
   });
 
-  test("429 and 5xx on list pages are retried (reads); a persistent failure is typed", async () => {
-    const launched = [
-      await runtime.launch({ labels: { pool: "shared" } }),
-      await runtime.launch({ labels: { pool: "shared" } }),
-    ];
-    emulator.resetRequests();
-    emulator.injectFault({ route: LIST, fault: { kind: "status", status: 503 } });
-    emulator.injectFault({ route: LIST, fault: { kind: "status", status: 429, retryAfterSeconds: 0 } });
-    const found = await runtime.findByLabels({ pool: "shared" });
-    assert.deepEqual(found.map((handle) => handle.id).sort(), launched.map((handle) => handle.id).sort());
-    assert.equal(emulator.countRequests(LIST), 3, "one page, refused twice and answered by the SDK's retries");
-    emulator.injectFault({ route: LIST, fault: { kind: "status", status: 500 }, times: 9 });
-    await expectCode(runtime.findByLabels({ pool: "shared" }), "PROVIDER_UNAVAILABLE");
-    for (const handle of launched) await runtime.destroy(handle);
-  });
-
-  test("a command start that was refused is retried by the SDK (nothing ran); a dropped one is not", async () => {
+  test("a command start whose answer is lost is not repeated: an unknown outcome, run once", async () => {
     await inSandbox(async (handle) => {
-      emulator.injectFault({ route: CMD, fault: { kind: "status", status: 503 } });
-      assert.equal((await runtime.exec(handle, { shell: "echo ran >> runs.txt" })).exitCode, 0);
-      assert.equal(await text(handle, "runs.txt"), "ran\n", "ran exactly once");
       emulator.resetRequests();
       emulator.injectFault({ route: CMD, fault: { kind: "lost-response" } });
       const lost = await expectCode(runtime.exec(handle, { shell: "echo ran >> runs.txt" }), "PROVIDER_UNAVAILABLE");
       assert.equal(lost.retryable, false);
       assert.equal(lost.details.outcomeUnknown, true);
       await delay(300);
-      assert.equal(await text(handle, "runs.txt"), "ran\nran\n", "the lost start ran once, and was not sent again");
+      assert.equal(await text(handle, "runs.txt"), "ran\n", "the lost start ran once, and was not sent again");
     });
   });
 
@@ -179,16 +140,6 @@ describe("VercelSandboxRuntime under injected faults (real @vercel/sandbox → V
       await delay(300);
       assert.equal(await text(handle, "start.txt"), "ran\n", "it ran once");
     });
-  });
-
-  test("5xx on delete is typed and retryable; the orchestrator's teardown retries it", async () => {
-    const handle = await runtime.launch();
-    emulator.injectFault({ route: DELETE, fault: { kind: "status", status: 502 }, times: 3 });
-    const error = await expectCode(runtime.destroy(handle), "PROVIDER_UNAVAILABLE");
-    assert.equal(error.retryable, true);
-    emulator.injectFault({ route: DELETE, fault: { kind: "status", status: 500 }, times: 3 });
-    const result = await new SandboxOrchestrator(runtime, fast).run({ launch: { reuse: { id: handle.id } } });
-    assert.equal(result.teardown.outcome, "destroyed");
   });
 
   test("a delete whose answer is lost is repeated by the SDK: its 404 counts as gone", async () => {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, it } from "node:test";
+import { waitFor } from "../../assertions/index.js";
 import { decodeEnvelopes, encodeEnvelope, isRpcPath, RpcError, rpcRoute } from "./connect-rpc.js";
 import { FaultInjector } from "./faults.js";
 import { delay, EmulatorServer } from "./http-server.js";
@@ -164,6 +165,19 @@ describe("EmulatorServer", () => {
     await assert.rejects(fetch(`${server.url}/work/a`, { method: "POST", body: "x" }));
     assert.equal(work, 0);
     assert.equal(server.log.records[0]?.status, 0);
+    assert.notEqual(server.log.records[0]?.endedAt, undefined, "done with it");
+  });
+
+  it("a delayed request whose caller left is given up, never processed, and marked done (endedAt)", async () => {
+    server.faults.add({ route: "POST /work/:name", fault: { kind: "latency", ms: 5_000 } });
+    const controller = new AbortController();
+    const call = fetch(`${server.url}/work/a`, { method: "POST", body: "x", signal: controller.signal });
+    await waitFor(() => server.log.records.length > 0 || undefined);
+    assert.equal(server.log.records[0]?.endedAt, undefined, "still being handled");
+    controller.abort();
+    await assert.rejects(call);
+    await waitFor(() => server.log.records[0]?.endedAt !== undefined || undefined, { what: "the request to end" });
+    assert.deepEqual([server.log.records[0]?.status, work], [0, 0]);
   });
 
   it("lost-response fault: the work is done, the answer never arrives", async () => {
@@ -171,6 +185,7 @@ describe("EmulatorServer", () => {
     await assert.rejects(fetch(`${server.url}/work/a`, { method: "POST", body: "x" }));
     assert.equal(work, 1);
     assert.equal(server.log.records[0]?.status, 0);
+    await waitFor(() => server.log.records[0]?.endedAt !== undefined || undefined, { what: "the request to end" });
   });
 
   it("late-response fault: the work is done at once, the answer held; a client that gives up gets none", async () => {

@@ -141,12 +141,14 @@ export class EmulatorServer {
     const fault = this.faults.take(routeName);
     if (fault?.kind === "drop") {
       request.socket.destroy();
+      record.endedAt = Date.now();
       return;
     }
     // An upgrade request has no body; its stream never ends, so it is not read.
     const body = upgrade ? Buffer.alloc(0) : await readBody(request, this.#options.maxBodyBytes ?? 256 * 1024 * 1024);
     if (body === undefined) {
       request.socket.destroy();
+      record.endedAt = Date.now();
       return;
     }
     const exchange = new Exchange(request, response, record, url, body, upgrade);
@@ -178,6 +180,7 @@ export class EmulatorServer {
       else errorReply(exchange, 500, `emulator error: ${error instanceof Error ? error.message : String(error)}`);
     } finally {
       this.#inflight.delete(exchange);
+      record.endedAt = Date.now();
     }
   }
 }

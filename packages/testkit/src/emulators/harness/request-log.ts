@@ -5,6 +5,7 @@ import type { EmulatorRequestRecord } from "./types.js";
 /** A record whose status the server fills in once it answers. */
 export interface MutableRequestRecord extends EmulatorRequestRecord {
   status: number;
+  endedAt?: number;
 }
 
 /** Every request an emulator received, and the ones that matched no route. */

@@ -25,6 +25,12 @@ export interface EmulatorRequestRecord {
   readonly status: number;
   /** Arrival time, epoch milliseconds. */
   readonly startedAt: number;
+  /**
+   * When the emulator was done with the request, epoch milliseconds: answered, dropped, or given
+   * up because the client left (a request delayed by a latency fault whose caller went away is
+   * never processed). `undefined` while it is handled.
+   */
+  readonly endedAt?: number;
   /** Request headers, names lower-cased, repeated headers joined with `", "`. */
   readonly headers: Readonly<Record<string, string>>;
 }

@@ -227,6 +227,7 @@ export class GrpcEmulatorServer<Name extends string> {
     } finally {
       active.dispose();
       this.#inflight.delete(active);
+      active.record.endedAt = Date.now();
     }
   }
 
