@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
 import { test } from "node:test";
-import { localTestRuntime, localTestSandbox } from "./local-test-runtime.js";
+import { localTestRuntime, localTestSandbox, namespacesSkipReason } from "./local-test-runtime.js";
 import { mockModelSteps } from "./mock-model-steps.js";
 import { withoutMethods } from "./recording-runtime.js";
 
@@ -12,8 +11,10 @@ test("localTestRuntime runs commands, under namespaces wherever bubblewrap is in
     const result = await local.runtime.exec(handle, { shell: "echo ok" });
     assert.equal(result.stdout, "ok\n");
     assert.equal(result.isolation, local.isolation);
-    if (existsSync("/usr/bin/bwrap") || process.env.SANDPORT_REQUIRE_BWRAP === "1")
-      assert.equal(local.isolation, "namespaces");
+    if (process.env.SANDPORT_REQUIRE_BWRAP === "1") assert.equal(local.isolation, "namespaces");
+    if (local.isolation === "namespaces") assert.equal(local.namespacesOnly, undefined);
+    else assert.match(local.namespacesOnly ?? "", /^bubblewrap is unusable here/);
+    assert.equal(await namespacesSkipReason(), local.namespacesOnly);
     await local.runtime.destroy(handle);
   } finally {
     local.cleanup();
