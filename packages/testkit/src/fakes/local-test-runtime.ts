@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SandportError } from "@sandport/core";
 import { LocalRuntime } from "@sandport/local";
+import { destroyEverySandbox } from "../emulators/harness/backend.js";
 
 /** A {@link LocalRuntime} over a fresh temporary root, for tests that drive a real runtime. */
 export interface LocalTestRuntime {
@@ -15,8 +16,12 @@ export interface LocalTestRuntime {
    * namespaced sandbox shows skips: pass it as `{ skip: local.namespacesOnly }`.
    */
   readonly namespacesOnly: string | undefined;
-  /** Removes the temporary root (destroy the sandboxes first). */
-  cleanup(): void;
+  /**
+   * Destroys every sandbox still on the runtime, then removes the temporary
+   * root: a test that failed half-way leaves no process and no cgroup behind
+   * (removing the root alone would leave both).
+   */
+  cleanup(): Promise<void>;
 }
 
 let probed: Promise<string | undefined> | undefined;
@@ -65,16 +70,23 @@ async function probeNamespaces(): Promise<string | undefined> {
 export async function localTestRuntime(prefix: string): Promise<LocalTestRuntime> {
   const namespacesOnly = await namespacesSkipReason();
   const root = mkdtempSync(join(tmpdir(), `sandport-${prefix}-`));
-  const cleanup = () => rmSync(root, { recursive: true, force: true });
   const isolation = namespacesOnly === undefined ? "namespaces" : "none";
-  return { runtime: new LocalRuntime({ root, isolation }), isolation, namespacesOnly, cleanup };
+  const runtime = new LocalRuntime({ root, isolation });
+  const cleanup = async () => {
+    try {
+      await destroyEverySandbox(runtime);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  };
+  return { runtime, isolation, namespacesOnly, cleanup };
 }
 
 /** A {@link LocalTestRuntime} with one sandbox launched on it. */
 export interface LocalTestSandbox extends LocalTestRuntime {
   /** The sandbox. */
   readonly handle: Awaited<ReturnType<LocalRuntime["launch"]>>;
-  /** Destroys the sandbox, then removes the temporary root. */
+  /** Destroys the sandbox (and any other left on the runtime), then removes the temporary root. */
   cleanup(): Promise<void>;
 }
 
@@ -85,7 +97,7 @@ export async function localTestSandbox(prefix: string): Promise<LocalTestSandbox
   try {
     handle = await local.runtime.launch({});
   } catch (error) {
-    local.cleanup();
+    await local.cleanup();
     throw error;
   }
   return {
@@ -95,7 +107,7 @@ export async function localTestSandbox(prefix: string): Promise<LocalTestSandbox
       try {
         await local.runtime.destroy(handle);
       } finally {
-        local.cleanup();
+        await local.cleanup();
       }
     },
   };
