@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { type ExecEvent, SandportError } from "@sandport/core";
 import { MAX_COMMAND_BYTES } from "@sandport/core/adapter";
-import { delay, expectCode } from "@sandport/testkit/assertions";
+import { delay, expectCode, waitFor } from "@sandport/testkit/assertions";
 import { emulated } from "../test/emulated.js";
 import { planCommand } from "./exec.js";
 import { RESERVED_ENV } from "./markers.js";
@@ -80,8 +80,9 @@ test("past maxOutputBytes the output is cut at exactly the cap and the command i
 
 test("aborting rejects ABORTED with the reason and kills the command and its children", async () => {
   const controller = new AbortController();
+  const sent = emulator.countRequests(START);
   const running = runtime.exec(handle, { shell: "(sleep 1; echo late > aborted.txt) & sleep 30" }, controller);
-  await delay(300);
+  await waitFor(() => emulator.countRequests(START) > sent, { what: "the command to be started" });
   const reason = new Error("stop now");
   controller.abort(reason);
   const error = await expectCode(running, "ABORTED");
