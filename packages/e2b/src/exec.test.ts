@@ -80,9 +80,15 @@ test("past maxOutputBytes the output is cut at exactly the cap and the command i
 
 test("aborting rejects ABORTED with the reason and kills the command and its children", async () => {
   const controller = new AbortController();
-  const sent = emulator.countRequests(START);
-  const running = runtime.exec(handle, { shell: "(sleep 1; echo late > aborted.txt) & sleep 30" }, controller);
-  await waitFor(() => emulator.countRequests(START) > sent, { what: "the command to be started" });
+  const running = runtime.exec(
+    handle,
+    { shell: "(sleep 1; echo late > aborted.txt) & echo started > abort-started.txt; sleep 30" },
+    controller,
+  );
+  // Aborted while it runs, child and all (not while the start is still on its way).
+  await waitFor(() => runtime.readFile(handle, "abort-started.txt").catch(() => undefined), {
+    what: "the command to run",
+  });
   const reason = new Error("stop now");
   controller.abort(reason);
   const error = await expectCode(running, "ABORTED");
