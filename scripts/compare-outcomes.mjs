@@ -6,7 +6,9 @@
 // namespaces, and it must still pass at least MINIMUM_SHARE of the tests that passed with bubblewrap.
 import { readFileSync } from "node:fs";
 
-const MINIMUM_SHARE = 0.7;
+// Measured: without bubblewrap, even as an unprivileged user (whose root-only tests skip too), 1 773
+// of the 1 939 tests that pass with it still pass (91%); skipping all that needs a sandbox is far below.
+const MINIMUM_SHARE = 0.85;
 const SANDBOX_REASON = /bubblewrap|namespaces/i;
 
 const read = (path) =>
