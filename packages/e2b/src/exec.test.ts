@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { type ExecEvent, SandportError } from "@sandport/core";
 import { MAX_COMMAND_BYTES } from "@sandport/core/adapter";
-import { delay, expectCode } from "@sandport/testkit/assertions";
+import { delay, expectCode, waitFor } from "@sandport/testkit/assertions";
 import { emulated } from "../test/emulated.js";
 import { planCommand } from "./exec.js";
 import { RESERVED_ENV } from "./markers.js";
@@ -80,8 +80,15 @@ test("past maxOutputBytes the output is cut at exactly the cap and the command i
 
 test("aborting rejects ABORTED with the reason and kills the command and its children", async () => {
   const controller = new AbortController();
-  const running = runtime.exec(handle, { shell: "(sleep 1; echo late > aborted.txt) & sleep 30" }, controller);
-  await delay(300);
+  const running = runtime.exec(
+    handle,
+    { shell: "(sleep 1; echo late > aborted.txt) & echo started > abort-started.txt; sleep 30" },
+    controller,
+  );
+  // Aborted while it runs, child and all (not while the start is still on its way).
+  await waitFor(() => runtime.readFile(handle, "abort-started.txt").catch(() => undefined), {
+    what: "the command to run",
+  });
   const reason = new Error("stop now");
   controller.abort(reason);
   const error = await expectCode(running, "ABORTED");

@@ -64,8 +64,14 @@ test("stdin is byte-exact, the request's stdin comes first, and writes keep thei
 });
 
 test("kill() ends the command and its children; twice is fine; a later write is NOT_FOUND", async () => {
-  const process = await runtime.spawn(handle, { shell: "(sleep 1; echo late > killed.txt) & cat" });
+  const process = await runtime.spawn(handle, {
+    shell: "(sleep 1; echo late > killed.txt) & echo started > kill-started.txt; cat",
+  });
   await process.write("still here\n");
+  // Killed while it runs, its child forked (not while the command is still starting).
+  await waitFor(() => runtime.readFile(handle, "kill-started.txt").catch(() => undefined), {
+    what: "the command to run",
+  });
   const started = performance.now();
   await Promise.all([process.kill(), process.kill()]);
   const result = await process.result;

@@ -41,8 +41,12 @@ test("the call's deadline while the SDK polls: DEADLINE_EXCEEDED at once, no pol
     "DEADLINE_EXCEEDED",
   );
   const elapsed = performance.now() - started;
-  assert.ok(elapsed >= 950 && elapsed < 1_800, `rejected after ${elapsed} ms`);
+  // Orderings, not a window (load only ever delays): not before the deadline, and before the SDK's
+  // first poll, which it sends 2 s after the 202 and which a wait for the command would have needed.
+  assert.ok(elapsed >= 950, `rejected after ${elapsed} ms, before its deadline`);
+  assert.equal(emulator.countRequests(POLL), 0, "rejected before the SDK's first poll");
   assert.deepEqual(await runtime.settle(), [], "the kill ran");
+  // What must not happen: a poll, or the command's write at 1.5 s. Only waiting past both shows it.
   await delay(3_000);
   assert.equal(emulator.countRequests(POLL), 0, "the SDK's poll loop ended without sending");
   assert.equal(await exists("deadline-late.txt"), false, "the command outlived its call");

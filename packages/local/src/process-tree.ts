@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 
 /** A process recorded so it can be found again later, safe against pid reuse. */
 export interface ProcessIdentity {
@@ -56,4 +56,34 @@ export function isAlive(identity: ProcessIdentity): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The identities of the live descendants of `pid` (children, their children…), as a scan of
+ * `/proc` finds them now. A command under bubblewrap runs in a pid namespace and a session of
+ * its own, below the leader a marker names: killing the leader's group takes the namespace
+ * down, but its processes die a moment later, so whoever must prove them dead waits on these.
+ */
+export function descendants(pid: number): ProcessIdentity[] {
+  const children = new Map<number, number[]>();
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      const siblings = children.get(parent);
+      if (siblings) siblings.push(Number(name));
+      else children.set(parent, [Number(name)]);
+    } catch {
+      // Exited while we looked.
+    }
+  }
+  const found: ProcessIdentity[] = [];
+  const queue = [...(children.get(pid) ?? [])];
+  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+    const identity = identify(next);
+    if (identity) found.push(identity);
+    queue.push(...(children.get(next) ?? []));
+  }
+  return found;
 }

@@ -1,6 +1,6 @@
 import { mkdir, readdir, readlink, rmdir, symlink, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import { identify, isAlive, type ProcessIdentity, signalGroup } from "./process-tree.js";
+import { descendants, identify, isAlive, type ProcessIdentity, signalGroup, signalProcess } from "./process-tree.js";
 
 /** What a marker holds: the command's leading pid and the process that runs it. */
 interface Marker {
@@ -65,7 +65,9 @@ export class RunningMarkers {
 
   /**
    * For `destroy`: SIGKILLs the process group of every recorded command still
-   * alive and returns their identities. When there are no markers (the usual
+   * alive and returns the identities to wait on: each leader and every process
+   * below it (under bubblewrap those die a moment after the leader, with its
+   * pid namespace). When there are no markers (the usual
    * case) it just removes the empty directory, one call instead of a listing.
    */
   async killAll(): Promise<ProcessIdentity[]> {
@@ -84,8 +86,12 @@ export class RunningMarkers {
       if (!marker || !isAlive(marker.owner)) continue;
       const identity = identify(marker.pid);
       if (!identity) continue;
+      // Found before the kill: once the leader is gone, its namespace's processes are no longer its descendants.
+      const below = descendants(identity.pid);
       signalGroup(identity.pid, "SIGKILL");
-      killed.push(identity);
+      // A descendant in a session of its own (bubblewrap's command, a setsid) is outside the group.
+      for (const process of below) signalProcess(process.pid, "SIGKILL");
+      killed.push(identity, ...below);
     }
     return killed;
   }

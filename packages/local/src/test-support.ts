@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { env } from "node:process";
 import { fileURLToPath } from "node:url";
 import { probeBwrap } from "./bwrap.js";
+import { LocalRuntime } from "./local-runtime.js";
 import { DEFAULT_BWRAP_PATH } from "./options.js";
 
 /** This package's directory (children run from here so `--import tsx` resolves). */
@@ -25,10 +26,25 @@ export async function bwrapSkipReason(): Promise<string | undefined> {
   return `bubblewrap is unusable here: ${probe.reason}`;
 }
 
-/** A fresh temporary directory, removed by the returned function. */
-export function temporaryDirectory(prefix: string): { path: string; remove: () => void } {
+/**
+ * A fresh temporary directory, removed by the returned function. Used as a
+ * runtime's root, removing it first destroys every sandbox still in it, so a
+ * test that failed before its destroy leaves no process or host cgroup behind
+ * (deleting the directory alone would leave both). Await it where that matters.
+ */
+export function temporaryDirectory(prefix: string): { path: string; remove: () => Promise<void> } {
   const path = mkdtempSync(join(tmpdir(), `sandport-local-${prefix}-`));
-  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+  const remove = async () => {
+    try {
+      // Any instance over the root can destroy its sandboxes: their records, cgroups and markers are there.
+      const runtime = new LocalRuntime({ root: path, isolation: "none" });
+      const handles = await runtime.findByLabels({}).catch(() => []);
+      await Promise.all(handles.map((handle) => runtime.destroy(handle).catch(() => {})));
+    } finally {
+      rmSync(path, { recursive: true, force: true });
+    }
+  };
+  return { path, remove };
 }
 
 /** A `sleep` duration no other process on the machine uses, to count our processes by. */

@@ -10,9 +10,9 @@ import { temporaryDirectory } from "./test-support.js";
 
 const root = temporaryDirectory("files");
 const outside = temporaryDirectory("files-outside");
-after(() => {
-  root.remove();
-  outside.remove();
+after(async () => {
+  await root.remove();
+  await outside.remove();
 });
 // No command runs here, so the isolation mode does not matter; `none` needs no bubblewrap.
 const runtime = new LocalRuntime({ root: root.path, isolation: "none" });

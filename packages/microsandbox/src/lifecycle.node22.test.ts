@@ -3,7 +3,7 @@
 // sandbox another runtime instance reattached, and destroy verified by absence.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { expectCode } from "@sandport/testkit/assertions";
+import { expectCode, waitFor } from "@sandport/testkit/assertions";
 import { emulated } from "../test/emulated.js";
 
 const { emulator, runtime, runtimeWith } = await emulated({ owner: "lifecycle", idleTimeoutMs: 120_000 });
@@ -34,8 +34,13 @@ test("launch: one create with everything explicit, then the workspace directory"
 test("stop keeps files and ends commands; start runs it again; a second instance reattaches with the launch env", async () => {
   const handle = await runtime.launch({ env: { GREETING: "hi" } });
   await runtime.writeFiles(handle, [{ path: "kept.txt", content: "kept" }]);
-  const running = runtime.exec(handle, { shell: "sleep 30", timeoutMs: 60_000 });
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  const running = runtime.exec(handle, { shell: "touch running.txt; sleep 30", timeoutMs: 60_000 });
+  const started = () =>
+    runtime.readFile(handle, "running.txt").then(
+      () => true,
+      () => false,
+    );
+  await waitFor(started, { what: "the command to run" });
   await runtime.stop(handle);
   assert.equal((await running).exitCode, 137, "stopping the sandbox ended the command (SIGKILL)");
   const stopped = await expectCode(runtime.exec(handle, { argv: ["true"] }), "INVALID_REQUEST", "exec when stopped");

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { ExecEvent } from "@sandport/core";
-import { delay, expectCode } from "@sandport/testkit/assertions";
+import { expectCode, waitFor } from "@sandport/testkit/assertions";
 import { emulated } from "../test/emulated.js";
 
 const ROUTER = "rpc modal.task_command_router.TaskCommandRouter/";
@@ -64,9 +64,9 @@ test("the run budget kills the command and everything it started: timedOut, exit
   });
   assert.deepEqual([result.exitCode, result.timedOut, result.stdout], [null, true, "started\n"]);
   assert.ok(performance.now() - started < 4_000, "killed promptly, not at the server-side timeout");
-  await delay(200);
-  const probe = await runtime.exec(handle, { shell: aliveProbe("bg.pid") });
-  assert.equal(probe.stdout, "dead\n", "the background child was killed with its parent");
+  await waitFor(async () => (await runtime.exec(handle, { shell: aliveProbe("bg.pid") })).stdout === "dead\n", {
+    what: "the background child to be killed with its parent",
+  });
 });
 
 test("the output cap truncates at the byte and kills the command", async () => {
@@ -84,15 +84,14 @@ test("the output cap truncates at the byte and kills the command", async () => {
 test("aborting an exec rejects at once with ABORTED and kills the command", async () => {
   const controller = new AbortController();
   const running = runtime.exec(handle, { shell: "echo $$ > aborted.pid; sleep 30" }, { signal: controller.signal });
-  await delay(800);
-  assert.equal((await runtime.exec(handle, { shell: aliveProbe("aborted.pid") })).stdout, "alive\n", "the probe works");
+  const probe = async () => (await runtime.exec(handle, { shell: aliveProbe("aborted.pid") })).stdout;
+  // The probe works: it sees the command alive once it runs.
+  await waitFor(async () => (await probe()) === "alive\n", { what: "the command to run" });
   const abortedAt = performance.now();
   controller.abort(new Error("caller gave up"));
   await expectCode(running, "ABORTED");
   assert.ok(performance.now() - abortedAt < 200);
-  await delay(500);
-  const probe = await runtime.exec(handle, { shell: aliveProbe("aborted.pid") });
-  assert.equal(probe.stdout, "dead\n");
+  await waitFor(async () => (await probe()) === "dead\n", { what: "the aborted command to die" });
 });
 
 test("spawn: stdin stays open; a write after closeStdin is INVALID_REQUEST, after the exit NOT_FOUND", async () => {

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { LAUNCH_KEY_LABEL, OWNER_LABEL } from "@sandport/core";
-import { delay, expectCode } from "@sandport/testkit/assertions";
+import { delay, expectCode, waitFor } from "@sandport/testkit/assertions";
 import { emulated } from "../test/emulated.js";
 
 const CONTROL = "rpc modal.client.ModalClient/";
@@ -102,8 +102,9 @@ test("a launch given up on (abort, deadline) while its create hangs rejects at o
     emulator.injectFault({ route: CREATE, fault: { kind: "latency", ms: 500 } });
     const controller = new AbortController();
     const op = "timeoutMs" in givenUp ? { timeoutMs: givenUp.timeoutMs } : { signal: controller.signal };
+    const sent = emulator.countRequests(CREATE);
     const launching = runtime.launch({ labels: givenUp.labels }, op);
-    await delay(100);
+    await waitFor(() => emulator.countRequests(CREATE) > sent, { what: "the create to be sent" });
     const gaveUpAt = performance.now();
     if ("giveUp" in givenUp) givenUp.giveUp(controller);
     await expectCode(launching, givenUp.code);
@@ -122,8 +123,9 @@ test("a failing background cleanup is reported to onBackgroundError and kept for
   emulator.injectFault({ route: CREATE, fault: { kind: "latency", ms: 300 } });
   emulator.injectFault({ route: `${CONTROL}SandboxTerminateV2`, fault: { kind: "status", status: 403 } });
   const controller = new AbortController();
+  const sent = emulator.countRequests(CREATE);
   const launching = watched.launch({}, { signal: controller.signal });
-  await delay(100);
+  await waitFor(() => emulator.countRequests(CREATE) > sent, { what: "the create to be sent" });
   controller.abort();
   await expectCode(launching, "ABORTED");
   assert.deepEqual(

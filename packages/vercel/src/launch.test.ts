@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { OWNER_LABEL } from "@sandport/core";
-import { delay, expectCode } from "@sandport/testkit/assertions";
+import { expectCode, waitFor } from "@sandport/testkit/assertions";
 import { Sandbox } from "@vercel/sandbox";
 import { emulated, SDK_VERSIONS, type SdkVersion } from "../test/emulated.js";
 
@@ -113,8 +113,9 @@ for (const version of Object.keys(SDK_VERSIONS) as SdkVersion[]) {
     test("a launch aborted while the create is in flight rejects at once; what the create makes is destroyed", async () => {
       emulator.injectFault({ route: CREATE, fault: { kind: "latency", ms: 400 } });
       const controller = new AbortController();
+      const sent = emulator.countRequests(CREATE);
       const launching = runtime.launch({ labels: { case: "aborted" } }, { signal: controller.signal });
-      await delay(100);
+      await waitFor(() => emulator.countRequests(CREATE) > sent, { what: "the create to be sent" });
       const abortedAt = performance.now();
       controller.abort(new Error("gave up"));
       await expectCode(launching, "ABORTED");

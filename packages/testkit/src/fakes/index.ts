@@ -8,7 +8,7 @@
  */
 
 export type { LocalTestRuntime, LocalTestSandbox } from "./local-test-runtime.js";
-export { localTestRuntime, localTestSandbox } from "./local-test-runtime.js";
+export { localTestRuntime, localTestSandbox, namespacesSkipReason } from "./local-test-runtime.js";
 export type { ScriptedToolCall } from "./mock-model-steps.js";
 export { mockModelSteps } from "./mock-model-steps.js";
 export type { RecordedMethod, RecordedSandbox, ScriptedFailure } from "./recording-runtime.js";

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { test } from "node:test";
-import { localTestRuntime, localTestSandbox } from "./local-test-runtime.js";
+import { waitFor } from "../assertions/index.js";
+import { localTestRuntime, localTestSandbox, namespacesSkipReason } from "./local-test-runtime.js";
 import { mockModelSteps } from "./mock-model-steps.js";
 import { withoutMethods } from "./recording-runtime.js";
 
@@ -12,11 +13,13 @@ test("localTestRuntime runs commands, under namespaces wherever bubblewrap is in
     const result = await local.runtime.exec(handle, { shell: "echo ok" });
     assert.equal(result.stdout, "ok\n");
     assert.equal(result.isolation, local.isolation);
-    if (existsSync("/usr/bin/bwrap") || process.env.SANDPORT_REQUIRE_BWRAP === "1")
-      assert.equal(local.isolation, "namespaces");
+    if (process.env.SANDPORT_REQUIRE_BWRAP === "1") assert.equal(local.isolation, "namespaces");
+    if (local.isolation === "namespaces") assert.equal(local.namespacesOnly, undefined);
+    else assert.match(local.namespacesOnly ?? "", /^bubblewrap is unusable here/);
+    assert.equal(await namespacesSkipReason(), local.namespacesOnly);
     await local.runtime.destroy(handle);
   } finally {
-    local.cleanup();
+    await local.cleanup();
   }
 });
 
@@ -31,7 +34,7 @@ test("withoutMethods hides methods from a real runtime and keeps the rest workin
     assert.equal((await view.exec(handle, { shell: "echo ok" })).stdout, "ok\n");
     await view.destroy(handle);
   } finally {
-    local.cleanup();
+    await local.cleanup();
   }
 });
 
@@ -40,6 +43,18 @@ test("localTestSandbox launches one sandbox; cleanup destroys it and removes the
   assert.equal((await local.runtime.exec(local.handle, { shell: "echo ok" })).stdout, "ok\n");
   await local.cleanup();
   assert.equal(await local.runtime.getById(local.handle.id), undefined);
+});
+
+test("cleanup destroys the sandboxes a failed test left running before it removes the root", async () => {
+  const local = await localTestRuntime("testkit-left");
+  const marker = `100.${Math.floor(Math.random() * 900_000 + 100_000)}`;
+  const handle = await local.runtime.launch({});
+  const command = await local.runtime.spawn(handle, { argv: ["sleep", marker] });
+  await waitFor(() => sleepers(marker) > 0, { timeoutMs: 10_000, what: "the command to start" });
+  await local.cleanup();
+  assert.equal(sleepers(marker), 0, "the command died with its sandbox");
+  assert.equal(await local.runtime.getById(handle.id), undefined);
+  await command.result.catch(() => {});
 });
 
 test("mockModelSteps: one tool-call step per call, with JSON input, then the final text", () => {
@@ -56,3 +71,18 @@ test("mockModelSteps: one tool-call step per call, with JSON input, then the fin
     ["tool-calls", "stop"],
   );
 });
+
+/** Live processes whose argv is `sleep <marker>`. */
+function sleepers(marker: string): number {
+  let count = 0;
+  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    try {
+      const argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\u0000");
+      const state = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0];
+      if (argv[0]?.endsWith("sleep") && argv[1] === marker && state !== "Z") count += 1;
+    } catch {
+      // Exited while we looked.
+    }
+  }
+  return count;
+}

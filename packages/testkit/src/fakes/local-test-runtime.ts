@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SandportError } from "@sandport/core";
 import { LocalRuntime } from "@sandport/local";
+import { destroyEverySandbox } from "../emulators/harness/backend.js";
 
 /** A {@link LocalRuntime} over a fresh temporary root, for tests that drive a real runtime. */
 export interface LocalTestRuntime {
@@ -10,46 +11,95 @@ export interface LocalTestRuntime {
   readonly runtime: LocalRuntime;
   /** The isolation it runs under: `"none"` only where bubblewrap cannot work and CI does not require it. */
   readonly isolation: "namespaces" | "none";
-  /** Removes the temporary root (destroy the sandboxes first). */
-  cleanup(): void;
+  /**
+   * `undefined` under namespaces, else why a test that asserts what only a
+   * namespaced sandbox shows skips: pass it as `{ skip: local.namespacesOnly }`.
+   */
+  readonly namespacesOnly: string | undefined;
+  /**
+   * Destroys every sandbox still on the runtime, then removes the temporary
+   * root: a test that failed half-way leaves no process and no cgroup behind
+   * (removing the root alone would leave both).
+   */
+  cleanup(): Promise<void>;
+}
+
+let probed: Promise<string | undefined> | undefined;
+
+/**
+ * `undefined` where local sandboxes run under bubblewrap namespaces here, else
+ * the reason (naming bubblewrap) that a test skips when it asserts what only a
+ * namespaced sandbox shows: the workspace at `/workspace`, absolute links
+ * inside it, its own loopback. Use it as `{ skip: await namespacesSkipReason() }`.
+ * With `SANDPORT_REQUIRE_BWRAP=1` (CI) bubblewrap not working throws instead,
+ * so such tests never quietly skip there. Probed once per process.
+ */
+export function namespacesSkipReason(): Promise<string | undefined> {
+  probed ??= probeNamespaces();
+  return probed;
+}
+
+async function probeNamespaces(): Promise<string | undefined> {
+  const root = mkdtempSync(join(tmpdir(), "sandport-testkit-probe-"));
+  const runtime = new LocalRuntime({ root, isolation: "namespaces" });
+  try {
+    const handle = await runtime.launch({});
+    try {
+      await runtime.exec(handle, { argv: ["true"] });
+    } finally {
+      await runtime.destroy(handle);
+    }
+    return undefined;
+  } catch (error) {
+    if (!SandportError.hasCode(error, "UNSUPPORTED") || process.env.SANDPORT_REQUIRE_BWRAP === "1") throw error;
+    // The first sentence says why; the rest is the runtime's advice on fixing it.
+    const why = error.message.split(". ")[0];
+    return `bubblewrap is unusable here, so sandboxes are plain host directories (isolation: none): ${why}`;
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 }
 
 /**
  * A real local runtime for tests of code that drives runtimes (framework
  * bridges): namespace isolation where bubblewrap works, else plain processes,
- * said in `isolation`. With `SANDPORT_REQUIRE_BWRAP=1` (CI), bubblewrap not
+ * said in `isolation`; tests of what only namespaces show skip with
+ * `namespacesOnly`. With `SANDPORT_REQUIRE_BWRAP=1` (CI), bubblewrap not
  * working throws instead, so such tests never quietly lose their isolation.
  */
 export async function localTestRuntime(prefix: string): Promise<LocalTestRuntime> {
+  const namespacesOnly = await namespacesSkipReason();
   const root = mkdtempSync(join(tmpdir(), `sandport-${prefix}-`));
-  const cleanup = () => rmSync(root, { recursive: true, force: true });
-  const runtime = new LocalRuntime({ root, isolation: "namespaces" });
-  try {
-    const handle = await runtime.launch({});
-    await runtime.exec(handle, { argv: ["true"] });
-    await runtime.destroy(handle);
-    return { runtime, isolation: "namespaces", cleanup };
-  } catch (error) {
-    if (!SandportError.hasCode(error, "UNSUPPORTED") || process.env.SANDPORT_REQUIRE_BWRAP === "1") {
-      cleanup();
-      throw error;
+  const isolation = namespacesOnly === undefined ? "namespaces" : "none";
+  const runtime = new LocalRuntime({ root, isolation });
+  const cleanup = async () => {
+    try {
+      await destroyEverySandbox(runtime);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
     }
-    return { runtime: new LocalRuntime({ root, isolation: "none" }), isolation: "none", cleanup };
-  }
+  };
+  return { runtime, isolation, namespacesOnly, cleanup };
 }
 
 /** A {@link LocalTestRuntime} with one sandbox launched on it. */
 export interface LocalTestSandbox extends LocalTestRuntime {
   /** The sandbox. */
   readonly handle: Awaited<ReturnType<LocalRuntime["launch"]>>;
-  /** Destroys the sandbox, then removes the temporary root. */
+  /** Destroys the sandbox (and any other left on the runtime), then removes the temporary root. */
   cleanup(): Promise<void>;
 }
 
 /** {@link localTestRuntime} and one sandbox on it, for tests that need just one. */
 export async function localTestSandbox(prefix: string): Promise<LocalTestSandbox> {
   const local = await localTestRuntime(prefix);
-  const handle = await local.runtime.launch({});
+  let handle: LocalTestSandbox["handle"];
+  try {
+    handle = await local.runtime.launch({});
+  } catch (error) {
+    await local.cleanup();
+    throw error;
+  }
   return {
     ...local,
     handle,
@@ -57,7 +107,7 @@ export async function localTestSandbox(prefix: string): Promise<LocalTestSandbox
       try {
         await local.runtime.destroy(handle);
       } finally {
-        local.cleanup();
+        await local.cleanup();
       }
     },
   };

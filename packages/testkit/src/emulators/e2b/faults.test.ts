@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { after, afterEach, before, beforeEach, describe, it } from "node:test";
 import * as e2b from "e2b";
+import { waitFor } from "../../assertions/index.js";
 import { type E2BEmulator, startE2BEmulator } from "./emulator.js";
 
 const { Sandbox } = e2b;
@@ -139,14 +140,14 @@ describe("E2B emulator faults and deadlines", () => {
       lifecycle: { onTimeout: "pause" },
     });
     await pausing.files.write("kept.txt", "kept");
-    await new Promise((resolve) => setTimeout(resolve, 1_400));
-    assert.deepEqual(
+    const states = () =>
       emulator
         .liveSandboxes()
         .map((entry) => `${entry.id} ${entry.state}`)
-        .sort(),
-      [`${extended.sandboxId} running`, `${pausing.sandboxId} paused`].sort(),
-    );
+        .sort();
+    const expected = [`${extended.sandboxId} running`, `${pausing.sandboxId} paused`].sort();
+    // The timeouts end the short sandboxes by themselves; the extended one outlives them.
+    await waitFor(() => JSON.stringify(states()) === JSON.stringify(expected), { what: "the timeouts to act" });
     await assert.rejects(Sandbox.getInfo(short.sandboxId, emulator.sdkOptions), e2b.SandboxNotFoundError);
     await assert.rejects(short.files.read("anything"), e2b.TimeoutError);
     const resumed = await Sandbox.connect(pausing.sandboxId, { ...emulator.sdkOptions, timeoutMs: 30_000 });

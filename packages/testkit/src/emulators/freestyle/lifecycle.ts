@@ -75,21 +75,32 @@ export function clearTimers(vm: FreestyleVm): void {
 export function armTimers(vm: FreestyleVm, actions: LimitActions, now = Date.now()): void {
   clearTimers(vm);
   const { limits, timers } = vm.data;
-  const at = (when: number, action: () => void) => {
-    const timer = setTimeout(action, Math.max(0, when - now));
-    timer.unref();
-    return timer;
+  // Node's timers may fire a millisecond before Date.now() reaches their deadline: re-armed until it
+  // has, an action records at least the limit (a run paused at its budget has spent all of it, so a
+  // start right after is refused rather than given the missing millisecond).
+  const at = (slot: "ttl" | "run" | "autoDelete", when: number, action: () => void) => {
+    const arm = (ms: number) => {
+      const timer = setTimeout(fire, ms);
+      timer.unref();
+      timers[slot] = timer;
+    };
+    const fire = () => {
+      const early = when - Date.now();
+      if (early > 0) arm(early);
+      else action();
+    };
+    arm(Math.max(0, when - now));
   };
   if (limits.ttlSeconds !== null) {
-    timers.ttl = at(vm.createdAt + limits.ttlSeconds * 1000, () => actions.remove(vm));
+    at("ttl", vm.createdAt + limits.ttlSeconds * 1000, () => actions.remove(vm));
   }
   if (vm.state === "running") {
     const deadlines: number[] = [];
     if (limits.maxRunSeconds !== null) deadlines.push((vm.data.runStartedAt ?? now) + limits.maxRunSeconds * 1000);
     const remaining = remainingBudgetMs(vm, now);
     if (remaining !== undefined) deadlines.push(now + remaining);
-    if (deadlines.length > 0) timers.run = at(Math.min(...deadlines), () => actions.pause(vm));
+    if (deadlines.length > 0) at("run", Math.min(...deadlines), () => actions.pause(vm));
   } else if (limits.autoDeleteSeconds !== null) {
-    timers.autoDelete = at((vm.data.idleSince ?? now) + limits.autoDeleteSeconds * 1000, () => actions.remove(vm));
+    at("autoDelete", (vm.data.idleSince ?? now) + limits.autoDeleteSeconds * 1000, () => actions.remove(vm));
   }
 }

@@ -1,0 +1,32 @@
+// The leftover-cgroup check of scripts/run-tests.mjs sees the cgroups a real sandbox makes, traces
+// them to the process that ran its commands, and sees them go when the sandbox is destroyed.
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { LocalRuntime } from "sandport/local";
+// @ts-expect-error: a plain ES module script without type declarations.
+import { leafPids, sandportCgroups } from "./leftover-cgroups.mjs";
+
+test("a sandbox's cgroups are found under our own, traced to our pid, and gone after destroy", async (context) => {
+  const root = mkdtempSync(join(tmpdir(), "sandport-leftover-"));
+  context.after(() => rmSync(root, { recursive: true, force: true }));
+  const runtime = new LocalRuntime({ root, isolation: "none" });
+  const handle = await runtime.launch({});
+  try {
+    await runtime.exec(handle, { argv: ["true"] });
+    const mine = ([...sandportCgroups()] as string[]).filter((path) => path.endsWith(`/sandport-${handle.id}`));
+    if (mine.length === 0) return context.skip("the runtime makes no cgroups here (no writable hierarchy)");
+    assert.ok(
+      mine.some((path) => leafPids(path).includes(process.pid)),
+      `a leaf names this process: ${mine.join(", ")}`,
+    );
+  } finally {
+    await runtime.destroy(handle);
+  }
+  assert.deepEqual(
+    ([...sandportCgroups()] as string[]).filter((path) => path.endsWith(`/sandport-${handle.id}`)),
+    [],
+  );
+});
