@@ -17,7 +17,6 @@ export default defineConfig(
       fakes: "src/fakes/index.ts",
       assertions: "src/assertions/index.ts",
       emulators: "src/emulators/index.ts",
-      "faults/launch-reclaim": "src/faults/launch-reclaim.ts",
       ...Object.fromEntries(emulators),
     },
   }),

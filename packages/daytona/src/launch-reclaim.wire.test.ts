@@ -2,7 +2,7 @@
 // cut off by its deadline, by an abort, or by a connection dropped after the create was made, it
 // leaves no sandbox once settle() returns; an endpoint that refuses the connection sends nothing.
 import { startDaytonaEmulator } from "@sandport/testkit/emulators/daytona";
-import { describeLaunchReclaim } from "@sandport/testkit/faults/launch-reclaim";
+import { describeLaunchReclaim } from "@sandport/testkit/faults";
 import { emulatorOptions } from "../test/emulated.js";
 import { DaytonaRuntime } from "./daytona-runtime.js";
 

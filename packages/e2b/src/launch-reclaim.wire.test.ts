@@ -2,7 +2,7 @@
 // its deadline, by an abort, or by a connection dropped after the create was made, it leaves no
 // sandbox once settle() returns; an endpoint that refuses the connection sends nothing.
 import { startE2BEmulator } from "@sandport/testkit/emulators/e2b";
-import { describeLaunchReclaim } from "@sandport/testkit/faults/launch-reclaim";
+import { describeLaunchReclaim } from "@sandport/testkit/faults";
 import { E2BRuntime } from "./e2b-runtime.js";
 
 describeLaunchReclaim({

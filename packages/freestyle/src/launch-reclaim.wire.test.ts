@@ -2,7 +2,7 @@
 // emulator: cut off by its deadline, by an abort, or by a connection dropped after the create was
 // made, it leaves no VM once settle() returns; an endpoint that refuses the connection sends nothing.
 import { startFreestyleEmulator } from "@sandport/testkit/emulators/freestyle";
-import { describeLaunchReclaim } from "@sandport/testkit/faults/launch-reclaim";
+import { describeLaunchReclaim } from "@sandport/testkit/faults";
 import { emulatorOptions, HOME } from "../test/emulated.js";
 import { FreestyleRuntime } from "./freestyle-runtime.js";
 

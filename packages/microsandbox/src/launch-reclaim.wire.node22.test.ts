@@ -3,7 +3,7 @@
 // dropped after the create was made, it leaves no sandbox once settle() returns; an endpoint that
 // refuses the connection sends nothing.
 import { startMicrosandboxEmulator } from "@sandport/testkit/emulators/microsandbox";
-import { describeLaunchReclaim } from "@sandport/testkit/faults/launch-reclaim";
+import { describeLaunchReclaim } from "@sandport/testkit/faults";
 import { cloudOf } from "../test/emulated.js";
 import { MicrosandboxRuntime } from "./microsandbox-runtime.js";
 

@@ -2,7 +2,7 @@
 // by its deadline (the SDK cancels the create with gRPC status 4), by an abort, or by a connection
 // dropped after the create was made, it leaves no sandbox once settle() returns.
 import { startModalEmulator } from "@sandport/testkit/emulators/modal";
-import { describeLaunchReclaim } from "@sandport/testkit/faults/launch-reclaim";
+import { describeLaunchReclaim } from "@sandport/testkit/faults";
 import { emulatorOptions } from "../test/emulated.js";
 import { ModalRuntime } from "./modal-runtime.js";
 

@@ -3,7 +3,7 @@
 // made, it leaves no sandbox once settle() returns; an endpoint that refuses the connection (the
 // SDK's requests sent to a closed loopback port) sends nothing.
 import { startVercelEmulator } from "@sandport/testkit/emulators/vercel";
-import { describeLaunchReclaim } from "@sandport/testkit/faults/launch-reclaim";
+import { describeLaunchReclaim } from "@sandport/testkit/faults";
 import { emulatorOptions } from "../test/emulated.js";
 import { VercelSandboxRuntime } from "./vercel-sandbox-runtime.js";
 

@@ -1,5 +1,5 @@
 /**
- * @sandport/testkit/faults/launch-reclaim: one suite, run by every remote
+ * `describeLaunchReclaim` (in `@sandport/testkit/faults`): one suite, run by every remote
  * adapter through its real SDK against its emulator, proving that a launch
  * whose outcome is unknown never leaves a sandbox behind: a launch cut off
  * by its deadline, by an abort, or by a connection dropped after the
@@ -13,12 +13,10 @@
 
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, test } from "node:test";
-import { SandboxOrchestrator, type SandboxRuntime, type SandportError } from "@sandport/core";
+import { SandboxOrchestrator } from "@sandport/core";
 import { expectCode, unusedPort, waitFor } from "../assertions/index.js";
 import type { ProviderEmulator } from "../emulators/harness/types.js";
-
-/** A runtime with background cleanup: `settle()` waits for it and returns its failures. */
-export type SettlingRuntime = SandboxRuntime & { settle(): Promise<SandportError[]> };
+import type { SettlingRuntime } from "./options.js";
 
 /** What the suite needs of one adapter. */
 export interface LaunchReclaimTarget {
