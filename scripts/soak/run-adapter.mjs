@@ -7,7 +7,7 @@ import { loadBuilt } from "../round-trips/workload.mjs";
 import { ADAPTERS } from "./adapters.mjs";
 import { planFaults, reportedBy, rulesOf, seededRandom, tally } from "./plan.mjs";
 
-const { SandboxOrchestrator, SandportError } = await loadBuilt("core");
+const { SandboxOrchestrator, SandportError, LAUNCH_KEY_LABEL } = await loadBuilt("core");
 const [adapter, workloadsArgument, seedArgument, hangArgument] = process.argv.slice(2);
 const workloads = Number(workloadsArgument);
 const seed = Number(seedArgument);
@@ -113,7 +113,11 @@ try {
       untyped: untyped(error) || untyped(result?.teardown?.error) || untyped(error?.result?.teardown?.error),
       hung: settled.hung === true,
       wrongOutput: wrongOutput(result ?? error?.result),
-      possibleLeak: saysPossibleLeak(error) || (result ?? error?.result)?.teardown?.outcome === "failed",
+      // On the workload: its error, a failed teardown, or a failed launch's unfinished cleanup on its result.
+      possibleLeak:
+        saysPossibleLeak(error) ||
+        (result ?? error?.result)?.teardown?.outcome === "failed" ||
+        ((result ?? error?.result)?.possibleLeaks?.length ?? 0) > 0,
     };
     if (outcome.possibleLeak) reported.add(String(index));
     const ended = error ? `${error.code ?? "untyped"} during ${error.stage ?? "?"}` : result?.ok ? "ok" : "not ok";
@@ -136,8 +140,12 @@ try {
     if (workload !== undefined) {
       for (const handle of await runtime.findByLabels({ [LABEL]: workload })) names.add(handle.id);
     }
-    const settleMentions = settleErrors.some((error) =>
-      [...names].some((name) => error.message.includes(name) || error.details?.sandboxId === name),
+    // A cleanup's failure names the sandbox, or only the launch key it searched for.
+    const launchKey = sandbox.metadata[LAUNCH_KEY_LABEL];
+    const settleMentions = settleErrors.some(
+      (error) =>
+        [...names].some((name) => error.message.includes(name) || error.details?.sandboxId === name) ||
+        (launchKey !== undefined && error.details?.launchKey === launchKey),
     );
     const how = reportedBy({ workloadReported: workload !== undefined && reported.has(workload), settleMentions });
     const plan = workload === undefined ? "unlabelled" : `workload ${workload}: ${plans[Number(workload)]}`;

@@ -208,6 +208,92 @@ describe("reclaimAbandonedLaunch", () => {
     assert.deepEqual([destroyed, searches], [["sb-orphan"], 3]);
   });
 
+  test("a delete refused (429) after a setup failure is repeated after its Retry-After until the sandbox is gone", async () => {
+    const { background, common } = setup();
+    const attempts: string[] = [];
+    const refused = () =>
+      new SandportError({ code: "RATE_LIMITED", message: "429 Too Many Requests", retryAfterMs: 30 });
+    const error = new SandportError({ code: "PROVIDER_UNAVAILABLE", message: "agent connection dropped" });
+    reclaimAbandonedLaunch({
+      ...common,
+      creation: Promise.resolve({ id: "sb-setup-failed" }),
+      error,
+      created: true,
+      findByLaunchKey: async () => [],
+      destroy: async (id) => {
+        attempts.push(id);
+        if (attempts.length < 3) throw refused();
+      },
+    });
+    assert.deepEqual(await background.settle(), []);
+    assert.deepEqual(attempts, ["sb-setup-failed", "sb-setup-failed", "sb-setup-failed"]);
+    assert.deepEqual(await launchReclaimOf(error), {
+      launchKey: "key-1",
+      outcome: "destroyed",
+      destroyed: ["sb-setup-failed"],
+    });
+  });
+
+  test("a delete that keeps failing ends with the budget: a possible leak naming the launch key, its cause the last refusal", async () => {
+    const { background, common } = setup({ cleanupMs: 300 });
+    let attempts = 0;
+    const error = new SandportError({ code: "PROVIDER_UNAVAILABLE", message: "agent connection dropped" });
+    reclaimAbandonedLaunch({
+      ...common,
+      creation: Promise.resolve({ id: "sb-setup-failed" }),
+      error,
+      created: true,
+      findByLaunchKey: async () => [],
+      destroy: async () => {
+        attempts += 1;
+        throw new SandportError({ code: "RATE_LIMITED", message: `429 number ${attempts}` });
+      },
+    });
+    const failures = await background.settle();
+    assert.ok(attempts >= 2, "the delete was repeated within the budget");
+    assert.equal(failures[0]?.code, "RATE_LIMITED");
+    assert.deepEqual(failures[0]?.details, { launchKey: "key-1", possibleLeak: true });
+    assert.match(failures[0]?.message ?? "", new RegExp(`429 number ${attempts}$`));
+    assert.equal((await launchReclaimOf(error))?.outcome, "failed");
+  });
+
+  test("a delete refused for good (credentials) is not repeated", async () => {
+    const { background, common } = setup();
+    let attempts = 0;
+    reclaimAbandonedLaunch({
+      ...common,
+      creation: Promise.resolve({ id: "sb-theirs" }),
+      error: aborted(),
+      created: true,
+      findByLaunchKey: async () => [],
+      destroy: async () => {
+        attempts += 1;
+        throw new SandportError({ code: "AUTH", message: "401" });
+      },
+    });
+    const failures = await background.settle();
+    assert.deepEqual([attempts, failures[0]?.code], [1, "AUTH"]);
+  });
+
+  test("an orphan found by launch key whose delete fails once is deleted on the next attempt", async () => {
+    const { background, common } = setup();
+    const attempts: string[] = [];
+    const { find } = listing(1);
+    reclaimAbandonedLaunch({
+      ...common,
+      creation: Promise.reject(new ClientError(14)),
+      error: deadline(),
+      created: false,
+      findByLaunchKey: find,
+      destroy: async (id) => {
+        attempts.push(id);
+        if (attempts.length === 1) throw new Error("socket hang up");
+      },
+    });
+    assert.deepEqual(await background.settle(), []);
+    assert.deepEqual(attempts, ["sb-orphan", "sb-orphan"]);
+  });
+
   test("a launch that failed with a known outcome before any sandbox existed starts no cleanup", () => {
     const { background, condemned, common } = setup();
     const error = launchFailure(

@@ -1,3 +1,4 @@
+import type { SandportErrorCode } from "../errors/error-code.js";
 import { SandportError } from "../errors/sandport-error.js";
 import { sleep } from "../timing/abort.js";
 import type { BackgroundTasks } from "./background-tasks.js";
@@ -131,7 +132,7 @@ export function reclaimAbandonedLaunch<Created>(launch: AbandonedLaunch<Created>
         return;
       }
       const sandboxId = launch.idOf(created);
-      await launch.destroy(sandboxId);
+      await destroyWithin(launch, sandboxId, until);
       report({ launchKey, outcome: "destroyed", destroyed: [sandboxId] });
     } catch (failure) {
       const wrapped = possibleLeak(launch, failure);
@@ -155,7 +156,7 @@ async function searchAndDestroy<Created>(launch: AbandonedLaunch<Created>, until
     try {
       const found = await launch.findByLaunchKey(launch.launchKey);
       if (found.length > 0) {
-        for (const sandboxId of found) await launch.destroy(sandboxId);
+        for (const sandboxId of found) await destroyWithin(launch, sandboxId, until);
         return [...found];
       }
       lastFailure = undefined;
@@ -174,6 +175,43 @@ async function searchAndDestroy<Created>(launch: AbandonedLaunch<Created>, until
       });
     }
     await sleep(wait);
+  }
+}
+
+/** Destroy failures that a repeat cannot change: credentials, ownership, a request or SDK the provider refuses. */
+const FINAL_DESTROY_FAILURES: ReadonlySet<SandportErrorCode> = new Set([
+  "AUTH",
+  "FOREIGN_SANDBOX",
+  "INVALID_REQUEST",
+  "UNSUPPORTED",
+  "SDK_UNAVAILABLE",
+]);
+
+/**
+ * Destroys one sandbox, repeating a failed delete (a 429, a dropped
+ * connection, a 5xx) with backoff, or after the provider's `retryAfterMs`,
+ * until the budget `until` ends; a destroy of what is already gone resolves,
+ * so repeating it is safe, even after its own deadline. A refusal no repeat
+ * can change ({@link FINAL_DESTROY_FAILURES}) is not repeated. Throws the
+ * last failure.
+ */
+async function destroyWithin<Created>(
+  launch: AbandonedLaunch<Created>,
+  sandboxId: string,
+  until: number,
+): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await launch.destroy(sandboxId);
+      return;
+    } catch (failure) {
+      if (SandportError.isInstance(failure) && FINAL_DESTROY_FAILURES.has(failure.code)) throw failure;
+      const backoff = ORPHAN_SEARCH_DELAYS_MS[Math.min(attempt, ORPHAN_SEARCH_DELAYS_MS.length - 1)] ?? 0;
+      const retryAfterMs = SandportError.isInstance(failure) ? failure.retryAfterMs : undefined;
+      const wait = Math.max(backoff, retryAfterMs ?? 0);
+      if (Date.now() + wait >= until) throw failure;
+      await sleep(wait);
+    }
   }
 }
 

@@ -63,6 +63,56 @@ class ReclaimingRuntime extends RecordingRuntime {
   }
 }
 
+/**
+ * A runtime whose first launch creates a sandbox, then fails its setup (a dropped agent connection), as
+ * microsandbox's launch can; the cleanup's delete of that sandbox is refused (429) `refusals` times.
+ */
+class SetupFailingRuntime extends RecordingRuntime {
+  readonly background = new BackgroundTasks((error) => toSandportError(error, "fake"));
+  readonly deleteAttempts: string[] = [];
+  readonly deleted: string[] = [];
+  firstLaunchKey: string | undefined;
+  readonly #refusals: number;
+  readonly #cleanupMs: number;
+
+  constructor(refusals: number, cleanupMs = 10_000) {
+    super();
+    this.#refusals = refusals;
+    this.#cleanupMs = cleanupMs;
+  }
+
+  override launch(spec: LaunchSpec, op?: OpOptions): Promise<SandboxHandle> {
+    if (this.firstLaunchKey !== undefined) return super.launch(spec, op);
+    const launchKey = spec.launchKey as string;
+    this.firstLaunchKey = launchKey;
+    const error = new SandportError({
+      code: "PROVIDER_UNAVAILABLE",
+      provider: "fake",
+      message: "the agent connection dropped while the workspace was made",
+    });
+    reclaimAbandonedLaunch({
+      creation: Promise.resolve("sb-first"),
+      idOf: (name) => name,
+      launchKey,
+      error,
+      created: true,
+      destroy: async (sandboxId) => {
+        this.deleteAttempts.push(sandboxId);
+        if (this.deleteAttempts.length <= this.#refusals) {
+          throw new SandportError({ code: "RATE_LIMITED", provider: "fake", message: "429", retryAfterMs: 20 });
+        }
+        this.deleted.push(sandboxId);
+      },
+      findByLaunchKey: async () => [],
+      outcomeUnknown: () => true,
+      condemned: new Set(),
+      background: this.background,
+      cleanupMs: this.#cleanupMs,
+    });
+    return Promise.reject(error);
+  }
+}
+
 /** A search that never answers until `release()`: the cleanup is still running whenever the test looks. */
 function heldSearch() {
   let release: () => void = () => {};
@@ -161,5 +211,30 @@ describe("possible leaks of failed launches", () => {
     });
     release();
     await runtime.background.settle();
+  });
+
+  test("a first launch whose setup failed and whose cleanup delete was refused: the delete is repeated before the workload returns", async () => {
+    const runtime = new SetupFailingRuntime(2);
+    const orchestrator = new SandboxOrchestrator(runtime, fast);
+    const result = await orchestrator.run({ launch: {}, steps: [{ argv: ["echo", "hi"] }] });
+    assert.equal(result.ok, true, "the relaunch succeeded");
+    assert.deepEqual(result.possibleLeaks, []);
+    assert.deepEqual(runtime.deleted, ["sb-first"], "the first launch's sandbox is gone when the workload returns");
+    assert.deepEqual(runtime.deleteAttempts, ["sb-first", "sb-first", "sb-first"]);
+    assert.deepEqual(await runtime.background.settle(), []);
+  });
+
+  test("a first launch's cleanup that cannot delete within its budget is on the successful workload's result", async () => {
+    const runtime = new SetupFailingRuntime(Number.POSITIVE_INFINITY, 600);
+    const orchestrator = new SandboxOrchestrator(runtime, fast);
+    const result = await orchestrator.run({ launch: {}, steps: [{ argv: ["echo", "hi"] }] });
+    assert.equal(result.ok, true, "the relaunch succeeded");
+    assert.deepEqual(
+      result.possibleLeaks.map((leak) => [leak.launchKey, leak.error.code, leak.error.details.possibleLeak]),
+      [[runtime.firstLaunchKey, "RATE_LIMITED", true]],
+    );
+    assert.ok(runtime.deleteAttempts.length >= 2, "the delete was repeated within the budget");
+    const failures = await runtime.background.settle();
+    assert.equal(failures[0], result.possibleLeaks[0]?.error, "settle() reports the same failure");
   });
 });

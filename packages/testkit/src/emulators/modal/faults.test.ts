@@ -5,10 +5,13 @@
 
 import assert from "node:assert/strict";
 import { after, afterEach, before, beforeEach, describe, it } from "node:test";
+import type { ModalClientParams } from "modal";
+import { waitFor } from "../../assertions/index.js";
 import { type ModalEmulator, startModalEmulator } from "./emulator.js";
 import { clientFor, loadModal, type Modal, type ModalClient } from "./test-sdk.js";
 
 const CONTROL = "rpc modal.client.ModalClient/";
+type ModalMiddleware = NonNullable<ModalClientParams["grpcMiddleware"]>[number];
 const ROUTER = "rpc modal.task_command_router.TaskCommandRouter/";
 
 describe("Modal emulator faults", () => {
@@ -155,5 +158,37 @@ describe("Modal emulator faults", () => {
     assert.equal(emulator.countRequests(), emulator.requests.length);
     assert.equal(emulator.countRequests(/TaskExec/), 3);
     assert.equal(emulator.countRequests(`${CONTROL}SandboxWaitV2`), 1);
+  });
+
+  it("a call its client gave up while latency held it ends alone: the other calls on its connection are answered", async () => {
+    // Polls (SandboxWaitV2 with timeout 0) of this client are cancelled on `giveUp`; long waits are not.
+    const giveUp = new AbortController();
+    const cancelPolls: ModalMiddleware = async function* cancelPolls(call, options) {
+      const poll = call.method.path.endsWith("/SandboxWaitV2") && !(call.request as { timeout?: number }).timeout;
+      const signal = poll && options.signal ? AbortSignal.any([options.signal, giveUp.signal]) : giveUp.signal;
+      return yield* call.next(call.request, poll ? { ...options, signal } : options);
+    };
+    const { client: cancelling } = clientFor(modal, emulator, { grpcMiddleware: [cancelPolls] });
+    const [first, second] = await Promise.all([create(), create()]);
+    const polled = await cancelling.sandboxes.fromId(first.sandboxId);
+    const waited = await cancelling.sandboxes.fromId(second.sandboxId);
+    emulator.resetRequests();
+    const waits = () => emulator.requests.filter((request) => request.route === `${CONTROL}SandboxWaitV2`);
+    emulator.injectFault({ route: `${CONTROL}SandboxWaitV2`, fault: { kind: "latency", ms: 60_000 } });
+    const poll = polled.poll();
+    await waitFor(() => waits().length === 1 || undefined, { what: "the poll to be held" });
+    // A long wait on the same connection: the server holds it while the sandbox runs.
+    const wait = waited.wait();
+    await waitFor(() => waits().length === 2 || undefined, { what: "the long wait to arrive" });
+    giveUp.abort(new Error("the poll's caller gave up"));
+    await assert.rejects(poll);
+    await waitFor(() => waits()[0]?.endedAt !== undefined || undefined, { what: "the given-up poll to end" });
+    await second.terminate();
+    await wait;
+    assert.deepEqual(
+      waits().map((request) => request.status),
+      [0, 200],
+      "the long wait was answered on its first try: the given-up poll did not take its connection down",
+    );
   });
 });

@@ -30,9 +30,9 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /**
  * One call in progress: its request record, the connection it arrived on,
- * its abort signal (client gone, deadline, emulator stopping), and the two
- * ways it can end: answered with a status (`finish`) or with its connection
- * destroyed (`drop`).
+ * its abort signal (client gone, deadline, emulator stopping), and the three
+ * ways it can end: answered with a status (`finish`), with its connection
+ * destroyed (`drop`), or given up alone after its client left (`abandon`).
  */
 export class ActiveCall {
   readonly record: Mutable<ModalRequestRecord>;
@@ -82,6 +82,15 @@ export class ActiveCall {
   drop(): void {
     this.record.status = 0;
     this.connection?.socket.destroy();
+  }
+
+  /**
+   * End a call whose client went away (its deadline passed, it cancelled) with
+   * no answer, leaving its connection and the other calls on it alone, as a
+   * gRPC server does on the stream's reset.
+   */
+  abandon(): void {
+    this.record.status = 0;
   }
 
   /** Answer: OK (with `answer` for a unary or client-stream call) or the error's status. */

@@ -176,7 +176,8 @@ export class GrpcEmulatorServer<Name extends string> {
       const fault = this.faults.take(active.context.route);
       if (fault?.kind === "drop") return active.drop();
       if (fault?.kind === "latency") await delay(fault.ms, active.signal);
-      if (active.signal.aborted) return active.drop();
+      // A client that gave up (its deadline, its cancel) ends this call only: the connection carries others.
+      if (active.signal.aborted) return active.abandon();
       if (fault?.kind === "status") {
         const retry = fault.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: fault.retryAfterSeconds };
         return active.finish(
@@ -216,7 +217,7 @@ export class GrpcEmulatorServer<Name extends string> {
       if (fault?.kind === "late-response") {
         // The work is done; the answer waits, and is never sent to a client that gave up meanwhile.
         await delay(fault.ms, active.signal);
-        if (active.signal.aborted) return active.drop();
+        if (active.signal.aborted) return active.abandon();
       }
       return active.finish(undefined, encode(responseType, answer));
     } catch (error) {
