@@ -101,8 +101,10 @@ export function createErrorMapper(options: ErrorMapperOptions): ErrorMapper {
     if (isConnectionLost(error)) return { code: "PROVIDER_UNAVAILABLE" };
     return { code: "UNEXPECTED", retryable: false };
   };
-  const factsOf = (error: unknown): { readonly sent: boolean | undefined; readonly outcomeUnknown: boolean } => {
-    const found = classify(error);
+  const factsOf = (
+    error: unknown,
+    found: ErrorClass = classify(error),
+  ): { readonly sent: boolean | undefined; readonly outcomeUnknown: boolean } => {
     const transport = transportFacts(error);
     return {
       sent: found.sent ?? transport.sent,
@@ -118,8 +120,9 @@ export function createErrorMapper(options: ErrorMapperOptions): ErrorMapper {
   };
   const map = (error: unknown, site: ErrorSite): SandportError => {
     if (SandportError.isInstance(error)) return error;
-    const { code, retryable } = classify(error);
-    const { sent } = factsOf(error);
+    const found = classify(error);
+    const { code, retryable } = found;
+    const { sent } = factsOf(error, found);
     const unreachable = sent === false && isUnreachable(error);
     const raw = error instanceof Error ? error.message : String(error);
     const message = unreachable ? `the endpoint is unreachable, nothing was sent (${raw})` : raw;
