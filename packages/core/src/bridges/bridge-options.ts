@@ -2,7 +2,7 @@ import { posix } from "node:path";
 import { invalidRequest } from "../errors/factories.js";
 import type { SandboxHandle } from "../port/sandbox-handle.js";
 import type { SandboxRuntime } from "../port/sandbox-runtime.js";
-import { type KeyShape, refuseUnknownKeys } from "../validation/known-keys.js";
+import { type KeyShape, refuseUnknownShape } from "../validation/known-keys.js";
 import { validateTimeoutMs } from "../validation/numbers.js";
 
 /** What every framework bridge is built from: the runtime, where commands start, how long they may run. */
@@ -43,8 +43,7 @@ export const BRIDGE_OPTION_SHAPE: KeyShape<BridgeOptions> = Object.freeze({
  * @param where the bridge's entry point, as the message's subject (`"createSandboxSession options"`)
  */
 export function checkBridgeOptions(options: unknown, known: readonly string[], where: string): void {
-  if (typeof options !== "object" || options === null) throw invalidRequest(`${where} must be an object`);
-  refuseUnknownKeys(options, known, where);
+  refuseUnknownShape(options, known, where);
   const given = options as Partial<BridgeOptions>;
   if (known.includes("runtime") && (typeof given.runtime !== "object" || given.runtime === null)) {
     throw invalidRequest(`${where}: runtime must be a Sandport runtime`, { field: "runtime" });

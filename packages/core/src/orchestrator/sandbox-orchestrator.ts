@@ -2,7 +2,7 @@ import { invalidRequest, toSandportError } from "../errors/factories.js";
 import type { SandportError } from "../errors/sandport-error.js";
 import type { SandboxHandle } from "../port/sandbox-handle.js";
 import type { SandboxRuntime } from "../port/sandbox-runtime.js";
-import { refuseUnknownKeys } from "../validation/known-keys.js";
+import { refuseUnknownKeys, refuseUnknownShape } from "../validation/known-keys.js";
 import { validateLabels } from "../validation/labels.js";
 import { validateTimeoutMs } from "../validation/numbers.js";
 import { type ValidatedFile, validateExecRequest, validateFiles, validateLaunchSpec } from "../validation/requests.js";
@@ -72,8 +72,7 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
   async run(workload: Workload, options: RunOptions = {}): Promise<WorkloadResult<H>> {
     let plan: { readonly files: readonly ValidatedFile[] };
     try {
-      if (typeof options !== "object" || options === null) throw invalidRequest("run options must be an object");
-      refuseUnknownKeys(options, RUN_OPTION_KEYS, "run options", this.runtime.provider);
+      refuseUnknownShape(options, RUN_OPTION_KEYS, "run options", this.runtime.provider);
       plan = this.#validate(workload);
     } catch (error) {
       throw new WorkloadError("validate", toSandportError(error, this.runtime.provider), refusedResult(workload));
@@ -177,8 +176,7 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
    * destroys it unless `teardown` is `keep`.
    */
   async session(spec: AcquireSpec, options: SessionOptions = {}): Promise<SandboxSession<H>> {
-    if (typeof options !== "object" || options === null) throw invalidRequest("session options must be an object");
-    refuseUnknownKeys(options, SESSION_OPTION_KEYS, "session options", this.runtime.provider);
+    refuseUnknownShape(options, SESSION_OPTION_KEYS, "session options", this.runtime.provider);
     this.#validateAcquire(spec);
     const teardown = options.teardown ?? "always";
     if (teardown !== "always" && teardown !== "keep")
@@ -252,8 +250,7 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
     const files = validateFiles(workload.files ?? [], context);
     if (workload.steps !== undefined && !Array.isArray(workload.steps)) throw invalidRequest("steps must be an array");
     for (const [index, step] of (workload.steps ?? []).entries()) {
-      if (typeof step !== "object" || step === null) throw invalidRequest(`steps[${index}] must be an object`);
-      refuseUnknownKeys(step, WORKLOAD_STEP_KEYS, `steps[${index}]`, context.provider);
+      refuseUnknownShape(step, WORKLOAD_STEP_KEYS, `steps[${index}]`, context.provider);
       const { name, continueOnFailure, ...request } = step;
       if (name !== undefined && typeof name !== "string") throw invalidRequest(`steps[${index}].name must be a string`);
       if (continueOnFailure !== undefined && typeof continueOnFailure !== "boolean") {
@@ -303,11 +300,9 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
 
 /** Refuses orchestrator options with an unknown key (there or in `timeouts`) or a timeout that is not a duration. */
 function checkOptions(options: OrchestratorOptions<SandboxHandle>): void {
-  if (typeof options !== "object" || options === null) throw invalidRequest("orchestrator options must be an object");
-  refuseUnknownKeys(options, ORCHESTRATOR_OPTION_KEYS, "SandboxOrchestrator options");
+  refuseUnknownShape(options, ORCHESTRATOR_OPTION_KEYS, "SandboxOrchestrator options");
   const timeouts = options.timeouts ?? {};
-  if (typeof timeouts !== "object" || timeouts === null) throw invalidRequest("timeouts must be an object");
-  refuseUnknownKeys(timeouts, ORCHESTRATOR_TIMEOUT_KEYS, "SandboxOrchestrator options timeouts");
+  refuseUnknownShape(timeouts, ORCHESTRATOR_TIMEOUT_KEYS, "SandboxOrchestrator options timeouts");
   for (const [name, value] of Object.entries(timeouts)) validateTimeoutMs(value, `timeouts.${name}`);
 }
 

@@ -2,7 +2,7 @@ import { invalidRequest } from "../errors/factories.js";
 import type { CommandRef } from "../port/command.js";
 import type { ExecRequest } from "../port/exec-request.js";
 import { START_COMMAND_REQUEST_KEYS, type StartCommandRequest } from "../port/sandbox-runtime.js";
-import { refuseUnknownKeys } from "./known-keys.js";
+import { refuseUnknownShape } from "./known-keys.js";
 
 const SESSION_ID = /^(?!\.{1,2}$)[A-Za-z0-9._-]{1,128}$/;
 
@@ -44,10 +44,7 @@ export function splitStartCommandRequest(
   request: unknown,
   provider?: string,
 ): { readonly sessionId: string; readonly execRequest: ExecRequest } {
-  if (typeof request !== "object" || request === null) {
-    throw invalidRequest("startCommand request must be an object", {}, provider);
-  }
-  refuseUnknownKeys(request, START_COMMAND_REQUEST_KEYS, "startCommand request", provider);
+  refuseUnknownShape(request, START_COMMAND_REQUEST_KEYS, "startCommand request", provider);
   const { sessionId, ...execRequest } = request as StartCommandRequest;
   return { sessionId: validateSessionId(sessionId, provider), execRequest: execRequest as ExecRequest };
 }

@@ -39,6 +39,16 @@ export function refuseUnknownKeys(value: object, known: readonly string[], where
 }
 
 /**
+ * The check every option and request shape opens with: refuses a value that
+ * is not an object (`<where> must be an object`), then an unknown key in it
+ * ({@link refuseUnknownKeys}). Both `INVALID_REQUEST`.
+ */
+export function refuseUnknownShape(value: unknown, known: readonly string[], where: string, provider?: string): void {
+  if (typeof value !== "object" || value === null) throw invalidRequest(`${where} must be an object`, {}, provider);
+  refuseUnknownKeys(value, known, where, provider);
+}
+
+/**
  * The known key closest to `key` by edit distance (insertions, deletions,
  * substitutions and swaps of neighbours, ignoring case), when it is close
  * enough to be a typo of it: at most a third of the key's length, and at least

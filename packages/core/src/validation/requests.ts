@@ -4,7 +4,7 @@ import { FILE_INPUT_KEYS, type FileInput } from "../port/file-input.js";
 import { LAUNCH_SPEC_KEYS, type LaunchSpec, RESOURCE_LIMIT_KEYS } from "../port/launch-spec.js";
 import { OP_OPTION_KEYS, type OpOptions } from "../port/op-options.js";
 import { validateEnv } from "./env.js";
-import { refuseUnknownKeys } from "./known-keys.js";
+import { refuseUnknownKeys, refuseUnknownShape } from "./known-keys.js";
 import { validateLabels } from "./labels.js";
 import { refuseNonNumber, validateMaxOutputBytes, validatePositiveNumber, validateTimeoutMs } from "./numbers.js";
 import { normalizeWorkspacePath } from "./workspace-path.js";
@@ -31,10 +31,8 @@ export const MAX_FILE_MODE = 0o777;
  */
 export function validateExecRequest(request: unknown, context: ValidationContext = {}): ValidatedExecRequest {
   const provider = context.provider;
-  if (typeof request !== "object" || request === null)
-    throw invalidRequest("exec request must be an object", {}, provider);
+  refuseUnknownShape(request, EXEC_REQUEST_KEYS, "exec request", provider);
   const raw = request as Record<string, unknown>;
-  refuseUnknownKeys(raw, EXEC_REQUEST_KEYS, "exec request", provider);
   const hasArgv = raw.argv !== undefined;
   const hasShell = raw.shell !== undefined;
   if (hasArgv === hasShell) throw invalidRequest("exec request needs exactly one of argv or shell", {}, provider);
@@ -89,9 +87,7 @@ export function validateFiles(files: unknown, context: ValidationContext = {}): 
   const seen = new Set<string>();
   const encoder = new TextEncoder();
   return files.map((file: FileInput, index) => {
-    if (typeof file !== "object" || file === null)
-      throw invalidRequest(`files[${index}] must be an object`, {}, provider);
-    refuseUnknownKeys(file, FILE_INPUT_KEYS, `files[${index}]`, provider);
+    refuseUnknownShape(file, FILE_INPUT_KEYS, `files[${index}]`, provider);
     const path = normalizeWorkspacePath(file.path, { root: context.root, field: `files[${index}].path`, provider });
     if (seen.has(path)) throw invalidRequest(`files[${index}].path ${path} is given twice`, { path }, provider);
     seen.add(path);
@@ -119,9 +115,8 @@ export function validateFiles(files: unknown, context: ValidationContext = {}): 
  */
 export function validateLaunchSpec(spec: unknown, provider?: string): LaunchSpec {
   if (spec === undefined) return {};
-  if (typeof spec !== "object" || spec === null) throw invalidRequest("launch spec must be an object", {}, provider);
+  refuseUnknownShape(spec, LAUNCH_SPEC_KEYS, "launch spec", provider);
   const raw = spec as LaunchSpec;
-  refuseUnknownKeys(raw, LAUNCH_SPEC_KEYS, "launch spec", provider);
   if (raw.template !== undefined && (typeof raw.template !== "string" || raw.template === "")) {
     throw invalidRequest("template must be a non-empty string", {}, provider);
   }
@@ -195,9 +190,8 @@ export function validatePort(port: unknown, provider?: string): number {
 /** Validates per-call options: no key beyond {@link OP_OPTION_KEYS}, `timeoutMs` as a duration, `signal` as an `AbortSignal`. */
 export function validateOpOptions(op: unknown, provider?: string): OpOptions {
   if (op === undefined) return {};
-  if (typeof op !== "object" || op === null) throw invalidRequest("options must be an object", {}, provider);
+  refuseUnknownShape(op, OP_OPTION_KEYS, "options", provider);
   const raw = op as OpOptions;
-  refuseUnknownKeys(raw, OP_OPTION_KEYS, "options", provider);
   if (raw.signal !== undefined && !(raw.signal instanceof AbortSignal)) {
     throw invalidRequest("signal must be an AbortSignal", {}, provider);
   }
