@@ -264,12 +264,19 @@ describe("SandboxOrchestrator.run", () => {
     assert.equal(runtime.calls.length, 0);
   });
 
-  test("the constructor refuses an unknown option or timeout, naming the nearest known key", () => {
+  test("the constructor refuses an unknown option, timeout or retry key (naming the nearest known one) and a retry policy out of range", () => {
     const runtime = new RecordingRuntime();
     const cases: [unknown, RegExp][] = [
       [{ retyr: {} }, /SandboxOrchestrator options: unknown key "retyr" \(did you mean retry\?\)/],
       [{ timeouts: { stepsMs: 5 } }, /timeouts: unknown key "stepsMs" \(did you mean stepMs\?\)/],
       [{ timeouts: { stepMs: "5" } }, /timeouts.stepMs must be a number, got string "5"/],
+      [{ retry: { maxAtempts: 2 } }, /retry: unknown key "maxAtempts" \(did you mean maxAttempts\?\)/],
+      [{ retry: { maxAttempts: 0 } }, /retry.maxAttempts must be a whole number ≥ 1, got 0/],
+      [{ retry: { budgetMs: "100" } }, /retry.budgetMs must be a number, got string "100"/],
+      [{ retry: { initialDelayMs: -1 } }, /retry.initialDelayMs must be a finite number of milliseconds ≥ 0/],
+      [{ retry: { multiplier: 0.5 } }, /retry.multiplier must be a finite number ≥ 1, got 0.5/],
+      [{ retry: { jitter: "half" } }, /retry.jitter must be "full" or "none", got "half"/],
+      [{ retry: 3 }, /retry/],
     ];
     for (const [options, pattern] of cases) {
       assert.throws(

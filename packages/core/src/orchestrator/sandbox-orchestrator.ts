@@ -2,6 +2,7 @@ import { invalidRequest, toSandportError } from "../errors/factories.js";
 import type { SandportError } from "../errors/sandport-error.js";
 import type { SandboxHandle } from "../port/sandbox-handle.js";
 import type { SandboxRuntime } from "../port/sandbox-runtime.js";
+import { validateRetryPolicy } from "../timing/retry.js";
 import { refuseUnknownKeys, refuseUnknownShape } from "../validation/known-keys.js";
 import { validateLabels } from "../validation/labels.js";
 import { validateTimeoutMs } from "../validation/numbers.js";
@@ -298,9 +299,13 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
   }
 }
 
-/** Refuses orchestrator options with an unknown key (there or in `timeouts`) or a timeout that is not a duration. */
+/**
+ * Refuses orchestrator options with an unknown key (there, in `timeouts` or in
+ * `retry`), a timeout that is not a duration, or a retry policy out of range.
+ */
 function checkOptions(options: OrchestratorOptions<SandboxHandle>): void {
   refuseUnknownShape(options, ORCHESTRATOR_OPTION_KEYS, "SandboxOrchestrator options");
+  validateRetryPolicy(options.retry, "SandboxOrchestrator options retry");
   const timeouts = options.timeouts ?? {};
   refuseUnknownShape(timeouts, ORCHESTRATOR_TIMEOUT_KEYS, "SandboxOrchestrator options timeouts");
   for (const [name, value] of Object.entries(timeouts)) validateTimeoutMs(value, `timeouts.${name}`);

@@ -1,4 +1,7 @@
+import { invalidRequest } from "../errors/factories.js";
 import { SandportError } from "../errors/sandport-error.js";
+import { keyList, refuseUnknownShape } from "../validation/known-keys.js";
+import { refuseNonNumber } from "../validation/numbers.js";
 import { sleep as abortableSleep, throwIfAborted } from "./abort.js";
 
 /** How to retry. Every field has a default; the whole run is bounded by `budgetMs`. */
@@ -18,6 +21,58 @@ export interface RetryPolicy {
    * attempt. No retry starts if its wait would end past it. Default 30 000.
    */
   readonly budgetMs?: number;
+}
+
+/** Every key of {@link RetryPolicy}; any other is refused by {@link validateRetryPolicy}. */
+export const RETRY_POLICY_KEYS = keyList<RetryPolicy>({
+  maxAttempts: true,
+  initialDelayMs: true,
+  maxDelayMs: true,
+  multiplier: true,
+  jitter: true,
+  budgetMs: true,
+});
+
+/**
+ * Refuses a retry policy with an unknown key, a count or duration that is not
+ * a finite non-negative number (`maxAttempts` a whole number of at least 1,
+ * `multiplier` at least 1), or an unknown `jitter`. `where` names the
+ * policy in the message, e.g. `SandboxOrchestrator options retry`.
+ */
+export function validateRetryPolicy(policy: unknown, where: string): RetryPolicy | undefined {
+  if (policy === undefined) return undefined;
+  refuseUnknownShape(policy, RETRY_POLICY_KEYS, where);
+  const given = policy as Record<keyof RetryPolicy, unknown>;
+  for (const field of ["initialDelayMs", "maxDelayMs", "budgetMs"] as const) {
+    const value = given[field];
+    if (value === undefined) continue;
+    refuseNonNumber(value, `${where}.${field}`);
+    if (!Number.isFinite(value) || value < 0) {
+      throw invalidRequest(`${where}.${field} must be a finite number of milliseconds ≥ 0, got ${value}`, { field });
+    }
+  }
+  if (given.maxAttempts !== undefined) {
+    refuseNonNumber(given.maxAttempts, `${where}.maxAttempts`);
+    if (!Number.isInteger(given.maxAttempts) || given.maxAttempts < 1) {
+      throw invalidRequest(`${where}.maxAttempts must be a whole number ≥ 1, got ${given.maxAttempts}`, {
+        field: "maxAttempts",
+      });
+    }
+  }
+  if (given.multiplier !== undefined) {
+    refuseNonNumber(given.multiplier, `${where}.multiplier`);
+    if (!Number.isFinite(given.multiplier) || given.multiplier < 1) {
+      throw invalidRequest(`${where}.multiplier must be a finite number ≥ 1, got ${given.multiplier}`, {
+        field: "multiplier",
+      });
+    }
+  }
+  if (given.jitter !== undefined && given.jitter !== "full" && given.jitter !== "none") {
+    throw invalidRequest(`${where}.jitter must be "full" or "none", got ${JSON.stringify(given.jitter)}`, {
+      field: "jitter",
+    });
+  }
+  return policy as RetryPolicy;
 }
 
 /** What a retried task learns about its attempt. */
