@@ -12,12 +12,32 @@
  * @module
  */
 
+export type { AdapterContextSettings, CallBudget, ContextOptions } from "./adapter/adapter-context.js";
+export { AdapterContext, callBudget } from "./adapter/adapter-context.js";
 export { BackgroundTasks } from "./adapter/background-tasks.js";
 export { checkHandle } from "./adapter/check-handle.js";
 export type { CollectPagesOptions } from "./adapter/collect-pages.js";
 export { collectPages, PAGE_RETRY_POLICY } from "./adapter/collect-pages.js";
+export type {
+  CommandRun,
+  CommandRunOptions,
+  StopReason,
+  VendorCommand,
+  VendorEnd,
+  VendorProcess,
+} from "./adapter/command-engine.js";
+export {
+  commandResult,
+  KILL_DEADLINE_MS,
+  killUnconfirmed,
+  lostOutput,
+  runCommandToEnd,
+  startCommandRun,
+} from "./adapter/command-engine.js";
 export type { ConfirmGoneOptions, GoneVerdict } from "./adapter/confirm-gone.js";
 export { CONFIRM_GONE_DELAYS_MS, confirmGone } from "./adapter/confirm-gone.js";
+export type { DestroyPrimitives } from "./adapter/destroy-verified.js";
+export { destroyVerified, VERIFY_MARGIN_MS } from "./adapter/destroy-verified.js";
 export type { ErrorMapper, ErrorMapperOptions, ErrorSite } from "./adapter/error-mapper.js";
 export { createErrorMapper, errorName } from "./adapter/error-mapper.js";
 export type { ErrorClass, TransportFacts } from "./adapter/http-errors.js";
@@ -33,6 +53,8 @@ export { KnownSandboxes } from "./adapter/known-sandboxes.js";
 export { satisfiesNodeRange } from "./adapter/node-range.js";
 export type { OperationRunnerOptions } from "./adapter/operation-runner.js";
 export { OperationRunner } from "./adapter/operation-runner.js";
+export type { FindOwnedOptions, GetOwnedOptions, SandboxListing } from "./adapter/owned-lookup.js";
+export { findIdsByLaunchKey, findOwned, getOwned, listOwned } from "./adapter/owned-lookup.js";
 export type { OwnershipCodec } from "./adapter/ownership.js";
 export {
   callerLabels,
@@ -65,6 +87,8 @@ export { COMMON_RUNTIME_OPTION_SHAPE, OptionReader } from "./adapter/runtime-opt
 export { destroyUnverified, foreignSandbox, processExited, sandboxNotFound } from "./adapter/sandbox-errors.js";
 export type { SdkLoader, SdkLoaderOptions, SdkPackage } from "./adapter/sdk-loader.js";
 export { createSdkLoader } from "./adapter/sdk-loader.js";
+export type { SpawnOptions, VendorStdin } from "./adapter/spawned-process.js";
+export { SpawnedProcess, spawnCommand } from "./adapter/spawned-process.js";
 export type { AsyncScriptInput, ExitRecord, SessionFiles, StartRecord } from "./shell/async-script.js";
 export {
   asyncScript,
