@@ -53,46 +53,52 @@ export async function startCommand(
   const files = sessionFiles(context.options.commandStateDirectory, sessionId);
   const commandId = randomUUID();
   const script = asyncScript({ command: plan.command, cwd: plan.cwd, timeoutMs: plan.timeoutMs, files, commandId });
-  return context.onSandbox(handle, op, "startCommand", context.options.timeouts.lookupMs, async (sandbox, call, id) => {
-    context.known.markCommandRun(id);
-    await stageStdin(sandbox, plan, call);
-    let output = "";
-    let lineSeen: () => void = () => {};
-    const seen = new Promise<void>((resolve) => {
-      lineSeen = resolve;
-    });
-    const process = await sandbox.commands
-      .run(script, {
-        background: true,
-        cwd: plan.cwd,
-        envs: { ...plan.env, [SESSION_ENV]: sessionId, [COMMAND_ENV]: commandId },
-        timeoutMs: plan.timeoutMs + BACKSTOP_MS,
-        stdin: false,
-        requestTimeoutMs: call.remainingMs(),
-        signal: call.signal,
-        onStdout: (data) => {
-          output += data;
-          if (output.includes("\n")) lineSeen();
-        },
-      })
-      .catch(async (error: unknown) => {
-        await discardStdin(sandbox, plan);
-        throw error;
+  return context.onInstance(
+    handle,
+    op,
+    "startCommand",
+    context.options.timeouts.lookupMs,
+    async (sandbox, call, id) => {
+      context.known.markCommandRun(id);
+      await stageStdin(sandbox, plan, call);
+      let output = "";
+      let lineSeen: () => void = () => {};
+      const seen = new Promise<void>((resolve) => {
+        lineSeen = resolve;
       });
-    const line = await firstLine(process, seen, () => output);
-    await process.disconnect();
-    const started = parseStartLine(line);
-    // A start that claimed nothing ran nothing, so nothing consumed its staged stdin.
-    if (!started?.claimed) await discardStdin(sandbox, plan);
-    if (started) return { sessionId, commandId: started.commandId };
-    throw new SandportError({
-      code: "UNEXPECTED",
-      provider: PROVIDER,
-      retryable: false,
-      message: `e2b could not start the async command (session ${sessionId}): ${JSON.stringify(line)}`,
-      details: { sandboxId: id, sessionId },
-    });
-  });
+      const process = await sandbox.commands
+        .run(script, {
+          background: true,
+          cwd: plan.cwd,
+          envs: { ...plan.env, [SESSION_ENV]: sessionId, [COMMAND_ENV]: commandId },
+          timeoutMs: plan.timeoutMs + BACKSTOP_MS,
+          stdin: false,
+          requestTimeoutMs: call.remainingMs(),
+          signal: call.signal,
+          onStdout: (data) => {
+            output += data;
+            if (output.includes("\n")) lineSeen();
+          },
+        })
+        .catch(async (error: unknown) => {
+          await discardStdin(sandbox, plan);
+          throw error;
+        });
+      const line = await firstLine(process, seen, () => output);
+      await process.disconnect();
+      const started = parseStartLine(line);
+      // A start that claimed nothing ran nothing, so nothing consumed its staged stdin.
+      if (!started?.claimed) await discardStdin(sandbox, plan);
+      if (started) return { sessionId, commandId: started.commandId };
+      throw new SandportError({
+        code: "UNEXPECTED",
+        provider: PROVIDER,
+        retryable: false,
+        message: `e2b could not start the async command (session ${sessionId}): ${JSON.stringify(line)}`,
+        details: { sandboxId: id, sessionId },
+      });
+    },
+  );
 }
 
 /**
@@ -148,7 +154,7 @@ async function onSession<T>(
   work: (sandbox: E2BSandbox, files: SessionFiles, call: OperationCall) => Promise<T>,
 ): Promise<T> {
   const files = sessionFiles(context.options.commandStateDirectory, validateCommandRef(ref, PROVIDER).sessionId);
-  return context.onSandbox(handle, op, operation, context.options.timeouts.lookupMs, (sandbox, call) =>
+  return context.onInstance(handle, op, operation, context.options.timeouts.lookupMs, (sandbox, call) =>
     work(sandbox, files, call),
   );
 }

@@ -73,7 +73,7 @@ async function runPlanned(
 ): Promise<ExecResult> {
   const plan = planCommand(context.options, request);
   const deadlineMs = plan.timeoutMs + context.options.timeouts.execGraceMs;
-  return context.onSandbox(handle, op, operation, deadlineMs, (sandbox, call, sandboxId) => {
+  return context.onInstance(handle, op, operation, deadlineMs, (sandbox, call, sandboxId) => {
     context.known.markCommandRun(sandboxId);
     const signal = stop ? AbortSignal.any([call.signal, stop]) : call.signal;
     return runCommand(context, sandboxId, sandbox, plan, signal, emit);

@@ -7,8 +7,8 @@ import {
   unsupported,
   validateLaunchSpec,
 } from "@sandport/core";
-import { launchFailure, metadataCodec, reclaimAbandonedLaunch } from "@sandport/core/adapter";
-import { budget, type E2BContext } from "./context.js";
+import { callBudget, launchFailure, metadataCodec, reclaimAbandonedLaunch } from "@sandport/core/adapter";
+import type { E2BContext } from "./context.js";
 import { mapE2BError } from "./errors.js";
 import { type E2BHandle, PROVIDER } from "./handle.js";
 import type { E2BSandbox } from "./internal/sdk-types.js";
@@ -76,7 +76,7 @@ export function launch(context: E2BContext, spec: LaunchSpec = {}, op?: OpOption
         sandbox = await context.connect(sandbox.sandboxId, "launch", call);
       }
       await sandbox.files.makeDir(options.workspaceRoot, { requestTimeoutMs: call.remainingMs(), signal: call.signal });
-      context.remember(sandbox);
+      context.remember(sandbox.sandboxId, sandbox);
       context.known.markPristine(sandbox.sandboxId);
       return { id: sandbox.sandboxId, provider: PROVIDER, labels: Object.freeze({ ...valid.labels }) };
     },
@@ -102,8 +102,8 @@ function reclaim(
     launchKey,
     error,
     created,
-    destroy: async (sandboxId) => void (await deleteSandbox(context, sandboxId, budget(timeouts.destroyMs))),
-    findByLaunchKey: (key) => findByLaunchKey(context, key, budget(timeouts.lookupMs)),
+    destroy: async (sandboxId) => void (await deleteSandbox(context, sandboxId, callBudget(timeouts.destroyMs))),
+    findByLaunchKey: (key) => findByLaunchKey(context, key, callBudget(timeouts.lookupMs)),
     outcomeUnknown: mapE2BError.outcomeUnknown,
     condemned: context.condemned,
     background: context.background,

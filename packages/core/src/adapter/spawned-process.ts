@@ -139,8 +139,8 @@ export class SpawnedProcess implements SandboxProcess {
 
 /** What {@link spawnCommand} needs besides the engine's options (whose `emit` it supplies). */
 export interface SpawnOptions extends Omit<CommandRunOptions, "emit"> {
-  /** The vendor's stdin requests. */
-  readonly stdin: VendorStdin;
+  /** The vendor's stdin requests for the started process (its pid). */
+  readonly stdin: (pid: number | string) => VendorStdin;
   /** The caller's `op.signal`: aborting it kills the command, before or after the start. */
   readonly callerSignal?: AbortSignal;
   /** The request's `stdin`, written first (lost, as on a pipe, when the command already ended). */
@@ -156,7 +156,7 @@ export interface SpawnOptions extends Omit<CommandRunOptions, "emit"> {
 export async function spawnCommand(vendor: VendorCommand, options: SpawnOptions): Promise<SpawnedProcess> {
   const queue = new EventQueue<ExecEvent>();
   const run = await startCommandRun(vendor, { ...options, emit: (event) => queue.push(event) });
-  const process = new SpawnedProcess(options.provider, run, queue, options.stdin, options.callerSignal);
+  const process = new SpawnedProcess(options.provider, run, queue, options.stdin(run.pid), options.callerSignal);
   if (options.signal.aborted) {
     await process.kill().catch(() => {});
     throw options.signal.reason;
