@@ -12,8 +12,13 @@
  * @module
  */
 
-export type { AdapterContextSettings, CallBudget, ContextOptions } from "./adapter/adapter-context.js";
-export { AdapterContext, callBudget } from "./adapter/adapter-context.js";
+export type {
+  AdapterContextSettings,
+  CallBudget,
+  ContextOptions,
+  ReclaimPrimitives,
+} from "./adapter/adapter-context.js";
+export { AdapterContext, createCallBudget } from "./adapter/adapter-context.js";
 export { BackgroundTasks } from "./adapter/background-tasks.js";
 export { checkHandle } from "./adapter/check-handle.js";
 export type { CollectPagesOptions } from "./adapter/collect-pages.js";
@@ -35,7 +40,7 @@ export {
   startCommandRun,
 } from "./adapter/command-engine.js";
 export type { ConfirmGoneOptions, GoneVerdict } from "./adapter/confirm-gone.js";
-export { CONFIRM_GONE_DELAYS_MS, confirmGone } from "./adapter/confirm-gone.js";
+export { confirmGone } from "./adapter/confirm-gone.js";
 export type { DestroyPrimitives } from "./adapter/destroy-verified.js";
 export { destroyVerified, VERIFY_MARGIN_MS } from "./adapter/destroy-verified.js";
 export type { ErrorMapper, ErrorMapperOptions, ErrorSite } from "./adapter/error-mapper.js";
@@ -47,7 +52,6 @@ export {
   isConnectionLost,
   isUnreachable,
   retryAfterMs,
-  transportFacts,
 } from "./adapter/http-errors.js";
 export { KnownSandboxes } from "./adapter/known-sandboxes.js";
 export { satisfiesNodeRange } from "./adapter/node-range.js";
@@ -56,15 +60,7 @@ export { OperationRunner } from "./adapter/operation-runner.js";
 export type { FindOwnedOptions, GetOwnedOptions, SandboxListing } from "./adapter/owned-lookup.js";
 export { findIdsByLaunchKey, findOwned, getOwned, listOwned } from "./adapter/owned-lookup.js";
 export type { OwnershipCodec } from "./adapter/ownership.js";
-export {
-  callerLabels,
-  DEFAULT_OWNER,
-  isOwnedBy,
-  matchesLabels,
-  metadataCodec,
-  ownerLabels,
-  validateOwner,
-} from "./adapter/ownership.js";
+export { callerLabels, isOwnedBy, matchesLabels, metadataCodec, ownerLabels } from "./adapter/ownership.js";
 export type {
   AbandonedCreate,
   AbandonedLaunch,
@@ -72,14 +68,7 @@ export type {
   LaunchReclaimReport,
   LaunchReclaimSettings,
 } from "./adapter/reclaim-launch.js";
-export {
-  LISTING_TRUSTED_AFTER_MS,
-  launchFailure,
-  launchReclaimer,
-  launchReclaimOf,
-  ORPHAN_SEARCH_DELAYS_MS,
-  reclaimAbandonedLaunch,
-} from "./adapter/reclaim-launch.js";
+export { launchFailure, reclaimAbandonedLaunch } from "./adapter/reclaim-launch.js";
 export type { OperationCall, OperationContext } from "./adapter/run-operation.js";
 export { runOperation } from "./adapter/run-operation.js";
 export type { CommonDefaults, CommonRuntimeOptions, ResolvedCommonOptions } from "./adapter/runtime-options.js";
@@ -90,16 +79,7 @@ export { createSdkLoader } from "./adapter/sdk-loader.js";
 export type { SpawnOptions, VendorStdin } from "./adapter/spawned-process.js";
 export { SpawnedProcess, spawnCommand } from "./adapter/spawned-process.js";
 export type { AsyncScriptInput, ExitRecord, SessionFiles, StartRecord } from "./shell/async-script.js";
-export {
-  asyncScript,
-  EXISTS_LINE,
-  parseExitRecord,
-  parseStartLine,
-  parseStartRecord,
-  SESSION_EXISTS_EXIT,
-  STARTED_LINE,
-  sessionFiles,
-} from "./shell/async-script.js";
+export { asyncScript, parseExitRecord, parseStartLine, parseStartRecord, sessionFiles } from "./shell/async-script.js";
 export { chmodFailure, chmodScript, modesToSet } from "./shell/chmod.js";
 export { assertCommandFits, MAX_COMMAND_BYTES } from "./shell/command-size.js";
 export { markerSweepScript } from "./shell/marker-sweep.js";
@@ -113,4 +93,4 @@ export { EventQueue } from "./streams/event-queue.js";
 export type { StreamedRun } from "./streams/exec-event-stream.js";
 export { execEventStream } from "./streams/exec-event-stream.js";
 export type { OutputStream } from "./streams/output-collector.js";
-export { OutputCollector, utf8Prefix } from "./streams/output-collector.js";
+export { OutputCollector } from "./streams/output-collector.js";

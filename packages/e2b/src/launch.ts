@@ -7,7 +7,7 @@ import {
   unsupported,
   validateLaunchSpec,
 } from "@sandport/core";
-import { callBudget, launchFailure, metadataCodec, reclaimAbandonedLaunch } from "@sandport/core/adapter";
+import { createCallBudget, launchFailure, metadataCodec } from "@sandport/core/adapter";
 import type { E2BContext } from "./context.js";
 import { mapE2BError } from "./errors.js";
 import { type E2BHandle, PROVIDER } from "./handle.js";
@@ -96,19 +96,15 @@ function reclaim(
   created: boolean,
 ): void {
   const { timeouts, orphanCleanupMs } = context.options;
-  reclaimAbandonedLaunch({
-    creation,
-    idOf: (sandbox) => sandbox.sandboxId,
-    launchKey,
-    error,
-    created,
-    destroy: async (sandboxId) => void (await deleteSandbox(context, sandboxId, callBudget(timeouts.destroyMs))),
-    findByLaunchKey: (key) => findByLaunchKey(context, key, callBudget(timeouts.lookupMs)),
-    outcomeUnknown: mapE2BError.outcomeUnknown,
-    condemned: context.condemned,
-    background: context.background,
-    cleanupMs: orphanCleanupMs,
-  });
+  context.reclaimLaunch(
+    { creation, idOf: (sandbox) => sandbox.sandboxId, launchKey, error, created },
+    {
+      destroy: async (sandboxId) =>
+        void (await deleteSandbox(context, sandboxId, createCallBudget(timeouts.destroyMs))),
+      findByLaunchKey: (key) => findByLaunchKey(context, key, createCallBudget(timeouts.lookupMs)),
+      cleanupMs: orphanCleanupMs,
+    },
+  );
 }
 
 /** A sandbox asked to be private came back without a traffic access token: anyone could reach its ports. */

@@ -1,7 +1,7 @@
 import { retry, SandportError } from "@sandport/core";
 import {
   type CallBudget,
-  callBudget,
+  createCallBudget,
   httpStatusOf,
   isConnectionLost,
   KILL_DEADLINE_MS,
@@ -33,7 +33,7 @@ export function startProcess(
   output: (stream: OutputStream, data: string) => void,
   openStdin: boolean,
 ): Promise<E2BCommandHandle> {
-  const timing = { ...callBudget(context.options.timeouts.lookupMs), signal };
+  const timing = { ...createCallBudget(context.options.timeouts.lookupMs), signal };
   const start = () =>
     sandbox.commands
       .run(plan.command, {

@@ -2,7 +2,7 @@ import type { ExecEvent, ExecResult } from "@sandport/core";
 import {
   type CallBudget,
   type CommandRun,
-  callBudget,
+  createCallBudget,
   KILL_DEADLINE_MS,
   startCommandRun,
   type VendorCommand,
@@ -66,7 +66,7 @@ export function e2bCommand(
   return {
     start: async (output, signal) => {
       const startedAt = performance.now();
-      await stageStdin(sandbox, plan, { ...callBudget(context.options.timeouts.fileMs), signal });
+      await stageStdin(sandbox, plan, { ...createCallBudget(context.options.timeouts.fileMs), signal });
       const process = await startProcess(context, sandboxId, sandbox, plan, signal, output, openStdin).catch(
         async (error: unknown) => {
           await discardStdin(sandbox, plan);

@@ -6,11 +6,12 @@ import { BackgroundTasks } from "./background-tasks.js";
 import type { ErrorMapper, ErrorSite } from "./error-mapper.js";
 import { KnownSandboxes } from "./known-sandboxes.js";
 import { isOwnedBy } from "./ownership.js";
+import { type AbandonedCreate, type AbandonedLaunch, reclaimAbandonedLaunch } from "./reclaim-launch.js";
 import { type OperationCall, runOperation } from "./run-operation.js";
 import { foreignSandbox, sandboxNotFound } from "./sandbox-errors.js";
 import type { SdkLoader } from "./sdk-loader.js";
 
-/** The time one SDK call may take and the signal that cancels it: an `OperationCall`, or a {@link callBudget}. */
+/** The time one SDK call may take and the signal that cancels it: an `OperationCall`, or a {@link createCallBudget}. */
 export interface CallBudget {
   /** Milliseconds left before the call's deadline (never negative). */
   remainingMs(): number;
@@ -19,10 +20,16 @@ export interface CallBudget {
 }
 
 /** A budget of `ms` from now, for SDK calls outside a port call (background cleanup, best-effort kills). */
-export function callBudget(ms: number): CallBudget {
+export function createCallBudget(ms: number): CallBudget {
   const until = performance.now() + ms;
   return { remainingMs: () => Math.max(0, Math.ceil(until - performance.now())) };
 }
+
+/** What {@link AdapterContext.reclaimLaunch} needs from the adapter: how to destroy and find its sandboxes, and the budget. */
+export type ReclaimPrimitives = Pick<
+  AbandonedLaunch<unknown>,
+  "destroy" | "findByLaunchKey" | "cleanupMs" | "listingTrustedAfterMs"
+>;
 
 /** The options every adapter context reads: the ownership marker it stamps and checks. */
 export interface ContextOptions {
@@ -210,6 +217,22 @@ export abstract class AdapterContext<Options extends ContextOptions, Sdk, Info, 
   forget(sandboxId: string, options: { readonly keepOwnership?: boolean } = {}): void {
     this.#instances.delete(sandboxId);
     this.known.forget(sandboxId, options);
+  }
+
+  /**
+   * After a launch failed with its create request sent: `reclaimAbandonedLaunch`
+   * with this context's condemned keys, background tasks and the mapper's
+   * `outcomeUnknown`; the adapter gives the launch's facts and its primitives
+   * (a delete of one sandbox, `findIdsByLaunchKey`, `orphanCleanupMs`).
+   */
+  reclaimLaunch<Created>(launch: AbandonedCreate<Created>, primitives: ReclaimPrimitives): void {
+    reclaimAbandonedLaunch({
+      ...launch,
+      ...primitives,
+      outcomeUnknown: this.mapError.outcomeUnknown,
+      condemned: this.condemned,
+      background: this.background,
+    });
   }
 
   /** Whether a listed sandbox belongs to a launch being destroyed in the background. */

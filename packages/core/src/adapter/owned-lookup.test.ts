@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { SandportError } from "../errors/sandport-error.js";
-import { callBudget } from "./adapter-context.js";
+import { createCallBudget } from "./adapter-context.js";
 import { FakeContext, type FakeInfo } from "./fake-context.js";
 import { findIdsByLaunchKey, findOwned, getOwned, type SandboxListing } from "./owned-lookup.js";
 
@@ -33,7 +33,11 @@ describe("owned lookups", () => {
     const found = await findOwned(context, { job: "1" }, undefined, { ...listing, timeoutMs: 1_000, toHandle });
     assert.deepEqual(found, [{ id: "a" }]);
     assert.equal(context.known.isOwned("a"), true);
-    assert.deepEqual(await findIdsByLaunchKey(context, listing, "kd", callBudget(1_000)), ["d"], "reclaim sees it");
+    assert.deepEqual(
+      await findIdsByLaunchKey(context, listing, "kd", createCallBudget(1_000)),
+      ["d"],
+      "reclaim sees it",
+    );
   });
 
   test("findOwned: another owner named in the query is [] without a request; bad labels are INVALID_REQUEST", async () => {
