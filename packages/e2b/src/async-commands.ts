@@ -20,13 +20,12 @@ import {
   type SessionFiles,
   sessionFiles,
 } from "@sandport/core/adapter";
+import { discardStdin, planCommand, stageStdin } from "./command-plan.js";
 import type { E2BContext } from "./context.js";
 import { isNotFound } from "./errors.js";
-import { planCommand } from "./exec.js";
 import { PROVIDER } from "./handle.js";
 import type { E2BCommandHandle, E2BSandbox } from "./internal/sdk-types.js";
 import { COMMAND_ENV, SESSION_ENV } from "./markers.js";
-import { discardStdin, stageStdin } from "./run-command.js";
 
 /** Exit code reported for a command that vanished without an exit record. */
 export const VANISHED_EXIT = 255;

@@ -8,12 +8,12 @@ import {
   markerSweepScript,
   type OutputStream,
 } from "@sandport/core/adapter";
+import type { CommandPlan } from "./command-plan.js";
 import type { E2BContext } from "./context.js";
 import { isSandboxNotFound, mapE2BError } from "./errors.js";
 import { PROVIDER } from "./handle.js";
 import type { E2BCommandHandle, E2BSandbox } from "./internal/sdk-types.js";
 import { EXEC_MARKER_ENV } from "./markers.js";
-import type { CommandPlan } from "./run-command.js";
 
 /** Retries of a command start E2B refused (429, 5xx before the process existed). */
 const START_RETRY = { maxAttempts: 3, initialDelayMs: 250, maxDelayMs: 2_000 } as const;

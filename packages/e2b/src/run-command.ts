@@ -3,11 +3,11 @@ import {
   type CallBudget,
   type CommandRun,
   createCallBudget,
-  KILL_DEADLINE_MS,
   startCommandRun,
   type VendorCommand,
   type VendorEnd,
 } from "@sandport/core/adapter";
+import { type CommandPlan, discardStdin, stageStdin } from "./command-plan.js";
 import type { E2BContext } from "./context.js";
 import { PROVIDER } from "./handle.js";
 import type { E2BSandbox } from "./internal/sdk-types.js";
@@ -17,39 +17,6 @@ import { killProcessTree, lostOutput, startProcess } from "./process-control.js"
 const SCRIPT_OUTPUT_BYTES = 1024 * 1024;
 /** How close to its timeout a command that envd ended must be for the end to count as the timeout. */
 const TIMEOUT_SLACK_MS = 50;
-
-/** A validated command, ready to send: what envd runs with `bash -l -c`. */
-export interface CommandPlan {
-  readonly command: string;
-  /** Absolute working directory inside the sandbox. */
-  readonly cwd: string;
-  /** Per-command environment (merged over the launch env by E2B). */
-  readonly env: Record<string, string>;
-  /** Value of `EXEC_MARKER_ENV` for this command, when it carries one. */
-  readonly marker?: string;
-  /** Command timeout in ms; always sent, so the SDK's implicit 60 s never applies. */
-  readonly timeoutMs: number;
-  /** Output cap in bytes (stdout + stderr). */
-  readonly maxOutputBytes: number;
-  /** Stdin too large to embed: uploaded to `path` before the start; the command opens and deletes it. */
-  readonly stdinUpload?: { readonly path: string; readonly content: Uint8Array };
-  /** For a command whose stdin stays open (spawn): the request's `stdin`, written to it first. */
-  readonly firstWrite?: string | Uint8Array;
-}
-
-/** Uploads a plan's large stdin, if it has one (one request). */
-export async function stageStdin(sandbox: E2BSandbox, plan: CommandPlan, budget: CallBudget): Promise<void> {
-  if (!plan.stdinUpload) return;
-  const { path, content } = plan.stdinUpload;
-  const data = content.buffer.slice(content.byteOffset, content.byteOffset + content.byteLength) as ArrayBuffer;
-  await sandbox.files.write([{ path, data }], { requestTimeoutMs: budget.remainingMs(), signal: budget.signal });
-}
-
-/** Removes a plan's staged stdin after a start that ran nothing (the command removes it otherwise). */
-export async function discardStdin(sandbox: E2BSandbox, plan: CommandPlan): Promise<void> {
-  if (!plan.stdinUpload) return;
-  await sandbox.files.remove(plan.stdinUpload.path, { requestTimeoutMs: KILL_DEADLINE_MS }).catch(() => undefined);
-}
 
 /**
  * E2B's vendor command for the kit's engine: stage stdin, `commands.run` in
