@@ -19,6 +19,8 @@ export type {
   ReclaimPrimitives,
 } from "./adapter/adapter-context.js";
 export { AdapterContext, createCallBudget } from "./adapter/adapter-context.js";
+export type { AsyncCommandEnd } from "./adapter/async-command-result.js";
+export { asyncCommandLogs, asyncCommandStatus, VANISHED_END, VANISHED_EXIT } from "./adapter/async-command-result.js";
 export { BackgroundTasks } from "./adapter/background-tasks.js";
 export { checkHandle } from "./adapter/check-handle.js";
 export type { CollectPagesOptions } from "./adapter/collect-pages.js";

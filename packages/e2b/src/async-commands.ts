@@ -10,8 +10,10 @@ import {
   validateCommandRef,
 } from "@sandport/core";
 import {
+  type AsyncCommandEnd,
+  asyncCommandLogs,
+  asyncCommandStatus,
   asyncScript,
-  type ExitRecord,
   type OperationCall,
   OutputCollector,
   parseExitRecord,
@@ -19,6 +21,7 @@ import {
   parseStartRecord,
   type SessionFiles,
   sessionFiles,
+  VANISHED_END,
 } from "@sandport/core/adapter";
 import { discardStdin, planCommand, stageStdin } from "./command-plan.js";
 import type { E2BContext } from "./context.js";
@@ -27,8 +30,6 @@ import { PROVIDER } from "./handle.js";
 import type { E2BCommandHandle, E2BSandbox } from "./internal/sdk-types.js";
 import { COMMAND_ENV, SESSION_ENV } from "./markers.js";
 
-/** Exit code reported for a command that vanished without an exit record. */
-export const VANISHED_EXIT = 255;
 /** How long envd lets the script outlive the command's own timeout (its watchdog kills first). */
 const BACKSTOP_MS = 60_000;
 
@@ -113,9 +114,7 @@ export function commandStatus(
   op?: OpOptions,
 ): Promise<CommandStatus> {
   return onSession(context, handle, ref, op, "commandStatus", async (sandbox, files, call) => {
-    const exit = await readExit(sandbox, ref, files, call);
-    if (exit === "running") return { state: "running", exitCode: null };
-    return { state: "exited", exitCode: exit.timedOut ? null : exit.exitCode };
+    return asyncCommandStatus(await readExit(sandbox, ref, files, call));
   });
 }
 
@@ -138,8 +137,7 @@ export function commandLogs(
     output.push("stderr", stderr);
     const startedAt = parseStartRecord(record)?.startedAt;
     const runningFor = startedAt === undefined ? 0 : Math.max(0, Date.now() - startedAt);
-    if (exit === "running") return output.result(null, runningFor);
-    return output.result(exit.timedOut ? null : exit.exitCode, exit.durationMs, exit.timedOut);
+    return asyncCommandLogs(output, exit, runningFor);
   });
 }
 
@@ -174,7 +172,7 @@ async function readExit(
   ref: CommandRef,
   files: SessionFiles,
   call: OperationCall,
-): Promise<ExitRecord | "running"> {
+): Promise<AsyncCommandEnd | "running"> {
   const processes = await sandbox.commands.list({ requestTimeoutMs: call.remainingMs(), signal: call.signal });
   const tagged = (envs: Record<string, string> | undefined) =>
     envs?.[SESSION_ENV] === ref.sessionId && envs?.[COMMAND_ENV] === ref.commandId;
@@ -190,7 +188,7 @@ async function readExit(
   if (started !== undefined && started.commandId !== ref.commandId) {
     throw unknownCommand(`session ${ref.sessionId} holds command ${started.commandId}, not ${ref.commandId}`, ref);
   }
-  return parseExitRecord(exitText) ?? { exitCode: VANISHED_EXIT, durationMs: 0, timedOut: false };
+  return parseExitRecord(exitText) ?? VANISHED_END;
 }
 
 function unknownCommand(message: string, ref: CommandRef): SandportError {
