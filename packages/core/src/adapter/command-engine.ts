@@ -123,12 +123,17 @@ export function lostOutput(provider: string, error: unknown, pid: number | strin
 }
 
 /** A kill that could not be sent, or a stopped command that did not end, within the kill deadline. */
-export function killUnconfirmed(provider: string, pid: number | string | undefined, cause?: unknown): SandportError {
+export function killUnconfirmed(
+  provider: string,
+  pid: number | string | undefined,
+  deadlineMs: number = KILL_DEADLINE_MS,
+  cause?: unknown,
+): SandportError {
   return new SandportError({
     code: "DEADLINE_EXCEEDED",
     provider,
     retryable: true,
-    message: `${provider} could not confirm the kill of a command within ${KILL_DEADLINE_MS} ms; it may still run`,
+    message: `${provider} could not confirm the kill of a command within ${deadlineMs} ms; it may still run`,
     details: { ...(pid === undefined ? {} : { pid }), outcomeUnknown: true },
     ...(cause === undefined ? {} : { cause }),
   });
@@ -154,7 +159,9 @@ export async function startCommandRun(vendor: VendorCommand, options: CommandRun
     killing ??= (async () => {
       const deadline = AbortSignal.timeout(killDeadlineMs);
       const timedOut = new Promise<never>((_, reject) =>
-        deadline.addEventListener("abort", () => reject(killUnconfirmed(provider, process?.pid)), { once: true }),
+        deadline.addEventListener("abort", () => reject(killUnconfirmed(provider, process?.pid, killDeadlineMs)), {
+          once: true,
+        }),
       );
       timedOut.catch(() => {});
       await Promise.race([vendor.kill(process, deadline), timedOut]);
@@ -166,7 +173,7 @@ export async function startCommandRun(vendor: VendorCommand, options: CommandRun
   let armWatchdog: () => void = () => {};
   const watchdog = new Promise<never>((_, reject) => {
     armWatchdog = () => {
-      unconfirmed ??= setTimeout(() => reject(killUnconfirmed(provider, process?.pid)), killDeadlineMs);
+      unconfirmed ??= setTimeout(() => reject(killUnconfirmed(provider, process?.pid, killDeadlineMs)), killDeadlineMs);
     };
   });
   watchdog.catch(() => {});
@@ -204,9 +211,11 @@ export async function startCommandRun(vendor: VendorCommand, options: CommandRun
   }
   const budget = setTimeout(() => void stop("timeout").catch(() => {}), options.timeoutMs);
   const ended = running.ended.catch((error: unknown): VendorEnd => ({ kind: "lost", error }));
+  let onAbort: () => void = () => {};
   const aborted = new Promise<"aborted">((resolve) => {
-    if (signal.aborted) resolve("aborted");
-    else signal.addEventListener("abort", () => resolve("aborted"), { once: true });
+    onAbort = () => resolve("aborted");
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
   });
   const settle = async (): Promise<ExecResult> => {
     try {
@@ -232,6 +241,8 @@ export async function startCommandRun(vendor: VendorCommand, options: CommandRun
       return await Promise.race([settle(), watchdog]);
     } finally {
       clearTimeout(unconfirmed);
+      clearTimeout(budget);
+      signal.removeEventListener("abort", onAbort);
     }
   };
   const finished = bounded();
