@@ -12,12 +12,39 @@
  * @module
  */
 
+export type {
+  AdapterContextSettings,
+  CallBudget,
+  ContextOptions,
+  ReclaimPrimitives,
+} from "./adapter/adapter-context.js";
+export { AdapterContext, createCallBudget } from "./adapter/adapter-context.js";
+export type { AsyncCommandEnd } from "./adapter/async-command-result.js";
+export { asyncCommandLogs, asyncCommandStatus, VANISHED_END, VANISHED_EXIT } from "./adapter/async-command-result.js";
 export { BackgroundTasks } from "./adapter/background-tasks.js";
 export { checkHandle } from "./adapter/check-handle.js";
 export type { CollectPagesOptions } from "./adapter/collect-pages.js";
 export { collectPages, PAGE_RETRY_POLICY } from "./adapter/collect-pages.js";
+export type {
+  CommandRun,
+  CommandRunOptions,
+  StopReason,
+  VendorCommand,
+  VendorEnd,
+  VendorProcess,
+} from "./adapter/command-engine.js";
+export {
+  commandResult,
+  KILL_DEADLINE_MS,
+  killUnconfirmed,
+  lostOutput,
+  runCommandToEnd,
+  startCommandRun,
+} from "./adapter/command-engine.js";
 export type { ConfirmGoneOptions, GoneVerdict } from "./adapter/confirm-gone.js";
-export { CONFIRM_GONE_DELAYS_MS, confirmGone } from "./adapter/confirm-gone.js";
+export { confirmGone } from "./adapter/confirm-gone.js";
+export type { DestroyPrimitives } from "./adapter/destroy-verified.js";
+export { destroyVerified, VERIFY_MARGIN_MS } from "./adapter/destroy-verified.js";
 export type { ErrorMapper, ErrorMapperOptions, ErrorSite } from "./adapter/error-mapper.js";
 export { createErrorMapper, errorName } from "./adapter/error-mapper.js";
 export type { ErrorClass, TransportFacts } from "./adapter/http-errors.js";
@@ -27,22 +54,15 @@ export {
   isConnectionLost,
   isUnreachable,
   retryAfterMs,
-  transportFacts,
 } from "./adapter/http-errors.js";
 export { KnownSandboxes } from "./adapter/known-sandboxes.js";
 export { satisfiesNodeRange } from "./adapter/node-range.js";
 export type { OperationRunnerOptions } from "./adapter/operation-runner.js";
 export { OperationRunner } from "./adapter/operation-runner.js";
+export type { FindOwnedOptions, GetOwnedOptions, SandboxListing } from "./adapter/owned-lookup.js";
+export { findIdsByLaunchKey, findOwned, getOwned, listOwned } from "./adapter/owned-lookup.js";
 export type { OwnershipCodec } from "./adapter/ownership.js";
-export {
-  callerLabels,
-  DEFAULT_OWNER,
-  isOwnedBy,
-  matchesLabels,
-  metadataCodec,
-  ownerLabels,
-  validateOwner,
-} from "./adapter/ownership.js";
+export { callerLabels, isOwnedBy, matchesLabels, metadataCodec, ownerLabels } from "./adapter/ownership.js";
 export type {
   AbandonedCreate,
   AbandonedLaunch,
@@ -50,14 +70,7 @@ export type {
   LaunchReclaimReport,
   LaunchReclaimSettings,
 } from "./adapter/reclaim-launch.js";
-export {
-  LISTING_TRUSTED_AFTER_MS,
-  launchFailure,
-  launchReclaimer,
-  launchReclaimOf,
-  ORPHAN_SEARCH_DELAYS_MS,
-  reclaimAbandonedLaunch,
-} from "./adapter/reclaim-launch.js";
+export { launchFailure, reclaimAbandonedLaunch } from "./adapter/reclaim-launch.js";
 export type { OperationCall, OperationContext } from "./adapter/run-operation.js";
 export { runOperation } from "./adapter/run-operation.js";
 export type { CommonDefaults, CommonRuntimeOptions, ResolvedCommonOptions } from "./adapter/runtime-options.js";
@@ -65,17 +78,10 @@ export { COMMON_RUNTIME_OPTION_SHAPE, OptionReader } from "./adapter/runtime-opt
 export { destroyUnverified, foreignSandbox, processExited, sandboxNotFound } from "./adapter/sandbox-errors.js";
 export type { SdkLoader, SdkLoaderOptions, SdkPackage } from "./adapter/sdk-loader.js";
 export { createSdkLoader } from "./adapter/sdk-loader.js";
+export type { SpawnOptions, VendorStdin } from "./adapter/spawned-process.js";
+export { SpawnedProcess, spawnCommand } from "./adapter/spawned-process.js";
 export type { AsyncScriptInput, ExitRecord, SessionFiles, StartRecord } from "./shell/async-script.js";
-export {
-  asyncScript,
-  EXISTS_LINE,
-  parseExitRecord,
-  parseStartLine,
-  parseStartRecord,
-  SESSION_EXISTS_EXIT,
-  STARTED_LINE,
-  sessionFiles,
-} from "./shell/async-script.js";
+export { asyncScript, parseExitRecord, parseStartLine, parseStartRecord, sessionFiles } from "./shell/async-script.js";
 export { chmodFailure, chmodScript, modesToSet } from "./shell/chmod.js";
 export { assertCommandFits, MAX_COMMAND_BYTES } from "./shell/command-size.js";
 export { markerSweepScript } from "./shell/marker-sweep.js";
@@ -89,4 +95,4 @@ export { EventQueue } from "./streams/event-queue.js";
 export type { StreamedRun } from "./streams/exec-event-stream.js";
 export { execEventStream } from "./streams/exec-event-stream.js";
 export type { OutputStream } from "./streams/output-collector.js";
-export { OutputCollector, utf8Prefix } from "./streams/output-collector.js";
+export { OutputCollector } from "./streams/output-collector.js";

@@ -87,6 +87,7 @@ export type {
 
 export type { CommandRef, CommandStatus } from "./port/command.js";
 export type { ExecEvent, ExecExitedEvent, ExecOutputEvent, ExecStartedEvent } from "./port/exec-event.js";
+export { COMMAND_ENV, EXEC_MARKER_ENV, RESERVED_ENV, SESSION_ENV } from "./port/exec-markers.js";
 export type { ArgvExecRequest, ExecOptions, ExecRequest, ShellExecRequest } from "./port/exec-request.js";
 export { EXEC_REQUEST_KEYS } from "./port/exec-request.js";
 export type { ExecResult } from "./port/exec-result.js";

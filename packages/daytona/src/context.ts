@@ -1,13 +1,15 @@
 import type { OpOptions, SandportError } from "@sandport/core";
 import {
+  type AbandonedCreate,
   BackgroundTasks,
   type ErrorSite,
   foreignSandbox,
   isOwnedBy,
   KnownSandboxes,
-  launchReclaimer,
+  type LaunchReclaimSettings,
   type OperationCall,
   OperationRunner,
+  reclaimAbandonedLaunch,
   type SdkLoader,
   sandboxNotFound,
 } from "@sandport/core/adapter";
@@ -73,8 +75,8 @@ export class DaytonaContext extends OperationRunner {
   readonly condemned = new Set<string>();
   /** Which sandboxes are ours, and which no command has touched since this runtime launched them. */
   readonly known = new KnownSandboxes();
-  /** Destroys, in the background, whatever a launch the caller gave up on created (`launchReclaimer`). */
-  readonly reclaimLaunch: ReturnType<typeof launchReclaimer>;
+  /** Destroys, in the background, whatever a launch the caller gave up on created (`reclaimAbandonedLaunch`). */
+  readonly reclaimLaunch: <Created>(launch: AbandonedCreate<Created>) => void;
   #client: Promise<DaytonaClient> | undefined;
   readonly #instances = new Map<string, Promise<DaytonaSandbox>>();
   readonly #homes = new Map<string, Promise<string>>();
@@ -88,14 +90,15 @@ export class DaytonaContext extends OperationRunner {
       onBackgroundError,
     );
     const { timeouts } = options;
-    this.reclaimLaunch = launchReclaimer({
+    const reclaim: LaunchReclaimSettings = {
       destroy: async (sandboxId) => void (await deleteSandbox(this, sandboxId, budget(timeouts.destroyMs))),
       findByLaunchKey: (launchKey) => findByLaunchKey(this, launchKey, budget(timeouts.lookupMs)),
       outcomeUnknown: mapDaytonaError.outcomeUnknown,
       condemned: this.condemned,
       background: this.background,
       cleanupMs: options.orphanCleanupMs,
-    });
+    };
+    this.reclaimLaunch = (launch) => reclaimAbandonedLaunch({ ...launch, ...reclaim });
   }
 
   /** {@link onHandle} on the SDK instance of an owned, started sandbox (see {@link sandbox}). */

@@ -1,17 +1,9 @@
 /**
  * Names `DaytonaRuntime` reserves. A launch or request that sets one is
- * refused with `INVALID_REQUEST`.
+ * refused with `INVALID_REQUEST`. The environment variables are the port's
+ * (`EXEC_MARKER_ENV`, `RESERVED_ENV`), re-exported for the adapter's files.
  */
-
-/**
- * A unique id in the environment of each command the runtime starts. Its
- * descendants inherit it, so a kill finds the whole tree (`markerSweepScript`),
- * including what escaped the daemon's process group with `setsid`.
- */
-export const EXEC_MARKER_ENV = "SANDPORT_EXEC_ID";
-
-/** Every reserved environment variable. */
-export const RESERVED_ENV: readonly string[] = [EXEC_MARKER_ENV];
+export { EXEC_MARKER_ENV, RESERVED_ENV } from "@sandport/core";
 
 /**
  * The label the Daytona SDK sets on every sandbox it creates (to the code

@@ -10,8 +10,10 @@ import {
   validateCommandRef,
 } from "@sandport/core";
 import {
+  type AsyncCommandEnd,
+  asyncCommandLogs,
+  asyncCommandStatus,
   asyncScript,
-  type ExitRecord,
   type OperationCall,
   OutputCollector,
   parseExitRecord,
@@ -19,17 +21,15 @@ import {
   parseStartRecord,
   type SessionFiles,
   sessionFiles,
+  VANISHED_END,
 } from "@sandport/core/adapter";
+import { discardStdin, planCommand, stageStdin } from "./command-plan.js";
 import type { E2BContext } from "./context.js";
 import { isNotFound } from "./errors.js";
-import { planCommand } from "./exec.js";
 import { PROVIDER } from "./handle.js";
 import type { E2BCommandHandle, E2BSandbox } from "./internal/sdk-types.js";
 import { COMMAND_ENV, SESSION_ENV } from "./markers.js";
-import { discardStdin, stageStdin } from "./run-command.js";
 
-/** Exit code reported for a command that vanished without an exit record. */
-export const VANISHED_EXIT = 255;
 /** How long envd lets the script outlive the command's own timeout (its watchdog kills first). */
 const BACKSTOP_MS = 60_000;
 
@@ -53,46 +53,52 @@ export async function startCommand(
   const files = sessionFiles(context.options.commandStateDirectory, sessionId);
   const commandId = randomUUID();
   const script = asyncScript({ command: plan.command, cwd: plan.cwd, timeoutMs: plan.timeoutMs, files, commandId });
-  return context.onSandbox(handle, op, "startCommand", context.options.timeouts.lookupMs, async (sandbox, call, id) => {
-    context.known.markCommandRun(id);
-    await stageStdin(sandbox, plan, call);
-    let output = "";
-    let lineSeen: () => void = () => {};
-    const seen = new Promise<void>((resolve) => {
-      lineSeen = resolve;
-    });
-    const process = await sandbox.commands
-      .run(script, {
-        background: true,
-        cwd: plan.cwd,
-        envs: { ...plan.env, [SESSION_ENV]: sessionId, [COMMAND_ENV]: commandId },
-        timeoutMs: plan.timeoutMs + BACKSTOP_MS,
-        stdin: false,
-        requestTimeoutMs: call.remainingMs(),
-        signal: call.signal,
-        onStdout: (data) => {
-          output += data;
-          if (output.includes("\n")) lineSeen();
-        },
-      })
-      .catch(async (error: unknown) => {
-        await discardStdin(sandbox, plan);
-        throw error;
+  return context.onInstance(
+    handle,
+    op,
+    "startCommand",
+    context.options.timeouts.lookupMs,
+    async (sandbox, call, id) => {
+      context.known.markCommandRun(id);
+      await stageStdin(sandbox, plan, call);
+      let output = "";
+      let lineSeen: () => void = () => {};
+      const seen = new Promise<void>((resolve) => {
+        lineSeen = resolve;
       });
-    const line = await firstLine(process, seen, () => output);
-    await process.disconnect();
-    const started = parseStartLine(line);
-    // A start that claimed nothing ran nothing, so nothing consumed its staged stdin.
-    if (!started?.claimed) await discardStdin(sandbox, plan);
-    if (started) return { sessionId, commandId: started.commandId };
-    throw new SandportError({
-      code: "UNEXPECTED",
-      provider: PROVIDER,
-      retryable: false,
-      message: `e2b could not start the async command (session ${sessionId}): ${JSON.stringify(line)}`,
-      details: { sandboxId: id, sessionId },
-    });
-  });
+      const process = await sandbox.commands
+        .run(script, {
+          background: true,
+          cwd: plan.cwd,
+          envs: { ...plan.env, [SESSION_ENV]: sessionId, [COMMAND_ENV]: commandId },
+          timeoutMs: plan.timeoutMs + BACKSTOP_MS,
+          stdin: false,
+          requestTimeoutMs: call.remainingMs(),
+          signal: call.signal,
+          onStdout: (data) => {
+            output += data;
+            if (output.includes("\n")) lineSeen();
+          },
+        })
+        .catch(async (error: unknown) => {
+          await discardStdin(sandbox, plan);
+          throw error;
+        });
+      const line = await firstLine(process, seen, () => output);
+      await process.disconnect();
+      const started = parseStartLine(line);
+      // A start that claimed nothing ran nothing, so nothing consumed its staged stdin.
+      if (!started?.claimed) await discardStdin(sandbox, plan);
+      if (started) return { sessionId, commandId: started.commandId };
+      throw new SandportError({
+        code: "UNEXPECTED",
+        provider: PROVIDER,
+        retryable: false,
+        message: `e2b could not start the async command (session ${sessionId}): ${JSON.stringify(line)}`,
+        details: { sandboxId: id, sessionId },
+      });
+    },
+  );
 }
 
 /**
@@ -108,9 +114,7 @@ export function commandStatus(
   op?: OpOptions,
 ): Promise<CommandStatus> {
   return onSession(context, handle, ref, op, "commandStatus", async (sandbox, files, call) => {
-    const exit = await readExit(sandbox, ref, files, call);
-    if (exit === "running") return { state: "running", exitCode: null };
-    return { state: "exited", exitCode: exit.timedOut ? null : exit.exitCode };
+    return asyncCommandStatus(await readExit(sandbox, ref, files, call));
   });
 }
 
@@ -133,8 +137,7 @@ export function commandLogs(
     output.push("stderr", stderr);
     const startedAt = parseStartRecord(record)?.startedAt;
     const runningFor = startedAt === undefined ? 0 : Math.max(0, Date.now() - startedAt);
-    if (exit === "running") return output.result(null, runningFor);
-    return output.result(exit.timedOut ? null : exit.exitCode, exit.durationMs, exit.timedOut);
+    return asyncCommandLogs(output, exit, runningFor);
   });
 }
 
@@ -148,7 +151,7 @@ async function onSession<T>(
   work: (sandbox: E2BSandbox, files: SessionFiles, call: OperationCall) => Promise<T>,
 ): Promise<T> {
   const files = sessionFiles(context.options.commandStateDirectory, validateCommandRef(ref, PROVIDER).sessionId);
-  return context.onSandbox(handle, op, operation, context.options.timeouts.lookupMs, (sandbox, call) =>
+  return context.onInstance(handle, op, operation, context.options.timeouts.lookupMs, (sandbox, call) =>
     work(sandbox, files, call),
   );
 }
@@ -169,7 +172,7 @@ async function readExit(
   ref: CommandRef,
   files: SessionFiles,
   call: OperationCall,
-): Promise<ExitRecord | "running"> {
+): Promise<AsyncCommandEnd | "running"> {
   const processes = await sandbox.commands.list({ requestTimeoutMs: call.remainingMs(), signal: call.signal });
   const tagged = (envs: Record<string, string> | undefined) =>
     envs?.[SESSION_ENV] === ref.sessionId && envs?.[COMMAND_ENV] === ref.commandId;
@@ -185,7 +188,7 @@ async function readExit(
   if (started !== undefined && started.commandId !== ref.commandId) {
     throw unknownCommand(`session ${ref.sessionId} holds command ${started.commandId}, not ${ref.commandId}`, ref);
   }
-  return parseExitRecord(exitText) ?? { exitCode: VANISHED_EXIT, durationMs: 0, timedOut: false };
+  return parseExitRecord(exitText) ?? VANISHED_END;
 }
 
 function unknownCommand(message: string, ref: CommandRef): SandportError {

@@ -6,7 +6,7 @@ import { type ExecEvent, SandportError } from "@sandport/core";
 import { MAX_COMMAND_BYTES } from "@sandport/core/adapter";
 import { delay, expectCode, waitFor } from "@sandport/testkit/assertions";
 import { emulated } from "../test/emulated.js";
-import { planCommand } from "./exec.js";
+import { planCommand } from "./command-plan.js";
 import { RESERVED_ENV } from "./markers.js";
 import { resolveOptions } from "./options.js";
 

@@ -1,47 +1,8 @@
-import { randomUUID } from "node:crypto";
-import {
-  composeShellCommand,
-  type ExecEvent,
-  type ExecRequest,
-  type ExecResult,
-  type OpOptions,
-  refuseReservedEnv,
-  toSandboxPath,
-  validateExecRequest,
-} from "@sandport/core";
-import { assertCommandFits, execEventStream, planStdin } from "@sandport/core/adapter";
+import type { ExecEvent, ExecRequest, ExecResult, OpOptions } from "@sandport/core";
+import { execEventStream } from "@sandport/core/adapter";
+import { planCommand } from "./command-plan.js";
 import type { E2BContext } from "./context.js";
-import { PROVIDER } from "./handle.js";
-import { EXEC_MARKER_ENV, RESERVED_ENV } from "./markers.js";
-import type { ResolvedOptions } from "./options.js";
-import { type CommandPlan, runCommand } from "./run-command.js";
-
-/**
- * Validates a request and turns it into what E2B takes: one command string.
- * `argv` is quoted with POSIX single quotes and `exec`ed; a `shell` script runs
- * in its own `sh -c`. Stdin is embedded, or staged as a file above 64 KiB
- * (`planStdin`); with `openStdin` (spawn) it is kept for the first write to
- * the command's own stdin instead. The timeout is the caller's, else the run budget.
- */
-export function planCommand(options: ResolvedOptions, request: ExecRequest, openStdin = false): CommandPlan {
-  const valid = validateExecRequest(request, { root: options.workspaceRoot, provider: PROVIDER });
-  refuseReservedEnv(valid.env, RESERVED_ENV, "env", PROVIDER);
-  const cwd = toSandboxPath(options.workspaceRoot, valid.cwd);
-  const staging = { cwd, scratchDirectory: options.scratchDirectory, name: randomUUID() };
-  const stdin = planStdin(composeShellCommand({ request: valid }), openStdin ? undefined : valid.stdin, staging);
-  assertCommandFits(stdin.command, PROVIDER);
-  const marker = randomUUID();
-  return {
-    command: stdin.command,
-    cwd,
-    env: { ...valid.env, [EXEC_MARKER_ENV]: marker },
-    marker,
-    timeoutMs: valid.timeoutMs ?? options.runBudgetMs,
-    maxOutputBytes: valid.maxOutputBytes ?? options.maxOutputBytes,
-    ...(stdin.upload ? { stdinUpload: stdin.upload } : {}),
-    ...(openStdin && valid.stdin !== undefined ? { firstWrite: valid.stdin } : {}),
-  };
-}
+import { runCommand } from "./run-command.js";
 
 /**
  * Runs a command to completion; non-zero exits, timeouts and truncation are
@@ -73,7 +34,7 @@ async function runPlanned(
 ): Promise<ExecResult> {
   const plan = planCommand(context.options, request);
   const deadlineMs = plan.timeoutMs + context.options.timeouts.execGraceMs;
-  return context.onSandbox(handle, op, operation, deadlineMs, (sandbox, call, sandboxId) => {
+  return context.onInstance(handle, op, operation, deadlineMs, (sandbox, call, sandboxId) => {
     context.known.markCommandRun(sandboxId);
     const signal = stop ? AbortSignal.any([call.signal, stop]) : call.signal;
     return runCommand(context, sandboxId, sandbox, plan, signal, emit);

@@ -40,7 +40,7 @@ export async function writeFiles(
   const valid = validateFiles(files, { root: workspaceRoot, provider: PROVIDER });
   return context.onHandle(handle, op, "writeFiles", context.options.timeouts.fileMs, async (id, call) => {
     if (valid.length === 0) return;
-    const sandbox = await context.sandbox(id, "writeFiles", call);
+    const sandbox = await context.instance(id, "writeFiles", call);
     await guard(
       context,
       id,
@@ -133,7 +133,7 @@ async function onPath<T>(
   const relative = normalizeWorkspacePath(target.path, { root, allowRoot: target.root, provider: PROVIDER });
   const absolute = toSandboxPath(root, relative);
   const site = { operation, path: absolute };
-  return context.onSandbox(handle, op, site, context.options.timeouts.fileMs, async (sandbox, call, sandboxId) => {
+  return context.onInstance(handle, op, site, context.options.timeouts.fileMs, async (sandbox, call, sandboxId) => {
     await guard(context, sandboxId, sandbox, call, [{ relative, followFinal: target.followFinal }]);
     return work(sandbox.files, absolute, { requestTimeoutMs: call.remainingMs(), signal: call.signal });
   });

@@ -7,8 +7,8 @@ import {
   unsupported,
   validateLaunchSpec,
 } from "@sandport/core";
-import { launchFailure, metadataCodec, reclaimAbandonedLaunch } from "@sandport/core/adapter";
-import { budget, type E2BContext } from "./context.js";
+import { createCallBudget, launchFailure, metadataCodec } from "@sandport/core/adapter";
+import type { E2BContext } from "./context.js";
 import { mapE2BError } from "./errors.js";
 import { type E2BHandle, PROVIDER } from "./handle.js";
 import type { E2BSandbox } from "./internal/sdk-types.js";
@@ -76,7 +76,7 @@ export function launch(context: E2BContext, spec: LaunchSpec = {}, op?: OpOption
         sandbox = await context.connect(sandbox.sandboxId, "launch", call);
       }
       await sandbox.files.makeDir(options.workspaceRoot, { requestTimeoutMs: call.remainingMs(), signal: call.signal });
-      context.remember(sandbox);
+      context.remember(sandbox.sandboxId, sandbox);
       context.known.markPristine(sandbox.sandboxId);
       return { id: sandbox.sandboxId, provider: PROVIDER, labels: Object.freeze({ ...valid.labels }) };
     },
@@ -96,19 +96,15 @@ function reclaim(
   created: boolean,
 ): void {
   const { timeouts, orphanCleanupMs } = context.options;
-  reclaimAbandonedLaunch({
-    creation,
-    idOf: (sandbox) => sandbox.sandboxId,
-    launchKey,
-    error,
-    created,
-    destroy: async (sandboxId) => void (await deleteSandbox(context, sandboxId, budget(timeouts.destroyMs))),
-    findByLaunchKey: (key) => findByLaunchKey(context, key, budget(timeouts.lookupMs)),
-    outcomeUnknown: mapE2BError.outcomeUnknown,
-    condemned: context.condemned,
-    background: context.background,
-    cleanupMs: orphanCleanupMs,
-  });
+  context.reclaimLaunch(
+    { creation, idOf: (sandbox) => sandbox.sandboxId, launchKey, error, created },
+    {
+      destroy: async (sandboxId) =>
+        void (await deleteSandbox(context, sandboxId, createCallBudget(timeouts.destroyMs))),
+      findByLaunchKey: (key) => findByLaunchKey(context, key, createCallBudget(timeouts.lookupMs)),
+      cleanupMs: orphanCleanupMs,
+    },
+  );
 }
 
 /** A sandbox asked to be private came back without a traffic access token: anyone could reach its ports. */

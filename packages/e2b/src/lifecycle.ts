@@ -1,42 +1,21 @@
 import type { OpOptions } from "@sandport/core";
-import { confirmGone, destroyUnverified, sandboxNotFound } from "@sandport/core/adapter";
-import type { CallTiming, E2BContext } from "./context.js";
-import { isNotFound, mapE2BError } from "./errors.js";
+import { type CallBudget, destroyVerified, sandboxNotFound } from "@sandport/core/adapter";
+import type { E2BContext } from "./context.js";
+import { isNotFound } from "./errors.js";
 import { PROVIDER } from "./handle.js";
 
-/** Time kept back from the destroy deadline, so an unverified destroy reports itself and not a bare deadline. */
-const VERIFY_MARGIN_MS = 250;
-
 /**
- * Destroys a sandbox and resolves once it is verified gone: `DELETE`, then
- * `GET` until E2B reports not-found (`confirmGone`). A sandbox that is already
- * absent counts as destroyed. A sandbox this runtime has not seen is checked
- * for our ownership marker first (`FOREIGN_SANDBOX` otherwise). When absence
- * cannot be shown before the deadline, rejects `DESTROY_UNVERIFIED` (retryable).
+ * Destroys a sandbox and resolves once it is verified gone (`destroyVerified`):
+ * `DELETE`, then `GET` until E2B reports not-found. A sandbox that is already
+ * absent counts as destroyed; one this runtime has not seen is checked for our
+ * ownership marker first (`FOREIGN_SANDBOX` otherwise). When absence cannot be
+ * shown before the deadline, rejects `DESTROY_UNVERIFIED` (retryable).
  */
 export function destroy(context: E2BContext, handle: unknown, op?: OpOptions): Promise<void> {
-  return context.onHandle(handle, op, "destroy", context.options.timeouts.destroyMs, async (sandboxId, call) => {
-    if (!context.known.isOwned(sandboxId) && !(await context.ownedInfo(sandboxId, "destroy", call))) {
-      context.forget(sandboxId);
-      return;
-    }
-    if (!(await deleteSandbox(context, sandboxId, call))) return;
-    const sdk = await context.sdk();
-    const verdict = await confirmGone(
-      async () => {
-        try {
-          await sdk.Sandbox.getInfo(sandboxId, context.fields(call));
-          return true;
-        } catch (error) {
-          if (isNotFound(error)) return false;
-          throw error;
-        }
-      },
-      { until: Date.now() + call.remainingMs() - VERIFY_MARGIN_MS, signal: call.signal },
-    );
-    if (verdict.gone) return context.forget(sandboxId);
-    const why = verdict.reason === "still-present" ? "it was still listed after the delete" : "the check failed";
-    throw destroyUnverified(PROVIDER, sandboxId, why, verdict.last);
+  return destroyVerified(context, handle, op, {
+    timeoutMs: context.options.timeouts.destroyMs,
+    remove: (sandboxId, budget) => deleteSandbox(context, sandboxId, budget),
+    exists: async (sandboxId, budget) => (await context.describe(sandboxId, "destroy", budget)) !== undefined,
   });
 }
 
@@ -44,13 +23,13 @@ export function destroy(context: E2BContext, handle: unknown, op?: OpOptions): P
  * One `DELETE /sandboxes/{id}` of a sandbox known to be ours; resolves whether
  * it was there. Shared with the cleanup of abandoned launches.
  */
-export async function deleteSandbox(context: E2BContext, sandboxId: string, timing: CallTiming): Promise<boolean> {
+export async function deleteSandbox(context: E2BContext, sandboxId: string, budget: CallBudget): Promise<boolean> {
   const sdk = await context.sdk();
   let found: boolean;
   try {
-    found = await sdk.Sandbox.kill(sandboxId, context.fields(timing));
+    found = await sdk.Sandbox.kill(sandboxId, context.fields(budget));
   } catch (error) {
-    if (!isNotFound(error)) throw mapE2BError(error, { operation: "destroy", sandboxId });
+    if (!isNotFound(error)) throw context.mapError(error, { operation: "destroy", sandboxId });
     found = false;
   }
   context.forget(sandboxId, { keepOwnership: found });
@@ -77,6 +56,6 @@ export function stop(context: E2BContext, handle: unknown, op?: OpOptions): Prom
 export function start(context: E2BContext, handle: unknown, op?: OpOptions): Promise<void> {
   return context.onHandle(handle, op, "start", context.options.timeouts.lifecycleMs, async (sandboxId, call) => {
     await context.assertOwned(sandboxId, "start", call);
-    context.remember(await context.connect(sandboxId, "start", call));
+    context.remember(sandboxId, await context.connect(sandboxId, "start", call));
   });
 }

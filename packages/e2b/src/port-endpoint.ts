@@ -43,7 +43,7 @@ export async function portEndpoint(
 ): Promise<PortEndpoint> {
   const checked = checkExposablePort(port, "port");
   const { portProxyUrl, timeouts } = context.options;
-  return context.onSandbox(handle, op, "portEndpoint", timeouts.lookupMs, async (sandbox, _call, sandboxId) => {
+  return context.onInstance(handle, op, "portEndpoint", timeouts.lookupMs, async (sandbox, _call, sandboxId) => {
     const token = sandbox.trafficAccessToken ? { [TRAFFIC_TOKEN_HEADER]: sandbox.trafficAccessToken } : undefined;
     if (portProxyUrl !== undefined) {
       const routing = { "E2b-Sandbox-Id": sandboxId, "E2b-Sandbox-Port": String(checked) };

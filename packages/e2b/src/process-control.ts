@@ -1,16 +1,22 @@
 import { retry, SandportError } from "@sandport/core";
-import { httpStatusOf, isConnectionLost, markerSweepScript, type OutputCollector } from "@sandport/core/adapter";
-import { budget, type CallTiming, type E2BContext } from "./context.js";
+import {
+  type CallBudget,
+  createCallBudget,
+  httpStatusOf,
+  isConnectionLost,
+  KILL_DEADLINE_MS,
+  markerSweepScript,
+  type OutputStream,
+} from "@sandport/core/adapter";
+import type { CommandPlan } from "./command-plan.js";
+import type { E2BContext } from "./context.js";
 import { isSandboxNotFound, mapE2BError } from "./errors.js";
 import { PROVIDER } from "./handle.js";
 import type { E2BCommandHandle, E2BSandbox } from "./internal/sdk-types.js";
 import { EXEC_MARKER_ENV } from "./markers.js";
-import type { CommandPlan } from "./run-command.js";
 
 /** Retries of a command start E2B refused (429, 5xx before the process existed). */
 const START_RETRY = { maxAttempts: 3, initialDelayMs: 250, maxDelayMs: 2_000 } as const;
-/** Deadline of the best-effort kill after a timeout, abort, output overflow or `kill()`. */
-export const KILL_TIMEOUT_MS = 10_000;
 
 /**
  * Starts the process, retrying only when E2B provably refused before the
@@ -24,10 +30,10 @@ export function startProcess(
   sandbox: E2BSandbox,
   plan: CommandPlan,
   signal: AbortSignal,
-  output: OutputCollector,
+  output: (stream: OutputStream, data: string) => void,
   openStdin: boolean,
 ): Promise<E2BCommandHandle> {
-  const timing = { ...budget(context.options.timeouts.lookupMs), signal };
+  const timing = { ...createCallBudget(context.options.timeouts.lookupMs), signal };
   const start = () =>
     sandbox.commands
       .run(plan.command, {
@@ -38,8 +44,8 @@ export function startProcess(
         stdin: openStdin,
         requestTimeoutMs: timing.remainingMs(),
         signal,
-        onStdout: (data) => output.push("stdout", data),
-        onStderr: (data) => output.push("stderr", data),
+        onStdout: (data) => output("stdout", data),
+        onStderr: (data) => output("stderr", data),
       })
       .catch(async (error: unknown) => {
         throw await classifyStartFailure(context, sandboxId, error, timing);
@@ -52,7 +58,7 @@ async function classifyStartFailure(
   context: E2BContext,
   sandboxId: string,
   error: unknown,
-  timing: CallTiming & { readonly signal: AbortSignal },
+  timing: CallBudget & { readonly signal: AbortSignal },
 ): Promise<SandportError> {
   const mapped = mapE2BError(error, { operation: "exec", sandboxId });
   const status = httpStatusOf(error);
@@ -87,7 +93,7 @@ async function classifyStartFailure(
 }
 
 /** The stream of a running command broke: it was stopped, and what it did is unknown. */
-export function lostOutput(sandboxId: string, pid: number, error: unknown): SandportError {
+export function lostOutput(sandboxId: string, pid: number | string, error: unknown): SandportError {
   const gone = mapE2BError(error, { operation: "exec", sandboxId }).code === "NOT_FOUND";
   return new SandportError({
     code: gone ? "NOT_FOUND" : "PROVIDER_UNAVAILABLE",
@@ -111,17 +117,16 @@ export async function killProcessTree(
   pid: number | undefined,
   marker: string | undefined,
 ): Promise<boolean> {
-  const killed =
-    pid === undefined
-      ? false
-      : await sandbox.commands.kill(pid, { requestTimeoutMs: KILL_TIMEOUT_MS }).catch(() => false);
+  // No signal: the engine bounds the whole kill by its deadline, and the requests carry their own timeout.
+  const options = { requestTimeoutMs: KILL_DEADLINE_MS };
+  const killed = pid === undefined ? false : await sandbox.commands.kill(pid, options).catch(() => false);
   if (marker === undefined) return killed;
   try {
     const sweep = await sandbox.commands.run(markerSweepScript(EXEC_MARKER_ENV, marker), {
       background: true,
-      timeoutMs: KILL_TIMEOUT_MS,
+      timeoutMs: KILL_DEADLINE_MS,
       stdin: false,
-      requestTimeoutMs: KILL_TIMEOUT_MS,
+      ...options,
     });
     await sweep.wait().catch(() => undefined);
   } catch {

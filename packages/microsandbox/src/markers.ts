@@ -1,15 +1,7 @@
 /**
- * Environment variables `MicrosandboxRuntime` sets on the commands it starts.
- * They are reserved: a launch or request env that sets one is refused with
- * `INVALID_REQUEST`.
+ * The environment variables this runtime sets on the processes it starts and
+ * refuses in a caller's env: the port's reserved names (`EXEC_MARKER_ENV`,
+ * `SESSION_ENV`, `COMMAND_ENV`, all in `RESERVED_ENV`), re-exported so the
+ * adapter's files import them from one place.
  */
-
-/**
- * A unique id for each command. Its descendants inherit it, so a kill can find
- * the whole tree (`markerSweepScript`): agentd's kill signals only the command's
- * own process, and children it leaves behind would keep running.
- */
-export const EXEC_MARKER_ENV = "SANDPORT_EXEC_ID";
-
-/** Every variable above. */
-export const RESERVED_ENV: readonly string[] = [EXEC_MARKER_ENV];
+export { COMMAND_ENV, EXEC_MARKER_ENV, RESERVED_ENV, SESSION_ENV } from "@sandport/core";

@@ -1,10 +1,7 @@
 /**
- * The environment variable `ModalRuntime` sets on every command it starts, so
- * a kill can find the command's whole process tree (`markerSweepScript`):
- * Modal has no call that kills an exec. It is reserved: a launch or request
- * env that sets it is refused with `INVALID_REQUEST`.
+ * The environment variables this runtime sets on the processes it starts and
+ * refuses in a caller's env: the port's reserved names (`EXEC_MARKER_ENV`,
+ * `SESSION_ENV`, `COMMAND_ENV`, all in `RESERVED_ENV`), re-exported so the
+ * adapter's files import them from one place.
  */
-export const EXEC_MARKER_ENV = "SANDPORT_EXEC_ID";
-
-/** Every reserved variable. */
-export const RESERVED_ENV: readonly string[] = [EXEC_MARKER_ENV];
+export { COMMAND_ENV, EXEC_MARKER_ENV, RESERVED_ENV, SESSION_ENV } from "@sandport/core";

@@ -4,9 +4,10 @@ import {
   BackgroundTasks,
   type ErrorSite,
   foreignSandbox,
-  launchReclaimer,
+  type LaunchReclaimSettings,
   type OperationCall,
   OperationRunner,
+  reclaimAbandonedLaunch,
   type SdkLoader,
   sandboxNotFound,
 } from "@sandport/core/adapter";
@@ -62,14 +63,15 @@ export class VercelContext {
       onBackgroundError,
     );
     const { timeouts } = options;
-    this.reclaimLaunch = launchReclaimer({
+    const reclaim: LaunchReclaimSettings = {
       destroy: async (name) => void (await deleteSandbox(this, name, budget(timeouts.destroyMs))),
       findByLaunchKey: (launchKey) => findByLaunchKey(this, launchKey, budget(timeouts.lookupMs)),
       outcomeUnknown: mapVercelError.outcomeUnknown,
       condemned: this.condemned,
       background: this.background,
       cleanupMs: options.orphanCleanupMs,
-    });
+    };
+    this.reclaimLaunch = (launch) => reclaimAbandonedLaunch({ ...launch, ...reclaim });
     this.operations = new OperationRunner({
       provider: PROVIDER,
       mapError: mapVercelError,

@@ -1,16 +1,7 @@
 /**
- * The environment variable `VercelRuntime` sets on the commands it
- * runs, so it can find and kill whole process trees. It is reserved: a launch
- * or request env that sets it is refused with `INVALID_REQUEST`.
+ * The environment variables this runtime sets on the processes it starts and
+ * refuses in a caller's env: the port's reserved names (`EXEC_MARKER_ENV`,
+ * `SESSION_ENV`, `COMMAND_ENV`, all in `RESERVED_ENV`), re-exported so the
+ * adapter's files import them from one place.
  */
-
-/**
- * A unique id for each command. Its descendants inherit it, so a kill can
- * find the whole tree (`markerSweepScript`): a waited command cannot be
- * killed through the API (its id is not known until it ends), and children
- * that left its process group would outlive a kill of the group.
- */
-export const EXEC_MARKER_ENV = "SANDPORT_EXEC_ID";
-
-/** Every reserved variable. */
-export const RESERVED_ENV: readonly string[] = [EXEC_MARKER_ENV];
+export { COMMAND_ENV, EXEC_MARKER_ENV, RESERVED_ENV, SESSION_ENV } from "@sandport/core";

@@ -18,8 +18,11 @@ export interface OperationRunnerOptions {
 /**
  * The frame of every port method of one adapter: {@link runOperation} with the
  * adapter's provider and error mapper, and the same for calls on a handle,
- * whose sandbox id is checked first. What each adapter's context would
- * otherwise write again.
+ * whose sandbox id is checked first.
+ *
+ * @deprecated `AdapterContext` holds the same frame (`run`, `onHandle`) with
+ * the rest of an adapter's state; this class goes once the adapters that
+ * still extend or hold it are rebuilt on the context.
  */
 export class OperationRunner {
   readonly #options: OperationRunnerOptions;

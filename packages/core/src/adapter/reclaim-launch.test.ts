@@ -7,7 +7,6 @@ import { BackgroundTasks } from "./background-tasks.js";
 import {
   LISTING_TRUSTED_AFTER_MS,
   launchFailure,
-  launchReclaimer,
   launchReclaimOf,
   ORPHAN_SEARCH_DELAYS_MS,
   reclaimAbandonedLaunch,
@@ -75,21 +74,6 @@ describe("reclaimAbandonedLaunch", () => {
       outcome: "destroyed",
       destroyed: ["sb-late"],
     });
-  });
-
-  test("launchReclaimer binds a runtime's settings once; each launch brings its own facts", async () => {
-    const { destroyed, background, common } = setup();
-    const { idOf: _idOf, launchKey: _key, ...settings } = common;
-    const reclaim = launchReclaimer({ ...settings, findByLaunchKey: async () => [] });
-    reclaim({
-      creation: Promise.resolve({ name: "sb-a" }),
-      idOf: (made) => made.name,
-      launchKey: "a",
-      error: aborted(),
-      created: true,
-    });
-    await background.settle();
-    assert.deepEqual(destroyed, ["sb-a"]);
   });
 
   test("the adapter's mapper decides the outcome: a create cut by its own gRPC deadline (status 4) is searched for", async () => {

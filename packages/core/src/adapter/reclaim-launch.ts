@@ -239,11 +239,6 @@ export type LaunchReclaimSettings = Pick<
 /** One abandoned launch's own facts: its create, its key, and how it failed. */
 export type AbandonedCreate<Created> = Omit<AbandonedLaunch<Created>, keyof LaunchReclaimSettings>;
 
-/** {@link reclaimAbandonedLaunch} with a runtime's settings bound once, for its launches to call. */
-export function launchReclaimer(settings: LaunchReclaimSettings): <Created>(launch: AbandonedCreate<Created>) => void {
-  return (launch) => reclaimAbandonedLaunch({ ...launch, ...settings });
-}
-
 /** How {@link launchFailure} words a failed create. */
 export interface LaunchFailureOptions {
   /** Whether the sandbox may exist anyway: the adapter's `ErrorMapper.outcomeUnknown` of the create's error. */

@@ -1,0 +1,31 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { OutputCollector } from "../streams/output-collector.js";
+import { asyncCommandLogs, asyncCommandStatus, VANISHED_END } from "./async-command-result.js";
+
+describe("async command results", () => {
+  test("status: running has no code; a timed-out end has none either; a vanished one is 255", () => {
+    assert.deepEqual(asyncCommandStatus("running"), { state: "running", exitCode: null });
+    assert.deepEqual(asyncCommandStatus({ exitCode: 137, durationMs: 5, timedOut: true }), {
+      state: "exited",
+      exitCode: null,
+    });
+    assert.deepEqual(asyncCommandStatus({ exitCode: 3, durationMs: 5, timedOut: false }), {
+      state: "exited",
+      exitCode: 3,
+    });
+    assert.deepEqual(asyncCommandStatus(VANISHED_END), { state: "exited", exitCode: 255 });
+  });
+
+  test("logs: capped output, the running time while running, the recorded end after", () => {
+    const output = new OutputCollector(4);
+    output.push("stdout", "abcdef");
+    const running = asyncCommandLogs(output, "running", 120);
+    assert.deepEqual(
+      [running.exitCode, running.durationMs, running.truncated, running.stdout],
+      [null, 120, true, "abcd"],
+    );
+    const timedOut = asyncCommandLogs(output, { exitCode: 124, durationMs: 900, timedOut: true }, 0);
+    assert.deepEqual([timedOut.exitCode, timedOut.timedOut, timedOut.durationMs], [null, true, 900]);
+  });
+});

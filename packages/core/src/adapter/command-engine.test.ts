@@ -1,0 +1,155 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { SandportError } from "../errors/sandport-error.js";
+import type { ExecEvent } from "../port/exec-event.js";
+import type { OutputStream } from "../streams/output-collector.js";
+import {
+  type CommandRunOptions,
+  runCommandToEnd,
+  startCommandRun,
+  type VendorCommand,
+  type VendorEnd,
+  type VendorProcess,
+} from "./command-engine.js";
+
+/** A vendor process the test drives: it writes output and ends when told, or when killed. */
+class FakeVendor implements VendorCommand {
+  kills = 0;
+  killedBeforeStart = false;
+  output: (stream: OutputStream, data: string) => void = () => {};
+  end: (end: VendorEnd) => void = () => {};
+  fail: (error: unknown) => void = () => {};
+  /** What a kill does: end the process as killed (default), or hang (a vendor that never answers). */
+  onKill: "end" | "hang" | "ignore" = "end";
+  /** Output the process writes before its start call returns. */
+  early: string | undefined;
+
+  async start(output: (stream: OutputStream, data: string) => void): Promise<VendorProcess> {
+    this.output = output;
+    const ended = new Promise<VendorEnd>((resolve, reject) => {
+      this.end = resolve;
+      this.fail = reject;
+    });
+    if (this.early !== undefined) output("stdout", this.early);
+    return { pid: 42, ended };
+  }
+
+  kill(process: VendorProcess | undefined): Promise<void> {
+    this.kills++;
+    if (process === undefined) this.killedBeforeStart = true;
+    if (this.onKill === "hang") return new Promise(() => {});
+    if (this.onKill === "end") this.end({ kind: "killed" });
+    return Promise.resolve();
+  }
+}
+
+function options(extra: Partial<CommandRunOptions> = {}): CommandRunOptions {
+  return { provider: "test", timeoutMs: 60_000, maxOutputBytes: 1024, signal: new AbortController().signal, ...extra };
+}
+
+describe("the command engine", () => {
+  test("a command that exits by itself keeps its code; started comes first even after early output", async () => {
+    const vendor = new FakeVendor();
+    vendor.early = "early\n";
+    const events: ExecEvent[] = [];
+    const run = await startCommandRun(vendor, options({ emit: (event) => events.push(event) }));
+    vendor.output("stderr", "late\n");
+    vendor.end({ kind: "exited", exitCode: 3 });
+    const result = await run.finished;
+    assert.deepEqual(
+      [result.exitCode, result.timedOut, result.truncated, result.stdout, result.stderr],
+      [3, false, false, "early\n", "late\n"],
+    );
+    assert.ok(result.durationMs >= 0);
+    assert.deepEqual(
+      events.map((event) => event.type),
+      ["started", "stdout", "stderr"],
+    );
+    assert.equal(vendor.kills, 0);
+  });
+
+  test("a command past its run budget is killed: timedOut true, exitCode null", async () => {
+    const vendor = new FakeVendor();
+    const result = await runCommandToEnd(vendor, options({ timeoutMs: 20 }));
+    assert.deepEqual([result.timedOut, result.exitCode, vendor.kills], [true, null, 1]);
+  });
+
+  test("a vendor that ends the command for its own timeout reports timedOut, exitCode null", async () => {
+    const vendor = new FakeVendor();
+    const run = await startCommandRun(vendor, options());
+    vendor.end({ kind: "timed-out" });
+    const result = await run.finished;
+    assert.deepEqual([result.timedOut, result.exitCode], [true, null]);
+  });
+
+  test("output past the cap is cut, the kill sent, and the exit code null even if the vendor reports one", async () => {
+    const vendor = new FakeVendor();
+    vendor.onKill = "ignore";
+    const run = await startCommandRun(vendor, options({ maxOutputBytes: 4 }));
+    vendor.output("stdout", "abcdef");
+    assert.equal(vendor.kills, 1, "the kill is sent as the cap is passed");
+    vendor.end({ kind: "exited", exitCode: 0 });
+    const result = await run.finished;
+    assert.deepEqual([result.truncated, result.stdout, result.exitCode, result.timedOut], [true, "abcd", null, false]);
+  });
+
+  test("output past the cap before the start returned is killed once it runs", async () => {
+    const vendor = new FakeVendor();
+    vendor.early = "0123456789";
+    const result = await runCommandToEnd(vendor, options({ maxOutputBytes: 4 }));
+    assert.deepEqual([result.truncated, result.exitCode, vendor.kills], [true, null, 1]);
+  });
+
+  test("kill(): the kill is sent once, exitCode null, timedOut false", async () => {
+    const vendor = new FakeVendor();
+    const run = await startCommandRun(vendor, options());
+    await Promise.all([run.kill(), run.kill()]);
+    const result = await run.finished;
+    assert.deepEqual([result.exitCode, result.timedOut, vendor.kills, run.stopReason], [null, false, 1, "killed"]);
+  });
+
+  test("an abort kills the command and rejects with the signal's reason", async () => {
+    const vendor = new FakeVendor();
+    vendor.onKill = "ignore";
+    const controller = new AbortController();
+    const run = await startCommandRun(vendor, options({ signal: controller.signal }));
+    const reason = new SandportError({ code: "ABORTED", provider: "test", retryable: false, message: "gave up" });
+    controller.abort(reason);
+    await assert.rejects(run.finished, (error) => error === reason);
+    assert.deepEqual([vendor.kills, run.stopReason], [1, "aborted"]);
+  });
+
+  test("a start cut off by its signal sweeps for the command anyway", async () => {
+    const controller = new AbortController();
+    const vendor = new FakeVendor();
+    vendor.start = () => {
+      controller.abort(new Error("gave up"));
+      return Promise.reject(new Error("cut"));
+    };
+    await assert.rejects(startCommandRun(vendor, options({ signal: controller.signal })), /cut/);
+    assert.equal(vendor.killedBeforeStart, true);
+  });
+
+  test("lost output: the command is stopped and the run rejects, flagged outcomeUnknown", async () => {
+    const vendor = new FakeVendor();
+    vendor.onKill = "ignore";
+    const run = await startCommandRun(vendor, options());
+    vendor.fail(new Error("stream reset"));
+    const error = await run.finished.catch((caught: unknown) => caught);
+    assert.ok(SandportError.hasCode(error, "PROVIDER_UNAVAILABLE"));
+    assert.equal(error.details.outcomeUnknown, true);
+    assert.deepEqual([vendor.kills, run.stopReason], [1, "lost"]);
+  });
+
+  test("a kill the vendor never confirms rejects DEADLINE_EXCEEDED at the kill deadline, and so does the run", async () => {
+    const vendor = new FakeVendor();
+    vendor.onKill = "hang";
+    const run = await startCommandRun(vendor, options({ killDeadlineMs: 30 }));
+    const killing = run.kill().catch((caught: unknown) => caught);
+    const killError = await killing;
+    assert.ok(SandportError.hasCode(killError, "DEADLINE_EXCEEDED"));
+    const runError = await run.finished.catch((caught: unknown) => caught);
+    assert.ok(SandportError.hasCode(runError, "DEADLINE_EXCEEDED"));
+    assert.equal(runError.details.outcomeUnknown, true);
+  });
+});

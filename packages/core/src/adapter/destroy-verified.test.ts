@@ -1,0 +1,59 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { SandportError } from "../errors/sandport-error.js";
+import { destroyVerified } from "./destroy-verified.js";
+import { FakeContext } from "./fake-context.js";
+
+/** The fake provider's delete and look, counting deletes; `lingers` keeps a deleted sandbox listed. */
+function primitives(context: FakeContext, lingers = false) {
+  const deleted: string[] = [];
+  return {
+    deleted,
+    timeoutMs: 1_000,
+    remove: async (sandboxId: string) => {
+      deleted.push(sandboxId);
+      const found = context.sandboxes.has(sandboxId);
+      if (!lingers) context.sandboxes.delete(sandboxId);
+      return found;
+    },
+    exists: async (sandboxId: string) => context.sandboxes.has(sandboxId),
+  };
+}
+
+describe("destroyVerified", () => {
+  test("deletes, confirms gone, and forgets the sandbox", async () => {
+    const context = new FakeContext();
+    context.add("a");
+    context.remember("a");
+    const vendor = primitives(context);
+    await destroyVerified(context, { id: "a" }, undefined, vendor);
+    assert.deepEqual(vendor.deleted, ["a"]);
+    assert.equal(context.known.isOwned("a"), false);
+  });
+
+  test("an unseen foreign sandbox is FOREIGN_SANDBOX and never deleted", async () => {
+    const context = new FakeContext();
+    context.add("f", "someone-else");
+    const vendor = primitives(context);
+    const error = await destroyVerified(context, { id: "f" }, undefined, vendor).catch((caught: unknown) => caught);
+    assert.ok(SandportError.hasCode(error, "FOREIGN_SANDBOX"));
+    assert.deepEqual(vendor.deleted, []);
+  });
+
+  test("an absent sandbox counts as destroyed, without a delete", async () => {
+    const context = new FakeContext();
+    const vendor = primitives(context);
+    await destroyVerified(context, { id: "gone" }, undefined, vendor);
+    assert.deepEqual(vendor.deleted, []);
+  });
+
+  test("a sandbox still listed at the deadline is DESTROY_UNVERIFIED, saying why", async () => {
+    const context = new FakeContext();
+    context.add("a");
+    const vendor = primitives(context, true);
+    const error = await destroyVerified(context, { id: "a" }, { timeoutMs: 900 }, vendor).catch((e: unknown) => e);
+    assert.ok(SandportError.hasCode(error, "DESTROY_UNVERIFIED"));
+    assert.match(error.message, /still listed/);
+    assert.equal(error.retryable, true);
+  });
+});

@@ -1,0 +1,54 @@
+import type { OpOptions } from "../port/op-options.js";
+import type { AdapterContext, CallBudget, ContextOptions } from "./adapter-context.js";
+import { confirmGone } from "./confirm-gone.js";
+import { destroyUnverified } from "./sandbox-errors.js";
+
+/**
+ * Time kept back from the destroy deadline, so a destroy that cannot show
+ * absence in time rejects `DESTROY_UNVERIFIED` itself, not a bare deadline.
+ */
+export const VERIFY_MARGIN_MS = 250;
+
+/** The vendor primitives of {@link destroyVerified}. */
+export interface DestroyPrimitives {
+  /** Deadline of the call when `op.timeoutMs` is absent (the adapter's `timeouts.destroyMs`). */
+  readonly timeoutMs: number;
+  /**
+   * One delete of a sandbox known to be ours; resolves whether it was there
+   * (a not-found answer is `false`, not an error).
+   */
+  readonly remove: (sandboxId: string, budget: CallBudget) => Promise<boolean>;
+  /** One look: whether the sandbox is still there (not-found is `false`; other failures throw). */
+  readonly exists: (sandboxId: string, budget: CallBudget) => Promise<boolean>;
+}
+
+/**
+ * `destroy` of every adapter: the handle checked; a sandbox this runtime has
+ * not seen checked for our marker first (`FOREIGN_SANDBOX`; absent counts as
+ * destroyed); the delete; then `confirmGone` until the call's deadline less
+ * {@link VERIFY_MARGIN_MS}; forgotten once gone. When absence cannot be shown
+ * in time, rejects `DESTROY_UNVERIFIED` (retryable) saying why.
+ */
+export function destroyVerified(
+  context: AdapterContext<ContextOptions, unknown, unknown, unknown>,
+  handle: unknown,
+  op: OpOptions | undefined,
+  primitives: DestroyPrimitives,
+): Promise<void> {
+  return context.onHandle(handle, op, "destroy", primitives.timeoutMs, async (sandboxId, call) => {
+    if (!context.known.isOwned(sandboxId) && !(await context.ownedInfo(sandboxId, "destroy", call))) {
+      context.forget(sandboxId);
+      return;
+    }
+    const found = await primitives.remove(sandboxId, call);
+    context.forget(sandboxId, { keepOwnership: found });
+    if (!found) return;
+    const verdict = await confirmGone(() => primitives.exists(sandboxId, call), {
+      until: Date.now() + call.remainingMs() - VERIFY_MARGIN_MS,
+      signal: call.signal,
+    });
+    if (verdict.gone) return context.forget(sandboxId);
+    const why = verdict.reason === "still-present" ? "it was still listed after the delete" : "the check failed";
+    throw destroyUnverified(context.provider, sandboxId, why, verdict.last);
+  });
+}

@@ -1,0 +1,70 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { SandportError } from "../errors/sandport-error.js";
+import { createCallBudget } from "./adapter-context.js";
+import { FakeContext, type FakeInfo } from "./fake-context.js";
+import { findIdsByLaunchKey, findOwned, getOwned, type SandboxListing } from "./owned-lookup.js";
+
+/** A listing that filters loosely (owner only, as some providers do) and returns each sandbox twice. */
+function looseListing(context: FakeContext): SandboxListing<FakeInfo> & { calls: number } {
+  const listing = {
+    calls: 0,
+    idOf: (info: FakeInfo) => info.id,
+    list: async () => {
+      listing.calls++;
+      const all = [...context.sandboxes.values()];
+      return [...all, ...all];
+    },
+  };
+  return listing;
+}
+
+const toHandle = (info: FakeInfo) => ({ id: info.id });
+
+describe("owned lookups", () => {
+  test("findOwned: ours only, every label matched, each once, condemned launches hidden", async () => {
+    const context = new FakeContext();
+    context.add("a", "me", { job: "1", "sandport.launch-key": "ka" });
+    context.add("b", "me", { job: "2" });
+    context.add("c", "someone-else", { job: "1" });
+    context.add("d", "me", { job: "1", "sandport.launch-key": "kd" });
+    context.condemned.add("kd");
+    const listing = looseListing(context);
+    const found = await findOwned(context, { job: "1" }, undefined, { ...listing, timeoutMs: 1_000, toHandle });
+    assert.deepEqual(found, [{ id: "a" }]);
+    assert.equal(context.known.isOwned("a"), true);
+    assert.deepEqual(
+      await findIdsByLaunchKey(context, listing, "kd", createCallBudget(1_000)),
+      ["d"],
+      "reclaim sees it",
+    );
+  });
+
+  test("findOwned: another owner named in the query is [] without a request; bad labels are INVALID_REQUEST", async () => {
+    const context = new FakeContext();
+    const listing = looseListing(context);
+    const options = { ...listing, timeoutMs: 1_000, toHandle };
+    assert.deepEqual(await findOwned(context, { "sandport.owner": "other" }, undefined, options), []);
+    const bad = await findOwned(context, { job: 3 } as never, undefined, options).catch((error: unknown) => error);
+    assert.ok(SandportError.hasCode(bad, "INVALID_REQUEST"));
+    assert.equal(listing.calls, 0);
+  });
+
+  test("getOwned: a handle when ours, undefined when absent, FOREIGN_SANDBOX when not ours, the id checked first", async () => {
+    const context = new FakeContext();
+    context.add("a");
+    context.add("f", "someone-else");
+    const validId = (id: unknown) => {
+      if (typeof id !== "string" || id.includes("/")) throw new Error("bad id");
+      return id;
+    };
+    const options = { timeoutMs: 1_000, validId, toHandle };
+    assert.deepEqual(await getOwned(context, "a", undefined, options), { id: "a" });
+    assert.equal(await getOwned(context, "z", undefined, options), undefined);
+    const foreign = await getOwned(context, "f", undefined, options).catch((error: unknown) => error);
+    assert.ok(SandportError.hasCode(foreign, "FOREIGN_SANDBOX"));
+    const describes = context.describes;
+    await assert.rejects(getOwned(context, "../x", undefined, options));
+    assert.equal(context.describes, describes);
+  });
+});
