@@ -4,11 +4,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { CommandRef } from "@sandport/core";
+import { COMMAND_ENV, SESSION_ENV } from "@sandport/core";
 import { VANISHED_EXIT } from "@sandport/core/adapter";
 import { delay, expectCode, waitFor } from "@sandport/testkit/assertions";
 import { Sandbox } from "e2b";
 import { emulated } from "../test/emulated.js";
-import { COMMAND_ENV, SESSION_ENV } from "./markers.js";
 
 const START = "rpc process.Process/Start";
 

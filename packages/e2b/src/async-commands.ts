@@ -1,10 +1,12 @@
 import { randomUUID } from "node:crypto";
 import {
+  COMMAND_ENV,
   type CommandRef,
   type CommandStatus,
   type ExecResult,
   type OpOptions,
   SandportError,
+  SESSION_ENV,
   type StartCommandRequest,
   splitStartCommandRequest,
   validateCommandRef,
@@ -28,7 +30,6 @@ import type { E2BContext } from "./context.js";
 import { isNotFound } from "./errors.js";
 import { PROVIDER } from "./handle.js";
 import type { E2BCommandHandle, E2BSandbox } from "./internal/sdk-types.js";
-import { COMMAND_ENV, SESSION_ENV } from "./markers.js";
 
 /** How long envd lets the script outlive the command's own timeout (its watchdog kills first). */
 const BACKSTOP_MS = 60_000;

@@ -1,7 +1,9 @@
 import { randomUUID } from "node:crypto";
 import {
   composeShellCommand,
+  EXEC_MARKER_ENV,
   type ExecRequest,
+  RESERVED_ENV,
   refuseReservedEnv,
   toSandboxPath,
   validateExecRequest,
@@ -9,7 +11,6 @@ import {
 import { assertCommandFits, type CallBudget, KILL_DEADLINE_MS, planStdin } from "@sandport/core/adapter";
 import { PROVIDER } from "./handle.js";
 import type { E2BSandbox } from "./internal/sdk-types.js";
-import { EXEC_MARKER_ENV, RESERVED_ENV } from "./markers.js";
 import type { ResolvedOptions } from "./options.js";
 
 /** A validated command, ready to send: what envd runs with `bash -l -c`. */

@@ -28,7 +28,7 @@ import { launch } from "./launch.js";
 import { destroy, start, stop } from "./lifecycle.js";
 import { findByLabels, getById } from "./lookup.js";
 import { type E2BRuntimeOptions, resolveOptions } from "./options.js";
-import { portEndpoint } from "./port-endpoint.js";
+import { portEndpoint } from "./ports.js";
 import { spawn } from "./spawn.js";
 
 /**

@@ -2,12 +2,11 @@
 // quoting, stdin, timeouts, the output cap, aborts, streams and refusals.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { type ExecEvent, SandportError } from "@sandport/core";
+import { type ExecEvent, RESERVED_ENV, SandportError } from "@sandport/core";
 import { MAX_COMMAND_BYTES } from "@sandport/core/adapter";
 import { delay, expectCode, waitFor } from "@sandport/testkit/assertions";
 import { emulated } from "../test/emulated.js";
 import { planCommand } from "./command-plan.js";
-import { RESERVED_ENV } from "./markers.js";
 import { resolveOptions } from "./options.js";
 
 const START = "rpc process.Process/Start";

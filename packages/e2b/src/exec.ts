@@ -2,7 +2,7 @@ import type { ExecEvent, ExecRequest, ExecResult, OpOptions } from "@sandport/co
 import { execEventStream } from "@sandport/core/adapter";
 import { planCommand } from "./command-plan.js";
 import type { E2BContext } from "./context.js";
-import { runCommand } from "./run-command.js";
+import { runCommand } from "./vendor-command.js";
 
 /**
  * Runs a command to completion; non-zero exits, timeouts and truncation are

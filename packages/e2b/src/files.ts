@@ -20,7 +20,7 @@ import type { E2BContext } from "./context.js";
 import { isNotFound } from "./errors.js";
 import { PROVIDER } from "./handle.js";
 import type { E2BEntryInfo, E2BSandbox } from "./internal/sdk-types.js";
-import { runScript } from "./run-command.js";
+import { runScript } from "./run-script.js";
 
 /** The mode E2B gives a written file; others are applied with one `chmod` command (run in the workspace) afterwards. */
 const WRITTEN_MODE = 0o644;

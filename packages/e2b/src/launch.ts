@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import {
   type LaunchSpec,
   type OpOptions,
+  RESERVED_ENV,
   refuseReservedEnv,
   SandportError,
   unsupported,
@@ -14,8 +15,7 @@ import { type E2BHandle, PROVIDER } from "./handle.js";
 import type { E2BSandbox } from "./internal/sdk-types.js";
 import { deleteSandbox } from "./lifecycle.js";
 import { findByLaunchKey } from "./lookup.js";
-import { RESERVED_ENV } from "./markers.js";
-import { checkExposablePort } from "./port-endpoint.js";
+import { checkExposablePort } from "./ports.js";
 
 /**
  * Creates a sandbox carrying the ownership marker, the launch key and the

@@ -1,4 +1,4 @@
-import { retry, SandportError } from "@sandport/core";
+import { EXEC_MARKER_ENV, retry, SandportError } from "@sandport/core";
 import {
   type CallBudget,
   createCallBudget,
@@ -13,7 +13,6 @@ import type { E2BContext } from "./context.js";
 import { isSandboxNotFound, mapE2BError } from "./errors.js";
 import { PROVIDER } from "./handle.js";
 import type { E2BCommandHandle, E2BSandbox } from "./internal/sdk-types.js";
-import { EXEC_MARKER_ENV } from "./markers.js";
 
 /** Retries of a command start E2B refused (429, 5xx before the process existed). */
 const START_RETRY = { maxAttempts: 3, initialDelayMs: 250, maxDelayMs: 2_000 } as const;

@@ -11,7 +11,7 @@ import { planCommand } from "./command-plan.js";
 import { E2BContext } from "./context.js";
 import type { E2BRunOptions, E2BSandbox, E2BSdkModule } from "./internal/sdk-types.js";
 import { resolveOptions } from "./options.js";
-import { startRun } from "./run-command.js";
+import { startRun } from "./vendor-command.js";
 
 const CLOSE_STDIN = "rpc process.Process/CloseStdin";
 const ALL_BYTES = Uint8Array.from({ length: 256 }, (_, index) => index);

@@ -2,10 +2,10 @@ import type { ExecRequest, OpOptions, SandboxProcess } from "@sandport/core";
 import { spawnCommand } from "@sandport/core/adapter";
 import { planCommand } from "./command-plan.js";
 import type { E2BContext } from "./context.js";
-import { e2bStdin } from "./e2b-process.js";
 import { PROVIDER } from "./handle.js";
 import { lostOutput } from "./process-control.js";
-import { e2bCommand } from "./run-command.js";
+import { e2bStdin } from "./process-stdin.js";
+import { e2bCommand } from "./vendor-command.js";
 
 /**
  * Starts a command whose stdin stays open (`commands.run` with `stdin: true`)

@@ -1,6 +1,5 @@
 import type { ExecEvent, ExecResult } from "@sandport/core";
 import {
-  type CallBudget,
   type CommandRun,
   createCallBudget,
   startCommandRun,
@@ -13,8 +12,6 @@ import { PROVIDER } from "./handle.js";
 import type { E2BSandbox } from "./internal/sdk-types.js";
 import { killProcessTree, lostOutput, startProcess } from "./process-control.js";
 
-/** Output cap of the adapter's own helper scripts (symlink guard, chmod). */
-const SCRIPT_OUTPUT_BYTES = 1024 * 1024;
 /** How close to its timeout a command that envd ended must be for the end to count as the timeout. */
 const TIMEOUT_SLACK_MS = 50;
 
@@ -103,22 +100,4 @@ export async function runCommand(
   emit?: (event: ExecEvent) => void,
 ): Promise<ExecResult> {
   return (await startRun(context, sandboxId, sandbox, plan, emit ? { signal, emit } : { signal })).finished;
-}
-
-/** Runs one of the adapter's own scripts (symlink guard, chmod) in the workspace, to completion, within the caller's time. */
-export function runScript(
-  context: E2BContext,
-  sandboxId: string,
-  sandbox: E2BSandbox,
-  script: string,
-  budget: CallBudget & { readonly signal: AbortSignal },
-): Promise<ExecResult> {
-  const plan = {
-    command: script,
-    cwd: context.options.workspaceRoot,
-    env: {},
-    timeoutMs: Math.max(1, budget.remainingMs()),
-    maxOutputBytes: SCRIPT_OUTPUT_BYTES,
-  };
-  return runCommand(context, sandboxId, sandbox, plan, budget.signal);
 }
