@@ -1,12 +1,4 @@
-import {
-  type FileInfo,
-  type FileInput,
-  type FileKind,
-  normalizeWorkspacePath,
-  type OpOptions,
-  toSandboxPath,
-  validateFiles,
-} from "@sandport/core";
+import { type FileInput, normalizeWorkspacePath, type OpOptions, toSandboxPath, validateFiles } from "@sandport/core";
 import {
   checkSymlinkGuard,
   chmodFailure,
@@ -17,9 +9,8 @@ import {
   symlinkGuardScript,
 } from "@sandport/core/adapter";
 import type { E2BContext } from "./context.js";
-import { isNotFound } from "./errors.js";
 import { PROVIDER } from "./handle.js";
-import type { E2BEntryInfo, E2BSandbox } from "./internal/sdk-types.js";
+import type { E2BSandbox } from "./internal/sdk-types.js";
 import { runScript } from "./run-script.js";
 
 /** The mode E2B gives a written file; others are applied with one `chmod` command (run in the workspace) afterwards. */
@@ -72,36 +63,6 @@ export function readFile(context: E2BContext, handle: unknown, path: string, op?
   );
 }
 
-/** Entries of one directory (not recursive), with workspace-relative paths. */
-export function listDir(context: E2BContext, handle: unknown, path: string, op?: OpOptions): Promise<FileInfo[]> {
-  return onPath(context, handle, op, "listDir", { path, root: true, followFinal: true }, async (files, target, call) =>
-    (await files.list(target, { ...call, depth: 1 })).map((entry) => toFileInfo(context.options.workspaceRoot, entry)),
-  );
-}
-
-/** One entry's metadata; a symlink is reported as itself. A missing path rejects `NOT_FOUND`. */
-export function stat(context: E2BContext, handle: unknown, path: string, op?: OpOptions): Promise<FileInfo> {
-  return onPath(context, handle, op, "stat", { path, root: true, followFinal: false }, async (files, target, call) =>
-    toFileInfo(context.options.workspaceRoot, await files.getInfo(target, call)),
-  );
-}
-
-/** Creates a directory and its parents; succeeds when it already exists. */
-export function mkdir(context: E2BContext, handle: unknown, path: string, op?: OpOptions): Promise<void> {
-  return onPath(context, handle, op, "mkdir", { path, root: true, followFinal: true }, async (files, target, call) => {
-    await files.makeDir(target, call);
-  });
-}
-
-/** Removes a file or a directory tree; succeeds when it is already absent. The workspace root itself is refused. */
-export function remove(context: E2BContext, handle: unknown, path: string, op?: OpOptions): Promise<void> {
-  return onPath(context, handle, op, "remove", { path, root: false, followFinal: false }, (files, target, call) =>
-    files.remove(target, call).catch((error: unknown) => {
-      if (!isNotFound(error)) throw error;
-    }),
-  );
-}
-
 /** Which path a file operation acts on, and how. */
 interface PathTarget {
   readonly path: string;
@@ -121,7 +82,7 @@ interface RequestOptions {
  * Runs one single-path file operation: the path validated against the
  * workspace, the symlink guard, then `work` with the absolute path.
  */
-async function onPath<T>(
+export async function onPath<T>(
   context: E2BContext,
   handle: unknown,
   op: OpOptions | undefined,
@@ -156,31 +117,6 @@ async function guard(
   if (context.known.isPristine(sandboxId)) return;
   const result = await runScript(context, sandboxId, sandbox, symlinkGuardScript(paths), call);
   checkSymlinkGuard(paths, result, PROVIDER);
-}
-
-/** Translates an E2B entry into a port `FileInfo`. */
-function toFileInfo(workspaceRoot: string, entry: E2BEntryInfo): FileInfo {
-  const modifiedAt = entry.modifiedTime instanceof Date ? entry.modifiedTime : undefined;
-  return {
-    name: entry.name,
-    path: relativeToRoot(workspaceRoot, entry.path),
-    kind: kindOf(entry),
-    size: Number(entry.size) || 0,
-    ...(typeof entry.mode === "number" ? { mode: entry.mode & 0o7777 } : {}),
-    ...(modifiedAt && !Number.isNaN(modifiedAt.getTime()) ? { modifiedAt: modifiedAt.toISOString() } : {}),
-  };
-}
-
-function kindOf(entry: E2BEntryInfo): FileKind {
-  if (entry.symlinkTarget || entry.type === "symlink") return "symlink";
-  if (entry.type === "dir") return "directory";
-  if (entry.type === "file") return "file";
-  return "other";
-}
-
-function relativeToRoot(root: string, absolute: string): string {
-  if (absolute === root) return "";
-  return absolute.startsWith(`${root}/`) ? absolute.slice(root.length + 1) : absolute;
 }
 
 function bytes(content: Uint8Array): ArrayBuffer {

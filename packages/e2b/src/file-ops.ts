@@ -1,0 +1,60 @@
+import type { FileInfo, FileKind, OpOptions } from "@sandport/core";
+import type { E2BContext } from "./context.js";
+import { isNotFound } from "./errors.js";
+import { onPath } from "./files.js";
+import type { E2BEntryInfo } from "./internal/sdk-types.js";
+
+/** Entries of one directory (not recursive), with workspace-relative paths. */
+export function listDir(context: E2BContext, handle: unknown, path: string, op?: OpOptions): Promise<FileInfo[]> {
+  return onPath(context, handle, op, "listDir", { path, root: true, followFinal: true }, async (files, target, call) =>
+    (await files.list(target, { ...call, depth: 1 })).map((entry) => toFileInfo(context.options.workspaceRoot, entry)),
+  );
+}
+
+/** One entry's metadata; a symlink is reported as itself. A missing path rejects `NOT_FOUND`. */
+export function stat(context: E2BContext, handle: unknown, path: string, op?: OpOptions): Promise<FileInfo> {
+  return onPath(context, handle, op, "stat", { path, root: true, followFinal: false }, async (files, target, call) =>
+    toFileInfo(context.options.workspaceRoot, await files.getInfo(target, call)),
+  );
+}
+
+/** Creates a directory and its parents; succeeds when it already exists. */
+export function mkdir(context: E2BContext, handle: unknown, path: string, op?: OpOptions): Promise<void> {
+  return onPath(context, handle, op, "mkdir", { path, root: true, followFinal: true }, async (files, target, call) => {
+    await files.makeDir(target, call);
+  });
+}
+
+/** Removes a file or a directory tree; succeeds when it is already absent. The workspace root itself is refused. */
+export function remove(context: E2BContext, handle: unknown, path: string, op?: OpOptions): Promise<void> {
+  return onPath(context, handle, op, "remove", { path, root: false, followFinal: false }, (files, target, call) =>
+    files.remove(target, call).catch((error: unknown) => {
+      if (!isNotFound(error)) throw error;
+    }),
+  );
+}
+
+/** Translates an E2B entry into a port `FileInfo`. */
+function toFileInfo(workspaceRoot: string, entry: E2BEntryInfo): FileInfo {
+  const modifiedAt = entry.modifiedTime instanceof Date ? entry.modifiedTime : undefined;
+  return {
+    name: entry.name,
+    path: relativeToRoot(workspaceRoot, entry.path),
+    kind: kindOf(entry),
+    size: Number(entry.size) || 0,
+    ...(typeof entry.mode === "number" ? { mode: entry.mode & 0o7777 } : {}),
+    ...(modifiedAt && !Number.isNaN(modifiedAt.getTime()) ? { modifiedAt: modifiedAt.toISOString() } : {}),
+  };
+}
+
+function kindOf(entry: E2BEntryInfo): FileKind {
+  if (entry.symlinkTarget || entry.type === "symlink") return "symlink";
+  if (entry.type === "dir") return "directory";
+  if (entry.type === "file") return "file";
+  return "other";
+}
+
+function relativeToRoot(root: string, absolute: string): string {
+  if (absolute === root) return "";
+  return absolute.startsWith(`${root}/`) ? absolute.slice(root.length + 1) : absolute;
+}
