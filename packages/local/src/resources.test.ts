@@ -7,7 +7,7 @@ import { SandportError } from "@sandport/core";
 import { probeCgroupHost } from "./cgroup-host.js";
 import { LocalRuntime, type LocalRuntimeOptions } from "./index.js";
 import type { SandboxRecord } from "./sandbox-record.js";
-import { bwrapSkipReason, temporaryDirectory } from "./test-support.js";
+import { bwrapSkipReason, temporaryDirectory } from "./runtime.fixture.js";
 
 const root = temporaryDirectory("resources");
 after(() => root.remove());

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import { EXIT, EXIT_CODE_TABLE } from "./exit-codes.js";
-import { follow, runCli, startCli, UMBRELLA } from "./test-support.js";
+import { follow, runCli, startCli, UMBRELLA } from "./cli.fixture.js";
 
 const COMMANDS = ["doctor", "capabilities", "run", "canary", "sweep"];
 

@@ -5,7 +5,7 @@ import { spawnSync } from "node:child_process";
 import { dirname } from "node:path";
 import { after, describe, test } from "node:test";
 import { EXIT } from "./exit-codes.js";
-import { CLI, localOptions, runCli, scratchDirectory } from "./test-support.js";
+import { CLI, localOptions, runCli, scratchDirectory } from "./cli.fixture.js";
 
 /** An endpoint nothing listens on (the discard port): the provider's calls fail at once. */
 const UNREACHABLE = "http://127.0.0.1:9";

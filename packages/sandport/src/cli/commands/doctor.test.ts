@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import type { DoctorCheck } from "../doctor/check.js";
 import { EXIT } from "../exit-codes.js";
-import { runCli, scratchDirectory } from "../test-support.js";
+import { runCli, scratchDirectory } from "../cli.fixture.js";
 
 const SECRET = "e2b_doctor_secret_value_0123456789";
 

@@ -16,7 +16,7 @@ import {
   scratchDirectory,
   startCli,
   useE2BEmulator,
-} from "../test-support.js";
+} from "../cli.fixture.js";
 
 describe("sandport run (local)", () => {
   const scratch = scratchDirectory("run");

@@ -6,7 +6,7 @@ import { after, before, describe, mock, test } from "node:test";
 import { E2BRuntime } from "@sandport/e2b";
 import { LocalRuntime } from "@sandport/local";
 import { EXIT } from "../exit-codes.js";
-import { localOptions, runCli, scratchDirectory, useE2BEmulator } from "../test-support.js";
+import { localOptions, runCli, scratchDirectory, useE2BEmulator } from "../cli.fixture.js";
 
 interface SweepReport {
   dryRun: boolean;

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { Redactor } from "../output/redactor.js";
 import { parseDescriptor } from "../providers/descriptor.js";
-import { scratchDirectory, UMBRELLA } from "../test-support.js";
+import { scratchDirectory, UMBRELLA } from "../cli.fixture.js";
 import { providerChecks } from "./provider-checks.js";
 
 /** Daytona's real package.json: its peer dependencies and its "sandport" descriptor. */
