@@ -9,8 +9,8 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { LocalRuntime } from "@sandport/local";
 import { destroyEverySandbox } from "../harness/backend.js";
-import { startDaytonaEmulator } from "./emulator.js";
 import { emulatorFetch, openClient } from "./client.fixture.js";
+import { startDaytonaEmulator } from "./emulator.js";
 import { DAYTONA_SDKS } from "./sdk.fixture.js";
 
 /** The network interfaces a command sees (`lo` alone in an empty network namespace). */

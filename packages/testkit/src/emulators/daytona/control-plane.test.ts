@@ -3,8 +3,8 @@
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, it } from "node:test";
 import { waitFor } from "../../assertions/index.js";
-import { type DaytonaEmulator, startDaytonaEmulator } from "./emulator.js";
 import { deleteAll, emulatorFetch, openClient } from "./client.fixture.js";
+import { type DaytonaEmulator, startDaytonaEmulator } from "./emulator.js";
 import { DAYTONA_SDKS, type DaytonaClient } from "./sdk.fixture.js";
 
 for (const sdk of DAYTONA_SDKS) {

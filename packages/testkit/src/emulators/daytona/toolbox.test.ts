@@ -3,8 +3,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { waitFor } from "../../assertions/index.js";
-import { type DaytonaEmulator, startDaytonaEmulator } from "./emulator.js";
 import { deleteAll, openClient } from "./client.fixture.js";
+import { type DaytonaEmulator, startDaytonaEmulator } from "./emulator.js";
 import { DAYTONA_SDKS, type DaytonaClient, type DaytonaSandbox } from "./sdk.fixture.js";
 
 /** The HTTP status an SDK error carries. */
