@@ -57,11 +57,11 @@
  */
 
 import { randomBytes, randomUUID } from "node:crypto";
-import type { SandboxRuntime } from "@sandport/core";
 import { type EmulatorBackend, type ResolvedBackend, resolveBackend } from "../harness/backend.js";
+import { EmulatorFacade } from "../harness/emulator-facade.js";
 import { EmulatorServer } from "../harness/http-server.js";
 import { SandboxRegistry } from "../harness/sandbox-registry.js";
-import type { EmulatedSandboxSummary, EmulatorRequestRecord, FaultRule, ProviderEmulator } from "../harness/types.js";
+import type { ProviderEmulator } from "../harness/types.js";
 import type { DaytonaCredentials } from "./auth.js";
 import type { CreateSandboxInput, DaytonaContext, DaytonaSandbox, DaytonaSandboxData } from "./context.js";
 import { registerControlPlane } from "./control-plane.js";
@@ -163,20 +163,18 @@ interface Settings {
   readonly transitionDelayMs: number;
 }
 
-class DaytonaEmulatorImpl implements DaytonaEmulator, DaytonaContext {
-  readonly server: EmulatorServer;
+class DaytonaEmulatorImpl
+  extends EmulatorFacade<EmulatorServer, DaytonaSandboxData>
+  implements DaytonaEmulator, DaytonaContext
+{
   readonly credentials: DaytonaCredentials;
   readonly pageSize: number;
   readonly target: string;
-  readonly registry = new SandboxRegistry<DaytonaSandboxData>();
   readonly previews: PreviewProxies;
-  readonly #backend: ResolvedBackend;
   readonly #lifecycle: SandboxLifecycle;
-  #stopping: Promise<void> | undefined;
 
   constructor(server: EmulatorServer, backend: ResolvedBackend, settings: Settings) {
-    this.server = server;
-    this.#backend = backend;
+    super(server, backend, new SandboxRegistry<DaytonaSandboxData>());
     this.credentials = settings.credentials;
     this.pageSize = settings.pageSize;
     this.target = settings.target;
@@ -189,8 +187,9 @@ class DaytonaEmulatorImpl implements DaytonaEmulator, DaytonaContext {
     });
   }
 
-  get backend(): SandboxRuntime {
-    return this.#backend.runtime;
+  /** The HTTP server, which the route modules register on. */
+  override get server(): EmulatorServer {
+    return super.server;
   }
 
   get apiKey(): string {
@@ -219,34 +218,6 @@ class DaytonaEmulatorImpl implements DaytonaEmulator, DaytonaContext {
 
   get sdkOptions(): DaytonaConnectionOptions {
     return { apiKey: this.apiKey, apiUrl: this.apiUrl, target: this.target };
-  }
-
-  get requests(): readonly EmulatorRequestRecord[] {
-    return this.server.log.records;
-  }
-
-  get unknownRoutes(): readonly string[] {
-    return this.server.log.unknownRoutes;
-  }
-
-  countRequests(route?: string | RegExp): number {
-    return this.server.log.count(route);
-  }
-
-  resetRequests(): void {
-    this.server.log.reset();
-  }
-
-  injectFault(rule: FaultRule): void {
-    this.server.faults.add(rule);
-  }
-
-  clearFaults(): void {
-    this.server.faults.clear();
-  }
-
-  liveSandboxes(): EmulatedSandboxSummary[] {
-    return this.registry.summaries();
   }
 
   async seedForeignSandbox(metadata: Record<string, string> = {}): Promise<string> {
@@ -291,13 +262,8 @@ class DaytonaEmulatorImpl implements DaytonaEmulator, DaytonaContext {
     void this.previews.close(sandbox.id);
   }
 
-  stop(): Promise<void> {
-    this.#stopping ??= (async () => {
-      await this.server.stop();
-      await this.previews.closeAll();
-      await this.#lifecycle.destroyAll();
-      await this.#backend.dispose();
-    })();
-    return this.#stopping;
+  protected async shutDown(): Promise<void> {
+    await this.previews.closeAll();
+    await this.#lifecycle.destroyAll();
   }
 }

@@ -28,12 +28,12 @@
  */
 
 import { randomBytes } from "node:crypto";
-import type { SandboxRuntime } from "@sandport/core";
 import { type EmulatorBackend, type ResolvedBackend, resolveBackend } from "../harness/backend.js";
 import { isRpcPath, RpcError, replyRpcError, rpcRouteName } from "../harness/connect-rpc.js";
+import { EmulatorFacade } from "../harness/emulator-facade.js";
 import { EmulatorServer } from "../harness/http-server.js";
 import { SandboxRegistry } from "../harness/sandbox-registry.js";
-import type { EmulatedSandboxSummary, EmulatorRequestRecord, FaultRule, ProviderEmulator } from "../harness/types.js";
+import type { ProviderEmulator } from "../harness/types.js";
 import type { CreateSandboxInput, E2BContext, E2BSandbox, E2BSandboxData } from "./context.js";
 import { registerControlPlane } from "./control-plane.js";
 import { registerEnvdFiles } from "./envd-files.js";
@@ -147,77 +147,48 @@ export async function startE2BEmulator(options: E2BEmulatorOptions = {}): Promis
   return emulator;
 }
 
-class E2BEmulatorImpl implements E2BEmulator, E2BContext {
+class E2BEmulatorImpl extends EmulatorFacade<EmulatorServer, E2BSandboxData> implements E2BEmulator, E2BContext {
   readonly apiKey: string;
   readonly envdVersion: string;
   readonly pageSize: number;
   readonly domain = DOMAIN;
   /** HTTP to sandbox ports (`sandbox-ports.ts`). */
   readonly ports = new PortTraffic(this, DOMAIN);
-  readonly registry = new SandboxRegistry<E2BSandboxData>();
-  readonly #server: EmulatorServer;
-  readonly #backend: ResolvedBackend;
-  #stopping: Promise<void> | undefined;
 
   constructor(
     server: EmulatorServer,
     backend: ResolvedBackend,
     settings: { apiKey: string; pageSize: number; envdVersion: string },
   ) {
-    this.#server = server;
-    this.#backend = backend;
+    super(server, backend, new SandboxRegistry<E2BSandboxData>());
     this.apiKey = settings.apiKey;
     this.pageSize = settings.pageSize;
     this.envdVersion = settings.envdVersion;
   }
 
-  get backend(): SandboxRuntime {
-    return this.#backend.runtime;
-  }
-
   get url(): string {
-    return this.#server.url;
+    return this.server.url;
   }
 
   get apiUrl(): string {
-    return this.#server.url;
+    return this.server.url;
   }
 
   get sandboxUrl(): string {
-    return this.#server.url;
+    return this.server.url;
   }
 
   get sdkOptions(): E2BConnectionOptions {
     return { apiKey: this.apiKey, apiUrl: this.apiUrl, sandboxUrl: this.sandboxUrl, domain: this.domain, debug: false };
   }
 
-  get requests(): readonly EmulatorRequestRecord[] {
-    return this.#server.log.records;
+  override get unknownRoutes(): readonly string[] {
+    return this.ports.unknownRoutes(super.unknownRoutes);
   }
 
-  get unknownRoutes(): readonly string[] {
-    return this.ports.unknownRoutes(this.#server.log.unknownRoutes);
-  }
-
-  countRequests(route?: string | RegExp): number {
-    return this.#server.log.count(route);
-  }
-
-  resetRequests(): void {
-    this.#server.log.reset();
+  override resetRequests(): void {
+    super.resetRequests();
     this.ports.reset();
-  }
-
-  injectFault(rule: FaultRule): void {
-    this.#server.faults.add(rule);
-  }
-
-  clearFaults(): void {
-    this.#server.faults.clear();
-  }
-
-  liveSandboxes(): EmulatedSandboxSummary[] {
-    return this.registry.summaries();
   }
 
   async seedForeignSandbox(metadata: Record<string, string> = {}): Promise<string> {
@@ -235,7 +206,7 @@ class E2BEmulatorImpl implements E2BEmulator, E2BContext {
   }
 
   async createSandbox(input: CreateSandboxInput): Promise<E2BSandbox> {
-    if (this.#stopping) throw new Error("the emulator is stopping");
+    if (this.stopping) throw new Error("the emulator is stopping");
     const handle = await this.backend.launch({ network: input.network }, { timeoutMs: LAUNCH_TIMEOUT_MS });
     const now = Date.now();
     const sandbox: E2BSandbox = {
@@ -257,7 +228,7 @@ class E2BEmulatorImpl implements E2BEmulator, E2BContext {
         expiryTimer: undefined,
       },
     };
-    if (this.#stopping) {
+    if (this.stopping) {
       await this.backend.destroy(handle, { timeoutMs: DESTROY_TIMEOUT_MS }).catch(() => undefined);
       throw new Error("the emulator is stopping");
     }
@@ -304,12 +275,7 @@ class E2BEmulatorImpl implements E2BEmulator, E2BContext {
     }
   }
 
-  stop(): Promise<void> {
-    this.#stopping ??= (async () => {
-      await this.#server.stop();
-      await Promise.allSettled(this.registry.all().map((sandbox) => this.killSandbox(sandbox)));
-      await this.#backend.dispose();
-    })();
-    return this.#stopping;
+  protected async shutDown(): Promise<void> {
+    await Promise.allSettled(this.registry.all().map((sandbox) => this.killSandbox(sandbox)));
   }
 }

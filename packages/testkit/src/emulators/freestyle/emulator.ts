@@ -67,13 +67,13 @@
  * @module
  */
 
-import type { SandboxRuntime } from "@sandport/core";
 import { type ResolvedBackend, resolveBackend } from "../harness/backend.js";
+import { EmulatorFacade } from "../harness/emulator-facade.js";
 import { EmulatorServer } from "../harness/http-server.js";
-import type { EmulatedSandboxSummary, EmulatorRequestRecord, FaultRule, ProviderEmulator } from "../harness/types.js";
+import type { ProviderEmulator } from "../harness/types.js";
 import { apiErrorReply, codeForStatus } from "./api.js";
 import type { BackgroundRequests } from "./background.js";
-import type { FreestyleContext } from "./context.js";
+import type { CreateVmInput, FreestyleContext, FreestyleVm, FreestyleVmData } from "./context.js";
 import { registerExecRoute } from "./exec.js";
 import { registerFileRoutes } from "./files.js";
 import { registerInteractiveRoutes } from "./interactive.js";
@@ -81,7 +81,7 @@ import { registerLegacyRoutes } from "./legacy-v1.js";
 import { type FreestyleEmulatorOptions, resolveSettings, type Settings } from "./options.js";
 import { registerPublishedPortRoutes } from "./published-ports.js";
 import { addApiRoute } from "./routes.js";
-import { registerUploadRoutes } from "./uploads.js";
+import { registerUploadRoutes, type UploadSessions } from "./uploads.js";
 import { VmFleet } from "./vm-fleet.js";
 import { DEFAULT_SNAPSHOT } from "./vm-options.js";
 import { registerVmRoutes } from "./vms.js";
@@ -141,22 +141,24 @@ export async function startFreestyleEmulator(options: FreestyleEmulatorOptions =
   return emulator;
 }
 
-class FreestyleEmulatorImpl extends VmFleet implements FreestyleEmulator, FreestyleContext {
+class FreestyleEmulatorImpl
+  extends EmulatorFacade<EmulatorServer, FreestyleVmData>
+  implements FreestyleEmulator, FreestyleContext
+{
   readonly apiKey: string;
   readonly pageSize: number;
   readonly workspaceDirectory: string;
   readonly linuxUser: string;
   readonly snapshots: ReadonlySet<string>;
   readonly background: BackgroundRequests;
-  readonly #server: EmulatorServer;
-  readonly #backend: ResolvedBackend;
+  /** The VMs and their lifecycle, which the context's VM operations are. */
+  readonly #fleet: VmFleet;
   readonly #stopController = new AbortController();
-  #stopping: Promise<void> | undefined;
 
   constructor(server: EmulatorServer, backend: ResolvedBackend, settings: Settings) {
-    super(() => backend.runtime);
-    this.#server = server;
-    this.#backend = backend;
+    const fleet = new VmFleet(() => backend.runtime);
+    super(server, backend, fleet.registry);
+    this.#fleet = fleet;
     this.apiKey = settings.apiKey;
     this.pageSize = settings.pageSize;
     this.workspaceDirectory = settings.workspaceDirectory;
@@ -165,8 +167,8 @@ class FreestyleEmulatorImpl extends VmFleet implements FreestyleEmulator, Freest
     this.background = settings.background;
   }
 
-  get backend(): SandboxRuntime {
-    return this.#backend.runtime;
+  get uploads(): UploadSessions {
+    return this.#fleet.uploads;
   }
 
   get stopSignal(): AbortSignal {
@@ -174,43 +176,43 @@ class FreestyleEmulatorImpl extends VmFleet implements FreestyleEmulator, Freest
   }
 
   get url(): string {
-    return this.#server.url;
+    return this.server.url;
   }
 
   get baseUrl(): string {
-    return this.#server.url;
+    return this.server.url;
   }
 
   get sdkOptions(): FreestyleConnectionOptions {
     return { apiKey: this.apiKey, baseUrl: this.baseUrl, fetch: (input, init) => globalThis.fetch(input, init) };
   }
 
-  get requests(): readonly EmulatorRequestRecord[] {
-    return this.#server.log.records;
+  findVm(idOrSlug: string): FreestyleVm | undefined {
+    return this.#fleet.findVm(idOrSlug);
   }
 
-  get unknownRoutes(): readonly string[] {
-    return this.#server.log.unknownRoutes;
+  createVm(input: CreateVmInput): Promise<FreestyleVm> {
+    return this.#fleet.createVm(input);
   }
 
-  countRequests(route?: string | RegExp): number {
-    return this.#server.log.count(route);
+  deleteVm(vm: FreestyleVm): Promise<void> {
+    return this.#fleet.deleteVm(vm);
   }
 
-  resetRequests(): void {
-    this.#server.log.reset();
+  pauseVm(vm: FreestyleVm): void {
+    this.#fleet.pauseVm(vm);
   }
 
-  injectFault(rule: FaultRule): void {
-    this.#server.faults.add(rule);
+  startVm(vm: FreestyleVm): void {
+    this.#fleet.startVm(vm);
   }
 
-  clearFaults(): void {
-    this.#server.faults.clear();
+  stopVm(vm: FreestyleVm): void {
+    this.#fleet.stopVm(vm);
   }
 
-  liveSandboxes(): EmulatedSandboxSummary[] {
-    return this.registry.summaries();
+  rearm(vm: FreestyleVm): void {
+    this.#fleet.rearm(vm);
   }
 
   async seedForeignSandbox(metadata: Record<string, string> = {}): Promise<string> {
@@ -236,14 +238,12 @@ class FreestyleEmulatorImpl extends VmFleet implements FreestyleEmulator, Freest
     return vm.id;
   }
 
-  stop(): Promise<void> {
-    this.#stopping ??= (async () => {
-      this.#stopController.abort(new Error("emulator stopped"));
-      await this.#server.stop();
-      this.background.clear();
-      await this.close();
-      await this.#backend.dispose();
-    })();
-    return this.#stopping;
+  protected override async beforeServerStops(): Promise<void> {
+    this.#stopController.abort(new Error("emulator stopped"));
+  }
+
+  protected async shutDown(): Promise<void> {
+    this.background.clear();
+    await this.#fleet.close();
   }
 }

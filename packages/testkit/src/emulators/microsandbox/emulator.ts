@@ -55,13 +55,18 @@
  */
 
 import { randomBytes, randomUUID } from "node:crypto";
-import type { SandboxRuntime } from "@sandport/core";
 import { type EmulatorBackend, type ResolvedBackend, resolveBackend } from "../harness/backend.js";
+import { EmulatorFacade } from "../harness/emulator-facade.js";
 import { EmulatorServer } from "../harness/http-server.js";
 import { SandboxRegistry } from "../harness/sandbox-registry.js";
-import type { EmulatedSandboxSummary, EmulatorRequestRecord, FaultRule, ProviderEmulator } from "../harness/types.js";
+import type { ProviderEmulator } from "../harness/types.js";
 import { registerAgentRelay } from "./agent-relay.js";
-import type { CreateSandboxInput, MicrosandboxAgentOperation, MicrosandboxSandbox } from "./context.js";
+import type {
+  CreateSandboxInput,
+  MicrosandboxAgentOperation,
+  MicrosandboxSandbox,
+  MicrosandboxSandboxData,
+} from "./context.js";
 import { registerControlPlane } from "./control-plane.js";
 import { replyError } from "./errors.js";
 import { loadCbor } from "./libraries.js";
@@ -147,21 +152,21 @@ export async function startMicrosandboxEmulator(
   return emulator;
 }
 
-class MicrosandboxEmulatorImpl implements MicrosandboxEmulator {
+class MicrosandboxEmulatorImpl
+  extends EmulatorFacade<EmulatorServer, MicrosandboxSandboxData>
+  implements MicrosandboxEmulator
+{
   readonly state: MicrosandboxState;
-  readonly #server: EmulatorServer;
-  readonly #backend: ResolvedBackend;
-  #stopping: Promise<void> | undefined;
 
   constructor(server: EmulatorServer, backend: ResolvedBackend, settings: { apiKey: string; pageSize: number }) {
-    this.#server = server;
-    this.#backend = backend;
+    const registry = new SandboxRegistry<MicrosandboxSandboxData>();
+    super(server, backend, registry);
     this.state = new MicrosandboxState({
       apiKey: settings.apiKey,
       orgId: randomUUID(),
       pageSize: settings.pageSize,
       backend: backend.runtime,
-      registry: new SandboxRegistry(),
+      registry,
       log: server.log,
     });
   }
@@ -174,16 +179,12 @@ class MicrosandboxEmulatorImpl implements MicrosandboxEmulator {
     return this.state.orgId;
   }
 
-  get backend(): SandboxRuntime {
-    return this.#backend.runtime;
-  }
-
   get url(): string {
-    return this.#server.url;
+    return this.server.url;
   }
 
   get apiUrl(): string {
-    return this.#server.url;
+    return this.server.url;
   }
 
   get sdkBackend(): MicrosandboxBackendConfig {
@@ -194,33 +195,9 @@ class MicrosandboxEmulatorImpl implements MicrosandboxEmulator {
     return this.state.agentOperations;
   }
 
-  get requests(): readonly EmulatorRequestRecord[] {
-    return this.#server.log.records;
-  }
-
-  get unknownRoutes(): readonly string[] {
-    return this.#server.log.unknownRoutes;
-  }
-
-  countRequests(route?: string | RegExp): number {
-    return this.#server.log.count(route);
-  }
-
-  resetRequests(): void {
-    this.#server.log.reset();
+  override resetRequests(): void {
+    super.resetRequests();
     this.state.agentOperations.length = 0;
-  }
-
-  injectFault(rule: FaultRule): void {
-    this.#server.faults.add(rule);
-  }
-
-  clearFaults(): void {
-    this.#server.faults.clear();
-  }
-
-  liveSandboxes(): EmulatedSandboxSummary[] {
-    return this.state.registry.summaries();
   }
 
   async seedForeignSandbox(metadata: Record<string, string> = {}): Promise<string> {
@@ -247,13 +224,11 @@ class MicrosandboxEmulatorImpl implements MicrosandboxEmulator {
     return sandbox.id;
   }
 
-  stop(): Promise<void> {
-    this.#stopping ??= (async () => {
-      this.state.stopping = true;
-      await this.#server.stop();
-      await Promise.allSettled(this.state.registry.all().map((sandbox) => this.state.removeSandbox(sandbox)));
-      await this.#backend.dispose();
-    })();
-    return this.#stopping;
+  protected override async beforeServerStops(): Promise<void> {
+    this.state.stopping = true;
+  }
+
+  protected async shutDown(): Promise<void> {
+    await Promise.allSettled(this.registry.all().map((sandbox) => this.state.removeSandbox(sandbox)));
   }
 }

@@ -85,10 +85,9 @@
  */
 
 import { randomBytes } from "node:crypto";
-import type { SandboxRuntime } from "@sandport/core";
 import { type ResolvedBackend, resolveBackend } from "../harness/backend.js";
+import { EmulatorFacade } from "../harness/emulator-facade.js";
 import { SandboxRegistry } from "../harness/sandbox-registry.js";
-import type { EmulatedSandboxSummary, FaultRule } from "../harness/types.js";
 import { ModalAuth } from "./auth.js";
 import { registerCommandRouter } from "./command-router.js";
 import type { CreateSandboxInput, ModalContext, ModalListener } from "./context.js";
@@ -161,18 +160,17 @@ export async function startModalEmulator(options: ModalEmulatorOptions = {}): Pr
   return emulator;
 }
 
-class ModalEmulatorImpl implements ModalEmulator, ModalContext {
+class ModalEmulatorImpl
+  extends EmulatorFacade<GrpcEmulatorServer<ModalListener>, EmulatedSandbox>
+  implements ModalEmulator, ModalContext
+{
   readonly wire: ModalWire;
   readonly auth: ModalAuth;
   readonly paths: SandboxPaths;
   readonly state: ModalState;
   readonly pageSize: number;
-  readonly registry = new SandboxRegistry<EmulatedSandbox>();
-  readonly #server: GrpcEmulatorServer<ModalListener>;
-  readonly #backend: ResolvedBackend;
   readonly #ending = new Set<Promise<void>>();
   readonly #launching = new Set<Promise<EmulatedSandbox>>();
-  #stopping: Promise<void> | undefined;
 
   constructor(
     server: GrpcEmulatorServer<ModalListener>,
@@ -181,8 +179,7 @@ class ModalEmulatorImpl implements ModalEmulator, ModalContext {
     auth: ModalAuth,
     settings: { pageSize: number; paths: SandboxPaths; environments: readonly string[] },
   ) {
-    this.#server = server;
-    this.#backend = backend;
+    super(server, backend, new SandboxRegistry<EmulatedSandbox>());
     this.wire = wire;
     this.auth = auth;
     this.pageSize = settings.pageSize;
@@ -190,16 +187,12 @@ class ModalEmulatorImpl implements ModalEmulator, ModalContext {
     this.state = new ModalState(settings.environments);
   }
 
-  get backend(): SandboxRuntime {
-    return this.#backend.runtime;
-  }
-
   get url(): string {
-    return `http://127.0.0.1:${this.#server.port("controlPlane")}`;
+    return `http://127.0.0.1:${this.server.port("controlPlane")}`;
   }
 
   get commandRouterUrl(): string {
-    return `https://127.0.0.1:${this.#server.port("commandRouter")}`;
+    return `https://127.0.0.1:${this.server.port("commandRouter")}`;
   }
 
   get tokenId(): string {
@@ -239,41 +232,17 @@ class ModalEmulatorImpl implements ModalEmulator, ModalContext {
     }
   }
 
-  get requests(): readonly ModalRequestRecord[] {
-    return this.#server.log.records as unknown as readonly ModalRequestRecord[];
-  }
-
-  get unknownRoutes(): readonly string[] {
-    return this.#server.log.unknownRoutes;
-  }
-
-  countRequests(route?: string | RegExp): number {
-    return this.#server.log.count(route);
-  }
-
-  resetRequests(): void {
-    this.#server.log.reset();
-  }
-
-  injectFault(rule: FaultRule): void {
-    this.#server.faults.add(rule);
-  }
-
-  clearFaults(): void {
-    this.#server.faults.clear();
-  }
-
-  liveSandboxes(): EmulatedSandboxSummary[] {
-    return this.registry.summaries();
+  override get requests(): readonly ModalRequestRecord[] {
+    return super.requests as unknown as readonly ModalRequestRecord[];
   }
 
   implement(listener: ModalListener, method: string, handler: MethodHandler): void {
     const service = listener === "controlPlane" ? this.wire.controlPlane : this.wire.commandRouter;
-    this.#server.implement(listener, service, method, handler);
+    this.server.implement(listener, service, method, handler);
   }
 
   logNotEmulated(route: string, feature: string): void {
-    this.#server.logNotEmulated(route, feature);
+    this.server.logNotEmulated(route, feature);
   }
 
   async seedForeignSandbox(
@@ -303,7 +272,7 @@ class ModalEmulatorImpl implements ModalEmulator, ModalContext {
   }
 
   async createSandbox(input: CreateSandboxInput): Promise<EmulatedSandbox> {
-    if (this.#stopping) throw new Error("the emulator is stopping");
+    if (this.stopping) throw new Error("the emulator is stopping");
     const launching = launchSandbox(this.backend, this.state, input);
     this.#launching.add(launching);
     let sandbox: EmulatedSandbox;
@@ -312,7 +281,7 @@ class ModalEmulatorImpl implements ModalEmulator, ModalContext {
     } finally {
       this.#launching.delete(launching);
     }
-    if (this.#stopping) {
+    if (this.stopping) {
       await this.backend.destroy(sandbox.handle, { timeoutMs: DESTROY_TIMEOUT_MS }).catch(() => undefined);
       throw new Error("the emulator is stopping");
     }
@@ -342,16 +311,11 @@ class ModalEmulatorImpl implements ModalEmulator, ModalContext {
     return ending;
   }
 
-  stop(): Promise<void> {
-    this.#stopping ??= (async () => {
-      await this.#server.stop();
-      // A create still launching finds the emulator stopping and destroys what it launched.
-      await Promise.allSettled([...this.#launching]);
-      for (const { data } of this.registry.all())
-        void this.endSandbox(data, "GENERIC_STATUS_TERMINATED", "the emulator stopped");
-      await Promise.allSettled([...this.#ending]);
-      await this.#backend.dispose();
-    })();
-    return this.#stopping;
+  protected async shutDown(): Promise<void> {
+    // A create still launching finds the emulator stopping and destroys what it launched.
+    await Promise.allSettled([...this.#launching]);
+    for (const { data } of this.registry.all())
+      void this.endSandbox(data, "GENERIC_STATUS_TERMINATED", "the emulator stopped");
+    await Promise.allSettled([...this.#ending]);
   }
 }

@@ -65,11 +65,11 @@
  */
 
 import { randomBytes } from "node:crypto";
-import type { SandboxRuntime } from "@sandport/core";
 import { type EmulatorBackend, type ResolvedBackend, resolveBackend } from "../harness/backend.js";
+import { EmulatorFacade } from "../harness/emulator-facade.js";
 import { EmulatorServer } from "../harness/http-server.js";
-import { randomToken, type SandboxRegistry } from "../harness/sandbox-registry.js";
-import type { EmulatedSandboxSummary, EmulatorRequestRecord, FaultRule, ProviderEmulator } from "../harness/types.js";
+import { randomToken } from "../harness/sandbox-registry.js";
+import type { ProviderEmulator } from "../harness/types.js";
 import { registerCommandRoutes } from "./command-routes.js";
 import type { VercelContext, VercelSandboxData } from "./context.js";
 import { vercelErrorReply } from "./errors.js";
@@ -180,16 +180,16 @@ interface Preview {
   unroute: () => void;
 }
 
-class VercelEmulatorImpl implements VercelEmulator, VercelContext {
+class VercelEmulatorImpl
+  extends EmulatorFacade<EmulatorServer, VercelSandboxData>
+  implements VercelEmulator, VercelContext
+{
   readonly credentials: VercelCredentials;
   readonly pageSize: number;
   readonly baseUrl = VERCEL_API_BASE;
   readonly fetch: typeof globalThis.fetch;
   readonly sandboxes: SandboxLifecycle;
-  readonly #server: EmulatorServer;
-  readonly #backend: ResolvedBackend;
   readonly #preview: Preview;
-  #stopping: Promise<void> | undefined;
 
   constructor(
     server: EmulatorServer,
@@ -199,20 +199,15 @@ class VercelEmulatorImpl implements VercelEmulator, VercelContext {
     credentials: VercelCredentials,
     pageSize: number,
   ) {
-    this.#server = server;
-    this.#backend = backend;
+    super(server, backend, sandboxes.registry);
     this.#preview = preview;
     this.credentials = credentials;
     this.pageSize = pageSize;
     this.sandboxes = sandboxes;
     this.fetch = createEmulatorFetch(
-      () => this.#server.url,
+      () => this.server.url,
       (hostname) => findPreviewRoute(sandboxes.registry.all(), hostname) !== undefined,
     );
-  }
-
-  get registry(): SandboxRegistry<VercelSandboxData> {
-    return this.sandboxes.registry;
   }
 
   get token(): string {
@@ -231,40 +226,8 @@ class VercelEmulatorImpl implements VercelEmulator, VercelContext {
     return { ...this.credentials, fetch: this.fetch };
   }
 
-  get backend(): SandboxRuntime {
-    return this.#backend.runtime;
-  }
-
   get url(): string {
-    return this.#server.url;
-  }
-
-  get requests(): readonly EmulatorRequestRecord[] {
-    return this.#server.log.records;
-  }
-
-  get unknownRoutes(): readonly string[] {
-    return this.#server.log.unknownRoutes;
-  }
-
-  countRequests(route?: string | RegExp): number {
-    return this.#server.log.count(route);
-  }
-
-  resetRequests(): void {
-    this.#server.log.reset();
-  }
-
-  injectFault(rule: FaultRule): void {
-    this.#server.faults.add(rule);
-  }
-
-  clearFaults(): void {
-    this.#server.faults.clear();
-  }
-
-  liveSandboxes(): EmulatedSandboxSummary[] {
-    return this.registry.summaries();
+    return this.server.url;
   }
 
   async seedForeignSandbox(metadata: Record<string, string> = {}): Promise<string> {
@@ -293,14 +256,12 @@ class VercelEmulatorImpl implements VercelEmulator, VercelContext {
     return name;
   }
 
-  stop(): Promise<void> {
-    this.#stopping ??= (async () => {
-      this.#preview.unroute();
-      await this.#preview.proxy.stop();
-      await this.#server.stop();
-      await this.sandboxes.close();
-      await this.#backend.dispose();
-    })();
-    return this.#stopping;
+  protected override async beforeServerStops(): Promise<void> {
+    this.#preview.unroute();
+    await this.#preview.proxy.stop();
+  }
+
+  protected async shutDown(): Promise<void> {
+    await this.sandboxes.close();
   }
 }
