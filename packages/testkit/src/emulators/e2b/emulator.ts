@@ -1,28 +1,6 @@
 /**
- * A local E2B: the control-plane REST API and envd (Connect-RPC process and
- * filesystem services, REST `/files`) on one 127.0.0.1 port, close enough for
- * the real `e2b` SDK (2.x) to run against it. Every sandbox is a workspace on
- * a backend runtime from the port, so commands run and files persist for real.
- *
- * Point the SDK at it with `emulator.sdkOptions` (`apiKey`, `apiUrl`,
- * `sandboxUrl`, `domain`, `debug: false`).
- *
- * What differs from E2B, on purpose or by necessity:
- * - Paths in requests map `/home/user` (and relative paths) onto the backend
- *   workspace; anything else is refused with 400 / `invalid_argument`. Command
- *   text is not rewritten: a command sees the backend's workspace as its cwd and
- *   `$HOME`, which the default backend (where bubblewrap works) puts at
- *   `/home/user`; elsewhere a literal `/home/user/...` inside a script does not exist.
- * - Output carries the bytes a command wrote where the backend has them
- *   (`binaryOutput`), else its text's UTF-8; files are binary-safe.
- * - stdin feeds the real process where the backend can `spawn` (`envd-input.ts`);
- *   HTTP to other ports reaches a real server in the backend (`sandbox-ports.ts`),
- *   every sandbox on this machine's network under the default backend.
- * - Pausing kills the sandbox's processes (no memory snapshot); files stay.
- * - SIGTERM and SIGKILL both stop the whole process tree (the port kills by aborting).
- * - Not emulated (answered 404 / `unimplemented` and logged in `unknownRoutes`):
- *   PTYs, filesystem watchers, metrics, logs, snapshots, fork, network
- *   updates, templates, volumes, secrets; file metadata headers get 400.
+ * A local E2B (control plane and envd on one port) for the real `e2b` SDK, on a backend runtime.
+ * How to point the SDK at it, what it serves and how it differs from E2B, with sources: README.md here.
  *
  * @module
  */

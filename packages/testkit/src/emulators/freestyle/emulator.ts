@@ -1,68 +1,7 @@
 /**
- * A local Freestyle: the `/v5` API of `api.freestyle.sh` (and the legacy
- * `/v1` VM routes) on one 127.0.0.1 port, close enough for the real
- * `freestyle` SDK (0.2.x) and the legacy `freestyle-sandboxes` SDK (0.1.x) to
- * run against it. Every VM is a sandbox on a backend runtime from the port, so
- * commands run and files persist for real.
- *
- * Point the SDK at it with `new Freestyle(emulator.sdkOptions)` (`apiKey`,
- * `baseUrl`, `fetch`).
- *
- * Emulated: VMs (create with metadata, slug, display name, limits and a
- * required firewall; get by id or slug; list with `state`, `slug`,
- * `snapshotId` and `metadata=k:v,...` filters and `limit`/`offset` paging;
- * update; delete; start; pause), `exec-await`, the filesystem (`read` with
- * `Range`, `write`, resumable uploads, `dir`, `mkdir`, `remove`, `exists`,
- * `stat`), background requests (`x-freestyle-background-after-secs`, 202,
- * `GET /v5/background-requests/{id}`), API-key authentication, and on `/v1`:
- * create, list, get, delete, start, stop, suspend, kill, `exec-await` and
- * files (base64 JSON, directory listings) over the same VMs.
- *
- * What differs from Freestyle, on purpose or by necessity:
- * - One VM directory (`workspaceDirectory`, default the backend's
- *   `workspaceRoot`, `/workspace`) maps onto the backend workspace; file paths
- *   outside it are refused with 400 `NOT_EMULATED`. Command text is not
- *   rewritten: a command starts in the workspace (a real VM starts in the
- *   user's home), and with the default `isolation: "none"` backend an absolute
- *   `/workspace/...` inside a command does not exist (a `namespaces` backend
- *   mounts the workspace there).
- * - Commands run with `sh -c`; a VM has one Linux user (`linuxUser`, default
- *   `root`), and `linuxUser` naming another is 404 `USER_NOT_FOUND`. Output is
- *   decoded as UTF-8 by the port; files are binary-safe.
- * - The firewall is reduced to one bit, whether some rule lets the VM reach
- *   the public Internet, passed to the backend as `network`; a backend that
- *   cannot keep a VM off the network (`isolation: "none"`) refuses a create
- *   without such a rule with 400 `NOT_EMULATED`.
- * - Pausing keeps files but no memory: nothing outlives an exec on the
- *   backend anyway. Exec and file calls start a paused VM, as on Freestyle.
- *   `idleTimeoutSeconds` is stored, never enforced (no network traffic is
- *   seen); `ttlSeconds`, `maxRunSeconds`, `maxRunTotalSeconds` and
- *   `autoDeleteSeconds` are enforced with timers.
- * - Only the API key authenticates, as `Authorization: Bearer <key>` or in
- *   `x-freestyle-identity-access-token`; identity tokens and Stack access
- *   tokens are not emulated and are refused with 401 like a wrong key.
- * - Snapshots are names only: the catalog (`freestyle/ubuntu`, ...) plus
- *   `options.snapshots`; all boot the same backend. `resources` are the
- *   catalog's nominal sizes. List order is oldest first; the state counts
- *   cover the filtered VMs.
- * - Error codes come from Freestyle's published error catalog where it has
- *   one (`VM_NOT_FOUND`, `FILE_NOT_FOUND`, `SNAPSHOT_NOT_FOUND`,
- *   `USER_NOT_FOUND`, `VM_NOT_RUNNING`, `UNAUTHORIZED`, `BAD_REQUEST`,
- *   `SERVICE_UNAVAILABLE`, `INTERNAL_ERROR`); the others (`SLUG_TAKEN`,
- *   `RATE_LIMITED`, `SHA256_MISMATCH`, `RANGE_NOT_SATISFIABLE`, `UPLOAD_*`,
- *   `VM_RUN_BUDGET_EXHAUSTED`, `BACKGROUND_*`, `NOT_EMULATED`) are the
- *   emulator's own.
- * - Not emulated (answered 404 and logged in `unknownRoutes`, never faked):
- *   PTY sessions and interactive stdin (see `interactive.ts`), TLS rules and
- *   published ports (see `published-ports.ts`; a create with TLS rules is
- *   400 `NOT_EMULATED`), firewall rule routes, resize, snapshots, VPCs,
- *   tunnels, domains, identities; `vpcs` and `placement` on create are 400
- *   `NOT_EMULATED`. On `/v1`: fork, snapshot, optimize, resize, await,
- *   terminals, systemd, watch-files, background-request logs, and create
- *   options beyond `workdir`, `idleTimeoutSeconds`, `snapshotId` and
- *   `persistence` (accepted, not enforced). The legacy SDK's `fs.mkdir`,
- *   `remove`, `exists` and `stat` are shell commands, whose paths the
- *   emulator cannot map (see `legacy-v1-files.ts`).
+ * A local Freestyle (`/v5` and the legacy `/v1` routes on one port) for the real `freestyle` and
+ * `freestyle-sandboxes` SDKs, on a backend runtime. How to point the SDK at it, what it serves and
+ * how it differs from Freestyle, with sources: README.md here.
  *
  * @module
  */
