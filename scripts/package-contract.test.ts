@@ -2,7 +2,9 @@
 // entry points of each package, vendor SDKs as optional peers pinned in
 // devDependencies, loaded only from src/internal/ with `await import()` through
 // a loader whose range is the peer range, no provider importing another, the
-// same export names in every provider barrel, and no test scaffolding in src/testing/.
+// same export names in every provider barrel, and test scaffolding named one way
+// (`<topic>.fixture.ts` beside the tests that use it, imported only by tests and other
+// fixtures) and never in a package's dist/.
 // Framework bridges (`"sandport": { "kind": "bridge" }` in package.json) follow the
 // same rules about peers and imports; they export no runtime, and may load more
 // than one framework package, each through its own loader.
@@ -107,6 +109,18 @@ function testingDirectories(dir: string): string[] {
 
 const isVendor = (specifier: string) => vendorSdks.some((sdk) => specifier === sdk || specifier.startsWith(`${sdk}/`));
 const isTest = (file: string) => file.endsWith(".test.ts");
+const isFixture = (file: string) => file.endsWith(".fixture.ts");
+/** Names test scaffolding had before it was `<topic>.fixture.ts`: `test-support.ts`, `test-sdk.ts`, `test-fixtures.ts`, `x.fixtures.ts`. */
+const isOffConventionScaffolding = (name: string) =>
+  name.endsWith(".ts") && !name.endsWith(".test.ts") && (/^test[-_.]/.test(name) || /[-.]fixtures\.ts$/.test(name));
+
+/** Every file under a directory, recursively. */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    return entry.isDirectory() ? filesUnder(path) : [path];
+  });
+}
 
 describe("package contract", () => {
   test("there is at least one provider package with a vendor SDK (the checks below are not vacuous)", () => {
@@ -221,6 +235,46 @@ describe("package contract", () => {
       testingDirectories(join(root, "src")).map((path) => relative(packagesDir, path)),
     );
     assert.deepEqual(found, []);
+  });
+
+  test("test scaffolding in src/ is named <topic>.fixture.ts, never test-*.ts or *-fixtures.ts", () => {
+    const found = packages.flatMap(({ root }) =>
+      sourceFiles(join(root, "src"))
+        .filter((file) => isOffConventionScaffolding(file.slice(file.lastIndexOf("/") + 1)))
+        .map((file) => relative(packagesDir, file)),
+    );
+    assert.deepEqual(found, []);
+  });
+
+  test("a fixture is imported only by tests and other fixtures, so no build entry can bundle it", () => {
+    const problems = packages.flatMap(({ root }) =>
+      sourceFiles(join(root, "src"))
+        .filter((file) => !isTest(file) && !isFixture(file))
+        .flatMap((file) =>
+          importsOf(file)
+            .filter(({ specifier }) => /\.fixture(\.js|\.ts)?$/.test(specifier))
+            .map(({ specifier }) => `${relative(packagesDir, file)} imports ${specifier}`),
+        ),
+    );
+    assert.deepEqual(problems, []);
+  });
+
+  test("no built dist/ holds a fixture, a test, or code from one (by file name and source map)", () => {
+    const built = packages.filter(({ root }) => existsSync(join(root, "dist")));
+    const problems: string[] = [];
+    for (const { root } of built) {
+      for (const file of filesUnder(join(root, "dist"))) {
+        const where = relative(packagesDir, file);
+        if (/\.(fixture|test)\./.test(file) || isOffConventionScaffolding(file.slice(file.lastIndexOf("/") + 1)))
+          problems.push(where);
+        if (!file.endsWith(".map")) continue;
+        const map = JSON.parse(readFileSync(file, "utf8")) as { sources?: string[] };
+        for (const source of map.sources ?? []) {
+          if (/\.(fixture|test)\.ts$/.test(source)) problems.push(`${where} maps ${source}`);
+        }
+      }
+    }
+    assert.deepEqual(problems, []);
   });
 
   test("core names no vendor SDK and no provider; its tests may use the testkit's fakes and assertions", () => {

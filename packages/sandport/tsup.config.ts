@@ -5,7 +5,10 @@ import { packageBuild } from "../../tsup.base.js";
 // One entry per generated barrel file; see scripts/generate-umbrella.mjs. Each is built on its own:
 // bundled together, the declaration bundler makes every barrel's types import every other package,
 // so `sandport/core`'s types would pull in the test kit's.
-const entries = readdirSync("src").filter((file) => file.endsWith(".ts") && !file.endsWith(".test.ts"));
+// Tests and their fixtures are never entries.
+const entries = readdirSync("src").filter(
+  (file) => file.endsWith(".ts") && !file.endsWith(".test.ts") && !file.endsWith(".fixture.ts"),
+);
 
 // The `sandport` command: ESM only and not an import entry (no types). Each command is a chunk of its own
 // under dist/cli/, loaded when that command runs; the conformance suite and its reporter are separate

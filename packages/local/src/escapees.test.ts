@@ -16,7 +16,7 @@ import {
   temporaryDirectory,
   uniqueSleep,
   waitFor,
-} from "./test-support.js";
+} from "./runtime.fixture.js";
 
 const root = temporaryDirectory("escapees");
 after(() => root.remove());

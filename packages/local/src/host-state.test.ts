@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { SandportError } from "@sandport/core";
 import { DEFAULT_SANDBOX_USER, LocalRuntime, type LocalRuntimeOptions } from "./index.js";
-import { bwrapSkipReason, ENTRY, runNodeChild, temporaryDirectory } from "./test-support.js";
+import { bwrapSkipReason, ENTRY, runNodeChild, temporaryDirectory } from "./runtime.fixture.js";
 
 const skipNamespaces = await bwrapSkipReason();
 const asRoot = process.getuid?.() === 0;

@@ -15,7 +15,7 @@ import {
   temporaryDirectory,
   uniqueSleep,
   waitFor,
-} from "./test-support.js";
+} from "./runtime.fixture.js";
 
 const skipNamespaces = await bwrapSkipReason();
 const root = temporaryDirectory("isolation");

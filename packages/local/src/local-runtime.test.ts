@@ -6,7 +6,7 @@ import { after, describe, test } from "node:test";
 import { resolveCapabilities, SandportError } from "@sandport/core";
 import { buildBwrapInvocation } from "./bwrap.js";
 import { type LocalHandle, LocalRuntime, type LocalRuntimeOptions } from "./index.js";
-import { bwrapSkipReason, temporaryDirectory } from "./test-support.js";
+import { bwrapSkipReason, temporaryDirectory } from "./runtime.fixture.js";
 
 const root = temporaryDirectory("runtime");
 after(() => root.remove());

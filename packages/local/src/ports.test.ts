@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import { after, describe, test } from "node:test";
 import { SandportError } from "@sandport/core";
 import { LocalRuntime } from "./index.js";
-import { bwrapSkipReason, temporaryDirectory } from "./test-support.js";
+import { bwrapSkipReason, temporaryDirectory } from "./runtime.fixture.js";
 
 const skipNamespaces = await bwrapSkipReason();
 const root = temporaryDirectory("ports");

@@ -6,8 +6,8 @@ import { after, describe, test } from "node:test";
 import { SandportError } from "@sandport/core";
 import { probeCgroupHost } from "./cgroup-host.js";
 import { LocalRuntime, type LocalRuntimeOptions } from "./index.js";
+import { bwrapSkipReason, temporaryDirectory } from "./runtime.fixture.js";
 import type { SandboxRecord } from "./sandbox-record.js";
-import { bwrapSkipReason, temporaryDirectory } from "./test-support.js";
 
 const root = temporaryDirectory("resources");
 after(() => root.remove());

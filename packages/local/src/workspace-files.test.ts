@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { SandportError } from "@sandport/core";
 import { type LocalHandle, LocalRuntime } from "./index.js";
-import { temporaryDirectory } from "./test-support.js";
+import { temporaryDirectory } from "./runtime.fixture.js";
 
 const root = temporaryDirectory("files");
 const outside = temporaryDirectory("files-outside");

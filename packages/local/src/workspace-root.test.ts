@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import { SandportError } from "@sandport/core";
 import { LocalRuntime, type LocalRuntimeOptions } from "./index.js";
-import { bwrapSkipReason, temporaryDirectory } from "./test-support.js";
+import { bwrapSkipReason, temporaryDirectory } from "./runtime.fixture.js";
 
 const skipNamespaces = await bwrapSkipReason();
 const root = temporaryDirectory("workspace-root");

@@ -2,8 +2,8 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
+import { follow, runCli, startCli, UMBRELLA } from "./cli.fixture.js";
 import { EXIT, EXIT_CODE_TABLE } from "./exit-codes.js";
-import { follow, runCli, startCli, UMBRELLA } from "./test-support.js";
 
 const COMMANDS = ["doctor", "capabilities", "run", "canary", "sweep"];
 

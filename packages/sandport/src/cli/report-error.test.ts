@@ -4,8 +4,8 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { dirname } from "node:path";
 import { after, describe, test } from "node:test";
+import { CLI, localOptions, runCli, scratchDirectory } from "./cli.fixture.js";
 import { EXIT } from "./exit-codes.js";
-import { CLI, localOptions, runCli, scratchDirectory } from "./test-support.js";
 
 /** An endpoint nothing listens on (the discard port): the provider's calls fail at once. */
 const UNREACHABLE = "http://127.0.0.1:9";

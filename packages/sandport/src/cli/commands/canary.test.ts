@@ -8,8 +8,8 @@ import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { type EvidenceRecord, parseEvidenceRecord } from "@sandport/core";
 import { CONFORMANCE_CHECKS } from "@sandport/testkit/conformance";
+import { localOptions, runCli, scratchDirectory, UMBRELLA, useE2BEmulator } from "../cli.fixture.js";
 import { EXIT } from "../exit-codes.js";
-import { localOptions, runCli, scratchDirectory, UMBRELLA, useE2BEmulator } from "../test-support.js";
 
 const e2bPackage = join(UMBRELLA, "..", "e2b", "package.json");
 const adapterVersion = JSON.parse(readFileSync(e2bPackage, "utf8")).version as string;

@@ -4,8 +4,8 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
+import { runCli, scratchDirectory, UMBRELLA } from "../cli.fixture.js";
 import { EXIT } from "../exit-codes.js";
-import { runCli, scratchDirectory, UMBRELLA } from "../test-support.js";
 
 const e2bVersion = JSON.parse(readFileSync(join(UMBRELLA, "..", "e2b", "package.json"), "utf8")).version as string;
 /** Every provider the umbrella depends on: the `@sandport/*` packages that describe a runtime for the CLI. */

@@ -3,9 +3,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
+import { runCli, scratchDirectory } from "../cli.fixture.js";
 import type { DoctorCheck } from "../doctor/check.js";
 import { EXIT } from "../exit-codes.js";
-import { runCli, scratchDirectory } from "../test-support.js";
 
 const SECRET = "e2b_doctor_secret_value_0123456789";
 

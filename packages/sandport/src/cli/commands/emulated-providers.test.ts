@@ -5,8 +5,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { type FreestyleEmulator, startFreestyleEmulator } from "@sandport/testkit/emulators/freestyle";
 import { type ModalEmulator, startModalEmulator } from "@sandport/testkit/emulators/modal";
+import { runCli } from "../cli.fixture.js";
 import { EXIT } from "../exit-codes.js";
-import { runCli } from "../test-support.js";
 
 const WORKLOAD = ["--", "sh", "-c", 'printf "%s\\n" "$GREETING" > note.txt; cat note.txt; echo err >&2; exit 5'];
 

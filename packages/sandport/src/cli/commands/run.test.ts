@@ -6,7 +6,6 @@ import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { waitFor } from "@sandport/testkit/assertions";
-import { EXIT } from "../exit-codes.js";
 import {
   CLI,
   cliEnvironment,
@@ -16,7 +15,8 @@ import {
   scratchDirectory,
   startCli,
   useE2BEmulator,
-} from "../test-support.js";
+} from "../cli.fixture.js";
+import { EXIT } from "../exit-codes.js";
 
 describe("sandport run (local)", () => {
   const scratch = scratchDirectory("run");

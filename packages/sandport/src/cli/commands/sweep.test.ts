@@ -5,8 +5,8 @@ import { join } from "node:path";
 import { after, before, describe, mock, test } from "node:test";
 import { E2BRuntime } from "@sandport/e2b";
 import { LocalRuntime } from "@sandport/local";
+import { localOptions, runCli, scratchDirectory, useE2BEmulator } from "../cli.fixture.js";
 import { EXIT } from "../exit-codes.js";
-import { localOptions, runCli, scratchDirectory, useE2BEmulator } from "../test-support.js";
 
 interface SweepReport {
   dryRun: boolean;

@@ -4,9 +4,9 @@ import assert from "node:assert/strict";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
+import { scratchDirectory, UMBRELLA } from "../cli.fixture.js";
 import { Redactor } from "../output/redactor.js";
 import { parseDescriptor } from "../providers/descriptor.js";
-import { scratchDirectory, UMBRELLA } from "../test-support.js";
 import { providerChecks } from "./provider-checks.js";
 
 /** Daytona's real package.json: its peer dependencies and its "sandport" descriptor. */

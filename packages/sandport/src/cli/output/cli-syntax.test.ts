@@ -3,8 +3,8 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
+import { UMBRELLA } from "../cli.fixture.js";
 import { parseDescriptor } from "../providers/descriptor.js";
-import { UMBRELLA } from "../test-support.js";
 import { CliSyntax } from "./cli-syntax.js";
 
 /** The rewriter, knowing the real descriptors of the local and microsandbox packages. */

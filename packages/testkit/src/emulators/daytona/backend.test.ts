@@ -9,9 +9,9 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { LocalRuntime } from "@sandport/local";
 import { destroyEverySandbox } from "../harness/backend.js";
+import { emulatorFetch, openClient } from "./client.fixture.js";
 import { startDaytonaEmulator } from "./emulator.js";
-import { emulatorFetch, openClient } from "./test-fixtures.js";
-import { DAYTONA_SDKS } from "./test-sdk.js";
+import { DAYTONA_SDKS } from "./sdk.fixture.js";
 
 /** The network interfaces a command sees (`lo` alone in an empty network namespace). */
 const INTERFACES = "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | sort | tr '\\n' ' '";

@@ -4,8 +4,8 @@
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, it } from "node:test";
 import { waitFor } from "../../assertions/index.js";
+import { deleteAll, emulatorFetch } from "./client.fixture.js";
 import { type DaytonaEmulator, startDaytonaEmulator } from "./emulator.js";
-import { deleteAll, emulatorFetch } from "./test-fixtures.js";
 
 interface Answer {
   readonly status: number;

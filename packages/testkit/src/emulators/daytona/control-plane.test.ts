@@ -3,9 +3,9 @@
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, it } from "node:test";
 import { waitFor } from "../../assertions/index.js";
+import { deleteAll, emulatorFetch, openClient } from "./client.fixture.js";
 import { type DaytonaEmulator, startDaytonaEmulator } from "./emulator.js";
-import { deleteAll, emulatorFetch, openClient } from "./test-fixtures.js";
-import { DAYTONA_SDKS, type DaytonaClient } from "./test-sdk.js";
+import { DAYTONA_SDKS, type DaytonaClient } from "./sdk.fixture.js";
 
 for (const sdk of DAYTONA_SDKS) {
   describe(`Daytona API calls with ${sdk.label}`, () => {

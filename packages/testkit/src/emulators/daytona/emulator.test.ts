@@ -3,9 +3,9 @@
 
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, it } from "node:test";
+import { deleteAll, emulatorFetch, gone, openClient } from "./client.fixture.js";
 import { type DaytonaEmulator, startDaytonaEmulator } from "./emulator.js";
-import { deleteAll, emulatorFetch, gone, openClient } from "./test-fixtures.js";
-import { DAYTONA_SDKS, type DaytonaClient, daytonaRenamed } from "./test-sdk.js";
+import { DAYTONA_SDKS, type DaytonaClient, daytonaRenamed } from "./sdk.fixture.js";
 
 /** The part of the SDK's own `@daytona/api-client` these tests call (it is not a dependency of the testkit). */
 interface ApiClientModule {

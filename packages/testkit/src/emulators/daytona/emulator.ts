@@ -1,67 +1,17 @@
 /**
- * A local Daytona: the REST API under `/api` and the toolbox proxy under
- * `/toolbox/<sandbox id>` on one 127.0.0.1 port, close enough for the real
- * `@daytonaio/sdk` (0.180 to 0.218) and `@daytona/sdk` (0.216) to run against
- * it. Every sandbox is a workspace on a backend runtime from the port, so
- * commands run and files persist for real.
- *
- * Point the SDK at it with `emulator.sdkOptions` (`apiKey`, `apiUrl`,
- * `target`; all three, so the SDK reads no `DAYTONA_*` variable or `.env`
- * file for them) and, from 0.205 on, `useDeprecatedPolling: true` (see below).
- *
- * What differs from Daytona, on purpose or by necessity:
- * - State changes follow the API: create from a snapshot and start answer
- *   once the sandbox is started (the API waits up to 30 s), a create from an
- *   image answers `creating` and is polled, stop and delete answer at once
- *   (`stopping`, `destroying`) and settle in the background. They settle as
- *   soon as the backend is done (plus `transitionDelayMs`); a call during one is
- *   refused with 400 "Sandbox state change in progress".
- * - No event stream: the socket.io WebSocket (`/api/socket.io/`) is answered
- *   404 and logged in `unknownRoutes`. The SDK (0.205+) then polls, once a
- *   second instead of every 100 ms unless `useDeprecatedPolling: true`.
- * - Paths map `/home/daytona` (and paths relative to it, as the daemon
- *   resolves them) onto the backend workspace; anything else is refused with
- *   400 `INVALID_FILE_PATH`. Command text is not rewritten: a command sees the
- *   backend's workspace as its cwd and `$HOME` (a namespaced `LocalRuntime`
- *   with `workspaceRoot: "/home/daytona"` puts it there).
- * - Commands run with bash where the backend has it, else sh; output reaches
- *   the client as UTF-8 text (non-UTF-8 bytes are replaced); files are
- *   binary-safe. `process/execute` has no timeout unless one is given (the
- *   daemon's rule); the backend still gets a 24 h budget.
- * - Sessions keep their commands' order (one at a time) but run each as its
- *   own process: `cd`, `export` and variables do not carry over.
- * - Stopping kills the sandbox's processes and sessions; files stay.
- * - Resources, `user`, `public`, `target`, snapshot names and the
- *   auto-stop/archive/delete intervals are stored and reported, not enforced
- *   (except `autoDeleteInterval: 0`, which deletes on stop). `networkBlockAll`
- *   is passed to the backend as `network: false`; a backend that cannot honour
- *   it leaves the sandbox in state `error` with the backend's reason.
- * - A toolbox call to a sandbox that is not started is answered 409 by the
- *   "proxy" (what the real proxy answers is not known).
- * - Create fields that cannot be honoured (volumes, secrets, ttlMinutes, kvm,
- *   spot, gpuType, network and domain allow lists, outbound proxy, OTel
- *   override, linked sandbox, autoPauseInterval, image build contexts) are
- *   refused with 400; an unknown list query parameter is refused too.
- * - Session input reaches an async command's stdin (the backend's `spawn`);
- *   preview links reach the backend's `portEndpoint` through a 127.0.0.1
- *   listener per sandbox and port (`preview-proxy.ts`), not Daytona's host names.
- * - Not emulated (answered 404 and logged in `unknownRoutes`): signed preview
- *   URLs, the socket.io event stream, PTYs, code-run and the interpreter, git,
- *   LSP, computer use, file search/find/replace/permissions, signed file URLs,
- *   metrics and telemetry, `/api/config`, snapshots, volumes, secrets, warm
- *   pools, pause/archive/recover/resize/fork, SSH access, `/api/sandbox/paginated`;
- *   a followed log over plain HTTP (`follow=true` without a WebSocket) is
- *   answered 400 and logged too.
+ * A local Daytona (REST API and toolbox proxy on one port) for the real Daytona SDKs, on a backend
+ * runtime. How to point the SDK at it, what it serves and how it differs from Daytona, with sources:
+ * README.md here.
  *
  * @module
  */
 
 import { randomBytes, randomUUID } from "node:crypto";
-import type { SandboxRuntime } from "@sandport/core";
 import { type EmulatorBackend, type ResolvedBackend, resolveBackend } from "../harness/backend.js";
+import { EmulatorFacade } from "../harness/emulator-facade.js";
 import { EmulatorServer } from "../harness/http-server.js";
 import { SandboxRegistry } from "../harness/sandbox-registry.js";
-import type { EmulatedSandboxSummary, EmulatorRequestRecord, FaultRule, ProviderEmulator } from "../harness/types.js";
+import type { ProviderEmulator } from "../harness/types.js";
 import type { DaytonaCredentials } from "./auth.js";
 import type { CreateSandboxInput, DaytonaContext, DaytonaSandbox, DaytonaSandboxData } from "./context.js";
 import { registerControlPlane } from "./control-plane.js";
@@ -163,20 +113,18 @@ interface Settings {
   readonly transitionDelayMs: number;
 }
 
-class DaytonaEmulatorImpl implements DaytonaEmulator, DaytonaContext {
-  readonly server: EmulatorServer;
+class DaytonaEmulatorImpl
+  extends EmulatorFacade<EmulatorServer, DaytonaSandboxData>
+  implements DaytonaEmulator, DaytonaContext
+{
   readonly credentials: DaytonaCredentials;
   readonly pageSize: number;
   readonly target: string;
-  readonly registry = new SandboxRegistry<DaytonaSandboxData>();
   readonly previews: PreviewProxies;
-  readonly #backend: ResolvedBackend;
   readonly #lifecycle: SandboxLifecycle;
-  #stopping: Promise<void> | undefined;
 
   constructor(server: EmulatorServer, backend: ResolvedBackend, settings: Settings) {
-    this.server = server;
-    this.#backend = backend;
+    super(server, backend, new SandboxRegistry<DaytonaSandboxData>());
     this.credentials = settings.credentials;
     this.pageSize = settings.pageSize;
     this.target = settings.target;
@@ -189,8 +137,9 @@ class DaytonaEmulatorImpl implements DaytonaEmulator, DaytonaContext {
     });
   }
 
-  get backend(): SandboxRuntime {
-    return this.#backend.runtime;
+  /** The HTTP server, which the route modules register on. */
+  override get server(): EmulatorServer {
+    return super.server;
   }
 
   get apiKey(): string {
@@ -219,34 +168,6 @@ class DaytonaEmulatorImpl implements DaytonaEmulator, DaytonaContext {
 
   get sdkOptions(): DaytonaConnectionOptions {
     return { apiKey: this.apiKey, apiUrl: this.apiUrl, target: this.target };
-  }
-
-  get requests(): readonly EmulatorRequestRecord[] {
-    return this.server.log.records;
-  }
-
-  get unknownRoutes(): readonly string[] {
-    return this.server.log.unknownRoutes;
-  }
-
-  countRequests(route?: string | RegExp): number {
-    return this.server.log.count(route);
-  }
-
-  resetRequests(): void {
-    this.server.log.reset();
-  }
-
-  injectFault(rule: FaultRule): void {
-    this.server.faults.add(rule);
-  }
-
-  clearFaults(): void {
-    this.server.faults.clear();
-  }
-
-  liveSandboxes(): EmulatedSandboxSummary[] {
-    return this.registry.summaries();
   }
 
   async seedForeignSandbox(metadata: Record<string, string> = {}): Promise<string> {
@@ -291,13 +212,8 @@ class DaytonaEmulatorImpl implements DaytonaEmulator, DaytonaContext {
     void this.previews.close(sandbox.id);
   }
 
-  stop(): Promise<void> {
-    this.#stopping ??= (async () => {
-      await this.server.stop();
-      await this.previews.closeAll();
-      await this.#lifecycle.destroyAll();
-      await this.#backend.dispose();
-    })();
-    return this.#stopping;
+  protected async shutDown(): Promise<void> {
+    await this.previews.closeAll();
+    await this.#lifecycle.destroyAll();
   }
 }

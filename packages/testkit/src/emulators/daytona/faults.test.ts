@@ -4,9 +4,9 @@
 import assert from "node:assert/strict";
 import { after, afterEach, before, beforeEach, describe, it } from "node:test";
 import { waitFor } from "../../assertions/index.js";
+import { deleteAll, gone, openClient } from "./client.fixture.js";
 import { type DaytonaEmulator, startDaytonaEmulator } from "./emulator.js";
-import { deleteAll, gone, openClient } from "./test-fixtures.js";
-import { DAYTONA_SDKS, type DaytonaClient } from "./test-sdk.js";
+import { DAYTONA_SDKS, type DaytonaClient } from "./sdk.fixture.js";
 
 /** The fields every Daytona SDK error carries. */
 interface SdkErrorFields {

@@ -5,9 +5,9 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { unusedPort, waitFor } from "../../assertions/index.js";
 import { bindScript, isolationSkipReason, probeScript, shapedBackend } from "../harness/isolation.fixture.js";
+import { deleteAll, openClient } from "./client.fixture.js";
 import { type DaytonaEmulator, startDaytonaEmulator } from "./emulator.js";
-import { deleteAll, openClient } from "./test-fixtures.js";
-import { type DaytonaClient, type DaytonaSandbox, daytonaLatest } from "./test-sdk.js";
+import { type DaytonaClient, type DaytonaSandbox, daytonaLatest } from "./sdk.fixture.js";
 
 describe("an emulated Daytona sandbox looks like Daytona's machine", { skip: await isolationSkipReason() }, () => {
   let emulator: DaytonaEmulator;

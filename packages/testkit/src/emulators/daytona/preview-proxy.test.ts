@@ -5,10 +5,10 @@ import assert from "node:assert/strict";
 import { createServer } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { waitFor } from "../../assertions/index.js";
+import { deleteAll, gone, openClient } from "./client.fixture.js";
 import { type DaytonaEmulator, startDaytonaEmulator } from "./emulator.js";
 import { PREVIEW_TOKEN_HEADER } from "./preview-proxy.js";
-import { deleteAll, gone, openClient } from "./test-fixtures.js";
-import { DAYTONA_SDKS, type DaytonaClient, type DaytonaSandbox } from "./test-sdk.js";
+import { DAYTONA_SDKS, type DaytonaClient, type DaytonaSandbox } from "./sdk.fixture.js";
 
 /** A TCP port nothing listens on right now. */
 async function freePort(): Promise<number> {

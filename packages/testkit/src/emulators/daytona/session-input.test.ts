@@ -4,9 +4,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { waitFor } from "../../assertions/index.js";
+import { deleteAll, openClient } from "./client.fixture.js";
 import { type DaytonaEmulator, startDaytonaEmulator } from "./emulator.js";
-import { deleteAll, openClient } from "./test-fixtures.js";
-import { DAYTONA_SDKS, type DaytonaClient, type DaytonaSandbox } from "./test-sdk.js";
+import { DAYTONA_SDKS, type DaytonaClient, type DaytonaSandbox } from "./sdk.fixture.js";
 
 /** The HTTP status an SDK error carries. */
 function statusOf(error: unknown): number | undefined {

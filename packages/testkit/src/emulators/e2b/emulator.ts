@@ -1,39 +1,17 @@
 /**
- * A local E2B: the control-plane REST API and envd (Connect-RPC process and
- * filesystem services, REST `/files`) on one 127.0.0.1 port, close enough for
- * the real `e2b` SDK (2.x) to run against it. Every sandbox is a workspace on
- * a backend runtime from the port, so commands run and files persist for real.
- *
- * Point the SDK at it with `emulator.sdkOptions` (`apiKey`, `apiUrl`,
- * `sandboxUrl`, `domain`, `debug: false`).
- *
- * What differs from E2B, on purpose or by necessity:
- * - Paths in requests map `/home/user` (and relative paths) onto the backend
- *   workspace; anything else is refused with 400 / `invalid_argument`. Command
- *   text is not rewritten: a command sees the backend's workspace as its cwd and
- *   `$HOME`, which the default backend (where bubblewrap works) puts at
- *   `/home/user`; elsewhere a literal `/home/user/...` inside a script does not exist.
- * - Output carries the bytes a command wrote where the backend has them
- *   (`binaryOutput`), else its text's UTF-8; files are binary-safe.
- * - stdin feeds the real process where the backend can `spawn` (`envd-input.ts`);
- *   HTTP to other ports reaches a real server in the backend (`sandbox-ports.ts`),
- *   every sandbox on this machine's network under the default backend.
- * - Pausing kills the sandbox's processes (no memory snapshot); files stay.
- * - SIGTERM and SIGKILL both stop the whole process tree (the port kills by aborting).
- * - Not emulated (answered 404 / `unimplemented` and logged in `unknownRoutes`):
- *   PTYs, filesystem watchers, metrics, logs, snapshots, fork, network
- *   updates, templates, volumes, secrets; file metadata headers get 400.
+ * A local E2B (control plane and envd on one port) for the real `e2b` SDK, on a backend runtime.
+ * How to point the SDK at it, what it serves and how it differs from E2B, with sources: README.md here.
  *
  * @module
  */
 
 import { randomBytes } from "node:crypto";
-import type { SandboxRuntime } from "@sandport/core";
 import { type EmulatorBackend, type ResolvedBackend, resolveBackend } from "../harness/backend.js";
 import { isRpcPath, RpcError, replyRpcError, rpcRouteName } from "../harness/connect-rpc.js";
+import { EmulatorFacade } from "../harness/emulator-facade.js";
 import { EmulatorServer } from "../harness/http-server.js";
 import { SandboxRegistry } from "../harness/sandbox-registry.js";
-import type { EmulatedSandboxSummary, EmulatorRequestRecord, FaultRule, ProviderEmulator } from "../harness/types.js";
+import type { ProviderEmulator } from "../harness/types.js";
 import type { CreateSandboxInput, E2BContext, E2BSandbox, E2BSandboxData } from "./context.js";
 import { registerControlPlane } from "./control-plane.js";
 import { registerEnvdFiles } from "./envd-files.js";
@@ -147,77 +125,48 @@ export async function startE2BEmulator(options: E2BEmulatorOptions = {}): Promis
   return emulator;
 }
 
-class E2BEmulatorImpl implements E2BEmulator, E2BContext {
+class E2BEmulatorImpl extends EmulatorFacade<EmulatorServer, E2BSandboxData> implements E2BEmulator, E2BContext {
   readonly apiKey: string;
   readonly envdVersion: string;
   readonly pageSize: number;
   readonly domain = DOMAIN;
   /** HTTP to sandbox ports (`sandbox-ports.ts`). */
   readonly ports = new PortTraffic(this, DOMAIN);
-  readonly registry = new SandboxRegistry<E2BSandboxData>();
-  readonly #server: EmulatorServer;
-  readonly #backend: ResolvedBackend;
-  #stopping: Promise<void> | undefined;
 
   constructor(
     server: EmulatorServer,
     backend: ResolvedBackend,
     settings: { apiKey: string; pageSize: number; envdVersion: string },
   ) {
-    this.#server = server;
-    this.#backend = backend;
+    super(server, backend, new SandboxRegistry<E2BSandboxData>());
     this.apiKey = settings.apiKey;
     this.pageSize = settings.pageSize;
     this.envdVersion = settings.envdVersion;
   }
 
-  get backend(): SandboxRuntime {
-    return this.#backend.runtime;
-  }
-
   get url(): string {
-    return this.#server.url;
+    return this.server.url;
   }
 
   get apiUrl(): string {
-    return this.#server.url;
+    return this.server.url;
   }
 
   get sandboxUrl(): string {
-    return this.#server.url;
+    return this.server.url;
   }
 
   get sdkOptions(): E2BConnectionOptions {
     return { apiKey: this.apiKey, apiUrl: this.apiUrl, sandboxUrl: this.sandboxUrl, domain: this.domain, debug: false };
   }
 
-  get requests(): readonly EmulatorRequestRecord[] {
-    return this.#server.log.records;
+  override get unknownRoutes(): readonly string[] {
+    return this.ports.unknownRoutes(super.unknownRoutes);
   }
 
-  get unknownRoutes(): readonly string[] {
-    return this.ports.unknownRoutes(this.#server.log.unknownRoutes);
-  }
-
-  countRequests(route?: string | RegExp): number {
-    return this.#server.log.count(route);
-  }
-
-  resetRequests(): void {
-    this.#server.log.reset();
+  override resetRequests(): void {
+    super.resetRequests();
     this.ports.reset();
-  }
-
-  injectFault(rule: FaultRule): void {
-    this.#server.faults.add(rule);
-  }
-
-  clearFaults(): void {
-    this.#server.faults.clear();
-  }
-
-  liveSandboxes(): EmulatedSandboxSummary[] {
-    return this.registry.summaries();
   }
 
   async seedForeignSandbox(metadata: Record<string, string> = {}): Promise<string> {
@@ -235,7 +184,7 @@ class E2BEmulatorImpl implements E2BEmulator, E2BContext {
   }
 
   async createSandbox(input: CreateSandboxInput): Promise<E2BSandbox> {
-    if (this.#stopping) throw new Error("the emulator is stopping");
+    if (this.stopping) throw new Error("the emulator is stopping");
     const handle = await this.backend.launch({ network: input.network }, { timeoutMs: LAUNCH_TIMEOUT_MS });
     const now = Date.now();
     const sandbox: E2BSandbox = {
@@ -257,7 +206,7 @@ class E2BEmulatorImpl implements E2BEmulator, E2BContext {
         expiryTimer: undefined,
       },
     };
-    if (this.#stopping) {
+    if (this.stopping) {
       await this.backend.destroy(handle, { timeoutMs: DESTROY_TIMEOUT_MS }).catch(() => undefined);
       throw new Error("the emulator is stopping");
     }
@@ -304,12 +253,7 @@ class E2BEmulatorImpl implements E2BEmulator, E2BContext {
     }
   }
 
-  stop(): Promise<void> {
-    this.#stopping ??= (async () => {
-      await this.#server.stop();
-      await Promise.allSettled(this.registry.all().map((sandbox) => this.killSandbox(sandbox)));
-      await this.#backend.dispose();
-    })();
-    return this.#stopping;
+  protected async shutDown(): Promise<void> {
+    await Promise.allSettled(this.registry.all().map((sandbox) => this.killSandbox(sandbox)));
   }
 }

@@ -1,5 +1,6 @@
 import type { ArgvExecRequest, ExecEvent, ExecResult, SandboxHandle, SandboxRuntime } from "@sandport/core";
 import { backendEvents } from "../harness/backend-events.js";
+import { CommandTable, type StartSignal, startSignal } from "../harness/command-table.js";
 import { messageOf } from "./errors.js";
 import { type ProcessStdin, SpawnedStdin } from "./process-stdin.js";
 import { StdinPump } from "./stdin-pump.js";
@@ -67,14 +68,9 @@ export class EmulatedProcess {
     this.config = options.config;
     this.stdin = stdin;
     this.#listeners.add(options.listener);
-    let resolveStarted!: () => void;
-    let rejectStarted!: (error: unknown) => void;
-    this.started = new Promise<void>((resolve, reject) => {
-      resolveStarted = resolve;
-      rejectStarted = reject;
-    });
-    this.started.catch(() => undefined);
-    this.done = this.#run(options, resolveStarted, rejectStarted);
+    const start = startSignal();
+    this.started = start.started;
+    this.done = this.#run(options, start);
   }
 
   /** True until the process has ended. */
@@ -104,17 +100,13 @@ export class EmulatedProcess {
     for (const listener of [...this.#listeners]) listener(event);
   }
 
-  async #run(
-    options: StartProcessOptions,
-    resolveStarted: () => void,
-    rejectStarted: (error: unknown) => void,
-  ): Promise<EndEvent> {
+  async #run(options: StartProcessOptions, start: StartSignal): Promise<EndEvent> {
     let sawStart = false;
     const markStarted = () => {
       if (sawStart) return;
       sawStart = true;
       this.#emit({ start: { pid: this.pid } });
-      resolveStarted();
+      start.resolve();
     };
     let end: EndEvent;
     try {
@@ -133,7 +125,7 @@ export class EmulatedProcess {
       end = endFromResult(result, this.#killed);
     } catch (error) {
       if (!sawStart && !this.#killed) {
-        rejectStarted(error);
+        start.reject(error);
         this.#end = { exitCode: -1, exited: false, status: "error", error: messageOf(error) };
         this.#listeners.clear();
         await this.stdin?.dispose();
@@ -167,12 +159,11 @@ function endFromResult(result: ExecResult | undefined, killed: boolean): EndEven
 
 /** The processes of one sandbox. */
 export class ProcessTable {
-  readonly #processes = new Map<number, EmulatedProcess>();
-  #nextPid = 1000;
+  readonly #processes = new CommandTable<number, EmulatedProcess>({ firstPid: 1000 });
 
   /** Start a process; resolves once the backend has started it. */
   async start(options: StartProcessOptions): Promise<EmulatedProcess> {
-    const pid = this.#nextPid++;
+    const pid = this.#processes.newPid();
     let stdin: ProcessStdin | undefined;
     let request = options.request;
     if (options.stdin && options.backend.spawn) stdin = new SpawnedStdin();
@@ -182,15 +173,7 @@ export class ProcessTable {
       stdin = pump;
     }
     const process = new EmulatedProcess(pid, { ...options, request }, stdin);
-    this.#processes.set(pid, process);
-    void process.done.then(() => this.#processes.delete(pid));
-    try {
-      await process.started;
-    } catch (error) {
-      this.#processes.delete(pid);
-      throw error;
-    }
-    return process;
+    return this.#processes.admit(pid, process, process.started);
   }
 
   /** A running process (not being killed) by pid or tag. */
@@ -204,13 +187,11 @@ export class ProcessTable {
 
   /** Running processes; one being killed is already gone from the list, as envd's would be. */
   list(): EmulatedProcess[] {
-    return [...this.#processes.values()].filter((process) => !process.killed);
+    return this.#processes.list().filter((process) => !process.killed);
   }
 
   /** Kill every process and wait for them to end. */
-  async killAll(): Promise<void> {
-    const processes = [...this.#processes.values()];
-    for (const process of processes) process.kill();
-    await Promise.all(processes.map((process) => process.done));
+  killAll(): Promise<void> {
+    return this.#processes.killAll((process) => process.kill());
   }
 }

@@ -10,7 +10,7 @@ import { WebSocket } from "ws";
 import { delay, waitFor } from "../../assertions/index.js";
 import { destroyEverySandbox } from "../harness/backend.js";
 import { type MicrosandboxEmulator, startMicrosandboxEmulator } from "./emulator.js";
-import { microsandbox, onBackend } from "./test-sdk.js";
+import { microsandbox, onBackend } from "./sdk.fixture.js";
 
 const { Sandbox, setDefaultBackend } = microsandbox;
 

@@ -1,67 +1,24 @@
 /**
- * A local microsandbox cloud: the control plane's REST routes
- * (`/v1/sandboxes…`) and the agent relay (`/v1/sandboxes/:id/agent`, a
- * WebSocket carrying agentd's CBOR protocol) on one 127.0.0.1 port, close
- * enough for the real `microsandbox` SDK (0.6.x, cloud backend) to run
- * against it. Every sandbox is a workspace on a backend runtime from the
- * port, so commands run and files persist for real.
- *
- * Point the SDK at it with `setDefaultBackend(emulator.sdkBackend)`
- * (`{ kind: "cloud", url, apiKey }`). That setting is process-wide; each SDK
- * call captures it when it is made, and a `Sandbox` keeps the backend it was
- * created with.
- *
- * What differs from the service, on purpose or by necessity:
- * - The guest filesystem is the backend workspace: guest `/` is the workspace
- *   root, so `/app/a.txt` is `app/a.txt` there, and everything the caller did
- *   not create (`/etc`, `/usr`, ...) is absent. Command text is not rewritten:
- *   `cmd` is found on the backend's `PATH`, and a literal guest path inside a
- *   script names the backend's path, not the guest's. The working directory
- *   is mapped.
- * - The image is recorded, not pulled; every sandbox runs the backend's programs.
- * - The create-time environment applies to every command, under the request's
- *   own, also in sandboxes the SDK reattaches to (it cannot read their spec
- *   back, and sends only its defaults). The workdir applies to a request
- *   without `cwd`; the SDK always sends one (the workdir it knows, else `/`).
- * - Output reaches the client as the bytes the backend reports (exactly what
- *   the command wrote where its `binaryOutput` is `true`, as with the default
- *   `LocalRuntime`); files are binary-safe.
- * - Standard input is a live pipe where the backend has `spawn` (the default
- *   does): written as it arrives, closed by an empty chunk, and, as under
- *   agentd, never closed otherwise, so a command that reads stdin waits for
- *   EOF. On a backend without `spawn` it is given up front instead: what
- *   arrives (and is closed) within `stdinGraceMs` of the request. See
- *   `interactive.ts`.
- * - Every signal ends the command (the port stops commands by aborting), with
- *   exit code `128 + signal`. A missing program exits 127 with the backend's
- *   message on stderr instead of `core.exec.failed` kind `not_found`.
- * - Stop kills the sandbox's commands and keeps its files, and answers
- *   `stopped` at once; start is instant. An ephemeral sandbox is removed half
- *   a second after it stops. `max_duration_secs` and `idle_timeout_secs`
- *   (no agent traffic and no command running) stop a sandbox. Deleting a
- *   running sandbox removes it.
- * - File metadata: uid/gid 0, access time = modification time; `Stat` does
- *   not follow symlinks.
- * - Not emulated, refused and logged in `unknownRoutes` (REST routes answer
- *   501 `not_emulated`, agent features `core.error` or a failure in the
- *   feature's own message, listed as `AGENT <what>`): logs (SSE), volumes,
- *   `PATCH`, live stdin on a backend without `spawn`, PTYs, TCP tunnels (published ports, SSH),
- *   `SetStat`/`ReadLink`/`Symlink`/directory handles, exec as another user or
- *   with rlimits; at create (answered 400, listed as `POST /v1/sandboxes
- *   <field>`): rlimits, mounts, patches, init, `runtime.user`, network policies
- *   other than deny-all, secrets, registry credentials.
+ * A local microsandbox cloud (REST control plane and the agent relay on one port) for the real
+ * `microsandbox` SDK, on a backend runtime. How to point the SDK at it, what it serves and how it
+ * differs from the service, with sources: README.md here.
  *
  * @module
  */
 
 import { randomBytes, randomUUID } from "node:crypto";
-import type { SandboxRuntime } from "@sandport/core";
 import { type EmulatorBackend, type ResolvedBackend, resolveBackend } from "../harness/backend.js";
+import { EmulatorFacade } from "../harness/emulator-facade.js";
 import { EmulatorServer } from "../harness/http-server.js";
 import { SandboxRegistry } from "../harness/sandbox-registry.js";
-import type { EmulatedSandboxSummary, EmulatorRequestRecord, FaultRule, ProviderEmulator } from "../harness/types.js";
+import type { ProviderEmulator } from "../harness/types.js";
 import { registerAgentRelay } from "./agent-relay.js";
-import type { CreateSandboxInput, MicrosandboxAgentOperation, MicrosandboxSandbox } from "./context.js";
+import type {
+  CreateSandboxInput,
+  MicrosandboxAgentOperation,
+  MicrosandboxSandbox,
+  MicrosandboxSandboxData,
+} from "./context.js";
 import { registerControlPlane } from "./control-plane.js";
 import { replyError } from "./errors.js";
 import { loadCbor } from "./libraries.js";
@@ -147,21 +104,21 @@ export async function startMicrosandboxEmulator(
   return emulator;
 }
 
-class MicrosandboxEmulatorImpl implements MicrosandboxEmulator {
+class MicrosandboxEmulatorImpl
+  extends EmulatorFacade<EmulatorServer, MicrosandboxSandboxData>
+  implements MicrosandboxEmulator
+{
   readonly state: MicrosandboxState;
-  readonly #server: EmulatorServer;
-  readonly #backend: ResolvedBackend;
-  #stopping: Promise<void> | undefined;
 
   constructor(server: EmulatorServer, backend: ResolvedBackend, settings: { apiKey: string; pageSize: number }) {
-    this.#server = server;
-    this.#backend = backend;
+    const registry = new SandboxRegistry<MicrosandboxSandboxData>();
+    super(server, backend, registry);
     this.state = new MicrosandboxState({
       apiKey: settings.apiKey,
       orgId: randomUUID(),
       pageSize: settings.pageSize,
       backend: backend.runtime,
-      registry: new SandboxRegistry(),
+      registry,
       log: server.log,
     });
   }
@@ -174,16 +131,12 @@ class MicrosandboxEmulatorImpl implements MicrosandboxEmulator {
     return this.state.orgId;
   }
 
-  get backend(): SandboxRuntime {
-    return this.#backend.runtime;
-  }
-
   get url(): string {
-    return this.#server.url;
+    return this.server.url;
   }
 
   get apiUrl(): string {
-    return this.#server.url;
+    return this.server.url;
   }
 
   get sdkBackend(): MicrosandboxBackendConfig {
@@ -194,33 +147,9 @@ class MicrosandboxEmulatorImpl implements MicrosandboxEmulator {
     return this.state.agentOperations;
   }
 
-  get requests(): readonly EmulatorRequestRecord[] {
-    return this.#server.log.records;
-  }
-
-  get unknownRoutes(): readonly string[] {
-    return this.#server.log.unknownRoutes;
-  }
-
-  countRequests(route?: string | RegExp): number {
-    return this.#server.log.count(route);
-  }
-
-  resetRequests(): void {
-    this.#server.log.reset();
+  override resetRequests(): void {
+    super.resetRequests();
     this.state.agentOperations.length = 0;
-  }
-
-  injectFault(rule: FaultRule): void {
-    this.#server.faults.add(rule);
-  }
-
-  clearFaults(): void {
-    this.#server.faults.clear();
-  }
-
-  liveSandboxes(): EmulatedSandboxSummary[] {
-    return this.state.registry.summaries();
   }
 
   async seedForeignSandbox(metadata: Record<string, string> = {}): Promise<string> {
@@ -247,13 +176,11 @@ class MicrosandboxEmulatorImpl implements MicrosandboxEmulator {
     return sandbox.id;
   }
 
-  stop(): Promise<void> {
-    this.#stopping ??= (async () => {
-      this.state.stopping = true;
-      await this.#server.stop();
-      await Promise.allSettled(this.state.registry.all().map((sandbox) => this.state.removeSandbox(sandbox)));
-      await this.#backend.dispose();
-    })();
-    return this.#stopping;
+  protected override async beforeServerStops(): Promise<void> {
+    this.state.stopping = true;
+  }
+
+  protected async shutDown(): Promise<void> {
+    await Promise.allSettled(this.registry.all().map((sandbox) => this.state.removeSandbox(sandbox)));
   }
 }

@@ -1,3 +1,5 @@
+import { CommandTable } from "../harness/command-table.js";
+
 /** One command of an emulated sandbox, from its request until it has ended. */
 export interface RunningCommand {
   /** Stop the command's whole process tree; `signal` is what the exit code reports (`128 + signal`). */
@@ -12,18 +14,16 @@ export interface RunningCommand {
  * does under agentd.
  */
 export class ExecTable {
-  readonly #running = new Set<RunningCommand>();
-  #nextPid = 2;
+  readonly #running = new CommandTable<RunningCommand, RunningCommand>({ firstPid: 2 });
 
   /** A fresh pid for a command whose backend reports none. */
   allocatePid(): number {
-    return this.#nextPid++;
+    return this.#running.newPid();
   }
 
   /** Track a command until it ends. */
   add(command: RunningCommand): void {
-    this.#running.add(command);
-    void command.done.then(() => this.#running.delete(command));
+    this.#running.add(command, command);
   }
 
   /** Number of commands not yet ended (including those still waiting for their stdin). */
@@ -32,9 +32,7 @@ export class ExecTable {
   }
 
   /** Kill every command (SIGKILL) and wait for all of them to end. */
-  async killAll(): Promise<void> {
-    const commands = [...this.#running.values()];
-    for (const command of commands) command.kill(9);
-    await Promise.all(commands.map((command) => command.done));
+  killAll(): Promise<void> {
+    return this.#running.killAll((command) => command.kill(9));
   }
 }

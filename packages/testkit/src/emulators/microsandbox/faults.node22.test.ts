@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { after, afterEach, before, beforeEach, describe, it } from "node:test";
 import { delay } from "../../assertions/index.js";
 import { type MicrosandboxEmulator, startMicrosandboxEmulator } from "./emulator.js";
-import { microsandbox } from "./test-sdk.js";
+import { microsandbox } from "./sdk.fixture.js";
 
 const { Sandbox, setDefaultBackend } = microsandbox;
 

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { type ModalEmulator, startModalEmulator } from "./emulator.js";
-import { clientFor, loadModal, type Modal, quietLogger } from "./test-sdk.js";
+import { clientFor, loadModal, type Modal, quietLogger } from "./sdk.fixture.js";
 
 describe("Modal emulator and the SDK's ambient configuration", () => {
   let directory: string;

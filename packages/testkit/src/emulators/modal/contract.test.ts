@@ -10,7 +10,7 @@ import { after, afterEach, before, describe, it } from "node:test";
 import { LocalRuntime } from "@sandport/local";
 import { type ModalEmulator, startModalEmulator } from "./emulator.js";
 import { ARG_MAX_BYTES } from "./request-rules.js";
-import { clientFor, loadModal, type ModalClient } from "./test-sdk.js";
+import { clientFor, loadModal, type ModalClient } from "./sdk.fixture.js";
 import { loadModalWire } from "./wire-definitions.js";
 
 type App = Awaited<ReturnType<ModalClient["apps"]["fromName"]>>;

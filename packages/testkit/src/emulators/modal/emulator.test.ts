@@ -13,7 +13,7 @@ import type { SandboxExecParams } from "modal";
 import { delay } from "../../assertions/index.js";
 import { destroyEverySandbox } from "../harness/backend.js";
 import { type ModalEmulator, startModalEmulator } from "./emulator.js";
-import { clientFor, loadModal, type Modal, type ModalClient } from "./test-sdk.js";
+import { clientFor, loadModal, type Modal, type ModalClient } from "./sdk.fixture.js";
 
 type App = Awaited<ReturnType<ModalClient["apps"]["fromName"]>>;
 type Sandbox = Awaited<ReturnType<ModalClient["sandboxes"]["create"]>>;

@@ -1,3 +1,4 @@
+import { startSignal } from "../harness/command-table.js";
 import { GrpcError } from "./grpc-status.js";
 import { OutputLog } from "./output-log.js";
 
@@ -155,30 +156,25 @@ export class ExecProcess {
     this.execId = execId;
     this.argv = argv;
     this.stdin = new ExecStdin(acceptsStdin);
-    let markStarted!: () => void;
-    let failStart!: (error: unknown) => void;
-    this.started = new Promise<void>((resolve, reject) => {
-      markStarted = resolve;
-      failStart = reject;
-    });
-    this.started.catch(() => undefined);
+    const start = startSignal();
+    this.started = start.started;
     const io: ExecIo = {
       stdout: this.stdout,
       stderr: this.stderr,
       stdin: this.stdin,
       signal: this.#abort.signal,
-      started: markStarted,
+      started: start.resolve,
     };
     this.done = program(io).then(
       (status) => status,
       (error: unknown) => {
-        failStart(error);
+        start.reject(error);
         return KILLED;
       },
     );
     void this.done.then((status) => {
       this.#exit = status;
-      markStarted();
+      start.resolve();
       this.stdout.close();
       this.stderr.close();
       this.stdin.close();

@@ -8,7 +8,7 @@ import { after, afterEach, before, beforeEach, describe, it } from "node:test";
 import type { ModalClientParams } from "modal";
 import { waitFor } from "../../assertions/index.js";
 import { type ModalEmulator, startModalEmulator } from "./emulator.js";
-import { clientFor, loadModal, type Modal, type ModalClient } from "./test-sdk.js";
+import { clientFor, loadModal, type Modal, type ModalClient } from "./sdk.fixture.js";
 
 const CONTROL = "rpc modal.client.ModalClient/";
 type ModalMiddleware = NonNullable<ModalClientParams["grpcMiddleware"]>[number];

@@ -6,7 +6,7 @@ import { after, before, describe, it } from "node:test";
 import { unusedPort, waitFor } from "../../assertions/index.js";
 import { bindScript, isolationSkipReason, probeScript, shapedBackend } from "../harness/isolation.fixture.js";
 import { type ModalEmulator, startModalEmulator } from "./emulator.js";
-import { clientFor, loadModal, type ModalClient } from "./test-sdk.js";
+import { clientFor, loadModal, type ModalClient } from "./sdk.fixture.js";
 
 type Sandbox = Awaited<ReturnType<ModalClient["sandboxes"]["create"]>>;
 

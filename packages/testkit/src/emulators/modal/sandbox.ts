@@ -1,4 +1,5 @@
 import type { SandboxHandle } from "@sandport/core";
+import { CommandTable } from "../harness/command-table.js";
 import type { TunnelPort } from "./context.js";
 import type { ExecProcess } from "./exec-process.js";
 import { GrpcError } from "./grpc-status.js";
@@ -39,7 +40,7 @@ export class EmulatedSandbox {
   readonly settings: SandboxSettings;
   readonly handle: SandboxHandle;
   tags: Record<string, string>;
-  readonly #execs = new Map<string, ExecProcess>();
+  readonly #execs = new CommandTable<string, ExecProcess>({ keepEnded: true });
   readonly #finishWaiters = new Set<() => void>();
   #result: { readonly status: SandboxEnd; readonly exitcode: number; readonly exception: string } | undefined;
   #lifetimeTimer: NodeJS.Timeout | undefined;
@@ -78,7 +79,7 @@ export class EmulatedSandbox {
     clearTimeout(this.#idleTimer);
     const idleSecs = this.settings.idleTimeoutSecs;
     if (idleSecs === undefined || !this.running || !this.#onTimeout) return;
-    if ([...this.#execs.values()].some((exec) => exec.exit === undefined)) return;
+    if (this.#execs.list().some((exec) => exec.exit === undefined)) return;
     const onTimeout = this.#onTimeout;
     this.#idleTimer = setTimeout(() => onTimeout(this, `the sandbox was idle for ${idleSecs}s`), idleSecs * 1000);
     this.#idleTimer.unref();
@@ -86,7 +87,7 @@ export class EmulatedSandbox {
 
   /** Register an exec; it touches the sandbox when it ends. */
   addExec(exec: ExecProcess): void {
-    this.#execs.set(exec.execId, exec);
+    this.#execs.add(exec.execId, exec);
     clearTimeout(this.#idleTimer);
     void exec.done.then(() => this.touch());
   }
@@ -116,9 +117,7 @@ export class EmulatedSandbox {
     clearTimeout(this.#lifetimeTimer);
     clearTimeout(this.#idleTimer);
     for (const waiter of [...this.#finishWaiters]) waiter();
-    const execs = [...this.#execs.values()];
-    for (const exec of execs) exec.kill();
-    await Promise.all(execs.map((exec) => exec.done));
+    await this.#execs.killAll((exec) => exec.kill());
     return true;
   }
 

@@ -13,7 +13,7 @@ import { LocalRuntime } from "@sandport/local";
 import { unusedPort } from "../../assertions/index.js";
 import { destroyEverySandbox } from "../harness/backend.js";
 import { type ModalEmulator, startModalEmulator } from "./emulator.js";
-import { clientFor, loadModal, type Modal, type ModalClient } from "./test-sdk.js";
+import { clientFor, loadModal, type Modal, type ModalClient } from "./sdk.fixture.js";
 
 type App = Awaited<ReturnType<ModalClient["apps"]["fromName"]>>;
 type CreateParams = NonNullable<Parameters<ModalClient["sandboxes"]["create"]>[2]>;

@@ -8,6 +8,7 @@
 import { randomBytes } from "node:crypto";
 import type { ArgvExecRequest, ExecEvent, ExecResult, SandboxHandle, SandboxRuntime } from "@sandport/core";
 import { backendEvents } from "../harness/backend-events.js";
+import { type StartSignal, startSignal, CommandTable as Table } from "../harness/command-table.js";
 
 /** One line of a command's NDJSON log stream. */
 export interface LogLine {
@@ -78,14 +79,9 @@ export class EmulatedCommand {
 
   constructor(id: string, options: StartCommandOptions) {
     this.view = { id, ...options.view };
-    let resolveStarted!: () => void;
-    let rejectStarted!: (error: unknown) => void;
-    this.started = new Promise<void>((resolve, reject) => {
-      resolveStarted = resolve;
-      rejectStarted = reject;
-    });
-    this.started.catch(() => undefined);
-    this.done = this.#run(options, resolveStarted, rejectStarted);
+    const start = startSignal();
+    this.started = start.started;
+    this.done = this.#run(options, start);
   }
 
   /** Exit status once ended (128 + signal for a killed command), else `null`. */
@@ -132,16 +128,12 @@ export class EmulatedCommand {
     for (const listener of [...this.#listeners]) listener(event);
   }
 
-  async #run(
-    options: StartCommandOptions,
-    resolveStarted: () => void,
-    rejectStarted: (error: unknown) => void,
-  ): Promise<void> {
+  async #run(options: StartCommandOptions, start: StartSignal): Promise<void> {
     let sawStart = false;
     const markStarted = () => {
       if (sawStart) return;
       sawStart = true;
-      resolveStarted();
+      start.resolve();
     };
     let result: ExecResult | undefined;
     try {
@@ -157,7 +149,7 @@ export class EmulatedCommand {
       }
     } catch (error) {
       if (!sawStart && this.#signal === undefined) {
-        rejectStarted(error);
+        start.reject(error);
         this.#finish(null);
         return;
       }
@@ -187,22 +179,15 @@ function exitCodeOf(result: ExecResult | undefined, signal: number | undefined):
   return result.exitCode;
 }
 
-/** The commands of one session. */
+/** The commands of one session, ended ones kept (the API reports them). */
 export class CommandTable {
-  readonly #commands = new Map<string, EmulatedCommand>();
+  readonly #commands = new Table<string, EmulatedCommand>({ keepEnded: true });
 
   /** Start a command; resolves once the backend has started it, rejects if it could not. */
-  async start(options: StartCommandOptions): Promise<EmulatedCommand> {
+  start(options: StartCommandOptions): Promise<EmulatedCommand> {
     const id = `cmd_${randomBytes(12).toString("hex")}`;
     const command = new EmulatedCommand(id, options);
-    this.#commands.set(id, command);
-    try {
-      await command.started;
-    } catch (error) {
-      this.#commands.delete(id);
-      throw error;
-    }
-    return command;
+    return this.#commands.admit(id, command, command.started);
   }
 
   /** A command of this session, running or ended. */
@@ -211,9 +196,7 @@ export class CommandTable {
   }
 
   /** Kill every running command with `failure` and wait until they have ended. */
-  async interruptAll(failure: StreamFailure): Promise<void> {
-    const commands = [...this.#commands.values()];
-    for (const command of commands) command.interrupt(failure);
-    await Promise.all(commands.map((command) => command.done));
+  interruptAll(failure: StreamFailure): Promise<void> {
+    return this.#commands.killAll((command) => command.interrupt(failure));
   }
 }

@@ -2,7 +2,7 @@
 
 import { waitFor } from "../../assertions/index.js";
 import type { DaytonaEmulator } from "./emulator.js";
-import type { DaytonaClient, DaytonaSdkUnderTest } from "./test-sdk.js";
+import type { DaytonaClient, DaytonaSdkUnderTest } from "./sdk.fixture.js";
 
 /**
  * A client of `sdk` pointed at the emulator with every connection option
