@@ -83,6 +83,8 @@ export const CONFORMANCE_CHECKS = {
     "exec: an endless producer stopped at maxOutputBytes → truncated, not timedOut, exitCode null, ≤ the cap kept",
   "exec.kill-deadline":
     "exec: a command ignoring SIGTERM is still killed at its timeoutMs, its result comes promptly, nothing runs on",
+  "exec.signal-exit":
+    "exec: a command killed by a signal the runtime did not send → timedOut and truncated false, output kept",
   "exec.exit-after-output":
     "exec: a non-zero exit right after 64 KiB of output → that exit code, every byte, both flags false",
   "streaming.timeout-result":
@@ -91,6 +93,8 @@ export const CONFORMANCE_CHECKS = {
     "execStream: an endless producer stopped at maxOutputBytes → truncated, not timedOut, exitCode null, ≤ the cap kept",
   "streaming.kill-deadline":
     "execStream: a command ignoring SIGTERM is still killed at its timeoutMs, its result comes promptly, nothing runs on",
+  "streaming.signal-exit":
+    "execStream: a command killed by a signal the runtime did not send → timedOut and truncated false, output kept",
   "streaming.exit-after-output":
     "execStream: a non-zero exit right after 64 KiB of output → that exit code, every byte, both flags false",
   "interactive.timeout-result":
@@ -99,6 +103,8 @@ export const CONFORMANCE_CHECKS = {
     "spawn: an endless producer stopped at maxOutputBytes → truncated, not timedOut, exitCode null, ≤ the cap kept",
   "interactive.kill-deadline":
     "spawn: a command ignoring SIGTERM is still killed at its timeoutMs, its result comes promptly, nothing runs on",
+  "interactive.signal-exit":
+    "spawn: a command killed by a signal the runtime did not send → timedOut and truncated false, output kept",
   "interactive.exit-after-output":
     "spawn: a non-zero exit right after 64 KiB of output → that exit code, every byte, both flags false",
   "async.timeout-result":
@@ -107,6 +113,8 @@ export const CONFORMANCE_CHECKS = {
     "startCommand: an endless producer stopped at maxOutputBytes → truncated, not timedOut, exitCode null, ≤ the cap kept",
   "async.kill-deadline":
     "startCommand: a command ignoring SIGTERM is still killed at its timeoutMs, its result comes promptly, nothing runs on",
+  "async.signal-exit":
+    "startCommand: a command killed by a signal the runtime did not send → timedOut and truncated false, output kept",
   "async.exit-after-output":
     "startCommand: a non-zero exit right after 64 KiB of output → that exit code, every byte, both flags false",
   "interactive.kill-result":

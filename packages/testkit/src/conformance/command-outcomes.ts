@@ -92,6 +92,9 @@ function show(result: ExecResult): string {
  * - `<surface>.kill-deadline`: a command (and its children) ignoring SIGTERM is
  *   still killed at its budget: the result comes within the bound, says
  *   `timedOut`, and a {@link LateProbe} proves nothing kept running.
+ * - `<surface>.signal-exit`: a command killed by a signal the runtime did not
+ *   send (`sh -c 'kill -KILL $$'`) → `timedOut: false`, `truncated: false`,
+ *   its output kept (the exit code is the provider's to report).
  * - `<surface>.exit-after-output`: a normal non-zero exit right after 64 KiB of
  *   output → that exact code, every byte, both flags false.
  */
@@ -162,6 +165,16 @@ export function declareCommandOutcomeChecks<H extends SandboxHandle>(
     assert.equal(result.exitCode, null, `exitCode of a command killed by its budget (${show(result)})`);
     assert.ok(elapsedMs <= commandTimeoutMs + promptMs, `the result came after ${elapsedMs} ms`);
     assert.equal(await probe.survived(group.runtime, handle), false, "a command ignoring SIGTERM outlived its budget");
+  });
+
+  group.check(id("signal-exit"), async () => {
+    // Killed by a signal the runtime did not send: neither flag may claim the runtime stopped it. As argv, so
+    // `$$` is the command's own shell, not a shell the runtime may wrap a script in (a session's, say).
+    const request = { argv: ["sh", "-c", "echo dying; kill -KILL $$"] };
+    const { result } = await runToEnd(group, surface, request, promptMs * 2);
+    assert.equal(result.timedOut, false, `timedOut of a command killed by its own signal (${show(result)})`);
+    assert.equal(result.truncated, false, `truncated (${show(result)})`);
+    assert.equal(result.stdout, "dying\n", "the output before the signal is kept");
   });
 
   group.check(id("exit-after-output"), async () => {
