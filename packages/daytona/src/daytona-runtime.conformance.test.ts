@@ -8,6 +8,11 @@ import { emulatorOptions, SDKS } from "../test/emulated.js";
 import { DaytonaRuntime } from "./daytona-runtime.js";
 import type { DaytonaRuntimeOptions } from "./options.js";
 
+/** Why the `*.signal-exit` checks fail on Daytona today. */
+const WRAPPER_REPORTS_SIGNALS =
+  "the command runs as the child of a wrapper shell (session script, exec's capped script) that reports " +
+  "a signal death by printing 'Killed' into the combined output";
+
 for (const sdk of SDKS) {
   describeRuntimeConformance({
     name: `DaytonaRuntime (real ${sdk.label} → Daytona emulator)`,
@@ -22,5 +27,15 @@ for (const sdk of SDKS) {
       };
     },
     timeouts: { promptMs: 3_000 },
+    knownDeviations: {
+      "exec.signal-exit": WRAPPER_REPORTS_SIGNALS,
+      "streaming.signal-exit": WRAPPER_REPORTS_SIGNALS,
+      "interactive.signal-exit": WRAPPER_REPORTS_SIGNALS,
+      "async.signal-exit": WRAPPER_REPORTS_SIGNALS,
+      "async.timeout-result":
+        "Daytona records no start or end time of a session command, so commandLogs reports durationMs 0",
+      "async.output-cap-result":
+        "Daytona's async commands keep output up to the runtime's maxOutputBytes, not the request's, and nothing stops a command at its cap between polls; the shared command engine is to own this",
+    },
   });
 }

@@ -50,7 +50,13 @@ describe("E2BRuntime under injected faults (real e2b SDK → E2B emulator)", () 
   describeWireFaults({
     runtime: () => runtime,
     emulator: () => emulator,
-    routes: { create: "POST /v2/sandboxes", list: "GET /v2/sandboxes", delete: "DELETE /sandboxes/:id", exec: START },
+    routes: {
+      create: "POST /v2/sandboxes",
+      list: "GET /v2/sandboxes",
+      delete: "DELETE /sandboxes/:id",
+      exec: START,
+      stream: START,
+    },
     // The SDK honours Retry-After on a 429 three times.
     attempts: { createRateLimited: 4 },
     outcomes: { execRetriedOn: [503, 429] },

@@ -52,7 +52,14 @@ describe("ModalRuntime under injected faults (real modal SDK → Modal emulator)
   describeWireFaults({
     runtime: () => runtime,
     emulator: () => emulator,
-    routes: { create: CREATE, list: LIST, delete: TERMINATE, exec: START, output: `${ROUTER}TaskExecStdioRead` },
+    routes: {
+      create: CREATE,
+      list: LIST,
+      delete: TERMINATE,
+      exec: START,
+      output: `${ROUTER}TaskExecStdioRead`,
+      stream: `${ROUTER}TaskExecStdioRead`,
+    },
     // The SDK repeats UNAVAILABLE on a terminate three times.
     attempts: { deleteRefused: 4 },
     // gRPC UNAVAILABLE does not say whether the create ran.

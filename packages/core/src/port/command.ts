@@ -11,8 +11,10 @@ export interface CommandStatus {
   /** `running` while the command may still produce output; `exited` once it never will. */
   readonly state: "running" | "exited";
   /**
-   * Exit status once `exited`; `null` while running, or when the process was
-   * killed. A command that vanished without an exit record reports `255`.
+   * Exit status once `exited`; `null` while running, or when the runtime
+   * stopped the command (its timeout or output cap: `commandLogs` says which,
+   * as `ExecResult.exitCode`). A command that vanished without an exit record
+   * reports `255`.
    */
   readonly exitCode: number | null;
 }

@@ -11,13 +11,18 @@ export interface ExecOptions {
   readonly env?: Readonly<Record<string, string>>;
   /**
    * Kill the command after this many milliseconds; the result then has
-   * `timedOut: true`. Default: the runtime's configured run budget. Always sent to
-   * the provider, so a vendor's implicit default never applies.
+   * `timedOut: true` and `exitCode: null`. The kill reaches the command's whole
+   * process tree and does not depend on the command's cooperation (SIGTERM is
+   * followed by SIGKILL): nothing of it runs on once the result has arrived.
+   * Default: the runtime's configured run budget. Always sent to the provider,
+   * so a vendor's implicit default never applies.
    */
   readonly timeoutMs?: number;
   /**
-   * Cap on stdout + stderr bytes kept. Past it the command is stopped where the
-   * runtime can do so and the result has `truncated: true`. Default: the runtime's cap.
+   * Cap on stdout + stderr bytes kept. Past it the command is stopped, on every
+   * way of running one (`exec`, `execStream`, `spawn`, `startCommand`), and the
+   * result has `truncated: true`, `timedOut: false`, `exitCode: null`.
+   * Default: the runtime's cap.
    */
   readonly maxOutputBytes?: number;
   /** Bytes written to the command's standard input, which is then closed. Default: empty stdin. */

@@ -34,7 +34,9 @@ export interface SandboxProcess {
   closeStdin(): Promise<void>;
   /**
    * Kills the command and everything it started. Idempotent; resolves once the
-   * kill has been sent. The result then reports `exitCode: null`.
+   * kill has been sent. The result then reports `exitCode: null`,
+   * `timedOut: false` (a kill is not a timeout) and `truncated: false` unless
+   * the output cap was passed before.
    */
   kill(): Promise<void>;
 }

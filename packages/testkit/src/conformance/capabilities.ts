@@ -120,9 +120,12 @@ export function declareCapabilityChecks<H extends SandboxHandle>(group: CheckGro
       }
       const failed = checks.filter((id) => suite.outcomes.get(id) === "failed");
       const passed = checks.filter((id) => suite.outcomes.get(id) === "passed");
+      const deviated = checks.filter((id) => suite.outcomes.get(id) === "deviated");
       const notRun = checks.filter((id) => !suite.outcomes.has(id));
       t.diagnostic(
-        `${name} = ${String(value)}: ${passed.length} passed, ${failed.length} failed, ${notRun.length} not run` +
+        `${name} = ${String(value)}: ${passed.length} passed, ${failed.length} failed, ` +
+          `${deviated.length} known deviation(s)${deviated.length > 0 ? ` (${deviated.join(", ")})` : ""}, ` +
+          `${notRun.length} not run` +
           (notRun.length > 0
             ? ` (${notRun.map((id) => `${id}: ${suite.skipReasons.get(id) ?? "not run in this run"}`).join("; ")})`
             : ""),

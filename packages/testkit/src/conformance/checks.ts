@@ -77,6 +77,48 @@ export const CONFORMANCE_CHECKS = {
   "interactive.abort": "aborting op.signal after spawn resolved kills the process promptly",
   "interactive.binary-output": "all 256 byte values written to a spawned cat come back exactly in the events' bytes",
   "exec.binary-output": "all 256 byte values printed by a command arrive exactly in execStream's bytes",
+  "exec.timeout-result":
+    "exec: killed by timeoutMs → timedOut, exitCode null, not truncated, durationMs ≥ the budget and bounded",
+  "exec.output-cap-result":
+    "exec: an endless producer stopped at maxOutputBytes → truncated, not timedOut, exitCode null, ≤ the cap kept",
+  "exec.kill-deadline":
+    "exec: a command ignoring SIGTERM is still killed at its timeoutMs, its result comes promptly, nothing runs on",
+  "exec.signal-exit":
+    "exec: a command killed by a signal the runtime did not send → timedOut and truncated false, output kept",
+  "exec.exit-after-output":
+    "exec: a non-zero exit right after 64 KiB of output → that exit code, every byte, both flags false",
+  "streaming.timeout-result":
+    "execStream: killed by timeoutMs → timedOut, exitCode null, not truncated, durationMs ≥ the budget and bounded",
+  "streaming.output-cap-result":
+    "execStream: an endless producer stopped at maxOutputBytes → truncated, not timedOut, exitCode null, ≤ the cap kept",
+  "streaming.kill-deadline":
+    "execStream: a command ignoring SIGTERM is still killed at its timeoutMs, its result comes promptly, nothing runs on",
+  "streaming.signal-exit":
+    "execStream: a command killed by a signal the runtime did not send → timedOut and truncated false, output kept",
+  "streaming.exit-after-output":
+    "execStream: a non-zero exit right after 64 KiB of output → that exit code, every byte, both flags false",
+  "interactive.timeout-result":
+    "spawn: killed by timeoutMs → timedOut, exitCode null, not truncated, durationMs ≥ the budget and bounded",
+  "interactive.output-cap-result":
+    "spawn: an endless producer stopped at maxOutputBytes → truncated, not timedOut, exitCode null, ≤ the cap kept",
+  "interactive.kill-deadline":
+    "spawn: a command ignoring SIGTERM is still killed at its timeoutMs, its result comes promptly, nothing runs on",
+  "interactive.signal-exit":
+    "spawn: a command killed by a signal the runtime did not send → timedOut and truncated false, output kept",
+  "interactive.exit-after-output":
+    "spawn: a non-zero exit right after 64 KiB of output → that exit code, every byte, both flags false",
+  "async.timeout-result":
+    "startCommand: killed by timeoutMs → timedOut, exitCode null, not truncated, durationMs ≥ the budget and bounded",
+  "async.output-cap-result":
+    "startCommand: an endless producer stopped at maxOutputBytes → truncated, not timedOut, exitCode null, ≤ the cap kept",
+  "async.kill-deadline":
+    "startCommand: a command ignoring SIGTERM is still killed at its timeoutMs, its result comes promptly, nothing runs on",
+  "async.signal-exit":
+    "startCommand: a command killed by a signal the runtime did not send → timedOut and truncated false, output kept",
+  "async.exit-after-output":
+    "startCommand: a non-zero exit right after 64 KiB of output → that exit code, every byte, both flags false",
+  "interactive.kill-result":
+    "kill() and an abort after the start each end a spawned command with exitCode null, timedOut and truncated false",
   "ports.http": "a server started in the sandbox serves a file through portEndpoint (its headers included)",
   "port.op-options":
     "a malformed signal or timeoutMs in the per-call options is INVALID_REQUEST from every method, before any request",

@@ -3,6 +3,7 @@ import type { SandboxHandle } from "@sandport/core";
 import { declareAsyncChecks } from "./async-exec.js";
 import { declareCapabilityChecks } from "./capabilities.js";
 import { isConformanceCheckId } from "./checks.js";
+import { declareCommandOutcomeChecks } from "./command-outcomes.js";
 import { declareExecChecks } from "./exec.js";
 import { declareLimitChecks } from "./exec-limits.js";
 import { declareFileOpsChecks } from "./file-ops.js";
@@ -49,6 +50,10 @@ export function describeRuntimeConformance<H extends SandboxHandle>(options: Run
   describe(options.name, async () => {
     const suite = new ConformanceSuite(options, await options.createRuntime());
     after(() => suite.teardown(), { timeout: suite.timeouts.hookMs });
+    after(() => {
+      // Loud on purpose: a known deviation is a failure the run tolerates, not a pass.
+      for (const line of suite.deviations) process.stderr.write(`${line}\n`);
+    });
     const caps = suite.capabilities;
     const missing = (name: "asyncExec" | "streaming" | "fileOps" | "interactive" | "ports", methods: string) =>
       caps[name] === true ? undefined : `${name} is ${caps[name]}: the runtime has no ${methods}`;
@@ -60,6 +65,7 @@ export function describeRuntimeConformance<H extends SandboxHandle>(options: Run
     suite.group("exec", {}, (group) => {
       declareExecChecks(group);
       declareLimitChecks(group);
+      declareCommandOutcomeChecks(group, "exec");
       declareValidationChecks(group);
     });
     suite.group("lifecycle", {}, declareLifecycleChecks);
@@ -67,11 +73,20 @@ export function describeRuntimeConformance<H extends SandboxHandle>(options: Run
     suite.group(
       "async",
       { unavailable: missing("asyncExec", "startCommand/commandStatus/commandLogs with getById") },
-      declareAsyncChecks,
+      (group) => {
+        declareAsyncChecks(group);
+        declareCommandOutcomeChecks(group, "async");
+      },
     );
-    suite.group("streaming", { unavailable: missing("streaming", "execStream") }, declareStreamingChecks);
+    suite.group("streaming", { unavailable: missing("streaming", "execStream") }, (group) => {
+      declareStreamingChecks(group);
+      declareCommandOutcomeChecks(group, "streaming");
+    });
     suite.group("fileops", { unavailable: missing("fileOps", "listDir/stat/mkdir/remove") }, declareFileOpsChecks);
-    suite.group("interactive", { unavailable: missing("interactive", "spawn") }, declareInteractiveChecks);
+    suite.group("interactive", { unavailable: missing("interactive", "spawn") }, (group) => {
+      declareInteractiveChecks(group);
+      declareCommandOutcomeChecks(group, "interactive");
+    });
     suite.group("ports", { unavailable: missing("ports", "portEndpoint"), launch: false }, declarePortChecks);
     if (options.additionalTests) describe("additional", () => options.additionalTests?.(suite));
     suite.group("capabilities", { launch: false }, declareCapabilityChecks);
@@ -95,6 +110,16 @@ function checkOptions<H extends SandboxHandle>(options: RuntimeConformanceOption
     if (!isConformanceCheckId(id)) throw new TypeError(`describeRuntimeConformance: skip names no check: ${id}`);
     if (typeof reason !== "string" || reason.trim() === "") {
       throw new TypeError(`describeRuntimeConformance: skip.${id} needs a reason`);
+    }
+  }
+  for (const [id, reason] of Object.entries(options.knownDeviations ?? {})) {
+    if (!isConformanceCheckId(id))
+      throw new TypeError(`describeRuntimeConformance: knownDeviations names no check: ${id}`);
+    if (typeof reason !== "string" || reason.trim() === "") {
+      throw new TypeError(`describeRuntimeConformance: knownDeviations.${id} needs a reason`);
+    }
+    if (Object.hasOwn(options.skip ?? {}, id)) {
+      throw new TypeError(`describeRuntimeConformance: ${id} is both skipped and a known deviation`);
     }
   }
   for (const [name, value] of Object.entries(options.timeouts ?? {})) {

@@ -80,6 +80,25 @@ export function declareInteractiveChecks<H extends SandboxHandle>(group: CheckGr
     assert.equal(result.exitCode, null, "aborting op.signal after the start kills the process");
   });
 
+  group.check("interactive.kill-result", async () => {
+    const handle = group.sandbox();
+    const killed = await spawn(handle, "echo before; sleep 30");
+    await killed.kill();
+    const controller = new AbortController();
+    const aborted = await spawn(handle, "echo before; sleep 30", controller.signal);
+    controller.abort(new Error("the caller gave up"));
+    for (const [how, process] of [
+      ["kill()", killed],
+      ["an abort", aborted],
+    ] as const) {
+      const result = await process.result;
+      const shown = `exitCode ${result.exitCode}, timedOut ${result.timedOut}, truncated ${result.truncated}`;
+      assert.equal(result.exitCode, null, `a command ended by ${how} has no exit code (${shown})`);
+      assert.equal(result.timedOut, false, `a command ended by ${how} did not time out (${shown})`);
+      assert.equal(result.truncated, false, `a command ended by ${how} was not truncated (${shown})`);
+    }
+  });
+
   group.check(
     "interactive.binary-output",
     async () => {

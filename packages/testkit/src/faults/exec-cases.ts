@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { type SandboxHandle, SandportError, type SandportErrorCode } from "@sandport/core";
+import { type ExecEvent, type SandboxHandle, SandportError, type SandportErrorCode } from "@sandport/core";
 import type { FaultSpec } from "../emulators/harness/types.js";
 import type { WireFaultContext } from "./fault-context.js";
 import { expectTypedFailure } from "./observe.js";
@@ -38,7 +38,7 @@ async function startOnce<H extends SandboxHandle>(
   return false;
 }
 
-/** The cases that fault command starts and their output. */
+/** The cases that fault command starts and their output (streamed output too, where `routes.stream` is named). */
 export function declareExecCases<H extends SandboxHandle>(context: WireFaultContext<H>): void {
   const { routes } = context.options;
 
@@ -102,6 +102,49 @@ export function declareExecCases<H extends SandboxHandle>(context: WireFaultCont
         await context.destroy(handle);
       }
     },
+  );
+
+  const streamRoute = routes.stream;
+  context.case(
+    "stream-cut",
+    "a streamed command whose output is cut mid-way throws typed, or ends with its whole output: never a short exited",
+    async () => {
+      if (streamRoute === undefined || context.runtime.execStream === undefined) {
+        // Declared only where the options name a stream route (see below); unreachable otherwise.
+        return assert.fail("stream-cut needs routes.stream and execStream");
+      }
+      const handle = await context.launch("stream-cut");
+      try {
+        const { emulator, runtime } = context;
+        emulator.resetRequests();
+        emulator.injectFault({ route: streamRoute, fault: { kind: "drop-mid-stream", afterEvents: 1 } });
+        const events: ExecEvent[] = [];
+        const outcome = await context.call(
+          (async () => {
+            for await (const event of runtime.execStream!(handle, { shell: "echo first; sleep 0.2; echo second" }))
+              events.push(event);
+          })(),
+          "execStream under drop-mid-stream",
+        );
+        emulator.clearFaults();
+        assert.ok(emulator.countRequests(streamRoute) > 0, "the stream route was used, so the cut happened");
+        if (!outcome.ok) {
+          expectTypedFailure(outcome, "execStream under drop-mid-stream");
+          return;
+        }
+        const exited = events.at(-1);
+        assert.equal(exited?.type, "exited", "a stream that did not throw ends with exited");
+        const result = (exited as Extract<ExecEvent, { type: "exited" }>).result;
+        assert.deepEqual(
+          [result.stdout, result.exitCode],
+          ["first\nsecond\n", 0],
+          "a stream cut mid-way that ended without an error reports its whole output",
+        );
+      } finally {
+        await context.destroy(handle);
+      }
+    },
+    streamRoute === undefined ? "the options name no stream route (routes.stream)" : undefined,
   );
 
   context.case(

@@ -45,9 +45,12 @@ export class WireFaultContext<H extends SandboxHandle> {
     return this.options.emulator();
   }
 
-  /** Declares one case as a test, skipped with the caller's reason when `options.skip` names it. */
-  case(id: WireFaultCase, title: string, body: () => Promise<void>): void {
-    const skip = this.options.skip?.[id];
+  /**
+   * Declares one case as a test, skipped with the caller's reason when `options.skip` names it,
+   * else with `unavailable` (what the options lack for it) when given.
+   */
+  case(id: WireFaultCase, title: string, body: () => Promise<void>, unavailable?: string): void {
+    const skip = this.options.skip?.[id] ?? unavailable;
     test(`${id}: ${title}`, { skip: skip ?? false, timeout: this.hangMs * 6 }, body);
   }
 

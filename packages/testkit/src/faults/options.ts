@@ -14,6 +14,7 @@ export const WIRE_FAULT_CASES = [
   "exec-dropped",
   "exec-cut",
   "exec-past-deadline",
+  "stream-cut",
   "delete-refused",
   "delete-lost-response",
 ] as const;
@@ -33,6 +34,11 @@ export interface WireFaultRoutes {
   readonly exec: string | RegExp;
   /** The request whose answer carries a command's output, when it is not `exec` itself. Default: `exec`. */
   readonly output?: string | RegExp;
+  /**
+   * The request whose answer carries a streamed command's output (`execStream`). When absent, the
+   * `stream-cut` case is skipped, saying so.
+   */
+  readonly stream?: string | RegExp;
 }
 
 /**

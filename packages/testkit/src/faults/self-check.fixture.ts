@@ -2,12 +2,20 @@
 // WIRE_FAULTS_MODE set, and reads which cases passed. It runs the wire-fault suite against
 // LocalRuntime (isolation "none") behind a fake provider whose "requests" take the suite's faults:
 // `sound` maps every provider failure to a typed SandportError and honours deadlines; `untyped`
-// throws the provider's raw errors; `hangs` ignores the call's deadline and its caller's signal.
+// throws the provider's raw errors; `hangs` ignores the call's deadline and its caller's signal;
+// `short` ends a streamed command whose output was cut as if it had exited with what arrived.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe } from "node:test";
-import { type OpOptions, type SandboxHandle, type SandboxRuntime, SandportError } from "@sandport/core";
+import {
+  type ExecEvent,
+  type ExecRequest,
+  type OpOptions,
+  type SandboxHandle,
+  type SandboxRuntime,
+  SandportError,
+} from "@sandport/core";
 import { LocalRuntime } from "@sandport/local";
 import { FaultInjector } from "../emulators/harness/faults.js";
 import type { MutableRequestRecord } from "../emulators/harness/request-log.js";
@@ -22,6 +30,7 @@ const CHECKED: readonly WireFaultCase[] = [
   "create-past-deadline",
   "exec-refused",
   "exec-past-deadline",
+  "stream-cut",
 ];
 
 /** What a provider's transport raises: a status, or a connection that went away. */
@@ -140,6 +149,31 @@ async function request<T>(route: string, op: OpOptions | undefined, work: () => 
   }
 }
 
+/**
+ * `execStream` over the fake provider: a `drop-mid-stream` on the `stream` route cuts the output
+ * after its first chunk. The stream then fails typed, or (`short`) ends with an exited event
+ * carrying only what arrived, as a careless adapter would.
+ */
+async function* streamed(handle: LocalHandle, exec: ExecRequest, op?: OpOptions): AsyncIterable<ExecEvent> {
+  const cut = await request("stream", op, async () => undefined).then(
+    () => false,
+    () => true,
+  );
+  let stdout = "";
+  for await (const event of local.execStream(handle, exec, op)) {
+    if (cut && event.type === "stdout" && stdout !== "") {
+      if (mode !== "short") {
+        throw new SandportError({ code: "PROVIDER_UNAVAILABLE", provider: "fake", message: "the output was cut" });
+      }
+      const result = { exitCode: 0, stdout, stderr: "", truncated: false, timedOut: false, durationMs: 0 };
+      yield { type: "exited", result };
+      return;
+    }
+    if (event.type === "stdout") stdout += event.data;
+    yield event;
+  }
+}
+
 const root = mkdtempSync(join(tmpdir(), "sandport-wire-faults-"));
 const local = new LocalRuntime({ root, isolation: "none" });
 type LocalHandle = Parameters<LocalRuntime["destroy"]>[0];
@@ -157,6 +191,7 @@ const overrides: Partial<SandboxRuntime> = {
       provider.live.delete(handle.id);
     }),
   exec: (handle, exec, op) => request("exec", op, () => local.exec(handle as LocalHandle, exec)),
+  execStream: (handle, exec, op) => streamed(handle as LocalHandle, exec, op),
 };
 const runtime = new Proxy(local, {
   get(target, property, receiver) {
@@ -173,7 +208,7 @@ describe(`a ${mode} runtime`, () => {
   describeWireFaults({
     runtime: () => runtime,
     emulator: () => provider,
-    routes: { create: "create", list: "list", delete: "delete", exec: "exec" },
+    routes: { create: "create", list: "list", delete: "delete", exec: "exec", stream: "stream" },
     // Past the 1 600 ms the `*-past-deadline` cases delay a request by (4 × the 400 ms deadline).
     hangMs: 1_000,
     skip: Object.fromEntries(

@@ -46,7 +46,7 @@ function verdicts(output: string): Map<string, string> {
   return found;
 }
 
-const CHECKED = ["create-rate-limited", "create-past-deadline", "exec-refused", "exec-past-deadline"];
+const CHECKED = ["create-rate-limited", "create-past-deadline", "exec-refused", "exec-past-deadline", "stream-cut"];
 
 describe("the wire-fault suite against a deliberately broken runtime", { timeout: 120_000 }, () => {
   test("a sound runtime passes the cases the broken ones fail", async () => {
@@ -67,6 +67,14 @@ describe("the wire-fault suite against a deliberately broken runtime", { timeout
     for (const id of ["create-rate-limited", "exec-refused"]) {
       assert.match(seen.get(id) ?? "missing", /^not ok .*not a SandportError: ProviderError: HTTP (429|503)/, id);
     }
+  });
+
+  test("a runtime that ends a cut stream as if complete fails: lost output is never a result", async () => {
+    const { code, output } = await runFixture("short");
+    const seen = verdicts(output);
+    assert.notEqual(code, 0);
+    assert.match(seen.get("stream-cut") ?? "missing", /^not ok /);
+    assert.match(output, /a stream cut mid-way that ended without an error reports its whole output/);
   });
 
   test("a runtime that ignores its deadline fails: a call past its deadline must not hang", async () => {
