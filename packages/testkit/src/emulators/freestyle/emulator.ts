@@ -108,9 +108,12 @@ export interface FreestyleEmulator extends ProviderEmulator {
   readonly sdkOptions: FreestyleConnectionOptions;
 }
 
+/** Where the default backend puts the workspace for commands: the default `workspaceDirectory`. */
+const FREESTYLE_WORKSPACE = "/workspace";
+
 /** Start a Freestyle emulator on 127.0.0.1 and an ephemeral port. */
 export async function startFreestyleEmulator(options: FreestyleEmulatorOptions = {}): Promise<FreestyleEmulator> {
-  const backend = await resolveBackend(options.backend);
+  const backend = await resolveBackend(options.backend, { workspaceRoot: FREESTYLE_WORKSPACE });
   let server: EmulatorServer;
   let settings: Settings;
   try {
