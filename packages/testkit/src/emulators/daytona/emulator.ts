@@ -131,7 +131,7 @@ export async function startDaytonaEmulator(options: DaytonaEmulatorOptions = {})
   if (!Number.isInteger(transitionDelayMs) || transitionDelayMs < 0) {
     throw new RangeError(`transitionDelayMs must be a non-negative integer, got ${transitionDelayMs}`);
   }
-  const backend = await resolveBackend(options.backend, { workspaceRoot: DAYTONA_HOME });
+  const backend = await resolveBackend(options.backend, { workspaceRoot: DAYTONA_HOME, sharedProcesses: true });
   let server: EmulatorServer;
   try {
     server = await EmulatorServer.start({ errorReply: errorReplyByPath });

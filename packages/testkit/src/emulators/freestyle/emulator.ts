@@ -113,7 +113,7 @@ const FREESTYLE_WORKSPACE = "/workspace";
 
 /** Start a Freestyle emulator on 127.0.0.1 and an ephemeral port. */
 export async function startFreestyleEmulator(options: FreestyleEmulatorOptions = {}): Promise<FreestyleEmulator> {
-  const backend = await resolveBackend(options.backend, { workspaceRoot: FREESTYLE_WORKSPACE });
+  const backend = await resolveBackend(options.backend, { workspaceRoot: FREESTYLE_WORKSPACE, sharedProcesses: true });
   let server: EmulatorServer;
   let settings: Settings;
   try {

@@ -25,6 +25,15 @@ export interface DefaultBackendShape {
    * normalized, not a system directory (see `LocalRuntimeOptions.workspaceRoot`).
    */
   readonly workspaceRoot: string;
+  /**
+   * The emulated provider's commands share one process table, and its
+   * adapter relies on it (it stops a command by sweeping for the command's
+   * marker from a second command). Then the default backend is namespaced
+   * only with `namespaceScope: "sandbox"` (as root), and `isolation: "none"`
+   * (one process table: the host's) where that is unavailable, never with a
+   * PID namespace per command.
+   */
+  readonly sharedProcesses?: boolean;
 }
 
 /**
@@ -35,7 +44,8 @@ export interface DefaultBackendShape {
  * paths, and a sandbox launched without network gets its own loopback; as
  * root, with `namespaceScope: "sandbox"`, so that the commands of one
  * sandbox see each other's processes and share that loopback, as on the
- * provider's machine (elsewhere each command has its own);
+ * provider's machine (elsewhere each command has its own, unless
+ * `shape.sharedProcesses` asks for one process table: then `isolation: "none"`);
  * elsewhere it runs `isolation: "none"`, commands are host processes in the
  * workspace directory, and `shape` only roots request paths. Without
  * `shape` (an emulator whose machine cannot be drawn that way) it is always
@@ -128,7 +138,7 @@ async function createLocalRuntime(root: string, shape: DefaultBackendShape | und
   if (shape === undefined) return new LocalRuntime({ root, isolation: "none" });
   const { workspaceRoot } = shape;
   const isolation = await defaultBackendIsolation();
-  if (isolation.isolated) {
+  if (isolation.isolated && (isolation.namespaceScope === "sandbox" || !shape.sharedProcesses)) {
     return new LocalRuntime({ root, isolation: "namespaces", workspaceRoot, namespaceScope: isolation.namespaceScope });
   }
   return new LocalRuntime({ root, isolation: "none", workspaceRoot });

@@ -150,7 +150,7 @@ export async function startVercelEmulator(options: VercelEmulatorOptions = {}): 
     teamId: options.teamId ?? `team_${randomToken(24)}`,
     projectId: options.projectId ?? `prj_${randomToken(28)}`,
   };
-  const backend = await resolveBackend(options.backend, { workspaceRoot: SANDBOX_ROOT });
+  const backend = await resolveBackend(options.backend, { workspaceRoot: SANDBOX_ROOT, sharedProcesses: true });
   const sandboxes = new SandboxLifecycle(backend.runtime, credentials.projectId);
   const findRoute = (hostname: string) => findPreviewRoute(sandboxes.registry.all(), hostname);
   let server: EmulatorServer | undefined;
