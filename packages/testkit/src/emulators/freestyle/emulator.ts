@@ -108,12 +108,15 @@ export interface FreestyleEmulator extends ProviderEmulator {
   readonly sdkOptions: FreestyleConnectionOptions;
 }
 
-/** Where the default backend puts the workspace for commands: the default `workspaceDirectory`. */
+/** The default `workspaceDirectory`; the default backend shows commands the workspace at the one in use. */
 const FREESTYLE_WORKSPACE = "/workspace";
 
 /** Start a Freestyle emulator on 127.0.0.1 and an ephemeral port. */
 export async function startFreestyleEmulator(options: FreestyleEmulatorOptions = {}): Promise<FreestyleEmulator> {
-  const backend = await resolveBackend(options.backend, { workspaceRoot: FREESTYLE_WORKSPACE, sharedProcesses: true });
+  const backend = await resolveBackend(options.backend, {
+    workspaceRoot: options.workspaceDirectory ?? FREESTYLE_WORKSPACE,
+    sharedProcesses: true,
+  });
   let server: EmulatorServer;
   let settings: Settings;
   try {
