@@ -71,7 +71,8 @@ export interface BwrapInput {
    * Join a sandbox's namespaces instead of creating a command's own: its user
    * namespace from descriptor 4 and PID namespace from descriptor 5 (the
    * caller enters its IPC, UTS and network namespaces before bubblewrap
-   * starts, with `nsenter`). `network` is then ignored.
+   * starts, with `nsenter`). `network` is then ignored. `/tmp` is then the
+   * workspace's `.tmp` bound there, not a symlink into the workspace.
    */
   readonly shared?: boolean;
 }
@@ -103,7 +104,13 @@ export function buildBwrapInvocation(input: BwrapInput): BwrapInvocation {
   for (const path of input.readOnlyPaths) args.push("--ro-bind-try", path, path);
   for (const [host, inside] of input.mounts ?? []) args.push("--ro-bind", host, inside);
   args.push("--bind", input.workspaceDirectory, input.workspaceRoot);
-  args.push("--symlink", `${input.workspaceRoot}/${WORKSPACE_TMP}`, "/tmp");
+  if (input.shared) {
+    // A directory of its own, as on a provider's machine: a path through /tmp leads outside the workspace, as the
+    // runtime's file operations see it from the host. Its contents are the workspace's `.tmp`, shared by every command.
+    args.push("--bind-try", `${input.workspaceDirectory}/${WORKSPACE_TMP}`, "/tmp");
+  } else {
+    args.push("--symlink", `${input.workspaceRoot}/${WORKSPACE_TMP}`, "/tmp");
+  }
   args.push("--remount-ro", "/dev", "--remount-ro", "/");
   args.push("--chdir", input.cwd, "--", ...input.command);
   const pairs = Object.entries(input.env).flatMap(([name, value]) => ["--setenv", name, value]);

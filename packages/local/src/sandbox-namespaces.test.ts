@@ -125,6 +125,14 @@ describe('namespaceScope "sandbox"', { skip }, () => {
     await runtime.destroy(handle);
   });
 
+  test("/tmp is a directory outside the workspace as commands see it, shared by them, kept in the workspace's .tmp", async () => {
+    const handle = await runtime.launch();
+    assert.equal((await runtime.exec(handle, { shell: "echo kept > /tmp/f; readlink -f /tmp/f" })).stdout, "/tmp/f\n");
+    assert.equal((await runtime.exec(handle, { shell: "cat /tmp/f" })).stdout, "kept\n");
+    assert.equal(readFileSync(join(handle.workspaceDirectory, ".tmp", "f"), "utf8"), "kept\n");
+    await runtime.destroy(handle);
+  });
+
   test("a runtime in a new process joins the namespaces of a sandbox another process launched", async () => {
     const duration = uniqueSleep();
     const child = await runNodeChild(`
