@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { LAUNCH_KEY_LABEL, OWNER_LABEL } from "@sandport/core";
 import { expectCode, waitFor } from "@sandport/testkit/assertions";
+import { defaultBackendIsolation } from "@sandport/testkit/emulators";
 import type { DaytonaEmulator } from "@sandport/testkit/emulators/daytona";
 import { emulated } from "../test/emulated.js";
 
@@ -78,7 +79,25 @@ test("an image is built with the configured resources; the spec's whole-GiB reso
   assert.equal((await builder.exec(handle, { argv: ["true"] })).exitCode, 0);
 });
 
-test("network: false asks for networkBlockAll (the emulator's default backend cannot give it: the launch fails typed)", async () => {
+// The emulator's default backend gives a sandbox its own loopback only with one namespace set per sandbox (as root).
+const backend = await defaultBackendIsolation();
+const ownLoopback = backend.isolated && backend.namespaceScope === "sandbox";
+
+test("network: false asks for networkBlockAll, which the namespaced default backend gives", {
+  skip: ownLoopback ? undefined : "the emulator's default backend is unisolated here",
+}, async () => {
+  const handle = await runtime.launch({ network: false });
+  assert.equal((await record(emulator, handle.id)).networkBlockAll, true);
+  const probe = await runtime.exec(handle, {
+    argv: ["python3", "-c", "import socket;print(socket.socket().connect_ex(('1.1.1.1',53)) != 0)"],
+  });
+  assert.equal(probe.stdout, "True\n", "nothing outside the sandbox is reachable");
+  await runtime.destroy(handle);
+});
+
+test("network: false asks for networkBlockAll (where the emulator's default backend cannot give it: the launch fails typed)", {
+  skip: ownLoopback ? "the emulator's default backend gives a sandbox its own loopback here" : undefined,
+}, async () => {
   const error = await expectCode(runtime.launch({ network: false, launchKey: "no-net" }), "PROVIDER_UNAVAILABLE");
   assert.match(error.message, /network: false/);
   const errored = emulator.liveSandboxes().find((sandbox) => sandbox.metadata[LAUNCH_KEY_LABEL] === "no-net");

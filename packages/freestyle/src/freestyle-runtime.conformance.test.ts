@@ -2,7 +2,7 @@
 // SDK, against the Freestyle emulator from @sandport/testkit (the /v5 routes,
 // every VM a real local sandbox). The emulator maps the VM home directory, so
 // commands start there as on a VM. Its default backend cannot keep a VM off
-// the network, so the runtime launches with network: true here (launch.test.ts
+// the network everywhere (only as root), so the runtime launches with network: true here (launch.test.ts
 // shows the default sends no firewall rule; the emulator's own tests show a VM
 // without one is offline over a namespaces backend).
 

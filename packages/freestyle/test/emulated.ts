@@ -6,8 +6,9 @@
 // The emulator maps one VM directory onto its backend workspace, and starts
 // commands there: mapping the VM's home directory (/root) makes it behave as a
 // VM does, with the runtime's workspace (/root/workspace) and state directory
-// (/root/.sandport) inside it. Its default backend (LocalRuntime, isolation
-// "none") cannot keep a VM off the network, so these runtimes launch with
+// (/root/.sandport) inside it. Its default backend keeps a VM off the network
+// only where it runs one namespace set per sandbox (as root; elsewhere it is
+// LocalRuntime with isolation "none"), so these runtimes launch with
 // network: true unless a test says otherwise.
 import { after, afterEach } from "node:test";
 import {

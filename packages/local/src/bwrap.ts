@@ -67,6 +67,14 @@ export interface BwrapInput {
   readonly command: readonly string[];
   /** Host paths mounted read-only at other places inside (`[host, inside]`), e.g. the port relay. */
   readonly mounts?: readonly (readonly [string, string])[];
+  /**
+   * Join a sandbox's namespaces instead of creating a command's own: its user
+   * namespace from descriptor 4 and PID namespace from descriptor 5 (the
+   * caller enters its IPC, UTS and network namespaces before bubblewrap
+   * starts, with `nsenter`). `network` is then ignored. `/tmp` is then the
+   * workspace's `.tmp` bound there, not a symlink into the workspace.
+   */
+  readonly shared?: boolean;
 }
 
 /** A bubblewrap invocation: its arguments, plus the NUL-separated arguments it reads from fd 3. */
@@ -91,12 +99,18 @@ export interface BwrapInvocation {
  * root and `/dev`) remounted read-only.
  */
 export function buildBwrapInvocation(input: BwrapInput): BwrapInvocation {
-  const args = isolationArgs(input.network);
+  const args = input.shared ? sharedIsolationArgs() : isolationArgs(input.network);
   args.push("--args", "3");
   for (const path of input.readOnlyPaths) args.push("--ro-bind-try", path, path);
   for (const [host, inside] of input.mounts ?? []) args.push("--ro-bind", host, inside);
   args.push("--bind", input.workspaceDirectory, input.workspaceRoot);
-  args.push("--symlink", `${input.workspaceRoot}/${WORKSPACE_TMP}`, "/tmp");
+  if (input.shared) {
+    // A directory of its own, as on a provider's machine: a path through /tmp leads outside the workspace, as the
+    // runtime's file operations see it from the host. Its contents are the workspace's `.tmp`, shared by every command.
+    args.push("--bind-try", `${input.workspaceDirectory}/${WORKSPACE_TMP}`, "/tmp");
+  } else {
+    args.push("--symlink", `${input.workspaceRoot}/${WORKSPACE_TMP}`, "/tmp");
+  }
   args.push("--remount-ro", "/dev", "--remount-ro", "/");
   args.push("--chdir", input.cwd, "--", ...input.command);
   const pairs = Object.entries(input.env).flatMap(([name, value]) => ["--setenv", name, value]);
@@ -107,7 +121,23 @@ export function buildBwrapInvocation(input: BwrapInput): BwrapInvocation {
 function isolationArgs(network: boolean): string[] {
   const args = ["--unshare-all"];
   if (network) args.push("--share-net");
-  args.push("--unshare-user", "--disable-userns", "--die-with-parent", "--new-session", "--cap-drop", "ALL");
+  args.push("--unshare-user", "--disable-userns");
+  return withBaseArgs(args);
+}
+
+/**
+ * The same, for a command that joins its sandbox's namespaces: the user
+ * namespace (whose nested user namespaces are disabled, which bubblewrap
+ * asserts) and the PID namespace from descriptors 4 and 5; a cgroup and a
+ * mount namespace of its own.
+ */
+function sharedIsolationArgs(): string[] {
+  const args = ["--userns", "4", "--pidns", "5", "--unshare-cgroup", "--assert-userns-disabled"];
+  return withBaseArgs(args);
+}
+
+function withBaseArgs(args: string[]): string[] {
+  args.push("--die-with-parent", "--new-session", "--cap-drop", "ALL");
   args.push("--clearenv", "--ro-bind", "/usr", "/usr");
   for (const [kind, source, target] of usrSiblings()) args.push(kind, source, target);
   for (const entry of ETC_ENTRIES) args.push("--ro-bind-try", `/etc/${entry}`, `/etc/${entry}`);

@@ -6,6 +6,7 @@ import { COMMAND_MARKER_VARIABLE, newCommandMarker } from "./command-marker.js";
 import { buildEnvironment } from "./environment.js";
 import type { LocalIsolation } from "./options.js";
 import { RELAY_FILE, RELAY_NODE_PATH, RELAY_PORTS_DIRECTORY } from "./port-relay-source.js";
+import { NAMESPACE_DESCRIPTORS, type NamespaceHolder, NSENTER_PATH } from "./sandbox-namespaces.js";
 import type { CgroupDirectory, SandboxRecord } from "./sandbox-record.js";
 
 /** Exit status of a command that could not join its cgroups (it never ran). */
@@ -42,6 +43,20 @@ export interface SpawnPlan {
   /** The host user to spawn `file` as (the sandbox user, when the runtime is root); absent: the runtime's own. */
   readonly user?: BwrapUser;
   readonly isolation: LocalIsolation;
+  /**
+   * Under `namespaceScope: "sandbox"`: the sandbox's namespaces, which the
+   * spawner opens (`openNamespaces`) right before `spawn` and passes on at
+   * the descriptors of `NAMESPACE_DESCRIPTORS`.
+   */
+  readonly namespaces?: SharedNamespaces;
+}
+
+/** The namespaces of a sandbox that a command joins. */
+export interface SharedNamespaces {
+  readonly sandboxId: string;
+  readonly holder: NamespaceHolder;
+  /** The sandbox has the host's network: there is no network namespace to join. */
+  readonly network: boolean;
 }
 
 /** Inputs of {@link planCommand}. */
@@ -65,6 +80,8 @@ export interface PlanInput {
   readonly sandboxUser?: BwrapUser;
   /** Host ports directory of a sandbox whose declared ports are relayed (namespaces without network). */
   readonly portsDirectory?: string;
+  /** Join the namespaces of the record's holder (`namespaceScope: "sandbox"`); needs `sandboxUser` (a root runtime). */
+  readonly shareNamespaces?: boolean;
 }
 
 /**
@@ -92,6 +109,7 @@ export function planCommand(input: PlanInput): SpawnPlan {
   const leaf: CommandLeaf | undefined =
     input.leaf && tracking ? { version: tracking.version, directory: input.leaf } : undefined;
   const command = request.argv ? [...request.argv] : ["/bin/sh", "-c", request.shell as string];
+  if (input.isolation === "namespaces" && input.shareNamespaces) return planShared(input, command, joins, leaf);
   if (input.isolation === "namespaces") {
     const relayed = input.portsDirectory !== undefined && (record.ports?.length ?? 0) > 0;
     const invocation = buildBwrapInvocation({
@@ -141,6 +159,75 @@ export function planCommand(input: PlanInput): SpawnPlan {
   if (request.shell !== undefined)
     return { file: "/bin/sh", args: ["-c", `${joinInline(joins)}${request.shell}`], ...base };
   return { file: "/bin/sh", args: ["-c", joinThenExec(joins.length), "sh", ...joins, ...command], ...base };
+}
+
+/**
+ * A command that joins its sandbox's namespaces (`namespaceScope: "sandbox"`),
+ * spawned as root: `nsenter` enters the holder's IPC, UTS and (without
+ * network) network namespaces from the descriptors the spawner passes on,
+ * switches to the sandbox user, and `exec`s bubblewrap, which joins the user
+ * and PID namespaces (see `buildBwrapInvocation`'s `shared`). Inside, a
+ * `/bin/sh` step closes those descriptors before `exec`ing the command. The
+ * command carries a marker (`SANDPORT_LOCAL_COMMAND_ID`), as under `none`:
+ * processes it leaves in the shared PID namespace are no longer below
+ * bubblewrap, and are found by it when the command is stopped or exits.
+ * Cgroups to join (limits) are joined first, in `/bin/sh`, as root.
+ */
+function planShared(
+  input: PlanInput,
+  command: readonly string[],
+  joins: readonly string[],
+  leaf?: CommandLeaf,
+): SpawnPlan {
+  const { record, request } = input;
+  const user = input.sandboxUser;
+  if (!record.namespaces || !user) throw new Error("a shared-namespace command needs its sandbox's holder and user");
+  const relayed = input.portsDirectory !== undefined && (record.ports?.length ?? 0) > 0;
+  const marker = newCommandMarker(record.id);
+  const inner = relayed ? withRelay(command, record.ports as readonly number[]) : [...command];
+  const closeAll = Object.values(NAMESPACE_DESCRIPTORS)
+    .map((descriptor) => `${descriptor}<&-`)
+    .join(" ");
+  const invocation = buildBwrapInvocation({
+    ...(relayed
+      ? {
+          mounts: [
+            [process.execPath, RELAY_NODE_PATH],
+            [input.portsDirectory as string, RELAY_PORTS_DIRECTORY],
+          ],
+        }
+      : {}),
+    workspaceDirectory: input.workspaceDirectory,
+    workspaceRoot: input.workspaceRoot,
+    cwd: toSandboxPath(input.workspaceRoot, request.cwd),
+    network: record.network,
+    readOnlyPaths: input.readOnlyPaths,
+    env: { ...buildEnvironment(input.workspaceRoot, record.env, request.env), [COMMAND_MARKER_VARIABLE]: marker },
+    command: ["/bin/sh", "-c", `exec 3<&- ${closeAll}; exec "$@"`, "sh", ...inner],
+    shared: true,
+  });
+  const enter = [
+    `--ipc=/proc/self/fd/${NAMESPACE_DESCRIPTORS.ipc}`,
+    `--uts=/proc/self/fd/${NAMESPACE_DESCRIPTORS.uts}`,
+    ...(record.network ? [] : [`--net=/proc/self/fd/${NAMESPACE_DESCRIPTORS.net}`]),
+    // The group first (nsenter sets it before the user), so that bubblewrap starts as the sandbox user.
+    `--setgid=${user.gid}`,
+    `--setuid=${user.uid}`,
+    "--",
+    input.bwrapPath,
+    ...invocation.args,
+  ];
+  const base = {
+    env: {},
+    cwd: "/",
+    fd3: invocation.fd3,
+    isolation: "namespaces",
+    marker,
+    namespaces: { sandboxId: record.id, holder: record.namespaces, network: record.network },
+    ...(leaf ? { leaf } : {}),
+  } as const;
+  if (joins.length === 0) return { file: NSENTER_PATH, args: enter, ...base };
+  return { file: "/bin/sh", args: ["-c", joinThenExec(joins.length), "sh", ...joins, NSENTER_PATH, ...enter], ...base };
 }
 
 /**

@@ -83,10 +83,11 @@ export class CommandTree {
 
   /**
    * After the command's own process exited: kills whatever it left running,
-   * when it can have left anything. Under `namespaces`, nothing: every process
-   * of the command was in its PID namespace, which died with bubblewrap (and
-   * bubblewrap's group holds only bubblewrap: it starts the namespace in a
-   * session of its own). Under `none`, if no process was created after the
+   * when it can have left anything. Under `namespaces` with namespaces of its
+   * own, nothing: every process of the command was in its PID namespace,
+   * which died with bubblewrap (and bubblewrap's group holds only bubblewrap:
+   * it starts the namespace in a session of its own). Under `none`, and in a
+   * sandbox's shared namespaces (the command carries a marker there), if no process was created after the
    * command's own (`ns_last_pid` has not moved; one small read), the command
    * forked nothing: its group is empty (a group's members are its session's,
    * and its session was new) and no process carries its marker. Otherwise, or
@@ -96,7 +97,7 @@ export class CommandTree {
    * settled (see {@link release}).
    */
   reap(stopped: boolean): void {
-    if (!stopped && (this.#plan.isolation === "namespaces" || lastAllocatedPid() === this.#pid)) return;
+    if (!stopped && (!this.#plan.marker || lastAllocatedPid() === this.#pid)) return;
     signalGroup(this.#pid, "SIGKILL");
     const marker = this.#plan.marker;
     if (marker) killMarked(marker, this.#scope());

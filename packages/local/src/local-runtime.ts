@@ -55,7 +55,10 @@ import type { WorkspaceFiles } from "./workspace-files.js";
  * `HOME=/workspace`, `TMPDIR=/workspace/.tmp`). When this process is root,
  * commands run as the unprivileged `sandboxUser`, who owns the workspace.
  * Where bubblewrap cannot create namespaces, `launch` and `exec` refuse with
- * `UNSUPPORTED`; nothing ever falls back to `none` by itself.
+ * `UNSUPPORTED`; nothing ever falls back to `none` by itself. With
+ * `namespaceScope: "sandbox"` (root only) the PID, network, IPC and UTS
+ * namespaces are the sandbox's, made at launch and joined by every command
+ * (see `startNamespaceHolder`); `destroy` kills everything in them.
  *
  * Under `isolation: "none"` commands are host processes with the workspace
  * directory as cwd and `HOME`, in their own process group and, where a writable

@@ -17,6 +17,9 @@ export const LOCAL_WORKSPACE_ROOT = "/workspace";
 /** How commands are separated from the host. */
 export type LocalIsolation = "namespaces" | "none";
 
+/** Whether each command gets namespaces of its own, or joins its sandbox's (see `LocalRuntimeOptions.namespaceScope`). */
+export type NamespaceScope = "command" | "sandbox";
+
 /** Whether the runtime may use Linux control groups. */
 export type CgroupUsage = "auto" | "disabled";
 
@@ -92,6 +95,21 @@ export interface LocalRuntimeOptions extends CommonRuntimeOptions {
    * `/usr`, `/etc`, `/tmp`, `/bin`, `/sbin`, `/lib*`, `/run`). Default: `/workspace`.
    */
   readonly workspaceRoot?: string;
+  /**
+   * Under `isolation: "namespaces"`: `"command"` (default) gives every
+   * command PID, network, IPC and UTS namespaces of its own. `"sandbox"` gives
+   * each sandbox one set, made at launch and kept by a holder process (the
+   * init of its PID namespace) until `destroy`, which every command of the
+   * sandbox joins: they see each other's processes and share one loopback
+   * (a server one command starts on `127.0.0.1` is reachable from the next
+   * command, not from another sandbox or the host, unless the sandbox has
+   * network), as on a provider's machine; `destroy` kills the holder, and
+   * every process in the sandbox dies with it. Needs a root runtime (joining a
+   * network namespace needs privileges in the runtime's own user namespace)
+   * and util-linux's `nsenter` and `unshare`: refused with `INVALID_REQUEST`
+   * otherwise, or under `isolation: "none"`. Never chosen automatically.
+   */
+  readonly namespaceScope?: NamespaceScope;
 }
 
 /** Every option `LocalRuntime` takes; any other is refused, naming the nearest known one. */
@@ -105,6 +123,7 @@ export const LOCAL_OPTION_KEYS = keyList<LocalRuntimeOptions>({
   cgroups: true,
   sandboxUser: true,
   workspaceRoot: true,
+  namespaceScope: true,
 });
 
 /** A host user by number. */
@@ -125,6 +144,7 @@ export interface ResolvedLocalOptions extends ResolvedCommonOptions {
   /** Who isolated commands run as: set only when this process is root and isolation is `namespaces`. */
   readonly sandboxUser: SandboxUser | undefined;
   readonly workspaceRoot: string;
+  readonly namespaceScope: NamespaceScope;
 }
 
 /**
@@ -163,6 +183,19 @@ export function resolveOptions(options: LocalRuntimeOptions = {}): ResolvedLocal
   const readOnlyPaths = given.readOnlyPaths ?? [];
   if (!Array.isArray(readOnlyPaths)) throw read.refuse("readOnlyPaths", "must be an array of absolute paths");
   const sandboxUser = checkUser(given.sandboxUser ?? DEFAULT_SANDBOX_USER, read);
+  const namespaceScope = given.namespaceScope ?? "command";
+  if (namespaceScope !== "command" && namespaceScope !== "sandbox") {
+    throw read.refuse("namespaceScope", 'must be "command" or "sandbox"');
+  }
+  if (namespaceScope === "sandbox" && isolation !== "namespaces") {
+    throw read.refuse("namespaceScope", '"sandbox" needs isolation "namespaces"');
+  }
+  if (namespaceScope === "sandbox" && !runsAsRoot()) {
+    throw read.refuse(
+      "namespaceScope",
+      '"sandbox" needs a runtime running as root (a command joins its sandbox\'s network namespace, which needs privileges an unprivileged process lacks)',
+    );
+  }
   return {
     ...read.common(given, {
       runBudgetMs: 600_000,
@@ -178,6 +211,7 @@ export function resolveOptions(options: LocalRuntimeOptions = {}): ResolvedLocal
     sandboxUser: isolation === "namespaces" && runsAsRoot() ? sandboxUser : undefined,
     workspaceRoot:
       given.workspaceRoot === undefined ? LOCAL_WORKSPACE_ROOT : checkWorkspaceRoot(read, given.workspaceRoot),
+    namespaceScope,
   };
 }
 

@@ -5,6 +5,7 @@ import { JOIN_FAILED_EXIT, JOIN_FAILED_MESSAGE, type SpawnPlan } from "./command
 import { CommandTree } from "./command-tree.js";
 import { coverInheritedDescriptors } from "./inherited-descriptors.js";
 import { LOCAL_PROVIDER } from "./options.js";
+import { type OpenNamespaces, openNamespaces } from "./sandbox-namespaces.js";
 
 /** How to run one planned command. */
 export interface RunOptions {
@@ -79,7 +80,14 @@ export function runCommand(options: RunOptions): Promise<RunOutcome> {
     let stopping = false;
 
     let child: ChildProcess;
+    let namespaces: OpenNamespaces | undefined;
     try {
+      const shared = plan.namespaces;
+      if (shared) {
+        // Opened last thing before `spawn` (a holder that is gone is a typed error), closed right after it.
+        namespaces = openNamespaces(shared.sandboxId, shared.holder, shared.network);
+        stdio.push(...namespaces.descriptors);
+      }
       child = spawn(plan.file, plan.args, {
         cwd: plan.cwd,
         env: plan.env,
@@ -91,6 +99,8 @@ export function runCommand(options: RunOptions): Promise<RunOutcome> {
       void (plan.leaf ? releaseLeaf(plan.leaf) : Promise.resolve());
       reject(error);
       return;
+    } finally {
+      namespaces?.close();
     }
     const pid = child.pid;
     const tree = pid === undefined ? undefined : new CommandTree(plan, pid);

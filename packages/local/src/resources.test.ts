@@ -6,6 +6,7 @@ import { after, describe, test } from "node:test";
 import { SandportError } from "@sandport/core";
 import { probeCgroupHost } from "./cgroup-host.js";
 import { LocalRuntime, type LocalRuntimeOptions } from "./index.js";
+import { runsAsRoot } from "./options.js";
 import { bwrapSkipReason, temporaryDirectory } from "./runtime.fixture.js";
 import type { SandboxRecord } from "./sandbox-record.js";
 
@@ -27,10 +28,19 @@ const allocate =
   "node -e \"const kept=[];for(let i=0;i<16;i++)kept.push(Buffer.alloc(16*1024*1024,1));console.log('ALLOCATED',kept.length)\"";
 const forkMany = "for i in $(seq 40); do sleep 0.2 & done; wait; echo FORKED";
 
-for (const isolation of ["namespaces", "none"] as const) {
-  const skip = (isolation === "namespaces" ? skipNamespaces : undefined) ?? noLimits;
-  describe(`limits are enforced (${isolation})`, { skip }, () => {
-    const rt = runtime({ isolation });
+const configurations: [string, LocalRuntimeOptions][] = [
+  ["namespaces", { isolation: "namespaces" }],
+  ["none", { isolation: "none" }],
+  ['namespaces, namespaceScope "sandbox"', { isolation: "namespaces", namespaceScope: "sandbox" }],
+];
+for (const [label, configuration] of configurations) {
+  const shared = configuration.namespaceScope === "sandbox";
+  const skip =
+    (configuration.isolation === "namespaces" ? skipNamespaces : undefined) ??
+    (shared && !runsAsRoot() ? "shared namespaces need a root runtime" : undefined) ??
+    noLimits;
+  describe(`limits are enforced (${label})`, { skip }, () => {
+    const rt = skip ? (undefined as unknown as LocalRuntime) : runtime(configuration);
 
     test("memoryMiB: an allocation past the limit is killed; the same one without a limit completes", async () => {
       const limited = await rt.launch({ resources: { memoryMiB: 96 } });

@@ -25,6 +25,14 @@ import { RELAY_FILE, RELAY_SOURCE } from "./port-relay-source.js";
 import { isAlive } from "./process-tree.js";
 import type { RunningCommands } from "./running-commands.js";
 import { RunningMarkers } from "./running-markers.js";
+import {
+  killNamespaceHolder,
+  type NamespaceHolder,
+  NSENTER_PATH,
+  openNamespaces,
+  startNamespaceHolder,
+  UNSHARE_PATH,
+} from "./sandbox-namespaces.js";
 import { isExpired, matchesLabels, SANDBOX_RECORD_FORMAT, type SandboxRecord } from "./sandbox-record.js";
 import { SandboxStore } from "./sandbox-store.js";
 import { WorkspaceFiles } from "./workspace-files.js";
@@ -109,6 +117,13 @@ export class SandboxAccess {
     // Under namespaces a command's processes die with its PID namespace: a cgroup is needed only for limits.
     const tracking = this.#options.cgroups === "auto" && isolation === "none";
     const cgroups = await createSandboxCgroups(host, id, resources ? { resources, tracking } : { tracking });
+    let namespaces: NamespaceHolder | undefined;
+    try {
+      namespaces = await this.#startNamespaces(network);
+    } catch (error) {
+      await removeSandboxCgroups(cgroups);
+      throw error;
+    }
     const now = Date.now();
     const record: SandboxRecord = {
       format: SANDBOX_RECORD_FORMAT,
@@ -123,10 +138,12 @@ export class SandboxAccess {
       ...(ports ? { ports } : {}),
       ...(spec.lifetimeMs === undefined ? {} : { expiresAt: new Date(now + spec.lifetimeMs).toISOString() }),
       ...(cgroups ? { cgroups } : {}),
+      ...(namespaces ? { namespaces } : {}),
     };
     try {
       await this.store().create(record);
     } catch (error) {
+      if (namespaces) await killNamespaceHolder(namespaces, 2_000);
       await removeSandboxCgroups(cgroups);
       throw error;
     }
@@ -145,6 +162,27 @@ export class SandboxAccess {
       throw signal.reason;
     }
     return toHandle(record, this.store().workspaceDirectory(id));
+  }
+
+  /**
+   * Under `namespaceScope: "sandbox"`, starts the sandbox's namespaces and
+   * returns their holder (`UNSUPPORTED` naming what failed); otherwise nothing.
+   */
+  async #startNamespaces(network: boolean): Promise<NamespaceHolder | undefined> {
+    const { namespaceScope, sandboxUser, bwrapPath } = this.#options;
+    if (namespaceScope !== "sandbox" || !sandboxUser) return undefined;
+    try {
+      return await startNamespaceHolder({ bwrapPath, user: sandboxUser, network });
+    } catch (error) {
+      throw new SandportError({
+        code: "UNSUPPORTED",
+        provider: LOCAL_PROVIDER,
+        message:
+          `namespaceScope "sandbox": could not make the sandbox's namespaces (${(error as Error).message}). ` +
+          `It needs root, bubblewrap, ${NSENTER_PATH} and ${UNSHARE_PATH} (util-linux), and user namespaces for uid ${sandboxUser.uid}`,
+        cause: error,
+      });
+    }
   }
 
   /**
@@ -331,7 +369,18 @@ export class SandboxAccess {
     const limited = (usable?.limits.length ?? 0) > 0;
     const leaf = isolation !== "none" ? undefined : limited ? await createLeaf(usable) : nameLeaf(usable);
     const sandboxUser = this.#options.sandboxUser;
+    if (record.namespaces && (isolation !== "namespaces" || !sandboxUser)) {
+      throw unsupported(
+        LOCAL_PROVIDER,
+        'namespaceScope "sandbox"',
+        `sandbox ${record.id} was launched with namespaces of its own, which only a root runtime with isolation "namespaces" can join`,
+      );
+    }
+    const shareNamespaces = record.namespaces !== undefined;
+    // A holder that is gone is NOT_FOUND now, before anything is spawned (the spawner checks again).
+    if (shareNamespaces) openNamespaces(record.id, record.namespaces as NamespaceHolder, true).close();
     return planCommand({
+      ...(shareNamespaces ? { shareNamespaces } : {}),
       isolation,
       bwrapPath: this.#options.bwrapPath,
       readOnlyPaths: this.#options.readOnlyPaths,
@@ -368,11 +417,14 @@ export class SandboxAccess {
     const strays = names.includes("running") ? await this.markers(record.id).killAll() : [];
     const deadline = Date.now() + 2_000;
     while (Date.now() < deadline && strays.some(isAlive)) await sleep(10);
+    // Every process of the sandbox dies with its PID namespace's init, whatever the markers say.
+    const namespacesGone = record.namespaces ? await killNamespaceHolder(record.namespaces, 2_000 + grace) : true;
     const cgroupsGone = await removeSandboxCgroups(record.cgroups);
     const markedGone =
       this.#options.isolation !== "none" || (await killEveryMarked(sandboxPrefix(record.id), 2_000 + grace));
-    if (!cgroupsGone || !markedGone || strays.some(isAlive)) {
+    if (!cgroupsGone || !markedGone || !namespacesGone || strays.some(isAlive)) {
       const left = [
+        !namespacesGone && "its PID namespace",
         !cgroupsGone && "its cgroups",
         !markedGone && "marked processes",
         strays.some(isAlive) && "commands",

@@ -1,4 +1,5 @@
 import { LAUNCH_KEY_LABEL, type Labels, OWNER_LABEL, type ResourceLimits } from "@sandport/core";
+import type { NamespaceHolder } from "./sandbox-namespaces.js";
 
 /** Format tag of a sandbox's metadata file. */
 export const SANDBOX_RECORD_FORMAT = "sandport-local-sandbox-v1";
@@ -43,6 +44,12 @@ export interface SandboxRecord {
   /** When `LaunchSpec.lifetimeMs` ends, ISO-8601; past it the sandbox is reclaimed on next access. */
   readonly expiresAt?: string;
   readonly cgroups?: SandboxCgroups;
+  /**
+   * Under `namespaceScope: "sandbox"`: the process that holds the sandbox's
+   * namespaces, which every command joins and `destroy` kills. It outlives
+   * the runtime that launched the sandbox, so any runtime over the same root finds it here.
+   */
+  readonly namespaces?: NamespaceHolder;
 }
 
 /** Every label a sandbox answers to in `findByLabels`: caller labels plus its reserved ones. */

@@ -8,7 +8,8 @@
  * @module
  */
 
-export type { EmulatorBackend } from "./harness/backend.js";
+export type { BackendIsolation, EmulatorBackend } from "./harness/backend.js";
+export { defaultBackendIsolation } from "./harness/backend.js";
 export type {
   EmulatedSandboxSummary,
   EmulatorRequestRecord,

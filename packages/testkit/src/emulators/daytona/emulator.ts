@@ -17,6 +17,7 @@ import type { CreateSandboxInput, DaytonaContext, DaytonaSandbox, DaytonaSandbox
 import { registerControlPlane } from "./control-plane.js";
 import { errorReplyByPath } from "./errors.js";
 import { SandboxLifecycle } from "./lifecycle.js";
+import { DAYTONA_HOME } from "./paths.js";
 import { PreviewProxies } from "./preview-proxy.js";
 import { registerToolboxFiles } from "./toolbox-files.js";
 import { registerToolboxProcess } from "./toolbox-process.js";
@@ -80,7 +81,7 @@ export async function startDaytonaEmulator(options: DaytonaEmulatorOptions = {})
   if (!Number.isInteger(transitionDelayMs) || transitionDelayMs < 0) {
     throw new RangeError(`transitionDelayMs must be a non-negative integer, got ${transitionDelayMs}`);
   }
-  const backend = await resolveBackend(options.backend);
+  const backend = await resolveBackend(options.backend, { workspaceRoot: DAYTONA_HOME, sharedProcesses: true });
   let server: EmulatorServer;
   try {
     server = await EmulatorServer.start({ errorReply: errorReplyByPath });

@@ -4,10 +4,18 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { unusedPort, waitFor } from "../../assertions/index.js";
-import { bindScript, isolationSkipReason, probeScript, shapedBackend } from "../harness/isolation.fixture.js";
+import {
+  bindScript,
+  isolationSkipReason,
+  probeScript,
+  shapedBackend,
+  sharedNamespacesSkipReason,
+} from "../harness/isolation.fixture.js";
 import { deleteAll, openClient } from "./client.fixture.js";
 import { type DaytonaEmulator, startDaytonaEmulator } from "./emulator.js";
 import { type DaytonaClient, type DaytonaSandbox, daytonaLatest } from "./sdk.fixture.js";
+
+const sharedSkip = await sharedNamespacesSkipReason();
 
 describe("an emulated Daytona sandbox looks like Daytona's machine", { skip: await isolationSkipReason() }, () => {
   let emulator: DaytonaEmulator;
@@ -49,6 +57,16 @@ describe("an emulated Daytona sandbox looks like Daytona's machine", { skip: awa
     await bindIn(c, port);
     assert.equal((await d.process.executeCommand(probeScript(port))).result, "open\n");
     await Promise.all([a, b, c, d].map((sandbox) => sandbox.delete()));
+  });
+
+  it("the commands of a sandbox with networkBlockAll share its loopback: a port a session bound is open to the next command", {
+    skip: sharedSkip,
+  }, async () => {
+    const port = await unusedPort();
+    const sandbox = await daytona.create({ networkBlockAll: true });
+    await bindIn(sandbox, port);
+    assert.equal((await sandbox.process.executeCommand(probeScript(port))).result, "open\n");
+    await sandbox.delete();
   });
 });
 

@@ -47,9 +47,15 @@ export interface FreestyleEmulator extends ProviderEmulator {
   readonly sdkOptions: FreestyleConnectionOptions;
 }
 
+/** The default `workspaceDirectory`; the default backend shows commands the workspace at the one in use. */
+const FREESTYLE_WORKSPACE = "/workspace";
+
 /** Start a Freestyle emulator on 127.0.0.1 and an ephemeral port. */
 export async function startFreestyleEmulator(options: FreestyleEmulatorOptions = {}): Promise<FreestyleEmulator> {
-  const backend = await resolveBackend(options.backend);
+  const backend = await resolveBackend(options.backend, {
+    workspaceRoot: options.workspaceDirectory ?? FREESTYLE_WORKSPACE,
+    sharedProcesses: true,
+  });
   let server: EmulatorServer;
   let settings: Settings;
   try {

@@ -5,7 +5,13 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { type CreateVmOptions, Freestyle } from "freestyle";
 import { unusedPort, waitFor } from "../../assertions/index.js";
-import { bindScript, isolationSkipReason, probeScript, shapedBackend } from "../harness/isolation.fixture.js";
+import {
+  bindScript,
+  isolationSkipReason,
+  probeScript,
+  shapedBackend,
+  sharedNamespacesSkipReason,
+} from "../harness/isolation.fixture.js";
 import { type FreestyleEmulator, startFreestyleEmulator } from "./emulator.js";
 
 type Vm = Awaited<ReturnType<Freestyle["vms"]["create"]>>["vm"];
@@ -13,6 +19,8 @@ type Vm = Awaited<ReturnType<Freestyle["vms"]["create"]>>["vm"];
 const egress: CreateVmOptions["firewall"] = {
   rules: [{ action: "allow", source: {}, destination: { public: true } }],
 };
+
+const sharedSkip = await sharedNamespacesSkipReason();
 
 describe("an emulated Freestyle VM looks like the machine it describes", { skip: await isolationSkipReason() }, () => {
   let emulator: FreestyleEmulator;
@@ -50,6 +58,17 @@ describe("an emulated Freestyle VM looks like the machine it describes", { skip:
     assert.equal((await d.exec(probeScript(port))).stdout, "open\n");
     await Promise.all([a, b, c, d].map((vm) => vm.delete()));
     await Promise.all([binding.settled, shared.settled]);
+  });
+
+  it("the execs of a VM without egress share its loopback: a port one exec bound is open to the next", {
+    skip: sharedSkip,
+  }, async () => {
+    const port = await unusedPort();
+    const vm = await create({ rules: [] });
+    const binding = await bindIn(vm, port);
+    assert.equal((await vm.exec(probeScript(port))).stdout, "open\n");
+    await vm.delete();
+    await binding.settled;
   });
 });
 

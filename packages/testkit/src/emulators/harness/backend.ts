@@ -25,6 +25,15 @@ export interface DefaultBackendShape {
    * normalized, not a system directory (see `LocalRuntimeOptions.workspaceRoot`).
    */
   readonly workspaceRoot: string;
+  /**
+   * The emulated provider's commands share one process table, and its
+   * adapter relies on it (it stops a command by sweeping for the command's
+   * marker from a second command). Then the default backend is namespaced
+   * only with `namespaceScope: "sandbox"` (as root), and `isolation: "none"`
+   * (one process table: the host's) where that is unavailable, never with a
+   * PID namespace per command.
+   */
+  readonly sharedProcesses?: boolean;
 }
 
 /**
@@ -32,7 +41,11 @@ export interface DefaultBackendShape {
  * rooted in a fresh temporary directory. Where bubblewrap works (see
  * {@link defaultBackendIsolation}) it runs `isolation: "namespaces"` with the
  * workspace at `shape.workspaceRoot`, so commands find the provider's real
- * paths, and a sandbox launched without network gets its own loopback;
+ * paths, and a sandbox launched without network gets its own loopback; as
+ * root, with `namespaceScope: "sandbox"`, so that the commands of one
+ * sandbox see each other's processes and share that loopback, as on the
+ * provider's machine (elsewhere each command has its own, unless
+ * `shape.sharedProcesses` asks for one process table: then `isolation: "none"`);
  * elsewhere it runs `isolation: "none"`, commands are host processes in the
  * workspace directory, and `shape` only roots request paths. Without
  * `shape` (an emulator whose machine cannot be drawn that way) it is always
@@ -68,16 +81,26 @@ export async function destroyEverySandbox(runtime: SandboxRuntime): Promise<void
   await Promise.all(handles.map((handle) => runtime.destroy(handle).catch(() => {})));
 }
 
-/** Whether the default backend isolates its sandboxes here, and if not, why. */
-export type BackendIsolation = { readonly isolated: true } | { readonly isolated: false; readonly reason: string };
+/**
+ * Whether the default backend isolates its sandboxes here, and if not, why.
+ * Isolated, `namespaceScope` says whether each sandbox has one set of
+ * namespaces that all its commands join (`"sandbox"`: they see each other's
+ * processes and share one loopback, as on a provider's machine; needs root)
+ * or each command its own (`"command"`).
+ */
+export type BackendIsolation =
+  | { readonly isolated: true; readonly namespaceScope: "sandbox" | "command" }
+  | { readonly isolated: false; readonly reason: string };
 
 let isolation: Promise<BackendIsolation> | undefined;
 
 /**
  * Whether the default backend runs its sandboxes under bubblewrap on this
- * machine: found out once per process by launching (and destroying) one
- * sandbox with `isolation: "namespaces"` in a scratch root. Tests of what only
- * an isolated sandbox shows skip with `reason` when it is not.
+ * machine, and with which `namespaceScope`: found out once per process by
+ * launching (and destroying) one sandbox with `isolation: "namespaces"` in a
+ * scratch root, first with `namespaceScope: "sandbox"` when this process is
+ * root, else (or if that fails) with `"command"`. Tests of what only an
+ * isolated sandbox shows skip with `reason` when it is not.
  */
 export function defaultBackendIsolation(): Promise<BackendIsolation> {
   isolation ??= probeIsolation();
@@ -85,17 +108,26 @@ export function defaultBackendIsolation(): Promise<BackendIsolation> {
 }
 
 async function probeIsolation(): Promise<BackendIsolation> {
+  if (process.getuid?.() === 0 && (await probeScope("sandbox")) === undefined) {
+    return { isolated: true, namespaceScope: "sandbox" };
+  }
+  const failure = await probeScope("command");
+  if (failure === undefined) return { isolated: true, namespaceScope: "command" };
+  return { isolated: false, reason: failure };
+}
+
+/** `undefined` when a namespaced sandbox with this scope runs a command here, else why not. */
+async function probeScope(namespaceScope: "sandbox" | "command"): Promise<string | undefined> {
   const { LocalRuntime } = await loadLocal();
   const root = await mkdtemp(join(tmpdir(), "sandport-emulator-probe-"));
   try {
-    const runtime = new LocalRuntime({ root, isolation: "namespaces", cgroups: "disabled" });
+    const runtime = new LocalRuntime({ root, isolation: "namespaces", cgroups: "disabled", namespaceScope });
     const handle = await runtime.launch();
     const result = await runtime.exec(handle, { argv: ["true"] }).finally(() => runtime.destroy(handle));
-    if (result.exitCode !== 0)
-      return { isolated: false, reason: `a command under bubblewrap failed: ${result.stderr}` };
-    return { isolated: true };
+    if (result.exitCode !== 0) return `a command under bubblewrap failed: ${result.stderr}`;
+    return undefined;
   } catch (error) {
-    return { isolated: false, reason: `bubblewrap is unusable here: ${(error as Error).message}` };
+    return `bubblewrap is unusable here: ${(error as Error).message}`;
   } finally {
     await rm(root, { recursive: true, force: true, maxRetries: 3 });
   }
@@ -105,8 +137,10 @@ async function createLocalRuntime(root: string, shape: DefaultBackendShape | und
   const { LocalRuntime } = await loadLocal();
   if (shape === undefined) return new LocalRuntime({ root, isolation: "none" });
   const { workspaceRoot } = shape;
-  if ((await defaultBackendIsolation()).isolated)
-    return new LocalRuntime({ root, isolation: "namespaces", workspaceRoot });
+  const isolation = await defaultBackendIsolation();
+  if (isolation.isolated && (isolation.namespaceScope === "sandbox" || !shape.sharedProcesses)) {
+    return new LocalRuntime({ root, isolation: "namespaces", workspaceRoot, namespaceScope: isolation.namespaceScope });
+  }
   return new LocalRuntime({ root, isolation: "none", workspaceRoot });
 }
 

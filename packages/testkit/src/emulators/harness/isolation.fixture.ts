@@ -6,12 +6,17 @@ import { env } from "node:process";
 import { LocalRuntime } from "@sandport/local";
 import { defaultBackendIsolation, destroyEverySandbox } from "./backend.js";
 
-/** A namespaced `LocalRuntime` with its workspace at `workspaceRoot`, in a fresh root that `dispose` removes. */
+/**
+ * A namespaced `LocalRuntime` with its workspace at `workspaceRoot`, with the
+ * `namespaceScope` the default backend uses here, in a fresh root that `dispose` removes.
+ */
 export async function shapedBackend(
   workspaceRoot: string,
 ): Promise<{ runtime: LocalRuntime; dispose(): Promise<void> }> {
   const root = await mkdtemp(join(tmpdir(), "sandport-emulator-shaped-"));
-  const runtime = new LocalRuntime({ root, isolation: "namespaces", workspaceRoot });
+  const isolation = await defaultBackendIsolation();
+  const namespaceScope = isolation.isolated ? isolation.namespaceScope : "command";
+  const runtime = new LocalRuntime({ root, isolation: "namespaces", workspaceRoot, namespaceScope });
   return {
     runtime,
     dispose: async () => {
@@ -46,4 +51,17 @@ export function bindScript(port: number): string {
 /** Prints `open` when something listens on `127.0.0.1:<port>` as this sandbox sees it, else `closed`. */
 export function probeScript(port: number): string {
   return `python3 -c 'import socket;s=socket.socket();print("open" if s.connect_ex(("127.0.0.1",${port}))==0 else "closed")'`;
+}
+
+/**
+ * `undefined` when the default backend gives each sandbox one set of
+ * namespaces (`namespaceScope: "sandbox"`: its commands share processes and
+ * loopback), else why tests of that skip.
+ */
+export async function sharedNamespacesSkipReason(): Promise<string | undefined> {
+  const isolation = await defaultBackendIsolation();
+  if (isolation.isolated && isolation.namespaceScope === "sandbox") return undefined;
+  return isolation.isolated
+    ? "each command has namespaces of its own here (a shared set per sandbox needs a root runtime)"
+    : `emulated sandboxes are host directories here (no namespaces): ${isolation.reason}`;
 }

@@ -54,7 +54,7 @@ export async function startModalEmulator(options: ModalEmulatorOptions = {}): Pr
     authTokenTtlSeconds: options.authTokenTtlSeconds ?? 1200,
     routerTokenTtlSeconds: options.routerTokenTtlSeconds ?? 3600,
   });
-  const backend = await resolveBackend(options.backend);
+  const backend = await resolveBackend(options.backend, { workspaceRoot: workspacePath, sharedProcesses: true });
   let server: GrpcEmulatorServer<ModalListener>;
   try {
     server = await GrpcEmulatorServer.start<ModalListener>(

@@ -4,11 +4,19 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { unusedPort, waitFor } from "../../assertions/index.js";
-import { bindScript, isolationSkipReason, probeScript, shapedBackend } from "../harness/isolation.fixture.js";
+import {
+  bindScript,
+  isolationSkipReason,
+  probeScript,
+  shapedBackend,
+  sharedNamespacesSkipReason,
+} from "../harness/isolation.fixture.js";
 import { type ModalEmulator, startModalEmulator } from "./emulator.js";
 import { clientFor, loadModal, type ModalClient } from "./sdk.fixture.js";
 
 type Sandbox = Awaited<ReturnType<ModalClient["sandboxes"]["create"]>>;
+
+const sharedSkip = await sharedNamespacesSkipReason();
 
 describe("an emulated Modal sandbox looks like the machine it describes", { skip: await isolationSkipReason() }, () => {
   let emulator: ModalEmulator;
@@ -52,6 +60,19 @@ describe("an emulated Modal sandbox looks like the machine it describes", { skip
     const control = `${bindScript(other)} & while ! test -e bound-${other}; do sleep 0.05; done; ${probeScript(other)}; kill $!`;
     assert.equal(await run(b, control), "bound\nopen\n");
     await Promise.all([a.terminate(), b.terminate()]);
+  });
+
+  it("the execs of a sandbox share its loopback: a port one exec bound is open to the next", {
+    skip: sharedSkip,
+  }, async () => {
+    const port = await unusedPort();
+    const sandbox = await create();
+    await sandbox.exec(["sh", "-c", bindScript(port)]);
+    await waitFor(async () => (await run(sandbox, `test -e bound-${port} && echo yes || true`)) === "yes\n", {
+      what: "the port to be bound",
+    });
+    assert.equal(await run(sandbox, probeScript(port)), "open\n");
+    await sandbox.terminate();
   });
 });
 

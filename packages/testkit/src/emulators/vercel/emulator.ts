@@ -18,6 +18,7 @@ import { vercelErrorReply } from "./errors.js";
 import { findPreviewRoute } from "./exposed-ports.js";
 import { registerFileRoutes } from "./file-routes.js";
 import { answerNotEmulated, registerNotEmulated } from "./not-emulated.js";
+import { SANDBOX_ROOT } from "./paths.js";
 import { routePreviewHosts } from "./preview-hosts.js";
 import { PreviewProxy } from "./preview-proxy.js";
 import { DEFAULT_REGION, DEFAULT_TIMEOUT_MS } from "./sandbox-create.js";
@@ -91,7 +92,7 @@ export async function startVercelEmulator(options: VercelEmulatorOptions = {}): 
     teamId: options.teamId ?? `team_${randomToken(24)}`,
     projectId: options.projectId ?? `prj_${randomToken(28)}`,
   };
-  const backend = await resolveBackend(options.backend);
+  const backend = await resolveBackend(options.backend, { workspaceRoot: SANDBOX_ROOT, sharedProcesses: true });
   const sandboxes = new SandboxLifecycle(backend.runtime, credentials.projectId);
   const findRoute = (hostname: string) => findPreviewRoute(sandboxes.registry.all(), hostname);
   let server: EmulatorServer | undefined;

@@ -5,10 +5,18 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { Sandbox } from "@vercel/sandbox";
 import { unusedPort, waitFor } from "../../assertions/index.js";
-import { bindScript, isolationSkipReason, probeScript, shapedBackend } from "../harness/isolation.fixture.js";
+import {
+  bindScript,
+  isolationSkipReason,
+  probeScript,
+  shapedBackend,
+  sharedNamespacesSkipReason,
+} from "../harness/isolation.fixture.js";
 import { startVercelEmulator, type VercelEmulator } from "./emulator.js";
 
 type CreateParams = NonNullable<Parameters<typeof Sandbox.create>[0]>;
+
+const sharedSkip = await sharedNamespacesSkipReason();
 
 describe("an emulated Vercel sandbox looks like Vercel's machine", { skip: await isolationSkipReason() }, () => {
   let emulator: VercelEmulator;
@@ -51,6 +59,16 @@ describe("an emulated Vercel sandbox looks like Vercel's machine", { skip: await
     await bindIn(c, port);
     assert.equal(await shell(d, probeScript(port)), "open\n");
     await Promise.all([a, b, c, d].map((sandbox) => sandbox.delete()));
+  });
+
+  it("the commands of a deny-all sandbox share its loopback: a port a detached command bound is open to the next", {
+    skip: sharedSkip,
+  }, async () => {
+    const port = await unusedPort();
+    const sandbox = await create({ networkPolicy: "deny-all" } as Partial<CreateParams>);
+    await bindIn(sandbox, port);
+    assert.equal(await shell(sandbox, probeScript(port)), "open\n");
+    await sandbox.delete();
   });
 });
 
