@@ -7,14 +7,13 @@ import {
   toSandboxPath,
   validateFiles,
 } from "@sandport/core";
-import { checkSymlinkGuard, type GuardedPath, symlinkGuardScript } from "@sandport/core/adapter";
+import { type CallBudget, checkSymlinkGuard, type GuardedPath, symlinkGuardScript } from "@sandport/core/adapter";
 import type { FreestyleContext } from "./context.js";
 import { mapFreestyleError } from "./errors.js";
 import { PROVIDER } from "./handle.js";
 import type { FreestyleFilesystem } from "./internal/sdk-types.js";
 import { fromHome } from "./options.js";
-import { runHelper } from "./run-command.js";
-import type { CallTiming } from "./transport.js";
+import { runScript } from "./run-script.js";
 
 /** How many file requests of one call are in flight at once (the API has no batch upload). */
 const FILE_CONCURRENCY = 8;
@@ -40,7 +39,7 @@ export function writeFiles(
   } catch (error) {
     return Promise.reject(error);
   }
-  return context.onVm(handle, op, "writeFiles", context.options.timeouts.fileMs, async (vmId, call) => {
+  return context.onOwned(handle, op, "writeFiles", context.options.timeouts.fileMs, async (vmId, call) => {
     if (valid.length === 0) return;
     await guard(
       context,
@@ -99,7 +98,7 @@ export function onPath<T>(
   op: OpOptions | undefined,
   operation: string,
   target: PathTarget,
-  work: (target: ResolvedTarget, call: CallTiming & { readonly signal: AbortSignal }) => Promise<T>,
+  work: (target: ResolvedTarget, call: CallBudget & { readonly signal: AbortSignal }) => Promise<T>,
 ): Promise<T> {
   const root = context.options.workspaceRoot;
   let relative: string;
@@ -110,7 +109,7 @@ export function onPath<T>(
   }
   const absolute = toSandboxPath(root, relative);
   const site = { operation, path: absolute };
-  return context.onVm(handle, op, site, context.options.timeouts.fileMs, async (vmId, call) => {
+  return context.onOwned(handle, op, site, context.options.timeouts.fileMs, async (vmId, call) => {
     await guard(context, vmId, call, [{ relative, followFinal: target.followFinal }]);
     return work({ vmId, relative, absolute }, call);
   });
@@ -125,7 +124,7 @@ export function fileCall<T>(
   vmId: string,
   operation: string,
   path: string,
-  call: CallTiming & { readonly signal: AbortSignal },
+  call: CallBudget & { readonly signal: AbortSignal },
   work: (fs: FreestyleFilesystem) => Promise<T>,
 ): Promise<T> {
   return retry(
@@ -150,12 +149,12 @@ export function fileCall<T>(
 async function guard(
   context: FreestyleContext,
   vmId: string,
-  call: CallTiming,
+  call: CallBudget & { readonly signal: AbortSignal },
   paths: readonly GuardedPath[],
 ): Promise<void> {
   if (context.known.isPristine(vmId)) return;
   const workspace = quoteShellArg(fromHome(context.options, context.options.workspaceRoot));
-  const result = await runHelper(context, vmId, `cd -- ${workspace} && ${symlinkGuardScript(paths)}`, call);
+  const result = await runScript(context, vmId, `cd -- ${workspace} && ${symlinkGuardScript(paths)}`, call);
   checkSymlinkGuard(paths, result, PROVIDER);
 }
 
