@@ -26,19 +26,14 @@ const FILE_RETRY = { maxAttempts: 3, initialDelayMs: 200, maxDelayMs: 2_000 } as
  * Freestyle writes each file atomically and creates its parent directories.
  * A failure can leave some of the files written.
  */
-export function writeFiles(
+export async function writeFiles(
   context: FreestyleContext,
   handle: unknown,
   files: readonly FileInput[],
   op?: OpOptions,
 ): Promise<void> {
   const { workspaceRoot } = context.options;
-  let valid: ReturnType<typeof validateFiles>;
-  try {
-    valid = validateFiles(files, { root: workspaceRoot, provider: PROVIDER });
-  } catch (error) {
-    return Promise.reject(error);
-  }
+  const valid = validateFiles(files, { root: workspaceRoot, provider: PROVIDER });
   return context.onOwned(handle, op, "writeFiles", context.options.timeouts.fileMs, async (vmId, call) => {
     if (valid.length === 0) return;
     await guard(
@@ -92,7 +87,7 @@ export interface ResolvedTarget {
  * Runs one single-path file operation: the path validated against the
  * workspace (before any request), ownership, the symlink guard, then `work`.
  */
-export function onPath<T>(
+export async function onPath<T>(
   context: FreestyleContext,
   handle: unknown,
   op: OpOptions | undefined,
@@ -101,12 +96,7 @@ export function onPath<T>(
   work: (target: ResolvedTarget, call: CallBudget & { readonly signal: AbortSignal }) => Promise<T>,
 ): Promise<T> {
   const root = context.options.workspaceRoot;
-  let relative: string;
-  try {
-    relative = normalizeWorkspacePath(target.path, { root, allowRoot: target.root, provider: PROVIDER });
-  } catch (error) {
-    return Promise.reject(error);
-  }
+  const relative = normalizeWorkspacePath(target.path, { root, allowRoot: target.root, provider: PROVIDER });
   const absolute = toSandboxPath(root, relative);
   const site = { operation, path: absolute };
   return context.onOwned(handle, op, site, context.options.timeouts.fileMs, async (vmId, call) => {
