@@ -4,12 +4,11 @@
 // background polling), deadlines and aborts are in long-exec.wire.test.ts.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { quoteShellArg, SandportError } from "@sandport/core";
+import { quoteShellArg, RESERVED_ENV, SandportError } from "@sandport/core";
 import { MAX_COMMAND_BYTES } from "@sandport/core/adapter";
 import { expectCode } from "@sandport/testkit/assertions";
 import { emulated } from "../test/emulated.js";
 import { API_STDIN_BYTES, planCommand } from "./exec.js";
-import { RESERVED_ENV } from "./markers.js";
 import { resolveOptions } from "./options.js";
 
 const EXEC = "POST /v5/vms/:id/exec-await";

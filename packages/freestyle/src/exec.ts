@@ -7,16 +7,16 @@ import {
   invalidRequest,
   type OpOptions,
   quoteShellArg,
+  RESERVED_ENV,
   refuseReservedEnv,
   toSandboxPath,
   validateExecRequest,
 } from "@sandport/core";
-import { assertCommandFits, cappedOutputScript, planStdin } from "@sandport/core/adapter";
+import { assertCommandFits, cappedOutputScript, planStdin, runCommandToEnd } from "@sandport/core/adapter";
 import type { FreestyleContext } from "./context.js";
 import { PROVIDER } from "./handle.js";
-import { RESERVED_ENV } from "./markers.js";
 import { fromHome, MAX_EXEC_TIMEOUT_MS, type ResolvedOptions } from "./options.js";
-import { type CommandPlan, runCommand } from "./run-command.js";
+import { type CommandPlan, commandOptions, freestyleCommand } from "./vendor-command.js";
 
 /** Largest stdin the API takes in the request itself (decoded); more is staged as a file first. */
 export const API_STDIN_BYTES = 1024 * 1024;
@@ -76,26 +76,21 @@ export function planCommand(options: ResolvedOptions, request: ExecRequest): Com
 }
 
 /**
- * Runs a command to completion; non-zero exits, timeouts and truncation are
- * results. The call's deadline is the command's run budget plus `execGraceMs`,
+ * Runs a command to completion on the kit's engine; non-zero exits, timeouts
+ * and truncation are results. The call's deadline is the command's run budget plus `execGraceMs`,
  * so the command's own timeout always comes first.
  */
-export function exec(
+export async function exec(
   context: FreestyleContext,
   handle: unknown,
   request: ExecRequest,
   op?: OpOptions,
 ): Promise<ExecResult> {
-  let plan: CommandPlan;
-  try {
-    plan = planCommand(context.options, request);
-  } catch (error) {
-    return Promise.reject(error);
-  }
+  const plan = planCommand(context.options, request);
   const deadlineMs = plan.timeoutMs + context.options.timeouts.execGraceMs;
-  return context.onVm(handle, op, "exec", deadlineMs, (vmId, call) => {
+  return context.onOwned(handle, op, "exec", deadlineMs, (vmId, call) => {
     context.known.markCommandRun(vmId);
-    return runCommand(context, vmId, plan, call);
+    return runCommandToEnd(freestyleCommand(context, vmId, plan, call), commandOptions(plan, call.signal));
   });
 }
 

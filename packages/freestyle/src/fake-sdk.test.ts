@@ -72,6 +72,8 @@ class FakeFreestyle {
           // A command naming NEVER is never answered; one naming LATE is answered after 700 ms.
           if (body.command.includes("NEVER")) return never();
           if (body.command.includes("LATE")) await delay(700);
+          // One naming NOSTATUS ends without a status code, as Freestyle answers for its timeout.
+          if (body.command.includes("NOSTATUS")) return { stdout: "", stderr: "", statusCode: null };
           return runLocally(body);
         },
       }),
@@ -176,6 +178,13 @@ test("an answer that comes after a while is waited for, within the command's tim
   assert.ok(elapsed >= 480 && elapsed < 1_000, `the deadline is the timeout plus the grace: ${elapsed} ms`);
   assert.deepEqual(await runtime.settle(), [], "the kill that followed ran");
   assert.match(fake.execs.at(-1)?.command ?? "", /grep -lzx -- SANDPORT_EXEC_ID=[0-9a-f-]{36} /);
+});
+
+test("an answer without a status code is Freestyle's timeout only once the command ran that long; before, a kill", async () => {
+  const early = await runtime.exec(handle, { argv: ["echo", "NOSTATUS"], timeoutMs: 5_000 });
+  assert.deepEqual([early.exitCode, early.timedOut], [null, false], "no code and no timeout: not timedOut");
+  const late = await runtime.exec(handle, { argv: ["echo", "LATE", "NOSTATUS"], timeoutMs: 600 });
+  assert.deepEqual([late.exitCode, late.timedOut], [null, true]);
 });
 
 test("a lookup that never answers ends at its deadline", async () => {

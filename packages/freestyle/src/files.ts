@@ -7,14 +7,13 @@ import {
   toSandboxPath,
   validateFiles,
 } from "@sandport/core";
-import { checkSymlinkGuard, type GuardedPath, symlinkGuardScript } from "@sandport/core/adapter";
+import { type CallBudget, checkSymlinkGuard, type GuardedPath, symlinkGuardScript } from "@sandport/core/adapter";
 import type { FreestyleContext } from "./context.js";
 import { mapFreestyleError } from "./errors.js";
 import { PROVIDER } from "./handle.js";
 import type { FreestyleFilesystem } from "./internal/sdk-types.js";
 import { fromHome } from "./options.js";
-import { runHelper } from "./run-command.js";
-import type { CallTiming } from "./transport.js";
+import { runScript } from "./run-script.js";
 
 /** How many file requests of one call are in flight at once (the API has no batch upload). */
 const FILE_CONCURRENCY = 8;
@@ -27,20 +26,15 @@ const FILE_RETRY = { maxAttempts: 3, initialDelayMs: 200, maxDelayMs: 2_000 } as
  * Freestyle writes each file atomically and creates its parent directories.
  * A failure can leave some of the files written.
  */
-export function writeFiles(
+export async function writeFiles(
   context: FreestyleContext,
   handle: unknown,
   files: readonly FileInput[],
   op?: OpOptions,
 ): Promise<void> {
   const { workspaceRoot } = context.options;
-  let valid: ReturnType<typeof validateFiles>;
-  try {
-    valid = validateFiles(files, { root: workspaceRoot, provider: PROVIDER });
-  } catch (error) {
-    return Promise.reject(error);
-  }
-  return context.onVm(handle, op, "writeFiles", context.options.timeouts.fileMs, async (vmId, call) => {
+  const valid = validateFiles(files, { root: workspaceRoot, provider: PROVIDER });
+  return context.onOwned(handle, op, "writeFiles", context.options.timeouts.fileMs, async (vmId, call) => {
     if (valid.length === 0) return;
     await guard(
       context,
@@ -93,24 +87,19 @@ export interface ResolvedTarget {
  * Runs one single-path file operation: the path validated against the
  * workspace (before any request), ownership, the symlink guard, then `work`.
  */
-export function onPath<T>(
+export async function onPath<T>(
   context: FreestyleContext,
   handle: unknown,
   op: OpOptions | undefined,
   operation: string,
   target: PathTarget,
-  work: (target: ResolvedTarget, call: CallTiming & { readonly signal: AbortSignal }) => Promise<T>,
+  work: (target: ResolvedTarget, call: CallBudget & { readonly signal: AbortSignal }) => Promise<T>,
 ): Promise<T> {
   const root = context.options.workspaceRoot;
-  let relative: string;
-  try {
-    relative = normalizeWorkspacePath(target.path, { root, allowRoot: target.root, provider: PROVIDER });
-  } catch (error) {
-    return Promise.reject(error);
-  }
+  const relative = normalizeWorkspacePath(target.path, { root, allowRoot: target.root, provider: PROVIDER });
   const absolute = toSandboxPath(root, relative);
   const site = { operation, path: absolute };
-  return context.onVm(handle, op, site, context.options.timeouts.fileMs, async (vmId, call) => {
+  return context.onOwned(handle, op, site, context.options.timeouts.fileMs, async (vmId, call) => {
     await guard(context, vmId, call, [{ relative, followFinal: target.followFinal }]);
     return work({ vmId, relative, absolute }, call);
   });
@@ -125,7 +114,7 @@ export function fileCall<T>(
   vmId: string,
   operation: string,
   path: string,
-  call: CallTiming & { readonly signal: AbortSignal },
+  call: CallBudget & { readonly signal: AbortSignal },
   work: (fs: FreestyleFilesystem) => Promise<T>,
 ): Promise<T> {
   return retry(
@@ -150,12 +139,12 @@ export function fileCall<T>(
 async function guard(
   context: FreestyleContext,
   vmId: string,
-  call: CallTiming,
+  call: CallBudget & { readonly signal: AbortSignal },
   paths: readonly GuardedPath[],
 ): Promise<void> {
   if (context.known.isPristine(vmId)) return;
   const workspace = quoteShellArg(fromHome(context.options, context.options.workspaceRoot));
-  const result = await runHelper(context, vmId, `cd -- ${workspace} && ${symlinkGuardScript(paths)}`, call);
+  const result = await runScript(context, vmId, `cd -- ${workspace} && ${symlinkGuardScript(paths)}`, call);
   checkSymlinkGuard(paths, result, PROVIDER);
 }
 

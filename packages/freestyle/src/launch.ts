@@ -4,12 +4,13 @@ import {
   type LaunchSpec,
   type OpOptions,
   quoteShellArg,
+  RESERVED_ENV,
   refuseReservedEnv,
   SandportError,
   unsupported,
   validateLaunchSpec,
 } from "@sandport/core";
-import { launchFailure, type OperationCall, reclaimAbandonedLaunch } from "@sandport/core/adapter";
+import { createCallBudget, launchFailure, type OperationCall } from "@sandport/core/adapter";
 import type { FreestyleContext } from "./context.js";
 import { mapFreestyleError } from "./errors.js";
 import { API_STDIN_BYTES, launchEnvPath } from "./exec.js";
@@ -17,11 +18,9 @@ import { type FreestyleHandle, PROVIDER } from "./handle.js";
 import type { FreestyleCreated, FreestyleFirewallRule } from "./internal/sdk-types.js";
 import { deleteVm } from "./lifecycle.js";
 import { findByLaunchKey } from "./lookup.js";
-import { RESERVED_ENV } from "./markers.js";
 import { fromHome, type ResolvedOptions } from "./options.js";
 import { launchMetadata, slugFor } from "./ownership.js";
-import { runHelper } from "./run-command.js";
-import { budget } from "./transport.js";
+import { runScript } from "./run-script.js";
 
 /** Longest launch key Freestyle's metadata can hold. */
 const MAX_LAUNCH_KEY = 63;
@@ -37,7 +36,7 @@ const PUBLIC_EGRESS: FreestyleFirewallRule = { action: "allow", source: {}, dest
  * The create request is not cancelled when the caller's signal or deadline
  * fires (the call still rejects at once): the API finishes a create anyway,
  * so it runs on, and whatever it produces is destroyed in the background
- * (`reclaimAbandonedLaunch`; `settle()` waits for it). A failure after the VM
+ * (`context.reclaimLaunch`; `settle()` waits for it). A failure after the VM
  * exists destroys it too. A create that fails with an unknown outcome (lost
  * response, 5xx) is searched for by launch key in the background, with
  * backoff, until the listing can be trusted, and what it made is destroyed.
@@ -71,7 +70,7 @@ export function launch(context: FreestyleContext, spec: LaunchSpec = {}, op?: Op
       const lifetimeMs = valid.lifetimeMs ?? options.lifetimeMs;
       // Not bound to the caller: a create already sent is followed to its end (through the SDK's polling,
       // for a slow one) for as long as the cleanup may take, so what it makes can be destroyed by id.
-      const client = await context.client(budget(options.orphanCleanupMs));
+      const client = await context.client(createCallBudget(options.orphanCleanupMs));
       // A caller that gave up while the SDK loaded sends nothing.
       if (call.signal.aborted) throw call.signal.reason;
       const creation = client.vms.create({
@@ -144,7 +143,7 @@ async function runSetup(
   setup: SetupScript,
   call: OperationCall,
 ): Promise<void> {
-  const result = await runHelper(context, vmId, setup.command, call, setup.stdin).catch((error: unknown) => {
+  const result = await runScript(context, vmId, setup.command, call, setup.stdin).catch((error: unknown) => {
     throw mapFreestyleError(error, { operation: "launch", sandboxId: vmId });
   });
   if (result.exitCode === 0) return;
@@ -166,17 +165,12 @@ function reclaim(
   created: boolean,
 ): void {
   const { timeouts, orphanCleanupMs } = context.options;
-  reclaimAbandonedLaunch({
-    creation,
-    idOf: (vm) => vm.vmId,
-    launchKey,
-    error,
-    created,
-    destroy: async (vmId) => void (await deleteVm(context, vmId, budget(timeouts.destroyMs))),
-    findByLaunchKey: (key) => findByLaunchKey(context, key, budget(timeouts.lookupMs)),
-    outcomeUnknown: mapFreestyleError.outcomeUnknown,
-    condemned: context.condemned,
-    background: context.background,
-    cleanupMs: orphanCleanupMs,
-  });
+  context.reclaimLaunch(
+    { creation, idOf: (vm) => vm.vmId, launchKey, error, created },
+    {
+      destroy: async (vmId) => void (await deleteVm(context, vmId, createCallBudget(timeouts.destroyMs))),
+      findByLaunchKey: (key) => findByLaunchKey(context, key, createCallBudget(timeouts.lookupMs)),
+      cleanupMs: orphanCleanupMs,
+    },
+  );
 }

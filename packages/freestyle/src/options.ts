@@ -99,28 +99,11 @@ export const FREESTYLE_OPTION_KEYS = keyList<FreestyleRuntimeOptions>({
   onBackgroundError: true,
 });
 
-/** Options after defaults and validation. */
-export interface ResolvedOptions extends ResolvedCommonOptions {
-  readonly apiKey: string;
-  readonly baseUrl: string;
-  readonly fetch: typeof fetch;
-  readonly linuxUser: string;
-  readonly homeDirectory: string;
-  readonly workspaceRoot: string;
-  readonly stateDirectory: string;
-  readonly snapshot: string;
-  readonly namePrefix: string;
-  readonly lifetimeMs: number;
-  readonly network: boolean;
-  /** Each in seconds, `-1` for none: what the API takes. */
-  readonly persistence: {
-    readonly autoDeleteSeconds: number;
-    readonly idleTimeoutSeconds: number;
-    readonly maxRunSeconds: number;
+/** Options after defaults and validation: every option set, persistence as the API takes it (seconds, `-1` for none). */
+export type ResolvedOptions = ResolvedCommonOptions &
+  Required<Omit<FreestyleRuntimeOptions, keyof CommonRuntimeOptions | "sdk" | "onBackgroundError" | "persistence">> & {
+    readonly persistence: Readonly<Record<keyof FreestylePersistence, number>>;
   };
-  readonly listPageSize: number;
-  readonly orphanCleanupMs: number;
-}
 
 /**
  * Default per-call deadlines, used when a call's `OpOptions.timeoutMs` is

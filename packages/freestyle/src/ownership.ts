@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { invalidRequest, type Labels } from "@sandport/core";
-import { isOwnedBy, metadataCodec } from "@sandport/core/adapter";
+import { metadataCodec } from "@sandport/core/adapter";
 import { PROVIDER } from "./handle.js";
 import type { FreestyleVmData } from "./internal/sdk-types.js";
 
@@ -49,9 +49,12 @@ export function launchMetadata(owner: string, labels: Labels | undefined, launch
   return metadata;
 }
 
-/** True when `vm` carries our owner marker and a slug under our name prefix. */
-export function isOurs(vm: FreestyleVmData, owner: string, namePrefix: string): boolean {
-  return isOwnedBy(vm.metadata, owner) && typeof vm.slug === "string" && vm.slug.startsWith(`${namePrefix}-`);
+/**
+ * The labels of a VM that may be ours: its metadata (owner marker included)
+ * when its slug is under our name prefix, else none (so it is foreign).
+ */
+export function labelsOf(vm: FreestyleVmData, namePrefix: string): Readonly<Record<string, string>> | undefined {
+  return typeof vm.slug === "string" && vm.slug.startsWith(`${namePrefix}-`) ? vm.metadata : undefined;
 }
 
 /**

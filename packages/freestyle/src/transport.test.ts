@@ -3,8 +3,9 @@
 // given instead is an API error the SDK stops on.
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
+import { createCallBudget as budget } from "@sandport/core/adapter";
 import { delay } from "@sandport/testkit/assertions";
-import { budget, callFetch } from "./transport.js";
+import { callFetch } from "./transport.js";
 
 // The hanging requests below hold no socket, and AbortSignal.timeout's timer does not keep the process alive.
 const keepAlive = setInterval(() => {}, 1_000);

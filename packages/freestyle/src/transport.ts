@@ -1,20 +1,8 @@
+import type { CallBudget } from "@sandport/core/adapter";
 import { CALL_ENDED_CODE } from "./errors.js";
 
 /** The header that marks a stored answer of a backgrounded request: the SDK delivers it instead of polling again. */
 const BACKGROUND_ID_HEADER = "x-freestyle-background-request-id";
-
-/** The timing of one SDK call: the time it may take, and the signal that cancels it. */
-export interface CallTiming {
-  /** Milliseconds left before the call's deadline. */
-  remainingMs(): number;
-  readonly signal?: AbortSignal;
-}
-
-/** A timing of `ms` from now, for SDK calls outside a port call (background cleanup, kills). */
-export function budget(ms: number): CallTiming {
-  const until = performance.now() + ms;
-  return { remainingMs: () => Math.max(0, Math.ceil(until - performance.now())) };
-}
 
 /**
  * The `fetch` of the SDK client that makes one call: every request it sends
@@ -28,7 +16,7 @@ export function budget(ms: number): CallTiming {
  * for five minutes after the caller has gone; and a 504 says what is true of
  * a request cut off this way: its outcome is unknown.
  */
-export function callFetch(transport: typeof fetch, timing: CallTiming): typeof fetch {
+export function callFetch(transport: typeof fetch, timing: CallBudget): typeof fetch {
   return (input, init) => {
     const remaining = timing.remainingMs();
     if (timing.signal?.aborted || remaining <= 0) return Promise.resolve(callEnded());

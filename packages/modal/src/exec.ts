@@ -1,21 +1,21 @@
 import { randomUUID } from "node:crypto";
 import {
+  EXEC_MARKER_ENV,
   type ExecEvent,
   type ExecRequest,
   type ExecResult,
   invalidRequest,
   type OpOptions,
+  RESERVED_ENV,
   refuseReservedEnv,
   toSandboxPath,
   validateExecRequest,
 } from "@sandport/core";
-import { execEventStream } from "@sandport/core/adapter";
-import { type CommandPlan, CommandRun } from "./command-run.js";
+import { execEventStream, runCommandToEnd } from "@sandport/core/adapter";
 import type { ModalContext } from "./context.js";
 import { PROVIDER } from "./handle.js";
-import type { ModalSandbox } from "./internal/sdk-types.js";
-import { EXEC_MARKER_ENV, RESERVED_ENV } from "./markers.js";
 import type { ResolvedOptions } from "./options.js";
+import { type CommandPlan, commandOptions, modalCommand } from "./vendor-command.js";
 
 /** Most characters the SDK lets a command's arguments total (its `ARG_MAX` check). */
 const MAX_ARGV_CHARS = 65_536;
@@ -52,9 +52,9 @@ export function planCommand(options: ResolvedOptions, request: ExecRequest, inte
 }
 
 /**
- * Runs a command to completion; non-zero exits, timeouts and truncation are
- * results. The call's deadline is the command's run budget plus
- * `execGraceMs`, so the command's own timeout always comes first.
+ * Runs a command to completion on the kit's engine; non-zero exits, timeouts
+ * and truncation are results. The call's deadline is the command's run budget
+ * plus `execGraceMs`, so the command's own timeout always comes first.
  */
 export function exec(
   context: ModalContext,
@@ -75,31 +75,7 @@ export function execStream(
   return execEventStream((emit, stop) => runPlanned(context, handle, request, op, "execStream", stop, emit));
 }
 
-/**
- * Runs one of the adapter's own helper scripts (symlink guard, chmod) in the
- * workspace, to completion, within the caller's time.
- */
-export async function runScript(
-  context: ModalContext,
-  sandbox: ModalSandbox,
-  script: string,
-  call: { readonly signal: AbortSignal; remainingMs(): number },
-): Promise<ExecResult> {
-  const marker = randomUUID();
-  const plan: CommandPlan = {
-    argv: ["sh", "-c", script],
-    cwd: context.options.workspaceRoot,
-    env: { [EXEC_MARKER_ENV]: marker },
-    marker,
-    timeoutMs: Math.max(1, call.remainingMs()),
-    maxOutputBytes: 1024 * 1024,
-    interactive: false,
-  };
-  const run = await CommandRun.start(sandbox, plan, { signal: call.signal });
-  return run.result;
-}
-
-function runPlanned(
+async function runPlanned(
   context: ModalContext,
   handle: unknown,
   request: ExecRequest,
@@ -108,17 +84,11 @@ function runPlanned(
   stop?: AbortSignal,
   emit?: (event: ExecEvent) => void,
 ): Promise<ExecResult> {
-  let plan: CommandPlan;
-  try {
-    plan = planCommand(context.options, request, false);
-  } catch (error) {
-    return Promise.reject(error);
-  }
+  const plan = planCommand(context.options, request, false);
   const deadlineMs = plan.timeoutMs + context.options.timeouts.execGraceMs;
-  return context.onSandbox(handle, op, operation, deadlineMs, async (sandbox, call, sandboxId) => {
-    context.markCommandRun(sandboxId);
+  return context.onInstance(handle, op, operation, deadlineMs, (sandbox, call, sandboxId) => {
+    context.known.markCommandRun(sandboxId);
     const signal = stop ? AbortSignal.any([call.signal, stop]) : call.signal;
-    const run = await CommandRun.start(sandbox, plan, { signal, ...(emit ? { emit } : {}) });
-    return run.result;
+    return runCommandToEnd(modalCommand(sandbox, plan), commandOptions(plan, sandboxId, signal, emit));
   });
 }

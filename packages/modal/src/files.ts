@@ -1,12 +1,4 @@
-import {
-  type FileInfo,
-  type FileInput,
-  type FileKind,
-  normalizeWorkspacePath,
-  type OpOptions,
-  toSandboxPath,
-  validateFiles,
-} from "@sandport/core";
+import { type FileInput, normalizeWorkspacePath, type OpOptions, toSandboxPath, validateFiles } from "@sandport/core";
 import {
   checkSymlinkGuard,
   chmodFailure,
@@ -17,10 +9,9 @@ import {
   symlinkGuardScript,
 } from "@sandport/core/adapter";
 import type { ModalContext } from "./context.js";
-import { isNotFound } from "./errors.js";
-import { runScript } from "./exec.js";
 import { PROVIDER } from "./handle.js";
-import type { ModalFileInfo, ModalFilesystem, ModalSandbox } from "./internal/sdk-types.js";
+import type { ModalFilesystem, ModalSandbox } from "./internal/sdk-types.js";
+import { runScript } from "./run-script.js";
 
 /** The mode Modal's file helper gives a written file; others are applied with one `chmod` afterwards. */
 const WRITTEN_MODE = 0o644;
@@ -33,31 +24,27 @@ const WRITES_AT_ONCE = 4;
  * path. The helper creates parent directories. Files asking for a mode other
  * than `0o644` get it from one `chmod` command afterwards.
  */
-export function writeFiles(
+export async function writeFiles(
   context: ModalContext,
   handle: unknown,
   files: readonly FileInput[],
   op?: OpOptions,
 ): Promise<void> {
   const root = context.options.workspaceRoot;
-  let valid: ReturnType<typeof validateFiles>;
-  try {
-    valid = validateFiles(files, { root, provider: PROVIDER });
-  } catch (error) {
-    return Promise.reject(error);
-  }
-  return context.onSandbox(handle, op, "writeFiles", context.options.timeouts.fileMs, async (sandbox, call, id) => {
-    await guard(context, id, sandbox, call, [...new Set(valid.map((file) => file.path))].map(writeTarget));
+  const valid = validateFiles(files, { root, provider: PROVIDER });
+  // Each written path's parent must stay inside, and so must the file if it is a link.
+  const targets = [...new Set(valid.map((file) => file.path))].map((relative) => ({ relative, followFinal: true }));
+  return context.onInstance(handle, op, "writeFiles", context.options.timeouts.fileMs, async (sandbox, call, id) => {
+    await guard(context, id, sandbox, call, targets);
     for (let start = 0; start < valid.length; start += WRITES_AT_ONCE) {
+      const batch = valid.slice(start, start + WRITES_AT_ONCE);
       await Promise.all(
-        valid
-          .slice(start, start + WRITES_AT_ONCE)
-          .map((file) => sandbox.filesystem.writeBytes(file.content, toSandboxPath(root, file.path))),
+        batch.map((file) => sandbox.filesystem.writeBytes(file.content, toSandboxPath(root, file.path))),
       );
     }
     const modes = modesToSet(valid, WRITTEN_MODE);
     if (modes.size === 0) return;
-    const result = await runScript(context, sandbox, chmodScript(modes), call);
+    const result = await runScript(context.options, sandbox, chmodScript(modes), call);
     if (result.exitCode !== 0) throw chmodFailure(PROVIDER, id, result.exitCode, result.stderr);
   });
 }
@@ -69,38 +56,8 @@ export function readFile(context: ModalContext, handle: unknown, path: string, o
   );
 }
 
-/** Entries of one directory (not recursive), with workspace-relative paths. */
-export function listDir(context: ModalContext, handle: unknown, path: string, op?: OpOptions): Promise<FileInfo[]> {
-  return onPath(context, handle, op, "listDir", { path, root: true, followFinal: true }, async (files, target) =>
-    (await files.listFiles(target)).map((entry) => toFileInfo(context.options.workspaceRoot, entry)),
-  );
-}
-
-/** One entry's metadata; a symlink is reported as itself. A missing path rejects `NOT_FOUND`. */
-export function stat(context: ModalContext, handle: unknown, path: string, op?: OpOptions): Promise<FileInfo> {
-  return onPath(context, handle, op, "stat", { path, root: true, followFinal: false }, async (files, target) =>
-    toFileInfo(context.options.workspaceRoot, await files.stat(target)),
-  );
-}
-
-/** Creates a directory and its parents; succeeds when it already exists. */
-export function mkdir(context: ModalContext, handle: unknown, path: string, op?: OpOptions): Promise<void> {
-  return onPath(context, handle, op, "mkdir", { path, root: true, followFinal: true }, (files, target) =>
-    files.makeDirectory(target, { createParents: true }),
-  );
-}
-
-/** Removes a file or a directory tree; succeeds when it is already absent. The workspace root itself is refused. */
-export function remove(context: ModalContext, handle: unknown, path: string, op?: OpOptions): Promise<void> {
-  return onPath(context, handle, op, "remove", { path, root: false, followFinal: false }, (files, target) =>
-    files.remove(target, { recursive: true }).catch((error: unknown) => {
-      if (!isNotFound(error)) throw error;
-    }),
-  );
-}
-
 /** Which path a file operation acts on, and how. */
-interface PathTarget {
+export interface PathTarget {
   readonly path: string;
   /** Whether the workspace root itself is allowed. */
   readonly root: boolean;
@@ -113,7 +70,7 @@ interface PathTarget {
  * workspace (before any request), the symlink guard, then `work` with the
  * absolute path.
  */
-function onPath<T>(
+export async function onPath<T>(
   context: ModalContext,
   handle: unknown,
   op: OpOptions | undefined,
@@ -122,23 +79,13 @@ function onPath<T>(
   work: (files: ModalFilesystem, absolute: string) => Promise<T>,
 ): Promise<T> {
   const root = context.options.workspaceRoot;
-  let relative: string;
-  try {
-    relative = normalizeWorkspacePath(target.path, { root, allowRoot: target.root, provider: PROVIDER });
-  } catch (error) {
-    return Promise.reject(error);
-  }
+  const relative = normalizeWorkspacePath(target.path, { root, allowRoot: target.root, provider: PROVIDER });
   const absolute = toSandboxPath(root, relative);
   const site = { operation, path: absolute };
-  return context.onSandbox(handle, op, site, context.options.timeouts.fileMs, async (sandbox, call, sandboxId) => {
+  return context.onInstance(handle, op, site, context.options.timeouts.fileMs, async (sandbox, call, sandboxId) => {
     await guard(context, sandboxId, sandbox, call, [{ relative, followFinal: target.followFinal }]);
     return work(sandbox.filesystem, absolute);
   });
-}
-
-/** A written file's path as the guard checks it: its parent must stay inside, and so must the file if it is a link. */
-function writeTarget(relative: string): GuardedPath {
-  return { relative, followFinal: true };
 }
 
 /**
@@ -155,32 +102,7 @@ async function guard(
   call: OperationCall,
   paths: readonly GuardedPath[],
 ): Promise<void> {
-  if (context.isPristine(sandboxId)) return;
-  const result = await runScript(context, sandbox, symlinkGuardScript(paths), call);
+  if (context.known.isPristine(sandboxId)) return;
+  const result = await runScript(context.options, sandbox, symlinkGuardScript(paths), call);
   checkSymlinkGuard(paths, result, PROVIDER);
-}
-
-/** Translates a Modal entry into a port `FileInfo`. */
-function toFileInfo(workspaceRoot: string, entry: ModalFileInfo): FileInfo {
-  const modified = new Date(entry.modifiedTime * 1000);
-  return {
-    name: entry.name,
-    path: relativeToRoot(workspaceRoot, entry.path),
-    kind: kindOf(entry),
-    size: Number(entry.size) || 0,
-    mode: entry.mode & 0o7777,
-    ...(entry.modifiedTime > 0 && !Number.isNaN(modified.getTime()) ? { modifiedAt: modified.toISOString() } : {}),
-  };
-}
-
-function kindOf(entry: ModalFileInfo): FileKind {
-  if (entry.type === "symlink") return "symlink";
-  if (entry.type === "directory") return "directory";
-  if (entry.type === "file") return "file";
-  return "other";
-}
-
-function relativeToRoot(root: string, absolute: string): string {
-  if (absolute === root) return "";
-  return absolute.startsWith(`${root}/`) ? absolute.slice(root.length + 1) : absolute;
 }

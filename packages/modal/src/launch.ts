@@ -3,20 +3,20 @@ import {
   invalidRequest,
   type LaunchSpec,
   type OpOptions,
+  RESERVED_ENV,
   refuseReservedEnv,
   type SandportError,
   unsupported,
   validateLaunchSpec,
 } from "@sandport/core";
-import { launchFailure, metadataCodec, reclaimAbandonedLaunch } from "@sandport/core/adapter";
-import { budget, type ModalContext } from "./context.js";
+import { createCallBudget, launchFailure, metadataCodec } from "@sandport/core/adapter";
+import type { ModalContext } from "./context.js";
 import { mapModalError } from "./errors.js";
 import { type ModalHandle, PROVIDER } from "./handle.js";
 import { inScope } from "./internal/call-scope.js";
 import type { ModalCreateParams, ModalSandbox } from "./internal/sdk-types.js";
 import { terminateSandbox } from "./lifecycle.js";
 import { findByLaunchKey } from "./lookup.js";
-import { RESERVED_ENV } from "./markers.js";
 import { MAX_MODAL_LIFETIME_MS, type ResolvedOptions } from "./options.js";
 
 /**
@@ -29,7 +29,7 @@ import { MAX_MODAL_LIFETIME_MS, type ResolvedOptions } from "./options.js";
  * The create itself is not cancelled when the caller's signal fires (the
  * call still rejects at once), and the SDK does not repeat it: it runs on
  * under the call's deadline, and whatever it produces is destroyed in the
- * background (`reclaimAbandonedLaunch`; `settle()` waits for it). A create
+ * background (`context.reclaimLaunch`; `settle()` waits for it). A create
  * that fails with an unknown outcome (its deadline, an abort, a lost
  * connection: Modal's mapper reads the gRPC status) is searched for by
  * launch key in the background, with backoff, until Modal's listing can be
@@ -56,8 +56,7 @@ export function launch(context: ModalContext, spec: LaunchSpec = {}, op?: OpOpti
     const sandbox = await creation.catch((error: unknown) => {
       throw launchError(error, launchKey);
     });
-    context.remember(sandbox);
-    context.markLaunched(sandbox.sandboxId, valid.ports ?? []);
+    context.launched(sandbox, valid.ports ?? []);
     return { id: sandbox.sandboxId, provider: PROVIDER, labels: Object.freeze({ ...valid.labels }) };
   });
   return launching.catch((error: SandportError) => {
@@ -101,22 +100,16 @@ function reclaim(
   error: SandportError,
 ): void {
   const { timeouts, orphanCleanupMs } = context.options;
-  reclaimAbandonedLaunch({
-    creation,
-    idOf: (sandbox) => sandbox.sandboxId,
-    launchKey,
-    error,
+  context.reclaimLaunch(
     // Nothing follows the create: a launch that failed after it succeeded cannot happen.
-    created: false,
-    destroy: async (sandboxId) => {
-      await inScope(budget(timeouts.destroyMs), () => terminateSandbox(context, sandboxId));
+    { creation, idOf: (sandbox) => sandbox.sandboxId, launchKey, error, created: false },
+    {
+      destroy: async (sandboxId) =>
+        void (await terminateSandbox(context, sandboxId, createCallBudget(timeouts.destroyMs))),
+      findByLaunchKey: (key) => findByLaunchKey(context, key, createCallBudget(timeouts.lookupMs)),
+      cleanupMs: orphanCleanupMs,
     },
-    findByLaunchKey: (key) => inScope(budget(timeouts.lookupMs), () => findByLaunchKey(context, key)),
-    outcomeUnknown: mapModalError.outcomeUnknown,
-    condemned: context.condemned,
-    background: context.background,
-    cleanupMs: orphanCleanupMs,
-  });
+  );
 }
 
 /** A failed create, saying whether the sandbox may exist anyway (Modal's mapper reads the gRPC status) and its launch key. */

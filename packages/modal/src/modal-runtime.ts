@@ -18,7 +18,8 @@ import {
 import { modalCapabilities } from "./capabilities.js";
 import { ModalContext } from "./context.js";
 import { exec, execStream } from "./exec.js";
-import { listDir, mkdir, readFile, remove, stat, writeFiles } from "./files.js";
+import { listDir, mkdir, remove, stat } from "./file-ops.js";
+import { readFile, writeFiles } from "./files.js";
 import { type ModalHandle, PROVIDER } from "./handle.js";
 import { launch } from "./launch.js";
 import { destroy } from "./lifecycle.js";

@@ -88,22 +88,11 @@ export const MODAL_OPTION_KEYS = keyList<ModalRuntimeOptions>({
   onBackgroundError: true,
 });
 
-/** Options after defaults and validation. */
-export interface ResolvedOptions extends ResolvedCommonOptions {
-  readonly tokenId: string;
-  readonly tokenSecret: string;
-  readonly serverUrl: string;
-  readonly environment: string;
-  readonly appName: string;
-  readonly image: string;
-  readonly workspaceRoot: string;
-  readonly maxLifetimeMs: number;
-  readonly idleTimeoutMs: number | undefined;
-  readonly network: boolean;
-  readonly tunnels: "tls" | "tcp";
-  readonly maxThrottleWaitMs: number;
-  readonly orphanCleanupMs: number;
-}
+/** Options after defaults and validation: every option set, but the idle timeout, which may stay unset. */
+export type ResolvedOptions = ResolvedCommonOptions &
+  Required<Omit<ModalRuntimeOptions, keyof CommonRuntimeOptions | "sdk" | "onBackgroundError" | "idleTimeoutMs">> & {
+    readonly idleTimeoutMs: number | undefined;
+  };
 
 /**
  * Default per-call deadlines, used when a call's `OpOptions.timeoutMs` is

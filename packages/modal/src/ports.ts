@@ -14,23 +14,18 @@ const MAX_TUNNEL_WAIT_MS = 50_000;
  * before any request for a sandbox launched here, after one tunnel lookup
  * otherwise.
  */
-export function portEndpoint(
+export async function portEndpoint(
   context: ModalContext,
   handle: unknown,
   port: number,
   op?: OpOptions,
 ): Promise<PortEndpoint> {
-  let checked: number;
-  try {
-    checked = validatePort(port, PROVIDER);
-  } catch (error) {
-    return Promise.reject(error);
-  }
+  const checked = validatePort(port, PROVIDER);
   const { lookupMs } = context.options.timeouts;
   return context.onHandle(handle, op, "portEndpoint", lookupMs, async (sandboxId, call) => {
     const declared = context.declaredPorts(sandboxId);
     if (declared !== undefined && !declared.includes(checked)) throw undeclared(checked);
-    const sandbox = await context.sandbox(sandboxId, "portEndpoint");
+    const sandbox = await context.instance(sandboxId, "portEndpoint", call);
     const tunnel = (await sandbox.tunnels(Math.min(MAX_TUNNEL_WAIT_MS, Math.max(1000, call.remainingMs()))))[checked];
     if (!tunnel) throw undeclared(checked);
     if (context.options.tunnels === "tls") return { url: tunnel.url };

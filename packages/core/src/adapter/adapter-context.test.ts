@@ -64,6 +64,17 @@ describe("AdapterContext", () => {
     assert.equal(context.known.isOwned("n"), false);
   });
 
+  test("forget releases the connected instance it drops, once; a sandbox without one releases nothing", async () => {
+    const context = new FakeContext();
+    context.add("a");
+    const connected = await context.instance("a", "exec", createCallBudget(1_000));
+    context.forget("a", { keepOwnership: true });
+    context.forget("a");
+    context.forget("never-connected");
+    await Promise.resolve();
+    assert.deepEqual(context.released, [connected]);
+  });
+
   test("reclaimLaunch: an abandoned create is destroyed in the background, its key hidden meanwhile", async () => {
     const context = new FakeContext();
     const destroyed: string[] = [];

@@ -213,11 +213,25 @@ export abstract class AdapterContext<Options extends ContextOptions, Sdk, Info, 
     if (instance !== undefined) this.#instances.set(sandboxId, Promise.resolve(instance));
   }
 
-  /** Drops everything known about a sandbox (destroyed), or only its instance and pristine mark (`keepOwnership`: stopped). */
+  /**
+   * Drops everything known about a sandbox (destroyed), or only its instance and
+   * pristine mark (`keepOwnership`: stopped); a connected instance dropped is {@link release}d.
+   */
   forget(sandboxId: string, options: { readonly keepOwnership?: boolean } = {}): void {
+    const kept = this.#instances.get(sandboxId);
     this.#instances.delete(sandboxId);
+    kept?.then(
+      (instance) => this.release(instance),
+      () => {},
+    );
     this.known.forget(sandboxId, options);
   }
+
+  /**
+   * Frees what a connected instance holds once {@link forget} dropped it (an SDK
+   * object's connection, say). The default does nothing.
+   */
+  protected release(_instance: Instance): void {}
 
   /**
    * After a launch failed with its create request sent: `reclaimAbandonedLaunch`

@@ -16,7 +16,7 @@ import {
 class FakeVendor implements VendorCommand {
   kills = 0;
   killedBeforeStart = false;
-  output: (stream: OutputStream, data: string) => void = () => {};
+  output: (stream: OutputStream, data: string | Uint8Array) => void = () => {};
   end: (end: VendorEnd) => void = () => {};
   fail: (error: unknown) => void = () => {};
   /** What a kill does: end the process as killed (default), or hang (a vendor that never answers). */
@@ -24,7 +24,7 @@ class FakeVendor implements VendorCommand {
   /** Output the process writes before its start call returns. */
   early: string | undefined;
 
-  async start(output: (stream: OutputStream, data: string) => void): Promise<VendorProcess> {
+  async start(output: (stream: OutputStream, data: string | Uint8Array) => void): Promise<VendorProcess> {
     this.output = output;
     const ended = new Promise<VendorEnd>((resolve, reject) => {
       this.end = resolve;
@@ -91,6 +91,24 @@ describe("the command engine", () => {
     vendor.end({ kind: "exited", exitCode: 0 });
     const result = await run.finished;
     assert.deepEqual([result.truncated, result.stdout, result.exitCode, result.timedOut], [true, "abcd", null, false]);
+  });
+
+  test("rawOutput: events carry the vendor's exact bytes, the cap counts bytes, the text is decoded once", async () => {
+    const vendor = new FakeVendor();
+    vendor.onKill = "ignore";
+    const events: ExecEvent[] = [];
+    const run = await startCommandRun(
+      vendor,
+      options({ rawOutput: true, maxOutputBytes: 5, emit: (e) => events.push(e) }),
+    );
+    vendor.output("stdout", Uint8Array.of(0xff, 0x00, 0xc3));
+    vendor.output("stdout", Uint8Array.of(0xa9, 0x41, 0x42));
+    assert.equal(vendor.kills, 1, "the sixth byte passed the cap");
+    vendor.end({ kind: "exited", exitCode: 0 });
+    const result = await run.finished;
+    const bytes = events.flatMap((event) => (event.type === "stdout" ? [...event.bytes] : []));
+    assert.deepEqual(bytes, [0xff, 0x00, 0xc3, 0xa9, 0x41]);
+    assert.deepEqual([result.stdout, result.truncated, result.exitCode], ["\ufffd\u0000éA", true, null]);
   });
 
   test("output past the cap before the start returned is killed once it runs", async () => {

@@ -1,6 +1,7 @@
 import { SandportError } from "../errors/sandport-error.js";
 import type { ExecEvent } from "../port/exec-event.js";
 import type { ExecResult } from "../port/exec-result.js";
+import { ByteOutputCollector } from "../streams/byte-output-collector.js";
 import { OutputCollector, type OutputStream } from "../streams/output-collector.js";
 
 /**
@@ -37,9 +38,10 @@ export interface VendorProcess {
 export interface VendorCommand {
   /**
    * Starts the process and resolves once it runs. Output goes to `output` as
-   * text, in order (before or after this resolves). `signal` cancels the start.
+   * text, in order (before or after this resolves), or as raw bytes when the
+   * run's `rawOutput` is set. `signal` cancels the start.
    */
-  start(output: (stream: OutputStream, data: string) => void, signal: AbortSignal): Promise<VendorProcess>;
+  start(output: (stream: OutputStream, data: string | Uint8Array) => void, signal: AbortSignal): Promise<VendorProcess>;
   /**
    * Kills the process and its descendants (`markerSweepScript`); `process`
    * is `undefined` after a start that was cancelled midway (it may have
@@ -69,6 +71,12 @@ export interface CommandRunOptions {
   readonly lostOutput?: (error: unknown, pid: number | string) => SandportError;
   /** Override of {@link KILL_DEADLINE_MS}. */
   readonly killDeadlineMs?: number;
+  /**
+   * The vendor hands output over as raw bytes: the cap counts them and each
+   * output event carries them exactly (`ByteOutputCollector`), so binary
+   * output survives. Default: text.
+   */
+  readonly rawOutput?: boolean;
 }
 
 /** A command started by {@link startCommandRun}. */
@@ -100,7 +108,7 @@ export interface CommandRun {
  * `durationMs` from the start request to the end seen.
  */
 export function commandResult(
-  output: OutputCollector,
+  output: Pick<OutputCollector, "result">,
   end: VendorEnd | undefined,
   stopReason: StopReason | undefined,
   durationMs: number,
@@ -184,18 +192,25 @@ export async function startCommandRun(vendor: VendorCommand, options: CommandRun
     return sendKill();
   };
   let early: ExecEvent[] | undefined = [];
+  const keep = (event: ExecEvent) => {
+    if (early) early.push(event);
+    else emit?.(event);
+  };
+  const overflow = () => void stop("output-limit").catch(() => {});
   const encoder = new TextEncoder();
-  const output = new OutputCollector(
+  const bytes = options.rawOutput ? new ByteOutputCollector(options.maxOutputBytes, keep, overflow) : undefined;
+  const text = new OutputCollector(
     options.maxOutputBytes,
-    (stream, data) => {
-      const event: ExecEvent = { type: stream, data, bytes: encoder.encode(data) };
-      if (early) early.push(event);
-      else emit?.(event);
-    },
-    () => void stop("output-limit").catch(() => {}),
+    (stream, data) => keep({ type: stream, data, bytes: encoder.encode(data) }),
+    overflow,
   );
+  const output = bytes ?? text;
+  const push = (stream: OutputStream, data: string | Uint8Array): void => {
+    if (bytes) bytes.push(stream, typeof data === "string" ? encoder.encode(data) : data);
+    else text.push(stream, typeof data === "string" ? data : Buffer.from(data).toString("utf8"));
+  };
   try {
-    process = await vendor.start((stream, data) => output.push(stream, data), signal);
+    process = await vendor.start(push, signal);
   } catch (error) {
     // A start cut off midway may have started the command: sweep for it.
     if (signal.aborted) void sendKill().catch(() => {});

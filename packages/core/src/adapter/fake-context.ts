@@ -18,6 +18,8 @@ export class FakeContext extends AdapterContext<{ owner: string }, object, FakeI
   /** Makes the next connects wait for this promise (to hold them concurrent). */
   connectGate: Promise<void> = Promise.resolve();
   failConnect = false;
+  /** Instances `release` was given. */
+  readonly released: { id: string }[] = [];
 
   constructor() {
     super({
@@ -47,6 +49,10 @@ export class FakeContext extends AdapterContext<{ owner: string }, object, FakeI
     await this.connectGate;
     if (this.failConnect) throw new Error("connect failed");
     return { id: sandboxId };
+  }
+
+  protected override release(instance: { id: string }): void {
+    this.released.push(instance);
   }
 
   /** Adds a sandbox owned by `owner`. */

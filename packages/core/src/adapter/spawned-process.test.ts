@@ -62,6 +62,17 @@ describe("spawnCommand and SpawnedProcess", () => {
     await process.kill();
   });
 
+  test("closeStdin after exit sends nothing, and a write after it is INVALID_REQUEST, as after any closeStdin", async () => {
+    const { vendor, stdin, sent } = echoVendor();
+    const process = await spawnCommand(vendor, { ...base, stdin: () => stdin });
+    await process.kill();
+    await process.result;
+    await process.closeStdin();
+    const late = await process.write("x").catch((error: unknown) => error);
+    assert.ok(SandportError.hasCode(late, "INVALID_REQUEST"));
+    assert.deepEqual(sent, []);
+  });
+
   test("the caller's signal kills the spawned process", async () => {
     const { vendor, stdin } = echoVendor();
     const caller = new AbortController();

@@ -97,7 +97,11 @@ export class SpawnedProcess implements SandboxProcess {
   /** See `SandboxProcess.closeStdin`: a failed close leaves stdin open for another try. */
   closeStdin(): Promise<void> {
     if (this.#closing) return this.#closing;
-    if (this.#exited) return Promise.resolve();
+    if (this.#exited) {
+      // Nothing to send once it exited; still closed, so a later write is refused as after any close.
+      this.#closing = Promise.resolve();
+      return this.#closing;
+    }
     const closing = this.#inOrder(() => this.#stdin.close()).catch((error: unknown) => {
       // Closing an exited command's stdin is done.
       if (SandportError.hasCode(error, "NOT_FOUND")) return;

@@ -1,0 +1,30 @@
+import { randomUUID } from "node:crypto";
+import type { ExecResult } from "@sandport/core";
+import { type CallBudget, runCommandToEnd } from "@sandport/core/adapter";
+import type { FreestyleContext } from "./context.js";
+import { commandOptions, freestyleCommand } from "./vendor-command.js";
+
+/** Output cap of the adapter's own helper scripts (workspace setup, symlink guard). */
+const SCRIPT_OUTPUT_BYTES = 1024 * 1024;
+
+/**
+ * Runs one of the adapter's own short scripts (workspace setup, symlink
+ * guard) on the kit's engine, to completion within the caller's time, with
+ * `stdin` when given (in the request: the caller keeps it within 1 MiB).
+ */
+export function runScript(
+  context: FreestyleContext,
+  vmId: string,
+  script: string,
+  call: CallBudget & { readonly signal: AbortSignal },
+  stdin?: Uint8Array,
+): Promise<ExecResult> {
+  const plan = {
+    command: script,
+    marker: randomUUID(),
+    timeoutMs: Math.max(1, call.remainingMs()),
+    maxOutputBytes: SCRIPT_OUTPUT_BYTES,
+    ...(stdin === undefined ? {} : { stdin: Buffer.from(stdin).toString("base64") }),
+  };
+  return runCommandToEnd(freestyleCommand(context, vmId, plan, call), commandOptions(plan, call.signal));
+}

@@ -1,0 +1,24 @@
+import type { ExecResult } from "@sandport/core";
+import { runCommandToEnd } from "@sandport/core/adapter";
+import { planCommand } from "./exec.js";
+import type { ModalSandbox } from "./internal/sdk-types.js";
+import type { ResolvedOptions } from "./options.js";
+import { commandOptions, modalCommand } from "./vendor-command.js";
+
+/** Output cap of the adapter's own helper scripts (symlink guard, chmod). */
+const SCRIPT_OUTPUT_BYTES = 1024 * 1024;
+
+/**
+ * Runs one of the adapter's own helper scripts (symlink guard, chmod) in the
+ * workspace on the kit's engine, to completion, within the caller's time.
+ */
+export function runScript(
+  options: ResolvedOptions,
+  sandbox: ModalSandbox,
+  script: string,
+  call: { readonly signal: AbortSignal; remainingMs(): number },
+): Promise<ExecResult> {
+  const request = { shell: script, timeoutMs: Math.max(1, call.remainingMs()), maxOutputBytes: SCRIPT_OUTPUT_BYTES };
+  const plan = planCommand(options, request, false);
+  return runCommandToEnd(modalCommand(sandbox, plan), commandOptions(plan, sandbox.sandboxId, call.signal));
+}
