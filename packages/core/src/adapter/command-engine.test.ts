@@ -16,7 +16,7 @@ import {
 class FakeVendor implements VendorCommand {
   kills = 0;
   killedBeforeStart = false;
-  output: (stream: OutputStream, data: string) => void = () => {};
+  output: (stream: OutputStream, data: string | Uint8Array) => void = () => {};
   end: (end: VendorEnd) => void = () => {};
   fail: (error: unknown) => void = () => {};
   /** What a kill does: end the process as killed (default), or hang (a vendor that never answers). */
@@ -24,7 +24,7 @@ class FakeVendor implements VendorCommand {
   /** Output the process writes before its start call returns. */
   early: string | undefined;
 
-  async start(output: (stream: OutputStream, data: string) => void): Promise<VendorProcess> {
+  async start(output: (stream: OutputStream, data: string | Uint8Array) => void): Promise<VendorProcess> {
     this.output = output;
     const ended = new Promise<VendorEnd>((resolve, reject) => {
       this.end = resolve;
@@ -98,6 +98,27 @@ describe("the command engine", () => {
     vendor.early = "0123456789";
     const result = await runCommandToEnd(vendor, options({ maxOutputBytes: 4 }));
     assert.deepEqual([result.truncated, result.exitCode, vendor.kills], [true, null, 1]);
+  });
+
+  test("a vendor with raw output: events carry its exact bytes, the cap cuts bytes, text is decoded across chunks", async () => {
+    const vendor = Object.assign(new FakeVendor(), { rawOutput: true });
+    vendor.onKill = "ignore";
+    const events: ExecEvent[] = [];
+    const run = await startCommandRun(vendor, options({ maxOutputBytes: 6, emit: (event) => events.push(event) }));
+    // "é" (c3 a9) split across two chunks, then a byte that is not UTF-8, then more than the cap allows.
+    vendor.output("stdout", new Uint8Array([0x61, 0xc3]));
+    vendor.output("stdout", new Uint8Array([0xa9, 0xff]));
+    vendor.output("stderr", new Uint8Array([0x62, 0x63, 0x64]));
+    vendor.end({ kind: "exited", exitCode: 0 });
+    const result = await run.finished;
+    const bytes = events.flatMap((event) =>
+      event.type === "stdout" || event.type === "stderr" ? [...event.bytes] : [],
+    );
+    assert.deepEqual(bytes, [0x61, 0xc3, 0xa9, 0xff, 0x62, 0x63], "exact bytes, cut at the cap");
+    assert.deepEqual(
+      [result.stdout, result.stderr, result.truncated, result.exitCode],
+      ["a\u00e9\ufffd", "bc", true, null],
+    );
   });
 
   test("kill(): the kill is sent once, exitCode null, timedOut false", async () => {

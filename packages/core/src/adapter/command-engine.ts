@@ -1,6 +1,7 @@
 import { SandportError } from "../errors/sandport-error.js";
 import type { ExecEvent } from "../port/exec-event.js";
 import type { ExecResult } from "../port/exec-result.js";
+import { ByteOutputCollector } from "../streams/byte-output-collector.js";
 import { OutputCollector, type OutputStream } from "../streams/output-collector.js";
 
 /**
@@ -36,10 +37,17 @@ export interface VendorProcess {
 /** What one adapter does to run one command: the small interface the engine drives. */
 export interface VendorCommand {
   /**
-   * Starts the process and resolves once it runs. Output goes to `output` as
-   * text, in order (before or after this resolves). `signal` cancels the start.
+   * Output is raw bytes (`ByteOutputCollector`): `output` takes `Uint8Array`
+   * chunks and the events carry them exactly (a vendor whose `binaryOutput`
+   * is `true`). Default: text, each chunk a string.
    */
-  start(output: (stream: OutputStream, data: string) => void, signal: AbortSignal): Promise<VendorProcess>;
+  readonly rawOutput?: boolean;
+  /**
+   * Starts the process and resolves once it runs. Output goes to `output` as
+   * text (bytes with {@link rawOutput}), in order (before or after this
+   * resolves). `signal` cancels the start.
+   */
+  start(output: (stream: OutputStream, data: string | Uint8Array) => void, signal: AbortSignal): Promise<VendorProcess>;
   /**
    * Kills the process and its descendants (`markerSweepScript`); `process`
    * is `undefined` after a start that was cancelled midway (it may have
@@ -100,7 +108,7 @@ export interface CommandRun {
  * `durationMs` from the start request to the end seen.
  */
 export function commandResult(
-  output: OutputCollector,
+  output: Pick<OutputCollector, "result">,
   end: VendorEnd | undefined,
   stopReason: StopReason | undefined,
   durationMs: number,
@@ -184,18 +192,15 @@ export async function startCommandRun(vendor: VendorCommand, options: CommandRun
     return sendKill();
   };
   let early: ExecEvent[] | undefined = [];
-  const encoder = new TextEncoder();
-  const output = new OutputCollector(
-    options.maxOutputBytes,
-    (stream, data) => {
-      const event: ExecEvent = { type: stream, data, bytes: encoder.encode(data) };
-      if (early) early.push(event);
-      else emit?.(event);
-    },
-    () => void stop("output-limit").catch(() => {}),
-  );
+  const deliver = (event: ExecEvent) => {
+    if (early) early.push(event);
+    else emit?.(event);
+  };
+  const output = collectOutput(vendor.rawOutput === true, options.maxOutputBytes, deliver, () => {
+    void stop("output-limit").catch(() => {});
+  });
   try {
-    process = await vendor.start((stream, data) => output.push(stream, data), signal);
+    process = await vendor.start(output.push, signal);
   } catch (error) {
     // A start cut off midway may have started the command: sweep for it.
     if (signal.aborted) void sendKill().catch(() => {});
@@ -205,7 +210,7 @@ export async function startCommandRun(vendor: VendorCommand, options: CommandRun
   emit?.(typeof running.pid === "number" ? { type: "started", pid: running.pid } : { type: "started" });
   for (const event of early) emit?.(event);
   early = undefined;
-  if (output.truncated || stopReason !== undefined) {
+  if (output.collector.truncated || stopReason !== undefined) {
     armWatchdog();
     void sendKill().catch(() => {});
   }
@@ -231,7 +236,7 @@ export async function startCommandRun(vendor: VendorCommand, options: CommandRun
         await sendKill().catch(() => {});
         throw (options.lostOutput ?? ((error, pid) => lostOutput(provider, error, pid)))(first.error, running.pid);
       }
-      return commandResult(output, first, stopReason, performance.now() - startedAt);
+      return commandResult(output.collector, first, stopReason, performance.now() - startedAt);
     } finally {
       clearTimeout(budget);
     }
@@ -255,6 +260,39 @@ export async function startCommandRun(vendor: VendorCommand, options: CommandRun
       return stopReason;
     },
     kill: () => stop("killed"),
+  };
+}
+
+/** Where the engine keeps a command's output: the collector (cap, result) and how a vendor's chunk reaches it. */
+interface CommandOutput {
+  readonly collector: Pick<OutputCollector, "result" | "truncated">;
+  readonly push: (stream: OutputStream, data: string | Uint8Array) => void;
+}
+
+/** Text chunks in an `OutputCollector` (bytes decoded), or raw bytes kept exactly in a `ByteOutputCollector`. */
+function collectOutput(
+  raw: boolean,
+  maxBytes: number,
+  deliver: (event: ExecEvent) => void,
+  onOverflow: () => void,
+): CommandOutput {
+  const encoder = new TextEncoder();
+  if (raw) {
+    const bytes = new ByteOutputCollector(maxBytes, deliver, onOverflow);
+    return {
+      collector: bytes,
+      push: (stream, data) => bytes.push(stream, typeof data === "string" ? encoder.encode(data) : data),
+    };
+  }
+  const decoder = new TextDecoder();
+  const text = new OutputCollector(
+    maxBytes,
+    (type, data) => deliver({ type, data, bytes: encoder.encode(data) }),
+    onOverflow,
+  );
+  return {
+    collector: text,
+    push: (stream, data) => text.push(stream, typeof data === "string" ? data : decoder.decode(data)),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { ExecOutputEvent } from "../port/exec-event.js";
+import type { ExecResult } from "../port/exec-result.js";
 import type { OutputStream } from "./output-collector.js";
 
 /**
@@ -68,6 +69,12 @@ export class ByteOutputCollector {
       this.#text[stream] += tail;
       this.#onChunk?.({ type: stream, data: tail, bytes: new Uint8Array(0) });
     }
+  }
+
+  /** The result of a command whose output this collected ({@link finish}ed first): its exit code (`null` when killed), and how long it ran. */
+  result(exitCode: number | null, durationMs: number, timedOut = false): ExecResult {
+    this.finish();
+    return { exitCode, stdout: this.stdout, stderr: this.stderr, truncated: this.truncated, timedOut, durationMs };
   }
 
   #keep(stream: OutputStream, bytes: Uint8Array): void {
