@@ -95,7 +95,8 @@ async function onPath<T>(
 ): Promise<T> {
   const target = pathTarget(context, path, rules.root);
   const site = { operation, path: target.absolute };
-  return context.onSandbox(handle, op, site, "fileMs", async (sandbox: MsbSandbox, call, name) => {
+  const { fileMs } = context.options.timeouts;
+  return context.onInstance(handle, op, site, fileMs, async (sandbox: MsbSandbox, call, name) => {
     await guardPaths(context, name, sandbox, call, [{ relative: target.relative, followFinal: rules.followFinal }]);
     return work(sandbox.fs(), target, name, call);
   });

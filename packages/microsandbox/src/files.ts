@@ -10,7 +10,8 @@ import {
 import { chmodScript, modesToSet } from "@sandport/core/adapter";
 import type { MicrosandboxContext } from "./context.js";
 import { PROVIDER } from "./handle.js";
-import { guardPaths, pathTarget, runScript } from "./path-guard.js";
+import { guardPaths, pathTarget } from "./path-guard.js";
+import { runScript } from "./run-script.js";
 
 /** The mode agentd gives a new file (0666 under the usual umask 022); others are applied with one `chmod` afterwards. */
 const WRITTEN_MODE = 0o644;
@@ -33,9 +34,9 @@ export async function writeFiles(
 ): Promise<void> {
   const { workspaceRoot } = context.options;
   const valid = validateFiles(files, { root: workspaceRoot, provider: PROVIDER });
-  return context.onHandle(handle, op, "writeFiles", "fileMs", async (name, call) => {
+  return context.onHandle(handle, op, "writeFiles", context.options.timeouts.fileMs, async (name, call) => {
     if (valid.length === 0) return;
-    const sandbox = await context.sandbox(name, "writeFiles");
+    const sandbox = await context.instance(name, "writeFiles", call);
     const guarded = valid.map((file) => ({ relative: file.path, followFinal: true }));
     await guardPaths(context, name, sandbox, call, guarded);
     const absolute = (relative: string) => toSandboxPath(workspaceRoot, relative);
@@ -69,7 +70,7 @@ export async function readFile(
 ): Promise<Uint8Array> {
   const target = pathTarget(context, path, false);
   const site = { operation: "readFile", path: target.absolute };
-  return context.onSandbox(handle, op, site, "fileMs", async (sandbox, call, name) => {
+  return context.onInstance(handle, op, site, context.options.timeouts.fileMs, async (sandbox, call, name) => {
     await guardPaths(context, name, sandbox, call, [{ relative: target.relative, followFinal: true }]);
     const chunks: Uint8Array[] = [];
     let total = 0;

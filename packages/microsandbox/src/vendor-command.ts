@@ -1,0 +1,204 @@
+import { EXEC_MARKER_ENV, SandportError } from "@sandport/core";
+import {
+  markerSweepScript,
+  processExited,
+  type VendorCommand,
+  type VendorEnd,
+  type VendorStdin,
+} from "@sandport/core/adapter";
+import { PROVIDER } from "./handle.js";
+import type { MsbExecEvent, MsbExecHandle, MsbExecSink, MsbSandbox } from "./internal/sdk-types.js";
+
+/** Largest piece of stdin sent in one `core.exec.stdin` message (agentd's frames hold 4 MiB). */
+const STDIN_CHUNK_BYTES = 1024 * 1024;
+
+/** A validated command, ready to send. */
+export interface CommandPlan {
+  /** The program: `argv[0]`, or `/bin/sh` for a shell script. */
+  readonly cmd: string;
+  readonly args: readonly string[];
+  /** Absolute working directory inside the sandbox. */
+  readonly cwd: string;
+  /** The whole environment sent: launch env, then the request's, then `EXEC_MARKER_ENV`. */
+  readonly env: Readonly<Record<string, string>>;
+  /** Value of `EXEC_MARKER_ENV` for this command, by which a kill finds its descendants. */
+  readonly marker: string;
+  /** Run budget in ms, enforced by the engine (the SDK's own exec timeout is not used). */
+  readonly timeoutMs: number;
+  /** Output cap in bytes (stdout + stderr). */
+  readonly maxOutputBytes: number;
+  /** Written to stdin once the command runs, then stdin is closed; `undefined` with an open stdin (spawn). */
+  readonly stdin: Uint8Array | undefined;
+}
+
+/** A command for the kit's engine, with its stdin for `spawnCommand`. */
+export interface MicrosandboxCommand extends VendorCommand {
+  /** The started command's stdin (a pipe): writes in pieces agentd takes, and EOF. */
+  readonly stdin: VendorStdin;
+}
+
+/**
+ * microsandbox's vendor command: `execStreamWith` (one agent connection,
+ * stdin a pipe), its events read as raw output bytes and its end (`exited`
+ * with a code, or `lost` when the stream broke or ended without one: output
+ * lost never looks complete), and a kill (`core.exec.signal` 9) followed by
+ * the marker sweep of its descendants. Without `openStdin`, the plan's stdin
+ * is written and closed once it runs.
+ */
+export function microsandboxCommand(
+  name: string,
+  sandbox: MsbSandbox,
+  plan: CommandPlan,
+  openStdin: boolean,
+): MicrosandboxCommand {
+  let handle: MsbExecHandle | undefined;
+  let sink: MsbExecSink | null = null;
+  let ended = false;
+  const requireSink = (): MsbExecSink => {
+    if (sink) return sink;
+    throw new SandportError({
+      code: "UNEXPECTED",
+      provider: PROVIDER,
+      retryable: false,
+      message: `microsandbox gave no stdin for a command in sandbox ${name}`,
+      details: { sandboxId: name },
+    });
+  };
+  const write = async (data: string | Uint8Array) => {
+    const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
+    for (let offset = 0; offset < bytes.length; offset += STDIN_CHUNK_BYTES) {
+      await requireSink().write(bytes.subarray(offset, offset + STDIN_CHUNK_BYTES));
+    }
+  };
+  /** A failed stdin request of a command that has ended is `NOT_FOUND` (the kit reads it as "exited"). */
+  const sendStdin = (request: () => Promise<void>) =>
+    request().catch((error: unknown) => {
+      if (!ended) throw error;
+      throw processExited(PROVIDER, error);
+    });
+  return {
+    rawOutput: true,
+    start: async (output, signal) => {
+      if (signal.aborted) throw signal.reason;
+      handle = await sandbox.execStreamWith(plan.cmd, (options) =>
+        options
+          .args([...plan.args])
+          .cwd(plan.cwd)
+          .envs({ ...plan.env })
+          .stdinPipe(),
+      );
+      sink = await handle.takeStdin();
+      const reading = readEvents(handle, output);
+      const end = reading.end.finally(() => {
+        ended = true;
+      });
+      const pid = await reading.started.catch((error: unknown) => {
+        throw error instanceof CommandNotStarted ? notStarted(name, plan) : error;
+      });
+      if (!openStdin) {
+        void (async () => {
+          if (plan.stdin && plan.stdin.length > 0) await write(plan.stdin);
+          await requireSink().close();
+          // Stdin the command never reads is harmless: a write that fails because it exited is not an error.
+        })().catch(() => {});
+      }
+      return { pid: pid ?? plan.marker, ended: end };
+    },
+    kill: async () => {
+      await handle?.kill().catch(() => {});
+      // Best effort: a command whose tree survives a failed sweep still ends with the sandbox.
+      await sweep(sandbox, plan.marker).catch(() => {});
+    },
+    stdin: {
+      write: (data) => sendStdin(() => write(data)),
+      close: () => sendStdin(() => requireSink().close()),
+    },
+  };
+}
+
+/**
+ * Reads a command's events: `started` settles with its pid once it runs (on
+ * its first event), or rejects when it never ran; `end` is how it ended.
+ */
+function readEvents(
+  handle: MsbExecHandle,
+  output: (stream: "stdout" | "stderr", data: Uint8Array) => void,
+): { readonly started: Promise<number | undefined>; readonly end: Promise<VendorEnd> } {
+  let announce: (pid: number | undefined) => void = () => {};
+  let refuse: (error: unknown) => void = () => {};
+  let announced = false;
+  const started = new Promise<number | undefined>((resolve, reject) => {
+    announce = (pid) => {
+      announced = true;
+      resolve(pid);
+    };
+    refuse = reject;
+  });
+  const end = (async (): Promise<VendorEnd> => {
+    let exitCode: number | undefined;
+    let broken: unknown;
+    try {
+      for await (const event of handle as AsyncIterable<MsbExecEvent | undefined>) {
+        if (event === undefined) {
+          // Before `started`, that is agentd's `core.exec.failed`: nothing ran (the SDK drops its reason).
+          // After it, a `core.exec.stdin.error` (stdin written to a command that closed it): nothing to relay.
+          if (!announced) broken ??= new CommandNotStarted();
+          continue;
+        }
+        if (!announced) announce(event.kind === "started" ? event.pid : undefined);
+        if (event.kind === "exited") exitCode = event.code;
+        else if (event.kind !== "started") output(event.kind, event.data);
+      }
+    } catch (error) {
+      broken = error;
+    }
+    if (exitCode !== undefined) return { kind: "exited", exitCode };
+    const error = broken ?? new Error("the command's event stream ended without its exit");
+    if (!announced) refuse(error);
+    return { kind: "lost", error };
+  })();
+  return { started, end };
+}
+
+/** Kills a command's descendants: the kit's marker sweep, run as its own command, drained to its end. */
+async function sweep(sandbox: MsbSandbox, marker: string): Promise<void> {
+  const handle = await sandbox.execStreamWith("/bin/sh", (options) =>
+    options.args(["-c", markerSweepScript(EXEC_MARKER_ENV, marker)]).stdinPipe(),
+  );
+  await (await handle.takeStdin())?.close();
+  for await (const _event of handle) {
+    // Drained to the end: the sweep has finished.
+  }
+}
+
+/** Marks a stream whose first message was agentd's `core.exec.failed`. */
+class CommandNotStarted extends Error {}
+
+/**
+ * The command never ran. microsandbox 0.6.18 hands a streamed command's
+ * `core.exec.failed` over without its reason, so the usual ones are named:
+ * agentd reports a missing program or working directory this way.
+ */
+function notStarted(name: string, plan: CommandPlan): SandportError {
+  return new SandportError({
+    code: "NOT_FOUND",
+    provider: PROVIDER,
+    retryable: false,
+    message:
+      `microsandbox could not start ${JSON.stringify(plan.cmd)} in ${plan.cwd} (sandbox ${name}): ` +
+      "the program or the working directory does not exist, most likely (the SDK does not pass on agentd's reason)",
+    details: { sandboxId: name, cwd: plan.cwd, program: plan.cmd },
+  });
+}
+
+/** The engine's error for a command whose agent connection broke while it ran: stopped, its effects unknown. */
+export function lostOutput(name: string, cause: unknown): SandportError {
+  return new SandportError({
+    code: "PROVIDER_UNAVAILABLE",
+    provider: PROVIDER,
+    retryable: false,
+    cause,
+    message: `microsandbox lost the output of a running command in sandbox ${name} (it was stopped; its effects are unknown)`,
+    details: { sandboxId: name, outcomeUnknown: true },
+  });
+}
