@@ -14,12 +14,10 @@ import { execEventStream, runCommandToEnd } from "@sandport/core/adapter";
 import type { MicrosandboxContext } from "./context.js";
 import { PROVIDER } from "./handle.js";
 import type { ResolvedOptions } from "./options.js";
-import { type CommandPlan, lostOutput, microsandboxCommand } from "./vendor-command.js";
+import { type CommandPlan, microsandboxCommand, runOptions } from "./vendor-command.js";
 
 /** A validated request, before the sandbox (and so its launch environment) is known. */
-export interface PlannedRequest {
-  readonly plan: Omit<CommandPlan, "env"> & { readonly requestEnv: Readonly<Record<string, string>> };
-}
+export type PlannedRequest = Omit<CommandPlan, "env"> & { readonly requestEnv: Readonly<Record<string, string>> };
 
 /**
  * Validates a request and turns it into what agentd takes: a program and its
@@ -33,22 +31,20 @@ export function planRequest(options: ResolvedOptions, request: ExecRequest): Pla
   const [cmd, ...args] = valid.argv ?? ["/bin/sh", "-c", valid.shell as string];
   const stdin = typeof valid.stdin === "string" ? new TextEncoder().encode(valid.stdin) : valid.stdin;
   return {
-    plan: {
-      cmd: cmd as string,
-      args,
-      cwd: toSandboxPath(options.workspaceRoot, valid.cwd),
-      requestEnv: valid.env ?? {},
-      marker: randomUUID(),
-      timeoutMs: valid.timeoutMs ?? options.runBudgetMs,
-      maxOutputBytes: valid.maxOutputBytes ?? options.maxOutputBytes,
-      stdin,
-    },
+    cmd: cmd as string,
+    args,
+    cwd: toSandboxPath(options.workspaceRoot, valid.cwd),
+    requestEnv: valid.env ?? {},
+    marker: randomUUID(),
+    timeoutMs: valid.timeoutMs ?? options.runBudgetMs,
+    maxOutputBytes: valid.maxOutputBytes ?? options.maxOutputBytes,
+    stdin,
   };
 }
 
 /** The command plan for sandbox `name`: its launch env under the request's, and the marker. */
 export function commandPlan(context: MicrosandboxContext, name: string, planned: PlannedRequest): CommandPlan {
-  const { requestEnv, ...plan } = planned.plan;
+  const { requestEnv, ...plan } = planned;
   return { ...plan, env: { ...context.launchEnv(name), ...requestEnv, [EXEC_MARKER_ENV]: plan.marker } };
 }
 
@@ -86,17 +82,11 @@ async function runPlanned(
   emit?: (event: ExecEvent) => void,
 ): Promise<ExecResult> {
   const planned = planRequest(context.options, request);
-  const deadlineMs = planned.plan.timeoutMs + context.options.timeouts.execGraceMs;
+  const deadlineMs = planned.timeoutMs + context.options.timeouts.execGraceMs;
   return context.onInstance(handle, op, operation, deadlineMs, (sandbox, call, name) => {
     context.known.markCommandRun(name);
     const plan = commandPlan(context, name, planned);
-    return runCommandToEnd(microsandboxCommand(name, sandbox, plan, false), {
-      provider: PROVIDER,
-      timeoutMs: plan.timeoutMs,
-      maxOutputBytes: plan.maxOutputBytes,
-      signal: stop ? AbortSignal.any([call.signal, stop]) : call.signal,
-      ...(emit ? { emit } : {}),
-      lostOutput: (error) => lostOutput(name, error),
-    });
+    const signal = stop ? AbortSignal.any([call.signal, stop]) : call.signal;
+    return runCommandToEnd(microsandboxCommand(name, sandbox, plan, false), { ...runOptions(plan, signal), emit });
   });
 }

@@ -88,7 +88,7 @@ export async function readFile(
       chunks.push(chunk);
       if (call.signal.aborted) throw call.signal.reason;
     }
-    return concat(chunks, total);
+    return chunks.length === 1 ? (chunks[0] as Uint8Array) : new Uint8Array(Buffer.concat(chunks, total));
   });
 }
 
@@ -104,15 +104,4 @@ async function inParallel<T>(items: readonly T[], work: (item: T) => Promise<voi
     while (next < items.length) await work(items[next++] as T);
   };
   await Promise.all(Array.from({ length: Math.min(WRITE_CONCURRENCY, items.length) }, lane));
-}
-
-function concat(chunks: readonly Uint8Array[], total: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0] as Uint8Array;
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return bytes;
 }

@@ -2,9 +2,8 @@ import { randomUUID } from "node:crypto";
 import { EXEC_MARKER_ENV, type ExecResult } from "@sandport/core";
 import { type OperationCall, runCommandToEnd } from "@sandport/core/adapter";
 import type { MicrosandboxContext } from "./context.js";
-import { PROVIDER } from "./handle.js";
 import type { MsbSandbox } from "./internal/sdk-types.js";
-import { lostOutput, microsandboxCommand } from "./vendor-command.js";
+import { microsandboxCommand, runOptions } from "./vendor-command.js";
 
 /** Output cap of the adapter's own helper scripts (symlink guard, chmod). */
 const SCRIPT_OUTPUT_BYTES = 1024 * 1024;
@@ -32,11 +31,5 @@ export function runScript(
     maxOutputBytes: SCRIPT_OUTPUT_BYTES,
     stdin: undefined,
   };
-  return runCommandToEnd(microsandboxCommand(name, sandbox, plan, false), {
-    provider: PROVIDER,
-    timeoutMs: plan.timeoutMs,
-    maxOutputBytes: plan.maxOutputBytes,
-    signal: call.signal,
-    lostOutput: (error) => lostOutput(name, error),
-  });
+  return runCommandToEnd(microsandboxCommand(name, sandbox, plan, false), runOptions(plan, call.signal));
 }

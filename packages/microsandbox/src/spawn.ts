@@ -2,8 +2,7 @@ import type { ExecRequest, OpOptions, SandboxProcess } from "@sandport/core";
 import { spawnCommand } from "@sandport/core/adapter";
 import type { MicrosandboxContext } from "./context.js";
 import { commandPlan, planRequest } from "./exec.js";
-import { PROVIDER } from "./handle.js";
-import { lostOutput, microsandboxCommand } from "./vendor-command.js";
+import { microsandboxCommand, runOptions } from "./vendor-command.js";
 
 /**
  * Starts a command whose stdin stays open (one agent connection, stdin a
@@ -25,15 +24,11 @@ export async function spawn(
     const plan = { ...commandPlan(context, name, planned), stdin: undefined };
     const command = microsandboxCommand(name, sandbox, plan, true);
     return spawnCommand(command, {
-      provider: PROVIDER,
-      timeoutMs: plan.timeoutMs,
-      maxOutputBytes: plan.maxOutputBytes,
       // The call's signal bounds the start only: once the command runs, op.signal and kill() stop it.
-      signal: call.signal,
-      lostOutput: (error) => lostOutput(name, error),
+      ...runOptions(plan, call.signal),
       stdin: () => command.stdin,
       ...(op?.signal ? { callerSignal: op.signal } : {}),
-      ...(planned.plan.stdin !== undefined ? { firstWrite: planned.plan.stdin } : {}),
+      ...(planned.stdin !== undefined ? { firstWrite: planned.stdin } : {}),
     });
   });
 }

@@ -1,5 +1,6 @@
 import { EXEC_MARKER_ENV, SandportError } from "@sandport/core";
 import {
+  type CommandRunOptions,
   markerSweepScript,
   processExited,
   type VendorCommand,
@@ -29,6 +30,11 @@ export interface CommandPlan {
   readonly maxOutputBytes: number;
   /** Written to stdin once the command runs, then stdin is closed; `undefined` with an open stdin (spawn). */
   readonly stdin: Uint8Array | undefined;
+}
+
+/** The engine's options for `plan`: its run budget and output cap; `signal` as `CommandRunOptions` says. */
+export function runOptions(plan: CommandPlan, signal: AbortSignal): CommandRunOptions {
+  return { provider: PROVIDER, timeoutMs: plan.timeoutMs, maxOutputBytes: plan.maxOutputBytes, signal };
 }
 
 /** A command for the kit's engine, with its stdin for `spawnCommand`. */
@@ -188,17 +194,5 @@ function notStarted(name: string, plan: CommandPlan): SandportError {
       `microsandbox could not start ${JSON.stringify(plan.cmd)} in ${plan.cwd} (sandbox ${name}): ` +
       "the program or the working directory does not exist, most likely (the SDK does not pass on agentd's reason)",
     details: { sandboxId: name, cwd: plan.cwd, program: plan.cmd },
-  });
-}
-
-/** The engine's error for a command whose agent connection broke while it ran: stopped, its effects unknown. */
-export function lostOutput(name: string, cause: unknown): SandportError {
-  return new SandportError({
-    code: "PROVIDER_UNAVAILABLE",
-    provider: PROVIDER,
-    retryable: false,
-    cause,
-    message: `microsandbox lost the output of a running command in sandbox ${name} (it was stopped; its effects are unknown)`,
-    details: { sandboxId: name, outcomeUnknown: true },
   });
 }
