@@ -10,7 +10,7 @@ import {
 import { chmodScript, modesToSet } from "@sandport/core/adapter";
 import type { MicrosandboxContext } from "./context.js";
 import { PROVIDER } from "./handle.js";
-import { guardPaths, pathTarget } from "./path-guard.js";
+import { guardPaths, onPath } from "./path-guard.js";
 import { runScript } from "./run-script.js";
 
 /** The mode agentd gives a new file (0666 under the usual umask 022); others are applied with one `chmod` afterwards. */
@@ -62,34 +62,39 @@ export async function writeFiles(
  * rejects `NOT_FOUND`; one larger than `MAX_READ_BYTES` rejects `OUTPUT_LIMIT`
  * as soon as it has passed it.
  */
-export async function readFile(
+export function readFile(
   context: MicrosandboxContext,
   handle: unknown,
   path: string,
   op?: OpOptions,
 ): Promise<Uint8Array> {
-  const target = pathTarget(context, path, false);
-  const site = { operation: "readFile", path: target.absolute };
-  return context.onInstance(handle, op, site, context.options.timeouts.fileMs, async (sandbox, call, name) => {
-    await guardPaths(context, name, sandbox, call, [{ relative: target.relative, followFinal: true }]);
-    const chunks: Uint8Array[] = [];
-    let total = 0;
-    for await (const chunk of await sandbox.fs().readStream(target.absolute)) {
-      total += chunk.length;
-      if (total > MAX_READ_BYTES) {
-        throw new SandportError({
-          code: "OUTPUT_LIMIT",
-          provider: PROVIDER,
-          retryable: false,
-          message: `microsandbox file ${target.absolute} is larger than ${MAX_READ_BYTES} bytes`,
-          details: { sandboxId: name, path: target.absolute },
-        });
+  return onPath(
+    context,
+    handle,
+    op,
+    "readFile",
+    path,
+    { root: false, followFinal: true },
+    async (fs, target, name, call) => {
+      const chunks: Uint8Array[] = [];
+      let total = 0;
+      for await (const chunk of await fs.readStream(target.absolute)) {
+        total += chunk.length;
+        if (total > MAX_READ_BYTES) {
+          throw new SandportError({
+            code: "OUTPUT_LIMIT",
+            provider: PROVIDER,
+            retryable: false,
+            message: `microsandbox file ${target.absolute} is larger than ${MAX_READ_BYTES} bytes`,
+            details: { sandboxId: name, path: target.absolute },
+          });
+        }
+        chunks.push(chunk);
+        if (call.signal.aborted) throw call.signal.reason;
       }
-      chunks.push(chunk);
-      if (call.signal.aborted) throw call.signal.reason;
-    }
-    return chunks.length === 1 ? (chunks[0] as Uint8Array) : new Uint8Array(Buffer.concat(chunks, total));
-  });
+      return chunks.length === 1 ? (chunks[0] as Uint8Array) : new Uint8Array(Buffer.concat(chunks, total));
+    },
+  );
 }
 
 /** The directories that hold `paths`, leaving out the workspace root and every ancestor of another. */

@@ -1,8 +1,8 @@
-import { normalizeWorkspacePath, toSandboxPath } from "@sandport/core";
+import { normalizeWorkspacePath, type OpOptions, toSandboxPath } from "@sandport/core";
 import { checkSymlinkGuard, type GuardedPath, type OperationCall, symlinkGuardScript } from "@sandport/core/adapter";
 import type { MicrosandboxContext } from "./context.js";
 import { PROVIDER } from "./handle.js";
-import type { MsbSandbox } from "./internal/sdk-types.js";
+import type { MsbFs, MsbSandbox } from "./internal/sdk-types.js";
 import { runScript } from "./run-script.js";
 
 /** A single-path file operation's target, validated. */
@@ -14,10 +14,40 @@ export interface PathTarget {
 }
 
 /** Validates a caller's path against the workspace (`INVALID_REQUEST` before any request). */
-export function pathTarget(context: MicrosandboxContext, path: unknown, allowRoot: boolean): PathTarget {
+function pathTarget(context: MicrosandboxContext, path: unknown, allowRoot: boolean): PathTarget {
   const root = context.options.workspaceRoot;
   const relative = normalizeWorkspacePath(path, { root, allowRoot, provider: PROVIDER });
   return { relative, absolute: toSandboxPath(root, relative) };
+}
+
+/** How a file operation treats its path. */
+interface PathRules {
+  /** Whether the workspace root itself is allowed. */
+  readonly root: boolean;
+  /** See `GuardedPath.followFinal`. */
+  readonly followFinal: boolean;
+}
+
+/**
+ * Runs one single-path file operation: the path validated against the
+ * workspace, the symlink guard, then `work` on the sandbox's filesystem.
+ */
+export async function onPath<T>(
+  context: MicrosandboxContext,
+  handle: unknown,
+  op: OpOptions | undefined,
+  operation: string,
+  path: string,
+  rules: PathRules,
+  work: (fs: MsbFs, target: PathTarget, name: string, call: OperationCall) => Promise<T>,
+): Promise<T> {
+  const target = pathTarget(context, path, rules.root);
+  const site = { operation, path: target.absolute };
+  const { fileMs } = context.options.timeouts;
+  return context.onInstance(handle, op, site, fileMs, async (sandbox, call, name) => {
+    await guardPaths(context, name, sandbox, call, [{ relative: target.relative, followFinal: rules.followFinal }]);
+    return work(sandbox.fs(), target, name, call);
+  });
 }
 
 /**
