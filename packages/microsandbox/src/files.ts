@@ -7,7 +7,7 @@ import {
   toSandboxPath,
   validateFiles,
 } from "@sandport/core";
-import { chmodScript, modesToSet } from "@sandport/core/adapter";
+import { chmodFailure, chmodScript, modesToSet } from "@sandport/core/adapter";
 import type { MicrosandboxContext } from "./context.js";
 import { PROVIDER } from "./handle.js";
 import { guardPaths, onPath } from "./path-guard.js";
@@ -44,16 +44,9 @@ export async function writeFiles(
     await inParallel(deepestDirectories(valid.map((file) => file.path)), (directory) => fs.mkdir(absolute(directory)));
     await inParallel(valid, (file) => fs.write(absolute(file.path), file.content));
     const modes = modesToSet(valid, WRITTEN_MODE);
-    const chmod = modes.size === 0 ? undefined : await runScript(context, name, sandbox, chmodScript(modes), call);
-    if (chmod === undefined || chmod.exitCode === 0) return;
-    const why = chmod.stderr.trim() || `chmod exited with ${chmod.exitCode}`;
-    throw new SandportError({
-      code: "UNEXPECTED",
-      provider: PROVIDER,
-      retryable: false,
-      message: `microsandbox sandbox ${name} has the files, but their modes were not set: ${why}`,
-      details: { sandboxId: name, exitCode: chmod.exitCode },
-    });
+    if (modes.size === 0) return;
+    const chmod = await runScript(context, name, sandbox, chmodScript(modes), call);
+    if (chmod.exitCode !== 0) throw chmodFailure(PROVIDER, name, chmod.exitCode, chmod.stderr);
   });
 }
 
