@@ -1,6 +1,7 @@
 import { EXEC_MARKER_ENV, SandportError } from "@sandport/core";
 import {
   type CommandRunOptions,
+  lostOutput,
   markerSweepScript,
   processExited,
   type VendorCommand,
@@ -94,13 +95,20 @@ export function microsandboxCommand(
           .stdinPipe(),
       );
       sink = await handle.takeStdin();
-      const reading = readEvents(handle, output);
-      const end = reading.end.finally(() => {
+      const events = (handle as AsyncIterable<MsbExecEvent | undefined>)[Symbol.asyncIterator]();
+      const first = await events.next();
+      if (first.done) {
+        throw lostOutput(PROVIDER, new Error("the command's event stream ended before it ran"), plan.marker);
+      }
+      if (first.value === undefined) {
+        // First of all, that is agentd's `core.exec.failed`: nothing ran (the SDK drops its reason).
+        void readEnd(first.value, events, () => {});
+        throw notStarted(name, plan);
+      }
+      const end = readEnd(first.value, events, output).finally(() => {
         ended = true;
       });
-      const pid = await reading.started.catch((error: unknown) => {
-        throw error instanceof CommandNotStarted ? notStarted(name, plan) : error;
-      });
+      const pid = first.value.kind === "started" ? first.value.pid : plan.marker;
       if (!openStdin) {
         void (async () => {
           if (plan.stdin && plan.stdin.length > 0) await write(plan.stdin);
@@ -108,7 +116,7 @@ export function microsandboxCommand(
           // Stdin the command never reads is harmless: a write that fails because it exited is not an error.
         })().catch(() => {});
       }
-      return { pid: pid ?? plan.marker, ended: end };
+      return { pid, ended: end };
     },
     kill: async () => {
       await handle?.kill().catch(() => {});
@@ -123,47 +131,31 @@ export function microsandboxCommand(
 }
 
 /**
- * Reads a command's events: `started` settles with its pid once it runs (on
- * its first event), or rejects when it never ran; `end` is how it ended.
+ * Reads a running command's events from `first` on: its output, then how it
+ * ended (`exited` with the agent's code, else `lost`: the stream broke or
+ * ended without the exit).
  */
-function readEvents(
-  handle: MsbExecHandle,
+async function readEnd(
+  first: MsbExecEvent | undefined,
+  events: AsyncIterator<MsbExecEvent | undefined>,
   output: (stream: "stdout" | "stderr", data: Uint8Array) => void,
-): { readonly started: Promise<number | undefined>; readonly end: Promise<VendorEnd> } {
-  let announce: (pid: number | undefined) => void = () => {};
-  let refuse: (error: unknown) => void = () => {};
-  let announced = false;
-  const started = new Promise<number | undefined>((resolve, reject) => {
-    announce = (pid) => {
-      announced = true;
-      resolve(pid);
-    };
-    refuse = reject;
-  });
-  const end = (async (): Promise<VendorEnd> => {
-    let exitCode: number | undefined;
-    let broken: unknown;
-    try {
-      for await (const event of handle as AsyncIterable<MsbExecEvent | undefined>) {
-        if (event === undefined) {
-          // Before `started`, that is agentd's `core.exec.failed`: nothing ran (the SDK drops its reason).
-          // After it, a `core.exec.stdin.error` (stdin written to a command that closed it): nothing to relay.
-          if (!announced) broken ??= new CommandNotStarted();
-          continue;
-        }
-        if (!announced) announce(event.kind === "started" ? event.pid : undefined);
-        if (event.kind === "exited") exitCode = event.code;
-        else if (event.kind !== "started") output(event.kind, event.data);
-      }
-    } catch (error) {
-      broken = error;
+): Promise<VendorEnd> {
+  let exitCode: number | undefined;
+  let broken: unknown;
+  try {
+    // After the start, an `undefined` event is a `core.exec.stdin.error` (stdin written to a command that closed it).
+    for (let event = first; ; ) {
+      if (event?.kind === "exited") exitCode = event.code;
+      else if (event?.kind === "stdout" || event?.kind === "stderr") output(event.kind, event.data);
+      const next = await events.next();
+      if (next.done) break;
+      event = next.value;
     }
-    if (exitCode !== undefined) return { kind: "exited", exitCode };
-    const error = broken ?? new Error("the command's event stream ended without its exit");
-    if (!announced) refuse(error);
-    return { kind: "lost", error };
-  })();
-  return { started, end };
+  } catch (error) {
+    broken = error;
+  }
+  if (exitCode !== undefined) return { kind: "exited", exitCode };
+  return { kind: "lost", error: broken ?? new Error("the command's event stream ended without its exit") };
 }
 
 /** Kills a command's descendants: the kit's marker sweep, run as its own command, drained to its end. */
@@ -176,9 +168,6 @@ async function sweep(sandbox: MsbSandbox, marker: string): Promise<void> {
     // Drained to the end: the sweep has finished.
   }
 }
-
-/** Marks a stream whose first message was agentd's `core.exec.failed`. */
-class CommandNotStarted extends Error {}
 
 /**
  * The command never ran. microsandbox 0.6.18 hands a streamed command's
