@@ -1,11 +1,10 @@
 import { posix } from "node:path";
 import { type FileInfo, type OpOptions, SandportError } from "@sandport/core";
-import type { OperationCall } from "@sandport/core/adapter";
 import type { MicrosandboxContext } from "./context.js";
 import { isDirectoryError, isNotFound } from "./errors.js";
 import { PROVIDER } from "./handle.js";
-import type { MsbFs, MsbFsEntry, MsbSandbox } from "./internal/sdk-types.js";
-import { guardPaths, type PathTarget, pathTarget } from "./path-guard.js";
+import type { MsbFsEntry } from "./internal/sdk-types.js";
+import { onPath } from "./path-guard.js";
 
 /** Entries of one directory (not recursive), sorted by name, with workspace-relative paths. */
 export function listDir(
@@ -69,35 +68,6 @@ export function remove(context: MicrosandboxContext, handle: unknown, path: stri
         if (!isNotFound(dirError)) throw dirError;
       });
     }
-  });
-}
-
-/** How a file operation treats its path. */
-interface PathRules {
-  /** Whether the workspace root itself is allowed. */
-  readonly root: boolean;
-  /** See `GuardedPath.followFinal`. */
-  readonly followFinal: boolean;
-}
-
-/**
- * Runs one single-path file operation: the path validated against the
- * workspace, the symlink guard, then `work` on the sandbox's filesystem.
- */
-async function onPath<T>(
-  context: MicrosandboxContext,
-  handle: unknown,
-  op: OpOptions | undefined,
-  operation: string,
-  path: string,
-  rules: PathRules,
-  work: (fs: MsbFs, target: PathTarget, name: string, call: OperationCall) => Promise<T>,
-): Promise<T> {
-  const target = pathTarget(context, path, rules.root);
-  const site = { operation, path: target.absolute };
-  return context.onSandbox(handle, op, site, "fileMs", async (sandbox: MsbSandbox, call, name) => {
-    await guardPaths(context, name, sandbox, call, [{ relative: target.relative, followFinal: rules.followFinal }]);
-    return work(sandbox.fs(), target, name, call);
   });
 }
 

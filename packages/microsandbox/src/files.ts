@@ -7,10 +7,11 @@ import {
   toSandboxPath,
   validateFiles,
 } from "@sandport/core";
-import { chmodScript, modesToSet } from "@sandport/core/adapter";
+import { chmodFailure, chmodScript, modesToSet } from "@sandport/core/adapter";
 import type { MicrosandboxContext } from "./context.js";
 import { PROVIDER } from "./handle.js";
-import { guardPaths, pathTarget, runScript } from "./path-guard.js";
+import { guardPaths, onPath } from "./path-guard.js";
+import { runScript } from "./run-script.js";
 
 /** The mode agentd gives a new file (0666 under the usual umask 022); others are applied with one `chmod` afterwards. */
 const WRITTEN_MODE = 0o644;
@@ -33,9 +34,9 @@ export async function writeFiles(
 ): Promise<void> {
   const { workspaceRoot } = context.options;
   const valid = validateFiles(files, { root: workspaceRoot, provider: PROVIDER });
-  return context.onHandle(handle, op, "writeFiles", "fileMs", async (name, call) => {
+  return context.onHandle(handle, op, "writeFiles", context.options.timeouts.fileMs, async (name, call) => {
     if (valid.length === 0) return;
-    const sandbox = await context.sandbox(name, "writeFiles");
+    const sandbox = await context.instance(name, "writeFiles", call);
     const guarded = valid.map((file) => ({ relative: file.path, followFinal: true }));
     await guardPaths(context, name, sandbox, call, guarded);
     const absolute = (relative: string) => toSandboxPath(workspaceRoot, relative);
@@ -43,16 +44,9 @@ export async function writeFiles(
     await inParallel(deepestDirectories(valid.map((file) => file.path)), (directory) => fs.mkdir(absolute(directory)));
     await inParallel(valid, (file) => fs.write(absolute(file.path), file.content));
     const modes = modesToSet(valid, WRITTEN_MODE);
-    const chmod = modes.size === 0 ? undefined : await runScript(context, name, sandbox, chmodScript(modes), call);
-    if (chmod === undefined || chmod.exitCode === 0) return;
-    const why = chmod.stderr.trim() || `chmod exited with ${chmod.exitCode}`;
-    throw new SandportError({
-      code: "UNEXPECTED",
-      provider: PROVIDER,
-      retryable: false,
-      message: `microsandbox sandbox ${name} has the files, but their modes were not set: ${why}`,
-      details: { sandboxId: name, exitCode: chmod.exitCode },
-    });
+    if (modes.size === 0) return;
+    const chmod = await runScript(context, name, sandbox, chmodScript(modes), call);
+    if (chmod.exitCode !== 0) throw chmodFailure(PROVIDER, name, chmod.exitCode, chmod.stderr);
   });
 }
 
@@ -61,34 +55,39 @@ export async function writeFiles(
  * rejects `NOT_FOUND`; one larger than `MAX_READ_BYTES` rejects `OUTPUT_LIMIT`
  * as soon as it has passed it.
  */
-export async function readFile(
+export function readFile(
   context: MicrosandboxContext,
   handle: unknown,
   path: string,
   op?: OpOptions,
 ): Promise<Uint8Array> {
-  const target = pathTarget(context, path, false);
-  const site = { operation: "readFile", path: target.absolute };
-  return context.onSandbox(handle, op, site, "fileMs", async (sandbox, call, name) => {
-    await guardPaths(context, name, sandbox, call, [{ relative: target.relative, followFinal: true }]);
-    const chunks: Uint8Array[] = [];
-    let total = 0;
-    for await (const chunk of await sandbox.fs().readStream(target.absolute)) {
-      total += chunk.length;
-      if (total > MAX_READ_BYTES) {
-        throw new SandportError({
-          code: "OUTPUT_LIMIT",
-          provider: PROVIDER,
-          retryable: false,
-          message: `microsandbox file ${target.absolute} is larger than ${MAX_READ_BYTES} bytes`,
-          details: { sandboxId: name, path: target.absolute },
-        });
+  return onPath(
+    context,
+    handle,
+    op,
+    "readFile",
+    path,
+    { root: false, followFinal: true },
+    async (fs, target, name, call) => {
+      const chunks: Uint8Array[] = [];
+      let total = 0;
+      for await (const chunk of await fs.readStream(target.absolute)) {
+        total += chunk.length;
+        if (total > MAX_READ_BYTES) {
+          throw new SandportError({
+            code: "OUTPUT_LIMIT",
+            provider: PROVIDER,
+            retryable: false,
+            message: `microsandbox file ${target.absolute} is larger than ${MAX_READ_BYTES} bytes`,
+            details: { sandboxId: name, path: target.absolute },
+          });
+        }
+        chunks.push(chunk);
+        if (call.signal.aborted) throw call.signal.reason;
       }
-      chunks.push(chunk);
-      if (call.signal.aborted) throw call.signal.reason;
-    }
-    return concat(chunks, total);
-  });
+      return chunks.length === 1 ? (chunks[0] as Uint8Array) : new Uint8Array(Buffer.concat(chunks, total));
+    },
+  );
 }
 
 /** The directories that hold `paths`, leaving out the workspace root and every ancestor of another. */
@@ -103,15 +102,4 @@ async function inParallel<T>(items: readonly T[], work: (item: T) => Promise<voi
     while (next < items.length) await work(items[next++] as T);
   };
   await Promise.all(Array.from({ length: Math.min(WRITE_CONCURRENCY, items.length) }, lane));
-}
-
-function concat(chunks: readonly Uint8Array[], total: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0] as Uint8Array;
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return bytes;
 }

@@ -2,19 +2,19 @@ import { randomUUID } from "node:crypto";
 import {
   type LaunchSpec,
   type OpOptions,
+  RESERVED_ENV,
   refuseReservedEnv,
   type SandportError,
   unsupported,
   validateLaunchSpec,
 } from "@sandport/core";
-import { launchFailure, metadataCodec, reclaimAbandonedLaunch } from "@sandport/core/adapter";
+import { createCallBudget, launchFailure, metadataCodec } from "@sandport/core/adapter";
 import type { MicrosandboxContext } from "./context.js";
 import { mapMicrosandboxError } from "./errors.js";
 import { type MicrosandboxHandle, PROVIDER } from "./handle.js";
 import type { MsbSandbox, MsbSandboxBuilder } from "./internal/sdk-types.js";
 import { deleteSandbox } from "./lifecycle.js";
 import { findByLaunchKey } from "./lookup.js";
-import { RESERVED_ENV } from "./markers.js";
 import type { ResolvedOptions } from "./options.js";
 
 /** Most vCPUs the cloud API takes: `resources.vcpus` is a `u8`. */
@@ -40,7 +40,7 @@ interface LaunchPlan {
  *
  * The SDK cannot cancel a create: when the caller's signal or deadline fires,
  * the call rejects at once, and whatever the create produces is destroyed in
- * the background (`reclaimAbandonedLaunch`; `settle()` waits for it). Other
+ * the background (`context.reclaimLaunch`; `settle()` waits for it). Other
  * failures after the sandbox exists destroy it too. A create that fails with
  * an unknown outcome (a dropped connection, a 5xx) is searched for by launch
  * key in the background, with backoff, until the listing can be trusted, and
@@ -53,7 +53,7 @@ export function launch(
 ): Promise<MicrosandboxHandle> {
   const { options } = context;
   let abandoned: ((error: SandportError) => void) | undefined;
-  const launching = context.run(op, { operation: "launch" }, "launchMs", async (call): Promise<MicrosandboxHandle> => {
+  const launching = context.run(op, { operation: "launch" }, options.timeouts.launchMs, async (call) => {
     const plan = planLaunch(options, spec);
     await context.sdk();
     // A caller that gave up while the SDK loaded sends nothing.
@@ -68,8 +68,8 @@ export function launch(
     created = true;
     context.remember(plan.name, sandbox, plan.env);
     await sandbox.fs().mkdir(options.workspaceRoot);
-    context.setPristine(plan.name, true);
-    return { id: plan.name, provider: PROVIDER, labels: plan.labels };
+    context.known.markPristine(plan.name);
+    return { id: plan.name, provider: PROVIDER, labels: plan.labels } satisfies MicrosandboxHandle;
   });
   return launching.catch((error: SandportError) => {
     abandoned?.(error);
@@ -138,19 +138,18 @@ function reclaim(
   error: SandportError,
   created: boolean,
 ): void {
-  reclaimAbandonedLaunch({
-    creation,
-    idOf: () => plan.name,
-    launchKey: plan.launchKey,
-    error,
-    created,
-    destroy: async (name) => void (await deleteSandbox(context, name, "background cleanup")),
-    findByLaunchKey: (key) => findByLaunchKey(context, key),
-    outcomeUnknown: mapMicrosandboxError.outcomeUnknown,
-    condemned: context.condemned,
-    background: context.background,
-    cleanupMs: context.options.orphanCleanupMs,
-  });
+  const { timeouts, orphanCleanupMs } = context.options;
+  context.reclaimLaunch(
+    { creation, idOf: () => plan.name, launchKey: plan.launchKey, error, created },
+    {
+      destroy: async (name) => {
+        await deleteSandbox(context, name, "background cleanup", createCallBudget(timeouts.destroyMs));
+        context.forget(name);
+      },
+      findByLaunchKey: (key) => findByLaunchKey(context, key, createCallBudget(timeouts.lookupMs)),
+      cleanupMs: orphanCleanupMs,
+    },
+  );
 }
 
 /** A failed create, saying whether the sandbox may exist anyway and under which launch key to look. */

@@ -1,14 +1,9 @@
-import { randomUUID } from "node:crypto";
-import { type ExecResult, normalizeWorkspacePath, toSandboxPath } from "@sandport/core";
+import { normalizeWorkspacePath, type OpOptions, toSandboxPath } from "@sandport/core";
 import { checkSymlinkGuard, type GuardedPath, type OperationCall, symlinkGuardScript } from "@sandport/core/adapter";
 import type { MicrosandboxContext } from "./context.js";
 import { PROVIDER } from "./handle.js";
-import type { MsbSandbox } from "./internal/sdk-types.js";
-import { EXEC_MARKER_ENV } from "./markers.js";
-import { RemoteCommand } from "./remote-command.js";
-
-/** Output cap of the adapter's own helper scripts (symlink guard, chmod). */
-const SCRIPT_OUTPUT_BYTES = 1024 * 1024;
+import type { MsbFs, MsbSandbox } from "./internal/sdk-types.js";
+import { runScript } from "./run-script.js";
 
 /** A single-path file operation's target, validated. */
 export interface PathTarget {
@@ -19,42 +14,40 @@ export interface PathTarget {
 }
 
 /** Validates a caller's path against the workspace (`INVALID_REQUEST` before any request). */
-export function pathTarget(context: MicrosandboxContext, path: unknown, allowRoot: boolean): PathTarget {
+function pathTarget(context: MicrosandboxContext, path: unknown, allowRoot: boolean): PathTarget {
   const root = context.options.workspaceRoot;
   const relative = normalizeWorkspacePath(path, { root, allowRoot, provider: PROVIDER });
   return { relative, absolute: toSandboxPath(root, relative) };
 }
 
+/** How a file operation treats its path. */
+interface PathRules {
+  /** Whether the workspace root itself is allowed. */
+  readonly root: boolean;
+  /** See `GuardedPath.followFinal`. */
+  readonly followFinal: boolean;
+}
+
 /**
- * Runs one of the adapter's own scripts (symlink guard, chmod) in the
- * workspace, to completion, within the caller's time; the caller's abort
- * kills it.
+ * Runs one single-path file operation: the path validated against the
+ * workspace, the symlink guard, then `work` on the sandbox's filesystem.
  */
-export async function runScript(
+export async function onPath<T>(
   context: MicrosandboxContext,
-  name: string,
-  sandbox: MsbSandbox,
-  script: string,
-  call: OperationCall,
-): Promise<ExecResult> {
-  const marker = randomUUID();
-  const command = await RemoteCommand.start(sandbox, name, {
-    cmd: "/bin/sh",
-    args: ["-c", script],
-    cwd: context.options.workspaceRoot,
-    env: { ...context.launchEnv(name), [EXEC_MARKER_ENV]: marker },
-    marker,
-    timeoutMs: Math.max(1, call.remainingMs()),
-    maxOutputBytes: SCRIPT_OUTPUT_BYTES,
+  handle: unknown,
+  op: OpOptions | undefined,
+  operation: string,
+  path: string,
+  rules: PathRules,
+  work: (fs: MsbFs, target: PathTarget, name: string, call: OperationCall) => Promise<T>,
+): Promise<T> {
+  const target = pathTarget(context, path, rules.root);
+  const site = { operation, path: target.absolute };
+  const { fileMs } = context.options.timeouts;
+  return context.onInstance(handle, op, site, fileMs, async (sandbox, call, name) => {
+    await guardPaths(context, name, sandbox, call, [{ relative: target.relative, followFinal: rules.followFinal }]);
+    return work(sandbox.fs(), target, name, call);
   });
-  const onAbort = () => void command.kill("aborted");
-  call.signal.addEventListener("abort", onAbort, { once: true });
-  try {
-    await command.closeStdin();
-    return await command.result;
-  } finally {
-    call.signal.removeEventListener("abort", onAbort);
-  }
 }
 
 /**
@@ -71,7 +64,7 @@ export async function guardPaths(
   call: OperationCall,
   paths: readonly GuardedPath[],
 ): Promise<void> {
-  if (!context.isPristine(name)) {
+  if (!context.known.isPristine(name)) {
     checkSymlinkGuard(paths, await runScript(context, name, sandbox, symlinkGuardScript(paths), call), PROVIDER);
   }
 }

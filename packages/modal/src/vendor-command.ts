@@ -61,6 +61,7 @@ export function modalCommand(sandbox: ModalSandbox, plan: CommandPlan): ModalCom
     throw mapModalError(error, { operation, sandboxId: sandbox.sandboxId });
   };
   return {
+    rawOutput: true,
     start: async (output) => {
       const process = await sandbox.exec([...plan.argv], execParams(plan.cwd, plan.env, serverTimeoutMs(plan)));
       const opened = process.stdin.getWriter();
@@ -82,7 +83,7 @@ export function modalCommand(sandbox: ModalSandbox, plan: CommandPlan): ModalCom
   };
 }
 
-/** The engine's options for `plan` (raw bytes, Modal's lost-output error); the caller adds its signal and events. */
+/** The engine's options for `plan` (Modal's lost-output error); the caller adds its signal and events. */
 export function commandOptions(
   plan: CommandPlan,
   sandboxId: string,
@@ -94,7 +95,6 @@ export function commandOptions(
     timeoutMs: plan.timeoutMs,
     maxOutputBytes: plan.maxOutputBytes,
     signal,
-    rawOutput: true,
     lostOutput: (error) => lostOutput(sandboxId, error),
     ...(emit ? { emit } : {}),
   };

@@ -93,29 +93,32 @@ describe("the command engine", () => {
     assert.deepEqual([result.truncated, result.stdout, result.exitCode, result.timedOut], [true, "abcd", null, false]);
   });
 
-  test("rawOutput: events carry the vendor's exact bytes, the cap counts bytes, the text is decoded once", async () => {
-    const vendor = new FakeVendor();
-    vendor.onKill = "ignore";
-    const events: ExecEvent[] = [];
-    const run = await startCommandRun(
-      vendor,
-      options({ rawOutput: true, maxOutputBytes: 5, emit: (e) => events.push(e) }),
-    );
-    vendor.output("stdout", Uint8Array.of(0xff, 0x00, 0xc3));
-    vendor.output("stdout", Uint8Array.of(0xa9, 0x41, 0x42));
-    assert.equal(vendor.kills, 1, "the sixth byte passed the cap");
-    vendor.end({ kind: "exited", exitCode: 0 });
-    const result = await run.finished;
-    const bytes = events.flatMap((event) => (event.type === "stdout" ? [...event.bytes] : []));
-    assert.deepEqual(bytes, [0xff, 0x00, 0xc3, 0xa9, 0x41]);
-    assert.deepEqual([result.stdout, result.truncated, result.exitCode], ["\ufffd\u0000éA", true, null]);
-  });
-
   test("output past the cap before the start returned is killed once it runs", async () => {
     const vendor = new FakeVendor();
     vendor.early = "0123456789";
     const result = await runCommandToEnd(vendor, options({ maxOutputBytes: 4 }));
     assert.deepEqual([result.truncated, result.exitCode, vendor.kills], [true, null, 1]);
+  });
+
+  test("a vendor with raw output: events carry its exact bytes, the cap cuts bytes, text is decoded across chunks", async () => {
+    const vendor = Object.assign(new FakeVendor(), { rawOutput: true });
+    vendor.onKill = "ignore";
+    const events: ExecEvent[] = [];
+    const run = await startCommandRun(vendor, options({ maxOutputBytes: 6, emit: (event) => events.push(event) }));
+    // "é" (c3 a9) split across two chunks, then a byte that is not UTF-8, then more than the cap allows.
+    vendor.output("stdout", new Uint8Array([0x61, 0xc3]));
+    vendor.output("stdout", new Uint8Array([0xa9, 0xff]));
+    vendor.output("stderr", new Uint8Array([0x62, 0x63, 0x64]));
+    vendor.end({ kind: "exited", exitCode: 0 });
+    const result = await run.finished;
+    const bytes = events.flatMap((event) =>
+      event.type === "stdout" || event.type === "stderr" ? [...event.bytes] : [],
+    );
+    assert.deepEqual(bytes, [0x61, 0xc3, 0xa9, 0xff, 0x62, 0x63], "exact bytes, cut at the cap");
+    assert.deepEqual(
+      [result.stdout, result.stderr, result.truncated, result.exitCode],
+      ["a\u00e9\ufffd", "bc", true, null],
+    );
   });
 
   test("kill(): the kill is sent once, exitCode null, timedOut false", async () => {

@@ -37,9 +37,15 @@ export interface VendorProcess {
 /** What one adapter does to run one command: the small interface the engine drives. */
 export interface VendorCommand {
   /**
+   * Output is raw bytes (`ByteOutputCollector`): `output` takes `Uint8Array`
+   * chunks and the events carry them exactly (a vendor whose `binaryOutput`
+   * is `true`). Default: text, each chunk a string.
+   */
+  readonly rawOutput?: boolean;
+  /**
    * Starts the process and resolves once it runs. Output goes to `output` as
-   * text, in order (before or after this resolves), or as raw bytes when the
-   * run's `rawOutput` is set. `signal` cancels the start.
+   * text (bytes with {@link rawOutput}), in order (before or after this
+   * resolves). `signal` cancels the start.
    */
   start(output: (stream: OutputStream, data: string | Uint8Array) => void, signal: AbortSignal): Promise<VendorProcess>;
   /**
@@ -71,12 +77,6 @@ export interface CommandRunOptions {
   readonly lostOutput?: (error: unknown, pid: number | string) => SandportError;
   /** Override of {@link KILL_DEADLINE_MS}. */
   readonly killDeadlineMs?: number;
-  /**
-   * The vendor hands output over as raw bytes: the cap counts them and each
-   * output event carries them exactly (`ByteOutputCollector`), so binary
-   * output survives. Default: text.
-   */
-  readonly rawOutput?: boolean;
 }
 
 /** A command started by {@link startCommandRun}. */
@@ -192,25 +192,15 @@ export async function startCommandRun(vendor: VendorCommand, options: CommandRun
     return sendKill();
   };
   let early: ExecEvent[] | undefined = [];
-  const keep = (event: ExecEvent) => {
+  const deliver = (event: ExecEvent) => {
     if (early) early.push(event);
     else emit?.(event);
   };
-  const overflow = () => void stop("output-limit").catch(() => {});
-  const encoder = new TextEncoder();
-  const bytes = options.rawOutput ? new ByteOutputCollector(options.maxOutputBytes, keep, overflow) : undefined;
-  const text = new OutputCollector(
-    options.maxOutputBytes,
-    (stream, data) => keep({ type: stream, data, bytes: encoder.encode(data) }),
-    overflow,
-  );
-  const output = bytes ?? text;
-  const push = (stream: OutputStream, data: string | Uint8Array): void => {
-    if (bytes) bytes.push(stream, typeof data === "string" ? encoder.encode(data) : data);
-    else text.push(stream, typeof data === "string" ? data : Buffer.from(data).toString("utf8"));
-  };
+  const output = collectOutput(vendor.rawOutput === true, options.maxOutputBytes, deliver, () => {
+    void stop("output-limit").catch(() => {});
+  });
   try {
-    process = await vendor.start(push, signal);
+    process = await vendor.start(output.push, signal);
   } catch (error) {
     // A start cut off midway may have started the command: sweep for it.
     if (signal.aborted) void sendKill().catch(() => {});
@@ -220,7 +210,7 @@ export async function startCommandRun(vendor: VendorCommand, options: CommandRun
   emit?.(typeof running.pid === "number" ? { type: "started", pid: running.pid } : { type: "started" });
   for (const event of early) emit?.(event);
   early = undefined;
-  if (output.truncated || stopReason !== undefined) {
+  if (output.collector.truncated || stopReason !== undefined) {
     armWatchdog();
     void sendKill().catch(() => {});
   }
@@ -246,7 +236,7 @@ export async function startCommandRun(vendor: VendorCommand, options: CommandRun
         await sendKill().catch(() => {});
         throw (options.lostOutput ?? ((error, pid) => lostOutput(provider, error, pid)))(first.error, running.pid);
       }
-      return commandResult(output, first, stopReason, performance.now() - startedAt);
+      return commandResult(output.collector, first, stopReason, performance.now() - startedAt);
     } finally {
       clearTimeout(budget);
     }
@@ -270,6 +260,39 @@ export async function startCommandRun(vendor: VendorCommand, options: CommandRun
       return stopReason;
     },
     kill: () => stop("killed"),
+  };
+}
+
+/** Where the engine keeps a command's output: the collector (cap, result) and how a vendor's chunk reaches it. */
+interface CommandOutput {
+  readonly collector: Pick<OutputCollector, "result" | "truncated">;
+  readonly push: (stream: OutputStream, data: string | Uint8Array) => void;
+}
+
+/** Text chunks in an `OutputCollector` (bytes decoded), or raw bytes kept exactly in a `ByteOutputCollector`. */
+function collectOutput(
+  raw: boolean,
+  maxBytes: number,
+  deliver: (event: ExecEvent) => void,
+  onOverflow: () => void,
+): CommandOutput {
+  const encoder = new TextEncoder();
+  if (raw) {
+    const bytes = new ByteOutputCollector(maxBytes, deliver, onOverflow);
+    return {
+      collector: bytes,
+      push: (stream, data) => bytes.push(stream, typeof data === "string" ? encoder.encode(data) : data),
+    };
+  }
+  const decoder = new TextDecoder();
+  const text = new OutputCollector(
+    maxBytes,
+    (type, data) => deliver({ type, data, bytes: encoder.encode(data) }),
+    onOverflow,
+  );
+  return {
+    collector: text,
+    push: (stream, data) => text.push(stream, typeof data === "string" ? data : decoder.decode(data)),
   };
 }
 

@@ -129,11 +129,6 @@ export interface MsbSandboxStatics {
   listWith(configure: (list: MsbListBuilder) => MsbListBuilder): Promise<MsbSandboxPage>;
 }
 
-/** The part of `microsandbox` (the module) this adapter uses. */
-export interface MsbModule {
-  readonly Sandbox: MsbSandboxStatics;
-}
-
 /**
  * The native backend scope of `microsandbox/native`: push a default backend,
  * returning a token, and pop it again. Synchronous, process-wide.

@@ -1,0 +1,35 @@
+import { randomUUID } from "node:crypto";
+import { EXEC_MARKER_ENV, type ExecResult } from "@sandport/core";
+import { type OperationCall, runCommandToEnd } from "@sandport/core/adapter";
+import type { MicrosandboxContext } from "./context.js";
+import type { MsbSandbox } from "./internal/sdk-types.js";
+import { microsandboxCommand, runOptions } from "./vendor-command.js";
+
+/** Output cap of the adapter's own helper scripts (symlink guard, chmod). */
+const SCRIPT_OUTPUT_BYTES = 1024 * 1024;
+
+/**
+ * Runs one of the adapter's own scripts (symlink guard, chmod) in the
+ * workspace, to completion on the kit's engine, within the caller's time;
+ * the caller's abort kills it.
+ */
+export function runScript(
+  context: MicrosandboxContext,
+  name: string,
+  sandbox: MsbSandbox,
+  script: string,
+  call: OperationCall,
+): Promise<ExecResult> {
+  const marker = randomUUID();
+  const plan = {
+    cmd: "/bin/sh",
+    args: ["-c", script],
+    cwd: context.options.workspaceRoot,
+    env: { ...context.launchEnv(name), [EXEC_MARKER_ENV]: marker },
+    marker,
+    timeoutMs: Math.max(1, call.remainingMs()),
+    maxOutputBytes: SCRIPT_OUTPUT_BYTES,
+    stdin: undefined,
+  };
+  return runCommandToEnd(microsandboxCommand(name, sandbox, plan, false), runOptions(plan, call.signal));
+}
