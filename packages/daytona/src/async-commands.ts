@@ -9,15 +9,21 @@ import {
   splitStartCommandRequest,
   validateCommandRef,
 } from "@sandport/core";
-import { assertCommandFits, type OperationCall, OutputCollector } from "@sandport/core/adapter";
+import {
+  type AsyncCommandEnd,
+  assertCommandFits,
+  asyncCommandLogs,
+  asyncCommandStatus,
+  type OperationCall,
+  OutputCollector,
+} from "@sandport/core/adapter";
+import { planCommand, START_RETRY, stageStdin } from "./command-plan.js";
 import { daemonCommand, sessionScript, WATCHDOG_EXIT } from "./command-scripts.js";
 import { type DaytonaContext, seconds } from "./context.js";
 import { isNotFound, mapDaytonaError, statusOf, wasRefused } from "./errors.js";
-import { START_RETRY, stageStdin } from "./exec.js";
 import { PROVIDER } from "./handle.js";
 import type { DaytonaSandbox, DaytonaSessionCommand } from "./internal/sdk-types.js";
 import { repeatable } from "./run-script.js";
-import { planSession } from "./session-run.js";
 
 /** How long a start that found its session already created waits for the creator's command to appear. */
 const CLAIM_WAIT_MS = 3_000;
@@ -42,9 +48,9 @@ export async function startCommand(
   op?: OpOptions,
 ): Promise<CommandRef> {
   const { sessionId, execRequest } = splitStartCommandRequest(request, PROVIDER);
-  const plan = planSession(context, execRequest, false);
+  const plan = planCommand(context.options, execRequest, "session");
   const { commandStateDirectory, timeouts } = context.options;
-  return context.onSandbox(handle, op, "startCommand", timeouts.lookupMs, async (sandbox, call, sandboxId) => {
+  return context.onInstance(handle, op, "startCommand", timeouts.lookupMs, async (sandbox, call, sandboxId) => {
     context.known.markCommandRun(sandboxId);
     const session = sessionOf(sessionId);
     const site = { operation: "startCommand", sandboxId };
@@ -74,7 +80,7 @@ export async function startCommand(
       }),
     );
     assertCommandFits(command, PROVIDER);
-    await stageStdin(sandbox, plan.stdinUpload, call);
+    await stageStdin(sandbox, plan, call);
     await retry(
       () => sandbox.process.executeSessionCommand(session, { command, runAsync: true, suppressInputEcho: true }),
       refusedOnly,
@@ -105,10 +111,9 @@ export function commandStatus(
   ref: CommandRef,
   op?: OpOptions,
 ): Promise<CommandStatus> {
-  return onCommand(context, handle, ref, op, "commandStatus", async (sandbox, call, exit) => {
-    const state = await exitOf(context, sandbox, ref, call, exit);
-    return state === "running" ? { state, exitCode: null } : { state: "exited", exitCode: state.exitCode };
-  });
+  return onCommand(context, handle, ref, op, "commandStatus", async (sandbox, call, exit) =>
+    asyncCommandStatus(await exitOf(context, sandbox, ref, call, exit)),
+  );
 }
 
 /**
@@ -127,14 +132,7 @@ export function commandLogs(
     const logs = await repeatable(call, site, () => sandbox.process.getSessionCommandLogs(session, ref.commandId));
     const output = new OutputCollector(context.options.maxOutputBytes);
     output.push("stdout", logs.stdout || logs.output || "");
-    return {
-      exitCode: state === "running" ? null : state.exitCode,
-      stdout: output.stdout,
-      stderr: "",
-      truncated: output.truncated,
-      timedOut: state !== "running" && state.timedOut,
-      durationMs: 0,
-    };
+    return asyncCommandLogs(output, state, 0);
   });
 }
 
@@ -153,7 +151,7 @@ async function onCommand<T>(
   ) => Promise<T>,
 ): Promise<T> {
   const valid = validateCommandRef(ref, PROVIDER);
-  return context.onSandbox(
+  return context.onInstance(
     handle,
     op,
     operation,
@@ -181,16 +179,16 @@ async function onCommand<T>(
   );
 }
 
-/** `running`, or the exit code with whether the watchdog stopped it (its exit code and its mark). */
+/** `running`, or how it ended: its exit code, or the watchdog's stop at its timeout (its exit code and its mark). Daytona records no times. */
 async function exitOf(
   context: DaytonaContext,
   sandbox: DaytonaSandbox,
   ref: CommandRef,
   call: OperationCall,
   exit: number | undefined,
-): Promise<"running" | { readonly exitCode: number | null; readonly timedOut: boolean }> {
+): Promise<AsyncCommandEnd | "running"> {
   if (exit === undefined) return "running";
-  if (exit !== WATCHDOG_EXIT) return { exitCode: exit, timedOut: false };
+  if (exit !== WATCHDOG_EXIT) return { exitCode: exit, durationMs: 0, timedOut: false };
   const mark = `${context.options.commandStateDirectory}/timeouts/${sessionOf(ref.sessionId)}`;
   const site = { operation: "commandStatus", sandboxId: sandbox.id, path: mark };
   const marked = await repeatable(call, site, () => sandbox.fs.downloadFile(mark, seconds(call.remainingMs()))).then(
@@ -200,7 +198,7 @@ async function exitOf(
       throw error;
     },
   );
-  return marked ? { exitCode: null, timedOut: true } : { exitCode: exit, timedOut: false };
+  return { exitCode: marked ? null : exit, durationMs: 0, timedOut: marked };
 }
 
 /** The first command of a session, waiting up to `waitMs` for one to appear; `undefined` when none did. */

@@ -29,7 +29,7 @@ export async function writeFiles(
 ): Promise<void> {
   const { workspaceRoot } = context.options;
   const valid = validateFiles(files, { root: workspaceRoot, provider: PROVIDER });
-  return context.onSandbox(handle, op, "writeFiles", context.options.timeouts.fileMs, async (sandbox, call, id) => {
+  return context.onInstance(handle, op, "writeFiles", context.options.timeouts.fileMs, async (sandbox, call, id) => {
     if (valid.length === 0) return;
     const site = { operation: "writeFiles", sandboxId: id };
     await guard(
@@ -62,7 +62,7 @@ export function readFile(context: DaytonaContext, handle: unknown, path: string,
   }
   const absolute = toSandboxPath(root, relative);
   const where = { operation: "readFile", path: absolute };
-  return context.onSandbox(handle, op, where, context.options.timeouts.fileMs, async (sandbox, call, id) => {
+  return context.onInstance(handle, op, where, context.options.timeouts.fileMs, async (sandbox, call, id) => {
     await guard(context, sandbox, id, call, [{ relative, followFinal: true }]);
     const site = { ...where, sandboxId: id };
     const data = await repeatable(call, site, () => sandbox.fs.downloadFile(absolute, seconds(call.remainingMs())));

@@ -24,11 +24,17 @@ export function portEndpoint(
   } catch (error) {
     return Promise.reject(error);
   }
-  return context.onSandbox(handle, op, "portEndpoint", context.options.timeouts.lookupMs, async (sandbox, call, id) => {
-    const link = await repeatable(call, { operation: "portEndpoint", sandboxId: id }, () =>
-      sandbox.getPreviewLink(checked),
-    );
-    const url = link.url.replace(/\/+$/, "");
-    return link.token ? { url, headers: { [PREVIEW_TOKEN_HEADER]: link.token } } : { url };
-  });
+  return context.onInstance(
+    handle,
+    op,
+    "portEndpoint",
+    context.options.timeouts.lookupMs,
+    async (sandbox, call, id) => {
+      const link = await repeatable(call, { operation: "portEndpoint", sandboxId: id }, () =>
+        sandbox.getPreviewLink(checked),
+      );
+      const url = link.url.replace(/\/+$/, "");
+      return link.token ? { url, headers: { [PREVIEW_TOKEN_HEADER]: link.token } } : { url };
+    },
+  );
 }
