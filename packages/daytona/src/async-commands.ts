@@ -198,7 +198,8 @@ async function exitOf(
       throw error;
     },
   );
-  return { exitCode: marked ? null : exit, durationMs: 0, timedOut: marked };
+  // The kit's rule drops the exit code of a command its watchdog stopped.
+  return { exitCode: exit, durationMs: 0, timedOut: marked };
 }
 
 /** The first command of a session, waiting up to `waitMs` for one to appear; `undefined` when none did. */
