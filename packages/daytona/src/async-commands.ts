@@ -111,9 +111,7 @@ export function commandStatus(
   ref: CommandRef,
   op?: OpOptions,
 ): Promise<CommandStatus> {
-  return onCommand(context, handle, ref, op, "commandStatus", async (sandbox, call, exit) =>
-    asyncCommandStatus(await exitOf(context, sandbox, ref, call, exit)),
-  );
+  return onCommand(context, handle, ref, op, "commandStatus", async (_sandbox, end) => asyncCommandStatus(end));
 }
 
 /**
@@ -126,17 +124,16 @@ export function commandLogs(
   ref: CommandRef,
   op?: OpOptions,
 ): Promise<ExecResult> {
-  return onCommand(context, handle, ref, op, "commandLogs", async (sandbox, call, exit, site) => {
-    const state = await exitOf(context, sandbox, ref, call, exit);
+  return onCommand(context, handle, ref, op, "commandLogs", async (sandbox, end, call, site) => {
     const session = sessionOf(ref.sessionId);
     const logs = await repeatable(call, site, () => sandbox.process.getSessionCommandLogs(session, ref.commandId));
     const output = new OutputCollector(context.options.maxOutputBytes);
     output.push("stdout", logs.stdout || logs.output || "");
-    return asyncCommandLogs(output, state, 0);
+    return asyncCommandLogs(output, end, 0);
   });
 }
 
-/** Runs `commandStatus` / `commandLogs`: the ref checked first, then `work` with the command's exit code (if any). */
+/** Runs `commandStatus` / `commandLogs`: the ref checked first, then `work` with how the command ended, if it did. */
 async function onCommand<T>(
   context: DaytonaContext,
   handle: unknown,
@@ -145,8 +142,8 @@ async function onCommand<T>(
   operation: string,
   work: (
     sandbox: DaytonaSandbox,
+    end: AsyncCommandEnd | "running",
     call: OperationCall,
-    exit: number | undefined,
     site: { operation: string; sandboxId: string },
   ) => Promise<T>,
 ): Promise<T> {
@@ -174,7 +171,7 @@ async function onCommand<T>(
           details: { sandboxId, ...valid },
         });
       }
-      return work(sandbox, call, command.exitCode, site);
+      return work(sandbox, await exitOf(context, sandbox, valid, call, command.exitCode), call, site);
     },
   );
 }

@@ -116,8 +116,3 @@ function relayed(command: string): string {
     'kill "$r" 2>/dev/null; rm -f -- "$f"; exit "$s"',
   ].join("\n");
 }
-
-/** A command that kills everything carrying `marker` (a command's whole tree, `setsid` escapees included). */
-export function sweepScript(marker: string): string {
-  return markerSweepScript(EXEC_MARKER_ENV, marker);
-}

@@ -1,6 +1,6 @@
-import { retry } from "@sandport/core";
-import { type CallBudget, createCallBudget, KILL_DEADLINE_MS } from "@sandport/core/adapter";
-import { daemonCommand, sweepScript } from "./command-scripts.js";
+import { EXEC_MARKER_ENV, retry } from "@sandport/core";
+import { type CallBudget, createCallBudget, KILL_DEADLINE_MS, markerSweepScript } from "@sandport/core/adapter";
+import { daemonCommand } from "./command-scripts.js";
 import { seconds } from "./context.js";
 import { mapDaytonaError } from "./errors.js";
 import type { DaytonaSandbox } from "./internal/sdk-types.js";
@@ -66,7 +66,7 @@ export function runScript(
  * survives still ends at its own timeout, which is always set.
  */
 export async function sweep(sandbox: DaytonaSandbox, marker: string, sandboxId: string): Promise<void> {
-  await runScript(sandbox, sweepScript(marker), undefined, createCallBudget(SWEEP_MS), {
+  await runScript(sandbox, markerSweepScript(EXEC_MARKER_ENV, marker), undefined, createCallBudget(SWEEP_MS), {
     operation: "kill",
     sandboxId,
   }).catch(() => undefined);
