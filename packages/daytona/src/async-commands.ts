@@ -11,19 +11,19 @@ import {
 } from "@sandport/core";
 import {
   type AsyncCommandEnd,
-  assertCommandFits,
   asyncCommandLogs,
   asyncCommandStatus,
   type OperationCall,
   OutputCollector,
 } from "@sandport/core/adapter";
-import { planCommand, START_RETRY, stageStdin } from "./command-plan.js";
-import { daemonCommand, sessionScript, WATCHDOG_EXIT } from "./command-scripts.js";
+import { planCommand } from "./command-plan.js";
+import { WATCHDOG_EXIT } from "./command-scripts.js";
 import { type DaytonaContext, seconds } from "./context.js";
-import { isNotFound, mapDaytonaError, statusOf, wasRefused } from "./errors.js";
+import { isNotFound, statusOf } from "./errors.js";
 import { PROVIDER } from "./handle.js";
 import type { DaytonaSandbox, DaytonaSessionCommand } from "./internal/sdk-types.js";
 import { repeatable } from "./run-script.js";
+import { refusedOnly, sendToSession } from "./session-run.js";
 
 /** How long a start that found its session already created waits for the creator's command to appear. */
 const CLAIM_WAIT_MS = 3_000;
@@ -49,54 +49,38 @@ export async function startCommand(
 ): Promise<CommandRef> {
   const { sessionId, execRequest } = splitStartCommandRequest(request, PROVIDER);
   const plan = planCommand(context.options, execRequest, "session");
-  const { commandStateDirectory, timeouts } = context.options;
-  return context.onInstance(handle, op, "startCommand", timeouts.lookupMs, async (sandbox, call, sandboxId) => {
-    context.known.markCommandRun(sandboxId);
-    const session = sessionOf(sessionId);
-    const site = { operation: "startCommand", sandboxId };
-    const refusedOnly = { policy: START_RETRY, isRetryable: wasRefused, signal: call.signal };
-    const created = await retry(() => sandbox.process.createSession(session), refusedOnly).then(
-      () => true,
-      (error: unknown) => {
-        if (statusOf(error) === 409) return false;
-        throw mapDaytonaError(error, site);
-      },
-    );
-    if (!created) {
-      const existing = await firstCommand(sandbox, session, call, CLAIM_WAIT_MS);
-      if (existing) return { sessionId, commandId: existing.id };
-    }
-    const command = daemonCommand(
-      sessionScript({
-        home: await context.homeOf(sandbox),
-        cwd: plan.cwd,
-        env: plan.env,
-        marker: plan.marker,
-        command: plan.command,
-        watchdogMs: plan.timeoutMs,
-        timeoutMark: `${commandStateDirectory}/timeouts/${session}`,
-        claim: `${commandStateDirectory}/claims/${session}`,
-        ...(plan.stdinUpload ? { staged: plan.stdinUpload.path } : {}),
-      }),
-    );
-    assertCommandFits(command, PROVIDER);
-    await stageStdin(sandbox, plan, call);
-    await retry(
-      () => sandbox.process.executeSessionCommand(session, { command, runAsync: true, suppressInputEcho: true }),
-      refusedOnly,
-    ).catch((error: unknown) => {
-      throw mapDaytonaError(error, site);
-    });
-    const first = await firstCommand(sandbox, session, call, 0);
-    if (first) return { sessionId, commandId: first.id };
-    throw new SandportError({
-      code: "UNEXPECTED",
-      provider: PROVIDER,
-      retryable: false,
-      message: `daytona started async command ${sessionId} but its session lists no command`,
-      details: { sandboxId, sessionId },
-    });
-  });
+  return context.onInstance(
+    handle,
+    op,
+    "startCommand",
+    context.options.timeouts.lookupMs,
+    async (sandbox, call, sandboxId) => {
+      context.known.markCommandRun(sandboxId);
+      const session = sessionOf(sessionId);
+      const created = await retry(() => sandbox.process.createSession(session), refusedOnly(call.signal)).then(
+        () => true,
+        (error: unknown) => {
+          if (statusOf(error) === 409) return false;
+          throw error;
+        },
+      );
+      if (!created) {
+        const existing = await firstCommand(sandbox, session, call, CLAIM_WAIT_MS);
+        if (existing) return { sessionId, commandId: existing.id };
+      }
+      const claim = `${context.options.commandStateDirectory}/claims/${session}`;
+      await sendToSession(context, sandbox, session, plan, call, { watchdogMs: plan.timeoutMs, claim });
+      const first = await firstCommand(sandbox, session, call, 0);
+      if (first) return { sessionId, commandId: first.id };
+      throw new SandportError({
+        code: "UNEXPECTED",
+        provider: PROVIDER,
+        retryable: false,
+        message: `daytona started async command ${sessionId} but its session lists no command`,
+        details: { sandboxId, sessionId },
+      });
+    },
+  );
 }
 
 /**

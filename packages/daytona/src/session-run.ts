@@ -53,11 +53,6 @@ export function sessionRun(
   const process = sandbox.process;
   const deleteSession = () => process.deleteSession(session).catch(() => undefined);
   let killing: Promise<void> | undefined;
-  const refusedOnly = (signal?: AbortSignal) => ({
-    policy: START_RETRY,
-    isRetryable: wasRefused,
-    ...(signal ? { signal } : {}),
-  });
 
   const follow = async (commandId: string, output: (data: string) => void): Promise<VendorEnd> => {
     let followed = "";
@@ -83,27 +78,12 @@ export function sessionRun(
   return {
     command: {
       start: async (output, signal) => {
-        const script = sessionScript({
-          home: await context.homeOf(sandbox),
-          cwd: plan.cwd,
-          env: plan.env,
-          marker: plan.marker,
-          command: plan.command,
-          watchdogMs: plan.timeoutMs + BACKSTOP_MS,
-          timeoutMark: `${context.options.commandStateDirectory}/timeouts/${session}`,
-          interactive: plan.interactive,
-        });
-        const command = daemonCommand(script);
-        assertCommandFits(command, PROVIDER);
-        await stageStdin(sandbox, plan, budget);
         await retry(() => process.createSession(session), refusedOnly(signal));
         try {
-          const started = await retry(
-            () => process.executeSessionCommand(session, { command, runAsync: true, suppressInputEcho: true }),
-            refusedOnly(signal),
-          );
-          if (!started.cmdId) throw new Error("daytona started the command but reported no command id");
-          return { pid: started.cmdId, ended: follow(started.cmdId, (data) => output("stdout", data)) };
+          const watchdogMs = plan.timeoutMs + BACKSTOP_MS;
+          const commandId = await sendToSession(context, sandbox, session, plan, { ...budget, signal }, { watchdogMs });
+          if (!commandId) throw new Error("daytona started the command but reported no command id");
+          return { pid: commandId, ended: follow(commandId, (data) => output("stdout", data)) };
         } catch (error) {
           void deleteSession();
           throw error;
@@ -134,6 +114,48 @@ export function sessionRun(
       };
     },
   };
+}
+
+/** Retries of a request Daytona refused (429, 503: nothing was done), and only those. */
+export function refusedOnly(signal?: AbortSignal) {
+  return { policy: START_RETRY, isRetryable: wasRefused, ...(signal ? { signal } : {}) };
+}
+
+/**
+ * Sends `plan` to run in `session` (which exists) without waiting for it:
+ * its script (`sessionScript`: working directory, environment, watchdog,
+ * the claim of an async command) encoded and checked, its large stdin
+ * staged, one `runAsync` command (retried only when refused). Resolves the
+ * command id Daytona reports, if any.
+ */
+export async function sendToSession(
+  context: DaytonaContext,
+  sandbox: DaytonaSandbox,
+  session: string,
+  plan: CommandPlan,
+  budget: CallBudget,
+  parts: { readonly watchdogMs: number; readonly claim?: string },
+): Promise<string | undefined> {
+  const command = daemonCommand(
+    sessionScript({
+      home: await context.homeOf(sandbox),
+      cwd: plan.cwd,
+      env: plan.env,
+      marker: plan.marker,
+      command: plan.command,
+      timeoutMark: `${context.options.commandStateDirectory}/timeouts/${session}`,
+      interactive: plan.interactive,
+      ...parts,
+      ...(parts.claim !== undefined && plan.stdinUpload ? { staged: plan.stdinUpload.path } : {}),
+    }),
+  );
+  assertCommandFits(command, PROVIDER);
+  await stageStdin(sandbox, plan, budget);
+  const started = await retry(
+    () => sandbox.process.executeSessionCommand(session, { command, runAsync: true, suppressInputEcho: true }),
+    refusedOnly(budget.signal),
+  );
+  return started.cmdId;
 }
 
 /** The exit code Daytona recorded, waiting a little for it to follow the end of the log. */
