@@ -16,14 +16,14 @@ import {
   type OperationCall,
   OutputCollector,
 } from "@sandport/core/adapter";
-import { planCommand } from "./command-plan.js";
+import { planCommand, refusedOnly } from "./command-plan.js";
 import { WATCHDOG_EXIT } from "./command-scripts.js";
 import { type DaytonaContext, seconds } from "./context.js";
 import { isNotFound, statusOf } from "./errors.js";
 import { PROVIDER } from "./handle.js";
 import type { DaytonaSandbox, DaytonaSessionCommand } from "./internal/sdk-types.js";
 import { repeatable } from "./run-script.js";
-import { refusedOnly, sendToSession } from "./session-run.js";
+import { sendToSession } from "./session-run.js";
 
 /** How long a start that found its session already created waits for the creator's command to appear. */
 const CLAIM_WAIT_MS = 3_000;

@@ -3,6 +3,7 @@ import {
   EXEC_MARKER_ENV,
   type ExecRequest,
   RESERVED_ENV,
+  type RetryOptions,
   refuseReservedEnv,
   toSandboxPath,
   validateExecRequest,
@@ -10,6 +11,7 @@ import {
 import { assertCommandFits, type CallBudget, planStdin } from "@sandport/core/adapter";
 import { cappedScript, daemonCommand, requestCommand } from "./command-scripts.js";
 import { seconds } from "./context.js";
+import { wasRefused } from "./errors.js";
 import { PROVIDER } from "./handle.js";
 import type { DaytonaSandbox } from "./internal/sdk-types.js";
 import type { ResolvedOptions } from "./options.js";
@@ -17,7 +19,16 @@ import type { ResolvedOptions } from "./options.js";
 /** Largest stdin embedded in a command (base64); more is uploaded first. Leaves room for the command's own encoding. */
 export const EMBEDDED_STDIN_BYTES = 32 * 1024;
 /** Retries of a command start Daytona refused (429, 503): nothing ran. */
-export const START_RETRY = { maxAttempts: 3, initialDelayMs: 250, maxDelayMs: 2_000 } as const;
+const START_RETRY = { maxAttempts: 3, initialDelayMs: 250, maxDelayMs: 2_000 } as const;
+
+/**
+ * How a request that is not safe to repeat (a create, a command start, an
+ * input) is retried: only when Daytona refused it (429, 503: nothing was
+ * done). The signal stops further attempts, never a request already sent.
+ */
+export function refusedOnly(signal?: AbortSignal): RetryOptions {
+  return { policy: START_RETRY, isRetryable: wasRefused, ...(signal ? { signal } : {}) };
+}
 
 /** A staged stdin: uploaded to `path` before the start; the command opens and deletes it. */
 export interface StdinUpload {

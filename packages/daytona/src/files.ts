@@ -52,14 +52,14 @@ export async function writeFiles(
 }
 
 /** Reads one file's bytes exactly (the SDK's download, one request). A missing file rejects `NOT_FOUND`. */
-export function readFile(context: DaytonaContext, handle: unknown, path: string, op?: OpOptions): Promise<Uint8Array> {
+export async function readFile(
+  context: DaytonaContext,
+  handle: unknown,
+  path: string,
+  op?: OpOptions,
+): Promise<Uint8Array> {
   const root = context.options.workspaceRoot;
-  let relative: string;
-  try {
-    relative = normalizeWorkspacePath(path, { root, allowRoot: false, provider: PROVIDER });
-  } catch (error) {
-    return Promise.reject(error);
-  }
+  const relative = normalizeWorkspacePath(path, { root, allowRoot: false, provider: PROVIDER });
   const absolute = toSandboxPath(root, relative);
   const where = { operation: "readFile", path: absolute };
   return context.onInstance(handle, op, where, context.options.timeouts.fileMs, async (sandbox, call, id) => {

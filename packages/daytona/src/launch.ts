@@ -1,8 +1,8 @@
 import { type LaunchSpec, type OpOptions, retry, type SandportError } from "@sandport/core";
 import { type CallBudget, createCallBudget, launchFailure } from "@sandport/core/adapter";
-import { START_RETRY } from "./command-plan.js";
+import { refusedOnly } from "./command-plan.js";
 import { type DaytonaContext, seconds } from "./context.js";
-import { mapDaytonaError, wasRefused } from "./errors.js";
+import { mapDaytonaError } from "./errors.js";
 import { type DaytonaHandle, handleFromSandbox } from "./handle.js";
 import type { DaytonaSandbox } from "./internal/sdk-types.js";
 import { createBody, createParams, type LaunchPlan, planLaunch } from "./launch-plan.js";
@@ -29,7 +29,10 @@ export function launch(context: DaytonaContext, spec: LaunchSpec = {}, op?: OpOp
     const client = await context.client();
     if (call.signal.aborted) throw call.signal.reason;
     const params = createParams(context.options, plan);
-    const creation = createRetrying(call, () => client.create(params, { timeout: seconds(call.remainingMs()) }));
+    const creation = retry(
+      () => client.create(params, { timeout: seconds(call.remainingMs()) }),
+      refusedOnly(call.signal),
+    );
     const sandbox = await track(
       creation.then((created) => created.id),
       creation,
@@ -53,8 +56,9 @@ export function launchDetached(context: DaytonaContext, spec: LaunchSpec = {}, o
     const [sdk, api] = await Promise.all([context.sdk(), context.api()]);
     if (call.signal.aborted) throw call.signal.reason;
     const body = createBody(context.options, plan, sdk);
-    const creation = createRetrying(call, () =>
-      api.createSandbox(body, undefined, { timeout: Math.max(1, call.remainingMs()) }),
+    const creation = retry(
+      () => api.createSandbox(body, undefined, { timeout: Math.max(1, call.remainingMs()) }),
+      refusedOnly(call.signal),
     );
     const { data } = await track(
       creation.then(({ data: created }) => created.id),
@@ -71,20 +75,6 @@ export function ready(context: DaytonaContext, handle: unknown, op?: OpOptions):
   return context.onHandle(handle, op, "ready", context.options.timeouts.launchMs, async (sandboxId, call) => {
     const sandbox = await context.instance(sandboxId, "ready", call);
     await prepareWorkspace(context, sandbox, call);
-  });
-}
-
-/**
- * A create, sent again only when Daytona refused it (429, 503: nothing was
- * created). The request itself is not cancelled by the caller's signal (a
- * create already sent is left to finish and is reclaimed); the signal only
- * stops further attempts.
- */
-export function createRetrying<T>(call: CallBudget, create: () => Promise<T>): Promise<T> {
-  return retry(create, {
-    policy: START_RETRY,
-    isRetryable: wasRefused,
-    ...(call.signal ? { signal: call.signal } : {}),
   });
 }
 

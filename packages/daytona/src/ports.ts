@@ -12,18 +12,13 @@ export const PREVIEW_TOKEN_HEADER = "x-daytona-preview-token";
  * `x-daytona-preview-token` header (sandboxes launched here are private).
  * Daytona opens a port on demand, so none needs declaring at launch.
  */
-export function portEndpoint(
+export async function portEndpoint(
   context: DaytonaContext,
   handle: unknown,
   port: number,
   op?: OpOptions,
 ): Promise<PortEndpoint> {
-  let checked: number;
-  try {
-    checked = validatePort(port, PROVIDER);
-  } catch (error) {
-    return Promise.reject(error);
-  }
+  const checked = validatePort(port, PROVIDER);
   return context.onInstance(
     handle,
     op,

@@ -1,9 +1,9 @@
-import type { OpOptions } from "@sandport/core";
+import { type OpOptions, retry } from "@sandport/core";
 import { createCallBudget, type OperationCall, sandboxNotFound } from "@sandport/core/adapter";
+import { refusedOnly } from "./command-plan.js";
 import { type DaytonaContext, seconds } from "./context.js";
 import { type DaytonaHandle, handleFromSandbox, PROVIDER, validSandboxId } from "./handle.js";
 import type { DaytonaSandboxRecord } from "./internal/sdk-types.js";
-import { createRetrying } from "./launch.js";
 import { replacementBody } from "./launch-plan.js";
 import { deleteSandbox, probe, startAndProbe } from "./lifecycle.js";
 import { repeatable } from "./run-script.js";
@@ -42,8 +42,9 @@ async function replace(
 ): Promise<DaytonaHandle> {
   const api = await context.api();
   const body = replacementBody(context.options, record);
-  const { data: created } = await createRetrying(call, () =>
-    api.createSandbox(body, undefined, { timeout: Math.max(1, call.remainingMs()) }),
+  const { data: created } = await retry(
+    () => api.createSandbox(body, undefined, { timeout: Math.max(1, call.remainingMs()) }),
+    refusedOnly(call.signal),
   );
   const id = validSandboxId(created.id);
   context.known.markOwned(id);

@@ -4,19 +4,20 @@ import {
   assertCommandFits,
   type CallBudget,
   createCallBudget,
+  KILL_DEADLINE_MS,
   lostOutput,
   processExited,
   type VendorCommand,
   type VendorEnd,
   type VendorStdin,
 } from "@sandport/core/adapter";
-import { type CommandPlan, START_RETRY, stageStdin } from "./command-plan.js";
+import { type CommandPlan, refusedOnly, stageStdin } from "./command-plan.js";
 import { daemonCommand, sessionScript } from "./command-scripts.js";
 import type { DaytonaContext } from "./context.js";
-import { isNotFound, mapDaytonaError, statusOf, wasRefused } from "./errors.js";
+import { isNotFound, mapDaytonaError, statusOf } from "./errors.js";
 import { PROVIDER } from "./handle.js";
 import type { DaytonaSandbox } from "./internal/sdk-types.js";
-import { sweep } from "./run-script.js";
+import { repeatable, sweep } from "./run-script.js";
 
 /** How long the sandbox's own watchdog waits past a streamed command's timeout (the engine kills it first). */
 const BACKSTOP_MS = 5_000;
@@ -116,11 +117,6 @@ export function sessionRun(
   };
 }
 
-/** Retries of a request Daytona refused (429, 503: nothing was done), and only those. */
-export function refusedOnly(signal?: AbortSignal) {
-  return { policy: START_RETRY, isRetryable: wasRefused, ...(signal ? { signal } : {}) };
-}
-
 /**
  * Sends `plan` to run in `session` (which exists) without waiting for it:
  * its script (`sessionScript`: working directory, environment, watchdog,
@@ -198,10 +194,10 @@ async function restOf(
     });
   let whole: string;
   try {
-    const logs = await retry(() => sandbox.process.getSessionCommandLogs(session, commandId), {
-      policy: START_RETRY,
-      isRetryable: (error) => wasRefused(error) || statusOf(error) === undefined || (statusOf(error) ?? 0) >= 500,
-    });
+    const site = { operation: "read the log again", sandboxId };
+    const logs = await repeatable(createCallBudget(KILL_DEADLINE_MS), site, () =>
+      sandbox.process.getSessionCommandLogs(session, commandId),
+    );
     whole = logs.output ?? `${logs.stdout ?? ""}${logs.stderr ?? ""}`;
   } catch (error) {
     throw incomplete(lost ?? error);

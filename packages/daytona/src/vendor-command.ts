@@ -1,6 +1,6 @@
 import { retry, SandportError } from "@sandport/core";
 import type { CallBudget, VendorCommand, VendorEnd } from "@sandport/core/adapter";
-import { type CommandPlan, START_RETRY, stageStdin } from "./command-plan.js";
+import { type CommandPlan, refusedOnly, stageStdin } from "./command-plan.js";
 import { seconds } from "./context.js";
 import { answerLost, mapDaytonaError, statusOf, wasRefused } from "./errors.js";
 import { PROVIDER } from "./handle.js";
@@ -30,11 +30,10 @@ export function executeCommandRun(
       await stageStdin(sandbox, plan, budget);
       const started = performance.now();
       const timeoutSeconds = seconds(plan.timeoutMs);
-      const answer = retry(() => sandbox.process.executeCommand(plan.command, plan.cwd, plan.env, timeoutSeconds), {
-        policy: START_RETRY,
-        signal,
-        isRetryable: wasRefused,
-      });
+      const answer = retry(
+        () => sandbox.process.executeCommand(plan.command, plan.cwd, plan.env, timeoutSeconds),
+        refusedOnly(signal),
+      );
       const ended = answer.then(
         (response): VendorEnd => {
           if (response.exitCode === -1) throw missingCwd(sandboxId, plan.cwd, response.result);
