@@ -5,8 +5,6 @@ import { seconds } from "./context.js";
 import { mapDaytonaError } from "./errors.js";
 import type { DaytonaSandbox } from "./internal/sdk-types.js";
 
-/** How long the best-effort kill of a command's tree may take, in ms: the engine's kill deadline. */
-const SWEEP_MS = KILL_DEADLINE_MS;
 /** Retries of a request that is safe to repeat: a read, an upload of the same bytes, one of the runtime's own scripts. */
 const REPEAT_RETRY = { maxAttempts: 3, initialDelayMs: 200, maxDelayMs: 2_000 } as const;
 
@@ -66,7 +64,7 @@ export function runScript(
  * survives still ends at its own timeout, which is always set.
  */
 export async function sweep(sandbox: DaytonaSandbox, marker: string, sandboxId: string): Promise<void> {
-  await runScript(sandbox, markerSweepScript(EXEC_MARKER_ENV, marker), undefined, createCallBudget(SWEEP_MS), {
+  await runScript(sandbox, markerSweepScript(EXEC_MARKER_ENV, marker), undefined, createCallBudget(KILL_DEADLINE_MS), {
     operation: "kill",
     sandboxId,
   }).catch(() => undefined);
