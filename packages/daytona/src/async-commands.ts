@@ -9,15 +9,21 @@ import {
   splitStartCommandRequest,
   validateCommandRef,
 } from "@sandport/core";
-import { assertCommandFits, type OperationCall, OutputCollector } from "@sandport/core/adapter";
-import { daemonCommand, sessionScript, WATCHDOG_EXIT } from "./command-scripts.js";
+import {
+  type AsyncCommandEnd,
+  asyncCommandLogs,
+  asyncCommandStatus,
+  type OperationCall,
+  OutputCollector,
+} from "@sandport/core/adapter";
+import { planCommand, refusedOnly } from "./command-plan.js";
+import { WATCHDOG_EXIT } from "./command-scripts.js";
 import { type DaytonaContext, seconds } from "./context.js";
-import { isNotFound, mapDaytonaError, statusOf, wasRefused } from "./errors.js";
-import { START_RETRY, stageStdin } from "./exec.js";
+import { isNotFound, statusOf } from "./errors.js";
 import { PROVIDER } from "./handle.js";
 import type { DaytonaSandbox, DaytonaSessionCommand } from "./internal/sdk-types.js";
 import { repeatable } from "./run-script.js";
-import { planSession } from "./session-run.js";
+import { sendToSession } from "./session-run.js";
 
 /** How long a start that found its session already created waits for the creator's command to appear. */
 const CLAIM_WAIT_MS = 3_000;
@@ -42,55 +48,39 @@ export async function startCommand(
   op?: OpOptions,
 ): Promise<CommandRef> {
   const { sessionId, execRequest } = splitStartCommandRequest(request, PROVIDER);
-  const plan = planSession(context, execRequest, false);
-  const { commandStateDirectory, timeouts } = context.options;
-  return context.onSandbox(handle, op, "startCommand", timeouts.lookupMs, async (sandbox, call, sandboxId) => {
-    context.known.markCommandRun(sandboxId);
-    const session = sessionOf(sessionId);
-    const site = { operation: "startCommand", sandboxId };
-    const refusedOnly = { policy: START_RETRY, isRetryable: wasRefused, signal: call.signal };
-    const created = await retry(() => sandbox.process.createSession(session), refusedOnly).then(
-      () => true,
-      (error: unknown) => {
-        if (statusOf(error) === 409) return false;
-        throw mapDaytonaError(error, site);
-      },
-    );
-    if (!created) {
-      const existing = await firstCommand(sandbox, session, call, CLAIM_WAIT_MS);
-      if (existing) return { sessionId, commandId: existing.id };
-    }
-    const command = daemonCommand(
-      sessionScript({
-        home: await context.homeOf(sandbox),
-        cwd: plan.cwd,
-        env: plan.env,
-        marker: plan.marker,
-        command: plan.command,
-        watchdogMs: plan.timeoutMs,
-        timeoutMark: `${commandStateDirectory}/timeouts/${session}`,
-        claim: `${commandStateDirectory}/claims/${session}`,
-        ...(plan.stdinUpload ? { staged: plan.stdinUpload.path } : {}),
-      }),
-    );
-    assertCommandFits(command, PROVIDER);
-    await stageStdin(sandbox, plan.stdinUpload, call);
-    await retry(
-      () => sandbox.process.executeSessionCommand(session, { command, runAsync: true, suppressInputEcho: true }),
-      refusedOnly,
-    ).catch((error: unknown) => {
-      throw mapDaytonaError(error, site);
-    });
-    const first = await firstCommand(sandbox, session, call, 0);
-    if (first) return { sessionId, commandId: first.id };
-    throw new SandportError({
-      code: "UNEXPECTED",
-      provider: PROVIDER,
-      retryable: false,
-      message: `daytona started async command ${sessionId} but its session lists no command`,
-      details: { sandboxId, sessionId },
-    });
-  });
+  const plan = planCommand(context.options, execRequest, "session");
+  return context.onInstance(
+    handle,
+    op,
+    "startCommand",
+    context.options.timeouts.lookupMs,
+    async (sandbox, call, sandboxId) => {
+      context.known.markCommandRun(sandboxId);
+      const session = sessionOf(sessionId);
+      const created = await retry(() => sandbox.process.createSession(session), refusedOnly(call.signal)).then(
+        () => true,
+        (error: unknown) => {
+          if (statusOf(error) === 409) return false;
+          throw error;
+        },
+      );
+      if (!created) {
+        const existing = await firstCommand(sandbox, session, call, CLAIM_WAIT_MS);
+        if (existing) return { sessionId, commandId: existing.id };
+      }
+      const claim = `${context.options.commandStateDirectory}/claims/${session}`;
+      await sendToSession(context, sandbox, session, plan, call, { watchdogMs: plan.timeoutMs, claim });
+      const first = await firstCommand(sandbox, session, call, 0);
+      if (first) return { sessionId, commandId: first.id };
+      throw new SandportError({
+        code: "UNEXPECTED",
+        provider: PROVIDER,
+        retryable: false,
+        message: `daytona started async command ${sessionId} but its session lists no command`,
+        details: { sandboxId, sessionId },
+      });
+    },
+  );
 }
 
 /**
@@ -105,10 +95,7 @@ export function commandStatus(
   ref: CommandRef,
   op?: OpOptions,
 ): Promise<CommandStatus> {
-  return onCommand(context, handle, ref, op, "commandStatus", async (sandbox, call, exit) => {
-    const state = await exitOf(context, sandbox, ref, call, exit);
-    return state === "running" ? { state, exitCode: null } : { state: "exited", exitCode: state.exitCode };
-  });
+  return onCommand(context, handle, ref, op, "commandStatus", async (_sandbox, end) => asyncCommandStatus(end));
 }
 
 /**
@@ -121,24 +108,16 @@ export function commandLogs(
   ref: CommandRef,
   op?: OpOptions,
 ): Promise<ExecResult> {
-  return onCommand(context, handle, ref, op, "commandLogs", async (sandbox, call, exit, site) => {
-    const state = await exitOf(context, sandbox, ref, call, exit);
+  return onCommand(context, handle, ref, op, "commandLogs", async (sandbox, end, call, site) => {
     const session = sessionOf(ref.sessionId);
     const logs = await repeatable(call, site, () => sandbox.process.getSessionCommandLogs(session, ref.commandId));
     const output = new OutputCollector(context.options.maxOutputBytes);
     output.push("stdout", logs.stdout || logs.output || "");
-    return {
-      exitCode: state === "running" ? null : state.exitCode,
-      stdout: output.stdout,
-      stderr: "",
-      truncated: output.truncated,
-      timedOut: state !== "running" && state.timedOut,
-      durationMs: 0,
-    };
+    return asyncCommandLogs(output, end, 0);
   });
 }
 
-/** Runs `commandStatus` / `commandLogs`: the ref checked first, then `work` with the command's exit code (if any). */
+/** Runs `commandStatus` / `commandLogs`: the ref checked first, then `work` with how the command ended, if it did. */
 async function onCommand<T>(
   context: DaytonaContext,
   handle: unknown,
@@ -147,13 +126,13 @@ async function onCommand<T>(
   operation: string,
   work: (
     sandbox: DaytonaSandbox,
+    end: AsyncCommandEnd | "running",
     call: OperationCall,
-    exit: number | undefined,
     site: { operation: string; sandboxId: string },
   ) => Promise<T>,
 ): Promise<T> {
   const valid = validateCommandRef(ref, PROVIDER);
-  return context.onSandbox(
+  return context.onInstance(
     handle,
     op,
     operation,
@@ -176,21 +155,21 @@ async function onCommand<T>(
           details: { sandboxId, ...valid },
         });
       }
-      return work(sandbox, call, command.exitCode, site);
+      return work(sandbox, await exitOf(context, sandbox, valid, call, command.exitCode), call, site);
     },
   );
 }
 
-/** `running`, or the exit code with whether the watchdog stopped it (its exit code and its mark). */
+/** `running`, or how it ended: its exit code, or the watchdog's stop at its timeout (its exit code and its mark). Daytona records no times. */
 async function exitOf(
   context: DaytonaContext,
   sandbox: DaytonaSandbox,
   ref: CommandRef,
   call: OperationCall,
   exit: number | undefined,
-): Promise<"running" | { readonly exitCode: number | null; readonly timedOut: boolean }> {
+): Promise<AsyncCommandEnd | "running"> {
   if (exit === undefined) return "running";
-  if (exit !== WATCHDOG_EXIT) return { exitCode: exit, timedOut: false };
+  if (exit !== WATCHDOG_EXIT) return { exitCode: exit, durationMs: 0, timedOut: false };
   const mark = `${context.options.commandStateDirectory}/timeouts/${sessionOf(ref.sessionId)}`;
   const site = { operation: "commandStatus", sandboxId: sandbox.id, path: mark };
   const marked = await repeatable(call, site, () => sandbox.fs.downloadFile(mark, seconds(call.remainingMs()))).then(
@@ -200,7 +179,8 @@ async function exitOf(
       throw error;
     },
   );
-  return marked ? { exitCode: null, timedOut: true } : { exitCode: exit, timedOut: false };
+  // The kit's rule drops the exit code of a command its watchdog stopped.
+  return { exitCode: exit, durationMs: 0, timedOut: marked };
 }
 
 /** The first command of a session, waiting up to `waitMs` for one to appear; `undefined` when none did. */

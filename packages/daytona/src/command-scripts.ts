@@ -1,7 +1,6 @@
 import { posix } from "node:path";
-import { quoteArgv, quoteShellArg, type ValidatedExecRequest } from "@sandport/core";
+import { EXEC_MARKER_ENV, quoteArgv, quoteShellArg, type ValidatedExecRequest } from "@sandport/core";
 import { markerSweepScript } from "@sandport/core/adapter";
-import { EXEC_MARKER_ENV } from "./markers.js";
 
 /** Exit code of a session command that its own watchdog stopped at its timeout (the timeout mark tells it apart). */
 export const WATCHDOG_EXIT = 124;
@@ -116,9 +115,4 @@ function relayed(command: string): string {
     "s=$?",
     'kill "$r" 2>/dev/null; rm -f -- "$f"; exit "$s"',
   ].join("\n");
-}
-
-/** A command that kills everything carrying `marker` (a command's whole tree, `setsid` escapees included). */
-export function sweepScript(marker: string): string {
-  return markerSweepScript(EXEC_MARKER_ENV, marker);
 }

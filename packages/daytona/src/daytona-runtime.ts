@@ -21,19 +21,18 @@ import {
 import { commandLogs, commandStatus, startCommand } from "./async-commands.js";
 import { daytonaCapabilities } from "./capabilities.js";
 import { DaytonaContext } from "./context.js";
-import { exec } from "./exec.js";
+import { exec, execStream } from "./exec.js";
 import { listDir, mkdir, remove, stat } from "./file-ops.js";
 import { readFile, writeFiles } from "./files.js";
 import { type DaytonaHandle, PROVIDER } from "./handle.js";
 import { launch, launchDetached, ready } from "./launch.js";
-import { destroy, stop } from "./lifecycle.js";
+import { destroy, start, stop } from "./lifecycle.js";
 import { findByLabels, getById } from "./lookup.js";
 import { type DaytonaRuntimeOptions, resolveOptions } from "./options.js";
 import { portEndpoint } from "./ports.js";
-import { start } from "./restart.js";
+import { recreate } from "./recreate.js";
 import { type DaytonaSandboxDetails, sandboxDetails } from "./sandbox-details.js";
 import { spawn } from "./spawn.js";
-import { execStream } from "./stream.js";
 
 /**
  * The Sandport runtime for Daytona sandboxes, through the Daytona SDK
@@ -147,12 +146,22 @@ export class DaytonaRuntime implements SandboxRuntime<DaytonaHandle> {
   }
 
   /**
-   * Starts the sandbox and proves it runs commands; one that does not is
-   * replaced (unless `recreateOnFailedStart: false`), and `handle.id` then
-   * names the replacement: persist the handle again.
+   * Starts the sandbox and proves it runs commands (a readiness probe); one
+   * that does not rejects `PROVIDER_UNAVAILABLE` (see {@link recreate}). Never changes the sandbox's id.
    */
   start(handle: DaytonaHandle, op?: OpOptions): Promise<void> {
     return start(this.#context, handle, op);
+  }
+
+  /**
+   * Daytona only: starts the sandbox and proves it like {@link start}; one
+   * that fails is replaced by a new sandbox launched the same way (proven
+   * first, then the old one deleted), and the new sandbox's handle resolves
+   * (a healthy sandbox resolves a handle to itself). `handle` is left as it
+   * is; the replacement has an empty filesystem. Persist the handle it resolves.
+   */
+  recreate(handle: DaytonaHandle, op?: OpOptions): Promise<DaytonaHandle> {
+    return recreate(this.#context, handle, op);
   }
 
   /** Entries of a directory. */
@@ -187,7 +196,7 @@ export class DaytonaRuntime implements SandboxRuntime<DaytonaHandle> {
 
   /**
    * Waits for background work (destroying what aborted or timed-out launches
-   * created, deleting sandboxes `start` replaced) and resolves with the
+   * created, deleting sandboxes `recreate` replaced) and resolves with the
    * failures it met, if any. Call it before exiting a process that may have some.
    */
   settle(): Promise<SandportError[]> {

@@ -3,7 +3,7 @@
 // typed, no hang past a deadline, nothing left unreported), then what only
 // Daytona does: a dropped start is an unknown outcome, a lost startCommand is
 // reconciled by its session id, a sandbox that fails its probe on start is
-// replaced, and after every test nothing of ours is left alive. Foreign
+// refused and replaced only by recreate, and after every test nothing of ours is left alive. Foreign
 // sandboxes are never listed, reattached, used or destroyed.
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, test } from "node:test";
@@ -87,27 +87,31 @@ for (const sdk of SDKS) {
       }
     });
 
-    test("a sandbox whose toolbox fails the probe on start is replaced through the real SDK; the old one is deleted", async () => {
+    test("start of a sandbox whose toolbox fails the probe rejects and keeps it; recreate replaces it through the real SDK", async () => {
       const handle = await runtime.launch({ labels: { case: "recovery" }, env: { KEPT: "yes" } });
       const old = handle.id;
       await runtime.stop(handle);
       emulator.injectFault({ route: EXECUTE, fault: { kind: "status", status: 502 }, times: 3 });
-      await runtime.start(handle);
-      assert.notEqual(handle.id, old, "the handle names the replacement");
+      emulator.resetRequests();
+      const refused = await expectCode(runtime.start(handle), "PROVIDER_UNAVAILABLE");
+      assert.match(refused.message, /recreate/, "the error names the explicit call");
+      assert.equal(handle.id, old);
+      assert.equal(emulator.countRequests(CREATE), 0, "start creates nothing");
+      emulator.injectFault({ route: EXECUTE, fault: { kind: "status", status: 502 }, times: 3 });
+      const replacement = await runtime.recreate(handle);
+      assert.notEqual(replacement.id, old, "recreate resolves the replacement's handle");
+      assert.equal(handle.id, old, "the caller's handle is left as it was");
       assert.ok(!emulator.liveSandboxes().some((sandbox) => sandbox.id === old && sandbox.state !== "destroying"));
-      assert.equal((await runtime.exec(handle, { shell: 'echo "$KEPT"' })).stdout, "yes\n", "launched the same way");
+      assert.equal(
+        (await runtime.exec(replacement, { shell: 'echo "$KEPT"' })).stdout,
+        "yes\n",
+        "launched the same way",
+      );
       assert.deepEqual(
         (await runtime.findByLabels({ case: "recovery" })).map((found) => found.id),
-        [handle.id],
+        [replacement.id],
       );
-      emulator.injectFault({ route: EXECUTE, fault: { kind: "status", status: 502 }, times: 3 });
-      const strict = new DaytonaRuntime({
-        ...emulatorOptions(emulator, sdk),
-        owner: OWNER,
-        recreateOnFailedStart: false,
-      });
-      await expectCode(strict.start(handle), "PROVIDER_UNAVAILABLE");
-      await runtime.destroy(handle);
+      await runtime.destroy(replacement);
     });
 
     test("foreign sandboxes are never listed, reattached, used or destroyed", async () => {

@@ -100,7 +100,7 @@ async function onPath(
     ...action(target),
   ].join("\n");
   const where = { operation, path: `${root}/${relative}`.replace(/\/$/, "") };
-  return context.onSandbox(handle, op, where, context.options.timeouts.fileMs, async (sandbox, call, sandboxId) => {
+  return context.onInstance(handle, op, where, context.options.timeouts.fileMs, async (sandbox, call, sandboxId) => {
     const result = await runScript(sandbox, script, root, call, { operation, sandboxId });
     if (result.exitCode === 0) return { relative, output: result.output };
     const shown = JSON.stringify(relative);

@@ -29,7 +29,7 @@ export async function writeFiles(
 ): Promise<void> {
   const { workspaceRoot } = context.options;
   const valid = validateFiles(files, { root: workspaceRoot, provider: PROVIDER });
-  return context.onSandbox(handle, op, "writeFiles", context.options.timeouts.fileMs, async (sandbox, call, id) => {
+  return context.onInstance(handle, op, "writeFiles", context.options.timeouts.fileMs, async (sandbox, call, id) => {
     if (valid.length === 0) return;
     const site = { operation: "writeFiles", sandboxId: id };
     await guard(
@@ -52,17 +52,17 @@ export async function writeFiles(
 }
 
 /** Reads one file's bytes exactly (the SDK's download, one request). A missing file rejects `NOT_FOUND`. */
-export function readFile(context: DaytonaContext, handle: unknown, path: string, op?: OpOptions): Promise<Uint8Array> {
+export async function readFile(
+  context: DaytonaContext,
+  handle: unknown,
+  path: string,
+  op?: OpOptions,
+): Promise<Uint8Array> {
   const root = context.options.workspaceRoot;
-  let relative: string;
-  try {
-    relative = normalizeWorkspacePath(path, { root, allowRoot: false, provider: PROVIDER });
-  } catch (error) {
-    return Promise.reject(error);
-  }
+  const relative = normalizeWorkspacePath(path, { root, allowRoot: false, provider: PROVIDER });
   const absolute = toSandboxPath(root, relative);
   const where = { operation: "readFile", path: absolute };
-  return context.onSandbox(handle, op, where, context.options.timeouts.fileMs, async (sandbox, call, id) => {
+  return context.onInstance(handle, op, where, context.options.timeouts.fileMs, async (sandbox, call, id) => {
     await guard(context, sandbox, id, call, [{ relative, followFinal: true }]);
     const site = { ...where, sandboxId: id };
     const data = await repeatable(call, site, () => sandbox.fs.downloadFile(absolute, seconds(call.remainingMs())));

@@ -1,20 +1,24 @@
 import { invalidRequest, type SandboxHandle } from "@sandport/core";
 import { callerLabels, checkHandle } from "@sandport/core/adapter";
-import { SDK_LANGUAGE_LABEL } from "./markers.js";
 
 /** Provider name, in handles and errors. */
 export const PROVIDER = "daytona";
 
 /**
+ * The label the Daytona SDK sets on every sandbox it creates (to the code
+ * language, `python` by default). A caller's label of that name would be
+ * overwritten, so launches refuse it and handles leave it out.
+ */
+export const SDK_LANGUAGE_LABEL = "code-toolbox-language";
+
+/**
  * A handle to a Daytona sandbox. Plain data; rebuild it in another process
- * with `getById`. `id` is not read-only: when `start` replaces a sandbox that
- * failed its readiness probe (see `DaytonaRuntimeOptions.recreateOnFailedStart`),
- * it writes the replacement's id into the caller's handle, so persist the
- * handle again after `start`.
+ * with `getById`. A sandbox's id never changes: `DaytonaRuntime.recreate`
+ * resolves a new handle for the sandbox that replaces an unusable one.
  */
 export interface DaytonaHandle extends SandboxHandle {
-  /** The sandbox id. Changes only when `start` replaced the sandbox. */
-  id: string;
+  /** The sandbox id. */
+  readonly id: string;
   /** Always `"daytona"`. */
   readonly provider: "daytona";
 }

@@ -2,20 +2,20 @@ import { randomUUID } from "node:crypto";
 import {
   invalidRequest,
   type LaunchSpec,
+  RESERVED_ENV,
   type ResourceLimits,
   refuseReservedEnv,
   unsupported,
   validateLaunchSpec,
 } from "@sandport/core";
 import { metadataCodec } from "@sandport/core/adapter";
-import { PROVIDER } from "./handle.js";
+import { PROVIDER, SDK_LANGUAGE_LABEL } from "./handle.js";
 import type {
   DaytonaCreateBody,
   DaytonaCreateParams,
   DaytonaSandboxRecord,
   DaytonaSdkModule,
 } from "./internal/sdk-types.js";
-import { RESERVED_ENV, SDK_LANGUAGE_LABEL } from "./markers.js";
 import type { ResolvedOptions } from "./options.js";
 
 /** CPU, memory and disk as Daytona takes them: vCPUs and GiB, whole numbers. */

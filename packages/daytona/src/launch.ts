@@ -1,11 +1,13 @@
 import { type LaunchSpec, type OpOptions, retry, type SandportError } from "@sandport/core";
-import { launchFailure } from "@sandport/core/adapter";
-import { type CallTiming, type DaytonaContext, seconds } from "./context.js";
-import { mapDaytonaError, wasRefused } from "./errors.js";
-import { START_RETRY } from "./exec.js";
+import { type CallBudget, createCallBudget, launchFailure } from "@sandport/core/adapter";
+import { refusedOnly } from "./command-plan.js";
+import { type DaytonaContext, seconds } from "./context.js";
+import { mapDaytonaError } from "./errors.js";
 import { type DaytonaHandle, handleFromSandbox } from "./handle.js";
 import type { DaytonaSandbox } from "./internal/sdk-types.js";
 import { createBody, createParams, type LaunchPlan, planLaunch } from "./launch-plan.js";
+import { deleteSandbox } from "./lifecycle.js";
+import { findByLaunchKey } from "./lookup.js";
 import { repeatable } from "./run-script.js";
 
 /**
@@ -27,13 +29,16 @@ export function launch(context: DaytonaContext, spec: LaunchSpec = {}, op?: OpOp
     const client = await context.client();
     if (call.signal.aborted) throw call.signal.reason;
     const params = createParams(context.options, plan);
-    const creation = createRetrying(call, () => client.create(params, { timeout: seconds(call.remainingMs()) }));
+    const creation = retry(
+      () => client.create(params, { timeout: seconds(call.remainingMs()) }),
+      refusedOnly(call.signal),
+    );
     const sandbox = await track(
       creation.then((created) => created.id),
       creation,
     );
     await prepareWorkspace(context, sandbox, call);
-    context.remember(sandbox);
+    context.remember(sandbox.id, sandbox);
     context.known.markPristine(sandbox.id);
     return handleFromSandbox({ id: sandbox.id, labels: plan.callerLabels, createdAt: sandbox.createdAt });
   });
@@ -51,8 +56,9 @@ export function launchDetached(context: DaytonaContext, spec: LaunchSpec = {}, o
     const [sdk, api] = await Promise.all([context.sdk(), context.api()]);
     if (call.signal.aborted) throw call.signal.reason;
     const body = createBody(context.options, plan, sdk);
-    const creation = createRetrying(call, () =>
-      api.createSandbox(body, undefined, { timeout: Math.max(1, call.remainingMs()) }),
+    const creation = retry(
+      () => api.createSandbox(body, undefined, { timeout: Math.max(1, call.remainingMs()) }),
+      refusedOnly(call.signal),
     );
     const { data } = await track(
       creation.then(({ data: created }) => created.id),
@@ -67,27 +73,13 @@ export function launchDetached(context: DaytonaContext, spec: LaunchSpec = {}, o
 /** Waits until a sandbox is started (a detached launch, or one still booting) and creates its workspace. */
 export function ready(context: DaytonaContext, handle: unknown, op?: OpOptions): Promise<void> {
   return context.onHandle(handle, op, "ready", context.options.timeouts.launchMs, async (sandboxId, call) => {
-    const sandbox = await context.sandbox(sandboxId, "ready", call);
+    const sandbox = await context.instance(sandboxId, "ready", call);
     await prepareWorkspace(context, sandbox, call);
   });
 }
 
-/**
- * A create, sent again only when Daytona refused it (429, 503: nothing was
- * created). The request itself is not cancelled by the caller's signal (a
- * create already sent is left to finish and is reclaimed); the signal only
- * stops further attempts.
- */
-export function createRetrying<T>(call: CallTiming, create: () => Promise<T>): Promise<T> {
-  return retry(create, {
-    policy: START_RETRY,
-    isRetryable: wasRefused,
-    ...(call.signal ? { signal: call.signal } : {}),
-  });
-}
-
 /** Creates the workspace directory (`createFolder` makes parents and succeeds when it exists). */
-async function prepareWorkspace(context: DaytonaContext, sandbox: DaytonaSandbox, timing: CallTiming): Promise<void> {
+async function prepareWorkspace(context: DaytonaContext, sandbox: DaytonaSandbox, timing: CallBudget): Promise<void> {
   const site = { operation: "launch", sandboxId: sandbox.id, path: context.options.workspaceRoot };
   await repeatable(timing, site, () => sandbox.fs.createFolder(context.options.workspaceRoot, "755"));
 }
@@ -107,7 +99,7 @@ function launchWith(
   operation: string,
   create: (
     plan: LaunchPlan,
-    call: CallTiming & { readonly signal: AbortSignal },
+    call: CallBudget & { readonly signal: AbortSignal },
     track: Track,
   ) => Promise<DaytonaHandle>,
 ): Promise<DaytonaHandle> {
@@ -118,14 +110,17 @@ function launchWith(
       // Read by the cleanup if the launch fails; never a rejection nobody handles.
       id.catch(() => undefined);
       let created = false;
+      const { timeouts, orphanCleanupMs } = context.options;
       abandoned = (error) =>
-        context.reclaimLaunch({
-          creation: id,
-          idOf: (sandboxId) => sandboxId,
-          launchKey: plan.launchKey,
-          error,
-          created,
-        });
+        context.reclaimLaunch(
+          { creation: id, idOf: (sandboxId) => sandboxId, launchKey: plan.launchKey, error, created },
+          {
+            destroy: async (sandboxId) =>
+              void (await deleteSandbox(context, sandboxId, createCallBudget(timeouts.destroyMs))),
+            findByLaunchKey: (key) => findByLaunchKey(context, key, createCallBudget(timeouts.lookupMs)),
+            cleanupMs: orphanCleanupMs,
+          },
+        );
       const value = await creation.catch((error: unknown) => {
         throw launchFailure(error, mapDaytonaError(error, { operation }), plan.launchKey, {
           outcomeUnknown: mapDaytonaError.outcomeUnknown(error),

@@ -26,7 +26,6 @@ test("defaults: every field the SDK would take from DAYTONA_* is explicit", () =
   assert.deepEqual(resolved.volumes, []);
   assert.equal(resolved.workspaceRoot, "/home/daytona/workspace");
   assert.equal(resolved.commandStateDirectory, "/home/daytona/.sandport");
-  assert.equal(resolved.recreateOnFailedStart, true);
   assert.equal(resolved.readinessProbeMs, 30_000);
   assert.equal(resolved.listPageSize, 100);
   assert.equal(resolved.owner, "sandport");
@@ -63,7 +62,8 @@ test("every other option is checked, and refused with its name", () => {
     [{ volumes: [{ volumeId: "v", mountPath: "data" }] }, /volumes\[0\]\.mountPath must be an absolute path/],
     [{ workspaceRoot: "/home/../etc" }, /workspaceRoot/],
     [{ listPageSize: 201 }, /listPageSize must be an integer from 1 to 200/],
-    [{ recreateOnFailedStart: "yes" }, /recreateOnFailedStart must be a boolean/],
+    // Replaced by the explicit DaytonaRuntime.recreate: start never changes a sandbox's identity.
+    [{ recreateOnFailedStart: false }, /recreateOnFailedStart is unknown/],
     [{ readinessProbeMs: 0 }, /readinessProbeMs/],
     [{ owner: "has space" }, /owner must be 1-64 characters/],
     [{ timeouts: { bogusMs: 1 } }, /timeouts\.bogusMs is unknown/],

@@ -72,13 +72,7 @@ export interface DaytonaRuntimeOptions extends CommonRuntimeOptions {
   readonly commandStateDirectory?: string;
   /** Page size of the list API, 1-200. Default 100. */
   readonly listPageSize?: number;
-  /**
-   * What `start` does with a sandbox that fails its readiness probe: `true`
-   * replaces it with a new one launched the same way (its files are lost, its
-   * id changes), `false` rejects. Default `true`.
-   */
-  readonly recreateOnFailedStart?: boolean;
-  /** Bound in ms of the readiness probe `start` runs (one command). Default 30 000. */
+  /** Bound in ms of the readiness probe `start` and `recreate` run (one command). Default 30 000. */
   readonly readinessProbeMs?: number;
   /**
    * How long, in ms, the background cleanup of an abandoned launch (a create
@@ -87,7 +81,7 @@ export interface DaytonaRuntimeOptions extends CommonRuntimeOptions {
   readonly orphanCleanupMs?: number;
   /** Replaces loading the SDK: a module, or a function that loads one. For tests and bundlers. */
   readonly sdk?: DaytonaSdkSource;
-  /** Called once for each failure of background work (cleanup of abandoned launches and replaced sandboxes). */
+  /** Called once for each failure of background work (cleanup of abandoned launches and sandboxes `recreate` replaced). */
   readonly onBackgroundError?: (error: SandportError) => void;
 }
 
@@ -110,7 +104,6 @@ export const DAYTONA_OPTION_KEYS = keyList<DaytonaRuntimeOptions>({
   workspaceRoot: true,
   commandStateDirectory: true,
   listPageSize: true,
-  recreateOnFailedStart: true,
   readinessProbeMs: true,
   orphanCleanupMs: true,
   sdk: true,
@@ -138,7 +131,6 @@ export interface ResolvedOptions extends ResolvedCommonOptions {
   readonly workspaceRoot: string;
   readonly commandStateDirectory: string;
   readonly listPageSize: number;
-  readonly recreateOnFailedStart: boolean;
   readonly readinessProbeMs: number;
   readonly orphanCleanupMs: number;
 }
@@ -146,7 +138,7 @@ export interface ResolvedOptions extends ResolvedCommonOptions {
 /**
  * Default per-call deadlines, used when a call's `OpOptions.timeoutMs` is
  * absent. `launchMs` covers the create (an image build included) and the
- * workspace directory; `lifecycleMs` covers `start`, a replacement included.
+ * workspace directory; `lifecycleMs` covers `stop`, `start` and `recreate`, a replacement included.
  */
 export const DEFAULT_DAYTONA_TIMEOUTS: OperationTimeouts = Object.freeze({
   launchMs: 180_000,
@@ -192,7 +184,6 @@ export function resolveOptions(given: DaytonaRuntimeOptions): ResolvedOptions {
     commandStateDirectory:
       read.absolutePath(options.commandStateDirectory, "commandStateDirectory") ?? "/home/daytona/.sandport",
     listPageSize: read.integer(options.listPageSize, "listPageSize", 1, 200) ?? 100,
-    recreateOnFailedStart: read.boolean(options.recreateOnFailedStart, "recreateOnFailedStart") ?? true,
     readinessProbeMs: read.durationMs(options.readinessProbeMs, "readinessProbeMs") ?? 30_000,
     orphanCleanupMs: read.durationMs(options.orphanCleanupMs, "orphanCleanupMs") ?? 120_000,
   };

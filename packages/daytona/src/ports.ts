@@ -12,23 +12,24 @@ export const PREVIEW_TOKEN_HEADER = "x-daytona-preview-token";
  * `x-daytona-preview-token` header (sandboxes launched here are private).
  * Daytona opens a port on demand, so none needs declaring at launch.
  */
-export function portEndpoint(
+export async function portEndpoint(
   context: DaytonaContext,
   handle: unknown,
   port: number,
   op?: OpOptions,
 ): Promise<PortEndpoint> {
-  let checked: number;
-  try {
-    checked = validatePort(port, PROVIDER);
-  } catch (error) {
-    return Promise.reject(error);
-  }
-  return context.onSandbox(handle, op, "portEndpoint", context.options.timeouts.lookupMs, async (sandbox, call, id) => {
-    const link = await repeatable(call, { operation: "portEndpoint", sandboxId: id }, () =>
-      sandbox.getPreviewLink(checked),
-    );
-    const url = link.url.replace(/\/+$/, "");
-    return link.token ? { url, headers: { [PREVIEW_TOKEN_HEADER]: link.token } } : { url };
-  });
+  const checked = validatePort(port, PROVIDER);
+  return context.onInstance(
+    handle,
+    op,
+    "portEndpoint",
+    context.options.timeouts.lookupMs,
+    async (sandbox, call, id) => {
+      const link = await repeatable(call, { operation: "portEndpoint", sandboxId: id }, () =>
+        sandbox.getPreviewLink(checked),
+      );
+      const url = link.url.replace(/\/+$/, "");
+      return link.token ? { url, headers: { [PREVIEW_TOKEN_HEADER]: link.token } } : { url };
+    },
+  );
 }

@@ -1,11 +1,10 @@
-import { retry } from "@sandport/core";
-import { daemonCommand, sweepScript } from "./command-scripts.js";
-import { budget, type CallTiming, seconds } from "./context.js";
+import { EXEC_MARKER_ENV, retry } from "@sandport/core";
+import { type CallBudget, createCallBudget, KILL_DEADLINE_MS, markerSweepScript } from "@sandport/core/adapter";
+import { daemonCommand } from "./command-scripts.js";
+import { seconds } from "./context.js";
 import { mapDaytonaError } from "./errors.js";
 import type { DaytonaSandbox } from "./internal/sdk-types.js";
 
-/** How long the best-effort kill of a command's tree may take, in ms. */
-const SWEEP_MS = 10_000;
 /** Retries of a request that is safe to repeat: a read, an upload of the same bytes, one of the runtime's own scripts. */
 const REPEAT_RETRY = { maxAttempts: 3, initialDelayMs: 200, maxDelayMs: 2_000 } as const;
 
@@ -20,7 +19,7 @@ export interface RequestSite {
  * Runs a request that is safe to repeat, retried on 429, 5xx and dropped
  * connections (mapped `SandportError`s marked retryable), its errors mapped at `site`.
  */
-export function repeatable<T>(timing: CallTiming, site: RequestSite, work: () => Promise<T>): Promise<T> {
+export function repeatable<T>(timing: CallBudget, site: RequestSite, work: () => Promise<T>): Promise<T> {
   return retry(
     async () => {
       try {
@@ -49,7 +48,7 @@ export function runScript(
   sandbox: DaytonaSandbox,
   script: string,
   cwd: string | undefined,
-  timing: CallTiming,
+  timing: CallBudget,
   site: RequestSite,
 ): Promise<ScriptResult> {
   const command = daemonCommand(script);
@@ -65,7 +64,8 @@ export function runScript(
  * survives still ends at its own timeout, which is always set.
  */
 export async function sweep(sandbox: DaytonaSandbox, marker: string, sandboxId: string): Promise<void> {
-  await runScript(sandbox, sweepScript(marker), undefined, budget(SWEEP_MS), { operation: "kill", sandboxId }).catch(
-    () => undefined,
-  );
+  await runScript(sandbox, markerSweepScript(EXEC_MARKER_ENV, marker), undefined, createCallBudget(KILL_DEADLINE_MS), {
+    operation: "kill",
+    sandboxId,
+  }).catch(() => undefined);
 }

@@ -27,7 +27,7 @@ export function sandboxDetails(
   op?: OpOptions,
 ): Promise<DaytonaSandboxDetails> {
   return context.onHandle(handle, op, "sandboxDetails", context.options.timeouts.lookupMs, async (sandboxId, call) => {
-    const record = await context.ownedRecord(sandboxId, "sandboxDetails", call);
+    const record = await context.ownedInfo(sandboxId, "sandboxDetails", call);
     if (!record) throw sandboxNotFound(PROVIDER, sandboxId, "sandboxDetails");
     return {
       id: record.id,

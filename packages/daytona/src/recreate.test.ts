@@ -1,10 +1,11 @@
-// Restart recovery in every branch, against a structural fake of the SDK's
+// start and recreate in every branch, against a structural fake of the SDK's
 // surface (the emulator cannot make a started sandbox fail a probe on purpose
 // without also failing its replacement; faults.wire.test.ts covers one case
-// through the real SDK): a healthy start keeps the id; a failed re-read
-// propagates and replaces nothing; a failed probe is replaced by a proven
-// sandbox launched the same way before the old one is deleted; with
-// recreateOnFailedStart false a failed probe is an error and nothing is created.
+// through the real SDK): start proves a sandbox and never changes its
+// identity (a failed probe rejects, naming recreate, and creates nothing); a
+// failed re-read propagates and replaces nothing; recreate replaces a sandbox
+// that fails by a proven one launched the same way before the old one is
+// deleted, and resolves the new handle, leaving the caller's as it was.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { OWNER_LABEL } from "@sandport/core";
@@ -12,7 +13,6 @@ import { expectCode } from "@sandport/testkit/assertions";
 import { DaytonaRuntime } from "./daytona-runtime.js";
 import type { DaytonaHandle } from "./handle.js";
 import type { DaytonaCreateBody, DaytonaSandboxRecord, DaytonaSdkModule } from "./internal/sdk-types.js";
-import type { DaytonaRuntimeOptions } from "./options.js";
 
 /** An error shaped like the SDK's: a class name and, for answers, the HTTP status. */
 function sdkError(name: string, statusCode?: number): Error {
@@ -116,51 +116,77 @@ function stoppedSandbox(world: World): DaytonaSandboxRecord {
   return world.add({ state: "stopped", ...structuredClone(LAUNCHED_AS) });
 }
 
-function runtimeOn(world: World, options: Partial<DaytonaRuntimeOptions> = {}): DaytonaRuntime {
-  return new DaytonaRuntime({ apiKey: "fake", owner: "recovery", sdk: world.sdk(), ...options });
+function runtimeOn(world: World): DaytonaRuntime {
+  return new DaytonaRuntime({ apiKey: "fake", owner: "recovery", sdk: world.sdk() });
 }
 
+/** A frozen handle: neither call may write to it. */
 function handleOf(id: string): DaytonaHandle {
-  return { id, provider: "daytona", labels: { job: "42" } };
+  return Object.freeze({ id, provider: "daytona", labels: Object.freeze({ job: "42" }) });
 }
 
-describe("start: restart recovery", () => {
+describe("start: proven, never replaced", () => {
   test("a healthy sandbox is started, proven by the probe, and keeps its id", async () => {
     const world = new World();
     const old = stoppedSandbox(world);
-    const handle = handleOf(old.id);
-    await runtimeOn(world).start(handle);
-    assert.equal(handle.id, old.id);
+    await runtimeOn(world).start(handleOf(old.id));
     assert.deepEqual(world.calls, [`get ${old.id}`, `start ${old.id}`, `probe ${old.id}`]);
   });
 
-  test("a failed re-read propagates as it is (auth, rate limit, network) and replaces nothing", async () => {
+  test("a failed re-read propagates as it is (auth, rate limit, network) from start and recreate, and replaces nothing", async () => {
     for (const [error, code] of [
       [sdkError("DaytonaAuthenticationError", 401), "AUTH"],
       [sdkError("DaytonaRateLimitError", 429), "RATE_LIMITED"],
       [sdkError("DaytonaConnectionError"), "PROVIDER_UNAVAILABLE"],
     ] as const) {
-      const world = new World();
-      const old = stoppedSandbox(world);
-      world.broken.add(old.id);
-      world.readError = error;
-      const handle = handleOf(old.id);
-      const failure = await expectCode(runtimeOn(world).start(handle), code);
-      assert.equal(failure.cause, error, "the SDK's error is the cause");
-      assert.equal(handle.id, old.id);
-      assert.deepEqual(world.calls, [`get ${old.id}`], "nothing started, created or deleted");
+      for (const call of ["start", "recreate"] as const) {
+        const world = new World();
+        const old = stoppedSandbox(world);
+        world.broken.add(old.id);
+        world.readError = error;
+        const failure = await expectCode(runtimeOn(world)[call](handleOf(old.id)), code);
+        assert.equal(failure.cause, error, "the SDK's error is the cause");
+        assert.deepEqual(world.calls, [`get ${old.id}`], "nothing started, created or deleted");
+      }
     }
   });
 
-  test("a failed probe: a replacement launched the same way is proven, then the old one deleted; the handle takes the new id", async () => {
+  test("an unhealthy sandbox: start rejects PROVIDER_UNAVAILABLE naming recreate, keeps the id and creates nothing", async () => {
+    const world = new World();
+    const old = stoppedSandbox(world);
+    world.broken.add(old.id);
+    const handle = { id: old.id, provider: "daytona", labels: {} } as DaytonaHandle;
+    const error = await expectCode(runtimeOn(world).start(handle), "PROVIDER_UNAVAILABLE");
+    assert.match(error.message, /did not become ready after start: .*readiness probe.*recreate\(handle\)/);
+    assert.equal(handle.id, old.id);
+    assert.deepEqual([...world.records.keys()], [old.id]);
+    assert.ok(!world.calls.some((call) => call.startsWith("create") || call.startsWith("delete")));
+  });
+
+  test("a sandbox that is not ours is FOREIGN_SANDBOX; an absent one NOT_FOUND; neither call replaces anything", async () => {
+    const world = new World();
+    const foreign = world.add({ labels: { [OWNER_LABEL]: "someone-else" } });
+    const runtime = runtimeOn(world);
+    for (const call of ["start", "recreate"] as const) {
+      await expectCode(runtime[call](handleOf(foreign.id)), "FOREIGN_SANDBOX");
+      await expectCode(runtime[call](handleOf("sbx-missing")), "NOT_FOUND");
+    }
+    assert.ok(!world.calls.some((call) => /^(create|delete|start)/.test(call)));
+  });
+});
+
+describe("recreate: an explicit replacement", () => {
+  test("a failed probe: a replacement launched the same way is proven, then the old one deleted; the new handle resolves", async () => {
     const world = new World();
     const old = stoppedSandbox(world);
     world.broken.add(old.id);
     const handle = handleOf(old.id);
     const runtime = runtimeOn(world);
-    await runtime.start(handle);
-    assert.notEqual(handle.id, old.id);
-    const replacement = world.records.get(handle.id);
+    const renewed = await runtime.recreate(handle);
+    assert.equal(handle.id, old.id, "the caller's handle is left as it was");
+    assert.notEqual(renewed.id, old.id);
+    assert.deepEqual(renewed.labels, { job: "42" });
+    const replacement = world.records.get(renewed.id);
     assert.ok(replacement, "the replacement exists");
     assert.equal(world.records.has(old.id), false, "the old sandbox is deleted");
     const { id: _id, state: _state, ...copied } = replacement;
@@ -169,58 +195,39 @@ describe("start: restart recovery", () => {
     assert.deepEqual(order, [
       `start ${old.id}`,
       ...Array(3).fill(`probe ${old.id}`),
-      `create ${handle.id}`,
-      `createFolder ${handle.id}`,
-      `probe ${handle.id}`,
+      `create ${renewed.id}`,
+      `createFolder ${renewed.id}`,
+      `probe ${renewed.id}`,
       `delete ${old.id}`,
     ]);
     assert.deepEqual(await runtime.settle(), []);
-    assert.equal((await runtime.getById(handle.id))?.id, handle.id, "the new id reattaches");
+    assert.equal((await runtime.getById(renewed.id))?.id, renewed.id, "the new id reattaches");
+    assert.equal((await runtime.exec(renewed, { argv: ["true"] })).exitCode, 0, "the new sandbox runs commands");
   });
 
-  test("a replacement that fails its own probe is deleted, the old sandbox kept and the handle unchanged", async () => {
+  test("a healthy sandbox is kept: its own handle resolves and nothing is created", async () => {
+    const world = new World();
+    const old = stoppedSandbox(world);
+    const renewed = await runtimeOn(world).recreate(handleOf(old.id));
+    assert.equal(renewed.id, old.id);
+    assert.ok(!world.calls.some((call) => call.startsWith("create") || call.startsWith("delete")));
+  });
+
+  test("a replacement that fails its own probe is deleted and the old sandbox kept", async () => {
     const world = new World();
     const old = stoppedSandbox(world);
     world.broken.add(old.id);
     world.broken.add("sbx-2");
-    const handle = handleOf(old.id);
-    await expectCode(runtimeOn(world).start(handle), "PROVIDER_UNAVAILABLE");
-    assert.equal(handle.id, old.id);
+    await expectCode(runtimeOn(world).recreate(handleOf(old.id)), "PROVIDER_UNAVAILABLE");
     assert.deepEqual([...world.records.keys()], [old.id], "only the old sandbox is left");
     assert.ok(world.calls.includes("delete sbx-2"));
   });
 
-  test("recreateOnFailedStart: false: a failed probe is PROVIDER_UNAVAILABLE and nothing is created", async () => {
-    const world = new World();
-    const old = stoppedSandbox(world);
-    world.broken.add(old.id);
-    const handle = handleOf(old.id);
-    const error = await expectCode(
-      runtimeOn(world, { recreateOnFailedStart: false }).start(handle),
-      "PROVIDER_UNAVAILABLE",
-    );
-    assert.match(error.message, /did not become ready after start: .*readiness probe/);
-    assert.equal(handle.id, old.id);
-    assert.ok(!world.calls.some((call) => call.startsWith("create") || call.startsWith("delete")));
-  });
-
-  test("a sandbox in state error is replaced without a start; a frozen handle refuses before anything is created", async () => {
+  test("a sandbox in state error is replaced without a start", async () => {
     const world = new World();
     const errored = world.add({ ...stoppedSandbox(world), id: "sbx-errored", state: "error" });
-    const frozen = Object.freeze(handleOf(errored.id));
-    await expectCode(runtimeOn(world).start(frozen), "INVALID_REQUEST");
-    assert.ok(!world.calls.some((call) => call.startsWith("create")));
-    const handle = handleOf(errored.id);
-    await runtimeOn(world).start(handle);
-    assert.notEqual(handle.id, errored.id);
+    const renewed = await runtimeOn(world).recreate(handleOf(errored.id));
+    assert.notEqual(renewed.id, errored.id);
     assert.ok(!world.calls.includes(`start ${errored.id}`), "a sandbox in state error is not started");
-  });
-
-  test("a sandbox that is not ours is FOREIGN_SANDBOX; an absent one NOT_FOUND; both replace nothing", async () => {
-    const world = new World();
-    const foreign = world.add({ labels: { [OWNER_LABEL]: "someone-else" } });
-    await expectCode(runtimeOn(world).start(handleOf(foreign.id)), "FOREIGN_SANDBOX");
-    await expectCode(runtimeOn(world).start(handleOf("sbx-missing")), "NOT_FOUND");
-    assert.ok(!world.calls.some((call) => /^(create|delete|start)/.test(call)));
   });
 });

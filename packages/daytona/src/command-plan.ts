@@ -1,0 +1,121 @@
+import { randomUUID } from "node:crypto";
+import {
+  EXEC_MARKER_ENV,
+  type ExecRequest,
+  RESERVED_ENV,
+  type RetryOptions,
+  refuseReservedEnv,
+  toSandboxPath,
+  validateExecRequest,
+} from "@sandport/core";
+import { assertCommandFits, type CallBudget, planStdin } from "@sandport/core/adapter";
+import { cappedScript, daemonCommand, requestCommand } from "./command-scripts.js";
+import { seconds } from "./context.js";
+import { wasRefused } from "./errors.js";
+import { PROVIDER } from "./handle.js";
+import type { DaytonaSandbox } from "./internal/sdk-types.js";
+import type { ResolvedOptions } from "./options.js";
+
+/** Largest stdin embedded in a command (base64); more is uploaded first. Leaves room for the command's own encoding. */
+export const EMBEDDED_STDIN_BYTES = 32 * 1024;
+/** Retries of a command start Daytona refused (429, 503): nothing ran. */
+const START_RETRY = { maxAttempts: 3, initialDelayMs: 250, maxDelayMs: 2_000 } as const;
+
+/**
+ * How a request that is not safe to repeat (a create, a command start, an
+ * input) is retried: only when Daytona refused it (429, 503: nothing was
+ * done). The signal stops further attempts, never a request already sent.
+ */
+export function refusedOnly(signal?: AbortSignal): RetryOptions {
+  return { policy: START_RETRY, isRetryable: wasRefused, ...(signal ? { signal } : {}) };
+}
+
+/** A staged stdin: uploaded to `path` before the start; the command opens and deletes it. */
+export interface StdinUpload {
+  readonly path: string;
+  readonly content: Uint8Array;
+}
+
+/** A validated request, ready to send: with `executeCommand` (`exec`) or in a session of its own. */
+export interface CommandPlan {
+  /** `exec`: the daemon's command string (output capped, encoded); a session: the command, stdin arranged. */
+  readonly command: string;
+  /** Absolute working directory. */
+  readonly cwd: string;
+  /** The request's environment and the exec marker. */
+  readonly env: Record<string, string>;
+  /** The exec marker of the command and its descendants, for the kill's sweep. */
+  readonly marker: string;
+  /** Run budget in ms; sent to Daytona in whole seconds, rounded up. */
+  readonly timeoutMs: number;
+  readonly maxOutputBytes: number;
+  /** Stdin too large to embed, staged before the start. */
+  readonly stdinUpload?: StdinUpload;
+  /** A session command that reads its stdin from the session's input (`spawn`). */
+  readonly interactive: boolean;
+  /** `spawn`: the request's stdin, written first. */
+  readonly firstWrite?: string | Uint8Array;
+}
+
+/**
+ * Validates a request (the port's rules, the reserved env) and plans it:
+ * `"exec"` for `executeCommand` (the request as a shell command, stdin
+ * arranged, output capped by `cappedScript`, encoded by `daemonCommand`);
+ * `"session"` for a streamed session command; `"interactive"` for one whose
+ * stdin stays open (`spawn`: the request's stdin is its first write).
+ */
+export function planCommand(
+  options: ResolvedOptions,
+  request: ExecRequest,
+  kind: "exec" | "session" | "interactive",
+): CommandPlan {
+  const valid = validateExecRequest(request, { root: options.workspaceRoot, provider: PROVIDER });
+  refuseReservedEnv(valid.env, RESERVED_ENV, "env", PROVIDER);
+  const cwd = toSandboxPath(options.workspaceRoot, valid.cwd);
+  const interactive = kind === "interactive";
+  const stdin = interactive
+    ? { command: requestCommand(valid) }
+    : withStdin(options, requestCommand(valid), valid.stdin, cwd);
+  const maxOutputBytes = valid.maxOutputBytes ?? options.maxOutputBytes;
+  let command = stdin.command;
+  if (kind === "exec") {
+    command = daemonCommand(cappedScript(command, maxOutputBytes));
+    assertCommandFits(command, PROVIDER);
+  }
+  const marker = randomUUID();
+  return {
+    command,
+    cwd,
+    env: { ...valid.env, [EXEC_MARKER_ENV]: marker },
+    marker,
+    timeoutMs: valid.timeoutMs ?? options.runBudgetMs,
+    maxOutputBytes,
+    interactive,
+    ...(stdin.upload ? { stdinUpload: stdin.upload } : {}),
+    ...(interactive && valid.stdin !== undefined ? { firstWrite: valid.stdin } : {}),
+  };
+}
+
+/** Where a command's stdin comes from: the request's bytes (embedded or staged), else nothing (`/dev/null`). */
+function withStdin(
+  options: ResolvedOptions,
+  command: string,
+  stdin: string | Uint8Array | undefined,
+  cwd: string,
+): { readonly command: string; readonly upload?: StdinUpload } {
+  if (stdin === undefined) return { command: `${command} </dev/null` };
+  return planStdin(command, stdin, {
+    cwd,
+    scratchDirectory: `${options.commandStateDirectory}/stdin`,
+    name: randomUUID(),
+    embedLimitBytes: EMBEDDED_STDIN_BYTES,
+  });
+}
+
+/** Uploads a plan's large stdin, if it has one (one request). */
+export async function stageStdin(sandbox: DaytonaSandbox, plan: CommandPlan, budget: CallBudget): Promise<void> {
+  const upload = plan.stdinUpload;
+  if (!upload) return;
+  const source = Buffer.from(upload.content.buffer, upload.content.byteOffset, upload.content.byteLength);
+  await sandbox.fs.uploadFiles([{ source, destination: upload.path }], seconds(budget.remainingMs()));
+}
