@@ -8,15 +8,22 @@ import {
   splitStartCommandRequest,
   validateCommandRef,
 } from "@sandport/core";
-import { type OperationCall, OutputCollector } from "@sandport/core/adapter";
-import { budget, type VercelContext } from "./context.js";
+import {
+  type AsyncCommandEnd,
+  asyncCommandLogs,
+  asyncCommandStatus,
+  createCallBudget,
+  type OperationCall,
+  OutputCollector,
+} from "@sandport/core/adapter";
+import type { VercelContext } from "./context.js";
 import { isNotFound } from "./errors.js";
 import { planCommand } from "./exec.js";
 import { PROVIDER } from "./handle.js";
 import type { VercelCommand, VercelSandbox } from "./internal/sdk-types.js";
 import type { ResolvedOptions } from "./options.js";
-import { discardStdin, refusedBeforeStart, stageStdin } from "./run-command.js";
 import { claimSession, recordedTimeoutMs, recordLost, recordStart, releaseSession } from "./session-records.js";
+import { discardStdin, refusedBeforeStart, stageStdin, TIMEOUT_SLACK_MS } from "./vendor-command.js";
 
 /** How long `commandLogs` of a running command waits for more output once the replayed lines stop. */
 const LOGS_QUIET_MS = 200;
@@ -48,16 +55,16 @@ export async function startCommand(
   const { sessionId, execRequest } = splitStartCommandRequest(request, PROVIDER);
   const plan = planCommand(context.options, execRequest);
   const { options } = context;
-  return context.onSandbox(handle, op, "startCommand", options.timeouts.lookupMs, async (sandbox, call, name) => {
-    context.markCommandRun(name);
+  return context.onInstance(handle, op, "startCommand", options.timeouts.lookupMs, async (sandbox, call, name) => {
+    context.known.markCommandRun(name);
     const claim = await claimSession(sandbox, options, name, sessionId, call);
     if (!claim.claimed) return { sessionId, commandId: claim.commandId };
     // Nothing ran yet: a failure frees the session for the next start (and its staged stdin).
     const release = async () => {
       await releaseSession(sandbox, options, sessionId, call);
-      await discardStdin(sandbox, plan);
+      await discardStdin(sandbox, plan, createCallBudget(options.timeouts.fileMs));
     };
-    await stageStdin(sandbox, plan, call).catch(async (error: unknown) => {
+    await stageStdin(sandbox, plan, call.signal).catch(async (error: unknown) => {
       await release();
       throw error;
     });
@@ -78,7 +85,7 @@ export async function startCommand(
         throw error;
       }
       // It may have run: later starts of this session are refused at once rather than run it again.
-      await recordLost(sandbox, options, sessionId, budget(options.timeouts.fileMs));
+      await recordLost(sandbox, options, sessionId, { signal: AbortSignal.timeout(options.timeouts.fileMs) });
       throw call.signal.aborted ? error : startLost(name, sessionId, error);
     }
     await recordStart(sandbox, options, sessionId, { cmdId: command.cmdId, timeoutMs: plan.timeoutMs }, call);
@@ -98,11 +105,9 @@ export function commandStatus(
   ref: CommandRef,
   op?: OpOptions,
 ): Promise<CommandStatus> {
-  return onCommand(context, handle, ref, op, "commandStatus", async (sandbox, command, call) => {
-    if (command.exitCode === null) return { state: "running", exitCode: null };
-    const timedOut = await ranOut(context.options, sandbox, ref, command, call);
-    return { state: "exited", exitCode: timedOut ? null : command.exitCode };
-  });
+  return onCommand(context, handle, ref, op, "commandStatus", async (sandbox, command, call) =>
+    asyncCommandStatus(await endOf(context.options, sandbox, ref, command, call)),
+  );
 }
 
 /**
@@ -117,18 +122,10 @@ export function commandLogs(
   op?: OpOptions,
 ): Promise<ExecResult> {
   return onCommand(context, handle, ref, op, "commandLogs", async (sandbox, command, call) => {
-    const running = command.exitCode === null;
     const output = new OutputCollector(context.options.maxOutputBytes);
-    await readLogs(command, output, running, call);
-    const timedOut = !running && (await ranOut(context.options, sandbox, ref, command, call));
-    return {
-      exitCode: running || timedOut ? null : command.exitCode,
-      stdout: output.stdout,
-      stderr: output.stderr,
-      truncated: output.truncated,
-      timedOut,
-      durationMs: running ? Math.max(0, Date.now() - command.startedAt) : (command.durationMs ?? 0),
-    };
+    await readLogs(command, output, command.exitCode === null, call);
+    const end = await endOf(context.options, sandbox, ref, command, call);
+    return asyncCommandLogs(output, end, Date.now() - command.startedAt);
   });
 }
 
@@ -142,7 +139,7 @@ async function onCommand<T>(
   work: (sandbox: VercelSandbox, command: VercelCommand, call: OperationCall) => Promise<T>,
 ): Promise<T> {
   const valid = validateCommandRef(ref, PROVIDER);
-  return context.onSandbox(handle, op, operation, context.options.timeouts.lookupMs, async (sandbox, call) => {
+  return context.onInstance(handle, op, operation, context.options.timeouts.lookupMs, async (sandbox, call) => {
     let command: VercelCommand;
     try {
       command = await sandbox.getCommand(valid.commandId, { signal: call.signal });
@@ -155,21 +152,24 @@ async function onCommand<T>(
 }
 
 /**
- * True when an ended command was killed at its timeout: a signal's exit code
- * (128 + n) after at least the timeout recorded at its start. Read only for
- * such exit codes, so a normal exit costs no extra request.
+ * How a command ended, from Vercel's record of it: `running` while it has no
+ * exit code. It was killed at its timeout when it has a signal's exit code
+ * (128 + n) after at least the timeout recorded at its start; that record is
+ * read only for such codes, so a normal exit costs no extra request.
  */
-async function ranOut(
+async function endOf(
   options: ResolvedOptions,
   sandbox: VercelSandbox,
   ref: CommandRef,
   command: VercelCommand,
   call: OperationCall,
-): Promise<boolean> {
-  if (command.exitCode === null || command.exitCode < 128) return false;
-  const timeoutMs = await recordedTimeoutMs(sandbox, options, ref.sessionId, command.cmdId, call);
+): Promise<AsyncCommandEnd | "running"> {
+  const { exitCode } = command;
+  if (exitCode === null) return "running";
   const durationMs = command.durationMs ?? Date.now() - command.startedAt;
-  return timeoutMs !== undefined && durationMs >= timeoutMs - 50;
+  if (exitCode < 128) return { exitCode, durationMs, timedOut: false };
+  const timeoutMs = await recordedTimeoutMs(sandbox, options, ref.sessionId, command.cmdId, call);
+  return { exitCode, durationMs, timedOut: timeoutMs !== undefined && durationMs >= timeoutMs - TIMEOUT_SLACK_MS };
 }
 
 /** Reads the command's log stream into `output`: to its end, or while `live`, until it goes quiet. */

@@ -2,11 +2,10 @@ import { randomUUID } from "node:crypto";
 import { posix } from "node:path";
 import { type ExecResult, quoteShellArg, SandportError } from "@sandport/core";
 import type { OperationCall } from "@sandport/core/adapter";
-import type { CallTiming } from "./context.js";
 import { PROVIDER } from "./handle.js";
 import type { VercelSandbox } from "./internal/sdk-types.js";
 import type { ResolvedOptions } from "./options.js";
-import { runHelper } from "./run-command.js";
+import { runScript } from "./run-script.js";
 
 /**
  * The records that make `startCommand` idempotent on its session id. Vercel
@@ -39,7 +38,7 @@ export async function claimSession(
   call: OperationCall,
 ): Promise<SessionClaim> {
   const script = ["sh", "-c", claimScript(options, sessionId, randomUUID())];
-  const claim = () => runHelper(sandbox, script, options.workspaceRoot, call);
+  const claim = () => runScript(sandbox, script, options.workspaceRoot, call);
   const result = await claim().catch((error: unknown) => {
     const lost = SandportError.isInstance(error) && error.details.outcomeUnknown === true;
     if (call.signal.aborted || !lost) throw error;
@@ -59,7 +58,7 @@ export function recordStart(
   options: ResolvedOptions,
   sessionId: string,
   started: { readonly cmdId: string; readonly timeoutMs: number },
-  timing: CallTiming,
+  timing: { readonly signal: AbortSignal },
 ): Promise<void> {
   return write(sandbox, options, sessionId, `${started.cmdId}\n${started.timeoutMs}\n`, timing);
 }
@@ -69,7 +68,7 @@ export async function recordLost(
   sandbox: VercelSandbox,
   options: ResolvedOptions,
   sessionId: string,
-  timing: CallTiming,
+  timing: { readonly signal: AbortSignal },
 ): Promise<void> {
   await write(sandbox, options, sessionId, `${LOST}\n`, timing).catch(() => undefined);
 }
@@ -82,7 +81,7 @@ export async function releaseSession(
   call: OperationCall,
 ): Promise<void> {
   const directory = `${options.sessionDirectory}/${sessionId}`;
-  await runHelper(sandbox, ["rm", "-rf", "--", directory], options.workspaceRoot, call).catch(() => undefined);
+  await runScript(sandbox, ["rm", "-rf", "--", directory], options.workspaceRoot, call).catch(() => undefined);
 }
 
 /** The timeout recorded for command `cmdId` of a session; `undefined` when the record names another. */
@@ -91,7 +90,7 @@ export async function recordedTimeoutMs(
   options: ResolvedOptions,
   sessionId: string,
   cmdId: string,
-  timing: CallTiming,
+  timing: { readonly signal: AbortSignal },
 ): Promise<number | undefined> {
   const bytes = await sandbox.readFileToBuffer({ path: recordPath(options, sessionId) }, { signal: timing.signal });
   const [recorded, timeout] = new TextDecoder().decode(bytes ?? new Uint8Array()).split("\n");
@@ -104,7 +103,7 @@ function write(
   options: ResolvedOptions,
   sessionId: string,
   text: string,
-  timing: CallTiming,
+  timing: { readonly signal: AbortSignal },
 ): Promise<void> {
   const content = new TextEncoder().encode(text);
   return sandbox.writeFiles([{ path: recordPath(options, sessionId), content }], { signal: timing.signal });

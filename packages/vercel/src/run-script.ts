@@ -1,0 +1,41 @@
+import { randomUUID } from "node:crypto";
+import { EXEC_MARKER_ENV, type ExecResult } from "@sandport/core";
+import { type CallBudget, runCommandToEnd } from "@sandport/core/adapter";
+import { PROVIDER } from "./handle.js";
+import type { VercelSandbox } from "./internal/sdk-types.js";
+import { lostOutput, vercelCommand } from "./vendor-command.js";
+
+/** Output cap of the adapter's own helper scripts (symlink guard, session claim, session release). */
+const SCRIPT_OUTPUT_BYTES = 1024 * 1024;
+
+/**
+ * Runs one of the adapter's own scripts in `cwd` to completion on the kit's
+ * engine, within the caller's time and signal: non-zero exits are results.
+ * It carries a kill marker of its own, so an abort kills it like any command.
+ */
+export function runScript(
+  sandbox: VercelSandbox,
+  argv: readonly string[],
+  cwd: string,
+  budget: CallBudget & { readonly signal: AbortSignal },
+): Promise<ExecResult> {
+  const [cmd = "true", ...args] = argv;
+  const marker = randomUUID();
+  const timeoutMs = Math.max(1, budget.remainingMs());
+  const plan = {
+    cmd,
+    args,
+    cwd,
+    env: { [EXEC_MARKER_ENV]: marker },
+    marker,
+    timeoutMs,
+    maxOutputBytes: SCRIPT_OUTPUT_BYTES,
+  };
+  return runCommandToEnd(vercelCommand(sandbox, plan, timeoutMs), {
+    provider: PROVIDER,
+    timeoutMs,
+    maxOutputBytes: SCRIPT_OUTPUT_BYTES,
+    signal: budget.signal,
+    lostOutput: (error) => lostOutput(sandbox.name, error, "exec"),
+  });
+}
