@@ -5,6 +5,7 @@ import {
   type OpOptions,
   SandportError,
   type StartCommandRequest,
+  sleep,
   splitStartCommandRequest,
   validateCommandRef,
 } from "@sandport/core";
@@ -22,8 +23,8 @@ import { planCommand } from "./exec.js";
 import { PROVIDER } from "./handle.js";
 import type { VercelCommand, VercelSandbox } from "./internal/sdk-types.js";
 import type { ResolvedOptions } from "./options.js";
-import { claimSession, recordedTimeoutMs, recordLost, recordStart, releaseSession } from "./session-records.js";
-import { discardStdin, refusedBeforeStart, stageStdin, TIMEOUT_SLACK_MS } from "./vendor-command.js";
+import { SessionRecords } from "./session-records.js";
+import { commandFields, discardStdin, refusedBeforeStart, stageStdin, TIMEOUT_SLACK_MS } from "./vendor-command.js";
 
 /** How long `commandLogs` of a running command waits for more output once the replayed lines stop. */
 const LOGS_QUIET_MS = 200;
@@ -57,11 +58,12 @@ export async function startCommand(
   const { options } = context;
   return context.onInstance(handle, op, "startCommand", options.timeouts.lookupMs, async (sandbox, call, name) => {
     context.known.markCommandRun(name);
-    const claim = await claimSession(sandbox, options, name, sessionId, call);
+    const records = new SessionRecords(sandbox, options, sessionId);
+    const claim = await records.claim(call);
     if (!claim.claimed) return { sessionId, commandId: claim.commandId };
     // Nothing ran yet: a failure frees the session for the next start (and its staged stdin).
     const release = async () => {
-      await releaseSession(sandbox, options, sessionId, call);
+      await records.release(call);
       await discardStdin(sandbox, plan, createCallBudget(options.timeouts.fileMs));
     };
     await stageStdin(sandbox, plan, call.signal).catch(async (error: unknown) => {
@@ -70,25 +72,17 @@ export async function startCommand(
     });
     let command: VercelCommand;
     try {
-      command = await sandbox.runCommand({
-        cmd: plan.cmd,
-        args: plan.args,
-        cwd: plan.cwd,
-        env: plan.env,
-        timeoutMs: plan.timeoutMs,
-        detached: true,
-        signal: call.signal,
-      });
+      command = await sandbox.runCommand({ ...commandFields(plan), detached: true, signal: call.signal });
     } catch (error) {
       if (refusedBeforeStart(error)) {
         await release();
         throw error;
       }
       // It may have run: later starts of this session are refused at once rather than run it again.
-      await recordLost(sandbox, options, sessionId, { signal: AbortSignal.timeout(options.timeouts.fileMs) });
+      await records.recordLost(AbortSignal.timeout(options.timeouts.fileMs));
       throw call.signal.aborted ? error : startLost(name, sessionId, error);
     }
-    await recordStart(sandbox, options, sessionId, { cmdId: command.cmdId, timeoutMs: plan.timeoutMs }, call);
+    await records.recordStart(command.cmdId, plan.timeoutMs, call.signal);
     return { sessionId, commandId: command.cmdId };
   });
 }
@@ -168,7 +162,8 @@ async function endOf(
   if (exitCode === null) return "running";
   const durationMs = command.durationMs ?? Date.now() - command.startedAt;
   if (exitCode < 128) return { exitCode, durationMs, timedOut: false };
-  const timeoutMs = await recordedTimeoutMs(sandbox, options, ref.sessionId, command.cmdId, call);
+  const records = new SessionRecords(sandbox, options, ref.sessionId);
+  const timeoutMs = await records.recordedTimeoutMs(command.cmdId, call.signal);
   return { exitCode, durationMs, timedOut: timeoutMs !== undefined && durationMs >= timeoutMs - TIMEOUT_SLACK_MS };
 }
 
@@ -181,7 +176,7 @@ async function readLogs(command: VercelCommand, output: OutputCollector, live: b
     for (;;) {
       const next = lines.next();
       const quiet = Math.min(LOGS_QUIET_MS, until - Date.now());
-      const line = live ? await Promise.race([next, delay(Math.max(0, quiet))]) : await next;
+      const line = live ? await Promise.race([next, sleep(Math.max(0, quiet)).then(() => undefined)]) : await next;
       if (line === undefined) {
         // Quiet long enough: the stream is closed, and the read it leaves pending ends with it.
         next.catch(() => undefined);
@@ -193,10 +188,6 @@ async function readLogs(command: VercelCommand, output: OutputCollector, live: b
   } finally {
     stream.close();
   }
-}
-
-function delay(ms: number): Promise<undefined> {
-  return new Promise((resolve) => setTimeout(() => resolve(undefined), ms));
 }
 
 function startLost(name: string, sessionId: string, cause: unknown): SandportError {

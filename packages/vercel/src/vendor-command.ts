@@ -60,11 +60,7 @@ export function vercelCommand(sandbox: VercelSandbox, plan: CommandPlan, fileMs:
       await stageStdin(sandbox, plan, signal);
       const startedAt = performance.now();
       const running = sandbox.runCommand({
-        cmd: plan.cmd,
-        args: plan.args,
-        cwd: plan.cwd,
-        env: plan.env,
-        timeoutMs: plan.timeoutMs,
+        ...commandFields(plan),
         stdout: sink((data) => output("stdout", data)),
         stderr: sink((data) => output("stderr", data)),
         signal,
@@ -131,6 +127,11 @@ async function runQuietly(sandbox: VercelSandbox, argv: string[], cwd: string, b
   const stdout = sink(() => {});
   const stderr = sink(() => {});
   await sandbox.runCommand({ cmd, args, cwd, env: {}, timeoutMs, stdout, stderr, signal });
+}
+
+/** What a command start sends of a plan: argv, cwd, env and timeout, each in the API's own field. */
+export function commandFields({ cmd, args, cwd, env, timeoutMs }: CommandPlan) {
+  return { cmd, args, cwd, env, timeoutMs };
 }
 
 /** True when Vercel answered a command start with an error: the command never ran. */
