@@ -1,5 +1,4 @@
-import { randomUUID } from "node:crypto";
-import { EXEC_MARKER_ENV, type ExecResult } from "@sandport/core";
+import type { ExecResult } from "@sandport/core";
 import { type CallBudget, runCommandToEnd } from "@sandport/core/adapter";
 import { PROVIDER } from "./handle.js";
 import type { VercelSandbox } from "./internal/sdk-types.js";
@@ -11,7 +10,9 @@ const SCRIPT_OUTPUT_BYTES = 1024 * 1024;
 /**
  * Runs one of the adapter's own scripts in `cwd` to completion on the kit's
  * engine, within the caller's time and signal: non-zero exits are results.
- * It carries a kill marker of its own, so an abort kills it like any command.
+ * It carries no kill marker, so it is never swept: a script whose answer was
+ * lost runs to its end (the session claim relies on that), and Vercel ends
+ * it at its timeout, the caller's remaining time.
  */
 export function runScript(
   sandbox: VercelSandbox,
@@ -20,17 +21,8 @@ export function runScript(
   budget: CallBudget & { readonly signal: AbortSignal },
 ): Promise<ExecResult> {
   const [cmd = "true", ...args] = argv;
-  const marker = randomUUID();
   const timeoutMs = Math.max(1, budget.remainingMs());
-  const plan = {
-    cmd,
-    args,
-    cwd,
-    env: { [EXEC_MARKER_ENV]: marker },
-    marker,
-    timeoutMs,
-    maxOutputBytes: SCRIPT_OUTPUT_BYTES,
-  };
+  const plan = { cmd, args, cwd, env: {}, marker: "", timeoutMs, maxOutputBytes: SCRIPT_OUTPUT_BYTES };
   return runCommandToEnd(vercelCommand(sandbox, plan, timeoutMs), {
     provider: PROVIDER,
     timeoutMs,

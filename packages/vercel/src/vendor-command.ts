@@ -25,7 +25,7 @@ export interface CommandPlan {
   readonly cwd: string;
   /** Per-command environment (over the sandbox's), the kill marker included. */
   readonly env: Record<string, string>;
-  /** Value of `EXEC_MARKER_ENV` for this command: how a kill finds its whole tree. */
+  /** Value of `EXEC_MARKER_ENV` for this command: how a kill finds its whole tree (`""`: never killed). */
   readonly marker: string;
   /** Command timeout in ms; always sent. */
   readonly timeoutMs: number;
@@ -43,14 +43,15 @@ export interface CommandPlan {
  * Vercel ends a command at the timeout sent with it (`timed-out`: a null or
  * signal's code at that time). A waited command cannot be killed through the
  * API, so a kill runs the kit's marker sweep, which kills every process
- * carrying this command's marker. A start Vercel refused ran nothing: no
- * kill, and its staged stdin is removed.
+ * carrying this command's marker (a plan without one is never killed). A
+ * start Vercel refused ran nothing: no kill, and its staged stdin is removed.
  */
 export function vercelCommand(sandbox: VercelSandbox, plan: CommandPlan, fileMs: number): VendorCommand {
   let refused = false;
   let sweeping: Promise<void> | undefined;
   // Once per command: a kill and Vercel's own timeout may both ask for it.
   const sweep = (signal: AbortSignal): Promise<void> => {
+    if (plan.marker === "") return Promise.resolve();
     const argv = ["sh", "-c", markerSweepScript(EXEC_MARKER_ENV, plan.marker)];
     sweeping ??= runQuietly(sandbox, argv, plan.cwd, { signal, remainingMs: () => KILL_DEADLINE_MS });
     return sweeping;
