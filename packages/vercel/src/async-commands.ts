@@ -5,18 +5,26 @@ import {
   type OpOptions,
   SandportError,
   type StartCommandRequest,
+  sleep,
   splitStartCommandRequest,
   validateCommandRef,
 } from "@sandport/core";
-import { type OperationCall, OutputCollector } from "@sandport/core/adapter";
-import { budget, type VercelContext } from "./context.js";
+import {
+  type AsyncCommandEnd,
+  asyncCommandLogs,
+  asyncCommandStatus,
+  createCallBudget,
+  type OperationCall,
+  OutputCollector,
+} from "@sandport/core/adapter";
+import type { VercelContext } from "./context.js";
 import { isNotFound } from "./errors.js";
 import { planCommand } from "./exec.js";
 import { PROVIDER } from "./handle.js";
 import type { VercelCommand, VercelSandbox } from "./internal/sdk-types.js";
 import type { ResolvedOptions } from "./options.js";
-import { discardStdin, refusedBeforeStart, stageStdin } from "./run-command.js";
-import { claimSession, recordedTimeoutMs, recordLost, recordStart, releaseSession } from "./session-records.js";
+import { SessionRecords } from "./session-records.js";
+import { commandFields, discardStdin, refusedBeforeStart, stageStdin, TIMEOUT_SLACK_MS } from "./vendor-command.js";
 
 /** How long `commandLogs` of a running command waits for more output once the replayed lines stop. */
 const LOGS_QUIET_MS = 200;
@@ -48,40 +56,33 @@ export async function startCommand(
   const { sessionId, execRequest } = splitStartCommandRequest(request, PROVIDER);
   const plan = planCommand(context.options, execRequest);
   const { options } = context;
-  return context.onSandbox(handle, op, "startCommand", options.timeouts.lookupMs, async (sandbox, call, name) => {
-    context.markCommandRun(name);
-    const claim = await claimSession(sandbox, options, name, sessionId, call);
+  return context.onInstance(handle, op, "startCommand", options.timeouts.lookupMs, async (sandbox, call, name) => {
+    context.known.markCommandRun(name);
+    const records = new SessionRecords(sandbox, options, sessionId);
+    const claim = await records.claim(call);
     if (!claim.claimed) return { sessionId, commandId: claim.commandId };
     // Nothing ran yet: a failure frees the session for the next start (and its staged stdin).
     const release = async () => {
-      await releaseSession(sandbox, options, sessionId, call);
-      await discardStdin(sandbox, plan);
+      await records.release(call);
+      await discardStdin(sandbox, plan, createCallBudget(options.timeouts.fileMs));
     };
-    await stageStdin(sandbox, plan, call).catch(async (error: unknown) => {
+    await stageStdin(sandbox, plan, call.signal).catch(async (error: unknown) => {
       await release();
       throw error;
     });
     let command: VercelCommand;
     try {
-      command = await sandbox.runCommand({
-        cmd: plan.cmd,
-        args: plan.args,
-        cwd: plan.cwd,
-        env: plan.env,
-        timeoutMs: plan.timeoutMs,
-        detached: true,
-        signal: call.signal,
-      });
+      command = await sandbox.runCommand({ ...commandFields(plan), detached: true, signal: call.signal });
     } catch (error) {
       if (refusedBeforeStart(error)) {
         await release();
         throw error;
       }
       // It may have run: later starts of this session are refused at once rather than run it again.
-      await recordLost(sandbox, options, sessionId, budget(options.timeouts.fileMs));
+      await records.recordLost(AbortSignal.timeout(options.timeouts.fileMs));
       throw call.signal.aborted ? error : startLost(name, sessionId, error);
     }
-    await recordStart(sandbox, options, sessionId, { cmdId: command.cmdId, timeoutMs: plan.timeoutMs }, call);
+    await records.recordStart(command.cmdId, plan.timeoutMs, call.signal);
     return { sessionId, commandId: command.cmdId };
   });
 }
@@ -98,11 +99,9 @@ export function commandStatus(
   ref: CommandRef,
   op?: OpOptions,
 ): Promise<CommandStatus> {
-  return onCommand(context, handle, ref, op, "commandStatus", async (sandbox, command, call) => {
-    if (command.exitCode === null) return { state: "running", exitCode: null };
-    const timedOut = await ranOut(context.options, sandbox, ref, command, call);
-    return { state: "exited", exitCode: timedOut ? null : command.exitCode };
-  });
+  return onCommand(context, handle, ref, op, "commandStatus", async (sandbox, command, call) =>
+    asyncCommandStatus(await endOf(context.options, sandbox, ref, command, call)),
+  );
 }
 
 /**
@@ -117,18 +116,10 @@ export function commandLogs(
   op?: OpOptions,
 ): Promise<ExecResult> {
   return onCommand(context, handle, ref, op, "commandLogs", async (sandbox, command, call) => {
-    const running = command.exitCode === null;
     const output = new OutputCollector(context.options.maxOutputBytes);
-    await readLogs(command, output, running, call);
-    const timedOut = !running && (await ranOut(context.options, sandbox, ref, command, call));
-    return {
-      exitCode: running || timedOut ? null : command.exitCode,
-      stdout: output.stdout,
-      stderr: output.stderr,
-      truncated: output.truncated,
-      timedOut,
-      durationMs: running ? Math.max(0, Date.now() - command.startedAt) : (command.durationMs ?? 0),
-    };
+    await readLogs(command, output, command.exitCode === null, call);
+    const end = await endOf(context.options, sandbox, ref, command, call);
+    return asyncCommandLogs(output, end, Date.now() - command.startedAt);
   });
 }
 
@@ -142,7 +133,7 @@ async function onCommand<T>(
   work: (sandbox: VercelSandbox, command: VercelCommand, call: OperationCall) => Promise<T>,
 ): Promise<T> {
   const valid = validateCommandRef(ref, PROVIDER);
-  return context.onSandbox(handle, op, operation, context.options.timeouts.lookupMs, async (sandbox, call) => {
+  return context.onInstance(handle, op, operation, context.options.timeouts.lookupMs, async (sandbox, call) => {
     let command: VercelCommand;
     try {
       command = await sandbox.getCommand(valid.commandId, { signal: call.signal });
@@ -155,21 +146,25 @@ async function onCommand<T>(
 }
 
 /**
- * True when an ended command was killed at its timeout: a signal's exit code
- * (128 + n) after at least the timeout recorded at its start. Read only for
- * such exit codes, so a normal exit costs no extra request.
+ * How a command ended, from Vercel's record of it: `running` while it has no
+ * exit code. It was killed at its timeout when it has a signal's exit code
+ * (128 + n) after at least the timeout recorded at its start; that record is
+ * read only for such codes, so a normal exit costs no extra request.
  */
-async function ranOut(
+async function endOf(
   options: ResolvedOptions,
   sandbox: VercelSandbox,
   ref: CommandRef,
   command: VercelCommand,
   call: OperationCall,
-): Promise<boolean> {
-  if (command.exitCode === null || command.exitCode < 128) return false;
-  const timeoutMs = await recordedTimeoutMs(sandbox, options, ref.sessionId, command.cmdId, call);
+): Promise<AsyncCommandEnd | "running"> {
+  const { exitCode } = command;
+  if (exitCode === null) return "running";
   const durationMs = command.durationMs ?? Date.now() - command.startedAt;
-  return timeoutMs !== undefined && durationMs >= timeoutMs - 50;
+  if (exitCode < 128) return { exitCode, durationMs, timedOut: false };
+  const records = new SessionRecords(sandbox, options, ref.sessionId);
+  const timeoutMs = await records.recordedTimeoutMs(command.cmdId, call.signal);
+  return { exitCode, durationMs, timedOut: timeoutMs !== undefined && durationMs >= timeoutMs - TIMEOUT_SLACK_MS };
 }
 
 /** Reads the command's log stream into `output`: to its end, or while `live`, until it goes quiet. */
@@ -181,7 +176,7 @@ async function readLogs(command: VercelCommand, output: OutputCollector, live: b
     for (;;) {
       const next = lines.next();
       const quiet = Math.min(LOGS_QUIET_MS, until - Date.now());
-      const line = live ? await Promise.race([next, delay(Math.max(0, quiet))]) : await next;
+      const line = live ? await Promise.race([next, sleep(Math.max(0, quiet)).then(() => undefined)]) : await next;
       if (line === undefined) {
         // Quiet long enough: the stream is closed, and the read it leaves pending ends with it.
         next.catch(() => undefined);
@@ -193,10 +188,6 @@ async function readLogs(command: VercelCommand, output: OutputCollector, live: b
   } finally {
     stream.close();
   }
-}
-
-function delay(ms: number): Promise<undefined> {
-  return new Promise((resolve) => setTimeout(() => resolve(undefined), ms));
 }
 
 function startLost(name: string, sessionId: string, cause: unknown): SandportError {

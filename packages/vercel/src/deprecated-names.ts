@@ -5,4 +5,4 @@
 export { vercelSandboxCapabilities } from "./capabilities.js";
 export type { VercelSandboxHandle } from "./handle.js";
 export { DEFAULT_VERCEL_SANDBOX_TIMEOUTS, type VercelSandboxRuntimeOptions } from "./options.js";
-export { VercelSandboxRuntime } from "./vercel-sandbox-runtime.js";
+export { VercelSandboxRuntime } from "./vercel-runtime.js";

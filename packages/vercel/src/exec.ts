@@ -1,20 +1,21 @@
 import { randomUUID } from "node:crypto";
 import {
   composeShellCommand,
+  EXEC_MARKER_ENV,
   type ExecEvent,
   type ExecRequest,
   type ExecResult,
   type OpOptions,
+  RESERVED_ENV,
   refuseReservedEnv,
   toSandboxPath,
   validateExecRequest,
 } from "@sandport/core";
-import { assertCommandFits, execEventStream, planStdin } from "@sandport/core/adapter";
+import { assertCommandFits, execEventStream, planStdin, runCommandToEnd } from "@sandport/core/adapter";
 import type { VercelContext } from "./context.js";
 import { PROVIDER } from "./handle.js";
-import { EXEC_MARKER_ENV, RESERVED_ENV } from "./markers.js";
 import type { ResolvedOptions } from "./options.js";
-import { type CommandPlan, discardStdin, runCommand, stageStdin } from "./run-command.js";
+import { type CommandPlan, lostOutput, vercelCommand } from "./vendor-command.js";
 
 /**
  * Validates a request and turns it into what Vercel takes: the program and
@@ -83,16 +84,15 @@ async function runPlanned(
 ): Promise<ExecResult> {
   const plan = planCommand(context.options, request);
   const deadlineMs = plan.timeoutMs + context.options.timeouts.execGraceMs;
-  return context.onSandbox(handle, op, operation, deadlineMs, async (sandbox, call, name) => {
-    context.markCommandRun(name);
-    const signal = stop ? AbortSignal.any([call.signal, stop]) : call.signal;
-    await stageStdin(sandbox, plan, { signal });
-    try {
-      return await runCommand(sandbox, plan, signal, emit);
-    } catch (error) {
-      // A start that ran nothing left its staged stdin behind.
-      if (!signal.aborted) await discardStdin(sandbox, plan);
-      throw error;
-    }
+  return context.onInstance(handle, op, operation, deadlineMs, (sandbox, call, name) => {
+    context.known.markCommandRun(name);
+    return runCommandToEnd(vercelCommand(sandbox, plan, context.options.timeouts.fileMs), {
+      provider: PROVIDER,
+      timeoutMs: plan.timeoutMs,
+      maxOutputBytes: plan.maxOutputBytes,
+      signal: stop ? AbortSignal.any([call.signal, stop]) : call.signal,
+      ...(emit ? { emit } : {}),
+      lostOutput: (error) => lostOutput(name, error, operation),
+    });
   });
 }

@@ -10,7 +10,7 @@ import { checkSymlinkGuard, type GuardedPath, type OperationCall, symlinkGuardSc
 import type { VercelContext } from "./context.js";
 import { PROVIDER } from "./handle.js";
 import type { VercelSandbox } from "./internal/sdk-types.js";
-import { runHelper } from "./run-command.js";
+import { runScript } from "./run-script.js";
 
 /**
  * Writes all files in one request (the SDK's tar.gz upload, modes included),
@@ -24,7 +24,7 @@ export async function writeFiles(
 ): Promise<void> {
   const { workspaceRoot } = context.options;
   const valid = validateFiles(files, { root: workspaceRoot, provider: PROVIDER });
-  return context.onSandbox(handle, op, "writeFiles", context.options.timeouts.fileMs, async (sandbox, call, name) => {
+  return context.onInstance(handle, op, "writeFiles", context.options.timeouts.fileMs, async (sandbox, call, name) => {
     if (valid.length === 0) return;
     const targets = valid.map((file) => ({ relative: file.path, followFinal: true }));
     await guard(context, name, sandbox, call, targets);
@@ -48,7 +48,7 @@ export async function readFile(
   const relative = normalizeWorkspacePath(path, { root, allowRoot: false, provider: PROVIDER });
   const absolute = toSandboxPath(root, relative);
   const site = { operation: "readFile", path: absolute };
-  return context.onSandbox(handle, op, site, context.options.timeouts.fileMs, async (sandbox, call, name) => {
+  return context.onInstance(handle, op, site, context.options.timeouts.fileMs, async (sandbox, call, name) => {
     await guard(context, name, sandbox, call, [{ relative, followFinal: true }]);
     const bytes = await sandbox.readFileToBuffer({ path: absolute }, { signal: call.signal });
     if (bytes === null) throw missingFile(name, absolute);
@@ -70,8 +70,8 @@ async function guard(
   call: OperationCall,
   paths: readonly GuardedPath[],
 ): Promise<void> {
-  if (context.isPristine(name)) return;
-  const result = await runHelper(sandbox, ["sh", "-c", symlinkGuardScript(paths)], context.options.workspaceRoot, call);
+  if (context.known.isPristine(name)) return;
+  const result = await runScript(sandbox, ["sh", "-c", symlinkGuardScript(paths)], context.options.workspaceRoot, call);
   checkSymlinkGuard(paths, result, PROVIDER);
 }
 

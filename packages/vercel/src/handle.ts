@@ -1,5 +1,5 @@
 import { invalidRequest, type SandboxHandle } from "@sandport/core";
-import { callerLabels, checkHandle } from "@sandport/core/adapter";
+import { callerLabels, checkHandle, foreignSandbox } from "@sandport/core/adapter";
 import type { VercelSandboxRow } from "./internal/sdk-types.js";
 import { MAX_NAME_LENGTH, NAME_CHARACTERS } from "./ownership.js";
 
@@ -29,6 +29,12 @@ export function handleFromRow(row: VercelSandboxRow): VercelHandle {
 /** The sandbox name of a handle: a Vercel handle (`checkHandle`) whose id can be a sandbox name. */
 export function sandboxNameOf(handle: unknown, operation: string): string {
   return validSandboxName(checkHandle(handle, PROVIDER, operation));
+}
+
+/** `name` when it lies inside the prefix (the ownership boundary); `FOREIGN_SANDBOX` otherwise, without a request. */
+export function ourSandboxName(name: string, prefix: string, operation: string): string {
+  if (name.startsWith(prefix) && name.length > prefix.length) return name;
+  throw foreignSandbox(PROVIDER, name, operation, `its name does not start with ${prefix}`);
 }
 
 /**

@@ -12,4 +12,4 @@ export * from "./deprecated-names.js";
 export type { VercelHandle } from "./handle.js";
 export type { VercelRuntimeOptions } from "./options.js";
 export { DEFAULT_VERCEL_TIMEOUTS } from "./options.js";
-export { VercelRuntime } from "./vercel-sandbox-runtime.js";
+export { VercelRuntime } from "./vercel-runtime.js";

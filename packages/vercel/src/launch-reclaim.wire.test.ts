@@ -5,7 +5,7 @@
 import { startVercelEmulator } from "@sandport/testkit/emulators/vercel";
 import { describeLaunchReclaim } from "@sandport/testkit/faults";
 import { emulatorOptions } from "../test/emulated.js";
-import { VercelSandboxRuntime } from "./vercel-sandbox-runtime.js";
+import { VercelSandboxRuntime } from "./vercel-runtime.js";
 
 /** A `fetch` that sends every request to the same path at `base`. */
 function fetchAt(base: string): typeof globalThis.fetch {

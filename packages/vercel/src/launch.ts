@@ -3,21 +3,22 @@ import {
   invalidRequest,
   type LaunchSpec,
   type OpOptions,
+  RESERVED_ENV,
   type ResourceLimits,
   refuseReservedEnv,
   SandportError,
   unsupported,
   validateLaunchSpec,
 } from "@sandport/core";
-import { launchFailure } from "@sandport/core/adapter";
-import { budget, type VercelContext } from "./context.js";
+import { type AbandonedCreate, createCallBudget, launchFailure } from "@sandport/core/adapter";
+import type { VercelContext } from "./context.js";
 import { isAlreadyExists, mapVercelError } from "./errors.js";
-import { PROVIDER, type VercelSandboxHandle } from "./handle.js";
-import type { VercelCreateParams } from "./internal/sdk-types.js";
-import { RESERVED_ENV } from "./markers.js";
+import { PROVIDER, type VercelHandle } from "./handle.js";
+import type { VercelCreateParams, VercelSandbox } from "./internal/sdk-types.js";
+import { deleteSandbox } from "./lifecycle.js";
+import { findByLaunchKey } from "./lookup.js";
 import { isVercelVcpuCount } from "./options.js";
 import { MAX_LABELS, MAX_NAME_LENGTH } from "./ownership.js";
-import { makeDirectory } from "./workspace.js";
 
 /** Most ports a sandbox may declare. */
 export const MAX_PORTS = 15;
@@ -39,14 +40,14 @@ const MEMORY_PER_VCPU_MIB = 2048;
  * is unknown (lost connection, 5xx, or the name already taken, which only
  * that create can have done) rejects saying so, with the launch key to search.
  */
-export function launch(context: VercelContext, spec: LaunchSpec = {}, op?: OpOptions): Promise<VercelSandboxHandle> {
+export function launch(context: VercelContext, spec: LaunchSpec = {}, op?: OpOptions): Promise<VercelHandle> {
   const { options, ownership } = context;
   let abandoned: ((error: SandportError) => void) | undefined;
-  const launching = context.operations.run(
+  const launching = context.run(
     op,
     { operation: "launch" },
     options.timeouts.launchMs,
-    async (call): Promise<VercelSandboxHandle> => {
+    async (call): Promise<VercelHandle> => {
       const valid = validateLaunchSpec(spec, PROVIDER);
       refuseReservedEnv(valid.env, RESERVED_ENV, "env", PROVIDER);
       const launchKey = valid.launchKey ?? randomUUID();
@@ -78,7 +79,7 @@ export function launch(context: VercelContext, spec: LaunchSpec = {}, op?: OpOpt
       if (call.signal.aborted) throw call.signal.reason;
       const params: VercelCreateParams = {
         // Not the caller's signal: a create already sent is left to finish (or to reach the deadline), then reclaimed.
-        ...context.connection(budget(call.remainingMs())),
+        ...context.connection(createCallBudget(call.remainingMs())),
         name,
         ...((valid.template ?? options.image) ? { image: valid.template ?? options.image } : {}),
         ports,
@@ -92,18 +93,20 @@ export function launch(context: VercelContext, spec: LaunchSpec = {}, op?: OpOpt
       };
       const creation = sdk.Sandbox.create(params);
       let created = false;
-      abandoned = (error) =>
-        context.reclaimLaunch({ creation, idOf: (sandbox) => sandbox.name, launchKey, error, created });
+      abandoned = (error) => reclaim(context, { creation, idOf: (sandbox) => sandbox.name, launchKey, error, created });
       const sandbox = await creation.catch((error: unknown) => {
         throw launchError(error, launchKey);
       });
       created = true;
-      context.remember(sandbox);
+      context.remember(name, sandbox);
       if (options.region !== undefined && sandbox.region !== options.region) {
         throw unsupported(PROVIDER, "region", `asked for ${options.region}, Vercel created it in ${sandbox.region}`);
       }
-      await makeDirectory(sandbox, options.workspaceRoot, call);
-      context.markPristine(name);
+      // Vercel's mkdir is not recursive (the workspace's parent exists) and refuses an existing directory.
+      await sandbox.mkDir(options.workspaceRoot, { signal: call.signal }).catch((error: unknown) => {
+        if (!isAlreadyExists(error)) throw error;
+      });
+      context.known.markPristine(name);
       return {
         id: name,
         provider: PROVIDER,
@@ -166,4 +169,14 @@ function launchError(error: unknown, launchKey: string): SandportError {
       })
     : mapped;
   return launchFailure(error, worded, launchKey, { outcomeUnknown });
+}
+
+/** Hands a launch that failed after its create was sent to the context's reclaim: Vercel's delete and launch-key search. */
+function reclaim(context: VercelContext, launch: AbandonedCreate<VercelSandbox>): void {
+  const { timeouts, orphanCleanupMs } = context.options;
+  context.reclaimLaunch(launch, {
+    destroy: async (name) => void (await deleteSandbox(context, name, createCallBudget(timeouts.destroyMs))),
+    findByLaunchKey: (key) => findByLaunchKey(context, key, createCallBudget(timeouts.lookupMs)),
+    cleanupMs: orphanCleanupMs,
+  });
 }

@@ -49,22 +49,24 @@ for (const version of Object.keys(SDK_VERSIONS) as SdkVersion[]) {
     });
 
     test("a destroy that cannot prove absence rejects DESTROY_UNVERIFIED and stays registered; again finishes it", async () => {
-      const handle = await runtime.launch();
+      const requests = answeredFetch(emulator.fetch);
+      const tracked = runtimeWith({ fetch: requests.fetch });
+      const handle = await tracked.launch();
       emulator.injectFault({ route: LIST, fault: { kind: "status", status: 500 }, times: 1_000 });
-      const error = await expectCode(runtime.destroy(handle, { timeoutMs: 2_500 }), "DESTROY_UNVERIFIED");
+      const error = await expectCode(tracked.destroy(handle, { timeoutMs: 2_500 }), "DESTROY_UNVERIFIED");
       assert.equal(error.retryable, true);
       assert.equal(error.details.sandboxId, handle.id);
       assert.ok(emulator.countRequests(LIST) >= 2, "the check was repeated until the deadline");
-      // The check cut off at the deadline may have written its request already; the emulator runs in this
-      // process and reads it on the loop's next poll phase. Let that pass, so the log below is the second destroy's.
-      for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
+      // The check cut off at the deadline may have sent its request already: once every request the runtime
+      // sent has its answer, the emulator has logged it, so the log below is the second destroy's alone.
+      await requests.allAnswered();
       emulator.clearFaults();
       emulator.resetRequests();
-      await runtime.destroy(handle);
+      await tracked.destroy(handle);
       assert.deepEqual(
         emulator.requests.map((request) => `${request.route} ${request.status}`),
-        [`${DELETE} 404`, `${LIST} 200`],
-        "no ownership lookup again: the handle was still known",
+        [`${GET} 404`],
+        "no ownership lookup again (the handle was still known): the sandbox fetched by name is gone",
       );
     });
 
@@ -149,4 +151,33 @@ for (const version of Object.keys(SDK_VERSIONS) as SdkVersion[]) {
       );
     });
   });
+}
+
+/**
+ * A fetch that sends every request through to its answer, whatever the
+ * caller's signal does (the caller still sees its abort at once), and says
+ * when every request sent so far has been answered.
+ */
+function answeredFetch(base: typeof globalThis.fetch) {
+  const pending = new Set<Promise<unknown>>();
+  const fetch: typeof globalThis.fetch = (input, init) => {
+    const { signal, ...rest } = init ?? {};
+    const answered = base(input, rest);
+    const settled = answered.then(
+      async (response) => {
+        if (signal?.aborted) await response.body?.cancel();
+      },
+      () => undefined,
+    );
+    pending.add(settled);
+    void settled.finally(() => pending.delete(settled));
+    if (!signal) return answered;
+    return new Promise<Response>((resolve, reject) => {
+      const onAbort = () => reject(signal.reason);
+      if (signal.aborted) return onAbort();
+      signal.addEventListener("abort", onAbort, { once: true });
+      answered.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+    });
+  };
+  return { fetch, allAnswered: async () => void (await Promise.all(pending)) };
 }

@@ -1,75 +1,54 @@
 import type { OpOptions } from "@sandport/core";
-import { confirmGone, destroyUnverified, sandboxNotFound } from "@sandport/core/adapter";
-import { budget, type CallTiming, raceAbort, type VercelContext } from "./context.js";
-import { isNotFound, mapVercelError } from "./errors.js";
+import { type CallBudget, destroyVerified, sandboxNotFound } from "@sandport/core/adapter";
+import type { VercelContext } from "./context.js";
+import { isNotFound } from "./errors.js";
 import { PROVIDER } from "./handle.js";
-import { findOwnedRow, findRow } from "./lookup.js";
-
-/** Time kept back from the destroy deadline, so an unverified destroy reports itself and not a bare deadline. */
-const VERIFY_MARGIN_MS = 250;
 
 /**
  * Deletes a sandbox (never the SDK's `AsyncDisposable`, which only stops it)
- * and resolves once it is verified gone: the list no longer has its name, or
- * has it with another creation time (a new sandbox took the name, so ours is
- * gone). A sandbox already absent counts as destroyed; a name this runtime
- * has not seen is checked for our ownership tag first (`FOREIGN_SANDBOX`
- * otherwise). When absence cannot be shown before the deadline, rejects
- * `DESTROY_UNVERIFIED` (retryable) and keeps what it knows, so that
- * destroying again finishes the job.
+ * and resolves once it is verified gone (`destroyVerified`): the list no
+ * longer has its name, or has it with another creation time (a new sandbox
+ * took the name, so ours is gone). A sandbox already absent counts as
+ * destroyed; a name this runtime has not seen is checked for our ownership
+ * tag first (`FOREIGN_SANDBOX` otherwise). When absence cannot be shown
+ * before the deadline, rejects `DESTROY_UNVERIFIED` (retryable).
  */
 export function destroy(context: VercelContext, handle: unknown, op?: OpOptions): Promise<void> {
-  return context.operations.onHandle(handle, op, "destroy", context.options.timeouts.destroyMs, async (name, call) => {
-    if (!context.knownOwned(name) && !(await findOwnedRow(context, name, "destroy", call))) {
-      context.forget(name);
-      return;
-    }
-    const createdAt = context.createdAtOf(name);
-    await deleteSandbox(context, name, call);
-    const until = Date.now() + call.remainingMs() - VERIFY_MARGIN_MS;
-    // Each check ends by `until` too, so a slow one reports itself as unverified. Raced, not only signalled: the
-    // SDK notices an abort only between its retries, not while it waits for the next one.
-    const probe = () => {
-      const timing = budget(Math.max(1, until - Date.now()), call.signal);
-      return raceAbort(stillListed(context, name, createdAt, timing), timing.signal);
-    };
-    const verdict = await confirmGone(probe, { until, signal: call.signal });
-    if (verdict.gone) return context.forget(name);
-    const why = verdict.reason === "still-present" ? "it was still listed after the delete" : "the check failed";
-    throw destroyUnverified(PROVIDER, name, why, verdict.last);
+  let createdAt: number | undefined;
+  return destroyVerified(context, handle, op, {
+    timeoutMs: context.options.timeouts.destroyMs,
+    remove: async (name, budget) => {
+      createdAt = await deleteSandbox(context, name, budget);
+      return createdAt !== undefined;
+    },
+    exists: async (name, budget) => (await context.describe(name, "destroy", budget))?.createdAt === createdAt,
   });
 }
 
 /**
- * One delete of a sandbox known to be ours (with its orphaned snapshots, where
- * the SDK sends that); resolves whether it was there. Shared with the cleanup
- * of abandoned launches.
+ * One delete of a sandbox known to be ours, with its orphaned snapshots
+ * (where the SDK sends that); resolves the deleted sandbox's creation time
+ * (epoch ms), `undefined` when it was not there. Shared with the cleanup of
+ * abandoned launches.
  */
-export async function deleteSandbox(context: VercelContext, name: string, timing: CallTiming): Promise<boolean> {
-  try {
-    const sandbox = await context.sandbox(name, "destroy");
-    await sandbox.delete({ deleteOrphanSnapshots: true, signal: timing.signal });
-    return true;
-  } catch (error) {
-    if (isNotFound(error)) return false;
-    throw mapVercelError(error, { operation: "destroy", sandboxId: name });
-  }
-}
-
-/** True while the list still has `name` as the sandbox created at `createdAt` (any, when that is unknown). */
-async function stillListed(
+export async function deleteSandbox(
   context: VercelContext,
   name: string,
-  createdAt: number | undefined,
-  timing: CallTiming,
-): Promise<boolean> {
-  const row = await findRow(context, name, "destroy", timing);
-  return row !== undefined && (createdAt === undefined || row.createdAt === createdAt);
+  budget: CallBudget,
+): Promise<number | undefined> {
+  try {
+    const sandbox = await context.instance(name, "destroy", budget);
+    await sandbox.delete({ deleteOrphanSnapshots: true, signal: context.connection(budget).signal });
+    return sandbox.createdAt.getTime();
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw context.mapError(error, { operation: "destroy", sandboxId: name });
+  }
 }
 
 /** Stops the sandbox's session; Vercel keeps the files of a persistent sandbox. Already stopped is fine. */
 export function stop(context: VercelContext, handle: unknown, op?: OpOptions): Promise<void> {
-  return context.onSandbox(handle, op, "stop", context.options.timeouts.lifecycleMs, async (sandbox, call) => {
+  return context.onInstance(handle, op, "stop", context.options.timeouts.lifecycleMs, async (sandbox, call) => {
     await sandbox.stop({ signal: call.signal });
   });
 }
@@ -80,13 +59,11 @@ export function stop(context: VercelContext, handle: unknown, op?: OpOptions): P
  * sandbox was created with.
  */
 export function start(context: VercelContext, handle: unknown, op?: OpOptions): Promise<void> {
-  return context.operations.onHandle(handle, op, "start", context.options.timeouts.lifecycleMs, async (name, call) => {
-    if (!context.knownOwned(name) && !(await findOwnedRow(context, name, "start", call))) {
-      throw sandboxNotFound(PROVIDER, name, "start");
-    }
+  return context.onHandle(handle, op, "start", context.options.timeouts.lifecycleMs, async (name, call) => {
+    await context.assertOwned(name, "start", call);
     const sdk = await context.sdk();
     try {
-      context.remember(await sdk.Sandbox.get({ ...context.connection(call), name, resume: true }));
+      context.remember(name, await sdk.Sandbox.get({ ...context.connection(call), name, resume: true }));
     } catch (error) {
       if (isNotFound(error)) throw sandboxNotFound(PROVIDER, name, "start", error);
       throw error;

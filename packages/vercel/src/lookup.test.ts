@@ -7,7 +7,7 @@ import { LAUNCH_KEY_LABEL, type Labels, OWNER_LABEL } from "@sandport/core";
 import { expectCode } from "@sandport/testkit/assertions";
 import { Sandbox } from "@vercel/sandbox";
 import { emulated, emulatorOptions, SDK_VERSIONS, type SdkVersion } from "../test/emulated.js";
-import { VercelRuntime } from "./vercel-sandbox-runtime.js";
+import { VercelRuntime } from "./vercel-runtime.js";
 
 const LIST = "GET /v2/sandboxes";
 const ids = (handles: readonly { id: string }[]) => handles.map((handle) => handle.id).sort();

@@ -8,7 +8,7 @@ import { emulatorOptions } from "../test/emulated.js";
 import { VercelContext } from "./context.js";
 import type { VercelSdkModule } from "./internal/sdk-types.js";
 import { DEFAULT_VERCEL_TIMEOUTS, resolveOptions } from "./options.js";
-import { VercelRuntime } from "./vercel-sandbox-runtime.js";
+import { VercelRuntime } from "./vercel-runtime.js";
 
 const credentials = { token: "vcp_token", teamId: "team_1", projectId: "prj_1" };
 
@@ -65,7 +65,7 @@ test("defaults: name prefix from the owner, home and workspace, explicit lifetim
 test("every static SDK call carries all three credentials, the guarded fetch and the call's signal", () => {
   const context = new VercelContext(resolveOptions(credentials));
   const signal = new AbortController().signal;
-  const { fetch, ...rest } = context.connection({ signal });
+  const { fetch, ...rest } = context.connection({ signal, remainingMs: () => 1_000 });
   assert.deepEqual(rest, { ...credentials, signal });
   assert.equal(typeof fetch, "function");
   assert.notEqual(fetch, globalThis.fetch, "the SDK gets the adapter's fetch, never the platform's as it stands");

@@ -16,7 +16,7 @@ export async function portEndpoint(
   op?: OpOptions,
 ): Promise<PortEndpoint> {
   const checked = validatePort(port, PROVIDER);
-  return context.onSandbox(
+  return context.onInstance(
     handle,
     op,
     "portEndpoint",

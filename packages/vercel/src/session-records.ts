@@ -2,11 +2,10 @@ import { randomUUID } from "node:crypto";
 import { posix } from "node:path";
 import { type ExecResult, quoteShellArg, SandportError } from "@sandport/core";
 import type { OperationCall } from "@sandport/core/adapter";
-import type { CallTiming } from "./context.js";
 import { PROVIDER } from "./handle.js";
 import type { VercelSandbox } from "./internal/sdk-types.js";
 import type { ResolvedOptions } from "./options.js";
-import { runHelper } from "./run-command.js";
+import { runScript } from "./run-script.js";
 
 /**
  * The records that make `startCommand` idempotent on its session id. Vercel
@@ -25,93 +24,72 @@ export type SessionClaim = { readonly claimed: true } | { readonly claimed: fals
 /** What the record of a session holds when its start's outcome was lost. */
 const LOST = "lost";
 
-/**
- * Claims a session, or finds the command another start recorded for it
- * (waiting up to 10 s for a racing claimer). A claim whose answer was lost is
- * asked once more: it carries this call's nonce, so it recognises itself. A
- * session whose start was lost is refused (`UNEXPECTED`).
- */
-export async function claimSession(
-  sandbox: VercelSandbox,
-  options: ResolvedOptions,
-  name: string,
-  sessionId: string,
-  call: OperationCall,
-): Promise<SessionClaim> {
-  const script = ["sh", "-c", claimScript(options, sessionId, randomUUID())];
-  const claim = () => runHelper(sandbox, script, options.workspaceRoot, call);
-  const result = await claim().catch((error: unknown) => {
-    const lost = SandportError.isInstance(error) && error.details.outcomeUnknown === true;
-    if (call.signal.aborted || !lost) throw error;
-    return claim();
-  });
-  const line = result.exitCode === 0 ? result.stdout.trim() : "";
-  if (line === "claimed") return { claimed: true };
-  if (!line.startsWith("exists ")) throw unclaimed(name, sessionId, result);
-  const commandId = line.slice("exists ".length);
-  if (commandId === LOST) throw lostSession(name, sessionId);
-  return { claimed: false, commandId };
-}
+/** The records of one session in one sandbox. */
+export class SessionRecords {
+  readonly #sandbox: VercelSandbox;
+  readonly #options: ResolvedOptions;
+  readonly #sessionId: string;
+  readonly #path: string;
 
-/** Records the command a claimed session started, and its timeout (read back by {@link recordedTimeoutMs}). */
-export function recordStart(
-  sandbox: VercelSandbox,
-  options: ResolvedOptions,
-  sessionId: string,
-  started: { readonly cmdId: string; readonly timeoutMs: number },
-  timing: CallTiming,
-): Promise<void> {
-  return write(sandbox, options, sessionId, `${started.cmdId}\n${started.timeoutMs}\n`, timing);
-}
+  constructor(sandbox: VercelSandbox, options: ResolvedOptions, sessionId: string) {
+    this.#sandbox = sandbox;
+    this.#options = options;
+    this.#sessionId = sessionId;
+    this.#path = `${options.sessionDirectory}/${sessionId}/command`;
+  }
 
-/** Records that a claimed session's start may have run unseen: later starts are refused. Best effort. */
-export async function recordLost(
-  sandbox: VercelSandbox,
-  options: ResolvedOptions,
-  sessionId: string,
-  timing: CallTiming,
-): Promise<void> {
-  await write(sandbox, options, sessionId, `${LOST}\n`, timing).catch(() => undefined);
-}
+  /**
+   * Claims the session, or finds the command another start recorded for it
+   * (waiting up to 10 s for a racing claimer). A claim whose answer was lost
+   * is asked once more: it carries this call's nonce, so it recognises
+   * itself. A session whose start was lost is refused (`UNEXPECTED`).
+   */
+  async claim(call: OperationCall): Promise<SessionClaim> {
+    const script = ["sh", "-c", claimScript(this.#options, this.#sessionId, randomUUID())];
+    const claim = () => runScript(this.#sandbox, script, this.#options.workspaceRoot, call);
+    const result = await claim().catch((error: unknown) => {
+      const lost = SandportError.isInstance(error) && error.details.outcomeUnknown === true;
+      if (call.signal.aborted || !lost) throw error;
+      return claim();
+    });
+    const line = result.exitCode === 0 ? result.stdout.trim() : "";
+    if (line === "claimed") return { claimed: true };
+    if (!line.startsWith("exists ")) throw unclaimed(this.#sandbox.name, this.#sessionId, result);
+    const commandId = line.slice("exists ".length);
+    if (commandId === LOST) throw lostSession(this.#sandbox.name, this.#sessionId);
+    return { claimed: false, commandId };
+  }
 
-/** Frees a claimed session whose start ran nothing, for the next start. Best effort. */
-export async function releaseSession(
-  sandbox: VercelSandbox,
-  options: ResolvedOptions,
-  sessionId: string,
-  call: OperationCall,
-): Promise<void> {
-  const directory = `${options.sessionDirectory}/${sessionId}`;
-  await runHelper(sandbox, ["rm", "-rf", "--", directory], options.workspaceRoot, call).catch(() => undefined);
-}
+  /** Records the command a claimed session started, and its timeout (read back by {@link recordedTimeoutMs}). */
+  recordStart(cmdId: string, timeoutMs: number, signal: AbortSignal): Promise<void> {
+    return this.#write(`${cmdId}\n${timeoutMs}\n`, signal);
+  }
 
-/** The timeout recorded for command `cmdId` of a session; `undefined` when the record names another. */
-export async function recordedTimeoutMs(
-  sandbox: VercelSandbox,
-  options: ResolvedOptions,
-  sessionId: string,
-  cmdId: string,
-  timing: CallTiming,
-): Promise<number | undefined> {
-  const bytes = await sandbox.readFileToBuffer({ path: recordPath(options, sessionId) }, { signal: timing.signal });
-  const [recorded, timeout] = new TextDecoder().decode(bytes ?? new Uint8Array()).split("\n");
-  const timeoutMs = Number(timeout);
-  return recorded === cmdId && timeout !== "" && Number.isFinite(timeoutMs) ? timeoutMs : undefined;
-}
+  /** Records that a claimed session's start may have run unseen: later starts are refused. Best effort. */
+  async recordLost(signal: AbortSignal): Promise<void> {
+    await this.#write(`${LOST}\n`, signal).catch(() => undefined);
+  }
 
-function write(
-  sandbox: VercelSandbox,
-  options: ResolvedOptions,
-  sessionId: string,
-  text: string,
-  timing: CallTiming,
-): Promise<void> {
-  const content = new TextEncoder().encode(text);
-  return sandbox.writeFiles([{ path: recordPath(options, sessionId), content }], { signal: timing.signal });
-}
+  /** Frees a claimed session whose start ran nothing, for the next start. Best effort. */
+  async release(call: OperationCall): Promise<void> {
+    const directory = `${this.#options.sessionDirectory}/${this.#sessionId}`;
+    await runScript(this.#sandbox, ["rm", "-rf", "--", directory], this.#options.workspaceRoot, call).catch(
+      () => undefined,
+    );
+  }
 
-function recordPath(options: ResolvedOptions, sessionId: string): string {
-  return `${options.sessionDirectory}/${sessionId}/command`;
+  /** The timeout recorded for command `cmdId` of the session; `undefined` when the record names another. */
+  async recordedTimeoutMs(cmdId: string, signal: AbortSignal): Promise<number | undefined> {
+    const bytes = await this.#sandbox.readFileToBuffer({ path: this.#path }, { signal });
+    const [recorded, timeout] = new TextDecoder().decode(bytes ?? new Uint8Array()).split("\n");
+    const timeoutMs = Number(timeout);
+    return recorded === cmdId && timeout !== "" && Number.isFinite(timeoutMs) ? timeoutMs : undefined;
+  }
+
+  #write(text: string, signal: AbortSignal): Promise<void> {
+    const content = new TextEncoder().encode(text);
+    return this.#sandbox.writeFiles([{ path: this.#path, content }], { signal });
+  }
 }
 
 /**

@@ -6,7 +6,7 @@
 // line: the emulator's requests of each phase and what the global fetch sent to the trap.
 import { startVercelEmulator } from "@sandport/testkit/emulators/vercel";
 import { Sandbox } from "@vercel/sandbox";
-import { VercelRuntime } from "../src/vercel-sandbox-runtime.js";
+import { VercelRuntime } from "../src/vercel-runtime.js";
 
 const trap = process.env.SANDPORT_TRAP_URL as string;
 const platformFetch = globalThis.fetch;

@@ -3,7 +3,7 @@
 // sandbox is one inside it.
 import { describeRuntimeConformance } from "@sandport/testkit/conformance";
 import { startVercelEmulator } from "@sandport/testkit/emulators/vercel";
-import { VercelRuntime } from "../src/vercel-sandbox-runtime.js";
+import { VercelRuntime } from "../src/vercel-runtime.js";
 import { emulatorOptions, type SdkVersion } from "./emulated.js";
 
 /** Declares the conformance suite for `VercelRuntime` with the SDK of `version`. */

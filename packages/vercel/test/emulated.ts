@@ -10,7 +10,7 @@ import {
 } from "@sandport/testkit/emulators/vercel";
 import type { VercelSdkModule } from "../src/internal/sdk-types.js";
 import type { VercelRuntimeOptions } from "../src/options.js";
-import { VercelRuntime } from "../src/vercel-sandbox-runtime.js";
+import { VercelRuntime } from "../src/vercel-runtime.js";
 
 /** The SDK versions the wire tests and the conformance suite run with: the newest and the oldest in range. */
 export const SDK_VERSIONS = {

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { SandportError } from "../errors/sandport-error.js";
-import { destroyVerified } from "./destroy-verified.js";
+import type { CallBudget } from "./adapter-context.js";
+import { destroyVerified, VERIFY_MARGIN_MS } from "./destroy-verified.js";
 import { FakeContext } from "./fake-context.js";
 
 /** The fake provider's delete and look, counting deletes; `lingers` keeps a deleted sandbox listed. */
@@ -55,5 +56,25 @@ describe("destroyVerified", () => {
     assert.ok(SandportError.hasCode(error, "DESTROY_UNVERIFIED"));
     assert.match(error.message, /still listed/);
     assert.equal(error.retryable, true);
+  });
+
+  test("a look that outlasts the verification window is cut off there: DESTROY_UNVERIFIED, not a bare deadline", async () => {
+    const context = new FakeContext();
+    context.add("a");
+    const budgets: number[] = [];
+    const vendor = {
+      ...primitives(context, true),
+      // A look that ignores its signal and never answers, as an SDK waiting between its own retries.
+      exists: (_sandboxId: string, budget: CallBudget) => {
+        budgets.push(budget.remainingMs());
+        assert.ok(budget.signal, "each look gets a signal that fires at the end of the window");
+        return new Promise<boolean>(() => {});
+      },
+    };
+    const error = await destroyVerified(context, { id: "a" }, { timeoutMs: 900 }, vendor).catch((e: unknown) => e);
+    assert.ok(SandportError.hasCode(error, "DESTROY_UNVERIFIED"), String(error));
+    assert.match(error.message, /check failed/);
+    assert.equal(budgets.length, 1);
+    assert.ok((budgets[0] ?? Infinity) <= 900 - VERIFY_MARGIN_MS, "the look's budget ends with the window");
   });
 });

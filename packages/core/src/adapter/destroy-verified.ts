@@ -18,7 +18,10 @@ export interface DestroyPrimitives {
    * (a not-found answer is `false`, not an error).
    */
   readonly remove: (sandboxId: string, budget: CallBudget) => Promise<boolean>;
-  /** One look: whether the sandbox is still there (not-found is `false`; other failures throw). */
+  /**
+   * One look: whether the sandbox is still there (not-found is `false`; other
+   * failures throw). Its budget ends with the verification window, not the call.
+   */
   readonly exists: (sandboxId: string, budget: CallBudget) => Promise<boolean>;
 }
 
@@ -43,12 +46,38 @@ export function destroyVerified(
     const found = await primitives.remove(sandboxId, call);
     context.forget(sandboxId, { keepOwnership: found });
     if (!found) return;
-    const verdict = await confirmGone(() => primitives.exists(sandboxId, call), {
-      until: Date.now() + call.remainingMs() - VERIFY_MARGIN_MS,
-      signal: call.signal,
-    });
+    const until = Date.now() + call.remainingMs() - VERIFY_MARGIN_MS;
+    const verdict = await confirmGone(
+      () => lookUntil(until, call.signal, (look) => primitives.exists(sandboxId, look)),
+      {
+        until,
+        signal: call.signal,
+      },
+    );
     if (verdict.gone) return context.forget(sandboxId);
     const why = verdict.reason === "still-present" ? "it was still listed after the delete" : "the check failed";
     throw destroyUnverified(context.provider, sandboxId, why, verdict.last);
+  });
+}
+
+/**
+ * One look bounded by the verification window: its budget and signal end at
+ * `until`, and it is raced against that signal as well, since an SDK may
+ * notice an abort only between its own retries. A look cut off there counts
+ * as a failed check, so the destroy reports itself unverified in time.
+ */
+function lookUntil(
+  until: number,
+  callSignal: AbortSignal,
+  look: (budget: CallBudget) => Promise<boolean>,
+): Promise<boolean> {
+  const signal = AbortSignal.any([callSignal, AbortSignal.timeout(Math.max(1, until - Date.now()))]);
+  const looking = look({ signal, remainingMs: () => Math.max(0, Math.ceil(until - Date.now())) });
+  looking.catch(() => {});
+  return new Promise<boolean>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    looking.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
   });
 }

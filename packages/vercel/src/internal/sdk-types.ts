@@ -104,7 +104,6 @@ export interface VercelRunParams extends VercelCallOptions {
   readonly env: Record<string, string>;
   /** Command timeout in ms; always sent. */
   readonly timeoutMs: number;
-  readonly sudo?: false;
 }
 
 /** `runCommand` in its waited form: output is written to the sinks as it arrives. */
@@ -137,7 +136,6 @@ export interface VercelCommand {
   /** Once it has ended, where Vercel reports it. */
   readonly durationMs?: number | undefined;
   logs(options?: VercelCallOptions): VercelLogStream;
-  wait(options?: VercelCallOptions): Promise<VercelCommandFinished>;
 }
 
 /** A command that has ended. */
@@ -158,9 +156,7 @@ export interface VercelFileEntry {
 export interface VercelSandbox {
   readonly name: string;
   readonly createdAt: Date;
-  readonly status: string;
   readonly region: string | undefined;
-  readonly tags: Record<string, string> | undefined;
   runCommand(params: VercelRunParams & { readonly detached: true }): Promise<VercelCommand>;
   runCommand(params: VercelWaitedRunParams): Promise<VercelCommandFinished>;
   getCommand(cmdId: string, options?: VercelCallOptions): Promise<VercelCommand>;

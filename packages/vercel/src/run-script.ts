@@ -1,0 +1,33 @@
+import type { ExecResult } from "@sandport/core";
+import { type CallBudget, runCommandToEnd } from "@sandport/core/adapter";
+import { PROVIDER } from "./handle.js";
+import type { VercelSandbox } from "./internal/sdk-types.js";
+import { lostOutput, vercelCommand } from "./vendor-command.js";
+
+/** Output cap of the adapter's own helper scripts (symlink guard, session claim, session release). */
+const SCRIPT_OUTPUT_BYTES = 1024 * 1024;
+
+/**
+ * Runs one of the adapter's own scripts in `cwd` to completion on the kit's
+ * engine, within the caller's time and signal: non-zero exits are results.
+ * It carries no kill marker, so it is never swept: a script whose answer was
+ * lost runs to its end (the session claim relies on that), and Vercel ends
+ * it at its timeout, the caller's remaining time.
+ */
+export function runScript(
+  sandbox: VercelSandbox,
+  argv: readonly string[],
+  cwd: string,
+  budget: CallBudget & { readonly signal: AbortSignal },
+): Promise<ExecResult> {
+  const [cmd = "true", ...args] = argv;
+  const timeoutMs = Math.max(1, budget.remainingMs());
+  const plan = { cmd, args, cwd, env: {}, marker: "", timeoutMs, maxOutputBytes: SCRIPT_OUTPUT_BYTES };
+  return runCommandToEnd(vercelCommand(sandbox, plan, timeoutMs), {
+    provider: PROVIDER,
+    timeoutMs,
+    maxOutputBytes: SCRIPT_OUTPUT_BYTES,
+    signal: budget.signal,
+    lostOutput: (error) => lostOutput(sandbox.name, error, "exec"),
+  });
+}
