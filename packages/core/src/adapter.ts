@@ -36,7 +36,6 @@ export type {
 export {
   commandResult,
   KILL_DEADLINE_MS,
-  killUnconfirmed,
   lostOutput,
   runCommandToEnd,
   startCommandRun,
@@ -57,20 +56,17 @@ export {
 } from "./adapter/http-errors.js";
 export { KnownSandboxes } from "./adapter/known-sandboxes.js";
 export { satisfiesNodeRange } from "./adapter/node-range.js";
-export type { OperationRunnerOptions } from "./adapter/operation-runner.js";
-export { OperationRunner } from "./adapter/operation-runner.js";
 export type { FindOwnedOptions, GetOwnedOptions, SandboxListing } from "./adapter/owned-lookup.js";
-export { findIdsByLaunchKey, findOwned, getOwned, listOwned } from "./adapter/owned-lookup.js";
+export { findIdsByLaunchKey, findOwned, getOwned } from "./adapter/owned-lookup.js";
 export type { OwnershipCodec } from "./adapter/ownership.js";
 export { callerLabels, isOwnedBy, matchesLabels, metadataCodec, ownerLabels } from "./adapter/ownership.js";
 export type {
   AbandonedCreate,
-  AbandonedLaunch,
   LaunchFailureOptions,
   LaunchReclaimReport,
   LaunchReclaimSettings,
 } from "./adapter/reclaim-launch.js";
-export { launchFailure, reclaimAbandonedLaunch } from "./adapter/reclaim-launch.js";
+export { launchFailure } from "./adapter/reclaim-launch.js";
 export type { OperationCall, OperationContext } from "./adapter/run-operation.js";
 export { runOperation } from "./adapter/run-operation.js";
 export type { CommonDefaults, CommonRuntimeOptions, ResolvedCommonOptions } from "./adapter/runtime-options.js";

@@ -26,7 +26,7 @@ import { checkExposablePort } from "./ports.js";
  *
  * The create request is not cancelled when the caller's signal or deadline
  * fires (the call still rejects at once): it runs on, and whatever it produces
- * is destroyed in the background (`reclaimAbandonedLaunch`; `settle()` waits
+ * is destroyed in the background (`context.reclaimLaunch`; `settle()` waits
  * for it). Other failures after the sandbox exists destroy it too. A create
  * that fails with an unknown outcome (lost response, 5xx, cut by its
  * deadline) is searched for by launch key in the background, with backoff,
