@@ -30,17 +30,17 @@ import {
   validatePort,
 } from "@sandport/core";
 import { EventQueue, runOperation } from "@sandport/core/adapter";
-import { AsyncCommands, checkRef, commandIdFor } from "./async-commands.js";
 import { localCapabilities } from "./capabilities.js";
-import { releaseLeaf } from "./cgroups.js";
-import { COMMAND_MARKER_VARIABLE } from "./command-marker.js";
+import { releaseLeaf } from "./cgroups/cgroups.js";
+import { AsyncCommands, checkRef, commandIdFor } from "./commands/async-commands.js";
+import { LocalProcess } from "./commands/local-process.js";
+import { type RunOutcome, runCommand } from "./commands/process-runner.js";
+import { RunningCommands } from "./commands/running-commands.js";
+import type { WorkspaceFiles } from "./files/workspace-files.js";
 import type { LocalHandle } from "./handle.js";
-import { LocalProcess } from "./local-process.js";
 import { LOCAL_PROVIDER, type LocalRuntimeOptions, type ResolvedLocalOptions, resolveOptions } from "./options.js";
-import { type RunOutcome, runCommand } from "./process-runner.js";
-import { RunningCommands } from "./running-commands.js";
-import { SandboxAccess } from "./sandbox-access.js";
-import type { WorkspaceFiles } from "./workspace-files.js";
+import { COMMAND_MARKER_VARIABLE } from "./processes/command-marker.js";
+import { SandboxAccess } from "./sandboxes/sandbox-access.js";
 
 /**
  * The embedded Sandport runtime: a sandbox is a fresh directory on this

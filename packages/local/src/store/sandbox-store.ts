@@ -15,13 +15,13 @@ import {
 import { dirname, join } from "node:path";
 import { invalidRequest, SandportError } from "@sandport/core";
 import { foreignSandbox, sandboxNotFound } from "@sandport/core/adapter";
-import { AnchoredDirectory } from "./anchored-directory.js";
-import { errorCode } from "./file-errors.js";
-import { makeDirectories } from "./make-directories.js";
-import { LOCAL_PROVIDER } from "./options.js";
-import { removeTree } from "./remove-tree.js";
+import { AnchoredDirectory } from "../files/anchored-directory.js";
+import { errorCode } from "../files/file-errors.js";
+import { makeDirectories } from "../files/make-directories.js";
+import { removeTree } from "../files/remove-tree.js";
+import type { FileOwner } from "../files/workspace-walk.js";
+import { LOCAL_PROVIDER } from "../options.js";
 import { parseSandboxRecord, type SandboxRecord } from "./sandbox-record.js";
-import type { FileOwner } from "./workspace-walk.js";
 
 /** Name of the workspace directory inside a sandbox directory. */
 const WORKSPACE = "workspace";

@@ -11,20 +11,21 @@ import {
   type ValidatedExecRequest,
 } from "@sandport/core";
 import { checkHandle, foreignSandbox } from "@sandport/core/adapter";
-import { AsyncCommands } from "./async-commands.js";
-import { probeBwrap } from "./bwrap.js";
-import { probeCgroupHost } from "./cgroup-host.js";
-import { createLeaf, createSandboxCgroups, nameLeaf, removeSandboxCgroups } from "./cgroups.js";
-import { killMarked, markedProcesses, sandboxPrefix } from "./command-marker.js";
-import { planCommand, SETPRIV_PATH, type SpawnPlan } from "./command-plan.js";
-import { type LocalHandle, toHandle } from "./handle.js";
-import { rescanInheritedDescriptors } from "./inherited-descriptors.js";
-import { defaultRoot, LOCAL_PROVIDER, type ResolvedLocalOptions } from "./options.js";
-import { PortForwarder } from "./port-forwarder.js";
-import { RELAY_FILE, RELAY_SOURCE } from "./port-relay-source.js";
-import { isAlive } from "./process-tree.js";
-import type { RunningCommands } from "./running-commands.js";
-import { RunningMarkers } from "./running-markers.js";
+import { probeCgroupHost } from "../cgroups/cgroup-host.js";
+import { createLeaf, createSandboxCgroups, nameLeaf, removeSandboxCgroups } from "../cgroups/cgroups.js";
+import { AsyncCommands } from "../commands/async-commands.js";
+import { probeBwrap } from "../commands/bwrap.js";
+import { planCommand, SETPRIV_PATH, type SpawnPlan } from "../commands/command-plan.js";
+import { rescanInheritedDescriptors } from "../commands/inherited-descriptors.js";
+import type { RunningCommands } from "../commands/running-commands.js";
+import { WorkspaceFiles } from "../files/workspace-files.js";
+import { type LocalHandle, toHandle } from "../handle.js";
+import { defaultRoot, LOCAL_PROVIDER, type ResolvedLocalOptions } from "../options.js";
+import { PortForwarder } from "../ports/port-forwarder.js";
+import { RELAY_FILE, RELAY_SOURCE } from "../ports/port-relay-source.js";
+import { killMarked, markedProcesses, sandboxPrefix } from "../processes/command-marker.js";
+import { isAlive } from "../processes/process-tree.js";
+import { RunningMarkers } from "../processes/running-markers.js";
 import {
   killNamespaceHolder,
   type NamespaceHolder,
@@ -32,10 +33,9 @@ import {
   openNamespaces,
   startNamespaceHolder,
   UNSHARE_PATH,
-} from "./sandbox-namespaces.js";
-import { isExpired, matchesLabels, SANDBOX_RECORD_FORMAT, type SandboxRecord } from "./sandbox-record.js";
-import { SandboxStore } from "./sandbox-store.js";
-import { WorkspaceFiles } from "./workspace-files.js";
+} from "../processes/sandbox-namespaces.js";
+import { isExpired, matchesLabels, SANDBOX_RECORD_FORMAT, type SandboxRecord } from "../store/sandbox-record.js";
+import { SandboxStore } from "../store/sandbox-store.js";
 
 /**
  * The sandbox-level work behind `LocalRuntime`: launching, looking up, planning
