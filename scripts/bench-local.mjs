@@ -51,7 +51,7 @@ function run(file, args, options = {}) {
   });
 }
 
-/** The same bubblewrap flags LocalRuntime uses (packages/local/src/bwrap.ts), written out by hand. */
+/** The same bubblewrap flags LocalRuntime uses (packages/local/src/commands/bwrap.ts), written out by hand. */
 function rawBwrapArgs(workspace, command) {
   const etc = ["alternatives", "ca-certificates", "ca-certificates.conf", "gai.conf", "group", "host.conf", "hosts"];
   etc.push("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "mime.types", "nsswitch.conf", "os-release");

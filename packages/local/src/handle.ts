@@ -1,5 +1,5 @@
 import type { SandboxHandle } from "@sandport/core";
-import type { SandboxRecord } from "./sandbox-record.js";
+import type { SandboxRecord } from "./store/sandbox-record.js";
 
 /**
  * A local sandbox. Plain data: log it, serialise it, or rebuild it in another

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { resolveCapabilities, SandportError } from "@sandport/core";
-import { buildBwrapInvocation } from "./bwrap.js";
+import { buildBwrapInvocation } from "./commands/bwrap.js";
 import { type LocalHandle, LocalRuntime, type LocalRuntimeOptions } from "./index.js";
 import { bwrapSkipReason, temporaryDirectory } from "./runtime.fixture.js";
 

@@ -21,7 +21,6 @@ import {
   SPECIFICATION_VERSION,
   type StartCommandRequest,
   splitStartCommandRequest,
-  toSandportError,
   type ValidatedExecRequest,
   validateExecRequest,
   validateFiles,
@@ -30,17 +29,16 @@ import {
   validatePort,
 } from "@sandport/core";
 import { EventQueue, runOperation } from "@sandport/core/adapter";
-import { AsyncCommands, checkRef, commandIdFor } from "./async-commands.js";
 import { localCapabilities } from "./capabilities.js";
-import { releaseLeaf } from "./cgroups.js";
-import { COMMAND_MARKER_VARIABLE } from "./command-marker.js";
+import { releaseLeaf } from "./cgroups/cgroups.js";
+import { AsyncCommands, checkRef, commandIdFor } from "./commands/async-commands.js";
+import { RunningCommands } from "./commands/running-commands.js";
+import type { WorkspaceFiles } from "./files/workspace-files.js";
 import type { LocalHandle } from "./handle.js";
-import { LocalProcess } from "./local-process.js";
 import { LOCAL_PROVIDER, type LocalRuntimeOptions, type ResolvedLocalOptions, resolveOptions } from "./options.js";
-import { type RunOutcome, runCommand } from "./process-runner.js";
-import { RunningCommands } from "./running-commands.js";
-import { SandboxAccess } from "./sandbox-access.js";
-import type { WorkspaceFiles } from "./workspace-files.js";
+import { COMMAND_MARKER_VARIABLE } from "./processes/command-marker.js";
+import { CommandRuns, toBytes, toLocalError } from "./sandboxes/command-runs.js";
+import { SandboxAccess } from "./sandboxes/sandbox-access.js";
 
 /**
  * The embedded Sandport runtime: a sandbox is a fresh directory on this
@@ -93,6 +91,7 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
   readonly #options: ResolvedLocalOptions;
   readonly #running = new RunningCommands();
   readonly #access: SandboxAccess;
+  readonly #commands: CommandRuns;
 
   /** Validates the options; does no I/O (the root and bubblewrap are looked at on first use). */
   constructor(options: LocalRuntimeOptions = {}) {
@@ -100,6 +99,7 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
     this.workspaceRoot = this.#options.workspaceRoot;
     this.capabilities = localCapabilities(this.#options.isolation);
     this.#access = new SandboxAccess(this.#options, this.#running);
+    this.#commands = new CommandRuns(this.#options, this.#access, this.#running);
     assertCapabilitiesConsistent(this);
   }
 
@@ -120,7 +120,7 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
     const id = this.#access.checkHandle(handle, "exec");
     const validated = this.#validateExec(request);
     return this.#operation(op, this.#execDeadline(validated), (signal) =>
-      this.#run(id, validated, signal).then((outcome) => this.#result(outcome)),
+      this.#commands.run(id, validated, signal).then((outcome) => this.#commands.result(outcome)),
     );
   }
 
@@ -134,28 +134,9 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
     const validated = this.#validateExec(request);
     const queue = new EventQueue<ExecEvent>();
     const consumerGone = new AbortController();
-    const isolation = this.#options.isolation;
-    const run = this.#operation(op, this.#execDeadline(validated), async (signal) => {
-      const decoders = { stdout: new TextDecoder(), stderr: new TextDecoder() };
-      let started = false;
-      const outcome = await this.#run(id, validated, AbortSignal.any([signal, consumerGone.signal]), {
-        onStarted: (pid) => {
-          started = true;
-          queue.push(pid === undefined ? { type: "started", isolation } : { type: "started", pid, isolation });
-        },
-        onOutput: (stream, chunk) => {
-          const bytes = new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-          queue.push({ type: stream, data: decoders[stream].decode(chunk, { stream: true }), bytes });
-        },
-      });
-      if (!started) queue.push({ type: "started", isolation });
-      for (const stream of ["stdout", "stderr"] as const) {
-        const tail = decoders[stream].decode();
-        if (tail !== "") queue.push({ type: stream, data: tail, bytes: new Uint8Array(0) });
-      }
-      queue.push({ type: "exited", result: this.#result(outcome) });
-      queue.end();
-    });
+    const run = this.#operation(op, this.#execDeadline(validated), (signal) =>
+      this.#commands.stream(id, validated, AbortSignal.any([signal, consumerGone.signal]), queue),
+    );
     run.catch((error: unknown) => queue.fail(error));
     try {
       yield* queue;
@@ -173,44 +154,9 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
   async spawn(handle: LocalHandle, request: ExecRequest, op?: OpOptions): Promise<SandboxProcess> {
     const id = this.#access.checkHandle(handle, "spawn");
     const validated = this.#validateExec(request);
-    return this.#operation(op, this.#deadline("spawn", "launchMs"), async (signal) => {
-      const kill = new AbortController();
-      const killOnAbort = (from: AbortSignal) => {
-        const listener = () => kill.abort(from.reason);
-        if (from.aborted) listener();
-        else from.addEventListener("abort", listener, { once: true });
-        return () => from.removeEventListener("abort", listener);
-      };
-      const process = new LocalProcess(kill, this.#options.isolation);
-      const stopStartWatch = killOnAbort(signal);
-      if (op?.signal) killOnAbort(op.signal);
-      let markStarted: () => void = () => {};
-      const started = new Promise<void>((resolve) => {
-        markStarted = resolve;
-      });
-      const running = this.#run(id, validated, kill.signal, {
-        onStarted: (pid) => {
-          process.started(pid);
-          markStarted();
-        },
-        onOutput: (stream, chunk) => process.output(stream, chunk),
-        onStdin: (stdin) => process.attachStdin(stdin),
-      }).then(
-        (outcome) => process.finish(this.#result(outcome)),
-        (error: unknown) => {
-          process.fail(toLocalError(error));
-          return error;
-        },
-      );
-      try {
-        // Whichever comes first: the command runs, or it ended (a failure to start among the ways).
-        const ended = await Promise.race([started, running]);
-        if (ended !== undefined) throw ended;
-      } finally {
-        stopStartWatch();
-      }
-      return process;
-    });
+    return this.#operation(op, this.#deadline("spawn", "launchMs"), (signal) =>
+      this.#commands.spawn(id, validated, signal, op?.signal),
+    );
   }
 
   /** Writes files after checking every path (including symlinks on disk); nothing is written if any is refused. */
@@ -334,47 +280,6 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
     return valid;
   }
 
-  async #run(
-    id: string,
-    request: ValidatedExecRequest,
-    signal: AbortSignal,
-    callbacks: Pick<Parameters<typeof runCommand>[0], "onStarted" | "onOutput" | "onStdin"> = {},
-  ): Promise<RunOutcome> {
-    const record = await this.#access.requireLive(id, false);
-    const plan = await this.#access.planFor(record, request);
-    let unmark: (() => void) | undefined;
-    try {
-      return await this.#running.track(id, signal, (combined) =>
-        runCommand({
-          plan,
-          ...(request.stdin === undefined ? {} : { stdin: toBytes(request.stdin) }),
-          timeoutMs: request.timeoutMs ?? this.#options.runBudgetMs,
-          maxOutputBytes: request.maxOutputBytes ?? this.#options.maxOutputBytes,
-          killGraceMs: this.#options.killGraceMs,
-          signal: combined,
-          onSpawned: (pid) => {
-            unmark = this.#access.register(record, plan, pid);
-          },
-          ...callbacks,
-        }),
-      );
-    } finally {
-      unmark?.();
-    }
-  }
-
-  #result(outcome: RunOutcome): ExecResult {
-    return {
-      exitCode: outcome.exitCode,
-      stdout: outcome.stdout.toString("utf8"),
-      stderr: outcome.stderr.toString("utf8"),
-      truncated: outcome.truncated,
-      timedOut: outcome.timedOut,
-      durationMs: outcome.durationMs,
-      isolation: this.#options.isolation,
-    };
-  }
-
   async #fileCall<T>(
     handle: LocalHandle,
     path: string,
@@ -414,12 +319,4 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
     );
     return { provider: LOCAL_PROVIDER, operation: "exec", defaultTimeoutMs };
   }
-}
-
-function toLocalError(error: unknown) {
-  return toSandportError(error, LOCAL_PROVIDER);
-}
-
-function toBytes(input: string | Uint8Array): Uint8Array {
-  return typeof input === "string" ? Buffer.from(input, "utf8") : input;
 }

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { env } from "node:process";
 import { fileURLToPath } from "node:url";
-import { probeBwrap } from "./bwrap.js";
+import { probeBwrap } from "./commands/bwrap.js";
 import { LocalRuntime } from "./local-runtime.js";
 import { DEFAULT_BWRAP_PATH } from "./options.js";
 

@@ -6,8 +6,8 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { SandportError } from "@sandport/core";
-import { LocalRuntime } from "./index.js";
-import { bwrapSkipReason, temporaryDirectory, waitFor } from "./runtime.fixture.js";
+import { LocalRuntime } from "../index.js";
+import { bwrapSkipReason, temporaryDirectory, waitFor } from "../runtime.fixture.js";
 
 const skipNamespaces = await bwrapSkipReason();
 const root = temporaryDirectory("race");

@@ -5,8 +5,8 @@ import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSy
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { SandportError } from "@sandport/core";
-import { type LocalHandle, LocalRuntime } from "./index.js";
-import { temporaryDirectory } from "./runtime.fixture.js";
+import { type LocalHandle, LocalRuntime } from "../index.js";
+import { temporaryDirectory } from "../runtime.fixture.js";
 
 const root = temporaryDirectory("files");
 const outside = temporaryDirectory("files-outside");

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { closeSync, openSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
 import { SandportError, sleep } from "@sandport/core";
-import { LOCAL_PROVIDER, type SandboxUser } from "./options.js";
+import { LOCAL_PROVIDER, type SandboxUser } from "../options.js";
 import { identify, isAlive, type ProcessIdentity, signalProcess } from "./process-tree.js";
 
 /** Where `nsenter` and `unshare` (util-linux) are expected: commands enter a sandbox's namespaces through them. */

@@ -2,10 +2,10 @@ import { writeFileSync } from "node:fs";
 import { access, mkdir, readdir, readFile, rmdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type ResourceLimits, SandportError, sleep, unsupported } from "@sandport/core";
+import { LOCAL_PROVIDER } from "../options.js";
+import type { CgroupDirectory, SandboxCgroups } from "../store/sandbox-record.js";
 import type { CgroupHost, CgroupParent, LimitController } from "./cgroup-host.js";
 import { leafPool, makeLeaf } from "./leaf-pool.js";
-import { LOCAL_PROVIDER } from "./options.js";
-import type { CgroupDirectory, SandboxCgroups } from "./sandbox-record.js";
 
 /** What a sandbox needs from cgroups. */
 export interface CgroupNeeds {

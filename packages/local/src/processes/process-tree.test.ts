@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { test } from "node:test";
+import { processesWithArgument, uniqueSleep, waitFor } from "../runtime.fixture.js";
 import { descendants, identify, isAlive } from "./process-tree.js";
-import { processesWithArgument, uniqueSleep, waitFor } from "./runtime.fixture.js";
 
 test("descendants finds children and grandchildren, in a session of their own too, and not the process itself", async () => {
   const marker = uniqueSleep();

@@ -1,14 +1,20 @@
-import { killLeaf, releaseLeaf, signalCgroup } from "./cgroups.js";
-import { killMarked, lastAllocatedPid, type MarkerScope, signalMarked, WRAP_SAFE_MS } from "./command-marker.js";
+import { killLeaf, releaseLeaf, signalCgroup } from "../cgroups/cgroups.js";
+import { leafPool } from "../cgroups/leaf-pool.js";
+import {
+  killMarked,
+  lastAllocatedPid,
+  type MarkerScope,
+  signalMarked,
+  WRAP_SAFE_MS,
+} from "../processes/command-marker.js";
+import { signalGroup } from "../processes/process-tree.js";
 import type { SpawnPlan } from "./command-plan.js";
-import { leafPool } from "./leaf-pool.js";
-import { signalGroup } from "./process-tree.js";
 
 /**
  * Every process that belongs to one spawned command, and how to stop them all:
  * its process group; its cgroup leaf, if it has one; and, under
  * `isolation: "none"`, every process whose environment carries the command's
- * marker (`SANDPORT_LOCAL_COMMAND_ID`, see `command-marker.ts`).
+ * marker (`SANDPORT_LOCAL_COMMAND_ID`, see `../processes/command-marker.ts`).
  *
  * What is guaranteed under `none`: a process the command started is killed
  * with it if it stayed in the command's process group, or kept the marker in

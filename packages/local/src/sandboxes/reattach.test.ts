@@ -3,8 +3,8 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { LocalRuntime, type LocalRuntimeOptions } from "./index.js";
-import { ENTRY, runNodeChild, temporaryDirectory, waitFor } from "./runtime.fixture.js";
+import { LocalRuntime, type LocalRuntimeOptions } from "../index.js";
+import { ENTRY, runNodeChild, temporaryDirectory, waitFor } from "../runtime.fixture.js";
 
 const root = temporaryDirectory("reattach");
 after(() => root.remove());

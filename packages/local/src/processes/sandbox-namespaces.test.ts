@@ -7,8 +7,8 @@ import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { SandportError } from "@sandport/core";
 import { markerSweepScript } from "@sandport/core/adapter";
-import { LocalRuntime, type LocalRuntimeOptions } from "./index.js";
-import { runsAsRoot } from "./options.js";
+import { LocalRuntime, type LocalRuntimeOptions } from "../index.js";
+import { runsAsRoot } from "../options.js";
 import {
   bwrapSkipReason,
   ENTRY,
@@ -17,9 +17,9 @@ import {
   temporaryDirectory,
   uniqueSleep,
   waitFor,
-} from "./runtime.fixture.js";
+} from "../runtime.fixture.js";
+import type { SandboxRecord } from "../store/sandbox-record.js";
 import { processesInNamespace } from "./sandbox-namespaces.js";
-import type { SandboxRecord } from "./sandbox-record.js";
 
 const skip = (await bwrapSkipReason()) ?? (runsAsRoot() ? undefined : "shared namespaces need a root runtime");
 const root = temporaryDirectory("shared-namespaces");

@@ -4,8 +4,8 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, describe, test } from "node:test";
 import { SandportError } from "@sandport/core";
-import { LocalRuntime } from "./index.js";
-import { bwrapSkipReason, temporaryDirectory } from "./runtime.fixture.js";
+import { LocalRuntime } from "../index.js";
+import { bwrapSkipReason, temporaryDirectory } from "../runtime.fixture.js";
 
 const skipNamespaces = await bwrapSkipReason();
 const root = temporaryDirectory("ports");

@@ -1,7 +1,7 @@
 import type { ExecEvent, ExecResult, SandboxProcess } from "@sandport/core";
 import { invalidRequest } from "@sandport/core";
 import { EventQueue, processExited } from "@sandport/core/adapter";
-import { LOCAL_PROVIDER, type LocalIsolation } from "./options.js";
+import { LOCAL_PROVIDER, type LocalIsolation } from "../options.js";
 
 /**
  * A command started with `LocalRuntime.spawn`: the runtime feeds it output

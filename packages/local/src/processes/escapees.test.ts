@@ -6,8 +6,8 @@ import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { SandportError } from "@sandport/core";
-import { probeCgroupHost } from "./cgroup-host.js";
-import { LocalRuntime, type LocalRuntimeOptions } from "./index.js";
+import { probeCgroupHost } from "../cgroups/cgroup-host.js";
+import { LocalRuntime, type LocalRuntimeOptions } from "../index.js";
 import {
   ENTRY,
   killProcessesWithArgument,
@@ -16,7 +16,7 @@ import {
   temporaryDirectory,
   uniqueSleep,
   waitFor,
-} from "./runtime.fixture.js";
+} from "../runtime.fixture.js";
 
 const root = temporaryDirectory("escapees");
 after(() => root.remove());

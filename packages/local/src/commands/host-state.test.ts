@@ -7,8 +7,8 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, st
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { SandportError } from "@sandport/core";
-import { DEFAULT_SANDBOX_USER, LocalRuntime, type LocalRuntimeOptions } from "./index.js";
-import { bwrapSkipReason, ENTRY, runNodeChild, temporaryDirectory } from "./runtime.fixture.js";
+import { DEFAULT_SANDBOX_USER, LocalRuntime, type LocalRuntimeOptions } from "../index.js";
+import { bwrapSkipReason, ENTRY, runNodeChild, temporaryDirectory } from "../runtime.fixture.js";
 
 const skipNamespaces = await bwrapSkipReason();
 const asRoot = process.getuid?.() === 0;

@@ -5,7 +5,7 @@ import { existsSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { SandportError } from "@sandport/core";
-import { LocalRuntime, type LocalRuntimeOptions } from "./index.js";
+import { LocalRuntime, type LocalRuntimeOptions } from "../index.js";
 import {
   bwrapSkipReason,
   ENTRY,
@@ -15,7 +15,7 @@ import {
   temporaryDirectory,
   uniqueSleep,
   waitFor,
-} from "./runtime.fixture.js";
+} from "../runtime.fixture.js";
 
 const skipNamespaces = await bwrapSkipReason();
 const root = temporaryDirectory("isolation");

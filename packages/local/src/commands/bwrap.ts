@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { lstatSync, readlinkSync } from "node:fs";
-import { WORKSPACE_TMP } from "./sandbox-store.js";
+import { WORKSPACE_TMP } from "../store/sandbox-store.js";
 
 /**
  * `/etc` entries visible (read-only) inside the sandbox: enough for users and

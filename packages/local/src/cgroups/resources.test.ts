@@ -4,11 +4,11 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { SandportError } from "@sandport/core";
+import { LocalRuntime, type LocalRuntimeOptions } from "../index.js";
+import { runsAsRoot } from "../options.js";
+import { bwrapSkipReason, temporaryDirectory } from "../runtime.fixture.js";
+import type { SandboxRecord } from "../store/sandbox-record.js";
 import { probeCgroupHost } from "./cgroup-host.js";
-import { LocalRuntime, type LocalRuntimeOptions } from "./index.js";
-import { runsAsRoot } from "./options.js";
-import { bwrapSkipReason, temporaryDirectory } from "./runtime.fixture.js";
-import type { SandboxRecord } from "./sandbox-record.js";
 
 const root = temporaryDirectory("resources");
 after(() => root.remove());

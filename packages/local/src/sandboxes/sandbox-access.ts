@@ -1,41 +1,28 @@
-import { access, chmod, mkdir, readdir, writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import {
   invalidRequest,
   type Labels,
   type LaunchSpec,
   type PortEndpoint,
-  SandportError,
-  sleep,
   unsupported,
   type ValidatedExecRequest,
 } from "@sandport/core";
 import { checkHandle, foreignSandbox } from "@sandport/core/adapter";
-import { AsyncCommands } from "./async-commands.js";
-import { probeBwrap } from "./bwrap.js";
-import { probeCgroupHost } from "./cgroup-host.js";
-import { createLeaf, createSandboxCgroups, nameLeaf, removeSandboxCgroups } from "./cgroups.js";
-import { killMarked, markedProcesses, sandboxPrefix } from "./command-marker.js";
-import { planCommand, SETPRIV_PATH, type SpawnPlan } from "./command-plan.js";
-import { type LocalHandle, toHandle } from "./handle.js";
-import { rescanInheritedDescriptors } from "./inherited-descriptors.js";
-import { defaultRoot, LOCAL_PROVIDER, type ResolvedLocalOptions } from "./options.js";
-import { PortForwarder } from "./port-forwarder.js";
-import { RELAY_FILE, RELAY_SOURCE } from "./port-relay-source.js";
-import { isAlive } from "./process-tree.js";
-import type { RunningCommands } from "./running-commands.js";
-import { RunningMarkers } from "./running-markers.js";
-import {
-  killNamespaceHolder,
-  type NamespaceHolder,
-  NSENTER_PATH,
-  openNamespaces,
-  startNamespaceHolder,
-  UNSHARE_PATH,
-} from "./sandbox-namespaces.js";
-import { isExpired, matchesLabels, SANDBOX_RECORD_FORMAT, type SandboxRecord } from "./sandbox-record.js";
-import { SandboxStore } from "./sandbox-store.js";
-import { WorkspaceFiles } from "./workspace-files.js";
+import { probeCgroupHost } from "../cgroups/cgroup-host.js";
+import { createLeaf, createSandboxCgroups, nameLeaf, removeSandboxCgroups } from "../cgroups/cgroups.js";
+import { probeBwrap } from "../commands/bwrap.js";
+import { planCommand, type SpawnPlan } from "../commands/command-plan.js";
+import { rescanInheritedDescriptors } from "../commands/inherited-descriptors.js";
+import type { RunningCommands } from "../commands/running-commands.js";
+import { WorkspaceFiles } from "../files/workspace-files.js";
+import { type LocalHandle, toHandle } from "../handle.js";
+import { defaultRoot, LOCAL_PROVIDER, type ResolvedLocalOptions } from "../options.js";
+import { PortForwarder } from "../ports/port-forwarder.js";
+import { RunningMarkers } from "../processes/running-markers.js";
+import { killNamespaceHolder, type NamespaceHolder, openNamespaces } from "../processes/sandbox-namespaces.js";
+import { isExpired, matchesLabels, SANDBOX_RECORD_FORMAT, type SandboxRecord } from "../store/sandbox-record.js";
+import { SandboxStore } from "../store/sandbox-store.js";
+import { checkLaunchable, isolationRefusal, preparePortsDirectory, startNamespaces } from "./sandbox-setup.js";
+import { stopSandboxProcesses } from "./sandbox-teardown.js";
 
 /**
  * The sandbox-level work behind `LocalRuntime`: launching, looking up, planning
@@ -83,30 +70,7 @@ export class SandboxAccess {
    */
   async launch(spec: LaunchSpec, signal: AbortSignal): Promise<LocalHandle> {
     const isolation = this.#options.isolation;
-    if (spec.template !== undefined) {
-      throw unsupported(LOCAL_PROVIDER, "templates", "commands run on the host's /usr; launch without a template");
-    }
-    if (isolation === "none" && spec.network === false) {
-      throw unsupported(LOCAL_PROVIDER, "network: false", 'isolation "none" cannot keep commands off the network');
-    }
-    const resources = spec.resources && Object.keys(spec.resources).length > 0 ? spec.resources : undefined;
-    if (resources && this.#options.cgroups === "disabled") {
-      throw unsupported(LOCAL_PROVIDER, "resources", 'cgroups are disabled in the options (cgroups: "disabled")');
-    }
-    if (
-      resources &&
-      this.#options.sandboxUser &&
-      !(await access(SETPRIV_PATH).then(
-        () => true,
-        () => false,
-      ))
-    ) {
-      throw unsupported(
-        LOCAL_PROVIDER,
-        "resources",
-        `as root, a command joins its cgroups and then switches to the sandbox user with ${SETPRIV_PATH} (util-linux), which is missing`,
-      );
-    }
+    const resources = await checkLaunchable(spec, this.#options);
     const ports = spec.ports && spec.ports.length > 0 ? spec.ports : undefined;
     const network = spec.network ?? isolation === "none";
     // A sandbox without network reaches its ports through a relay run by the runtime's own Node binary.
@@ -119,7 +83,7 @@ export class SandboxAccess {
     const cgroups = await createSandboxCgroups(host, id, resources ? { resources, tracking } : { tracking });
     let namespaces: NamespaceHolder | undefined;
     try {
-      namespaces = await this.#startNamespaces(network);
+      namespaces = await startNamespaces(this.#options, network);
     } catch (error) {
       await removeSandboxCgroups(cgroups);
       throw error;
@@ -165,27 +129,6 @@ export class SandboxAccess {
   }
 
   /**
-   * Under `namespaceScope: "sandbox"`, starts the sandbox's namespaces and
-   * returns their holder (`UNSUPPORTED` naming what failed); otherwise nothing.
-   */
-  async #startNamespaces(network: boolean): Promise<NamespaceHolder | undefined> {
-    const { namespaceScope, sandboxUser, bwrapPath } = this.#options;
-    if (namespaceScope !== "sandbox" || !sandboxUser) return undefined;
-    try {
-      return await startNamespaceHolder({ bwrapPath, user: sandboxUser, network });
-    } catch (error) {
-      throw new SandportError({
-        code: "UNSUPPORTED",
-        provider: LOCAL_PROVIDER,
-        message:
-          `namespaceScope "sandbox": could not make the sandbox's namespaces (${(error as Error).message}). ` +
-          `It needs root, bubblewrap, ${NSENTER_PATH} and ${UNSHARE_PATH} (util-linux), and user namespaces for uid ${sandboxUser.uid}`,
-        cause: error,
-      });
-    }
-  }
-
-  /**
    * Refuses with `UNSUPPORTED` when namespaces are configured but bubblewrap
    * cannot create them here, as the user commands run as, with the sandbox
    * root and the extra read-only paths reachable (probed once per process).
@@ -206,17 +149,7 @@ export class SandboxAccess {
       if (alsoReadable.length === 0) this.#isolationConfirmed = true;
       return;
     }
-    const user = sandboxUser
-      ? ` Commands run as uid ${sandboxUser.uid} (the runtime is root; see the sandboxUser option), which needs ` +
-        "unprivileged user namespaces and must be able to pass through every parent of the root " +
-        `(${store.root}) and of each readOnlyPaths entry${alsoReadable.length > 0 ? ` and of ${alsoReadable.join(", ")} (the port relay runs this Node)` : ""}.`
-      : "";
-    throw unsupported(
-      LOCAL_PROVIDER,
-      'isolation "namespaces"',
-      `bubblewrap cannot create namespaces here (${probe.reason}).${user} Install bubblewrap and allow unprivileged ` +
-        'user namespaces, or opt in to unisolated host processes with new LocalRuntime({ isolation: "none" })',
-    );
+    throw isolationRefusal({ reason: probe.reason, root: store.root, sandboxUser, alsoReadable });
   }
 
   /**
@@ -395,47 +328,14 @@ export class SandboxAccess {
   }
 
   /**
-   * Stops everything running in the sandbox, then removes it:
-   * 1. commands this instance runs (aborted, then awaited);
-   * 2. async commands (their supervisors and process groups, from their records);
-   * 3. commands other processes run there (from their markers in `running/`);
-   * 4. everything in the sandbox's cgroups (`cgroup.kill`);
-   * 5. under `none`, every process whose `SANDPORT_LOCAL_COMMAND_ID` names this sandbox, in rounds until
-   *    a scan of `/proc` finds none alive: what escaped a command's group and cgroup, what a supervisor
-   *    killed before its own kill timer left behind, what commands of a runtime process that died left;
+   * Stops everything running in the sandbox (steps 1 to 5, see {@link stopSandboxProcesses}), then removes it:
    * 6. the files (`SandboxStore.remove`), proven gone.
    * A step that cannot be proven fails with `DESTROY_UNVERIFIED` and leaves the sandbox findable, so that
    * `destroy` can be called again to finish.
    */
   async #destroyRecord(record: SandboxRecord): Promise<void> {
-    const grace = this.#options.killGraceMs;
     const store = this.store();
-    await this.#running.stopAll(record.id, grace + 2_000);
-    // `commands/` exists only once something used it; `running/` may be missing in sandboxes of older versions.
-    const names = await readdir(store.sandboxDirectory(record.id)).catch(() => [] as string[]);
-    if (names.includes("commands")) await new AsyncCommands(store.commandsDirectory(record.id)).stopAll(grace);
-    const strays = names.includes("running") ? await this.markers(record.id).killAll() : [];
-    const deadline = Date.now() + 2_000;
-    while (Date.now() < deadline && strays.some(isAlive)) await sleep(10);
-    // Every process of the sandbox dies with its PID namespace's init, whatever the markers say.
-    const namespacesGone = record.namespaces ? await killNamespaceHolder(record.namespaces, 2_000 + grace) : true;
-    const cgroupsGone = await removeSandboxCgroups(record.cgroups);
-    const markedGone =
-      this.#options.isolation !== "none" || (await killEveryMarked(sandboxPrefix(record.id), 2_000 + grace));
-    if (!cgroupsGone || !markedGone || !namespacesGone || strays.some(isAlive)) {
-      const left = [
-        !namespacesGone && "its PID namespace",
-        !cgroupsGone && "its cgroups",
-        !markedGone && "marked processes",
-        strays.some(isAlive) && "commands",
-      ];
-      throw new SandportError({
-        code: "DESTROY_UNVERIFIED",
-        provider: LOCAL_PROVIDER,
-        message: `could not prove every process of sandbox ${record.id} dead (${left.filter(Boolean).join(", ")}); its files are kept and destroy can be called again`,
-        details: { sandboxId: record.id },
-      });
-    }
+    const names = await stopSandboxProcesses({ record, store, running: this.#running, options: this.#options });
     for (const forwarder of this.#forwarders.get(record.id)?.values() ?? []) {
       await forwarder.then((started) => started.close()).catch(() => {});
     }
@@ -444,27 +344,6 @@ export class SandboxAccess {
     this.#records.delete(record.id);
     this.#files.delete(record.id);
   }
-}
-
-/**
- * SIGKILLs every process carrying a marker that starts with `prefix`, in
- * rounds, until a scan finds none left (`true`) or `timeoutMs` passes (`false`).
- */
-async function killEveryMarked(prefix: string, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    killMarked(prefix, { prefix: true });
-    if (markedProcesses(prefix, { prefix: true }).length === 0) return true;
-    if (Date.now() > deadline) return false;
-    await sleep(10);
-  }
-}
-
-/** Creates a sandbox's ports directory (read-only to commands) with the relay program in it. */
-async function preparePortsDirectory(directory: string): Promise<void> {
-  await mkdir(directory, { mode: 0o755 });
-  await chmod(directory, 0o755);
-  await writeFile(join(directory, RELAY_FILE), RELAY_SOURCE, { mode: 0o644 });
 }
 
 function withoutCgroups(record: SandboxRecord): SandboxRecord {

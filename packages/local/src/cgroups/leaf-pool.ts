@@ -1,6 +1,6 @@
 import { type FileHandle, mkdir, open, readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import type { CgroupDirectory } from "./sandbox-record.js";
+import type { CgroupDirectory } from "../store/sandbox-record.js";
 
 /** Empty leaves kept per sandbox; more than this many commands at once make new ones, removed after use. */
 export const MAX_FREE_LEAVES = 8;

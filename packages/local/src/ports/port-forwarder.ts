@@ -1,7 +1,7 @@
 import { chmodSync, unlinkSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
-import { AnchoredDirectory } from "./anchored-directory.js";
-import { errorCode } from "./file-errors.js";
+import { AnchoredDirectory } from "../files/anchored-directory.js";
+import { errorCode } from "../files/file-errors.js";
 import { TUNNEL_OPEN } from "./port-relay-source.js";
 
 /** How long a client waits for a relay (a command that is starting) before it is turned away. */

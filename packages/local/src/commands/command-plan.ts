@@ -1,13 +1,13 @@
 import { join } from "node:path";
 import { quoteShellArg, toSandboxPath, type ValidatedExecRequest } from "@sandport/core";
+import { joinFiles } from "../cgroups/cgroups.js";
+import type { LocalIsolation } from "../options.js";
+import { RELAY_FILE, RELAY_NODE_PATH, RELAY_PORTS_DIRECTORY } from "../ports/port-relay-source.js";
+import { COMMAND_MARKER_VARIABLE, newCommandMarker } from "../processes/command-marker.js";
+import { NAMESPACE_DESCRIPTORS, type NamespaceHolder, NSENTER_PATH } from "../processes/sandbox-namespaces.js";
+import type { CgroupDirectory, SandboxRecord } from "../store/sandbox-record.js";
 import { type BwrapUser, buildBwrapInvocation } from "./bwrap.js";
-import { joinFiles } from "./cgroups.js";
-import { COMMAND_MARKER_VARIABLE, newCommandMarker } from "./command-marker.js";
 import { buildEnvironment } from "./environment.js";
-import type { LocalIsolation } from "./options.js";
-import { RELAY_FILE, RELAY_NODE_PATH, RELAY_PORTS_DIRECTORY } from "./port-relay-source.js";
-import { NAMESPACE_DESCRIPTORS, type NamespaceHolder, NSENTER_PATH } from "./sandbox-namespaces.js";
-import type { CgroupDirectory, SandboxRecord } from "./sandbox-record.js";
 
 /** Exit status of a command that could not join its cgroups (it never ran). */
 export const JOIN_FAILED_EXIT = 125;

@@ -1,27 +1,15 @@
 import { randomBytes } from "node:crypto";
-import {
-  chmod,
-  chown,
-  lstat,
-  mkdir,
-  readdir,
-  readFile,
-  rename,
-  rmdir,
-  stat,
-  unlink,
-  writeFile,
-} from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { chmod, chown, lstat, mkdir, readdir, readFile, rename, rmdir, unlink, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { invalidRequest, SandportError } from "@sandport/core";
 import { foreignSandbox, sandboxNotFound } from "@sandport/core/adapter";
-import { AnchoredDirectory } from "./anchored-directory.js";
-import { errorCode } from "./file-errors.js";
-import { makeDirectories } from "./make-directories.js";
-import { LOCAL_PROVIDER } from "./options.js";
-import { removeTree } from "./remove-tree.js";
+import { AnchoredDirectory } from "../files/anchored-directory.js";
+import { errorCode } from "../files/file-errors.js";
+import { removeTree } from "../files/remove-tree.js";
+import type { FileOwner } from "../files/workspace-walk.js";
+import { LOCAL_PROVIDER } from "../options.js";
 import { parseSandboxRecord, type SandboxRecord } from "./sandbox-record.js";
-import type { FileOwner } from "./workspace-walk.js";
+import { createRoot } from "./sandbox-root.js";
 
 /** Name of the workspace directory inside a sandbox directory. */
 const WORKSPACE = "workspace";
@@ -122,7 +110,7 @@ export class SandboxStore {
    * who must pass through it to reach a workspace). Idempotent per store.
    */
   ensureRoot(): Promise<void> {
-    this.#rootReady ??= this.#createRoot().catch((error) => {
+    this.#rootReady ??= createRoot(this.root, this.#fileOwner).catch((error) => {
       this.#rootReady = undefined;
       throw error;
     });
@@ -282,54 +270,6 @@ export class SandboxStore {
     }
   }
 
-  async #createRoot(): Promise<void> {
-    let firstCreated: string | undefined;
-    try {
-      // 0o711 on every directory made here: a runtime whose commands run as the sandbox user may use the same root
-      // later, and must pass through all of it; the sandboxes inside are 0o700 (or 0o711 with private contents).
-      firstCreated = await makeDirectories(this.root, 0o711);
-    } catch (error) {
-      throw new SandportError({
-        code: "UNSUPPORTED",
-        provider: LOCAL_PROVIDER,
-        message:
-          `cannot create the sandbox root ${this.root} (${errorCode(error) ?? String(error)}): ` +
-          "choose a writable directory with new LocalRuntime({ root })",
-        details: { root: this.root },
-        cause: error,
-      });
-    }
-    if (!this.#fileOwner) return;
-    // Commands run as the sandbox user, who must pass through the root and every parent created for it.
-    for (const directory of [...createdParents(firstCreated, this.root), this.root]) {
-      const mode = (await stat(directory)).mode & 0o7777;
-      if ((mode & 0o011) !== 0o011) await chmod(directory, mode | 0o011);
-    }
-    await this.#checkParentsPassable();
-  }
-
-  /**
-   * Refuses, with the directory to fix, a root the sandbox user cannot reach: a parent this runtime did not
-   * create (so does not change) that others cannot pass through. bubblewrap would otherwise fail on every
-   * command with "Can't find source path … Permission denied".
-   */
-  async #checkParentsPassable(): Promise<void> {
-    for (let directory = dirname(this.root); ; directory = dirname(directory)) {
-      const mode = (await stat(directory)).mode & 0o7777;
-      if ((mode & 0o001) === 0) {
-        throw new SandportError({
-          code: "UNSUPPORTED",
-          provider: LOCAL_PROVIDER,
-          message:
-            `commands run as the sandbox user, who cannot pass through ${directory} (mode ${mode.toString(8)}) ` +
-            `to the sandbox root ${this.root}: chmod o+x ${directory}, or choose another root`,
-          details: { root: this.root, directory },
-        });
-      }
-      if (directory === dirname(directory)) return;
-    }
-  }
-
   /** Deletes `<root>/<name>/sandbox.json` and then `<root>/<name>`; `false` when that did not remove it. */
   async #removeRecordDirectory(name: string): Promise<boolean> {
     const directory = join(this.root, name);
@@ -393,17 +333,6 @@ async function exists(path: string): Promise<boolean> {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
     throw error;
   }
-}
-
-/** The directories `mkdir -p root` created above `root`, outermost first (`firstCreated` is what it returned). */
-function createdParents(firstCreated: string | undefined, root: string): string[] {
-  const parents: string[] = [];
-  if (firstCreated === undefined) return parents;
-  for (let directory = dirname(root); directory.length >= firstCreated.length; directory = dirname(directory)) {
-    parents.unshift(directory);
-    if (directory === firstCreated) break;
-  }
-  return parents;
 }
 
 /** Waits for every promise to settle, then rejects with the first failure, if any. */

@@ -1,11 +1,11 @@
 import { type ChildProcess, type StdioOptions, spawn } from "node:child_process";
 import { SandportError } from "@sandport/core";
-import { releaseLeaf } from "./cgroups.js";
+import { releaseLeaf } from "../cgroups/cgroups.js";
+import { LOCAL_PROVIDER } from "../options.js";
+import { type OpenNamespaces, openNamespaces } from "../processes/sandbox-namespaces.js";
 import { JOIN_FAILED_EXIT, JOIN_FAILED_MESSAGE, type SpawnPlan } from "./command-plan.js";
 import { CommandTree } from "./command-tree.js";
 import { coverInheritedDescriptors } from "./inherited-descriptors.js";
-import { LOCAL_PROVIDER } from "./options.js";
-import { type OpenNamespaces, openNamespaces } from "./sandbox-namespaces.js";
 
 /** How to run one planned command. */
 export interface RunOptions {

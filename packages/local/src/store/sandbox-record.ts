@@ -1,5 +1,5 @@
 import { LAUNCH_KEY_LABEL, type Labels, OWNER_LABEL, type ResourceLimits } from "@sandport/core";
-import type { NamespaceHolder } from "./sandbox-namespaces.js";
+import type { NamespaceHolder } from "../processes/sandbox-namespaces.js";
 
 /** Format tag of a sandbox's metadata file. */
 export const SANDBOX_RECORD_FORMAT = "sandport-local-sandbox-v1";

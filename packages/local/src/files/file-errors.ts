@@ -1,5 +1,5 @@
 import { invalidRequest, SandportError } from "@sandport/core";
-import { LOCAL_PROVIDER } from "./options.js";
+import { LOCAL_PROVIDER } from "../options.js";
 
 /** `INVALID_REQUEST` for a workspace path that may not be used as asked. */
 export function refusePath(path: string, why: string): SandportError {

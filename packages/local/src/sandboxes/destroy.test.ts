@@ -6,7 +6,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { SandportError } from "@sandport/core";
-import { LocalRuntime, type LocalRuntimeOptions } from "./index.js";
+import { LocalRuntime, type LocalRuntimeOptions } from "../index.js";
 import {
   bwrapSkipReason,
   ENTRY,
@@ -16,7 +16,7 @@ import {
   temporaryDirectory,
   uniqueSleep,
   waitFor,
-} from "./runtime.fixture.js";
+} from "../runtime.fixture.js";
 
 const skipNamespaces = await bwrapSkipReason();
 const root = temporaryDirectory("destroy");

@@ -11,10 +11,10 @@ import {
   sleep,
   validateCommandRef,
 } from "@sandport/core";
+import { LOCAL_PROVIDER, type LocalIsolation } from "../options.js";
+import { identify, isAlive, type ProcessIdentity, signalGroup, signalProcess } from "../processes/process-tree.js";
 import type { SpawnPlan } from "./command-plan.js";
 import { coverInheritedDescriptors } from "./inherited-descriptors.js";
-import { LOCAL_PROVIDER, type LocalIsolation } from "./options.js";
-import { identify, isAlive, type ProcessIdentity, signalGroup, signalProcess } from "./process-tree.js";
 import { SUPERVISOR_SOURCE } from "./supervisor-source.js";
 
 /** A command that has a directory but no supervisor record for this long never started. */

@@ -1,0 +1,72 @@
+import { chmod, stat } from "node:fs/promises";
+import { dirname } from "node:path";
+import { SandportError } from "@sandport/core";
+import { errorCode } from "../files/file-errors.js";
+import { makeDirectories } from "../files/make-directories.js";
+import type { FileOwner } from "../files/workspace-walk.js";
+import { LOCAL_PROVIDER } from "../options.js";
+
+/**
+ * Creates the sandbox root `root` and its missing parents (`UNSUPPORTED`
+ * naming the path when it cannot). When commands run as another host user
+ * (`fileOwner`), that user must pass through the root and every parent made
+ * for it, and through every parent that was already there.
+ */
+export async function createRoot(root: string, fileOwner: FileOwner | undefined): Promise<void> {
+  let firstCreated: string | undefined;
+  try {
+    // 0o711 on every directory made here: a runtime whose commands run as the sandbox user may use the same root
+    // later, and must pass through all of it; the sandboxes inside are 0o700 (or 0o711 with private contents).
+    firstCreated = await makeDirectories(root, 0o711);
+  } catch (error) {
+    throw new SandportError({
+      code: "UNSUPPORTED",
+      provider: LOCAL_PROVIDER,
+      message:
+        `cannot create the sandbox root ${root} (${errorCode(error) ?? String(error)}): ` +
+        "choose a writable directory with new LocalRuntime({ root })",
+      details: { root },
+      cause: error,
+    });
+  }
+  if (!fileOwner) return;
+  // Commands run as the sandbox user, who must pass through the root and every parent created for it.
+  for (const directory of [...createdParents(firstCreated, root), root]) {
+    const mode = (await stat(directory)).mode & 0o7777;
+    if ((mode & 0o011) !== 0o011) await chmod(directory, mode | 0o011);
+  }
+  await checkParentsPassable(root);
+}
+
+/**
+ * Refuses, with the directory to fix, a root the sandbox user cannot reach: a parent this runtime did not
+ * create (so does not change) that others cannot pass through. bubblewrap would otherwise fail on every
+ * command with "Can't find source path … Permission denied".
+ */
+async function checkParentsPassable(root: string): Promise<void> {
+  for (let directory = dirname(root); ; directory = dirname(directory)) {
+    const mode = (await stat(directory)).mode & 0o7777;
+    if ((mode & 0o001) === 0) {
+      throw new SandportError({
+        code: "UNSUPPORTED",
+        provider: LOCAL_PROVIDER,
+        message:
+          `commands run as the sandbox user, who cannot pass through ${directory} (mode ${mode.toString(8)}) ` +
+          `to the sandbox root ${root}: chmod o+x ${directory}, or choose another root`,
+        details: { root, directory },
+      });
+    }
+    if (directory === dirname(directory)) return;
+  }
+}
+
+/** The directories `mkdir -p root` created above `root`, outermost first (`firstCreated` is what it returned). */
+function createdParents(firstCreated: string | undefined, root: string): string[] {
+  const parents: string[] = [];
+  if (firstCreated === undefined) return parents;
+  for (let directory = dirname(root); directory.length >= firstCreated.length; directory = dirname(directory)) {
+    parents.unshift(directory);
+    if (directory === firstCreated) break;
+  }
+  return parents;
+}
