@@ -38,7 +38,10 @@ export interface StdinUpload {
 
 /** A validated request, ready to send: with `executeCommand` (`exec`) or in a session of its own. */
 export interface CommandPlan {
-  /** `exec`: the daemon's command string (output capped, encoded); a session: the command, stdin arranged. */
+  /**
+   * `exec`: the daemon's command string (output capped, encoded); a session:
+   * the command (an `exec` for a subshell), stdin arranged.
+   */
   readonly command: string;
   /** Absolute working directory. */
   readonly cwd: string;

@@ -17,23 +17,34 @@ export function daemonCommand(script: string): string {
   return `sh -c 'eval "$(echo ${Buffer.from(script).toString("base64")} | base64 -d)"'`;
 }
 
-/** A request as a shell command that runs as a child (never `exec`): `argv` quoted, a `shell` script in its own `sh -c`. */
+/**
+ * A request as the last step of the subshell that runs it: `exec` of `argv`
+ * (quoted) or of a `shell` script's own `sh -c`, its stderr merged into its
+ * stdout. The command replaces that subshell, so no wrapper shell with the
+ * output as its stderr waits for it: a shell that sees its child die of a
+ * signal prints a notice (`Killed`) to its own stderr, which would land in
+ * the command's output. The wrappers ({@link cappedScript},
+ * {@link sessionScript}) run it in `( … )` with their own stderr elsewhere.
+ */
 export function requestCommand(request: ValidatedExecRequest): string {
-  return request.argv ? quoteArgv(request.argv) : `sh -c ${quoteShellArg(request.shell as string)}`;
+  const command = request.argv ? quoteArgv(request.argv) : `sh -c ${quoteShellArg(request.shell as string)}`;
+  return `exec ${command} 2>&1`;
 }
 
 /**
- * What `exec` runs with `executeCommand`: `command` (stdin arranged) with
- * stderr merged into stdout and the output cut after `capBytes + 1` bytes by
- * `head`, so an endless writer stops and the result shows it went past the
- * cap; the command's own exit status is kept. The command gets neither of the
- * descriptors the wrapper uses, so a background child it leaves cannot hold
- * the result open.
+ * What `exec` runs with `executeCommand`: `command` (stdin arranged, its
+ * stderr merged by {@link requestCommand}) in a subshell, its output cut
+ * after `capBytes + 1` bytes by `head`, so an endless writer stops and the
+ * result shows it went past the cap; the command's own exit status is kept.
+ * The shell that waits for it writes its own stderr to `/dev/null`, so the
+ * output is only the command's. The command gets neither of the descriptors
+ * the wrapper uses, so a background child it leaves cannot hold the result
+ * open.
  */
 export function cappedScript(command: string, capBytes: number): string {
   return [
     "exec 4>&1",
-    `s=$( { { { ${command}; } 3>&- 4>&-; echo $? >&3; } 2>&1 | head -c ${capBytes + 1} 3>&- >&4; } 3>&1 )`,
+    `s=$( { { ( ${command} ) 3>&- 4>&-; echo $? >&3; } 2>/dev/null | head -c ${capBytes + 1} 3>&- >&4; } 3>&1 )`,
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion, not a template
     'exit "${s:-255}"',
   ].join("\n");
@@ -71,6 +82,8 @@ export interface SessionScriptParts {
  * was written), runs the command as a child with its environment, and a
  * watchdog kills the command and everything carrying its marker at
  * `watchdogMs`, leaving `timeoutMark` and exiting {@link WATCHDOG_EXIT}.
+ * Once the command runs, the script's own stderr is `/dev/null`: its shell
+ * would report the command's death by a signal there.
  */
 export function sessionScript(parts: SessionScriptParts): string {
   const relative = (path: string) => quoteShellArg(posix.relative(parts.cwd, path) || ".");
@@ -88,6 +101,7 @@ export function sessionScript(parts: SessionScriptParts): string {
   if (parts.interactive) lines.push("exec 3<&0");
   const body = parts.interactive ? relayed(parts.command) : parts.command;
   lines.push(
+    "exec 2>/dev/null",
     `( ${exports.length === 0 ? ":" : `export ${exports.join(" ")}`} && ${body}
 ) &`,
     "c=$!",
@@ -102,16 +116,17 @@ export function sessionScript(parts: SessionScriptParts): string {
 }
 
 /**
- * `command` with its stdin from a FIFO that a relay fills from the session's
- * input (descriptor 3): each input line is base64, a line of `.` closes the
- * command's stdin. Daytona's input has no end of file of its own.
+ * `command` (an `exec`, in a subshell of its own) with its stdin from a FIFO
+ * that a relay fills from the session's input (descriptor 3): each input line
+ * is base64, a line of `.` closes the command's stdin. Daytona's input has no
+ * end of file of its own.
  */
 function relayed(command: string): string {
   return [
     `{ f=$(mktemp -u "\${TMPDIR:-/tmp}/sandport-stdin.XXXXXXXX") && mkfifo -m 600 "$f" || exit 125; }`,
     `( while IFS= read -r l; do [ "$l" = . ] && break; printf '%s' "$l" | base64 -d; done ) <&3 >"$f" &`,
     "r=$!",
-    `{ ${command}; } <"$f" 3<&-`,
+    `( ${command} ) <"$f" 3<&-`,
     "s=$?",
     'kill "$r" 2>/dev/null; rm -f -- "$f"; exit "$s"',
   ].join("\n");

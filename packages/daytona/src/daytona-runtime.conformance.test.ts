@@ -8,11 +8,6 @@ import { emulatorOptions, SDKS } from "../test/emulated.js";
 import { DaytonaRuntime } from "./daytona-runtime.js";
 import type { DaytonaRuntimeOptions } from "./options.js";
 
-/** Why the `*.signal-exit` checks fail on Daytona today. */
-const WRAPPER_REPORTS_SIGNALS =
-  "the command runs as the child of a wrapper shell (session script, exec's capped script) that reports " +
-  "a signal death by printing 'Killed' into the combined output";
-
 for (const sdk of SDKS) {
   describeRuntimeConformance({
     name: `DaytonaRuntime (real ${sdk.label} → Daytona emulator)`,
@@ -28,10 +23,6 @@ for (const sdk of SDKS) {
     },
     timeouts: { promptMs: 3_000 },
     knownDeviations: {
-      "exec.signal-exit": WRAPPER_REPORTS_SIGNALS,
-      "streaming.signal-exit": WRAPPER_REPORTS_SIGNALS,
-      "interactive.signal-exit": WRAPPER_REPORTS_SIGNALS,
-      "async.signal-exit": WRAPPER_REPORTS_SIGNALS,
       "async.timeout-result":
         "Daytona records no start or end time of a session command, so commandLogs reports durationMs 0",
       "async.output-cap-result":

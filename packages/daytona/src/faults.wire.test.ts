@@ -20,6 +20,8 @@ const LIST = "GET /api/sandbox";
 const DELETE = "DELETE /api/sandbox/:id";
 const EXECUTE = "POST /toolbox/:id/process/execute";
 const SESSION_EXEC = "POST /toolbox/:id/process/session/:sessionId/exec";
+/** A session command's log: followed over a WebSocket (streamed output), or read whole. */
+const SESSION_LOGS = "GET /toolbox/:id/process/session/:sessionId/command/:commandId/logs";
 
 for (const sdk of SDKS) {
   describe(`DaytonaRuntime under injected faults (${sdk.label} → Daytona emulator)`, () => {
@@ -53,7 +55,7 @@ for (const sdk of SDKS) {
     describeWireFaults({
       runtime: () => runtime,
       emulator: () => emulator,
-      routes: { create: CREATE, list: LIST, delete: DELETE, exec: EXECUTE },
+      routes: { create: CREATE, list: LIST, delete: DELETE, exec: EXECUTE, stream: SESSION_LOGS },
       // The SDK repeats a 429 and a 503 twice; a 500 may have created the sandbox.
       attempts: { createRateLimited: 3, createUnavailable: 3, deleteRefused: 6 },
       outcomes: { execRetriedOn: [503, 429] },

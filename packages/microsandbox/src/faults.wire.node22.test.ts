@@ -44,7 +44,8 @@ describe("MicrosandboxRuntime under injected faults (real microsandbox SDK → e
   describeWireFaults({
     runtime: () => runtime,
     emulator: () => emulator,
-    routes: { create: CREATE, list: LIST, delete: DELETE, exec: AGENT },
+    // Every command, streamed or not, runs and sends its output over the agent's WebSocket.
+    routes: { create: CREATE, list: LIST, delete: DELETE, exec: AGENT, stream: AGENT },
     // Two pages of two, the first asked for three times.
     listRequests: 4,
   });

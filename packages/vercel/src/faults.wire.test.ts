@@ -59,7 +59,8 @@ describe("VercelSandboxRuntime under injected faults (real @vercel/sandbox → V
   describeWireFaults({
     runtime: () => runtime,
     emulator: () => emulator,
-    routes: { create: CREATE, list: LIST, delete: DELETE, exec: CMD },
+    // A waited command's output streams in the answer to its start.
+    routes: { create: CREATE, list: LIST, delete: DELETE, exec: CMD, stream: CMD },
     // The SDK retries a 429 and a 5xx twice, from 400 ms.
     attempts: { createRateLimited: 3, createUnavailable: 3, createServerError: 3, deleteRefused: 3 },
     outcomes: { execRetriedOn: [503] },
