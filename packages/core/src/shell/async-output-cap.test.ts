@@ -17,12 +17,20 @@ const directory = mkdtempSync(join(tmpdir(), "sandport-async-cap-"));
 after(() => rmSync(directory, { recursive: true, force: true }));
 
 let runs = 0;
-function run(shell: string, input: Omit<AsyncOutputCapInput, "capMark" | "command"> & { readonly shell: string }) {
+type RunInput = Omit<AsyncOutputCapInput, "capMark" | "command"> & {
+  readonly shell: string;
+  /** The script's stdout goes to this file instead of a pipe. */
+  readonly stdoutFile?: string;
+};
+
+function run(shell: string, input: RunInput) {
   runs += 1;
   const capMark = join(directory, `capped-${runs}`);
   const command = composeShellCommand({ request: { shell: input.shell } });
   const started = performance.now();
-  const result = spawnSync(shell, ["-c", asyncOutputCapScript({ ...input, command, capMark })], {
+  const script = asyncOutputCapScript({ ...input, command, capMark });
+  const redirected = input.stdoutFile === undefined ? script : `exec >${input.stdoutFile}\n${script}`;
+  const result = spawnSync(shell, ["-c", redirected], {
     encoding: "utf8",
     timeout: 20_000,
   });
@@ -44,6 +52,19 @@ for (const shell of ["dash", "bash"]) {
         merged: true,
       });
       assert.deepEqual([merged.stdout, merged.stderr, merged.status, merged.capped], ["o1e1o2", "", 0, false]);
+    });
+
+    test("output passes as it is written, not when the command ends", () => {
+      const file = join(directory, `seen-${shell}`);
+      // The command waits until the first line reached the script's stdout (a file), so buffering would hang it.
+      const result = run(shell, {
+        shell: `echo first; i=0; until grep -q first ${file} 2>/dev/null || [ $i -ge 100 ]; do sleep 0.05; i=$((i+1)); done; echo "waited $i"`,
+        maxOutputBytes: 1000,
+        merged: true,
+        stdoutFile: file,
+      });
+      assert.equal(result.status, 0);
+      assert.match(readFileSync(file, "utf8"), /^first\nwaited [0-9]\d?\n$/);
     });
 
     test("an endless producer is cut one byte past the cap, marked and stopped at once", () => {

@@ -39,7 +39,7 @@ export interface AsyncOutputCapInput {
  * (in its logs, or in files) and runs it with no live caller.
  *
  * The command writes into FIFOs; each stream goes on through `head -c <cap + 1>`
- * to the script's own stdout/stderr, counted as it passes. Once a stream passes
+ * (unbuffered, as it arrives) to the script's own stdout/stderr, counted as it passes. Once a stream passes
  * the cap, its reader leaves the cap mark and stops the command at once
  * (`SIGTERM` to its subshell, a sweep of its marker when given; a writer left
  * over dies of `SIGPIPE` at its next write). Two separate streams that pass the
@@ -72,8 +72,10 @@ export function asyncOutputCapScript(input: AsyncOutputCapInput): string {
   lines.push(
     `( ${exportMarker}${input.command}\n) >"$t/1" ${input.merged ? "2>&1" : '2>"$t/2"'} 5>&- 6>&- </dev/null &`,
     "c=$!",
+    // GNU head buffers what it writes (so the logs would lag by up to 4 KiB): unbuffered through stdbuf where it exists.
+    'if command -v stdbuf >/dev/null 2>&1; then cut_at() { stdbuf -o0 head -c "$1"; }; else cut_at() { head -c "$1"; }; fi',
     // One reader per stream: keeps cap + 1 bytes, counts them (through a second FIFO), stops the command past the cap.
-    `keep() { wc -c <"$t/c$1" >"$t/n$1" & head -c ${cap + 1} <"$t/$1" | tee "$t/c$1" >&"$2"; wait; read -r n <"$t/n$1"; if [ "$n" -gt ${cap} ]; then : >${mark}; ${stop.join("; ")}; fi; }`,
+    `keep() { wc -c <"$t/c$1" >"$t/n$1" & cut_at ${cap + 1} <"$t/$1" | tee "$t/c$1" >&"$2"; wait; read -r n <"$t/n$1"; if [ "$n" -gt ${cap} ]; then : >${mark}; ${stop.join("; ")}; fi; }`,
     "keep 1 5 & r1=$!",
   );
   if (!input.merged) lines.push("keep 2 6 & r2=$!");
