@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { type AsyncOutputCapInput, asyncOutputCapScript, OUTPUT_CAP_EXIT, parseRunTimes } from "./async-output-cap.js";
+import { type AsyncOutputCapInput, asyncOutputCapScript, OUTPUT_CAP_EXIT, parseRunRecord } from "./async-output-cap.js";
 import { markerSweepScript } from "./marker-sweep.js";
 import { composeShellCommand } from "./quote.js";
 
@@ -95,7 +95,7 @@ for (const shell of ["dash", "bash"]) {
     });
 
     test("the marker reaches only the command: a sweep of it stops the command, and the script records the end", () => {
-      const times = join(directory, `times-${shell}`);
+      const runRecord = join(directory, `run-${shell}`);
       const marker = `m-${shell}-${process.pid}`;
       // The command sweeps its own marker, as a provider's watchdog would: the script must outlive it.
       const sweep = markerSweepScript("SANDPORT_EXEC_ID", marker);
@@ -104,12 +104,13 @@ for (const shell of ["dash", "bash"]) {
         maxOutputBytes: 100,
         merged: true,
         marker,
-        times,
+        runRecord,
       });
       assert.equal(result.stdout, "before");
       assert.equal(result.capped, false);
       assert.notEqual(result.status, 0, "the swept command did not exit by itself");
-      const recorded = parseRunTimes(readFileSync(times, "utf8"));
+      const recorded = parseRunRecord(readFileSync(runRecord, "utf8"));
+      assert.equal(recorded?.maxOutputBytes, 100);
       assert.ok(recorded?.endedAt !== undefined, "the end was recorded");
       assert.ok(recorded.endedAt - recorded.startedAt >= 200, `ran ${recorded.endedAt - recorded.startedAt} ms`);
     });
@@ -126,10 +127,11 @@ describe("asyncOutputCapScript input and records", () => {
     }
   });
 
-  test("parseRunTimes reads a start, and an end once there is one", () => {
-    assert.deepEqual(parseRunTimes("1000\n"), { startedAt: 1000, endedAt: undefined });
-    assert.deepEqual(parseRunTimes("1000\n1500\n"), { startedAt: 1000, endedAt: 1500 });
-    assert.equal(parseRunTimes(""), undefined);
-    assert.equal(parseRunTimes(undefined), undefined);
+  test("parseRunRecord reads the cap and start, and an end once there is one", () => {
+    assert.deepEqual(parseRunRecord("64\n1000\n"), { maxOutputBytes: 64, startedAt: 1000, endedAt: undefined });
+    assert.deepEqual(parseRunRecord("64\n1000\n1500\n"), { maxOutputBytes: 64, startedAt: 1000, endedAt: 1500 });
+    assert.equal(parseRunRecord("64\n"), undefined);
+    assert.equal(parseRunRecord(""), undefined);
+    assert.equal(parseRunRecord(undefined), undefined);
   });
 });

@@ -29,8 +29,12 @@ export interface AsyncOutputCapInput {
    * was not started with the marker in its environment.
    */
   readonly marker?: string;
-  /** Path of a times record: `<start ms>\n` when the command starts, `<end ms>\n` appended once it ended. */
-  readonly times?: string;
+  /**
+   * Path of a run record, for a provider that keeps no times of its own:
+   * `<output cap>\n<start ms>\n` when the command starts, `<end ms>\n`
+   * appended once it ended (read by {@link parseRunRecord}).
+   */
+  readonly runRecord?: string;
 }
 
 /**
@@ -54,7 +58,7 @@ export function asyncOutputCapScript(input: AsyncOutputCapInput): string {
   const cap = input.maxOutputBytes;
   if (!Number.isInteger(cap) || cap < 1) throw new RangeError(`maxOutputBytes must be a positive integer, got ${cap}`);
   const mark = quoteShellArg(input.capMark);
-  const times = input.times === undefined ? undefined : quoteShellArg(input.times);
+  const record = input.runRecord === undefined ? undefined : quoteShellArg(input.runRecord);
   const stop = ['kill -TERM "$c" 2>/dev/null'];
   if (input.marker !== undefined) stop.push(markerSweepScript(EXEC_MARKER_ENV, input.marker));
   // The script drops the marker before it starts anything, so no process of its own carries it.
@@ -62,7 +66,7 @@ export function asyncOutputCapScript(input: AsyncOutputCapInput): string {
   lines.push(
     `now_ms() { t=$(date +%s%3N 2>/dev/null); case "$t" in ''|*[!0-9]*) echo "$(( $(date +%s) * 1000 ))";; *) echo "$t";; esac; }`,
   );
-  if (times !== undefined) lines.push(`now_ms >${times}`);
+  if (record !== undefined) lines.push(`printf '%s\\n%s\\n' ${cap} "$(now_ms)" >${record}`);
   lines.push(
     `t=$(mktemp -d "\${TMPDIR:-/tmp}/sandport-cap.XXXXXXXX") && mkfifo "$t/1" "$t/2" "$t/c1" "$t/c2" || exit 125`,
     // fd 5/6: the script's stdout/stderr, where the kept output goes.
@@ -86,25 +90,30 @@ export function asyncOutputCapScript(input: AsyncOutputCapInput): string {
     `[ "$n" -gt ${cap} ] && : >${mark}`,
     'rm -rf -- "$t"',
   );
-  if (times !== undefined) lines.push(`now_ms >>${times}`);
+  if (record !== undefined) lines.push(`now_ms >>${record}`);
   lines.push(`[ -e ${mark} ] && exit ${OUTPUT_CAP_EXIT}`, 'exit "$s"');
   return lines.join("\n");
 }
 
-/** The times an {@link asyncOutputCapScript} recorded: when its command started and, once it ended, when. */
-export interface RunTimes {
+/** The run record of an {@link asyncOutputCapScript}: its cap, when its command started and, once it ended, when. */
+export interface RunRecord {
+  /** The output cap in bytes. */
+  readonly maxOutputBytes: number;
   /** Epoch ms. */
   readonly startedAt: number;
   /** Epoch ms; `undefined` while it runs. */
   readonly endedAt: number | undefined;
 }
 
-/** Reads a times record's text; `undefined` when it has no start. */
-export function parseRunTimes(text: string | undefined): RunTimes | undefined {
+/** Reads a run record's text; `undefined` when it has no cap and start. */
+export function parseRunRecord(text: string | undefined): RunRecord | undefined {
   if (text === undefined) return undefined;
-  const [start = "", end = ""] = text.split("\n");
+  const [cap = "", start = "", end = ""] = text.split("\n");
+  const maxOutputBytes = Number(cap);
   const startedAt = Number(start);
-  if (start === "" || !Number.isFinite(startedAt)) return undefined;
+  if (!Number.isInteger(maxOutputBytes) || maxOutputBytes < 1 || start === "" || !Number.isFinite(startedAt)) {
+    return undefined;
+  }
   const endedAt = Number(end);
-  return { startedAt, endedAt: end !== "" && Number.isFinite(endedAt) ? endedAt : undefined };
+  return { maxOutputBytes, startedAt, endedAt: end !== "" && Number.isFinite(endedAt) ? endedAt : undefined };
 }
