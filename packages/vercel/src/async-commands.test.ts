@@ -71,7 +71,8 @@ test("the request's output cap stops a command that passed it and went quiet, wi
   const ref = await runtime.startCommand(handle, {
     sessionId: "capped",
     // Past its cap, then silent: only the sandbox-side cap stops it before its budget.
-    shell: "printf '%030d' 0; echo err >&2; exec sleep 60",
+    // One stream only: Vercel's log interleaves two as they arrive, so which bytes the cap keeps would vary.
+    shell: "printf '%030d' 0; exec sleep 60",
     maxOutputBytes: 12,
     timeoutMs: 60_000,
   });
