@@ -76,6 +76,8 @@ export type { SdkLoader, SdkLoaderOptions, SdkPackage } from "./adapter/sdk-load
 export { createSdkLoader } from "./adapter/sdk-loader.js";
 export type { SpawnOptions, VendorStdin } from "./adapter/spawned-process.js";
 export { SpawnedProcess, spawnCommand } from "./adapter/spawned-process.js";
+export type { AsyncOutputCapInput, RunRecord } from "./shell/async-output-cap.js";
+export { asyncOutputCapScript, OUTPUT_CAP_EXIT, parseRunRecord } from "./shell/async-output-cap.js";
 export type { AsyncScriptInput, ExitRecord, SessionFiles, StartRecord } from "./shell/async-script.js";
 export { asyncScript, parseExitRecord, parseStartLine, parseStartRecord, sessionFiles } from "./shell/async-script.js";
 export { chmodFailure, chmodScript, modesToSet } from "./shell/chmod.js";

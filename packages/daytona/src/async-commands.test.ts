@@ -81,12 +81,48 @@ for (const sdk of SDKS) {
       });
       await exited(ref);
       assert.deepEqual(await runtime.commandStatus(handle, ref), { state: "exited", exitCode: null });
-      assert.equal((await runtime.commandLogs(handle, ref)).timedOut, true);
+      const logs = await runtime.commandLogs(handle, ref);
+      assert.equal(logs.timedOut, true);
+      assert.ok(logs.durationMs >= 400, `durationMs ${logs.durationMs} covers the 400 ms budget`);
       await delay(1_200);
       await expectCode(runtime.readFile(handle, "slow-late.txt"), "NOT_FOUND", "its child was stopped too");
       const plain = await runtime.startCommand(handle, { sessionId: "exits-124", shell: "exit 124" });
       await exited(plain);
       assert.deepEqual(await runtime.commandStatus(handle, plain), { state: "exited", exitCode: 124 });
+    });
+
+    test("logs report how long the command ran, from the run record its script keeps", async () => {
+      const ref = await runtime.startCommand(handle, { sessionId: "timed", shell: "sleep 0.3; echo done" });
+      await exited(ref);
+      const logs = await runtime.commandLogs(handle, ref);
+      assert.deepEqual([logs.exitCode, logs.stdout], [0, "done\n"]);
+      assert.ok(logs.durationMs >= 300 && logs.durationMs < 10_000, `durationMs ${logs.durationMs}`);
+    });
+
+    test("the request's output cap stops a command that passed it and went quiet, with nobody polling", async () => {
+      const ref = await runtime.startCommand(handle, {
+        sessionId: "capped",
+        // Past its cap (both streams, merged), then silent: only the sandbox-side cap stops it before its budget.
+        shell: "printf '%010d' 0; printf bbbbbbbbbb >&2; exec sleep 60",
+        maxOutputBytes: 15,
+        timeoutMs: 60_000,
+      });
+      // Nothing reads its output until it has ended.
+      await exited(ref);
+      assert.deepEqual(await runtime.commandStatus(handle, ref), { state: "exited", exitCode: null });
+      const logs = await runtime.commandLogs(handle, ref);
+      assert.deepEqual(
+        [logs.stdout, logs.truncated, logs.exitCode, logs.timedOut],
+        [`${"0".repeat(10)}bbbbb`, true, null, false],
+      );
+    });
+
+    test("a command that exits 141 by itself is not taken for one the cap stopped", async () => {
+      const ref = await runtime.startCommand(handle, { sessionId: "exits-141", shell: "echo small; exit 141" });
+      await exited(ref);
+      assert.deepEqual(await runtime.commandStatus(handle, ref), { state: "exited", exitCode: 141 });
+      const logs = await runtime.commandLogs(handle, ref);
+      assert.deepEqual([logs.exitCode, logs.truncated, logs.stdout], [141, false, "small\n"]);
     });
 
     test("unknown commands are NOT_FOUND; a stop ends every session, and a session id used before stays claimed", async () => {

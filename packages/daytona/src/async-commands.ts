@@ -1,3 +1,4 @@
+import { posix } from "node:path";
 import {
   type CommandRef,
   type CommandStatus,
@@ -13,10 +14,14 @@ import {
   type AsyncCommandEnd,
   asyncCommandLogs,
   asyncCommandStatus,
+  asyncOutputCapScript,
   type OperationCall,
+  OUTPUT_CAP_EXIT,
   OutputCollector,
+  parseRunRecord,
+  type RunRecord,
 } from "@sandport/core/adapter";
-import { planCommand, refusedOnly } from "./command-plan.js";
+import { type CommandPlan, planCommand, refusedOnly } from "./command-plan.js";
 import { WATCHDOG_EXIT } from "./command-scripts.js";
 import { type DaytonaContext, seconds } from "./context.js";
 import { isNotFound, statusOf } from "./errors.js";
@@ -34,12 +39,44 @@ export function sessionOf(sessionId: string): string {
 }
 
 /**
+ * Where an async command's records live: the directory that claims its
+ * session id, its run record (cap, start and end: Daytona keeps no times)
+ * and the mark its output cap leaves when it stopped it.
+ */
+function recordsOf(context: DaytonaContext, sessionId: string) {
+  const claim = `${context.options.commandStateDirectory}/claims/${sessionOf(sessionId)}`;
+  return { claim, run: `${claim}/run`, capped: `${claim}/capped` };
+}
+
+/**
+ * The plan with its command run through the kit's output cap: the merged
+ * output passes on one byte past the request's cap at most, and the command
+ * is stopped once it passes it, with nobody polling. Its paths are relative
+ * to the working directory, as the session script's are.
+ */
+function cappedPlan(context: DaytonaContext, plan: CommandPlan, sessionId: string): CommandPlan {
+  const records = recordsOf(context, sessionId);
+  const relative = (path: string) => posix.relative(plan.cwd, path) || ".";
+  const command = asyncOutputCapScript({
+    command: plan.command,
+    maxOutputBytes: plan.maxOutputBytes,
+    merged: true,
+    capMark: relative(records.capped),
+    marker: plan.marker,
+    runRecord: relative(records.run),
+  });
+  return { ...plan, command };
+}
+
+/**
  * Starts a command in its own Daytona session without waiting for it; the
  * session id is the idempotency key. The first start creates the session and
  * runs the command in it; a retried, racing or later start finds the session
  * and returns its first command. Inside the sandbox the command first claims
  * its session id (`mkdir`), so even two starts that both found the session
- * empty run it once. The sandbox's watchdog stops it at its timeout.
+ * empty run it once. The sandbox's watchdog stops it at its timeout, and its
+ * output cap (the request's `maxOutputBytes`, else the runtime's) stops it
+ * once its output passes it, whether anyone polls or not.
  */
 export async function startCommand(
   context: DaytonaContext,
@@ -68,8 +105,9 @@ export async function startCommand(
         const existing = await firstCommand(sandbox, session, call, CLAIM_WAIT_MS);
         if (existing) return { sessionId, commandId: existing.id };
       }
-      const claim = `${context.options.commandStateDirectory}/claims/${session}`;
-      await sendToSession(context, sandbox, session, plan, call, { watchdogMs: plan.timeoutMs, claim });
+      const { claim } = recordsOf(context, sessionId);
+      const capped = cappedPlan(context, plan, sessionId);
+      await sendToSession(context, sandbox, session, capped, call, { watchdogMs: plan.timeoutMs, claim });
       const first = await firstCommand(sandbox, session, call, 0);
       if (first) return { sessionId, commandId: first.id };
       throw new SandportError({
@@ -86,7 +124,7 @@ export async function startCommand(
 /**
  * Where a started command is: `running` while Daytona records no exit code;
  * then `exited` with it, or with `null` when the sandbox's watchdog stopped it
- * at its timeout. A command Daytona does not know (never started here, or its
+ * at its timeout or its output cap stopped it. A command Daytona does not know (never started here, or its
  * session ended with a stop) rejects `NOT_FOUND`.
  */
 export function commandStatus(
@@ -100,7 +138,8 @@ export function commandStatus(
 
 /**
  * The command's output so far (merged), complete once it has exited; capped
- * at the runtime's `maxOutputBytes`. Daytona records no times, so `durationMs` is 0.
+ * at the command's own `maxOutputBytes`. `durationMs` comes from the run
+ * record the command's script keeps (Daytona records no times).
  */
 export function commandLogs(
   context: DaytonaContext,
@@ -108,12 +147,13 @@ export function commandLogs(
   ref: CommandRef,
   op?: OpOptions,
 ): Promise<ExecResult> {
-  return onCommand(context, handle, ref, op, "commandLogs", async (sandbox, end, call, site) => {
+  return onCommand(context, handle, ref, op, "commandLogs", async (sandbox, end, call, site, record) => {
     const session = sessionOf(ref.sessionId);
     const logs = await repeatable(call, site, () => sandbox.process.getSessionCommandLogs(session, ref.commandId));
-    const output = new OutputCollector(context.options.maxOutputBytes);
+    const output = new OutputCollector(record?.maxOutputBytes ?? context.options.maxOutputBytes);
     output.push("stdout", logs.stdout || logs.output || "");
-    return asyncCommandLogs(output, end, 0);
+    const runningFor = record === undefined ? 0 : Date.now() - record.startedAt;
+    return asyncCommandLogs(output, end, runningFor);
   });
 }
 
@@ -129,6 +169,7 @@ async function onCommand<T>(
     end: AsyncCommandEnd | "running",
     call: OperationCall,
     site: { operation: string; sandboxId: string },
+    record: RunRecord | undefined,
   ) => Promise<T>,
 ): Promise<T> {
   const valid = validateCommandRef(ref, PROVIDER);
@@ -155,32 +196,69 @@ async function onCommand<T>(
           details: { sandboxId, ...valid },
         });
       }
-      return work(sandbox, await exitOf(context, sandbox, valid, call, command.exitCode), call, site);
+      // Only the logs report times and the cap: a status costs no extra request.
+      const path = recordsOf(context, valid.sessionId).run;
+      const record =
+        operation === "commandLogs" ? parseRunRecord(await readRecord(sandbox, path, call, site)) : undefined;
+      const end = await exitOf(context, sandbox, valid, call, command.exitCode, record);
+      return work(sandbox, end, call, site, record);
     },
   );
 }
 
-/** `running`, or how it ended: its exit code, or the watchdog's stop at its timeout (its exit code and its mark). Daytona records no times. */
+/**
+ * `running`, or how it ended: its exit code, the watchdog's stop at its
+ * timeout, or its output cap's stop (each an exit code and its mark), and how
+ * long it ran, from its run record.
+ */
 async function exitOf(
   context: DaytonaContext,
   sandbox: DaytonaSandbox,
   ref: CommandRef,
   call: OperationCall,
   exit: number | undefined,
+  record: RunRecord | undefined,
 ): Promise<AsyncCommandEnd | "running"> {
   if (exit === undefined) return "running";
-  if (exit !== WATCHDOG_EXIT) return { exitCode: exit, durationMs: 0, timedOut: false };
-  const mark = `${context.options.commandStateDirectory}/timeouts/${sessionOf(ref.sessionId)}`;
-  const site = { operation: "commandStatus", sandboxId: sandbox.id, path: mark };
-  const marked = await repeatable(call, site, () => sandbox.fs.downloadFile(mark, seconds(call.remainingMs()))).then(
+  const durationMs = record?.endedAt === undefined ? 0 : Math.max(0, record.endedAt - record.startedAt);
+  if (exit === WATCHDOG_EXIT) {
+    const mark = `${context.options.commandStateDirectory}/timeouts/${sessionOf(ref.sessionId)}`;
+    // The kit's rule drops the exit code of a command its watchdog stopped.
+    return { exitCode: exit, durationMs, timedOut: await marked(sandbox, mark, call) };
+  }
+  if (exit === OUTPUT_CAP_EXIT) {
+    const capped = await marked(sandbox, recordsOf(context, ref.sessionId).capped, call);
+    return { exitCode: exit, durationMs, timedOut: false, capped };
+  }
+  return { exitCode: exit, durationMs, timedOut: false };
+}
+
+/** Whether the mark at `path` is there. */
+async function marked(sandbox: DaytonaSandbox, path: string, call: OperationCall): Promise<boolean> {
+  const site = { operation: "commandStatus", sandboxId: sandbox.id, path };
+  return repeatable(call, site, () => sandbox.fs.downloadFile(path, seconds(call.remainingMs()))).then(
     () => true,
     (error: unknown) => {
       if (isNotFound(error)) return false;
       throw error;
     },
   );
-  // The kit's rule drops the exit code of a command its watchdog stopped.
-  return { exitCode: exit, durationMs: 0, timedOut: marked };
+}
+
+/** The run record's text; `undefined` when there is none (a command started before there were run records). */
+async function readRecord(
+  sandbox: DaytonaSandbox,
+  path: string,
+  call: OperationCall,
+  site: { operation: string; sandboxId: string },
+): Promise<string | undefined> {
+  return repeatable(call, { ...site, path }, () => sandbox.fs.downloadFile(path, seconds(call.remainingMs()))).then(
+    (content) => content.toString("utf8"),
+    (error: unknown) => {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    },
+  );
 }
 
 /** The first command of a session, waiting up to `waitMs` for one to appear; `undefined` when none did. */

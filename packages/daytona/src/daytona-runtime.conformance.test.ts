@@ -22,11 +22,5 @@ for (const sdk of SDKS) {
       };
     },
     timeouts: { promptMs: 3_000 },
-    knownDeviations: {
-      "async.timeout-result":
-        "Daytona records no start or end time of a session command, so commandLogs reports durationMs 0",
-      "async.output-cap-result":
-        "Daytona's async commands keep output up to the runtime's maxOutputBytes, not the request's, and nothing stops a command at its cap between polls; the shared command engine is to own this",
-    },
   });
 }

@@ -107,12 +107,42 @@ test("an async command past its timeout is killed: exited, logs timedOut, exitCo
   await expectCode(runtime.readFile(handle, "slow.txt"), "NOT_FOUND");
 });
 
-test("logs are capped at the runtime's maxOutputBytes", async () => {
+test("logs are capped at the runtime's maxOutputBytes; the cap stopped the command", async () => {
   const capped = runtimeWith({ maxOutputBytes: 10 });
   const ref = await capped.startCommand(handle, { sessionId: "capped", shell: "printf '%020d' 0; echo err >&2" });
-  await exited(ref);
+  assert.deepEqual(await exited(ref), { state: "exited", exitCode: null });
   const logs = await capped.commandLogs(handle, ref);
-  assert.deepEqual([logs.stdout, logs.stderr, logs.truncated], ["0".repeat(10), "", true]);
+  assert.deepEqual(
+    [logs.stdout, logs.stderr, logs.truncated, logs.exitCode, logs.timedOut],
+    ["0".repeat(10), "", true, null, false],
+  );
+});
+
+test("the request's maxOutputBytes caps the logs, and stops a command that passed it and went quiet", async () => {
+  const ref = await runtime.startCommand(handle, {
+    sessionId: "request-cap",
+    // Past its cap, then silent: only the sandbox-side cap can stop it before its 60 s budget.
+    shell: "printf '%030d' 0; echo err >&2; exec sleep 60",
+    maxOutputBytes: 12,
+    timeoutMs: 60_000,
+  });
+  assert.deepEqual(await exited(ref), { state: "exited", exitCode: null });
+  const logs = await runtime.commandLogs(handle, ref);
+  assert.deepEqual(
+    [logs.stdout, logs.stderr, logs.truncated, logs.exitCode, logs.timedOut],
+    ["0".repeat(12), "", true, null, false],
+  );
+});
+
+test("two streams past the cap only together are cut when read and marked as stopped", async () => {
+  const ref = await runtime.startCommand(handle, {
+    sessionId: "together-cap",
+    shell: "printf out-out; printf err-err >&2; exit 3",
+    maxOutputBytes: 10,
+  });
+  assert.deepEqual(await exited(ref), { state: "exited", exitCode: null });
+  const logs = await runtime.commandLogs(handle, ref);
+  assert.deepEqual([logs.stdout, logs.stderr, logs.truncated, logs.exitCode], ["out-out", "err", true, null]);
 });
 
 test("large stdin is staged as a file, read by the command, then deleted", async () => {

@@ -53,7 +53,14 @@ export async function startCommand(
   const plan = planCommand(context.options, execRequest);
   const files = sessionFiles(context.options.commandStateDirectory, sessionId);
   const commandId = randomUUID();
-  const script = asyncScript({ command: plan.command, cwd: plan.cwd, timeoutMs: plan.timeoutMs, files, commandId });
+  const script = asyncScript({
+    command: plan.command,
+    cwd: plan.cwd,
+    timeoutMs: plan.timeoutMs,
+    maxOutputBytes: plan.maxOutputBytes,
+    files,
+    commandId,
+  });
   return context.onInstance(
     handle,
     op,
@@ -119,7 +126,11 @@ export function commandStatus(
   });
 }
 
-/** The command's output so far, complete once it has exited; capped at the runtime's `maxOutputBytes`. */
+/**
+ * The command's output so far, complete once it has exited; capped at the
+ * command's own `maxOutputBytes` (recorded at its start). Its script stops it
+ * once it passes the cap, whether anyone polls or not: `truncated`, `exitCode: null`.
+ */
 export function commandLogs(
   context: E2BContext,
   handle: unknown,
@@ -131,12 +142,13 @@ export function commandLogs(
     const [stdout = "", stderr = "", record] = await Promise.all([
       readText(sandbox, files.stdout, call),
       readText(sandbox, files.stderr, call),
-      exit === "running" ? readText(sandbox, files.record, call) : undefined,
+      readText(sandbox, files.record, call),
     ]);
-    const output = new OutputCollector(context.options.maxOutputBytes);
+    const started = parseStartRecord(record);
+    const output = new OutputCollector(started?.maxOutputBytes ?? context.options.maxOutputBytes);
     output.push("stdout", stdout);
     output.push("stderr", stderr);
-    const startedAt = parseStartRecord(record)?.startedAt;
+    const startedAt = started?.startedAt;
     const runningFor = startedAt === undefined ? 0 : Math.max(0, Date.now() - startedAt);
     return asyncCommandLogs(output, exit, runningFor);
   });

@@ -25,8 +25,4 @@ describeRuntimeConformance({
     };
   },
   timeouts: { promptMs: 3_000 },
-  knownDeviations: {
-    "async.output-cap-result":
-      "E2B's async commands keep output up to the runtime's maxOutputBytes, not the request's, and nothing stops a command at its cap between polls; the shared command engine is to own this",
-  },
 });

@@ -11,6 +11,7 @@ const CMD = "POST /v2/sandboxes/sessions/:sessionId/cmd";
 const GET_CMD = "GET /v2/sandboxes/sessions/:sessionId/cmd/:cmdId";
 const LOGS = "GET /v2/sandboxes/sessions/:sessionId/cmd/:cmdId/logs";
 const WRITE = "POST /v2/sandboxes/sessions/:sessionId/fs/write";
+const READ = "POST /v2/sandboxes/sessions/:sessionId/fs/read";
 
 const { emulator, runtime, runtimeWith } = await emulated({ owner: "async-tests" });
 const handle = await runtime.launch();
@@ -35,7 +36,7 @@ test("a new session costs a claim, the detached start and its record; a known on
   assert.equal(record.stdout.split("\n")[0], ref.commandId, "the record lives beside the workspace");
 });
 
-test("status is one getCommand; logs of an ended command are its whole log, replayed", async () => {
+test("status is one getCommand; logs of an ended command are its whole log, replayed, at its recorded cap", async () => {
   const ref = await runtime.startCommand(handle, { sessionId: "job-2", shell: "echo one; echo two >&2; exit 3" });
   await exited(ref);
   emulator.resetRequests();
@@ -47,10 +48,10 @@ test("status is one getCommand; logs of an ended command are its whole log, repl
     { ...logs, durationMs: 0 },
     { exitCode: 3, stdout: "one\n", stderr: "two\n", truncated: false, timedOut: false, durationMs: 0 },
   );
-  assert.deepEqual(routes(), [GET_CMD, LOGS]);
+  assert.deepEqual(routes(), [GET_CMD, READ, LOGS]);
 });
 
-test("logs of a running command are what arrived until the stream went quiet; the cap applies", async () => {
+test("logs of a running command are what arrived until the stream went quiet; the command's own cap applies", async () => {
   const ref = await runtime.startCommand(handle, { sessionId: "job-3", shell: "echo early; sleep 5; echo late" });
   const started = performance.now();
   const partial = await waitFor(
@@ -62,8 +63,29 @@ test("logs of a running command are what arrived until the stream went quiet; th
   );
   assert.deepEqual([partial.stdout, partial.exitCode, partial.timedOut], ["early\n", null, false]);
   assert.ok(performance.now() - started < 3_000, "a running command's logs do not wait for its end");
-  const capped = await runtimeWith({ maxOutputBytes: 3 }).commandLogs(handle, ref);
-  assert.deepEqual([capped.stdout, capped.truncated], ["ear", true]);
+  const otherCap = await runtimeWith({ maxOutputBytes: 3 }).commandLogs(handle, ref);
+  assert.deepEqual([otherCap.stdout, otherCap.truncated], ["early\n", false], "the cap recorded at its start");
+});
+
+test("the request's output cap stops a command that passed it and went quiet, with nobody polling", async () => {
+  const ref = await runtime.startCommand(handle, {
+    sessionId: "capped",
+    // Past its cap, then silent: only the sandbox-side cap stops it before its budget.
+    // One stream only: Vercel's log interleaves two as they arrive, so which bytes the cap keeps would vary.
+    shell: "printf '%030d' 0; exec sleep 60",
+    maxOutputBytes: 12,
+    timeoutMs: 60_000,
+  });
+  await exited(ref);
+  assert.deepEqual(await runtime.commandStatus(handle, ref), { state: "exited", exitCode: null });
+  const logs = await runtime.commandLogs(handle, ref);
+  assert.deepEqual(
+    [logs.stdout, logs.stderr, logs.truncated, logs.exitCode, logs.timedOut],
+    ["0".repeat(12), "", true, null, false],
+  );
+  const own = await runtime.startCommand(handle, { sessionId: "exits-141", shell: "echo small; exit 141" });
+  await exited(own);
+  assert.deepEqual(await runtime.commandStatus(handle, own), { state: "exited", exitCode: 141 }, "its own 141");
 });
 
 test("a command killed at its timeout reports exitCode null and timedOut; a plain kill code does not", async () => {

@@ -3,6 +3,7 @@ import {
   type CommandStatus,
   type ExecResult,
   type OpOptions,
+  quoteArgv,
   SandportError,
   type StartCommandRequest,
   sleep,
@@ -11,10 +12,13 @@ import {
 } from "@sandport/core";
 import {
   type AsyncCommandEnd,
+  assertCommandFits,
   asyncCommandLogs,
   asyncCommandStatus,
+  asyncOutputCapScript,
   createCallBudget,
   type OperationCall,
+  OUTPUT_CAP_EXIT,
   OutputCollector,
 } from "@sandport/core/adapter";
 import type { VercelContext } from "./context.js";
@@ -24,7 +28,14 @@ import { PROVIDER } from "./handle.js";
 import type { VercelCommand, VercelSandbox } from "./internal/sdk-types.js";
 import type { ResolvedOptions } from "./options.js";
 import { SessionRecords } from "./session-records.js";
-import { commandFields, discardStdin, refusedBeforeStart, stageStdin, TIMEOUT_SLACK_MS } from "./vendor-command.js";
+import {
+  type CommandPlan,
+  commandFields,
+  discardStdin,
+  refusedBeforeStart,
+  stageStdin,
+  TIMEOUT_SLACK_MS,
+} from "./vendor-command.js";
 
 /** How long `commandLogs` of a running command waits for more output once the replayed lines stop. */
 const LOGS_QUIET_MS = 200;
@@ -42,6 +53,11 @@ const LOGS_WINDOW_MS = 2_000;
  * never runs twice. A new session costs three requests (claim, start,
  * record), a known one one.
  *
+ * The command runs through the kit's output cap (`asyncOutputCapScript`):
+ * each stream reaches Vercel's log one byte past the request's
+ * `maxOutputBytes` (else the runtime's) at most, and the command is stopped
+ * once its output passes the cap, whether anyone polls or not.
+ *
  * A claim whose answer was lost is asked again (the claim carries this
  * call's nonce, so it recognises itself). A start whose answer was lost may
  * have run: the session is then recorded as lost, and every later start with
@@ -54,8 +70,8 @@ export async function startCommand(
   op?: OpOptions,
 ): Promise<CommandRef> {
   const { sessionId, execRequest } = splitStartCommandRequest(request, PROVIDER);
-  const plan = planCommand(context.options, execRequest);
   const { options } = context;
+  const plan = cappedPlan(planCommand(options, execRequest), SessionRecords.capMarkOf(options, sessionId));
   return context.onInstance(handle, op, "startCommand", options.timeouts.lookupMs, async (sandbox, call, name) => {
     context.known.markCommandRun(name);
     const records = new SessionRecords(sandbox, options, sessionId);
@@ -82,7 +98,7 @@ export async function startCommand(
       await records.recordLost(AbortSignal.timeout(options.timeouts.fileMs));
       throw call.signal.aborted ? error : startLost(name, sessionId, error);
     }
-    await records.recordStart(command.cmdId, plan.timeoutMs, call.signal);
+    await records.recordStart(command.cmdId, plan, call.signal);
     return { sessionId, commandId: command.cmdId };
   });
 }
@@ -107,7 +123,8 @@ export function commandStatus(
 /**
  * The command's output: all of it once it has exited (Vercel replays its log
  * from the first line); while it runs, what the log stream delivers until it
- * has been quiet for 200 ms (2 s at most). Capped at the runtime's `maxOutputBytes`.
+ * has been quiet for 200 ms (2 s at most). Capped at the command's own
+ * `maxOutputBytes`, recorded at its start.
  */
 export function commandLogs(
   context: VercelContext,
@@ -116,7 +133,9 @@ export function commandLogs(
   op?: OpOptions,
 ): Promise<ExecResult> {
   return onCommand(context, handle, ref, op, "commandLogs", async (sandbox, command, call) => {
-    const output = new OutputCollector(context.options.maxOutputBytes);
+    const records = new SessionRecords(sandbox, context.options, ref.sessionId);
+    const recorded = await records.recorded(command.cmdId, call.signal);
+    const output = new OutputCollector(recorded?.maxOutputBytes ?? context.options.maxOutputBytes);
     await readLogs(command, output, command.exitCode === null, call);
     const end = await endOf(context.options, sandbox, ref, command, call);
     return asyncCommandLogs(output, end, Date.now() - command.startedAt);
@@ -147,9 +166,11 @@ async function onCommand<T>(
 
 /**
  * How a command ended, from Vercel's record of it: `running` while it has no
- * exit code. It was killed at its timeout when it has a signal's exit code
- * (128 + n) after at least the timeout recorded at its start; that record is
- * read only for such codes, so a normal exit costs no extra request.
+ * exit code. Its output cap stopped it when it exits {@link OUTPUT_CAP_EXIT}
+ * and the cap's mark is there; it was killed at its timeout when it has a
+ * signal's exit code (128 + n) after at least the timeout recorded at its
+ * start. Those records are read only for such codes, so a normal exit costs
+ * no extra request.
  */
 async function endOf(
   options: ResolvedOptions,
@@ -163,8 +184,28 @@ async function endOf(
   const durationMs = command.durationMs ?? Date.now() - command.startedAt;
   if (exitCode < 128) return { exitCode, durationMs, timedOut: false };
   const records = new SessionRecords(sandbox, options, ref.sessionId);
-  const timeoutMs = await records.recordedTimeoutMs(command.cmdId, call.signal);
+  if (exitCode === OUTPUT_CAP_EXIT && (await records.capped(call.signal))) {
+    return { exitCode, durationMs, timedOut: false, capped: true };
+  }
+  const timeoutMs = (await records.recorded(command.cmdId, call.signal))?.timeoutMs;
   return { exitCode, durationMs, timedOut: timeoutMs !== undefined && durationMs >= timeoutMs - TIMEOUT_SLACK_MS };
+}
+
+/**
+ * The plan with its command run through the kit's output cap, as `sh -c`.
+ * The script carries the marker like the command (Vercel gives the whole
+ * command one environment), so the cap stops only the command's own process
+ * and a writer it left dies at its next write.
+ */
+function cappedPlan(plan: CommandPlan, capMark: string): CommandPlan {
+  const script = asyncOutputCapScript({
+    command: quoteArgv([plan.cmd, ...plan.args]),
+    maxOutputBytes: plan.maxOutputBytes,
+    merged: false,
+    capMark,
+  });
+  assertCommandFits(script, PROVIDER);
+  return { ...plan, cmd: "sh", args: ["-c", script] };
 }
 
 /** Reads the command's log stream into `output`: to its end, or while `live`, until it goes quiet. */

@@ -11,9 +11,10 @@ import { runScript } from "./run-script.js";
  * The records that make `startCommand` idempotent on its session id. Vercel
  * commands have no caller-chosen key, so each session gets a directory
  * inside the sandbox, beside the workspace (`<sessionDirectory>/<session id>`):
- * `mkdir` of it claims the session, `claim` holds the claimer's nonce, and
- * `command` the started command's id and timeout, or `lost` when its start's
- * answer was lost.
+ * `mkdir` of it claims the session, `claim` holds the claimer's nonce,
+ * `command` the started command's id, timeout and output cap, or `lost` when
+ * its start's answer was lost, and `capped` is the mark the command's output
+ * cap leaves when it stopped it.
  *
  * @module
  */
@@ -23,6 +24,13 @@ export type SessionClaim = { readonly claimed: true } | { readonly claimed: fals
 
 /** What the record of a session holds when its start's outcome was lost. */
 const LOST = "lost";
+
+/** What a session's start recorded about its command. */
+export interface RecordedCommand {
+  readonly timeoutMs: number;
+  /** The command's output cap; `undefined` in a record written before caps were recorded. */
+  readonly maxOutputBytes: number | undefined;
+}
 
 /** The records of one session in one sandbox. */
 export class SessionRecords {
@@ -60,9 +68,18 @@ export class SessionRecords {
     return { claimed: false, commandId };
   }
 
-  /** Records the command a claimed session started, and its timeout (read back by {@link recordedTimeoutMs}). */
-  recordStart(cmdId: string, timeoutMs: number, signal: AbortSignal): Promise<void> {
-    return this.#write(`${cmdId}\n${timeoutMs}\n`, signal);
+  /** Where the output cap of session `sessionId`'s command leaves its mark (absolute). */
+  static capMarkOf(options: ResolvedOptions, sessionId: string): string {
+    return `${options.sessionDirectory}/${sessionId}/capped`;
+  }
+
+  /** Records the command a claimed session started, its timeout and output cap (read back by {@link recorded}). */
+  recordStart(
+    cmdId: string,
+    plan: { readonly timeoutMs: number; readonly maxOutputBytes: number },
+    signal: AbortSignal,
+  ): Promise<void> {
+    return this.#write(`${cmdId}\n${plan.timeoutMs}\n${plan.maxOutputBytes}\n`, signal);
   }
 
   /** Records that a claimed session's start may have run unseen: later starts are refused. Best effort. */
@@ -78,12 +95,23 @@ export class SessionRecords {
     );
   }
 
-  /** The timeout recorded for command `cmdId` of the session; `undefined` when the record names another. */
-  async recordedTimeoutMs(cmdId: string, signal: AbortSignal): Promise<number | undefined> {
+  /** What was recorded for command `cmdId` of the session; `undefined` when the record names another. */
+  async recorded(cmdId: string, signal: AbortSignal): Promise<RecordedCommand | undefined> {
     const bytes = await this.#sandbox.readFileToBuffer({ path: this.#path }, { signal });
-    const [recorded, timeout] = new TextDecoder().decode(bytes ?? new Uint8Array()).split("\n");
+    const [recorded, timeout, cap] = new TextDecoder().decode(bytes ?? new Uint8Array()).split("\n");
     const timeoutMs = Number(timeout);
-    return recorded === cmdId && timeout !== "" && Number.isFinite(timeoutMs) ? timeoutMs : undefined;
+    if (recorded !== cmdId || timeout === "" || !Number.isFinite(timeoutMs)) return undefined;
+    const maxOutputBytes = Number(cap);
+    return {
+      timeoutMs,
+      maxOutputBytes: Number.isInteger(maxOutputBytes) && maxOutputBytes > 0 ? maxOutputBytes : undefined,
+    };
+  }
+
+  /** Whether the command's output cap stopped it (its mark is there). */
+  async capped(signal: AbortSignal): Promise<boolean> {
+    const path = SessionRecords.capMarkOf(this.#options, this.#sessionId);
+    return (await this.#sandbox.readFileToBuffer({ path }, { signal })) !== null;
   }
 
   #write(text: string, signal: AbortSignal): Promise<void> {

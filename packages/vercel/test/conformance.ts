@@ -22,9 +22,5 @@ export function describeVercelConformance(version: SdkVersion): void {
     },
     unknownSandboxId: "sandport-conformance-no-such-sandbox",
     timeouts: { promptMs: 3_000 },
-    knownDeviations: {
-      "async.output-cap-result":
-        "Vercel's async commands keep output up to the runtime's maxOutputBytes, not the request's, and nothing stops a command at its cap between polls; the shared command engine is to own this",
-    },
   });
 }

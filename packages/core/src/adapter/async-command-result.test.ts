@@ -15,6 +15,8 @@ describe("async command results", () => {
       exitCode: 3,
     });
     assert.deepEqual(asyncCommandStatus(VANISHED_END), { state: "exited", exitCode: 255 });
+    const capped = asyncCommandStatus({ exitCode: 141, durationMs: 5, timedOut: false, capped: true });
+    assert.deepEqual(capped, { state: "exited", exitCode: null });
   });
 
   test("logs: capped output, the running time while running, the recorded end after", () => {
@@ -27,5 +29,22 @@ describe("async command results", () => {
     );
     const timedOut = asyncCommandLogs(output, { exitCode: 124, durationMs: 900, timedOut: true }, 0);
     assert.deepEqual([timedOut.exitCode, timedOut.timedOut, timedOut.durationMs], [null, true, 900]);
+  });
+
+  test("logs: the output cap stopped it (its mark, or output past the cap) → exitCode null, not timed out", () => {
+    const past = new OutputCollector(4);
+    past.push("stdout", "abcdef");
+    const exited = asyncCommandLogs(past, { exitCode: 0, durationMs: 30, timedOut: false }, 0);
+    assert.deepEqual([exited.exitCode, exited.truncated, exited.timedOut], [null, true, false]);
+    const marked = asyncCommandLogs(
+      new OutputCollector(4),
+      { exitCode: 141, durationMs: 30, timedOut: true, capped: true },
+      0,
+    );
+    assert.deepEqual([marked.exitCode, marked.timedOut], [null, false]);
+    const under = new OutputCollector(4);
+    under.push("stdout", "abc");
+    const normal = asyncCommandLogs(under, { exitCode: 3, durationMs: 30, timedOut: false, capped: false }, 0);
+    assert.deepEqual([normal.exitCode, normal.truncated, normal.timedOut], [3, false, false]);
   });
 });

@@ -8,12 +8,14 @@ export const VANISHED_EXIT = 255;
 /**
  * How a started async command ended, as the adapter read it (an exit record,
  * the vendor's command object): its exit code (`null` when killed), how long
- * it ran, and whether its watchdog killed it at its run budget.
+ * it ran, whether its watchdog killed it at its run budget, and whether its
+ * output cap stopped it (the cap mark of `asyncOutputCapScript`).
  */
 export interface AsyncCommandEnd {
   readonly exitCode: number | null;
   readonly durationMs: number;
   readonly timedOut: boolean;
+  readonly capped?: boolean;
 }
 
 /** The end of a command that left no record: exit 255, as `CommandStatus` says. */
@@ -21,17 +23,21 @@ export const VANISHED_END: AsyncCommandEnd = Object.freeze({ exitCode: VANISHED_
 
 /**
  * `commandStatus` of every adapter, with the engine's rule: `running` with a
- * `null` code; `exited` with its code, `null` when the run budget killed it.
+ * `null` code; `exited` with its code, `null` when the run budget or the
+ * output cap stopped it.
  */
 export function asyncCommandStatus(end: AsyncCommandEnd | "running"): CommandStatus {
   if (end === "running") return { state: "running", exitCode: null };
-  return { state: "exited", exitCode: end.timedOut ? null : end.exitCode };
+  return { state: "exited", exitCode: end.timedOut || end.capped ? null : end.exitCode };
 }
 
 /**
  * `commandLogs` of every adapter from the output read so far (capped by the
- * collector): while running, `exitCode: null` and the time it has run; once
- * ended, the same rule as {@link asyncCommandStatus}, with `timedOut` only for the run budget.
+ * collector, at the command's own cap): while running, `exitCode: null` and
+ * the time it has run; once ended, the same rule as {@link asyncCommandStatus}.
+ * Output past the cap (the collector's `truncated`) means the cap stopped it
+ * (`exitCode: null`); `timedOut` is only for the run budget, and not when the
+ * cap stopped the command first.
  */
 export function asyncCommandLogs(
   output: OutputCollector,
@@ -39,5 +45,7 @@ export function asyncCommandLogs(
   runningForMs: number,
 ): ExecResult {
   if (end === "running") return output.result(null, Math.max(0, runningForMs));
-  return output.result(end.timedOut ? null : end.exitCode, end.durationMs, end.timedOut);
+  const timedOut = end.timedOut && end.capped !== true;
+  const stopped = timedOut || end.capped === true || output.truncated;
+  return output.result(stopped ? null : end.exitCode, end.durationMs, timedOut);
 }

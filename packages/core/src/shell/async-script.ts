@@ -1,14 +1,20 @@
 import { posix } from "node:path";
+import { asyncOutputCapScript } from "./async-output-cap.js";
 import { quoteShellArg } from "./quote.js";
 
 /** Where one async command session keeps its records inside the sandbox (absolute paths). */
 export interface SessionFiles {
   /** The session's directory; it exists once the session was started. */
   readonly directory: string;
-  /** `<command id>\n<start time, epoch ms>\n`, written right after the directory is claimed. */
+  /** `<command id>\n<start time, epoch ms>\n<output cap, bytes>\n`, written right after the directory is claimed. */
   readonly record: string;
-  /** `<exit code>\n<duration ms>\n<1 when the watchdog killed it>\n`, written when the command ends. */
+  /**
+   * `<exit code>\n<duration ms>\n<1 when the watchdog killed it>\n<1 when its output cap stopped it>\n`,
+   * written when the command ends.
+   */
   readonly exit: string;
+  /** The mark the output cap leaves when it stopped the command (`asyncOutputCapScript`). */
+  readonly capped: string;
   readonly stdout: string;
   readonly stderr: string;
 }
@@ -27,6 +33,7 @@ export function sessionFiles(stateDirectory: string, sessionId: string): Session
     directory,
     record: `${directory}/record`,
     exit: `${directory}/exit`,
+    capped: `${directory}/capped`,
     stdout: `${directory}/stdout`,
     stderr: `${directory}/stderr`,
   };
@@ -40,6 +47,8 @@ export interface AsyncScriptInput {
   readonly cwd: string;
   /** Its run budget in ms; the watchdog kills the whole group then. */
   readonly timeoutMs: number;
+  /** Its output cap (stdout and stderr together): past it the command is stopped and the output cut. */
+  readonly maxOutputBytes: number;
   /** Where the records go. */
   readonly files: SessionFiles;
   /** The id this start reports when it claims the session. */
@@ -53,14 +62,21 @@ export interface AsyncScriptInput {
  * finds the directory prints {@link EXISTS_LINE} and the existing command's
  * id, and exits {@link SESSION_EXISTS_EXIT}. The winner prints
  * {@link STARTED_LINE} and its own id, detaches its output, runs the command
- * in its own process group with stdout/stderr to files, and a watchdog kills
- * the whole group at the timeout (marking it timed out). Finally it writes the
- * exit record atomically (write, then rename).
+ * in its own process group with stdout/stderr to files, each cut one byte past
+ * the output cap, which stops the command (`asyncOutputCapScript`), and a
+ * watchdog kills the whole group at the timeout (marking it timed out).
+ * Finally it writes the exit record atomically (write, then rename).
  */
 export function asyncScript(input: AsyncScriptInput): string {
   const seconds = (input.timeoutMs / 1000).toFixed(3);
   const directory = posix.relative(input.cwd, input.files.directory) || ".";
   const parent = posix.dirname(directory);
+  const capped = asyncOutputCapScript({
+    command: input.command,
+    maxOutputBytes: input.maxOutputBytes,
+    merged: false,
+    capMark: `${directory}/capped`,
+  });
   return [
     `d=${quoteShellArg(directory)}`,
     `now_ms() { local t="\${EPOCHREALTIME:-}"; if [ -n "$t" ]; then t="\${t/[.,]/}"; echo "$(( 10#$t / 1000 ))"; else echo "$(( $(date +%s) * 1000 ))"; fi; }`,
@@ -70,19 +86,20 @@ export function asyncScript(input: AsyncScriptInput): string {
     `  echo "${EXISTS_LINE} $(head -n 1 "$d/record" 2>/dev/null)"; exit ${SESSION_EXISTS_EXIT}`,
     "fi",
     "start=$(now_ms)",
-    `printf '%s\\n%s\\n' ${quoteShellArg(input.commandId)} "$start" >"$d/record.tmp" && mv -f -- "$d/record.tmp" "$d/record"`,
+    `printf '%s\\n%s\\n%s\\n' ${quoteShellArg(input.commandId)} "$start" ${input.maxOutputBytes} >"$d/record.tmp" && mv -f -- "$d/record.tmp" "$d/record"`,
     `echo "${STARTED_LINE} ${input.commandId}"`,
     "exec >/dev/null 2>&1",
     // Job control gives the command its own process group, so the watchdog stops all of it.
     "set -m",
-    `( ${input.command} ) >"$d/stdout" 2>"$d/stderr" </dev/null &`,
+    `( ${capped} ) >"$d/stdout" 2>"$d/stderr" </dev/null &`,
     "child=$!",
     `( sleep ${seconds}; : >"$d/timed-out"; kill -TERM -- "-$child"; sleep 2; kill -KILL -- "-$child" ) &`,
     "watchdog=$!",
     `wait "$child"; code=$?`,
     `kill -- "-$watchdog" 2>/dev/null`,
     `timed=0; [ -e "$d/timed-out" ] && timed=1`,
-    `printf '%s\\n%s\\n%s\\n' "$code" "$(( $(now_ms) - start ))" "$timed" >"$d/exit.tmp" && mv -f -- "$d/exit.tmp" "$d/exit"`,
+    `capped=0; [ -e "$d/capped" ] && capped=1`,
+    `printf '%s\\n%s\\n%s\\n%s\\n' "$code" "$(( $(now_ms) - start ))" "$timed" "$capped" >"$d/exit.tmp" && mv -f -- "$d/exit.tmp" "$d/exit"`,
     `exit "$code"`,
   ].join("\n");
 }
@@ -93,15 +110,17 @@ export interface ExitRecord {
   readonly durationMs: number;
   /** The watchdog killed it at its timeout. */
   readonly timedOut: boolean;
+  /** Its output cap stopped it. */
+  readonly capped: boolean;
 }
 
 /** Reads an exit record's text; `undefined` when it is not a complete record. */
 export function parseExitRecord(text: string | undefined): ExitRecord | undefined {
   if (text === undefined) return undefined;
-  const [code, duration, timed] = text.split("\n");
+  const [code, duration, timed, capped] = text.split("\n");
   const exitCode = Number(code);
   if (code === undefined || code === "" || !Number.isInteger(exitCode)) return undefined;
-  return { exitCode, durationMs: Number(duration) || 0, timedOut: timed === "1" };
+  return { exitCode, durationMs: Number(duration) || 0, timedOut: timed === "1", capped: capped === "1" };
 }
 
 /** A start record, as {@link parseStartRecord} reads it. */
@@ -109,14 +128,21 @@ export interface StartRecord {
   readonly commandId: string;
   /** Epoch ms, when readable. */
   readonly startedAt: number | undefined;
+  /** The command's output cap in bytes, when recorded. */
+  readonly maxOutputBytes: number | undefined;
 }
 
 /** Reads a start record's text; `undefined` when absent. */
 export function parseStartRecord(text: string | undefined): StartRecord | undefined {
   if (text === undefined) return undefined;
-  const [commandId = "", started] = text.split("\n");
+  const [commandId = "", started, cap] = text.split("\n");
   const startedAt = Number(started);
-  return { commandId, startedAt: Number.isFinite(startedAt) && started !== "" ? startedAt : undefined };
+  const maxOutputBytes = Number(cap);
+  return {
+    commandId,
+    startedAt: Number.isFinite(startedAt) && started !== "" ? startedAt : undefined,
+    maxOutputBytes: Number.isInteger(maxOutputBytes) && maxOutputBytes > 0 ? maxOutputBytes : undefined,
+  };
 }
 
 /**

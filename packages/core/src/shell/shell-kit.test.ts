@@ -41,17 +41,53 @@ describe("shell kit", () => {
     try {
       const files = sessionFiles(`${cwd}/state`, "s1");
       const first = run(
-        asyncScript({ command: "echo out; exit 3", cwd, timeoutMs: 5_000, files, commandId: "c1" }),
+        asyncScript({
+          command: "echo out; exit 3",
+          cwd,
+          timeoutMs: 5_000,
+          maxOutputBytes: 100,
+          files,
+          commandId: "c1",
+        }),
         cwd,
       );
       assert.deepEqual(parseStartLine(first.stdout.split("\n")[0] ?? ""), { commandId: "c1", claimed: true });
       assert.equal(first.status, 3);
-      const again = run(asyncScript({ command: "echo twice", cwd, timeoutMs: 5_000, files, commandId: "c2" }), cwd);
+      const again = run(
+        asyncScript({ command: "echo twice", cwd, timeoutMs: 5_000, maxOutputBytes: 100, files, commandId: "c2" }),
+        cwd,
+      );
       assert.deepEqual(parseStartLine(again.stdout.split("\n")[0] ?? ""), { commandId: "c1", claimed: false });
       assert.equal(readFileSync(files.stdout, "utf8"), "out\n", "the second start ran nothing");
-      assert.equal(parseExitRecord(readFileSync(files.exit, "utf8"))?.exitCode, 3);
-      assert.equal(parseStartRecord(readFileSync(files.record, "utf8"))?.commandId, "c1");
+      const exit = parseExitRecord(readFileSync(files.exit, "utf8"));
+      assert.deepEqual([exit?.exitCode, exit?.timedOut, exit?.capped], [3, false, false]);
+      const record = parseStartRecord(readFileSync(files.record, "utf8"));
+      assert.deepEqual([record?.commandId, record?.maxOutputBytes], ["c1", 100]);
       assert.equal(parseExitRecord("garbage"), undefined);
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  });
+
+  test("the async script stops a command at its output cap with nobody reading, and records that", () => {
+    const cwd = mkdtempSync(join(tmpdir(), "sandport-async-cap-"));
+    try {
+      const files = sessionFiles(`${cwd}/state`, "s1");
+      const script = asyncScript({
+        command: "yes",
+        cwd,
+        timeoutMs: 20_000,
+        maxOutputBytes: 4096,
+        files,
+        commandId: "c1",
+      });
+      const started = performance.now();
+      run(script, cwd);
+      const exit = parseExitRecord(readFileSync(files.exit, "utf8"));
+      assert.deepEqual([exit?.capped, exit?.timedOut], [true, false]);
+      assert.ok((exit?.durationMs ?? Number.POSITIVE_INFINITY) < 10_000, `ran ${exit?.durationMs} ms`);
+      assert.ok(performance.now() - started < 10_000);
+      assert.equal(readFileSync(files.stdout, "utf8").length, 4097, "kept one byte past the cap");
     } finally {
       rmSync(cwd, { recursive: true, force: true });
     }
