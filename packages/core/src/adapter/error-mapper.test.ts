@@ -68,7 +68,7 @@ describe("createErrorMapper", () => {
     assert.equal(map.outcomeUnknown(refused), false);
   });
 
-  test("an unreachable endpoint: PROVIDER_UNAVAILABLE, nothing sent, outcome known, the message says so", () => {
+  test("an unreachable endpoint: PROVIDER_UNAVAILABLE, nothing sent, outcome known, the message says so", async () => {
     const refusedConnection = new TypeError("fetch failed", {
       cause: new AggregateError([
         Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:9"), { code: "ECONNREFUSED" }),
@@ -84,6 +84,9 @@ describe("createErrorMapper", () => {
       true,
     );
     assert.equal(isUnreachable(new Error("read ECONNRESET")), false);
+    const blockedPort = await fetch("http://127.0.0.1:9/").catch((error: unknown) => error);
+    assert.equal(isUnreachable(blockedPort), true, "fetch refuses a blocked port before it connects");
+    assert.equal(map.outcomeUnknown(blockedPort), false);
   });
 
   test("outcome unknown: a reset after sending, a 5xx other than 503, a deadline; known: 503, 4xx, refusals", () => {

@@ -26,8 +26,14 @@ export interface ErrorClass {
 const UNREACHABLE = /\b(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)\b/;
 
 /**
+ * What fetch (undici) says when it refuses a port the Fetch standard blocks
+ * (`http://host:9`, `:25`, ...) before it connects: nothing was sent either.
+ */
+const BLOCKED_PORT = "bad port";
+
+/**
  * True when the provider's endpoint could not be reached at all (connection
- * refused, unknown host, no route): the request never left, so its outcome is
+ * refused, unknown host, no route, a port fetch refuses): the request never left, so its outcome is
  * known. Looked for along the `cause` chain and in `AggregateError`s (Node's
  * happy-eyeballs connect reports one per address).
  */
@@ -36,7 +42,8 @@ export function isUnreachable(error: unknown): boolean {
     const code = (current as { code?: unknown }).code;
     const message = (current as { message?: unknown }).message;
     return (
-      (typeof code === "string" && UNREACHABLE.test(code)) || (typeof message === "string" && UNREACHABLE.test(message))
+      (typeof code === "string" && UNREACHABLE.test(code)) ||
+      (typeof message === "string" && (UNREACHABLE.test(message) || message === BLOCKED_PORT))
     );
   });
 }

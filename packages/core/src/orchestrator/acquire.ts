@@ -94,6 +94,11 @@ async function launch<H extends SandboxHandle>(
         continue;
       }
       if (!OUTCOME_UNKNOWN.has(error.code)) throw error;
+      // The runtime knows nothing left this process (an unreachable endpoint): nothing to search for.
+      if (error.details.sent === false) {
+        if (!more || !error.retryable) throw error;
+        continue;
+      }
       if (reclaim) {
         // The runtime searches for (and destroys) what this launch may have made until its listing can be
         // trusted: adopting it here would race that cleanup. The workload waits for it before it returns.

@@ -336,6 +336,25 @@ describe("launch reconciliation", () => {
     assert.equal(calls("findByLabels"), 0);
   });
 
+  test("a launch that never left (unreachable endpoint) is retried without a search, and reports no leak", async () => {
+    const { runtime, orchestrator, calls } = setup();
+    const unreachable = () =>
+      new SandportError({
+        code: "PROVIDER_UNAVAILABLE",
+        message: "the endpoint is unreachable, nothing was sent",
+        retryable: true,
+        details: { sent: false },
+      });
+    runtime.fail({ method: "launch", error: unreachable, times: 2 });
+    await rejectsWith(orchestrator.run({ launch: {} }), (error) => {
+      assert.equal(error.code, "PROVIDER_UNAVAILABLE");
+      assert.doesNotMatch(error.message, /may have leaked|outcome unknown/);
+      assert.deepEqual(error.result.possibleLeaks, []);
+    });
+    assert.equal(calls("launch"), 2);
+    assert.equal(calls("findByLabels"), 0);
+  });
+
   test("a rate-limited launch is repeated after Retry-After", async () => {
     const { runtime, orchestrator, calls } = setup();
     runtime.fail({
