@@ -46,6 +46,17 @@ export type { DestroyPrimitives } from "./adapter/destroy-verified.js";
 export { destroyVerified, VERIFY_MARGIN_MS } from "./adapter/destroy-verified.js";
 export type { ErrorMapper, ErrorMapperOptions, ErrorSite } from "./adapter/error-mapper.js";
 export { createErrorMapper, errorName } from "./adapter/error-mapper.js";
+export type { ExecCommands, ExecOptions, ExecRecipe, ExecRun } from "./adapter/exec-commands.js";
+export { execCommands } from "./adapter/exec-commands.js";
+export type {
+  FileContext,
+  FileOptions,
+  GuardedTarget,
+  GuardRunner,
+  GuardSite,
+  PathRule,
+} from "./adapter/guarded-path.js";
+export { guardPaths, onGuardedPath } from "./adapter/guarded-path.js";
 export type { ErrorClass, TransportFacts } from "./adapter/http-errors.js";
 export {
   classifyHttpStatus,
@@ -56,8 +67,15 @@ export {
 } from "./adapter/http-errors.js";
 export { KnownSandboxes } from "./adapter/known-sandboxes.js";
 export { satisfiesNodeRange } from "./adapter/node-range.js";
-export type { FindOwnedOptions, GetOwnedOptions, SandboxListing } from "./adapter/owned-lookup.js";
-export { findIdsByLaunchKey, findOwned, getOwned } from "./adapter/owned-lookup.js";
+export type {
+  FindOwnedOptions,
+  GetOwnedOptions,
+  LookupOptions,
+  OwnedLookupSettings,
+  OwnedLookups,
+  SandboxListing,
+} from "./adapter/owned-lookup.js";
+export { findIdsByLaunchKey, findOwned, getOwned, ownedLookups } from "./adapter/owned-lookup.js";
 export type { OwnershipCodec } from "./adapter/ownership.js";
 export { callerLabels, isOwnedBy, matchesLabels, metadataCodec, ownerLabels } from "./adapter/ownership.js";
 export type {
