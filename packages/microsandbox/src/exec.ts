@@ -1,18 +1,16 @@
 import { randomUUID } from "node:crypto";
 import {
   EXEC_MARKER_ENV,
-  type ExecEvent,
   type ExecRequest,
-  type ExecResult,
-  type OpOptions,
   RESERVED_ENV,
   refuseReservedEnv,
   toSandboxPath,
   validateExecRequest,
 } from "@sandport/core";
-import { execEventStream, runCommandToEnd } from "@sandport/core/adapter";
+import { execCommands, runCommandToEnd } from "@sandport/core/adapter";
 import type { MicrosandboxContext } from "./context.js";
 import { PROVIDER } from "./handle.js";
+import type { MsbSandbox } from "./internal/sdk-types.js";
 import type { ResolvedOptions } from "./options.js";
 import { type CommandPlan, microsandboxCommand, runOptions } from "./vendor-command.js";
 
@@ -49,44 +47,19 @@ export function commandPlan(context: MicrosandboxContext, name: string, planned:
 }
 
 /**
- * Runs a command to completion on the kit's engine; non-zero exits, timeouts
- * and truncation are results. The call's deadline is the command's run budget
- * plus `execGraceMs`, so the command's own kill always comes first.
+ * `exec` runs a command to completion (non-zero exits, timeouts and
+ * truncation are results); `execStream` yields `started`, output chunks
+ * (exact bytes) as they arrive, then `exited`. Both on the kit's engine, with
+ * a call deadline of the run budget plus `execGraceMs`, so the command's own
+ * kill always comes first.
  */
-export function exec(
-  context: MicrosandboxContext,
-  handle: unknown,
-  request: ExecRequest,
-  op?: OpOptions,
-): Promise<ExecResult> {
-  return runPlanned(context, handle, request, op, "exec");
-}
-
-/** Runs a command and yields `started`, output chunks (exact bytes) as they arrive, then `exited`. */
-export function execStream(
-  context: MicrosandboxContext,
-  handle: unknown,
-  request: ExecRequest,
-  op?: OpOptions,
-): AsyncGenerator<ExecEvent> {
-  return execEventStream((emit, stop) => runPlanned(context, handle, request, op, "execStream", stop, emit));
-}
-
-async function runPlanned(
-  context: MicrosandboxContext,
-  handle: unknown,
-  request: ExecRequest,
-  op: OpOptions | undefined,
-  operation: "exec" | "execStream",
-  stop?: AbortSignal,
-  emit?: (event: ExecEvent) => void,
-): Promise<ExecResult> {
-  const planned = planRequest(context.options, request);
-  const deadlineMs = planned.timeoutMs + context.options.timeouts.execGraceMs;
-  return context.onInstance(handle, op, operation, deadlineMs, (sandbox, call, name) => {
-    context.known.markCommandRun(name);
-    const plan = commandPlan(context, name, planned);
-    const signal = stop ? AbortSignal.any([call.signal, stop]) : call.signal;
-    return runCommandToEnd(microsandboxCommand(name, sandbox, plan, false), { ...runOptions(plan, signal), emit });
-  });
-}
+export const { exec, execStream } = execCommands<MicrosandboxContext, PlannedRequest, MsbSandbox>({
+  plan: (context, request) => planRequest(context.options, request),
+  run: (context, planned, { sandboxId, instance, signal, emit }) => {
+    const plan = commandPlan(context, sandboxId, planned);
+    return runCommandToEnd(microsandboxCommand(sandboxId, instance, plan, false), {
+      ...runOptions(plan, signal),
+      emit,
+    });
+  },
+});

@@ -7,10 +7,17 @@ import {
   toSandboxPath,
   validateFiles,
 } from "@sandport/core";
-import { chmodFailure, chmodScript, modesToSet } from "@sandport/core/adapter";
+import {
+  chmodFailure,
+  chmodScript,
+  type GuardRunner,
+  guardPaths,
+  modesToSet,
+  onGuardedPath,
+} from "@sandport/core/adapter";
 import type { MicrosandboxContext } from "./context.js";
 import { PROVIDER } from "./handle.js";
-import { guardPaths, onPath } from "./path-guard.js";
+import type { MsbSandbox } from "./internal/sdk-types.js";
 import { runScript } from "./run-script.js";
 
 /** The mode agentd gives a new file (0666 under the usual umask 022); others are applied with one `chmod` afterwards. */
@@ -38,7 +45,7 @@ export async function writeFiles(
     if (valid.length === 0) return;
     const sandbox = await context.instance(name, "writeFiles", call);
     const guarded = valid.map((file) => ({ relative: file.path, followFinal: true }));
-    await guardPaths(context, name, sandbox, call, guarded);
+    await guardPaths(context, { sandboxId: name, instance: sandbox, call }, guarded, runGuard);
     const absolute = (relative: string) => toSandboxPath(workspaceRoot, relative);
     const fs = sandbox.fs();
     await inParallel(deepestDirectories(valid.map((file) => file.path)), (directory) => fs.mkdir(absolute(directory)));
@@ -61,34 +68,38 @@ export function readFile(
   path: string,
   op?: OpOptions,
 ): Promise<Uint8Array> {
-  return onPath(
-    context,
-    handle,
-    op,
-    "readFile",
-    path,
-    { root: false, followFinal: true },
-    async (fs, target, name, call) => {
-      const chunks: Uint8Array[] = [];
-      let total = 0;
-      for await (const chunk of await fs.readStream(target.absolute)) {
-        total += chunk.length;
-        if (total > MAX_READ_BYTES) {
-          throw new SandportError({
-            code: "OUTPUT_LIMIT",
-            provider: PROVIDER,
-            retryable: false,
-            message: `microsandbox file ${target.absolute} is larger than ${MAX_READ_BYTES} bytes`,
-            details: { sandboxId: name, path: target.absolute },
-          });
-        }
-        chunks.push(chunk);
-        if (call.signal.aborted) throw call.signal.reason;
+  const rule = { operation: "readFile", path, allowRoot: false, followFinal: true };
+  return onGuardedPath(context, handle, op, rule, runGuard, async ({ instance, absolute, sandboxId, call }) => {
+    const chunks: Uint8Array[] = [];
+    let total = 0;
+    for await (const chunk of await instance.fs().readStream(absolute)) {
+      total += chunk.length;
+      if (total > MAX_READ_BYTES) {
+        throw new SandportError({
+          code: "OUTPUT_LIMIT",
+          provider: PROVIDER,
+          retryable: false,
+          message: `microsandbox file ${absolute} is larger than ${MAX_READ_BYTES} bytes`,
+          details: { sandboxId, path: absolute },
+        });
       }
-      return chunks.length === 1 ? (chunks[0] as Uint8Array) : new Uint8Array(Buffer.concat(chunks, total));
-    },
-  );
+      chunks.push(chunk);
+      if (call.signal.aborted) throw call.signal.reason;
+    }
+    return chunks.length === 1 ? (chunks[0] as Uint8Array) : new Uint8Array(Buffer.concat(chunks, total));
+  });
 }
+
+/**
+ * How the symlink guard runs: agentd's file calls follow symlinks, so every
+ * file call outside a pristine sandbox first resolves its paths with one
+ * command (GNU `realpath -m`) in the workspace.
+ */
+export const runGuard: GuardRunner<MicrosandboxContext, MsbSandbox> = (
+  context,
+  script,
+  { sandboxId, instance, call },
+) => runScript(context, sandboxId, instance, script, call);
 
 /** The directories that hold `paths`, leaving out the workspace root and every ancestor of another. */
 export function deepestDirectories(paths: readonly string[]): string[] {
