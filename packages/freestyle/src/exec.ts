@@ -3,16 +3,20 @@ import { posix } from "node:path";
 import {
   composeShellCommand,
   type ExecRequest,
-  type ExecResult,
   invalidRequest,
-  type OpOptions,
   quoteShellArg,
   RESERVED_ENV,
   refuseReservedEnv,
   toSandboxPath,
   validateExecRequest,
 } from "@sandport/core";
-import { assertCommandFits, cappedOutputScript, planStdin, runCommandToEnd } from "@sandport/core/adapter";
+import {
+  assertCommandFits,
+  cappedOutputScript,
+  execCommands,
+  planStdin,
+  runCommandToEnd,
+} from "@sandport/core/adapter";
 import type { FreestyleContext } from "./context.js";
 import { PROVIDER } from "./handle.js";
 import { fromHome, MAX_EXEC_TIMEOUT_MS, type ResolvedOptions } from "./options.js";
@@ -76,23 +80,17 @@ export function planCommand(options: ResolvedOptions, request: ExecRequest): Com
 }
 
 /**
- * Runs a command to completion on the kit's engine; non-zero exits, timeouts
- * and truncation are results. The call's deadline is the command's run budget plus `execGraceMs`,
- * so the command's own timeout always comes first.
+ * Runs a command to completion on the kit's engine (non-zero exits, timeouts
+ * and truncation are results), ownership checked without a connect. The
+ * call's deadline is the run budget plus `execGraceMs`, so the command's own
+ * timeout always comes first. (No `execStream`: see capabilities.ts.)
  */
-export async function exec(
-  context: FreestyleContext,
-  handle: unknown,
-  request: ExecRequest,
-  op?: OpOptions,
-): Promise<ExecResult> {
-  const plan = planCommand(context.options, request);
-  const deadlineMs = plan.timeoutMs + context.options.timeouts.execGraceMs;
-  return context.onOwned(handle, op, "exec", deadlineMs, (vmId, call) => {
-    context.known.markCommandRun(vmId);
-    return runCommandToEnd(freestyleCommand(context, vmId, plan, call), commandOptions(plan, call.signal));
-  });
-}
+export const { exec } = execCommands<FreestyleContext, CommandPlan, never>({
+  plan: (context, request) => planCommand(context.options, request),
+  run: (context, plan, { sandboxId, call, signal }) =>
+    runCommandToEnd(freestyleCommand(context, sandboxId, plan, call), commandOptions(plan, signal)),
+  connect: false,
+});
 
 /** The file the launch env is kept in (`export NAME='value'` lines), relative to the home directory. */
 export function launchEnvPath(options: ResolvedOptions): string {

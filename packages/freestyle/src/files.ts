@@ -1,13 +1,5 @@
-import {
-  type FileInput,
-  normalizeWorkspacePath,
-  type OpOptions,
-  quoteShellArg,
-  retry,
-  toSandboxPath,
-  validateFiles,
-} from "@sandport/core";
-import { type CallBudget, checkSymlinkGuard, type GuardedPath, symlinkGuardScript } from "@sandport/core/adapter";
+import { type FileInput, type OpOptions, quoteShellArg, retry, toSandboxPath, validateFiles } from "@sandport/core";
+import { type CallBudget, type GuardRunner, guardPaths, onGuardedPath } from "@sandport/core/adapter";
 import type { FreestyleContext } from "./context.js";
 import { mapFreestyleError } from "./errors.js";
 import { PROVIDER } from "./handle.js";
@@ -36,12 +28,8 @@ export async function writeFiles(
   const valid = validateFiles(files, { root: workspaceRoot, provider: PROVIDER });
   return context.onOwned(handle, op, "writeFiles", context.options.timeouts.fileMs, async (vmId, call) => {
     if (valid.length === 0) return;
-    await guard(
-      context,
-      vmId,
-      call,
-      valid.map((file) => ({ relative: file.path, followFinal: true })),
-    );
+    const paths = valid.map((file) => ({ relative: file.path, followFinal: true }));
+    await guardPaths(context, { sandboxId: vmId, instance: undefined as never, call }, paths, runGuard);
     await eachLimited(valid, FILE_CONCURRENCY, (file) => {
       const path = toSandboxPath(workspaceRoot, file.path);
       return fileCall(context, vmId, "writeFiles", path, call, (fs) =>
@@ -58,51 +46,10 @@ export function readFile(
   path: string,
   op?: OpOptions,
 ): Promise<Uint8Array> {
-  return onPath(context, handle, op, "readFile", { path, root: false, followFinal: true }, (target, call) =>
-    fileCall(context, target.vmId, "readFile", target.absolute, call, (fs) =>
-      fs.readFile(target.absolute, { signal: call.signal }),
-    ),
+  const rule = { operation: "readFile", path, allowRoot: false, followFinal: true, connect: false };
+  return onGuardedPath(context, handle, op, rule, runGuard, ({ sandboxId, absolute, call }) =>
+    fileCall(context, sandboxId, "readFile", absolute, call, (fs) => fs.readFile(absolute, { signal: call.signal })),
   );
-}
-
-/** Which path a file operation acts on, and how. */
-export interface PathTarget {
-  readonly path: string;
-  /** Whether the workspace root itself is allowed. */
-  readonly root: boolean;
-  /** See `GuardedPath.followFinal`. */
-  readonly followFinal: boolean;
-}
-
-/** A validated path of one VM. */
-export interface ResolvedTarget {
-  readonly vmId: string;
-  /** Workspace-relative. */
-  readonly relative: string;
-  /** The VM path the file API takes. */
-  readonly absolute: string;
-}
-
-/**
- * Runs one single-path file operation: the path validated against the
- * workspace (before any request), ownership, the symlink guard, then `work`.
- */
-export async function onPath<T>(
-  context: FreestyleContext,
-  handle: unknown,
-  op: OpOptions | undefined,
-  operation: string,
-  target: PathTarget,
-  work: (target: ResolvedTarget, call: CallBudget & { readonly signal: AbortSignal }) => Promise<T>,
-): Promise<T> {
-  const root = context.options.workspaceRoot;
-  const relative = normalizeWorkspacePath(target.path, { root, allowRoot: target.root, provider: PROVIDER });
-  const absolute = toSandboxPath(root, relative);
-  const site = { operation, path: absolute };
-  return context.onOwned(handle, op, site, context.options.timeouts.fileMs, async (vmId, call) => {
-    await guard(context, vmId, call, [{ relative, followFinal: target.followFinal }]);
-    return work({ vmId, relative, absolute }, call);
-  });
 }
 
 /**
@@ -130,23 +77,14 @@ export function fileCall<T>(
 }
 
 /**
- * Refuses (`INVALID_REQUEST`) paths that resolve outside the workspace through
- * a symlink. Freestyle's file API follows symlinks, so this costs one command
- * (`symlinkGuardScript`) per file call, except in a VM this runtime launched
- * and in which no command has run yet: only this runtime's writes have
- * touched it, and those never make symlinks.
+ * How the symlink guard runs: in the workspace (`cd` first, since commands
+ * start in the home directory). Freestyle's file API follows symlinks, so
+ * every file call outside a pristine VM first resolves its paths with one command.
  */
-async function guard(
-  context: FreestyleContext,
-  vmId: string,
-  call: CallBudget & { readonly signal: AbortSignal },
-  paths: readonly GuardedPath[],
-): Promise<void> {
-  if (context.known.isPristine(vmId)) return;
+export const runGuard: GuardRunner<FreestyleContext, never> = (context, script, { sandboxId, call }) => {
   const workspace = quoteShellArg(fromHome(context.options, context.options.workspaceRoot));
-  const result = await runScript(context, vmId, `cd -- ${workspace} && ${symlinkGuardScript(paths)}`, call);
-  checkSymlinkGuard(paths, result, PROVIDER);
-}
+  return runScript(context, sandboxId, `cd -- ${workspace} && ${script}`, call);
+};
 
 /** Runs `work` on every item, at most `limit` at once; rejects with the first failure once the rest have settled. */
 export async function eachLimited<T, R>(
