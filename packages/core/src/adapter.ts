@@ -52,11 +52,13 @@ export type {
   FileContext,
   FileOptions,
   GuardedTarget,
-  GuardRunner,
+  GuardedWrite,
   GuardSite,
   PathRule,
+  WorkspaceRunner,
+  WriteRule,
 } from "./adapter/guarded-path.js";
-export { guardPaths, onGuardedPath } from "./adapter/guarded-path.js";
+export { guardPaths, onGuardedFiles, onGuardedPath } from "./adapter/guarded-path.js";
 export type { ErrorClass, TransportFacts } from "./adapter/http-errors.js";
 export {
   classifyHttpStatus,

@@ -1,5 +1,8 @@
+import type { FileInput } from "../port/file-input.js";
 import type { OpOptions } from "../port/op-options.js";
+import { chmodFailure, chmodScript, modesToSet } from "../shell/chmod.js";
 import { checkSymlinkGuard, type GuardedPath, symlinkGuardScript } from "../shell/symlink-guard.js";
+import { type ValidatedFile, validateFiles } from "../validation/requests.js";
 import { normalizeWorkspacePath, toSandboxPath } from "../validation/workspace-path.js";
 import type { AdapterContext, ContextOptions } from "./adapter-context.js";
 import type { OperationCall } from "./run-operation.js";
@@ -22,11 +25,12 @@ export interface GuardSite<Instance> {
 }
 
 /**
- * How an adapter runs the symlink guard's script: as a shell command in the
- * workspace directory (the script resolves `.`), resolving with its exit code
- * and output. Rejections pass through (the frame maps them).
+ * How an adapter runs one of its own scripts (the symlink guard, `chmod`): as
+ * a shell command in the workspace directory (the guard resolves `.`, chmod
+ * names relative paths), resolving with its exit code and output. Rejections
+ * pass through (the frame maps them).
  */
-export type GuardRunner<Context, Instance> = (
+export type WorkspaceRunner<Context, Instance> = (
   context: Context,
   script: string,
   site: GuardSite<Instance>,
@@ -43,10 +47,10 @@ export async function guardPaths<Context extends FileContext<Instance>, Instance
   context: Context,
   site: GuardSite<Instance>,
   paths: readonly GuardedPath[],
-  runGuard: GuardRunner<Context, Instance>,
+  inWorkspace: WorkspaceRunner<Context, Instance>,
 ): Promise<void> {
   if (context.known.isPristine(site.sandboxId)) return;
-  checkSymlinkGuard(paths, await runGuard(context, symlinkGuardScript(paths), site), context.provider);
+  checkSymlinkGuard(paths, await inWorkspace(context, symlinkGuardScript(paths), site), context.provider);
 }
 
 /** Which path a single-path file operation acts on, and how. */
@@ -82,7 +86,7 @@ export async function onGuardedPath<Context extends FileContext<Instance>, Insta
   handle: unknown,
   op: OpOptions | undefined,
   rule: PathRule,
-  runGuard: GuardRunner<Context, Instance>,
+  inWorkspace: WorkspaceRunner<Context, Instance>,
   work: (target: GuardedTarget<Instance>) => Promise<T>,
 ): Promise<T> {
   const root = context.options.workspaceRoot;
@@ -103,8 +107,67 @@ export async function onGuardedPath<Context extends FileContext<Instance>, Insta
         instance = await context.instance(id, operation, call);
       }
       const site = { sandboxId: id, instance, call };
-      await guardPaths(context, site, [{ relative, followFinal: rule.followFinal }], runGuard);
+      await guardPaths(context, site, [{ relative, followFinal: rule.followFinal }], inWorkspace);
       return work({ ...site, relative, absolute });
     },
   );
+}
+
+/** How `writeFiles` treats what it wrote. */
+export interface WriteRule {
+  /** The mode the vendor gives a written file; others get theirs from one `chmod` afterwards. Absent: the write sets modes. */
+  readonly writtenMode?: number;
+  /** `false` for an adapter whose SDK has no per-sandbox instance: ownership is checked, nothing connected. */
+  readonly connect?: boolean;
+}
+
+/** What the write of {@link onGuardedFiles} is given: the sandbox reached and the files validated. */
+export interface GuardedWrite<Instance> extends GuardSite<Instance> {
+  /** The files, each path workspace-relative and checked. */
+  readonly files: readonly ValidatedFile[];
+}
+
+/**
+ * The frame of `writeFiles` on a provider whose file API follows symlinks:
+ * every path validated (`INVALID_REQUEST` before any request), nothing more
+ * for an empty list, the call on the owned sandbox within `timeouts.fileMs`,
+ * {@link guardPaths} on every path in one script, `write`, then (with
+ * `rule.writtenMode`) one `chmod` in the workspace for files asking for
+ * another mode (`chmodFailure` when it fails).
+ */
+export async function onGuardedFiles<Context extends FileContext<Instance>, Instance>(
+  context: Context,
+  handle: unknown,
+  files: readonly FileInput[],
+  op: OpOptions | undefined,
+  rule: WriteRule,
+  inWorkspace: WorkspaceRunner<Context, Instance>,
+  write: (target: GuardedWrite<Instance>) => Promise<void>,
+): Promise<void> {
+  const valid = validateFiles(files, { root: context.options.workspaceRoot, provider: context.provider });
+  return context.onHandle(handle, op, "writeFiles", context.options.timeouts.fileMs, async (sandboxId, call) => {
+    if (valid.length === 0) return;
+    const instance = (await reach(context, sandboxId, "writeFiles", call, rule.connect)) as Instance;
+    const site = { sandboxId, instance, call };
+    const paths = valid.map((file) => ({ relative: file.path, followFinal: true }));
+    await guardPaths(context, site, paths, inWorkspace);
+    await write({ ...site, files: valid });
+    const modes = rule.writtenMode === undefined ? new Map() : modesToSet(valid, rule.writtenMode);
+    if (modes.size === 0) return;
+    const result = await inWorkspace(context, chmodScript(modes), site);
+    if (result.exitCode !== 0) throw chmodFailure(context.provider, sandboxId, result.exitCode, result.stderr);
+  });
+}
+
+/** The sandbox's connected instance, or (`connect: false`) only its ownership checked. */
+async function reach<Instance>(
+  context: FileContext<Instance>,
+  sandboxId: string,
+  operation: string,
+  call: OperationCall,
+  connect: boolean | undefined,
+): Promise<Instance> {
+  if (connect !== false) return context.instance(sandboxId, operation, call);
+  await context.assertOwned(sandboxId, operation, call);
+  return undefined as Instance;
 }
