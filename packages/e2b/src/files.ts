@@ -1,15 +1,6 @@
-import { type FileInput, type OpOptions, toSandboxPath, validateFiles } from "@sandport/core";
-import {
-  chmodFailure,
-  chmodScript,
-  type GuardRunner,
-  guardPaths,
-  modesToSet,
-  type OperationCall,
-  onGuardedPath,
-} from "@sandport/core/adapter";
+import { type FileInput, type OpOptions, toSandboxPath } from "@sandport/core";
+import { type OperationCall, onGuardedFiles, onGuardedPath, type WorkspaceRunner } from "@sandport/core/adapter";
 import type { E2BContext } from "./context.js";
-import { PROVIDER } from "./handle.js";
 import type { E2BSandbox } from "./internal/sdk-types.js";
 import { runScript } from "./run-script.js";
 
@@ -21,32 +12,24 @@ const WRITTEN_MODE = 0o644;
  * validating every path. Parent directories are created by E2B. Files asking
  * for a mode other than `0o644` get it from one `chmod` command.
  */
-export async function writeFiles(
+export function writeFiles(
   context: E2BContext,
   handle: unknown,
   files: readonly FileInput[],
   op?: OpOptions,
 ): Promise<void> {
-  const { workspaceRoot } = context.options;
-  const valid = validateFiles(files, { root: workspaceRoot, provider: PROVIDER });
-  return context.onHandle(handle, op, "writeFiles", context.options.timeouts.fileMs, async (id, call) => {
-    if (valid.length === 0) return;
-    const sandbox = await context.instance(id, "writeFiles", call);
-    const paths = valid.map((file) => ({ relative: file.path, followFinal: true }));
-    await guardPaths(context, { sandboxId: id, instance: sandbox, call }, paths, runGuard);
-    const entries = valid.map((file) => ({ path: toSandboxPath(workspaceRoot, file.path), data: bytes(file.content) }));
-    await sandbox.files.write(entries, { requestTimeoutMs: call.remainingMs(), signal: call.signal });
-    const modes = modesToSet(valid, WRITTEN_MODE);
-    if (modes.size === 0) return;
-    const result = await runScript(context, id, sandbox, chmodScript(modes), call);
-    if (result.exitCode !== 0) throw chmodFailure(PROVIDER, id, result.exitCode, result.stderr);
+  const rule = { writtenMode: WRITTEN_MODE };
+  return onGuardedFiles(context, handle, files, op, rule, inWorkspace, async ({ instance, files, call }) => {
+    const root = context.options.workspaceRoot;
+    const entries = files.map((file) => ({ path: toSandboxPath(root, file.path), data: bytes(file.content) }));
+    await instance.files.write(entries, request(call));
   });
 }
 
 /** Reads one file's bytes exactly. A missing file rejects `NOT_FOUND`. */
 export function readFile(context: E2BContext, handle: unknown, path: string, op?: OpOptions): Promise<Uint8Array> {
   const rule = { operation: "readFile", path, allowRoot: false, followFinal: true };
-  return onGuardedPath(context, handle, op, rule, runGuard, async ({ instance, absolute, call }) => {
+  return onGuardedPath(context, handle, op, rule, inWorkspace, async ({ instance, absolute, call }) => {
     const read = await instance.files.read(absolute, { ...request(call), format: "bytes" });
     return read instanceof Uint8Array ? read : new Uint8Array(read);
   });
@@ -61,7 +44,7 @@ export function request(call: OperationCall): { readonly requestTimeoutMs: numbe
  * How the symlink guard runs: E2B's file API follows symlinks, so every file
  * call outside a pristine sandbox first resolves its paths with one command.
  */
-export const runGuard: GuardRunner<E2BContext, E2BSandbox> = (context, script, { sandboxId, instance, call }) =>
+export const inWorkspace: WorkspaceRunner<E2BContext, E2BSandbox> = (context, script, { sandboxId, instance, call }) =>
   runScript(context, sandboxId, instance, script, call);
 
 function bytes(content: Uint8Array): ArrayBuffer {
