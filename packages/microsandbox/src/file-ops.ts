@@ -3,7 +3,7 @@ import { type FileInfo, type OpOptions, SandportError } from "@sandport/core";
 import { onGuardedPath } from "@sandport/core/adapter";
 import type { MicrosandboxContext } from "./context.js";
 import { isDirectoryError, isNotFound } from "./errors.js";
-import { runGuard } from "./files.js";
+import { inWorkspace } from "./files.js";
 import { PROVIDER } from "./handle.js";
 import type { MsbFsEntry } from "./internal/sdk-types.js";
 
@@ -15,7 +15,7 @@ export function listDir(
   op?: OpOptions,
 ): Promise<FileInfo[]> {
   const rule = { operation: "listDir", path, allowRoot: true, followFinal: true };
-  return onGuardedPath(context, handle, op, rule, runGuard, async ({ instance, absolute }) =>
+  return onGuardedPath(context, handle, op, rule, inWorkspace, async ({ instance, absolute }) =>
     (await instance.fs().list(absolute))
       .map((entry) => toFileInfo(context.options.workspaceRoot, entry))
       .sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0)),
@@ -29,7 +29,7 @@ export function listDir(
  */
 export function stat(context: MicrosandboxContext, handle: unknown, path: string, op?: OpOptions): Promise<FileInfo> {
   const rule = { operation: "stat", path, allowRoot: true, followFinal: false };
-  return onGuardedPath(context, handle, op, rule, runGuard, async ({ instance, absolute, sandboxId: name }) => {
+  return onGuardedPath(context, handle, op, rule, inWorkspace, async ({ instance, absolute, sandboxId: name }) => {
     const fs = instance.fs();
     const root = context.options.workspaceRoot;
     if (absolute === "/") return { name: "", path: "", kind: "directory", size: 0 };
@@ -51,7 +51,9 @@ export function stat(context: MicrosandboxContext, handle: unknown, path: string
 /** Creates a directory and its parents; succeeds when it already exists. */
 export function mkdir(context: MicrosandboxContext, handle: unknown, path: string, op?: OpOptions): Promise<void> {
   const rule = { operation: "mkdir", path, allowRoot: true, followFinal: true };
-  return onGuardedPath(context, handle, op, rule, runGuard, ({ instance, absolute }) => instance.fs().mkdir(absolute));
+  return onGuardedPath(context, handle, op, rule, inWorkspace, ({ instance, absolute }) =>
+    instance.fs().mkdir(absolute),
+  );
 }
 
 /**
@@ -60,7 +62,7 @@ export function mkdir(context: MicrosandboxContext, handle: unknown, path: strin
  */
 export function remove(context: MicrosandboxContext, handle: unknown, path: string, op?: OpOptions): Promise<void> {
   const rule = { operation: "remove", path, allowRoot: false, followFinal: false };
-  return onGuardedPath(context, handle, op, rule, runGuard, async ({ instance, absolute }) => {
+  return onGuardedPath(context, handle, op, rule, inWorkspace, async ({ instance, absolute }) => {
     const fs = instance.fs();
     try {
       await fs.remove(absolute);
