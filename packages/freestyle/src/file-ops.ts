@@ -3,7 +3,7 @@ import type { FileInfo, FileKind, OpOptions } from "@sandport/core";
 import { onGuardedPath } from "@sandport/core/adapter";
 import type { FreestyleContext } from "./context.js";
 import { isNotFound } from "./errors.js";
-import { eachLimited, fileCall, runGuard } from "./files.js";
+import { eachLimited, fileCall, inWorkspace } from "./files.js";
 import type { FreestyleFileStat } from "./internal/sdk-types.js";
 
 /** How many `stat` requests of one `listDir` are in flight at once. */
@@ -17,36 +17,50 @@ const STAT_CONCURRENCY = 8;
  */
 export function listDir(context: FreestyleContext, handle: unknown, path: string, op?: OpOptions): Promise<FileInfo[]> {
   const rule = { operation: "listDir", path, allowRoot: true, followFinal: true, connect: false };
-  return onGuardedPath(context, handle, op, rule, runGuard, async ({ sandboxId: vmId, relative, absolute, call }) => {
-    const entries = await fileCall(context, vmId, "listDir", absolute, call, (fs) => fs.readDir(absolute));
-    const infos = await eachLimited(entries, STAT_CONCURRENCY, async (entry) => {
-      const entryPath = relative === "" ? entry.name : `${relative}/${entry.name}`;
-      const entryAbsolute = posix.join(absolute, entry.name);
-      try {
-        const stat = await fileCall(context, vmId, "listDir", entryAbsolute, call, (fs) => fs.stat(entryAbsolute));
-        return toFileInfo(entry.name, entryPath, stat);
-      } catch (error) {
-        if (isNotFound(error)) return undefined;
-        throw error;
-      }
-    });
-    return infos.filter((info): info is FileInfo => info !== undefined);
-  });
+  return onGuardedPath(
+    context,
+    handle,
+    op,
+    rule,
+    inWorkspace,
+    async ({ sandboxId: vmId, relative, absolute, call }) => {
+      const entries = await fileCall(context, vmId, "listDir", absolute, call, (fs) => fs.readDir(absolute));
+      const infos = await eachLimited(entries, STAT_CONCURRENCY, async (entry) => {
+        const entryPath = relative === "" ? entry.name : `${relative}/${entry.name}`;
+        const entryAbsolute = posix.join(absolute, entry.name);
+        try {
+          const stat = await fileCall(context, vmId, "listDir", entryAbsolute, call, (fs) => fs.stat(entryAbsolute));
+          return toFileInfo(entry.name, entryPath, stat);
+        } catch (error) {
+          if (isNotFound(error)) return undefined;
+          throw error;
+        }
+      });
+      return infos.filter((info): info is FileInfo => info !== undefined);
+    },
+  );
 }
 
 /** One entry's metadata; a symlink is reported as itself. A missing path rejects `NOT_FOUND`. */
 export function stat(context: FreestyleContext, handle: unknown, path: string, op?: OpOptions): Promise<FileInfo> {
   const rule = { operation: "stat", path, allowRoot: true, followFinal: false, connect: false };
-  return onGuardedPath(context, handle, op, rule, runGuard, async ({ sandboxId: vmId, relative, absolute, call }) => {
-    const info = await fileCall(context, vmId, "stat", absolute, call, (fs) => fs.stat(absolute));
-    return toFileInfo(posix.basename(absolute), relative, info);
-  });
+  return onGuardedPath(
+    context,
+    handle,
+    op,
+    rule,
+    inWorkspace,
+    async ({ sandboxId: vmId, relative, absolute, call }) => {
+      const info = await fileCall(context, vmId, "stat", absolute, call, (fs) => fs.stat(absolute));
+      return toFileInfo(posix.basename(absolute), relative, info);
+    },
+  );
 }
 
 /** Creates a directory and its parents; succeeds when it already exists. */
 export function mkdir(context: FreestyleContext, handle: unknown, path: string, op?: OpOptions): Promise<void> {
   const rule = { operation: "mkdir", path, allowRoot: true, followFinal: true, connect: false };
-  return onGuardedPath(context, handle, op, rule, runGuard, ({ sandboxId: vmId, absolute, call }) =>
+  return onGuardedPath(context, handle, op, rule, inWorkspace, ({ sandboxId: vmId, absolute, call }) =>
     fileCall(context, vmId, "mkdir", absolute, call, (fs) => fs.mkdir(absolute)),
   );
 }
@@ -54,7 +68,7 @@ export function mkdir(context: FreestyleContext, handle: unknown, path: string, 
 /** Removes a file or a directory tree; succeeds when it is already absent. The workspace root itself is refused. */
 export function remove(context: FreestyleContext, handle: unknown, path: string, op?: OpOptions): Promise<void> {
   const rule = { operation: "remove", path, allowRoot: false, followFinal: false, connect: false };
-  return onGuardedPath(context, handle, op, rule, runGuard, ({ sandboxId: vmId, absolute, call }) =>
+  return onGuardedPath(context, handle, op, rule, inWorkspace, ({ sandboxId: vmId, absolute, call }) =>
     fileCall(context, vmId, "remove", absolute, call, (fs) => fs.remove(absolute)).catch((error: unknown) => {
       if (!isNotFound(error)) throw error;
     }),

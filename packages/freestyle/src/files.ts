@@ -1,8 +1,7 @@
-import { type FileInput, type OpOptions, quoteShellArg, retry, toSandboxPath, validateFiles } from "@sandport/core";
-import { type CallBudget, type GuardRunner, guardPaths, onGuardedPath } from "@sandport/core/adapter";
+import { type FileInput, type OpOptions, quoteShellArg, retry, toSandboxPath } from "@sandport/core";
+import { type CallBudget, onGuardedFiles, onGuardedPath, type WorkspaceRunner } from "@sandport/core/adapter";
 import type { FreestyleContext } from "./context.js";
 import { mapFreestyleError } from "./errors.js";
-import { PROVIDER } from "./handle.js";
 import type { FreestyleFilesystem } from "./internal/sdk-types.js";
 import { fromHome } from "./options.js";
 import { runScript } from "./run-script.js";
@@ -18,21 +17,17 @@ const FILE_RETRY = { maxAttempts: 3, initialDelayMs: 200, maxDelayMs: 2_000 } as
  * Freestyle writes each file atomically and creates its parent directories.
  * A failure can leave some of the files written.
  */
-export async function writeFiles(
+export function writeFiles(
   context: FreestyleContext,
   handle: unknown,
   files: readonly FileInput[],
   op?: OpOptions,
 ): Promise<void> {
-  const { workspaceRoot } = context.options;
-  const valid = validateFiles(files, { root: workspaceRoot, provider: PROVIDER });
-  return context.onOwned(handle, op, "writeFiles", context.options.timeouts.fileMs, async (vmId, call) => {
-    if (valid.length === 0) return;
-    const paths = valid.map((file) => ({ relative: file.path, followFinal: true }));
-    await guardPaths(context, { sandboxId: vmId, instance: undefined as never, call }, paths, runGuard);
-    await eachLimited(valid, FILE_CONCURRENCY, (file) => {
-      const path = toSandboxPath(workspaceRoot, file.path);
-      return fileCall(context, vmId, "writeFiles", path, call, (fs) =>
+  const rule = { connect: false };
+  return onGuardedFiles(context, handle, files, op, rule, inWorkspace, async ({ sandboxId, files, call }) => {
+    await eachLimited(files, FILE_CONCURRENCY, (file) => {
+      const path = toSandboxPath(context.options.workspaceRoot, file.path);
+      return fileCall(context, sandboxId, "writeFiles", path, call, (fs) =>
         fs.writeFile(path, file.content, { mode: file.mode, signal: call.signal }),
       );
     });
@@ -47,7 +42,7 @@ export function readFile(
   op?: OpOptions,
 ): Promise<Uint8Array> {
   const rule = { operation: "readFile", path, allowRoot: false, followFinal: true, connect: false };
-  return onGuardedPath(context, handle, op, rule, runGuard, ({ sandboxId, absolute, call }) =>
+  return onGuardedPath(context, handle, op, rule, inWorkspace, ({ sandboxId, absolute, call }) =>
     fileCall(context, sandboxId, "readFile", absolute, call, (fs) => fs.readFile(absolute, { signal: call.signal })),
   );
 }
@@ -81,7 +76,7 @@ export function fileCall<T>(
  * start in the home directory). Freestyle's file API follows symlinks, so
  * every file call outside a pristine VM first resolves its paths with one command.
  */
-export const runGuard: GuardRunner<FreestyleContext, never> = (context, script, { sandboxId, call }) => {
+export const inWorkspace: WorkspaceRunner<FreestyleContext, never> = (context, script, { sandboxId, call }) => {
   const workspace = quoteShellArg(fromHome(context.options, context.options.workspaceRoot));
   return runScript(context, sandboxId, `cd -- ${workspace} && ${script}`, call);
 };
