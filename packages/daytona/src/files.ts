@@ -1,14 +1,6 @@
-import { type FileInput, type OpOptions, toSandboxPath, validateFiles } from "@sandport/core";
-import {
-  chmodFailure,
-  chmodScript,
-  type GuardRunner,
-  guardPaths,
-  modesToSet,
-  onGuardedPath,
-} from "@sandport/core/adapter";
+import { type FileInput, type OpOptions, toSandboxPath } from "@sandport/core";
+import { onGuardedFiles, onGuardedPath, type WorkspaceRunner } from "@sandport/core/adapter";
 import { type DaytonaContext, seconds } from "./context.js";
-import { PROVIDER } from "./handle.js";
 import type { DaytonaSandbox } from "./internal/sdk-types.js";
 import { repeatable, runScript } from "./run-script.js";
 
@@ -20,35 +12,27 @@ const WRITTEN_MODE = 0o644;
  * creates parent directories), after validating every path. Files asking for
  * a mode other than `0o644` get it from one `chmod` command.
  */
-export async function writeFiles(
+export function writeFiles(
   context: DaytonaContext,
   handle: unknown,
   files: readonly FileInput[],
   op?: OpOptions,
 ): Promise<void> {
-  const { workspaceRoot } = context.options;
-  const valid = validateFiles(files, { root: workspaceRoot, provider: PROVIDER });
-  return context.onInstance(handle, op, "writeFiles", context.options.timeouts.fileMs, async (sandbox, call, id) => {
-    if (valid.length === 0) return;
-    const site = { operation: "writeFiles", sandboxId: id };
-    const paths = valid.map((file) => ({ relative: file.path, followFinal: true }));
-    await guardPaths(context, { sandboxId: id, instance: sandbox, call }, paths, runGuard);
-    const uploads = valid.map((file) => ({
+  const rule = { writtenMode: WRITTEN_MODE };
+  return onGuardedFiles(context, handle, files, op, rule, inWorkspace, async ({ sandboxId, instance, files, call }) => {
+    const uploads = files.map((file) => ({
       source: Buffer.from(file.content.buffer, file.content.byteOffset, file.content.byteLength),
-      destination: toSandboxPath(workspaceRoot, file.path),
+      destination: toSandboxPath(context.options.workspaceRoot, file.path),
     }));
-    await repeatable(call, site, () => sandbox.fs.uploadFiles(uploads, seconds(call.remainingMs())));
-    const modes = modesToSet(valid, WRITTEN_MODE);
-    if (modes.size === 0) return;
-    const result = await runScript(sandbox, chmodScript(modes), workspaceRoot, call, site);
-    if (result.exitCode !== 0) throw chmodFailure(PROVIDER, id, result.exitCode, result.output);
+    const site = { operation: "writeFiles", sandboxId };
+    await repeatable(call, site, () => instance.fs.uploadFiles(uploads, seconds(call.remainingMs())));
   });
 }
 
 /** Reads one file's bytes exactly (the SDK's download, one request). A missing file rejects `NOT_FOUND`. */
 export function readFile(context: DaytonaContext, handle: unknown, path: string, op?: OpOptions): Promise<Uint8Array> {
   const rule = { operation: "readFile", path, allowRoot: false, followFinal: true };
-  return onGuardedPath(context, handle, op, rule, runGuard, async ({ sandboxId, instance, absolute, call }) => {
+  return onGuardedPath(context, handle, op, rule, inWorkspace, async ({ sandboxId, instance, absolute, call }) => {
     const site = { operation: "readFile", path: absolute, sandboxId };
     const data = await repeatable(call, site, () => instance.fs.downloadFile(absolute, seconds(call.remainingMs())));
     return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
@@ -60,12 +44,12 @@ export function readFile(context: DaytonaContext, handle: unknown, path: string,
  * stdout and stderr come back merged). Daytona's file API follows symlinks,
  * so every file call outside a pristine sandbox first resolves its paths.
  */
-const runGuard: GuardRunner<DaytonaContext, DaytonaSandbox> = async (
+const inWorkspace: WorkspaceRunner<DaytonaContext, DaytonaSandbox> = async (
   context,
   script,
   { sandboxId, instance, call },
 ) => {
-  const site = { operation: "symlink guard", sandboxId };
+  const site = { operation: "workspace script", sandboxId };
   const { exitCode, output } = await runScript(instance, script, context.options.workspaceRoot, call, site);
   return { exitCode, stdout: output, stderr: output };
 };
