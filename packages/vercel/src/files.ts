@@ -1,5 +1,5 @@
-import { type FileInput, type OpOptions, SandportError, toSandboxPath, validateFiles } from "@sandport/core";
-import { type GuardRunner, guardPaths, onGuardedPath } from "@sandport/core/adapter";
+import { type FileInput, type OpOptions, SandportError, toSandboxPath } from "@sandport/core";
+import { onGuardedFiles, onGuardedPath, type WorkspaceRunner } from "@sandport/core/adapter";
 import type { VercelContext } from "./context.js";
 import { PROVIDER } from "./handle.js";
 import type { VercelSandbox } from "./internal/sdk-types.js";
@@ -9,31 +9,27 @@ import { runScript } from "./run-script.js";
  * Writes all files in one request (the SDK's tar.gz upload, modes included),
  * after validating every path. Parent directories are created by Vercel.
  */
-export async function writeFiles(
+export function writeFiles(
   context: VercelContext,
   handle: unknown,
   files: readonly FileInput[],
   op?: OpOptions,
 ): Promise<void> {
-  const { workspaceRoot } = context.options;
-  const valid = validateFiles(files, { root: workspaceRoot, provider: PROVIDER });
-  return context.onInstance(handle, op, "writeFiles", context.options.timeouts.fileMs, async (sandbox, call, name) => {
-    if (valid.length === 0) return;
-    const targets = valid.map((file) => ({ relative: file.path, followFinal: true }));
-    await guardPaths(context, { sandboxId: name, instance: sandbox, call }, targets, runGuard);
-    const entries = valid.map((file) => ({
-      path: toSandboxPath(workspaceRoot, file.path),
+  return onGuardedFiles(context, handle, files, op, {}, inWorkspace, async ({ instance, files, call }) => {
+    const root = context.options.workspaceRoot;
+    const entries = files.map((file) => ({
+      path: toSandboxPath(root, file.path),
       content: file.content,
       mode: file.mode,
     }));
-    await sandbox.writeFiles(entries, { signal: call.signal });
+    await instance.writeFiles(entries, { signal: call.signal });
   });
 }
 
 /** Reads one file's bytes exactly. A missing file rejects `NOT_FOUND`. */
 export function readFile(context: VercelContext, handle: unknown, path: string, op?: OpOptions): Promise<Uint8Array> {
   const rule = { operation: "readFile", path, allowRoot: false, followFinal: true };
-  return onGuardedPath(context, handle, op, rule, runGuard, async ({ sandboxId, instance, absolute, call }) => {
+  return onGuardedPath(context, handle, op, rule, inWorkspace, async ({ sandboxId, instance, absolute, call }) => {
     const bytes = await instance.readFileToBuffer({ path: absolute }, { signal: call.signal });
     if (bytes === null) throw missingFile(sandboxId, absolute);
     return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -45,7 +41,7 @@ export function readFile(context: VercelContext, handle: unknown, path: string, 
  * follows symlinks, so every file call outside a pristine sandbox first
  * resolves its paths with one command.
  */
-const runGuard: GuardRunner<VercelContext, VercelSandbox> = (context, script, { instance, call }) =>
+const inWorkspace: WorkspaceRunner<VercelContext, VercelSandbox> = (context, script, { instance, call }) =>
   runScript(instance, ["sh", "-c", script], context.options.workspaceRoot, call);
 
 /** `NOT_FOUND` for a file that does not exist (Vercel's read answers 404, which the SDK turns into `null`). */
