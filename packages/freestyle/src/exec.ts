@@ -1,21 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { posix } from "node:path";
-import {
-  composeShellCommand,
-  type ExecRequest,
-  invalidRequest,
-  quoteShellArg,
-  RESERVED_ENV,
-  refuseReservedEnv,
-  toSandboxPath,
-  validateExecRequest,
-} from "@sandport/core";
+import { composeShellCommand, type ExecRequest, invalidRequest, quoteShellArg } from "@sandport/core";
 import {
   assertCommandFits,
   cappedOutputScript,
   execCommands,
   planStdin,
   runCommandToEnd,
+  validCommand,
 } from "@sandport/core/adapter";
 import type { FreestyleContext } from "./context.js";
 import { PROVIDER } from "./handle.js";
@@ -36,16 +28,13 @@ export const API_STDIN_BYTES = 1024 * 1024;
  * `/dev/null`. The timeout is the caller's, else the run budget, always sent.
  */
 export function planCommand(options: ResolvedOptions, request: ExecRequest): CommandPlan {
-  const valid = validateExecRequest(request, { root: options.workspaceRoot, provider: PROVIDER });
-  refuseReservedEnv(valid.env, RESERVED_ENV, "env", PROVIDER);
-  const timeoutMs = valid.timeoutMs ?? options.runBudgetMs;
+  const { valid, marker, timeoutMs, maxOutputBytes, ...planned } = validCommand(options, request, PROVIDER);
   if (timeoutMs > MAX_EXEC_TIMEOUT_MS) {
     throw invalidRequest(`timeoutMs must be at most ${MAX_EXEC_TIMEOUT_MS} (Freestyle's longest command)`, {
       field: "timeoutMs",
     });
   }
-  const maxOutputBytes = valid.maxOutputBytes ?? options.maxOutputBytes;
-  const cwd = fromHome(options, toSandboxPath(options.workspaceRoot, valid.cwd));
+  const cwd = fromHome(options, planned.cwd);
   const composed = composeShellCommand({ request: valid, cwd, ...(valid.env ? { env: valid.env } : {}) });
   const stdin = valid.stdin === undefined ? undefined : toBytes(valid.stdin);
   const staged =
@@ -57,7 +46,6 @@ export function planCommand(options: ResolvedOptions, request: ExecRequest): Com
           embedLimitBytes: 0,
         })
       : undefined;
-  const marker = randomUUID();
   const cancelled = fromHome(options, posix.join(options.stateDirectory, "cancel", marker));
   const command = [
     stdin === undefined ? "exec 0</dev/null" : undefined,

@@ -1,13 +1,5 @@
-import { randomUUID } from "node:crypto";
-import {
-  EXEC_MARKER_ENV,
-  type ExecRequest,
-  RESERVED_ENV,
-  refuseReservedEnv,
-  toSandboxPath,
-  validateExecRequest,
-} from "@sandport/core";
-import { execCommands, runCommandToEnd } from "@sandport/core/adapter";
+import type { ExecRequest } from "@sandport/core";
+import { execCommands, runCommandToEnd, validCommand } from "@sandport/core/adapter";
 import type { MicrosandboxContext } from "./context.js";
 import { PROVIDER } from "./handle.js";
 import type { MsbSandbox } from "./internal/sdk-types.js";
@@ -24,26 +16,16 @@ export type PlannedRequest = Omit<CommandPlan, "env"> & { readonly requestEnv: R
  * caller's, else the runtime's).
  */
 export function planRequest(options: ResolvedOptions, request: ExecRequest): PlannedRequest {
-  const valid = validateExecRequest(request, { root: options.workspaceRoot, provider: PROVIDER });
-  refuseReservedEnv(valid.env, RESERVED_ENV, "env", PROVIDER);
+  const { valid, env, ...common } = validCommand(options, request, PROVIDER);
   const [cmd, ...args] = valid.argv ?? ["/bin/sh", "-c", valid.shell as string];
   const stdin = typeof valid.stdin === "string" ? new TextEncoder().encode(valid.stdin) : valid.stdin;
-  return {
-    cmd: cmd as string,
-    args,
-    cwd: toSandboxPath(options.workspaceRoot, valid.cwd),
-    requestEnv: valid.env ?? {},
-    marker: randomUUID(),
-    timeoutMs: valid.timeoutMs ?? options.runBudgetMs,
-    maxOutputBytes: valid.maxOutputBytes ?? options.maxOutputBytes,
-    stdin,
-  };
+  return { cmd: cmd as string, args, ...common, requestEnv: env, stdin };
 }
 
-/** The command plan for sandbox `name`: its launch env under the request's, and the marker. */
+/** The command plan for sandbox `name`: its launch env under the request's (which carries the marker). */
 export function commandPlan(context: MicrosandboxContext, name: string, planned: PlannedRequest): CommandPlan {
   const { requestEnv, ...plan } = planned;
-  return { ...plan, env: { ...context.launchEnv(name), ...requestEnv, [EXEC_MARKER_ENV]: plan.marker } };
+  return { ...plan, env: { ...context.launchEnv(name), ...requestEnv } };
 }
 
 /**

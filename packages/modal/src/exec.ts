@@ -1,14 +1,5 @@
-import { randomUUID } from "node:crypto";
-import {
-  EXEC_MARKER_ENV,
-  type ExecRequest,
-  invalidRequest,
-  RESERVED_ENV,
-  refuseReservedEnv,
-  toSandboxPath,
-  validateExecRequest,
-} from "@sandport/core";
-import { execCommands, runCommandToEnd } from "@sandport/core/adapter";
+import { type ExecRequest, invalidRequest } from "@sandport/core";
+import { execCommands, runCommandToEnd, validCommand } from "@sandport/core/adapter";
 import type { ModalContext } from "./context.js";
 import { PROVIDER } from "./handle.js";
 import type { ModalSandbox } from "./internal/sdk-types.js";
@@ -25,8 +16,7 @@ const MAX_ARGV_CHARS = 65_536;
  * `timeoutMs`, else `runBudgetMs`). Throws `INVALID_REQUEST` before any request.
  */
 export function planCommand(options: ResolvedOptions, request: ExecRequest, interactive: boolean): CommandPlan {
-  const valid = validateExecRequest(request, { root: options.workspaceRoot, provider: PROVIDER });
-  refuseReservedEnv(valid.env, RESERVED_ENV, "env", PROVIDER);
+  const { valid, ...common } = validCommand(options, request, PROVIDER);
   const argv = valid.argv ? [...valid.argv] : ["sh", "-c", valid.shell as string];
   if (argv.reduce((total, arg) => total + arg.length, 0) > MAX_ARGV_CHARS) {
     throw invalidRequest(
@@ -35,15 +25,10 @@ export function planCommand(options: ResolvedOptions, request: ExecRequest, inte
       PROVIDER,
     );
   }
-  const marker = randomUUID();
   const stdin = typeof valid.stdin === "string" ? new TextEncoder().encode(valid.stdin) : valid.stdin;
   return {
     argv,
-    cwd: toSandboxPath(options.workspaceRoot, valid.cwd),
-    env: { ...valid.env, [EXEC_MARKER_ENV]: marker },
-    marker,
-    timeoutMs: valid.timeoutMs ?? options.runBudgetMs,
-    maxOutputBytes: valid.maxOutputBytes ?? options.maxOutputBytes,
+    ...common,
     ...(stdin === undefined ? {} : { stdin }),
     interactive,
   };
