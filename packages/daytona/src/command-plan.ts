@@ -1,14 +1,6 @@
 import { randomUUID } from "node:crypto";
-import {
-  EXEC_MARKER_ENV,
-  type ExecRequest,
-  RESERVED_ENV,
-  type RetryOptions,
-  refuseReservedEnv,
-  toSandboxPath,
-  validateExecRequest,
-} from "@sandport/core";
-import { assertCommandFits, type CallBudget, planStdin } from "@sandport/core/adapter";
+import type { ExecRequest, RetryOptions } from "@sandport/core";
+import { assertCommandFits, type CallBudget, planStdin, validCommand } from "@sandport/core/adapter";
 import { cappedScript, daemonCommand, requestCommand } from "./command-scripts.js";
 import { seconds } from "./context.js";
 import { wasRefused } from "./errors.js";
@@ -69,27 +61,19 @@ export function planCommand(
   request: ExecRequest,
   kind: "exec" | "session" | "interactive",
 ): CommandPlan {
-  const valid = validateExecRequest(request, { root: options.workspaceRoot, provider: PROVIDER });
-  refuseReservedEnv(valid.env, RESERVED_ENV, "env", PROVIDER);
-  const cwd = toSandboxPath(options.workspaceRoot, valid.cwd);
+  const { valid, ...common } = validCommand(options, request, PROVIDER);
   const interactive = kind === "interactive";
   const stdin = interactive
     ? { command: requestCommand(valid) }
-    : withStdin(options, requestCommand(valid), valid.stdin, cwd);
-  const maxOutputBytes = valid.maxOutputBytes ?? options.maxOutputBytes;
+    : withStdin(options, requestCommand(valid), valid.stdin, common.cwd);
   let command = stdin.command;
   if (kind === "exec") {
-    command = daemonCommand(cappedScript(command, maxOutputBytes));
+    command = daemonCommand(cappedScript(command, common.maxOutputBytes));
     assertCommandFits(command, PROVIDER);
   }
-  const marker = randomUUID();
   return {
     command,
-    cwd,
-    env: { ...valid.env, [EXEC_MARKER_ENV]: marker },
-    marker,
-    timeoutMs: valid.timeoutMs ?? options.runBudgetMs,
-    maxOutputBytes,
+    ...common,
     interactive,
     ...(stdin.upload ? { stdinUpload: stdin.upload } : {}),
     ...(interactive && valid.stdin !== undefined ? { firstWrite: valid.stdin } : {}),
