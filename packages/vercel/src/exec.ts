@@ -1,14 +1,6 @@
 import { randomUUID } from "node:crypto";
-import {
-  composeShellCommand,
-  EXEC_MARKER_ENV,
-  type ExecRequest,
-  RESERVED_ENV,
-  refuseReservedEnv,
-  toSandboxPath,
-  validateExecRequest,
-} from "@sandport/core";
-import { assertCommandFits, execCommands, planStdin, runCommandToEnd } from "@sandport/core/adapter";
+import { composeShellCommand, type ExecRequest } from "@sandport/core";
+import { assertCommandFits, execCommands, planStdin, runCommandToEnd, validCommand } from "@sandport/core/adapter";
 import type { VercelContext } from "./context.js";
 import { PROVIDER } from "./handle.js";
 import type { VercelSandbox } from "./internal/sdk-types.js";
@@ -24,24 +16,14 @@ import { type CommandPlan, lostOutput, vercelCommand } from "./vendor-command.js
  * (`planStdin`). The timeout is the caller's, else the run budget.
  */
 export function planCommand(options: ResolvedOptions, request: ExecRequest): CommandPlan {
-  const valid = validateExecRequest(request, { root: options.workspaceRoot, provider: PROVIDER });
-  refuseReservedEnv(valid.env, RESERVED_ENV, "env", PROVIDER);
-  const cwd = toSandboxPath(options.workspaceRoot, valid.cwd);
-  const marker = randomUUID();
-  const common = {
-    cwd,
-    env: { ...valid.env, [EXEC_MARKER_ENV]: marker },
-    marker,
-    timeoutMs: valid.timeoutMs ?? options.runBudgetMs,
-    maxOutputBytes: valid.maxOutputBytes ?? options.maxOutputBytes,
-  };
+  const { valid, ...common } = validCommand(options, request, PROVIDER);
   if (valid.stdin === undefined) {
     const [cmd, ...args] = valid.argv ? [...valid.argv] : ["sh", "-c", valid.shell as string];
     // Linux refuses any one argument over 128 KiB; say so before sending it.
     for (const argument of args) assertCommandFits(argument, PROVIDER);
     return { cmd: cmd as string, args, ...common };
   }
-  const staging = { cwd, scratchDirectory: options.stdinDirectory, name: randomUUID() };
+  const staging = { cwd: common.cwd, scratchDirectory: options.stdinDirectory, name: randomUUID() };
   const stdin = planStdin(composeShellCommand({ request: valid }), valid.stdin, staging);
   assertCommandFits(stdin.command, PROVIDER);
   return { cmd: "sh", args: ["-c", stdin.command], ...common, ...(stdin.upload ? { stdinUpload: stdin.upload } : {}) };
