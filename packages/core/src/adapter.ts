@@ -96,7 +96,7 @@ export type { SdkLoader, SdkLoaderOptions, SdkPackage } from "./adapter/sdk-load
 export { createSdkLoader } from "./adapter/sdk-loader.js";
 export type { SpawnOptions, VendorStdin } from "./adapter/spawned-process.js";
 export { SpawnedProcess, spawnCommand } from "./adapter/spawned-process.js";
-export type { CommandDefaultOptions, ValidCommand } from "./adapter/valid-command.js";
+export type { CommandDefaultOptions, PlannedCommand, ValidCommand } from "./adapter/valid-command.js";
 export { validCommand } from "./adapter/valid-command.js";
 export type { AsyncScriptInput, ExitRecord, SessionFiles, StartRecord } from "./shell/async-script.js";
 export { asyncScript, parseExitRecord, parseStartLine, parseStartRecord, sessionFiles } from "./shell/async-script.js";

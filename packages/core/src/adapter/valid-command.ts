@@ -28,6 +28,9 @@ export interface ValidCommand {
   readonly maxOutputBytes: number;
 }
 
+/** What a command plan carries from {@link validCommand}: extend it with the vendor's form of the command. */
+export type PlannedCommand = Omit<ValidCommand, "valid">;
+
 /**
  * The start of every adapter's command plan: the request validated against
  * the workspace, a reserved env name refused (`INVALID_REQUEST`, before any
