@@ -1,6 +1,12 @@
 import { randomUUID } from "node:crypto";
 import type { ExecRequest, RetryOptions } from "@sandport/core";
-import { assertCommandFits, type CallBudget, planStdin, validCommand } from "@sandport/core/adapter";
+import {
+  assertCommandFits,
+  type CallBudget,
+  type PlannedCommand,
+  planStdin,
+  validCommand,
+} from "@sandport/core/adapter";
 import { cappedScript, daemonCommand, requestCommand } from "./command-scripts.js";
 import { seconds } from "./context.js";
 import { wasRefused } from "./errors.js";
@@ -28,19 +34,13 @@ export interface StdinUpload {
   readonly content: Uint8Array;
 }
 
-/** A validated request, ready to send: with `executeCommand` (`exec`) or in a session of its own. */
-export interface CommandPlan {
+/**
+ * A validated request, ready to send: with `executeCommand` (`exec`) or in a
+ * session of its own. Its run budget goes to Daytona in whole seconds, rounded up.
+ */
+export interface CommandPlan extends PlannedCommand {
   /** `exec`: the daemon's command string (output capped, encoded); a session: the command, stdin arranged. */
   readonly command: string;
-  /** Absolute working directory. */
-  readonly cwd: string;
-  /** The request's environment and the exec marker. */
-  readonly env: Record<string, string>;
-  /** The exec marker of the command and its descendants, for the kill's sweep. */
-  readonly marker: string;
-  /** Run budget in ms; sent to Daytona in whole seconds, rounded up. */
-  readonly timeoutMs: number;
-  readonly maxOutputBytes: number;
   /** Stdin too large to embed, staged before the start. */
   readonly stdinUpload?: StdinUpload;
   /** A session command that reads its stdin from the session's input (`spawn`). */
