@@ -17,44 +17,30 @@ const STAT_CONCURRENCY = 8;
  */
 export function listDir(context: FreestyleContext, handle: unknown, path: string, op?: OpOptions): Promise<FileInfo[]> {
   const rule = { operation: "listDir", path, allowRoot: true, followFinal: true, connect: false };
-  return onGuardedPath(
-    context,
-    handle,
-    op,
-    rule,
-    inWorkspace,
-    async ({ sandboxId: vmId, relative, absolute, call }) => {
-      const entries = await fileCall(context, vmId, "listDir", absolute, call, (fs) => fs.readDir(absolute));
-      const infos = await eachLimited(entries, STAT_CONCURRENCY, async (entry) => {
-        const entryPath = relative === "" ? entry.name : `${relative}/${entry.name}`;
-        const entryAbsolute = posix.join(absolute, entry.name);
-        try {
-          const stat = await fileCall(context, vmId, "listDir", entryAbsolute, call, (fs) => fs.stat(entryAbsolute));
-          return toFileInfo(entry.name, entryPath, stat);
-        } catch (error) {
-          if (isNotFound(error)) return undefined;
-          throw error;
-        }
-      });
-      return infos.filter((info): info is FileInfo => info !== undefined);
-    },
-  );
+  return onGuardedPath(context, handle, op, rule, inWorkspace, async ({ sandboxId, relative, absolute, call }) => {
+    const entries = await fileCall(context, sandboxId, "listDir", absolute, call, (fs) => fs.readDir(absolute));
+    const infos = await eachLimited(entries, STAT_CONCURRENCY, async (entry) => {
+      const entryPath = relative === "" ? entry.name : `${relative}/${entry.name}`;
+      const entryAbsolute = posix.join(absolute, entry.name);
+      try {
+        const stat = await fileCall(context, sandboxId, "listDir", entryAbsolute, call, (fs) => fs.stat(entryAbsolute));
+        return toFileInfo(entry.name, entryPath, stat);
+      } catch (error) {
+        if (isNotFound(error)) return undefined;
+        throw error;
+      }
+    });
+    return infos.filter((info): info is FileInfo => info !== undefined);
+  });
 }
 
 /** One entry's metadata; a symlink is reported as itself. A missing path rejects `NOT_FOUND`. */
 export function stat(context: FreestyleContext, handle: unknown, path: string, op?: OpOptions): Promise<FileInfo> {
   const rule = { operation: "stat", path, allowRoot: true, followFinal: false, connect: false };
-  return onGuardedPath(
-    context,
-    handle,
-    op,
-    rule,
-    inWorkspace,
-    async ({ sandboxId: vmId, relative, absolute, call }) => {
-      const info = await fileCall(context, vmId, "stat", absolute, call, (fs) => fs.stat(absolute));
-      return toFileInfo(posix.basename(absolute), relative, info);
-    },
-  );
+  return onGuardedPath(context, handle, op, rule, inWorkspace, async ({ sandboxId, relative, absolute, call }) => {
+    const info = await fileCall(context, sandboxId, "stat", absolute, call, (fs) => fs.stat(absolute));
+    return toFileInfo(posix.basename(absolute), relative, info);
+  });
 }
 
 /** Creates a directory and its parents; succeeds when it already exists. */
