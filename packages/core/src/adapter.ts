@@ -46,6 +46,19 @@ export type { DestroyPrimitives } from "./adapter/destroy-verified.js";
 export { destroyVerified, VERIFY_MARGIN_MS } from "./adapter/destroy-verified.js";
 export type { ErrorMapper, ErrorMapperOptions, ErrorSite } from "./adapter/error-mapper.js";
 export { createErrorMapper, errorName } from "./adapter/error-mapper.js";
+export type { ExecCommands, ExecOptions, ExecRecipe, ExecRun } from "./adapter/exec-commands.js";
+export { execCommands } from "./adapter/exec-commands.js";
+export type {
+  FileContext,
+  FileOptions,
+  GuardedTarget,
+  GuardedWrite,
+  GuardSite,
+  PathRule,
+  WorkspaceRunner,
+  WriteRule,
+} from "./adapter/guarded-path.js";
+export { guardPaths, onGuardedFiles, onGuardedPath } from "./adapter/guarded-path.js";
 export type { ErrorClass, TransportFacts } from "./adapter/http-errors.js";
 export {
   classifyHttpStatus,
@@ -56,8 +69,15 @@ export {
 } from "./adapter/http-errors.js";
 export { KnownSandboxes } from "./adapter/known-sandboxes.js";
 export { satisfiesNodeRange } from "./adapter/node-range.js";
-export type { FindOwnedOptions, GetOwnedOptions, SandboxListing } from "./adapter/owned-lookup.js";
-export { findIdsByLaunchKey, findOwned, getOwned } from "./adapter/owned-lookup.js";
+export type {
+  FindOwnedOptions,
+  GetOwnedOptions,
+  LookupOptions,
+  OwnedLookupSettings,
+  OwnedLookups,
+  SandboxListing,
+} from "./adapter/owned-lookup.js";
+export { findIdsByLaunchKey, findOwned, getOwned, ownedLookups } from "./adapter/owned-lookup.js";
 export type { OwnershipCodec } from "./adapter/ownership.js";
 export { callerLabels, isOwnedBy, matchesLabels, metadataCodec, ownerLabels } from "./adapter/ownership.js";
 export type {
@@ -76,6 +96,8 @@ export type { SdkLoader, SdkLoaderOptions, SdkPackage } from "./adapter/sdk-load
 export { createSdkLoader } from "./adapter/sdk-loader.js";
 export type { SpawnOptions, VendorStdin } from "./adapter/spawned-process.js";
 export { SpawnedProcess, spawnCommand } from "./adapter/spawned-process.js";
+export type { CommandDefaultOptions, PlannedCommand, ValidCommand } from "./adapter/valid-command.js";
+export { validCommand } from "./adapter/valid-command.js";
 export type { AsyncOutputCapInput, RunRecord } from "./shell/async-output-cap.js";
 export { asyncOutputCapScript, OUTPUT_CAP_EXIT, parseRunRecord } from "./shell/async-output-cap.js";
 export type { AsyncScriptInput, ExitRecord, SessionFiles, StartRecord } from "./shell/async-script.js";

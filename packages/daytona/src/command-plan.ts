@@ -1,14 +1,12 @@
 import { randomUUID } from "node:crypto";
+import type { ExecRequest, RetryOptions } from "@sandport/core";
 import {
-  EXEC_MARKER_ENV,
-  type ExecRequest,
-  RESERVED_ENV,
-  type RetryOptions,
-  refuseReservedEnv,
-  toSandboxPath,
-  validateExecRequest,
-} from "@sandport/core";
-import { assertCommandFits, type CallBudget, planStdin } from "@sandport/core/adapter";
+  assertCommandFits,
+  type CallBudget,
+  type PlannedCommand,
+  planStdin,
+  validCommand,
+} from "@sandport/core/adapter";
 import { cappedScript, daemonCommand, requestCommand } from "./command-scripts.js";
 import { seconds } from "./context.js";
 import { wasRefused } from "./errors.js";
@@ -36,22 +34,16 @@ export interface StdinUpload {
   readonly content: Uint8Array;
 }
 
-/** A validated request, ready to send: with `executeCommand` (`exec`) or in a session of its own. */
-export interface CommandPlan {
+/**
+ * A validated request, ready to send: with `executeCommand` (`exec`) or in a
+ * session of its own. Its run budget goes to Daytona in whole seconds, rounded up.
+ */
+export interface CommandPlan extends PlannedCommand {
   /**
    * `exec`: the daemon's command string (output capped, encoded); a session:
    * the command (an `exec` for a subshell), stdin arranged.
    */
   readonly command: string;
-  /** Absolute working directory. */
-  readonly cwd: string;
-  /** The request's environment and the exec marker. */
-  readonly env: Record<string, string>;
-  /** The exec marker of the command and its descendants, for the kill's sweep. */
-  readonly marker: string;
-  /** Run budget in ms; sent to Daytona in whole seconds, rounded up. */
-  readonly timeoutMs: number;
-  readonly maxOutputBytes: number;
   /** Stdin too large to embed, staged before the start. */
   readonly stdinUpload?: StdinUpload;
   /** A session command that reads its stdin from the session's input (`spawn`). */
@@ -72,27 +64,19 @@ export function planCommand(
   request: ExecRequest,
   kind: "exec" | "session" | "interactive",
 ): CommandPlan {
-  const valid = validateExecRequest(request, { root: options.workspaceRoot, provider: PROVIDER });
-  refuseReservedEnv(valid.env, RESERVED_ENV, "env", PROVIDER);
-  const cwd = toSandboxPath(options.workspaceRoot, valid.cwd);
+  const { valid, ...common } = validCommand(options, request, PROVIDER);
   const interactive = kind === "interactive";
   const stdin = interactive
     ? { command: requestCommand(valid) }
-    : withStdin(options, requestCommand(valid), valid.stdin, cwd);
-  const maxOutputBytes = valid.maxOutputBytes ?? options.maxOutputBytes;
+    : withStdin(options, requestCommand(valid), valid.stdin, common.cwd);
   let command = stdin.command;
   if (kind === "exec") {
-    command = daemonCommand(cappedScript(command, maxOutputBytes));
+    command = daemonCommand(cappedScript(command, common.maxOutputBytes));
     assertCommandFits(command, PROVIDER);
   }
-  const marker = randomUUID();
   return {
     command,
-    cwd,
-    env: { ...valid.env, [EXEC_MARKER_ENV]: marker },
-    marker,
-    timeoutMs: valid.timeoutMs ?? options.runBudgetMs,
-    maxOutputBytes,
+    ...common,
     interactive,
     ...(stdin.upload ? { stdinUpload: stdin.upload } : {}),
     ...(interactive && valid.stdin !== undefined ? { firstWrite: valid.stdin } : {}),

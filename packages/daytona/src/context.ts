@@ -53,7 +53,7 @@ export class DaytonaContext extends AdapterContext<
       sdk: createDaytonaSdkLoader(sdk),
       mapError: mapDaytonaError,
       sandboxIdOf,
-      ...(onBackgroundError ? { onBackgroundError } : {}),
+      onBackgroundError,
     });
   }
 

@@ -31,7 +31,6 @@ export function destroy(context: DaytonaContext, handle: unknown, op?: OpOptions
   return destroyVerified(context, handle, op, {
     timeoutMs: context.options.timeouts.destroyMs,
     remove: (sandboxId, budget) => deleteSandbox(context, sandboxId, budget),
-    exists: async (sandboxId, budget) => (await context.describe(sandboxId, "destroy", budget)) !== undefined,
   });
 }
 

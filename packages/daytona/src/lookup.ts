@@ -1,12 +1,4 @@
-import type { Labels, OpOptions } from "@sandport/core";
-import {
-  type CallBudget,
-  collectPages,
-  findIdsByLaunchKey,
-  findOwned,
-  getOwned,
-  type SandboxListing,
-} from "@sandport/core/adapter";
+import { collectPages, ownedLookups, type SandboxListing } from "@sandport/core/adapter";
 import type { DaytonaContext } from "./context.js";
 import { type DaytonaHandle, handleFromSandbox, validSandboxId } from "./handle.js";
 import type { DaytonaSandboxRecord } from "./internal/sdk-types.js";
@@ -15,41 +7,18 @@ import type { DaytonaSandboxRecord } from "./internal/sdk-types.js";
 const GONE = new Set(["destroyed", "destroying"]);
 
 /**
- * Rebuilds a handle from a sandbox id (`getOwned`). Resolves `undefined` when
- * the sandbox does not exist; rejects `FOREIGN_SANDBOX` when it lacks our
- * ownership label. One `GET /api/sandbox/{id}` through the low-level API
- * (cancellable); never starts a stopped sandbox.
+ * `getById` (`getOwned`: one `GET /api/sandbox/{id}` through the low-level
+ * API, cancellable; never starts a stopped sandbox), `findByLabels`
+ * (`findOwned`: Daytona filters by labels and the recipe checks again;
+ * sandboxes in state `error` are listed, so a failed launch can be cleaned
+ * up, those being destroyed are not) and `findByLaunchKey` (for the cleanup
+ * of an abandoned launch).
  */
-export function getById(
-  context: DaytonaContext,
-  sandboxId: string,
-  op?: OpOptions,
-): Promise<DaytonaHandle | undefined> {
-  return getOwned(context, sandboxId, op, {
-    timeoutMs: context.options.timeouts.lookupMs,
-    validId: validSandboxId,
-    toHandle: handleFromSandbox,
-  });
-}
-
-/**
- * Every sandbox of ours carrying all the given labels (`findOwned`): Daytona
- * filters by labels and the recipe checks again. Sandboxes in state `error`
- * are listed (so a failed launch can be cleaned up); those being destroyed,
- * and those whose abandoned launch is being cleaned up, are not.
- */
-export function findByLabels(context: DaytonaContext, labels: Labels, op?: OpOptions): Promise<DaytonaHandle[]> {
-  return findOwned(context, labels, op, {
-    ...daytonaListing(context),
-    timeoutMs: context.options.timeouts.lookupMs,
-    toHandle: handleFromSandbox,
-  });
-}
-
-/** Ids of our sandboxes carrying `launchKey`, for the cleanup of an abandoned launch. */
-export function findByLaunchKey(context: DaytonaContext, launchKey: string, budget: CallBudget): Promise<string[]> {
-  return findIdsByLaunchKey(context, daytonaListing(context), launchKey, budget);
-}
+export const { getById, findByLabels, findByLaunchKey } = ownedLookups<
+  DaytonaContext,
+  DaytonaSandboxRecord,
+  DaytonaHandle
+>({ listing: daytonaListing, validId: validSandboxId, toHandle: handleFromSandbox });
 
 /** Daytona's list API (low-level, label filter, every page, sandboxes in state `error` included), without those on their way out. */
 function daytonaListing(context: DaytonaContext): SandboxListing<DaytonaSandboxRecord> {

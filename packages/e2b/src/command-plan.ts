@@ -1,14 +1,6 @@
 import { randomUUID } from "node:crypto";
-import {
-  composeShellCommand,
-  EXEC_MARKER_ENV,
-  type ExecRequest,
-  RESERVED_ENV,
-  refuseReservedEnv,
-  toSandboxPath,
-  validateExecRequest,
-} from "@sandport/core";
-import { assertCommandFits, type CallBudget, KILL_DEADLINE_MS, planStdin } from "@sandport/core/adapter";
+import { composeShellCommand, type ExecRequest } from "@sandport/core";
+import { assertCommandFits, type CallBudget, KILL_DEADLINE_MS, planStdin, validCommand } from "@sandport/core/adapter";
 import { PROVIDER } from "./handle.js";
 import type { E2BSandbox } from "./internal/sdk-types.js";
 import type { ResolvedOptions } from "./options.js";
@@ -54,20 +46,13 @@ export async function discardStdin(sandbox: E2BSandbox, plan: CommandPlan): Prom
  * the command's own stdin instead. The timeout is the caller's, else the run budget.
  */
 export function planCommand(options: ResolvedOptions, request: ExecRequest, openStdin = false): CommandPlan {
-  const valid = validateExecRequest(request, { root: options.workspaceRoot, provider: PROVIDER });
-  refuseReservedEnv(valid.env, RESERVED_ENV, "env", PROVIDER);
-  const cwd = toSandboxPath(options.workspaceRoot, valid.cwd);
-  const staging = { cwd, scratchDirectory: options.scratchDirectory, name: randomUUID() };
+  const { valid, ...common } = validCommand(options, request, PROVIDER);
+  const staging = { cwd: common.cwd, scratchDirectory: options.scratchDirectory, name: randomUUID() };
   const stdin = planStdin(composeShellCommand({ request: valid }), openStdin ? undefined : valid.stdin, staging);
   assertCommandFits(stdin.command, PROVIDER);
-  const marker = randomUUID();
   return {
     command: stdin.command,
-    cwd,
-    env: { ...valid.env, [EXEC_MARKER_ENV]: marker },
-    marker,
-    timeoutMs: valid.timeoutMs ?? options.runBudgetMs,
-    maxOutputBytes: valid.maxOutputBytes ?? options.maxOutputBytes,
+    ...common,
     ...(stdin.upload ? { stdinUpload: stdin.upload } : {}),
     ...(openStdin && valid.stdin !== undefined ? { firstWrite: valid.stdin } : {}),
   };

@@ -24,7 +24,7 @@ export class E2BContext extends AdapterContext<ResolvedOptions, E2BSdkModule, E2
       sdk: createE2BSdkLoader(sdk),
       mapError: mapE2BError,
       sandboxIdOf,
-      ...(onBackgroundError ? { onBackgroundError } : {}),
+      onBackgroundError,
     });
   }
 

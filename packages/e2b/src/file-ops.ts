@@ -1,34 +1,41 @@
 import type { FileInfo, FileKind, OpOptions } from "@sandport/core";
+import { onGuardedPath } from "@sandport/core/adapter";
 import type { E2BContext } from "./context.js";
 import { isNotFound } from "./errors.js";
-import { onPath } from "./files.js";
+import { inWorkspace, request } from "./files.js";
 import type { E2BEntryInfo } from "./internal/sdk-types.js";
 
 /** Entries of one directory (not recursive), with workspace-relative paths. */
 export function listDir(context: E2BContext, handle: unknown, path: string, op?: OpOptions): Promise<FileInfo[]> {
-  return onPath(context, handle, op, "listDir", { path, root: true, followFinal: true }, async (files, target, call) =>
-    (await files.list(target, { ...call, depth: 1 })).map((entry) => toFileInfo(context.options.workspaceRoot, entry)),
+  const rule = { operation: "listDir", path, allowRoot: true, followFinal: true };
+  return onGuardedPath(context, handle, op, rule, inWorkspace, async ({ instance, absolute, call }) =>
+    (await instance.files.list(absolute, { ...request(call), depth: 1 })).map((entry) =>
+      toFileInfo(context.options.workspaceRoot, entry),
+    ),
   );
 }
 
 /** One entry's metadata; a symlink is reported as itself. A missing path rejects `NOT_FOUND`. */
 export function stat(context: E2BContext, handle: unknown, path: string, op?: OpOptions): Promise<FileInfo> {
-  return onPath(context, handle, op, "stat", { path, root: true, followFinal: false }, async (files, target, call) =>
-    toFileInfo(context.options.workspaceRoot, await files.getInfo(target, call)),
+  const rule = { operation: "stat", path, allowRoot: true, followFinal: false };
+  return onGuardedPath(context, handle, op, rule, inWorkspace, async ({ instance, absolute, call }) =>
+    toFileInfo(context.options.workspaceRoot, await instance.files.getInfo(absolute, request(call))),
   );
 }
 
 /** Creates a directory and its parents; succeeds when it already exists. */
 export function mkdir(context: E2BContext, handle: unknown, path: string, op?: OpOptions): Promise<void> {
-  return onPath(context, handle, op, "mkdir", { path, root: true, followFinal: true }, async (files, target, call) => {
-    await files.makeDir(target, call);
+  const rule = { operation: "mkdir", path, allowRoot: true, followFinal: true };
+  return onGuardedPath(context, handle, op, rule, inWorkspace, async ({ instance, absolute, call }) => {
+    await instance.files.makeDir(absolute, request(call));
   });
 }
 
 /** Removes a file or a directory tree; succeeds when it is already absent. The workspace root itself is refused. */
 export function remove(context: E2BContext, handle: unknown, path: string, op?: OpOptions): Promise<void> {
-  return onPath(context, handle, op, "remove", { path, root: false, followFinal: false }, (files, target, call) =>
-    files.remove(target, call).catch((error: unknown) => {
+  const rule = { operation: "remove", path, allowRoot: false, followFinal: false };
+  return onGuardedPath(context, handle, op, rule, inWorkspace, ({ instance, absolute, call }) =>
+    instance.files.remove(absolute, request(call)).catch((error: unknown) => {
       if (!isNotFound(error)) throw error;
     }),
   );

@@ -15,7 +15,6 @@ export function destroy(context: E2BContext, handle: unknown, op?: OpOptions): P
   return destroyVerified(context, handle, op, {
     timeoutMs: context.options.timeouts.destroyMs,
     remove: (sandboxId, budget) => deleteSandbox(context, sandboxId, budget),
-    exists: async (sandboxId, budget) => (await context.describe(sandboxId, "destroy", budget)) !== undefined,
   });
 }
 

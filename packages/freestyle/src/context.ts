@@ -24,7 +24,7 @@ export class FreestyleContext extends AdapterContext<ResolvedOptions, FreestyleS
       sdk: createFreestyleSdkLoader(sdk),
       mapError: mapFreestyleError,
       sandboxIdOf: vmIdOf,
-      ...(onBackgroundError ? { onBackgroundError } : {}),
+      onBackgroundError,
     });
   }
 

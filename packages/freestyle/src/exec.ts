@@ -1,18 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { posix } from "node:path";
+import { composeShellCommand, type ExecRequest, invalidRequest, quoteShellArg } from "@sandport/core";
 import {
-  composeShellCommand,
-  type ExecRequest,
-  type ExecResult,
-  invalidRequest,
-  type OpOptions,
-  quoteShellArg,
-  RESERVED_ENV,
-  refuseReservedEnv,
-  toSandboxPath,
-  validateExecRequest,
-} from "@sandport/core";
-import { assertCommandFits, cappedOutputScript, planStdin, runCommandToEnd } from "@sandport/core/adapter";
+  assertCommandFits,
+  cappedOutputScript,
+  execCommands,
+  planStdin,
+  runCommandToEnd,
+  validCommand,
+} from "@sandport/core/adapter";
 import type { FreestyleContext } from "./context.js";
 import { PROVIDER } from "./handle.js";
 import { fromHome, MAX_EXEC_TIMEOUT_MS, type ResolvedOptions } from "./options.js";
@@ -32,16 +28,13 @@ export const API_STDIN_BYTES = 1024 * 1024;
  * `/dev/null`. The timeout is the caller's, else the run budget, always sent.
  */
 export function planCommand(options: ResolvedOptions, request: ExecRequest): CommandPlan {
-  const valid = validateExecRequest(request, { root: options.workspaceRoot, provider: PROVIDER });
-  refuseReservedEnv(valid.env, RESERVED_ENV, "env", PROVIDER);
-  const timeoutMs = valid.timeoutMs ?? options.runBudgetMs;
+  const { valid, marker, timeoutMs, maxOutputBytes, ...planned } = validCommand(options, request, PROVIDER);
   if (timeoutMs > MAX_EXEC_TIMEOUT_MS) {
     throw invalidRequest(`timeoutMs must be at most ${MAX_EXEC_TIMEOUT_MS} (Freestyle's longest command)`, {
       field: "timeoutMs",
     });
   }
-  const maxOutputBytes = valid.maxOutputBytes ?? options.maxOutputBytes;
-  const cwd = fromHome(options, toSandboxPath(options.workspaceRoot, valid.cwd));
+  const cwd = fromHome(options, planned.cwd);
   const composed = composeShellCommand({ request: valid, cwd, ...(valid.env ? { env: valid.env } : {}) });
   const stdin = valid.stdin === undefined ? undefined : toBytes(valid.stdin);
   const staged =
@@ -53,7 +46,6 @@ export function planCommand(options: ResolvedOptions, request: ExecRequest): Com
           embedLimitBytes: 0,
         })
       : undefined;
-  const marker = randomUUID();
   const cancelled = fromHome(options, posix.join(options.stateDirectory, "cancel", marker));
   const command = [
     stdin === undefined ? "exec 0</dev/null" : undefined,
@@ -76,23 +68,17 @@ export function planCommand(options: ResolvedOptions, request: ExecRequest): Com
 }
 
 /**
- * Runs a command to completion on the kit's engine; non-zero exits, timeouts
- * and truncation are results. The call's deadline is the command's run budget plus `execGraceMs`,
- * so the command's own timeout always comes first.
+ * Runs a command to completion on the kit's engine (non-zero exits, timeouts
+ * and truncation are results), ownership checked without a connect. The
+ * call's deadline is the run budget plus `execGraceMs`, so the command's own
+ * timeout always comes first. (No `execStream`: see capabilities.ts.)
  */
-export async function exec(
-  context: FreestyleContext,
-  handle: unknown,
-  request: ExecRequest,
-  op?: OpOptions,
-): Promise<ExecResult> {
-  const plan = planCommand(context.options, request);
-  const deadlineMs = plan.timeoutMs + context.options.timeouts.execGraceMs;
-  return context.onOwned(handle, op, "exec", deadlineMs, (vmId, call) => {
-    context.known.markCommandRun(vmId);
-    return runCommandToEnd(freestyleCommand(context, vmId, plan, call), commandOptions(plan, call.signal));
-  });
-}
+export const { exec } = execCommands<FreestyleContext, CommandPlan, never>({
+  plan: (context, request) => planCommand(context.options, request),
+  run: (context, plan, { sandboxId, call, signal }) =>
+    runCommandToEnd(freestyleCommand(context, sandboxId, plan, call), commandOptions(plan, signal)),
+  connect: false,
+});
 
 /** The file the launch env is kept in (`export NAME='value'` lines), relative to the home directory. */
 export function launchEnvPath(options: ResolvedOptions): string {

@@ -1,8 +1,9 @@
 import { posix } from "node:path";
 import type { FileInfo, FileKind, OpOptions } from "@sandport/core";
+import { onGuardedPath } from "@sandport/core/adapter";
 import type { FreestyleContext } from "./context.js";
 import { isNotFound } from "./errors.js";
-import { eachLimited, fileCall, onPath } from "./files.js";
+import { eachLimited, fileCall, inWorkspace } from "./files.js";
 import type { FreestyleFileStat } from "./internal/sdk-types.js";
 
 /** How many `stat` requests of one `listDir` are in flight at once. */
@@ -15,16 +16,15 @@ const STAT_CONCURRENCY = 8;
  * in between is left out.
  */
 export function listDir(context: FreestyleContext, handle: unknown, path: string, op?: OpOptions): Promise<FileInfo[]> {
-  return onPath(context, handle, op, "listDir", { path, root: true, followFinal: true }, async (target, call) => {
-    const entries = await fileCall(context, target.vmId, "listDir", target.absolute, call, (fs) =>
-      fs.readDir(target.absolute),
-    );
+  const rule = { operation: "listDir", path, allowRoot: true, followFinal: true, connect: false };
+  return onGuardedPath(context, handle, op, rule, inWorkspace, async ({ sandboxId, relative, absolute, call }) => {
+    const entries = await fileCall(context, sandboxId, "listDir", absolute, call, (fs) => fs.readDir(absolute));
     const infos = await eachLimited(entries, STAT_CONCURRENCY, async (entry) => {
-      const relative = target.relative === "" ? entry.name : `${target.relative}/${entry.name}`;
-      const absolute = posix.join(target.absolute, entry.name);
+      const entryPath = relative === "" ? entry.name : `${relative}/${entry.name}`;
+      const entryAbsolute = posix.join(absolute, entry.name);
       try {
-        const stat = await fileCall(context, target.vmId, "listDir", absolute, call, (fs) => fs.stat(absolute));
-        return toFileInfo(entry.name, relative, stat);
+        const stat = await fileCall(context, sandboxId, "listDir", entryAbsolute, call, (fs) => fs.stat(entryAbsolute));
+        return toFileInfo(entry.name, entryPath, stat);
       } catch (error) {
         if (isNotFound(error)) return undefined;
         throw error;
@@ -36,27 +36,28 @@ export function listDir(context: FreestyleContext, handle: unknown, path: string
 
 /** One entry's metadata; a symlink is reported as itself. A missing path rejects `NOT_FOUND`. */
 export function stat(context: FreestyleContext, handle: unknown, path: string, op?: OpOptions): Promise<FileInfo> {
-  return onPath(context, handle, op, "stat", { path, root: true, followFinal: false }, async (target, call) => {
-    const info = await fileCall(context, target.vmId, "stat", target.absolute, call, (fs) => fs.stat(target.absolute));
-    return toFileInfo(posix.basename(target.absolute), target.relative, info);
+  const rule = { operation: "stat", path, allowRoot: true, followFinal: false, connect: false };
+  return onGuardedPath(context, handle, op, rule, inWorkspace, async ({ sandboxId, relative, absolute, call }) => {
+    const info = await fileCall(context, sandboxId, "stat", absolute, call, (fs) => fs.stat(absolute));
+    return toFileInfo(posix.basename(absolute), relative, info);
   });
 }
 
 /** Creates a directory and its parents; succeeds when it already exists. */
 export function mkdir(context: FreestyleContext, handle: unknown, path: string, op?: OpOptions): Promise<void> {
-  return onPath(context, handle, op, "mkdir", { path, root: true, followFinal: true }, (target, call) =>
-    fileCall(context, target.vmId, "mkdir", target.absolute, call, (fs) => fs.mkdir(target.absolute)),
+  const rule = { operation: "mkdir", path, allowRoot: true, followFinal: true, connect: false };
+  return onGuardedPath(context, handle, op, rule, inWorkspace, ({ sandboxId: vmId, absolute, call }) =>
+    fileCall(context, vmId, "mkdir", absolute, call, (fs) => fs.mkdir(absolute)),
   );
 }
 
 /** Removes a file or a directory tree; succeeds when it is already absent. The workspace root itself is refused. */
 export function remove(context: FreestyleContext, handle: unknown, path: string, op?: OpOptions): Promise<void> {
-  return onPath(context, handle, op, "remove", { path, root: false, followFinal: false }, (target, call) =>
-    fileCall(context, target.vmId, "remove", target.absolute, call, (fs) => fs.remove(target.absolute)).catch(
-      (error: unknown) => {
-        if (!isNotFound(error)) throw error;
-      },
-    ),
+  const rule = { operation: "remove", path, allowRoot: false, followFinal: false, connect: false };
+  return onGuardedPath(context, handle, op, rule, inWorkspace, ({ sandboxId: vmId, absolute, call }) =>
+    fileCall(context, vmId, "remove", absolute, call, (fs) => fs.remove(absolute)).catch((error: unknown) => {
+      if (!isNotFound(error)) throw error;
+    }),
   );
 }
 

@@ -1,16 +1,7 @@
-import {
-  type FileInput,
-  normalizeWorkspacePath,
-  type OpOptions,
-  quoteShellArg,
-  retry,
-  toSandboxPath,
-  validateFiles,
-} from "@sandport/core";
-import { type CallBudget, checkSymlinkGuard, type GuardedPath, symlinkGuardScript } from "@sandport/core/adapter";
+import { type FileInput, type OpOptions, quoteShellArg, retry, toSandboxPath } from "@sandport/core";
+import { type CallBudget, onGuardedFiles, onGuardedPath, type WorkspaceRunner } from "@sandport/core/adapter";
 import type { FreestyleContext } from "./context.js";
 import { mapFreestyleError } from "./errors.js";
-import { PROVIDER } from "./handle.js";
 import type { FreestyleFilesystem } from "./internal/sdk-types.js";
 import { fromHome } from "./options.js";
 import { runScript } from "./run-script.js";
@@ -26,25 +17,17 @@ const FILE_RETRY = { maxAttempts: 3, initialDelayMs: 200, maxDelayMs: 2_000 } as
  * Freestyle writes each file atomically and creates its parent directories.
  * A failure can leave some of the files written.
  */
-export async function writeFiles(
+export function writeFiles(
   context: FreestyleContext,
   handle: unknown,
   files: readonly FileInput[],
   op?: OpOptions,
 ): Promise<void> {
-  const { workspaceRoot } = context.options;
-  const valid = validateFiles(files, { root: workspaceRoot, provider: PROVIDER });
-  return context.onOwned(handle, op, "writeFiles", context.options.timeouts.fileMs, async (vmId, call) => {
-    if (valid.length === 0) return;
-    await guard(
-      context,
-      vmId,
-      call,
-      valid.map((file) => ({ relative: file.path, followFinal: true })),
-    );
-    await eachLimited(valid, FILE_CONCURRENCY, (file) => {
-      const path = toSandboxPath(workspaceRoot, file.path);
-      return fileCall(context, vmId, "writeFiles", path, call, (fs) =>
+  const rule = { connect: false };
+  return onGuardedFiles(context, handle, files, op, rule, inWorkspace, async ({ sandboxId, files, call }) => {
+    await eachLimited(files, FILE_CONCURRENCY, (file) => {
+      const path = toSandboxPath(context.options.workspaceRoot, file.path);
+      return fileCall(context, sandboxId, "writeFiles", path, call, (fs) =>
         fs.writeFile(path, file.content, { mode: file.mode, signal: call.signal }),
       );
     });
@@ -58,51 +41,10 @@ export function readFile(
   path: string,
   op?: OpOptions,
 ): Promise<Uint8Array> {
-  return onPath(context, handle, op, "readFile", { path, root: false, followFinal: true }, (target, call) =>
-    fileCall(context, target.vmId, "readFile", target.absolute, call, (fs) =>
-      fs.readFile(target.absolute, { signal: call.signal }),
-    ),
+  const rule = { operation: "readFile", path, allowRoot: false, followFinal: true, connect: false };
+  return onGuardedPath(context, handle, op, rule, inWorkspace, ({ sandboxId, absolute, call }) =>
+    fileCall(context, sandboxId, "readFile", absolute, call, (fs) => fs.readFile(absolute, { signal: call.signal })),
   );
-}
-
-/** Which path a file operation acts on, and how. */
-export interface PathTarget {
-  readonly path: string;
-  /** Whether the workspace root itself is allowed. */
-  readonly root: boolean;
-  /** See `GuardedPath.followFinal`. */
-  readonly followFinal: boolean;
-}
-
-/** A validated path of one VM. */
-export interface ResolvedTarget {
-  readonly vmId: string;
-  /** Workspace-relative. */
-  readonly relative: string;
-  /** The VM path the file API takes. */
-  readonly absolute: string;
-}
-
-/**
- * Runs one single-path file operation: the path validated against the
- * workspace (before any request), ownership, the symlink guard, then `work`.
- */
-export async function onPath<T>(
-  context: FreestyleContext,
-  handle: unknown,
-  op: OpOptions | undefined,
-  operation: string,
-  target: PathTarget,
-  work: (target: ResolvedTarget, call: CallBudget & { readonly signal: AbortSignal }) => Promise<T>,
-): Promise<T> {
-  const root = context.options.workspaceRoot;
-  const relative = normalizeWorkspacePath(target.path, { root, allowRoot: target.root, provider: PROVIDER });
-  const absolute = toSandboxPath(root, relative);
-  const site = { operation, path: absolute };
-  return context.onOwned(handle, op, site, context.options.timeouts.fileMs, async (vmId, call) => {
-    await guard(context, vmId, call, [{ relative, followFinal: target.followFinal }]);
-    return work({ vmId, relative, absolute }, call);
-  });
 }
 
 /**
@@ -130,23 +72,14 @@ export function fileCall<T>(
 }
 
 /**
- * Refuses (`INVALID_REQUEST`) paths that resolve outside the workspace through
- * a symlink. Freestyle's file API follows symlinks, so this costs one command
- * (`symlinkGuardScript`) per file call, except in a VM this runtime launched
- * and in which no command has run yet: only this runtime's writes have
- * touched it, and those never make symlinks.
+ * How the symlink guard runs: in the workspace (`cd` first, since commands
+ * start in the home directory). Freestyle's file API follows symlinks, so
+ * every file call outside a pristine VM first resolves its paths with one command.
  */
-async function guard(
-  context: FreestyleContext,
-  vmId: string,
-  call: CallBudget & { readonly signal: AbortSignal },
-  paths: readonly GuardedPath[],
-): Promise<void> {
-  if (context.known.isPristine(vmId)) return;
+export const inWorkspace: WorkspaceRunner<FreestyleContext, never> = (context, script, { sandboxId, call }) => {
   const workspace = quoteShellArg(fromHome(context.options, context.options.workspaceRoot));
-  const result = await runScript(context, vmId, `cd -- ${workspace} && ${symlinkGuardScript(paths)}`, call);
-  checkSymlinkGuard(paths, result, PROVIDER);
-}
+  return runScript(context, sandboxId, `cd -- ${workspace} && ${script}`, call);
+};
 
 /** Runs `work` on every item, at most `limit` at once; rejects with the first failure once the rest have settled. */
 export async function eachLimited<T, R>(

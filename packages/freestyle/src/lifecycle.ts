@@ -17,7 +17,6 @@ export function destroy(context: FreestyleContext, handle: unknown, op?: OpOptio
   return destroyVerified(context, handle, op, {
     timeoutMs: context.options.timeouts.destroyMs,
     remove: (vmId, budget) => deleteVm(context, vmId, budget),
-    exists: async (vmId, budget) => (await context.describe(vmId, "destroy", budget)) !== undefined,
   });
 }
 

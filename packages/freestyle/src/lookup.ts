@@ -1,12 +1,5 @@
-import { LAUNCH_KEY_LABEL, type Labels, type OpOptions } from "@sandport/core";
-import {
-  type CallBudget,
-  collectPages,
-  findOwned,
-  getOwned,
-  isOwnedBy,
-  type SandboxListing,
-} from "@sandport/core/adapter";
+import { LAUNCH_KEY_LABEL } from "@sandport/core";
+import { type CallBudget, collectPages, isOwnedBy, ownedLookups, type SandboxListing } from "@sandport/core/adapter";
 import type { FreestyleContext } from "./context.js";
 import { isNotFound } from "./errors.js";
 import { type FreestyleHandle, handleFromVm, validVmId } from "./handle.js";
@@ -17,29 +10,16 @@ import { metadataFilter, slugFor } from "./ownership.js";
 const LIST_WALKS = 3;
 
 /**
- * Rebuilds a handle from a VM id (`getOwned`). Resolves `undefined` when no VM
- * has this id; rejects `FOREIGN_SANDBOX` when it lacks our marks. One `GET /v5/vms/{id}`.
+ * `getById` (`getOwned`: one `GET /v5/vms/{id}`) and `findByLabels`
+ * (`findOwned`: every VM of ours carrying the labels, in any state; Freestyle
+ * filters by metadata and the recipe checks every result again). Launch
+ * reclaim's search is {@link findByLaunchKey}, below.
  */
-export function getById(context: FreestyleContext, vmId: string, op?: OpOptions): Promise<FreestyleHandle | undefined> {
-  return getOwned(context, vmId, op, {
-    timeoutMs: context.options.timeouts.lookupMs,
-    validId: validVmId,
-    toHandle: handleFromVm,
-  });
-}
-
-/**
- * Every VM of ours carrying all the given labels, in any state (`findOwned`):
- * Freestyle filters by metadata and the recipe checks every result again;
- * those whose abandoned launch is being cleaned up are left out.
- */
-export function findByLabels(context: FreestyleContext, labels: Labels, op?: OpOptions): Promise<FreestyleHandle[]> {
-  return findOwned(context, labels, op, {
-    ...freestyleListing(context),
-    timeoutMs: context.options.timeouts.lookupMs,
-    toHandle: handleFromVm,
-  });
-}
+export const { getById, findByLabels } = ownedLookups<FreestyleContext, FreestyleVmData, FreestyleHandle>({
+  listing: freestyleListing,
+  validId: validVmId,
+  toHandle: handleFromVm,
+});
 
 /**
  * Ids of our VMs carrying `launchKey`, for the cleanup of an abandoned launch:

@@ -37,7 +37,7 @@ export class MicrosandboxContext extends AdapterContext<
       sdk: createMicrosandboxSdkLoader({ backend: options.backend.kind, source: sdk }),
       mapError: mapMicrosandboxError,
       sandboxIdOf: sandboxNameOf,
-      ...(onBackgroundError ? { onBackgroundError } : {}),
+      onBackgroundError,
     });
   }
 

@@ -1,10 +1,11 @@
 import { posix } from "node:path";
 import { type FileInfo, type OpOptions, SandportError } from "@sandport/core";
+import { onGuardedPath } from "@sandport/core/adapter";
 import type { MicrosandboxContext } from "./context.js";
 import { isDirectoryError, isNotFound } from "./errors.js";
+import { inWorkspace } from "./files.js";
 import { PROVIDER } from "./handle.js";
 import type { MsbFsEntry } from "./internal/sdk-types.js";
-import { onPath } from "./path-guard.js";
 
 /** Entries of one directory (not recursive), sorted by name, with workspace-relative paths. */
 export function listDir(
@@ -13,8 +14,9 @@ export function listDir(
   path: string,
   op?: OpOptions,
 ): Promise<FileInfo[]> {
-  return onPath(context, handle, op, "listDir", path, { root: true, followFinal: true }, async (fs, target) =>
-    (await fs.list(target.absolute))
+  const rule = { operation: "listDir", path, allowRoot: true, followFinal: true };
+  return onGuardedPath(context, handle, op, rule, inWorkspace, async ({ instance, absolute }) =>
+    (await instance.fs().list(absolute))
       .map((entry) => toFileInfo(context.options.workspaceRoot, entry))
       .sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0)),
   );
@@ -26,30 +28,31 @@ export function listDir(
  * instead. A missing path rejects `NOT_FOUND`.
  */
 export function stat(context: MicrosandboxContext, handle: unknown, path: string, op?: OpOptions): Promise<FileInfo> {
-  return onPath(context, handle, op, "stat", path, { root: true, followFinal: false }, async (fs, target, name) => {
+  const rule = { operation: "stat", path, allowRoot: true, followFinal: false };
+  return onGuardedPath(context, handle, op, rule, inWorkspace, async ({ instance, absolute, sandboxId: name }) => {
+    const fs = instance.fs();
     const root = context.options.workspaceRoot;
-    if (target.absolute === "/") return { name: "", path: "", kind: "directory", size: 0 };
-    const base = posix.basename(target.absolute);
-    const entry = (await fs.list(posix.dirname(target.absolute))).find(
-      (candidate) => posix.basename(candidate.path) === base,
-    );
+    if (absolute === "/") return { name: "", path: "", kind: "directory", size: 0 };
+    const base = posix.basename(absolute);
+    const entry = (await fs.list(posix.dirname(absolute))).find((candidate) => posix.basename(candidate.path) === base);
     if (!entry) {
       throw new SandportError({
         code: "NOT_FOUND",
         provider: PROVIDER,
         retryable: false,
-        message: `microsandbox stat failed (sandbox ${name}, ${target.absolute}): no such file or directory`,
-        details: { operation: "stat", sandboxId: name, path: target.absolute },
+        message: `microsandbox stat failed (sandbox ${name}, ${absolute}): no such file or directory`,
+        details: { operation: "stat", sandboxId: name, path: absolute },
       });
     }
-    return toFileInfo(root, { ...entry, path: target.absolute });
+    return toFileInfo(root, { ...entry, path: absolute });
   });
 }
 
 /** Creates a directory and its parents; succeeds when it already exists. */
 export function mkdir(context: MicrosandboxContext, handle: unknown, path: string, op?: OpOptions): Promise<void> {
-  return onPath(context, handle, op, "mkdir", path, { root: true, followFinal: true }, (fs, target) =>
-    fs.mkdir(target.absolute),
+  const rule = { operation: "mkdir", path, allowRoot: true, followFinal: true };
+  return onGuardedPath(context, handle, op, rule, inWorkspace, ({ instance, absolute }) =>
+    instance.fs().mkdir(absolute),
   );
 }
 
@@ -58,13 +61,15 @@ export function mkdir(context: MicrosandboxContext, handle: unknown, path: strin
  * already absent. The workspace root itself is refused.
  */
 export function remove(context: MicrosandboxContext, handle: unknown, path: string, op?: OpOptions): Promise<void> {
-  return onPath(context, handle, op, "remove", path, { root: false, followFinal: false }, async (fs, target) => {
+  const rule = { operation: "remove", path, allowRoot: false, followFinal: false };
+  return onGuardedPath(context, handle, op, rule, inWorkspace, async ({ instance, absolute }) => {
+    const fs = instance.fs();
     try {
-      await fs.remove(target.absolute);
+      await fs.remove(absolute);
     } catch (error) {
       if (isNotFound(error)) return;
       if (!isDirectoryError(error)) throw error;
-      await fs.removeDir(target.absolute).catch((dirError: unknown) => {
+      await fs.removeDir(absolute).catch((dirError: unknown) => {
         if (!isNotFound(dirError)) throw dirError;
       });
     }

@@ -1,16 +1,9 @@
 import { posix } from "node:path";
-import {
-  type FileInput,
-  MAX_READ_BYTES,
-  type OpOptions,
-  SandportError,
-  toSandboxPath,
-  validateFiles,
-} from "@sandport/core";
-import { chmodFailure, chmodScript, modesToSet } from "@sandport/core/adapter";
+import { type FileInput, MAX_READ_BYTES, type OpOptions, SandportError, toSandboxPath } from "@sandport/core";
+import { onGuardedFiles, onGuardedPath, type WorkspaceRunner } from "@sandport/core/adapter";
 import type { MicrosandboxContext } from "./context.js";
 import { PROVIDER } from "./handle.js";
-import { guardPaths, onPath } from "./path-guard.js";
+import type { MsbSandbox } from "./internal/sdk-types.js";
 import { runScript } from "./run-script.js";
 
 /** The mode agentd gives a new file (0666 under the usual umask 022); others are applied with one `chmod` afterwards. */
@@ -26,27 +19,18 @@ const WRITE_CONCURRENCY = 8;
  * agent's 3 MiB chunks), several at once. Files asking for a mode other than
  * `0o644` get it from one `chmod` command.
  */
-export async function writeFiles(
+export function writeFiles(
   context: MicrosandboxContext,
   handle: unknown,
   files: readonly FileInput[],
   op?: OpOptions,
 ): Promise<void> {
-  const { workspaceRoot } = context.options;
-  const valid = validateFiles(files, { root: workspaceRoot, provider: PROVIDER });
-  return context.onHandle(handle, op, "writeFiles", context.options.timeouts.fileMs, async (name, call) => {
-    if (valid.length === 0) return;
-    const sandbox = await context.instance(name, "writeFiles", call);
-    const guarded = valid.map((file) => ({ relative: file.path, followFinal: true }));
-    await guardPaths(context, name, sandbox, call, guarded);
-    const absolute = (relative: string) => toSandboxPath(workspaceRoot, relative);
-    const fs = sandbox.fs();
-    await inParallel(deepestDirectories(valid.map((file) => file.path)), (directory) => fs.mkdir(absolute(directory)));
-    await inParallel(valid, (file) => fs.write(absolute(file.path), file.content));
-    const modes = modesToSet(valid, WRITTEN_MODE);
-    if (modes.size === 0) return;
-    const chmod = await runScript(context, name, sandbox, chmodScript(modes), call);
-    if (chmod.exitCode !== 0) throw chmodFailure(PROVIDER, name, chmod.exitCode, chmod.stderr);
+  const rule = { writtenMode: WRITTEN_MODE };
+  return onGuardedFiles(context, handle, files, op, rule, inWorkspace, async ({ instance, files }) => {
+    const absolute = (relative: string) => toSandboxPath(context.options.workspaceRoot, relative);
+    const fs = instance.fs();
+    await inParallel(deepestDirectories(files.map((file) => file.path)), (directory) => fs.mkdir(absolute(directory)));
+    await inParallel(files, (file) => fs.write(absolute(file.path), file.content));
   });
 }
 
@@ -61,34 +45,38 @@ export function readFile(
   path: string,
   op?: OpOptions,
 ): Promise<Uint8Array> {
-  return onPath(
-    context,
-    handle,
-    op,
-    "readFile",
-    path,
-    { root: false, followFinal: true },
-    async (fs, target, name, call) => {
-      const chunks: Uint8Array[] = [];
-      let total = 0;
-      for await (const chunk of await fs.readStream(target.absolute)) {
-        total += chunk.length;
-        if (total > MAX_READ_BYTES) {
-          throw new SandportError({
-            code: "OUTPUT_LIMIT",
-            provider: PROVIDER,
-            retryable: false,
-            message: `microsandbox file ${target.absolute} is larger than ${MAX_READ_BYTES} bytes`,
-            details: { sandboxId: name, path: target.absolute },
-          });
-        }
-        chunks.push(chunk);
-        if (call.signal.aborted) throw call.signal.reason;
+  const rule = { operation: "readFile", path, allowRoot: false, followFinal: true };
+  return onGuardedPath(context, handle, op, rule, inWorkspace, async ({ instance, absolute, sandboxId, call }) => {
+    const chunks: Uint8Array[] = [];
+    let total = 0;
+    for await (const chunk of await instance.fs().readStream(absolute)) {
+      total += chunk.length;
+      if (total > MAX_READ_BYTES) {
+        throw new SandportError({
+          code: "OUTPUT_LIMIT",
+          provider: PROVIDER,
+          retryable: false,
+          message: `microsandbox file ${absolute} is larger than ${MAX_READ_BYTES} bytes`,
+          details: { sandboxId, path: absolute },
+        });
       }
-      return chunks.length === 1 ? (chunks[0] as Uint8Array) : new Uint8Array(Buffer.concat(chunks, total));
-    },
-  );
+      chunks.push(chunk);
+      if (call.signal.aborted) throw call.signal.reason;
+    }
+    return chunks.length === 1 ? (chunks[0] as Uint8Array) : new Uint8Array(Buffer.concat(chunks, total));
+  });
 }
+
+/**
+ * How the symlink guard runs: agentd's file calls follow symlinks, so every
+ * file call outside a pristine sandbox first resolves its paths with one
+ * command (GNU `realpath -m`) in the workspace.
+ */
+export const inWorkspace: WorkspaceRunner<MicrosandboxContext, MsbSandbox> = (
+  context,
+  script,
+  { sandboxId, instance, call },
+) => runScript(context, sandboxId, instance, script, call);
 
 /** The directories that hold `paths`, leaving out the workspace root and every ancestor of another. */
 export function deepestDirectories(paths: readonly string[]): string[] {

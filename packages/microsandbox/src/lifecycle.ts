@@ -16,7 +16,6 @@ export function destroy(context: MicrosandboxContext, handle: unknown, op?: OpOp
   return destroyVerified(context, handle, op, {
     timeoutMs: context.options.timeouts.destroyMs,
     remove: (name, budget) => deleteSandbox(context, name, "destroy", budget),
-    exists: async (name, budget) => (await context.describe(name, "destroy", budget)) !== undefined,
   });
 }
 

@@ -1,63 +1,23 @@
-import type { Labels, OpOptions } from "@sandport/core";
-import {
-  type CallBudget,
-  collectPages,
-  findIdsByLaunchKey,
-  findOwned,
-  getOwned,
-  type SandboxListing,
-} from "@sandport/core/adapter";
+import { collectPages, ownedLookups, type SandboxListing } from "@sandport/core/adapter";
 import type { MicrosandboxContext } from "./context.js";
 import { handleFor, type MicrosandboxHandle, validSandboxName } from "./handle.js";
 import type { MsbSandboxHandle } from "./internal/sdk-types.js";
 
 /**
- * Rebuilds a handle from a sandbox name (`getOwned`). Resolves `undefined`
- * when the sandbox does not exist; rejects `FOREIGN_SANDBOX` when it lacks
- * our ownership marker. One `GET /v1/sandboxes/by-name/:name`; never attaches.
+ * `getById` (`getOwned`: one `GET /v1/sandboxes/by-name/:name`; never
+ * attaches), `findByLabels` (`findOwned`: microsandbox filters by label and
+ * the recipe checks again, across every page; running and stopped sandboxes
+ * are both listed) and `findByLaunchKey` (for the cleanup of an abandoned launch).
  */
-export function getById(
-  context: MicrosandboxContext,
-  name: string,
-  op?: OpOptions,
-): Promise<MicrosandboxHandle | undefined> {
-  return getOwned(context, name, op, {
-    timeoutMs: context.options.timeouts.lookupMs,
-    validId: validSandboxName,
-    toHandle: (record) => toHandle(context, record),
-  });
-}
-
-/**
- * Every sandbox of ours carrying all the given labels (`findOwned`):
- * microsandbox filters by label and the recipe checks again, across every
- * page. Running and stopped sandboxes are both listed; those whose abandoned
- * launch is being cleaned up are not.
- */
-export function findByLabels(
-  context: MicrosandboxContext,
-  labels: Labels,
-  op?: OpOptions,
-): Promise<MicrosandboxHandle[]> {
-  return findOwned(context, labels, op, {
-    ...listing(context),
-    timeoutMs: context.options.timeouts.lookupMs,
-    toHandle: (record) => toHandle(context, record),
-  });
-}
-
-/** Names of our sandboxes carrying `launchKey`, for the cleanup of an abandoned launch. */
-export function findByLaunchKey(
-  context: MicrosandboxContext,
-  launchKey: string,
-  budget: CallBudget,
-): Promise<string[]> {
-  return findIdsByLaunchKey(context, listing(context), launchKey, budget);
-}
-
-function toHandle(context: MicrosandboxContext, record: MsbSandboxHandle): MicrosandboxHandle {
-  return handleFor(record.name, context.labelsOf(record) ?? {}, record.createdAt);
-}
+export const { getById, findByLabels, findByLaunchKey } = ownedLookups<
+  MicrosandboxContext,
+  MsbSandboxHandle,
+  MicrosandboxHandle
+>({
+  listing,
+  validId: validSandboxName,
+  toHandle: (record, context) => handleFor(record.name, context.labelsOf(record) ?? {}, record.createdAt),
+});
 
 /** microsandbox's list API (`GET /v1/sandboxes`, label filter, cursor pages) through the backend gate. */
 function listing(context: MicrosandboxContext): SandboxListing<MsbSandboxHandle> {

@@ -3,6 +3,7 @@ import {
   type CommandRunOptions,
   lostOutput,
   markerSweepScript,
+  type PlannedCommand,
   processExited,
   type VendorCommand,
   type VendorEnd,
@@ -14,21 +15,15 @@ import type { MsbExecEvent, MsbExecHandle, MsbExecSink, MsbSandbox } from "./int
 /** Largest piece of stdin sent in one `core.exec.stdin` message (agentd's frames hold 4 MiB). */
 const STDIN_CHUNK_BYTES = 1024 * 1024;
 
-/** A validated command, ready to send. */
-export interface CommandPlan {
+/**
+ * A validated command, ready to send: its env the launch env, then the
+ * request's with `EXEC_MARKER_ENV`; its run budget enforced by the engine
+ * (the SDK's own exec timeout is not used).
+ */
+export interface CommandPlan extends PlannedCommand {
   /** The program: `argv[0]`, or `/bin/sh` for a shell script. */
   readonly cmd: string;
   readonly args: readonly string[];
-  /** Absolute working directory inside the sandbox. */
-  readonly cwd: string;
-  /** The whole environment sent: launch env, then the request's, then `EXEC_MARKER_ENV`. */
-  readonly env: Readonly<Record<string, string>>;
-  /** Value of `EXEC_MARKER_ENV` for this command, by which a kill finds its descendants. */
-  readonly marker: string;
-  /** Run budget in ms, enforced by the engine (the SDK's own exec timeout is not used). */
-  readonly timeoutMs: number;
-  /** Output cap in bytes (stdout + stderr). */
-  readonly maxOutputBytes: number;
   /** Written to stdin once the command runs, then stdin is closed; `undefined` with an open stdin (spawn). */
   readonly stdin: Uint8Array | undefined;
 }

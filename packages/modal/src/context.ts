@@ -37,7 +37,7 @@ export class ModalContext extends AdapterContext<ResolvedOptions, ModalSdkModule
       sdk: createModalSdkLoader(sdk),
       mapError: mapModalError,
       sandboxIdOf,
-      ...(onBackgroundError ? { onBackgroundError } : {}),
+      onBackgroundError,
     });
   }
 

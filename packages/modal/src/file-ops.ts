@@ -1,34 +1,39 @@
 import type { FileInfo, OpOptions } from "@sandport/core";
+import { onGuardedPath } from "@sandport/core/adapter";
 import type { ModalContext } from "./context.js";
 import { isNotFound } from "./errors.js";
-import { onPath } from "./files.js";
+import { inWorkspace } from "./files.js";
 import type { ModalFileInfo } from "./internal/sdk-types.js";
 
 /** Entries of one directory (not recursive), with workspace-relative paths. */
 export function listDir(context: ModalContext, handle: unknown, path: string, op?: OpOptions): Promise<FileInfo[]> {
-  return onPath(context, handle, op, "listDir", { path, root: true, followFinal: true }, async (files, target) =>
-    (await files.listFiles(target)).map((entry) => toFileInfo(context.options.workspaceRoot, entry)),
+  const rule = { operation: "listDir", path, allowRoot: true, followFinal: true };
+  return onGuardedPath(context, handle, op, rule, inWorkspace, async ({ instance, absolute }) =>
+    (await instance.filesystem.listFiles(absolute)).map((entry) => toFileInfo(context.options.workspaceRoot, entry)),
   );
 }
 
 /** One entry's metadata; a symlink is reported as itself. A missing path rejects `NOT_FOUND`. */
 export function stat(context: ModalContext, handle: unknown, path: string, op?: OpOptions): Promise<FileInfo> {
-  return onPath(context, handle, op, "stat", { path, root: true, followFinal: false }, async (files, target) =>
-    toFileInfo(context.options.workspaceRoot, await files.stat(target)),
+  const rule = { operation: "stat", path, allowRoot: true, followFinal: false };
+  return onGuardedPath(context, handle, op, rule, inWorkspace, async ({ instance, absolute }) =>
+    toFileInfo(context.options.workspaceRoot, await instance.filesystem.stat(absolute)),
   );
 }
 
 /** Creates a directory and its parents; succeeds when it already exists. */
 export function mkdir(context: ModalContext, handle: unknown, path: string, op?: OpOptions): Promise<void> {
-  return onPath(context, handle, op, "mkdir", { path, root: true, followFinal: true }, (files, target) =>
-    files.makeDirectory(target, { createParents: true }),
+  const rule = { operation: "mkdir", path, allowRoot: true, followFinal: true };
+  return onGuardedPath(context, handle, op, rule, inWorkspace, ({ instance, absolute }) =>
+    instance.filesystem.makeDirectory(absolute, { createParents: true }),
   );
 }
 
 /** Removes a file or a directory tree; succeeds when it is already absent. The workspace root itself is refused. */
 export function remove(context: ModalContext, handle: unknown, path: string, op?: OpOptions): Promise<void> {
-  return onPath(context, handle, op, "remove", { path, root: false, followFinal: false }, (files, target) =>
-    files.remove(target, { recursive: true }).catch((error: unknown) => {
+  const rule = { operation: "remove", path, allowRoot: false, followFinal: false };
+  return onGuardedPath(context, handle, op, rule, inWorkspace, ({ instance, absolute }) =>
+    instance.filesystem.remove(absolute, { recursive: true }).catch((error: unknown) => {
       if (!isNotFound(error)) throw error;
     }),
   );

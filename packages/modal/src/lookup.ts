@@ -1,12 +1,5 @@
-import { type Labels, type OpOptions, retry } from "@sandport/core";
-import {
-  type CallBudget,
-  findIdsByLaunchKey,
-  findOwned,
-  getOwned,
-  PAGE_RETRY_POLICY,
-  type SandboxListing,
-} from "@sandport/core/adapter";
+import { type Labels, retry } from "@sandport/core";
+import { ownedLookups, PAGE_RETRY_POLICY, type SandboxListing } from "@sandport/core/adapter";
 import type { ModalContext, ModalSandboxInfo } from "./context.js";
 import { isNotFound } from "./errors.js";
 import { handleFromTags, type ModalHandle, validSandboxId } from "./handle.js";
@@ -16,41 +9,17 @@ import { inScope } from "./internal/call-scope.js";
 const TAG_READS_AT_ONCE = 8;
 
 /**
- * Rebuilds a handle from a sandbox id (`getOwned`). Resolves `undefined` when
- * the sandbox does not exist or has finished; rejects `FOREIGN_SANDBOX` when
- * it lacks our ownership tag. Two requests: a poll and the tags.
+ * `getById` (`getOwned`: a poll and the tags; a finished sandbox is absent),
+ * `findByLabels` (`findOwned`: every running sandbox of ours carrying the
+ * labels, filtered by tag on the server within the configured App, each
+ * match's tags read and checked again) and `findByLaunchKey` (for the cleanup
+ * of an abandoned launch).
  */
-export function getById(context: ModalContext, sandboxId: string, op?: OpOptions): Promise<ModalHandle | undefined> {
-  return getOwned(context, sandboxId, op, {
-    timeoutMs: context.options.timeouts.lookupMs,
-    validId: validSandboxId,
-    toHandle,
-  });
-}
-
-/**
- * Every running sandbox of ours carrying all the given labels (`findOwned`):
- * Modal filters by tag on the server, within the configured App; each match's
- * tags are then read (one request each: the listing carries none) and the
- * recipe checks them again. Those whose abandoned launch is being cleaned up
- * are left out.
- */
-export function findByLabels(context: ModalContext, labels: Labels, op?: OpOptions): Promise<ModalHandle[]> {
-  return findOwned(context, labels, op, {
-    ...modalListing(context),
-    timeoutMs: context.options.timeouts.lookupMs,
-    toHandle,
-  });
-}
-
-/** Ids of our running sandboxes carrying `launchKey`, for the cleanup of an abandoned launch. */
-export function findByLaunchKey(context: ModalContext, launchKey: string, budget: CallBudget): Promise<string[]> {
-  return findIdsByLaunchKey(context, modalListing(context), launchKey, budget);
-}
-
-function toHandle(info: ModalSandboxInfo): ModalHandle {
-  return handleFromTags(info.sandbox.sandboxId, info.tags);
-}
+export const { getById, findByLabels, findByLaunchKey } = ownedLookups<ModalContext, ModalSandboxInfo, ModalHandle>({
+  listing: modalListing,
+  validId: validSandboxId,
+  toHandle: (info) => handleFromTags(info.sandbox.sandboxId, info.tags),
+});
 
 /**
  * Modal's listing: the App's running sandboxes filtered by tag on the server,

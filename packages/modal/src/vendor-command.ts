@@ -4,6 +4,7 @@ import {
   createCallBudget,
   KILL_DEADLINE_MS,
   markerSweepScript,
+  type PlannedCommand,
   processExited,
   type VendorCommand,
   type VendorEnd,
@@ -19,20 +20,10 @@ const SERVER_TIMEOUT_SLACK_MS = 1_000;
 /** How the SDK says an exec outlived its server-side timeout (its wait and reads run to the same deadline). */
 const EXEC_DEADLINE = /^Deadline exceeded while (waiting for|streaming stdio)/;
 
-/** A validated command, ready to start. */
-export interface CommandPlan {
+/** A validated command, ready to start (the engine kills it after its run budget). */
+export interface CommandPlan extends PlannedCommand {
   /** The program and its arguments (a shell script runs as `sh -c <script>`). */
   readonly argv: readonly string[];
-  /** Absolute working directory inside the sandbox. */
-  readonly cwd: string;
-  /** Per-command environment, `EXEC_MARKER_ENV` included. */
-  readonly env: Readonly<Record<string, string>>;
-  /** Value of `EXEC_MARKER_ENV` for this command: how a kill finds its process tree. */
-  readonly marker: string;
-  /** Run budget in ms: the engine kills the command after it. */
-  readonly timeoutMs: number;
-  /** Output cap in bytes (stdout + stderr). */
-  readonly maxOutputBytes: number;
   /** Bytes for stdin, written first; then stdin is closed, unless `interactive`. */
   readonly stdin?: Uint8Array;
   /** True for `spawn`: stdin stays open, and `stdin` is the engine's first write. */

@@ -35,7 +35,7 @@ export class VercelContext extends AdapterContext<ResolvedOptions, VercelSdkModu
       mapError: mapVercelError,
       sandboxIdOf: (handle, operation) =>
         ourSandboxName(sandboxNameOf(handle, operation), options.namePrefix, operation),
-      ...(onBackgroundError ? { onBackgroundError } : {}),
+      onBackgroundError,
     });
     this.ownership = new NameOwnership(options.namePrefix, options.owner);
     this.#fetch = guardedFetch(options.fetch ?? ((input, init) => globalThis.fetch(input, init)));

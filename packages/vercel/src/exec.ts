@@ -1,19 +1,9 @@
 import { randomUUID } from "node:crypto";
-import {
-  composeShellCommand,
-  EXEC_MARKER_ENV,
-  type ExecEvent,
-  type ExecRequest,
-  type ExecResult,
-  type OpOptions,
-  RESERVED_ENV,
-  refuseReservedEnv,
-  toSandboxPath,
-  validateExecRequest,
-} from "@sandport/core";
-import { assertCommandFits, execEventStream, planStdin, runCommandToEnd } from "@sandport/core/adapter";
+import { composeShellCommand, type ExecRequest } from "@sandport/core";
+import { assertCommandFits, execCommands, planStdin, runCommandToEnd, validCommand } from "@sandport/core/adapter";
 import type { VercelContext } from "./context.js";
 import { PROVIDER } from "./handle.js";
+import type { VercelSandbox } from "./internal/sdk-types.js";
 import type { ResolvedOptions } from "./options.js";
 import { type CommandPlan, lostOutput, vercelCommand } from "./vendor-command.js";
 
@@ -26,73 +16,35 @@ import { type CommandPlan, lostOutput, vercelCommand } from "./vendor-command.js
  * (`planStdin`). The timeout is the caller's, else the run budget.
  */
 export function planCommand(options: ResolvedOptions, request: ExecRequest): CommandPlan {
-  const valid = validateExecRequest(request, { root: options.workspaceRoot, provider: PROVIDER });
-  refuseReservedEnv(valid.env, RESERVED_ENV, "env", PROVIDER);
-  const cwd = toSandboxPath(options.workspaceRoot, valid.cwd);
-  const marker = randomUUID();
-  const common = {
-    cwd,
-    env: { ...valid.env, [EXEC_MARKER_ENV]: marker },
-    marker,
-    timeoutMs: valid.timeoutMs ?? options.runBudgetMs,
-    maxOutputBytes: valid.maxOutputBytes ?? options.maxOutputBytes,
-  };
+  const { valid, ...common } = validCommand(options, request, PROVIDER);
   if (valid.stdin === undefined) {
     const [cmd, ...args] = valid.argv ? [...valid.argv] : ["sh", "-c", valid.shell as string];
     // Linux refuses any one argument over 128 KiB; say so before sending it.
     for (const argument of args) assertCommandFits(argument, PROVIDER);
     return { cmd: cmd as string, args, ...common };
   }
-  const staging = { cwd, scratchDirectory: options.stdinDirectory, name: randomUUID() };
+  const staging = { cwd: common.cwd, scratchDirectory: options.stdinDirectory, name: randomUUID() };
   const stdin = planStdin(composeShellCommand({ request: valid }), valid.stdin, staging);
   assertCommandFits(stdin.command, PROVIDER);
   return { cmd: "sh", args: ["-c", stdin.command], ...common, ...(stdin.upload ? { stdinUpload: stdin.upload } : {}) };
 }
 
 /**
- * Runs a command to completion; non-zero exits, timeouts and truncation are
- * results. The call's deadline is the command's run budget plus
- * `execGraceMs`, so the command's own timeout always fires first.
+ * `exec` runs a command to completion (non-zero exits, timeouts and
+ * truncation are results); `execStream` yields `started`, output chunks as
+ * Vercel streams them, then `exited`. Both on the kit's engine, with a call
+ * deadline of the run budget plus `execGraceMs`, so the command's own
+ * timeout always fires first.
  */
-export function exec(
-  context: VercelContext,
-  handle: unknown,
-  request: ExecRequest,
-  op?: OpOptions,
-): Promise<ExecResult> {
-  return runPlanned(context, handle, request, op, "exec");
-}
-
-/** Runs a command and yields `started`, output chunks as Vercel streams them, then `exited`. */
-export function execStream(
-  context: VercelContext,
-  handle: unknown,
-  request: ExecRequest,
-  op?: OpOptions,
-): AsyncGenerator<ExecEvent> {
-  return execEventStream((emit, stop) => runPlanned(context, handle, request, op, "execStream", stop, emit));
-}
-
-async function runPlanned(
-  context: VercelContext,
-  handle: unknown,
-  request: ExecRequest,
-  op: OpOptions | undefined,
-  operation: "exec" | "execStream",
-  stop?: AbortSignal,
-  emit?: (event: ExecEvent) => void,
-): Promise<ExecResult> {
-  const plan = planCommand(context.options, request);
-  const deadlineMs = plan.timeoutMs + context.options.timeouts.execGraceMs;
-  return context.onInstance(handle, op, operation, deadlineMs, (sandbox, call, name) => {
-    context.known.markCommandRun(name);
-    return runCommandToEnd(vercelCommand(sandbox, plan, context.options.timeouts.fileMs), {
+export const { exec, execStream } = execCommands<VercelContext, CommandPlan, VercelSandbox>({
+  plan: (context, request) => planCommand(context.options, request),
+  run: (context, plan, { operation, sandboxId, instance, signal, emit }) =>
+    runCommandToEnd(vercelCommand(instance, plan, context.options.timeouts.fileMs), {
       provider: PROVIDER,
       timeoutMs: plan.timeoutMs,
       maxOutputBytes: plan.maxOutputBytes,
-      signal: stop ? AbortSignal.any([call.signal, stop]) : call.signal,
+      signal,
       ...(emit ? { emit } : {}),
-      lostOutput: (error) => lostOutput(name, error, operation),
-    });
-  });
-}
+      lostOutput: (error) => lostOutput(sandboxId, error, operation),
+    }),
+});

@@ -1,12 +1,5 @@
-import {
-  type FileInput,
-  normalizeWorkspacePath,
-  type OpOptions,
-  SandportError,
-  toSandboxPath,
-  validateFiles,
-} from "@sandport/core";
-import { checkSymlinkGuard, type GuardedPath, type OperationCall, symlinkGuardScript } from "@sandport/core/adapter";
+import { type FileInput, type OpOptions, SandportError, toSandboxPath } from "@sandport/core";
+import { onGuardedFiles, onGuardedPath, type WorkspaceRunner } from "@sandport/core/adapter";
 import type { VercelContext } from "./context.js";
 import { PROVIDER } from "./handle.js";
 import type { VercelSandbox } from "./internal/sdk-types.js";
@@ -16,64 +9,40 @@ import { runScript } from "./run-script.js";
  * Writes all files in one request (the SDK's tar.gz upload, modes included),
  * after validating every path. Parent directories are created by Vercel.
  */
-export async function writeFiles(
+export function writeFiles(
   context: VercelContext,
   handle: unknown,
   files: readonly FileInput[],
   op?: OpOptions,
 ): Promise<void> {
-  const { workspaceRoot } = context.options;
-  const valid = validateFiles(files, { root: workspaceRoot, provider: PROVIDER });
-  return context.onInstance(handle, op, "writeFiles", context.options.timeouts.fileMs, async (sandbox, call, name) => {
-    if (valid.length === 0) return;
-    const targets = valid.map((file) => ({ relative: file.path, followFinal: true }));
-    await guard(context, name, sandbox, call, targets);
-    const entries = valid.map((file) => ({
-      path: toSandboxPath(workspaceRoot, file.path),
+  return onGuardedFiles(context, handle, files, op, {}, inWorkspace, async ({ instance, files, call }) => {
+    const root = context.options.workspaceRoot;
+    const entries = files.map((file) => ({
+      path: toSandboxPath(root, file.path),
       content: file.content,
       mode: file.mode,
     }));
-    await sandbox.writeFiles(entries, { signal: call.signal });
+    await instance.writeFiles(entries, { signal: call.signal });
   });
 }
 
 /** Reads one file's bytes exactly. A missing file rejects `NOT_FOUND`. */
-export async function readFile(
-  context: VercelContext,
-  handle: unknown,
-  path: string,
-  op?: OpOptions,
-): Promise<Uint8Array> {
-  const root = context.options.workspaceRoot;
-  const relative = normalizeWorkspacePath(path, { root, allowRoot: false, provider: PROVIDER });
-  const absolute = toSandboxPath(root, relative);
-  const site = { operation: "readFile", path: absolute };
-  return context.onInstance(handle, op, site, context.options.timeouts.fileMs, async (sandbox, call, name) => {
-    await guard(context, name, sandbox, call, [{ relative, followFinal: true }]);
-    const bytes = await sandbox.readFileToBuffer({ path: absolute }, { signal: call.signal });
-    if (bytes === null) throw missingFile(name, absolute);
+export function readFile(context: VercelContext, handle: unknown, path: string, op?: OpOptions): Promise<Uint8Array> {
+  const rule = { operation: "readFile", path, allowRoot: false, followFinal: true };
+  return onGuardedPath(context, handle, op, rule, inWorkspace, async ({ sandboxId, instance, absolute, call }) => {
+    const bytes = await instance.readFileToBuffer({ path: absolute }, { signal: call.signal });
+    if (bytes === null) throw missingFile(sandboxId, absolute);
     return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   });
 }
 
 /**
- * Refuses (`INVALID_REQUEST`) paths that resolve outside the workspace through
- * a symlink. Vercel's file API follows symlinks, so this costs one command
- * (`symlinkGuardScript`) per file call, except in a sandbox this runtime
- * launched and in which no command has run yet: only this runtime's writes
- * have touched it, and those never make symlinks.
+ * How the symlink guard runs (`sh -c` in the workspace): Vercel's file API
+ * follows symlinks, so every file call outside a pristine sandbox first
+ * resolves its paths with one command.
  */
-async function guard(
-  context: VercelContext,
-  name: string,
-  sandbox: VercelSandbox,
-  call: OperationCall,
-  paths: readonly GuardedPath[],
-): Promise<void> {
-  if (context.known.isPristine(name)) return;
-  const result = await runScript(sandbox, ["sh", "-c", symlinkGuardScript(paths)], context.options.workspaceRoot, call);
-  checkSymlinkGuard(paths, result, PROVIDER);
-}
+const inWorkspace: WorkspaceRunner<VercelContext, VercelSandbox> = (context, script, { instance, call }) =>
+  runScript(instance, ["sh", "-c", script], context.options.workspaceRoot, call);
 
 /** `NOT_FOUND` for a file that does not exist (Vercel's read answers 404, which the SDK turns into `null`). */
 function missingFile(name: string, path: string): SandportError {

@@ -1,42 +1,22 @@
-import { LAUNCH_KEY_LABEL, type Labels, type OpOptions, OWNER_LABEL } from "@sandport/core";
-import { type CallBudget, findIdsByLaunchKey, findOwned, getOwned, type SandboxListing } from "@sandport/core/adapter";
+import { LAUNCH_KEY_LABEL, OWNER_LABEL } from "@sandport/core";
+import { ownedLookups, type SandboxListing } from "@sandport/core/adapter";
 import type { VercelContext } from "./context.js";
 import { handleFromRow, ourSandboxName, type VercelHandle, validSandboxName } from "./handle.js";
 import type { VercelSandboxRow } from "./internal/sdk-types.js";
 import { MAX_NAME_LENGTH, NAME_CHARACTERS } from "./ownership.js";
 
 /**
- * Rebuilds a handle from a sandbox name (`getOwned`). A name outside the
- * prefix is `FOREIGN_SANDBOX` without a request; inside it, one walk of the
- * list API filtered by the exact name: absent → `undefined`, present without
- * our `sandport.owner` tag → `FOREIGN_SANDBOX`. Never `Sandbox.get`, which
- * can resume (and bill) a stopped sandbox.
+ * `getById` (`getOwned`: a name outside the prefix is `FOREIGN_SANDBOX`
+ * without a request; inside it, one walk of the list API filtered by the
+ * exact name; never `Sandbox.get`, which can resume, and bill, a stopped
+ * sandbox), `findByLabels` (`findOwned`) and `findByLaunchKey` (names of our
+ * sandboxes carrying it, for the cleanup of an abandoned launch).
  */
-export function getById(context: VercelContext, name: string, op?: OpOptions): Promise<VercelHandle | undefined> {
-  return getOwned(context, name, op, {
-    timeoutMs: context.options.timeouts.lookupMs,
-    validId: (id) => ourSandboxName(validSandboxName(id), context.options.namePrefix, "getById"),
-    toHandle: handleFromRow,
-  });
-}
-
-/**
- * Every sandbox of ours carrying all the given labels (`findOwned`; reserved
- * ones such as `sandport.launch-key` may be named, `{}` is every sandbox of
- * ours). Sandboxes whose abandoned launch is being cleaned up are not returned.
- */
-export function findByLabels(context: VercelContext, labels: Labels, op?: OpOptions): Promise<VercelHandle[]> {
-  return findOwned(context, labels, op, {
-    ...vercelListing(context),
-    timeoutMs: context.options.timeouts.lookupMs,
-    toHandle: handleFromRow,
-  });
-}
-
-/** Names of our sandboxes carrying `launchKey`, for the cleanup of an abandoned launch. */
-export function findByLaunchKey(context: VercelContext, launchKey: string, budget: CallBudget): Promise<string[]> {
-  return findIdsByLaunchKey(context, vercelListing(context), launchKey, budget);
-}
+export const { getById, findByLabels, findByLaunchKey } = ownedLookups<VercelContext, VercelSandboxRow, VercelHandle>({
+  listing: vercelListing,
+  validId: (id, context) => ourSandboxName(validSandboxName(id), context.options.namePrefix, "getById"),
+  toHandle: handleFromRow,
+});
 
 /**
  * Vercel's list API, which filters by a name prefix and one tag: the prefix

@@ -6,6 +6,7 @@ import {
   httpStatusOf,
   KILL_DEADLINE_MS,
   markerSweepScript,
+  type PlannedCommand,
   type VendorCommand,
   type VendorEnd,
 } from "@sandport/core/adapter";
@@ -16,21 +17,14 @@ import type { VercelSandbox } from "./internal/sdk-types.js";
 /** How close to its timeout a command Vercel ended must be for the end to count as that timeout. */
 export const TIMEOUT_SLACK_MS = 50;
 
-/** A validated command, ready to send: argv, cwd and env each in the API's own field. */
-export interface CommandPlan {
+/**
+ * A validated command, ready to send: argv, cwd and env (over the sandbox's)
+ * each in the API's own field, the timeout always sent. A marker `""` is never killed.
+ */
+export interface CommandPlan extends PlannedCommand {
   /** The program. */
   readonly cmd: string;
   readonly args: string[];
-  /** Absolute working directory inside the sandbox. */
-  readonly cwd: string;
-  /** Per-command environment (over the sandbox's), the kill marker included. */
-  readonly env: Record<string, string>;
-  /** Value of `EXEC_MARKER_ENV` for this command: how a kill finds its whole tree (`""`: never killed). */
-  readonly marker: string;
-  /** Command timeout in ms; always sent. */
-  readonly timeoutMs: number;
-  /** Output cap in bytes (stdout + stderr). */
-  readonly maxOutputBytes: number;
   /** Stdin too large to embed: uploaded to `path` before the start; the command opens and removes it. */
   readonly stdinUpload?: { readonly path: string; readonly content: Uint8Array };
 }

@@ -49,8 +49,8 @@ export interface AdapterContextSettings<Options extends ContextOptions, Sdk> {
   readonly mapError: ErrorMapper;
   /** The sandbox id a handle names, checked before any request (`checkHandle` and the id format); throws to refuse. */
   readonly sandboxIdOf: (handle: unknown, operation: string) => string;
-  /** The runtime's `onBackgroundError` option. */
-  readonly onBackgroundError?: (error: SandportError) => void;
+  /** The runtime's `onBackgroundError` option (`undefined` as good as absent). */
+  readonly onBackgroundError?: ((error: SandportError) => void) | undefined;
 }
 
 /**

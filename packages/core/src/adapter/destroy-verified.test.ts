@@ -77,4 +77,22 @@ describe("destroyVerified", () => {
     assert.equal(budgets.length, 1);
     assert.ok((budgets[0] ?? Infinity) <= 900 - VERIFY_MARGIN_MS, "the look's budget ends with the window");
   });
+
+  test("without an exists look, the context's describe is the look", async () => {
+    const context = new FakeContext();
+    context.add("a");
+    context.remember("a");
+    const { exists: _unused, ...vendor } = primitives(context, true);
+    const describes = context.describes;
+    const error = await destroyVerified(context, { id: "a" }, { timeoutMs: VERIFY_MARGIN_MS + 200 }, vendor).catch(
+      (caught: unknown) => caught,
+    );
+    assert.ok(SandportError.hasCode(error, "DESTROY_UNVERIFIED"), "still described after the delete");
+    assert.ok(context.describes > describes);
+    context.add("b");
+    context.remember("b");
+    const { exists: _gone, ...clean } = primitives(context);
+    await destroyVerified(context, { id: "b" }, undefined, clean);
+    assert.equal(context.known.isOwned("b"), false);
+  });
 });

@@ -21,8 +21,9 @@ export interface DestroyPrimitives {
   /**
    * One look: whether the sandbox is still there (not-found is `false`; other
    * failures throw). Its budget ends with the verification window, not the call.
+   * Absent: the context's `describe` answered something.
    */
-  readonly exists: (sandboxId: string, budget: CallBudget) => Promise<boolean>;
+  readonly exists?: (sandboxId: string, budget: CallBudget) => Promise<boolean>;
 }
 
 /**
@@ -38,6 +39,10 @@ export function destroyVerified(
   op: OpOptions | undefined,
   primitives: DestroyPrimitives,
 ): Promise<void> {
+  const exists =
+    primitives.exists ??
+    (async (sandboxId: string, budget: CallBudget) =>
+      (await context.describe(sandboxId, "destroy", budget)) !== undefined);
   return context.onHandle(handle, op, "destroy", primitives.timeoutMs, async (sandboxId, call) => {
     if (!context.known.isOwned(sandboxId) && !(await context.ownedInfo(sandboxId, "destroy", call))) {
       context.forget(sandboxId);
@@ -47,13 +52,10 @@ export function destroyVerified(
     context.forget(sandboxId, { keepOwnership: found });
     if (!found) return;
     const until = Date.now() + call.remainingMs() - VERIFY_MARGIN_MS;
-    const verdict = await confirmGone(
-      () => lookUntil(until, call.signal, (look) => primitives.exists(sandboxId, look)),
-      {
-        until,
-        signal: call.signal,
-      },
-    );
+    const verdict = await confirmGone(() => lookUntil(until, call.signal, (look) => exists(sandboxId, look)), {
+      until,
+      signal: call.signal,
+    });
     if (verdict.gone) return context.forget(sandboxId);
     const why = verdict.reason === "still-present" ? "it was still listed after the delete" : "the check failed";
     throw destroyUnverified(context.provider, sandboxId, why, verdict.last);

@@ -10,8 +10,15 @@ const noSdk: SdkLoader<object> = Object.assign(async () => ({}), { packageNames:
 /** What a fake provider holds: sandbox id → its labels. */
 export type FakeInfo = { readonly id: string; readonly labels: Record<string, string> };
 
+/** The fake provider's options: the owner, and what the file, lookup and exec recipes read. */
+export interface FakeOptions {
+  readonly owner: string;
+  readonly workspaceRoot: string;
+  readonly timeouts: { readonly lookupMs: number; readonly fileMs: number; readonly execGraceMs: number };
+}
+
 /** A context over an in-memory provider, counting its requests. */
-export class FakeContext extends AdapterContext<{ owner: string }, object, FakeInfo, { id: string }> {
+export class FakeContext extends AdapterContext<FakeOptions, object, FakeInfo, { id: string }> {
   readonly sandboxes = new Map<string, FakeInfo>();
   describes = 0;
   connects = 0;
@@ -24,7 +31,11 @@ export class FakeContext extends AdapterContext<{ owner: string }, object, FakeI
   constructor() {
     super({
       provider: "fake",
-      options: { owner: "me" },
+      options: {
+        owner: "me",
+        workspaceRoot: "/work",
+        timeouts: { lookupMs: 1_000, fileMs: 1_000, execGraceMs: 1_000 },
+      },
       sdk: noSdk,
       mapError: createErrorMapper({ provider: "fake" }),
       sandboxIdOf: (handle, operation) => {

@@ -3,7 +3,7 @@ import { describe, test } from "node:test";
 import { SandportError } from "../errors/sandport-error.js";
 import { createCallBudget } from "./adapter-context.js";
 import { FakeContext, type FakeInfo } from "./fake-context.js";
-import { findIdsByLaunchKey, findOwned, getOwned, type SandboxListing } from "./owned-lookup.js";
+import { findIdsByLaunchKey, findOwned, getOwned, ownedLookups, type SandboxListing } from "./owned-lookup.js";
 
 /** A listing that filters loosely (owner only, as some providers do) and returns each sandbox twice. */
 function looseListing(context: FakeContext): SandboxListing<FakeInfo> & { calls: number } {
@@ -66,5 +66,44 @@ describe("owned lookups", () => {
     const describes = context.describes;
     await assert.rejects(getOwned(context, "../x", undefined, options));
     assert.equal(context.describes, describes);
+  });
+});
+
+describe("ownedLookups", () => {
+  const lookups = ownedLookups<FakeContext, FakeInfo, { id: string; via: string }>({
+    listing: looseListing,
+    validId: (id, context) => {
+      if (typeof id !== "string" || id.includes("/")) throw new Error(`bad id for ${context.provider}`);
+      return id;
+    },
+    toHandle: (info, context) => ({ id: info.id, via: context.provider }),
+  });
+
+  test("getById, findByLabels and findByLaunchKey over one listing, each handle made with the context", async () => {
+    const context = new FakeContext();
+    context.add("a", "me", { job: "1", "sandport.launch-key": "ka" });
+    context.add("c", "someone-else", { job: "1" });
+    context.add("d", "me", { job: "1", "sandport.launch-key": "kd" });
+    context.condemned.add("kd");
+    assert.deepEqual(await lookups.getById(context, "a"), { id: "a", via: "fake" });
+    assert.equal(await lookups.getById(context, "z"), undefined);
+    await assert.rejects(lookups.getById(context, "c"), (error) => SandportError.hasCode(error, "FOREIGN_SANDBOX"));
+    await assert.rejects(lookups.getById(context, "../x"), /bad id for fake/);
+    assert.deepEqual(await lookups.findByLabels(context, { job: "1" }), [{ id: "a", via: "fake" }]);
+    assert.deepEqual(await lookups.findByLaunchKey(context, "kd", createCallBudget(1_000)), ["d"]);
+  });
+
+  test("the deadline is the context's timeouts.lookupMs unless the call gives one", async () => {
+    const context = new FakeContext();
+    const slow = ownedLookups<FakeContext, FakeInfo, { id: string }>({
+      listing: () => ({ idOf: (info) => info.id, list: () => new Promise(() => {}) }),
+      validId: (id) => id as string,
+      toHandle: (info) => ({ id: info.id }),
+    });
+    (context.options.timeouts as { lookupMs: number }).lookupMs = 20;
+    await assert.rejects(
+      slow.findByLabels(context, {}),
+      (error) => SandportError.hasCode(error, "DEADLINE_EXCEEDED") && /within 20 ms/.test(String(error)),
+    );
   });
 });

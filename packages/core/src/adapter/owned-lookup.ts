@@ -107,3 +107,55 @@ export async function findIdsByLaunchKey<Info>(
   const found = await listOwned(context, listing, { [LAUNCH_KEY_LABEL]: launchKey }, "background cleanup", budget);
   return found.map((info) => listing.idOf(info));
 }
+
+/** The options an adapter context of {@link ownedLookups} reads: the lookups' deadline. */
+export interface LookupOptions extends ContextOptions {
+  readonly timeouts: { readonly lookupMs: number };
+}
+
+/** What {@link ownedLookups} is built from: one adapter's vendor listing, id check and handle. */
+export interface OwnedLookupSettings<Context, Info, Handle> {
+  /** The vendor's listing for one context (`list` and `idOf`). */
+  readonly listing: (context: Context) => SandboxListing<Info>;
+  /** Refuses (`INVALID_REQUEST`, or `FOREIGN_SANDBOX`) an id that cannot be one of ours, before any request. */
+  readonly validId: (sandboxId: unknown, context: Context) => string;
+  /** The handle of an owned sandbox. */
+  readonly toHandle: (info: Info, context: Context) => Handle;
+}
+
+/** The lookups of an adapter, each taking its context first: the port's two, and launch reclaim's search. */
+export interface OwnedLookups<Context, Handle> {
+  /** `getById` ({@link getOwned}), within `timeouts.lookupMs` unless the call says otherwise. */
+  getById(context: Context, sandboxId: string, op?: OpOptions): Promise<Handle | undefined>;
+  /** `findByLabels` ({@link findOwned}), within `timeouts.lookupMs` unless the call says otherwise. */
+  findByLabels(context: Context, labels: Labels, op?: OpOptions): Promise<Handle[]>;
+  /** Ids of our sandboxes carrying `launchKey` ({@link findIdsByLaunchKey}), for the cleanup of an abandoned launch. */
+  findByLaunchKey(context: Context, launchKey: string, budget: CallBudget): Promise<string[]>;
+}
+
+/**
+ * An adapter's `lookup.ts` in one call: {@link getOwned}, {@link findOwned}
+ * and {@link findIdsByLaunchKey} over its vendor listing, with the context's
+ * `timeouts.lookupMs` as the deadline. What differs between providers is only
+ * the listing, the id check and the handle.
+ */
+export function ownedLookups<Context extends AdapterContext<LookupOptions, unknown, Info, unknown>, Info, Handle>(
+  settings: OwnedLookupSettings<Context, Info, Handle>,
+): OwnedLookups<Context, Handle> {
+  return {
+    getById: (context, sandboxId, op) =>
+      getOwned(context, sandboxId, op, {
+        timeoutMs: context.options.timeouts.lookupMs,
+        validId: (id) => settings.validId(id, context),
+        toHandle: (info) => settings.toHandle(info, context),
+      }),
+    findByLabels: (context, labels, op) =>
+      findOwned(context, labels, op, {
+        ...settings.listing(context),
+        timeoutMs: context.options.timeouts.lookupMs,
+        toHandle: (info) => settings.toHandle(info, context),
+      }),
+    findByLaunchKey: (context, launchKey, budget) =>
+      findIdsByLaunchKey(context, settings.listing(context), launchKey, budget),
+  };
+}
