@@ -6,7 +6,7 @@ import { RELAY_FILE, RELAY_NODE_PATH, RELAY_PORTS_DIRECTORY } from "../ports/por
 import { COMMAND_MARKER_VARIABLE, newCommandMarker } from "../processes/command-marker.js";
 import { NAMESPACE_DESCRIPTORS, type NamespaceHolder, NSENTER_PATH } from "../processes/sandbox-namespaces.js";
 import type { CgroupDirectory, SandboxRecord } from "../store/sandbox-record.js";
-import { type BwrapUser, buildBwrapInvocation } from "./bwrap.js";
+import { type BwrapInput, type BwrapUser, buildBwrapInvocation } from "./bwrap.js";
 import { buildEnvironment } from "./environment.js";
 
 /** Exit status of a command that could not join its cgroups (it never ran). */
@@ -111,24 +111,7 @@ export function planCommand(input: PlanInput): SpawnPlan {
   const command = request.argv ? [...request.argv] : ["/bin/sh", "-c", request.shell as string];
   if (input.isolation === "namespaces" && input.shareNamespaces) return planShared(input, command, joins, leaf);
   if (input.isolation === "namespaces") {
-    const relayed = input.portsDirectory !== undefined && (record.ports?.length ?? 0) > 0;
-    const invocation = buildBwrapInvocation({
-      ...(relayed
-        ? {
-            mounts: [
-              [process.execPath, RELAY_NODE_PATH],
-              [input.portsDirectory as string, RELAY_PORTS_DIRECTORY],
-            ],
-          }
-        : {}),
-      workspaceDirectory: input.workspaceDirectory,
-      workspaceRoot: input.workspaceRoot,
-      cwd: toSandboxPath(input.workspaceRoot, request.cwd),
-      network: record.network,
-      readOnlyPaths: input.readOnlyPaths,
-      env: buildEnvironment(input.workspaceRoot, record.env, request.env),
-      command: relayed ? withRelay(command, record.ports as readonly number[]) : command,
-    });
+    const invocation = buildBwrapInvocation(sandboxView(input, command));
     const base = {
       env: {},
       cwd: "/",
@@ -179,31 +162,18 @@ function planShared(
   joins: readonly string[],
   leaf?: CommandLeaf,
 ): SpawnPlan {
-  const { record, request } = input;
+  const { record } = input;
   const user = input.sandboxUser;
   if (!record.namespaces || !user) throw new Error("a shared-namespace command needs its sandbox's holder and user");
-  const relayed = input.portsDirectory !== undefined && (record.ports?.length ?? 0) > 0;
   const marker = newCommandMarker(record.id);
-  const inner = relayed ? withRelay(command, record.ports as readonly number[]) : [...command];
+  const view = sandboxView(input, command);
   const closeAll = Object.values(NAMESPACE_DESCRIPTORS)
     .map((descriptor) => `${descriptor}<&-`)
     .join(" ");
   const invocation = buildBwrapInvocation({
-    ...(relayed
-      ? {
-          mounts: [
-            [process.execPath, RELAY_NODE_PATH],
-            [input.portsDirectory as string, RELAY_PORTS_DIRECTORY],
-          ],
-        }
-      : {}),
-    workspaceDirectory: input.workspaceDirectory,
-    workspaceRoot: input.workspaceRoot,
-    cwd: toSandboxPath(input.workspaceRoot, request.cwd),
-    network: record.network,
-    readOnlyPaths: input.readOnlyPaths,
-    env: { ...buildEnvironment(input.workspaceRoot, record.env, request.env), [COMMAND_MARKER_VARIABLE]: marker },
-    command: ["/bin/sh", "-c", `exec 3<&- ${closeAll}; exec "$@"`, "sh", ...inner],
+    ...view,
+    env: { ...view.env, [COMMAND_MARKER_VARIABLE]: marker },
+    command: ["/bin/sh", "-c", `exec 3<&- ${closeAll}; exec "$@"`, "sh", ...view.command],
     shared: true,
   });
   const enter = [
@@ -236,6 +206,33 @@ function planShared(
  * from the command's stdio, then `exec`s the command itself (same pid, same
  * exit status).
  */
+/**
+ * What a namespaced command sees, whatever its scope: the workspace at its
+ * root, the working directory and environment of the request, and, when the
+ * sandbox declared ports, the relay mounted and wrapped around the command.
+ */
+function sandboxView(input: PlanInput, command: readonly string[]): BwrapInput {
+  const { record, request } = input;
+  const relayed = input.portsDirectory !== undefined && (record.ports?.length ?? 0) > 0;
+  return {
+    ...(relayed
+      ? {
+          mounts: [
+            [process.execPath, RELAY_NODE_PATH],
+            [input.portsDirectory as string, RELAY_PORTS_DIRECTORY],
+          ],
+        }
+      : {}),
+    workspaceDirectory: input.workspaceDirectory,
+    workspaceRoot: input.workspaceRoot,
+    cwd: toSandboxPath(input.workspaceRoot, request.cwd),
+    network: record.network,
+    readOnlyPaths: input.readOnlyPaths,
+    env: buildEnvironment(input.workspaceRoot, record.env, request.env),
+    command: relayed ? withRelay(command, record.ports as readonly number[]) : [...command],
+  };
+}
+
 function withRelay(command: readonly string[], ports: readonly number[]): string[] {
   const relay = `"$1" ${RELAY_PORTS_DIRECTORY}/${RELAY_FILE} ${ports.join(" ")} </dev/null >/dev/null 2>&1 &`;
   return ["/bin/sh", "-c", `${relay} shift; exec "$@"`, "sh", RELAY_NODE_PATH, ...command];
