@@ -3,4 +3,4 @@
 // NDJSON command logs, tar.gz uploads, preview URLs), backed by real local execution.
 import { describeVercelConformance } from "../test/conformance.js";
 
-describeVercelConformance("3.5");
+await describeVercelConformance("3.5");

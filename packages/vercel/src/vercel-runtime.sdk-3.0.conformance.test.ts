@@ -2,4 +2,4 @@
 // oldest in range, installed as vercel-sandbox-3.0), against the Vercel emulator.
 import { describeVercelConformance } from "../test/conformance.js";
 
-describeVercelConformance("3.0");
+await describeVercelConformance("3.0");
