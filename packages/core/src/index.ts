@@ -110,8 +110,6 @@ export type { ShellCommandParts } from "./shell/quote.js";
 export { composeShellCommand, quoteArgv, quoteShellArg, toShellScript } from "./shell/quote.js";
 
 export { abortError, sleep, throwIfAborted } from "./timing/abort.js";
-export type { DeadlineContext } from "./timing/deadline.js";
-export { withDeadline } from "./timing/deadline.js";
 export type { OperationTimeouts } from "./timing/operation-timeouts.js";
 export { OPERATION_TIMEOUT_NAMES } from "./timing/operation-timeouts.js";
 export type { AttemptInfo, RetryOptions, RetryPolicy } from "./timing/retry.js";

@@ -16,8 +16,8 @@ import {
   unsupported,
   validateExecRequest,
   validateFiles,
-  withDeadline,
 } from "@sandport/core";
+import { runOperation } from "@sandport/core/adapter";
 
 /** One sandbox of a {@link RecordingRuntime}: its labels and files, in memory. */
 export interface RecordedSandbox {
@@ -92,7 +92,7 @@ export class RecordingRuntime implements SandboxRuntime {
       if (remaining <= 0) this.failures.splice(index, 1);
       else this.failures[index] = { ...failure, times: remaining };
     }
-    return withDeadline(op, { provider: this.provider, operation: method, defaultTimeoutMs: 5_000 }, async () => {
+    return runOperation(op, { provider: this.provider, operation: method, defaultTimeoutMs: 5_000 }, async () => {
       if (failure && !failure.afterWork) throw failure.error();
       const result = await work();
       if (failure?.afterWork) throw failure.error();
