@@ -118,14 +118,19 @@ try {
     ),
   );
   console.log(`report.json: ${report.passed}/${report.total} cases passed`);
-  const { sources, provider, ...capabilities } = resolveCapabilities(runtime);
+  const { sources, provider, observedAt, ...capabilities } = resolveCapabilities(runtime);
   console.log(`\n${bold(`Capabilities of ${provider}`)}`);
   // In the README's words: yes, a mode, or why not (unsupported, not-exposed, unknown).
   console.table(
     Object.fromEntries(
       Object.entries(capabilities).map(([capability, value]) => [
         capability,
-        { value: value === true ? "yes" : String(value), source: sources[capability] },
+        {
+          value: value === true ? "yes" : String(value),
+          source: sources[capability],
+          // Evidence says where it was gathered; a declared or structural value has none.
+          ...(observedAt[capability] ? { "observed at": observedAt[capability].join(", ") } : {}),
+        },
       ]),
     ),
   );
