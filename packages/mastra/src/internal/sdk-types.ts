@@ -20,4 +20,5 @@ export type MastraWorkspaceModule = Pick<
   | "NotDirectoryError"
   | "DirectoryNotEmptyError"
   | "StaleFileError"
+  | "PermissionError"
 >;
