@@ -11,6 +11,7 @@ import {
   PermissionError,
   SandboxUnsupportedFeatureError,
   StaleFileError,
+  WorkspaceReadOnlyError,
 } from "@mastra/core/workspace";
 import { SandportError } from "@sandport/core";
 import {
@@ -155,4 +156,25 @@ test("a link leading out of the workspace is refused as Mastra's PermissionError
     SandportError.hasCode(error.cause, "INVALID_REQUEST");
   await assert.rejects(fs.readFile("out/hostname"), refused);
   await assert.rejects(fs.writeFile("out/hostname", "x"), refused);
+});
+
+test("readOnly: every write is Mastra's WorkspaceReadOnlyError before anything changes; reads still work", async () => {
+  await fs.writeFile("ro/kept.txt", "kept");
+  const readOnly = createMastraFilesystem({ runtime: local.runtime, handle: local.handle, readOnly: true });
+  for (const call of [
+    () => readOnly.writeFile("ro/new.txt", "x"),
+    () => readOnly.appendFile("ro/kept.txt", "x"),
+    () => readOnly.deleteFile("ro/kept.txt"),
+    () => readOnly.copyFile("ro/kept.txt", "ro/copy.txt"),
+    () => readOnly.moveFile("ro/kept.txt", "ro/moved.txt"),
+    () => readOnly.mkdir("ro/dir"),
+    () => readOnly.rmdir("ro", { recursive: true }),
+  ]) {
+    await assert.rejects(call(), WorkspaceReadOnlyError);
+  }
+  assert.equal(await readOnly.readFile("ro/kept.txt", { encoding: "utf8" }), "kept");
+  assert.deepEqual(
+    (await readOnly.readdir("ro")).map((entry) => entry.name),
+    ["kept.txt"],
+  );
 });

@@ -23,7 +23,8 @@ import { loadMastra } from "./internal/sdk.js";
  * alike. Failures are Mastra's errors (`FileNotFoundError`,
  * `IsDirectoryError`, ...), as its own `LocalFilesystem` throws them: a path
  * the port refuses (outside the workspace, directly or through a symlink) is
- * `PermissionError`, the port's `SandportError` its `cause`; listing, stat, `mkdir` and removal need the port's
+ * `PermissionError`, the port's `SandportError` its `cause`; with `readOnly`
+ * every write is `WorkspaceReadOnlyError` before anything is sent; listing, stat, `mkdir` and removal need the port's
  * `listDir`, `stat`, `mkdir` and `remove` (else Mastra's
  * `SandboxUnsupportedFeatureError`). Moving and copying a directory run `mv`
  * and `cp -R` in the sandbox; `appendFile` reads then writes (not atomic).
@@ -47,6 +48,11 @@ export function createMastraFilesystem<H extends SandboxHandle>(
     throw new SandboxUnsupportedFeatureError(`the ${runtime.provider} runtime has no ${method}`, { feature: method });
   }
   const errors = async () => loadMastra();
+  const readOnly = options.readOnly ?? false;
+  /** Refuses a write on a read-only filesystem before anything is sent, as Mastra's `LocalFilesystem` does. */
+  const writable = async (operation: string) => {
+    if (readOnly) throw new (await errors()).WorkspaceReadOnlyError(operation);
+  };
   /** One port call about `path`: a refusal becomes Mastra's error for it (see `toMastraError`). */
   const about = async <T>(path: string, call: () => Promise<T>, NotFound?: MastraPathError): Promise<T> => {
     try {
@@ -98,7 +104,7 @@ export function createMastraFilesystem<H extends SandboxHandle>(
     id: options.id ?? `sandport-fs-${runtime.provider}`,
     name: "SandportFilesystem",
     provider: `sandport-${runtime.provider}`,
-    readOnly: options.readOnly ?? false,
+    readOnly,
     status: "ready",
     getInstructions: () =>
       `Files of a Sandport ${runtime.provider} sandbox. Paths are the sandbox's: under ${root}, or relative to it.`,
@@ -109,6 +115,7 @@ export function createMastraFilesystem<H extends SandboxHandle>(
     },
 
     async writeFile(path: string, content: FileContent, write?: WriteOptions) {
+      await writable("writeFile");
       const mastra = await errors();
       const checked = write?.overwrite === false || write?.expectedMtime !== undefined || write?.recursive === false;
       // Without the port's stat, a plain write still works; only the options that need a look first are refused.
@@ -127,6 +134,7 @@ export function createMastraFilesystem<H extends SandboxHandle>(
     },
 
     async appendFile(path: string, content: FileContent) {
+      await writable("appendFile");
       const before =
         (await about(path, async () => whenFound(runtime.readFile(await handle(), resolve(path))))) ?? new Uint8Array();
       const added = typeof content === "string" ? Buffer.from(content) : content;
@@ -134,6 +142,7 @@ export function createMastraFilesystem<H extends SandboxHandle>(
     },
 
     async deleteFile(path: string, remove?: RemoveOptions) {
+      await writable("deleteFile");
       const mastra = await errors();
       const info = await present(path, remove, mastra.FileNotFoundError);
       if (!info) return;
@@ -142,14 +151,17 @@ export function createMastraFilesystem<H extends SandboxHandle>(
     },
 
     async copyFile(source: string, destination: string, copy?: CopyOptions) {
+      await writable("copyFile");
       await transfer(source, destination, copy, false);
     },
 
     async moveFile(source: string, destination: string, copy?: CopyOptions) {
+      await writable("moveFile");
       await transfer(source, destination, copy, true);
     },
 
     async mkdir(path: string, mkdir?: { recursive?: boolean }) {
+      await writable("mkdir");
       const mastra = await errors();
       const existing = await lookup(path);
       if (existing?.kind === "directory") return;
@@ -162,6 +174,7 @@ export function createMastraFilesystem<H extends SandboxHandle>(
     },
 
     async rmdir(path: string, remove?: RemoveOptions) {
+      await writable("rmdir");
       const mastra = await errors();
       const info = await present(path, remove, mastra.DirectoryNotFoundError);
       if (!info) return;

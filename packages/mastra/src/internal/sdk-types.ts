@@ -21,4 +21,5 @@ export type MastraWorkspaceModule = Pick<
   | "DirectoryNotEmptyError"
   | "StaleFileError"
   | "PermissionError"
+  | "WorkspaceReadOnlyError"
 >;
