@@ -70,6 +70,11 @@ describe("the default route on a sandbox that shares the host's loopback", () =>
       const runCode = createRunCodeEntry(() => actions as never);
       assert.ok(answered(await runCode.run({ code: lookup("first") }), "first"));
       assert.ok(answered(await runCode.run({ code: lookup("second") }), "second"));
+      // The probe's question and answer, like the tunnel token, never reach the module.
+      const leaked = await runCode.run({
+        code: 'console.log("leaked:", Object.keys(process.env).filter((name) => /^SANDPORT_(PROBE|TUNNEL)/.test(name)).length);',
+      });
+      assert.match(typeof leaked === "string" ? leaked : JSON.stringify(leaked), /leaked: 0/);
     } finally {
       await plain.destroy(handle);
     }
