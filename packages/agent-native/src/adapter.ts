@@ -10,6 +10,7 @@ import {
 } from "@sandport/core";
 import type { AgentNativeRunRequest, AgentNativeRunResult, AgentNativeSandboxAdapter } from "./adapter-types.js";
 import { HostTunnel } from "./host-tunnel.js";
+import { LoopbackProbe } from "./loopback-probe.js";
 import { RELAY_SOURCE } from "./relay-source.js";
 
 /** The sandbox port the bridge relay listens on for the host, when none is given. */
@@ -34,8 +35,13 @@ export interface SandportSandboxAdapterOptions<H extends SandboxHandle = Sandbox
    * How the module reaches the parent's bridge. `"tunnel"` (the default): a
    * relay in the sandbox listens on its 127.0.0.1:bridgePort and runs the
    * module, and the host reaches the relay through the runtime's
-   * `portEndpoint`, so the sandbox's network stays closed. `"host-network"`: no relay, for runtimes whose
-   * sandboxes share the host's loopback (`LocalRuntime` with `isolation: "none"`).
+   * `portEndpoint`, so the sandbox's network stays closed. Where the sandbox
+   * turns out to share the host's loopback (`LocalRuntime` with `isolation:
+   * "none"`, or a launch with `network: true`), the host's bridge already
+   * holds that port: the relay finds it (see `LoopbackProbe`) and runs the
+   * module directly instead. `"host-network"`: no relay and no probe, for
+   * runtimes whose sandboxes always share the host's loopback, with or
+   * without `portEndpoint`.
    */
   readonly bridge?: "tunnel" | "host-network";
   /** The sandbox port the relay listens on for the host. Default: {@link DEFAULT_TUNNEL_PORT}. */
@@ -110,6 +116,7 @@ export class SandportSandboxAdapter<H extends SandboxHandle = SandboxHandle> imp
     const directory = `agent-native-run-${randomUUID()}`;
     const node = this.#options.node ?? "node";
     let tunnel: HostTunnel | undefined;
+    let probe: LoopbackProbe | undefined;
     let connecting: Promise<void> | undefined;
     try {
       await runtime.writeFiles(handle, [
@@ -122,12 +129,20 @@ export class SandportSandboxAdapter<H extends SandboxHandle = SandboxHandle> imp
         const token = randomBytes(24).toString("hex");
         const portEndpoint = runtime.portEndpoint as NonNullable<SandboxRuntime<H>["portEndpoint"]>;
         tunnel = new HostTunnel(await portEndpoint.call(runtime, handle, tunnelPort), token, request.bridgePort);
+        probe = await LoopbackProbe.open();
         execution = runtime.exec(handle, {
           ...options,
-          argv: [node, "relay.mjs", String(request.bridgePort), String(tunnelPort), "module.mjs"],
-          env: { ...request.env, SANDPORT_TUNNEL_TOKEN: token },
+          argv: [node, "relay.mjs", String(request.bridgePort), String(tunnelPort), String(probe.port), "module.mjs"],
+          env: {
+            ...request.env,
+            SANDPORT_TUNNEL_TOKEN: token,
+            SANDPORT_PROBE_QUESTION: probe.question,
+            SANDPORT_PROBE_ANSWER: probe.answer,
+          },
         });
         const started = tunnel;
+        // A sandbox on the host's loopback: the relay runs the module directly, and there is no tunnel to wait for.
+        void probe.reached.then(() => started.stop());
         connecting = started.ready(this.#options.relayStartMs ?? 10_000).then(() => started.start());
         // A relay that never answered leaves the module's bridge calls unanswered: they fail in the module.
         connecting.catch(() => undefined);
@@ -138,6 +153,7 @@ export class SandportSandboxAdapter<H extends SandboxHandle = SandboxHandle> imp
       return { stdout: result.stdout, stderr: result.stderr, exitCode: result.exitCode, timedOut: result.timedOut };
     } finally {
       await tunnel?.stop();
+      await probe?.close();
       if (held === undefined) await runtime.destroy(handle);
       else await runtime.remove?.(handle, directory);
     }

@@ -32,13 +32,14 @@ export class HostTunnel {
     this.#bridgePort = bridgePort;
   }
 
-  /** Waits until the relay answers (it has just been started), for at most `timeoutMs`. */
+  /** Waits until the relay answers (it has just been started), for at most `timeoutMs`, or until stopped. */
   async ready(timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     let last: unknown;
-    while (Date.now() < deadline) {
+    while (Date.now() < deadline && !this.#stopped.signal.aborted) {
       try {
-        const response = await this.#fetch("/ready", { signal: AbortSignal.timeout(2_000) });
+        const signal = AbortSignal.any([AbortSignal.timeout(2_000), this.#stopped.signal]);
+        const response = await this.#fetch("/ready", { signal });
         if (response.ok) return;
         last = new Error(`HTTP ${response.status}`);
       } catch (error) {
@@ -46,6 +47,7 @@ export class HostTunnel {
       }
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
+    if (this.#stopped.signal.aborted) throw this.#stopped.signal.reason;
     throw new SandportError({
       code: "PROVIDER_UNAVAILABLE",
       provider: "agent-native",
@@ -54,8 +56,9 @@ export class HostTunnel {
     });
   }
 
-  /** Starts `pollers` concurrent polls. */
+  /** Starts `pollers` concurrent polls (none once stopped). */
   start(pollers = 4): void {
+    if (this.#stopped.signal.aborted) return;
     for (let index = 0; index < pollers; index++) this.#loops.push(this.#poll());
   }
 

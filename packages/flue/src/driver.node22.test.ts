@@ -47,6 +47,39 @@ describe("SandportFlueDriver", () => {
     }
   });
 
+  test("stat follows symlinks as Flue's local() does (stat -L); a dangling link is not found and does not exist", async () => {
+    const handle = await local.runtime.launch({});
+    try {
+      const driver = new SandportFlueDriver(local.runtime, handle);
+      await driver.writeFile("links/file.txt", "12345");
+      await driver.mkdir("links/dir", { recursive: true });
+      const made = await driver.exec(
+        "ln -s file.txt links/to-file && ln -s dir links/to-dir && ln -s nowhere links/dangling",
+      );
+      assert.equal(made.exitCode, 0, made.stderr);
+      const toFile = await driver.stat("links/to-file");
+      assert.deepEqual([toFile.isFile, toFile.isDirectory, toFile.isSymbolicLink, toFile.size], [true, false, true, 5]);
+      const plain = await driver.stat("links/file.txt");
+      assert.deepEqual([plain.isFile, plain.isSymbolicLink], [true, false]);
+      // The target's modification time, to the second stat -L reports.
+      assert.equal(toFile.mtime?.getTime(), Math.floor((plain.mtime?.getTime() ?? 0) / 1000) * 1000);
+      const toDirectory = await driver.stat("links/to-dir");
+      assert.deepEqual([toDirectory.isFile, toDirectory.isDirectory, toDirectory.isSymbolicLink], [false, true, true]);
+      await assert.rejects(driver.stat("links/dangling"), notFound);
+      assert.equal(await driver.exists("links/dangling"), false);
+      assert.equal(await driver.exists("links/to-file"), true);
+      // A directory made through a link to a directory, as fs.mkdir does.
+      await driver.mkdir("links/to-dir/made");
+      assert.equal((await driver.stat("links/dir/made")).isDirectory, true);
+      // rm acts on the link itself, dangling or not.
+      await driver.rm("links/dangling");
+      await driver.rm("links/to-file");
+      assert.equal(await driver.readFile("links/file.txt"), "12345");
+    } finally {
+      await local.runtime.destroy(handle);
+    }
+  });
+
   test("exec: cwd, env, exit codes; killed at its time limit 124 (the driver's limit by default), an abort rejects", {
     skip: namespacesOnly,
   }, async () => {

@@ -55,13 +55,20 @@ export class SandportFlueDriver<H extends SandboxHandle = SandboxHandle> impleme
     return this.runtime.writeFiles(this.handle, [{ path, content }]);
   }
 
-  /** One entry's metadata. A symlink is reported as itself (the port does not follow it). */
+  /**
+   * One entry's metadata, following symlinks as Flue's `FileStat` asks (its
+   * `local()` sandbox is `lstat` then `stat`): a link reports what it points
+   * at, with `isSymbolicLink: true`. The port's `stat` reports a link as
+   * itself, so a link is followed inside the sandbox with `stat -L`; a
+   * dangling link rejects with `NOT_FOUND`, as a missing path does.
+   */
   async stat(path: string): Promise<FileStat> {
-    const info = await this.#stat(await loadFlue(), "stat", path, []);
+    const link = await this.#stat(await loadFlue(), "stat", path, []);
+    const info = link.kind === "symlink" ? await this.#follow(path) : link;
     return {
       isFile: info.kind === "file",
       isDirectory: info.kind === "directory",
-      isSymbolicLink: info.kind === "symlink",
+      isSymbolicLink: link.kind === "symlink",
       size: info.size,
       ...(info.modifiedAt === undefined ? {} : { mtime: new Date(info.modifiedAt) }),
     };
@@ -74,9 +81,11 @@ export class SandportFlueDriver<H extends SandboxHandle = SandboxHandle> impleme
     return (await listDir.call(this.runtime, this.handle, path)).map((entry) => entry.name);
   }
 
-  /** Whether anything is at `path`. */
+  /** Whether anything is at `path`, following symlinks (a dangling link does not exist, as with `fs.access`). */
   async exists(path: string): Promise<boolean> {
-    return (await this.#present(await loadFlue(), "exists", path)) !== undefined;
+    const info = await this.#present(await loadFlue(), "exists", path);
+    if (info?.kind !== "symlink") return info !== undefined;
+    return (await whenFound(this.#follow(path))) !== undefined;
   }
 
   /**
@@ -89,7 +98,9 @@ export class SandportFlueDriver<H extends SandboxHandle = SandboxHandle> impleme
     const mkdir = this.#method(sdk, "mkdir", "mkdir", options.recursive ? ["recursive"] : []);
     if (!options.recursive) {
       const parent = path.replace(/\/+[^/]+\/*$/, "") || ".";
-      const parentInfo = await this.#stat(sdk, "mkdir", parent, []);
+      const parentLink = await this.#stat(sdk, "mkdir", parent, []);
+      // A link to a directory is a parent to make in, as it is for fs.mkdir.
+      const parentInfo = parentLink.kind === "symlink" ? await this.#follow(parent) : parentLink;
       if (parentInfo.kind !== "directory") throw notDirectory(this.runtime.provider, parent);
       if (await this.#present(sdk, "mkdir", path)) throw alreadyExists(this.runtime.provider, path);
     }
@@ -149,6 +160,34 @@ export class SandportFlueDriver<H extends SandboxHandle = SandboxHandle> impleme
       }
       throw error;
     }
+  }
+
+  /**
+   * What the symlink at `path` points at, through every link (`stat -L` in
+   * the sandbox; the C locale keeps its messages parseable). A target that
+   * does not exist rejects with `NOT_FOUND`.
+   */
+  async #follow(path: string): Promise<Pick<FileInfo, "kind" | "size" | "modifiedAt">> {
+    const result = await this.runtime.exec(this.handle, {
+      argv: ["stat", "-L", "-c", "%s %Y %F", "--", path],
+      env: { LC_ALL: "C" },
+    });
+    if (result.exitCode !== 0) {
+      if (/No such file or directory/.test(result.stderr)) throw noSuchPath(this.runtime.provider, path);
+      throw new SandportError({
+        code: "UNEXPECTED",
+        provider: this.runtime.provider,
+        message: `could not follow the symlink ${path}: ${result.stderr.trim() || `stat -L exited ${result.exitCode}`}`,
+        details: { exitCode: result.exitCode },
+      });
+    }
+    const [size, seconds, ...type] = result.stdout.trim().split(" ");
+    const kind = type.join(" ");
+    return {
+      kind: kind === "directory" ? "directory" : kind.startsWith("regular") ? "file" : "other",
+      size: Number(size),
+      modifiedAt: new Date(Number(seconds) * 1000).toISOString(),
+    };
   }
 
   #method<K extends "listDir" | "stat" | "mkdir" | "remove">(

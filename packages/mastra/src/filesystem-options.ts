@@ -12,7 +12,7 @@ export interface MastraFilesystemOptions<H extends SandboxHandle = SandboxHandle
   readonly handle: H | (() => Promise<H>);
   /** The filesystem's `id`. Default: `sandport-fs-<runtime.provider>`. */
   readonly id?: string;
-  /** Refuse every write (Mastra's workspace tools check it). Default: `false`. */
+  /** Refuse every write with Mastra's `WorkspaceReadOnlyError`, as its `LocalFilesystem` does (its workspace tools check it too). Default: `false`. */
   readonly readOnly?: boolean;
 }
 

@@ -8,9 +8,12 @@ import {
   FileNotFoundError,
   IsDirectoryError,
   NotDirectoryError,
+  PermissionError,
   SandboxUnsupportedFeatureError,
   StaleFileError,
+  WorkspaceReadOnlyError,
 } from "@mastra/core/workspace";
+import { SandportError } from "@sandport/core";
 import {
   type LocalTestSandbox,
   localTestSandbox,
@@ -118,4 +121,60 @@ test("a runtime without stat, listDir, mkdir and remove: those methods are Mastr
   await assert.rejects(bare.mkdir("d"), SandboxUnsupportedFeatureError);
   await assert.rejects(bare.rmdir("d"), SandboxUnsupportedFeatureError);
   assert.equal(await bare.readFile("missing.txt").catch((error: unknown) => error instanceof FileNotFoundError), true);
+});
+
+test("refusals are Mastra's errors with the SandportError as their cause: outside the workspace is PermissionError", async () => {
+  await fs.writeFile("inside.txt", "in");
+  /** Mastra's PermissionError for `path`, as its LocalFilesystem throws outside its base path, caused by the port's refusal. */
+  const refused = (path: string) => (error: unknown) =>
+    error instanceof PermissionError && error.path === path && SandportError.hasCode(error.cause, "INVALID_REQUEST");
+  const calls: [string, () => Promise<unknown>][] = [
+    ["/etc/hostname", () => fs.readFile("/etc/hostname")],
+    ["../escape.txt", () => fs.readFile("../escape.txt")],
+    ["/tmp/x.txt", () => fs.writeFile("/tmp/x.txt", "x")],
+    ["../x.txt", () => fs.appendFile("../x.txt", "x")],
+    ["/etc/passwd", () => fs.deleteFile("/etc/passwd")],
+    ["/etc", () => fs.stat("/etc")],
+    ["/etc", () => fs.exists("/etc")],
+    ["/etc", () => fs.readdir("/etc")],
+    ["/tmp/d", () => fs.mkdir("/tmp/d")],
+    ["/tmp/d", () => fs.rmdir("/tmp/d", { force: true })],
+    ["/etc/hostname", () => fs.copyFile("/etc/hostname", "copied.txt")],
+    ["/tmp/moved.txt", () => fs.moveFile("inside.txt", "/tmp/moved.txt")],
+  ];
+  for (const [path, call] of calls) await assert.rejects(call(), refused(path), path);
+  assert.equal(await fs.readFile("inside.txt", { encoding: "utf8" }), "in");
+});
+
+test("a link leading out of the workspace is refused as Mastra's PermissionError", {
+  skip: namespacesOnly,
+}, async () => {
+  await local.runtime.exec(local.handle, { shell: "ln -s /etc out" });
+  const refused = (error: unknown) =>
+    error instanceof PermissionError &&
+    error.path === "out/hostname" &&
+    SandportError.hasCode(error.cause, "INVALID_REQUEST");
+  await assert.rejects(fs.readFile("out/hostname"), refused);
+  await assert.rejects(fs.writeFile("out/hostname", "x"), refused);
+});
+
+test("readOnly: every write is Mastra's WorkspaceReadOnlyError before anything changes; reads still work", async () => {
+  await fs.writeFile("ro/kept.txt", "kept");
+  const readOnly = createMastraFilesystem({ runtime: local.runtime, handle: local.handle, readOnly: true });
+  for (const call of [
+    () => readOnly.writeFile("ro/new.txt", "x"),
+    () => readOnly.appendFile("ro/kept.txt", "x"),
+    () => readOnly.deleteFile("ro/kept.txt"),
+    () => readOnly.copyFile("ro/kept.txt", "ro/copy.txt"),
+    () => readOnly.moveFile("ro/kept.txt", "ro/moved.txt"),
+    () => readOnly.mkdir("ro/dir"),
+    () => readOnly.rmdir("ro", { recursive: true }),
+  ]) {
+    await assert.rejects(call(), WorkspaceReadOnlyError);
+  }
+  assert.equal(await readOnly.readFile("ro/kept.txt", { encoding: "utf8" }), "kept");
+  assert.deepEqual(
+    (await readOnly.readdir("ro")).map((entry) => entry.name),
+    ["kept.txt"],
+  );
 });

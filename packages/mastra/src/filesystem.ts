@@ -12,6 +12,7 @@ import type {
   WriteOptions,
 } from "@mastra/core/workspace";
 import { checkBridgeOptions, type FileInfo, type SandboxHandle, SandportError, whenFound } from "@sandport/core";
+import { type MastraPathError, toMastraError } from "./filesystem-errors.js";
 import { MASTRA_FILESYSTEM_OPTION_KEYS, type MastraFilesystemOptions } from "./filesystem-options.js";
 import { loadMastra } from "./internal/sdk.js";
 
@@ -20,7 +21,10 @@ import { loadMastra } from "./internal/sdk.js";
  * the sandbox's own: absolute under the runtime's `workspaceRoot`, or relative
  * to it, so the workspace's file tools and its sandbox's commands name a file
  * alike. Failures are Mastra's errors (`FileNotFoundError`,
- * `IsDirectoryError`, ...); listing, stat, `mkdir` and removal need the port's
+ * `IsDirectoryError`, ...), as its own `LocalFilesystem` throws them: a path
+ * the port refuses (outside the workspace, directly or through a symlink) is
+ * `PermissionError`, the port's `SandportError` its `cause`; with `readOnly`
+ * every write is `WorkspaceReadOnlyError` before anything is sent; listing, stat, `mkdir` and removal need the port's
  * `listDir`, `stat`, `mkdir` and `remove` (else Mastra's
  * `SandboxUnsupportedFeatureError`). Moving and copying a directory run `mv`
  * and `cp -R` in the sandbox; `appendFile` reads then writes (not atomic).
@@ -43,9 +47,24 @@ export function createMastraFilesystem<H extends SandboxHandle>(
     const { SandboxUnsupportedFeatureError } = await loadMastra();
     throw new SandboxUnsupportedFeatureError(`the ${runtime.provider} runtime has no ${method}`, { feature: method });
   }
-  const lookup = async (path: string): Promise<FileInfo | undefined> =>
-    whenFound((await needs("stat"))(await handle(), resolve(path)));
   const errors = async () => loadMastra();
+  const readOnly = options.readOnly ?? false;
+  /** Refuses a write on a read-only filesystem before anything is sent, as Mastra's `LocalFilesystem` does. */
+  const writable = async (operation: string) => {
+    if (readOnly) throw new (await errors()).WorkspaceReadOnlyError(operation);
+  };
+  /** One port call about `path`: a refusal becomes Mastra's error for it (see `toMastraError`). */
+  const about = async <T>(path: string, call: () => Promise<T>, NotFound?: MastraPathError): Promise<T> => {
+    try {
+      return await call();
+    } catch (error) {
+      throw toMastraError(await errors(), error, path, NotFound);
+    }
+  };
+  const lookup = async (path: string): Promise<FileInfo | undefined> => {
+    const stat = await needs("stat");
+    return about(path, async () => whenFound(stat(await handle(), resolve(path))));
+  };
   /** What is at `path`; when nothing is, `undefined` under `force`, else Mastra's not-found error. */
   const present = async (path: string, remove: RemoveOptions | undefined, NotFound: new (path: string) => Error) => {
     const info = await lookup(path);
@@ -58,13 +77,17 @@ export function createMastraFilesystem<H extends SandboxHandle>(
       return await runtime.readFile(await handle(), resolve(path));
     } catch (error) {
       const mastra = await errors();
-      if (SandportError.hasCode(error, "NOT_FOUND")) throw new mastra.FileNotFoundError(path);
-      if (runtime.stat && (await lookup(path))?.kind === "directory") throw new mastra.IsDirectoryError(path);
-      throw error;
+      if (!SandportError.hasCode(error, "NOT_FOUND") && runtime.stat && (await lookup(path))?.kind === "directory")
+        throw new mastra.IsDirectoryError(path);
+      throw toMastraError(mastra, error, path);
     }
   };
+  const removePath = async (path: string) => {
+    const removeAt = await needs("remove");
+    await about(path, async () => removeAt(await handle(), resolve(path)));
+  };
   const writeBytes = async (path: string, content: FileContent) => {
-    await runtime.writeFiles(await handle(), [{ path: resolve(path), content }]);
+    await about(path, async () => runtime.writeFiles(await handle(), [{ path: resolve(path), content }]));
   };
   const run = async (argv: string[]) => {
     const result = await runtime.exec(await handle(), { argv });
@@ -81,7 +104,7 @@ export function createMastraFilesystem<H extends SandboxHandle>(
     id: options.id ?? `sandport-fs-${runtime.provider}`,
     name: "SandportFilesystem",
     provider: `sandport-${runtime.provider}`,
-    readOnly: options.readOnly ?? false,
+    readOnly,
     status: "ready",
     getInstructions: () =>
       `Files of a Sandport ${runtime.provider} sandbox. Paths are the sandbox's: under ${root}, or relative to it.`,
@@ -92,6 +115,7 @@ export function createMastraFilesystem<H extends SandboxHandle>(
     },
 
     async writeFile(path: string, content: FileContent, write?: WriteOptions) {
+      await writable("writeFile");
       const mastra = await errors();
       const checked = write?.overwrite === false || write?.expectedMtime !== undefined || write?.recursive === false;
       // Without the port's stat, a plain write still works; only the options that need a look first are refused.
@@ -110,28 +134,34 @@ export function createMastraFilesystem<H extends SandboxHandle>(
     },
 
     async appendFile(path: string, content: FileContent) {
-      const before = (await whenFound(runtime.readFile(await handle(), resolve(path)))) ?? new Uint8Array();
+      await writable("appendFile");
+      const before =
+        (await about(path, async () => whenFound(runtime.readFile(await handle(), resolve(path))))) ?? new Uint8Array();
       const added = typeof content === "string" ? Buffer.from(content) : content;
       await writeBytes(path, Buffer.concat([before, added]));
     },
 
     async deleteFile(path: string, remove?: RemoveOptions) {
+      await writable("deleteFile");
       const mastra = await errors();
       const info = await present(path, remove, mastra.FileNotFoundError);
       if (!info) return;
       if (info.kind === "directory") throw new mastra.IsDirectoryError(path);
-      await (await needs("remove"))(await handle(), resolve(path));
+      await removePath(path);
     },
 
     async copyFile(source: string, destination: string, copy?: CopyOptions) {
+      await writable("copyFile");
       await transfer(source, destination, copy, false);
     },
 
     async moveFile(source: string, destination: string, copy?: CopyOptions) {
+      await writable("moveFile");
       await transfer(source, destination, copy, true);
     },
 
     async mkdir(path: string, mkdir?: { recursive?: boolean }) {
+      await writable("mkdir");
       const mastra = await errors();
       const existing = await lookup(path);
       if (existing?.kind === "directory") return;
@@ -139,18 +169,21 @@ export function createMastraFilesystem<H extends SandboxHandle>(
       if (mkdir?.recursive === false && (await lookup(posix.dirname(resolve(path))))?.kind !== "directory") {
         throw new mastra.DirectoryNotFoundError(posix.dirname(path));
       }
-      await (await needs("mkdir"))(await handle(), resolve(path));
+      const mkdirAt = await needs("mkdir");
+      await about(path, async () => mkdirAt(await handle(), resolve(path)));
     },
 
     async rmdir(path: string, remove?: RemoveOptions) {
+      await writable("rmdir");
       const mastra = await errors();
       const info = await present(path, remove, mastra.DirectoryNotFoundError);
       if (!info) return;
       if (info.kind !== "directory") throw new mastra.NotDirectoryError(path);
-      if (!remove?.recursive && (await (await needs("listDir"))(await handle(), resolve(path))).length > 0) {
+      const listDir = await needs("listDir");
+      if (!remove?.recursive && (await about(path, async () => listDir(await handle(), resolve(path)))).length > 0) {
         throw new mastra.DirectoryNotEmptyError(path);
       }
-      await (await needs("remove"))(await handle(), resolve(path));
+      await removePath(path);
     },
 
     async readdir(path: string, list?: ListOptions) {
@@ -184,9 +217,12 @@ export function createMastraFilesystem<H extends SandboxHandle>(
     try {
       entries = await listDir(await handle(), resolve(path));
     } catch (error) {
-      if (SandportError.hasCode(error, "NOT_FOUND")) throw new mastra.DirectoryNotFoundError(path);
-      if ((await lookup(path)) !== undefined) throw new mastra.NotDirectoryError(path);
-      throw error;
+      if (SandportError.hasCode(error, "NOT_FOUND"))
+        throw toMastraError(mastra, error, path, mastra.DirectoryNotFoundError);
+      // A file in the way; a link the port would not follow leads outside the workspace (PermissionError).
+      const info = await lookup(path);
+      if (info !== undefined && info.kind !== "symlink") throw new mastra.NotDirectoryError(path);
+      throw toMastraError(mastra, error, path, mastra.DirectoryNotFoundError);
     }
     const extensions = list?.extension === undefined ? undefined : [list.extension].flat();
     const result: FileEntry[] = [];
@@ -229,7 +265,7 @@ export function createMastraFilesystem<H extends SandboxHandle>(
       return;
     }
     await writeBytes(destination, await readBytes(source));
-    if (move) await (await needs("remove"))(await handle(), resolve(source));
+    if (move) await removePath(source);
   }
 
   return filesystem;

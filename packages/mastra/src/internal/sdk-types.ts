@@ -20,4 +20,6 @@ export type MastraWorkspaceModule = Pick<
   | "NotDirectoryError"
   | "DirectoryNotEmptyError"
   | "StaleFileError"
+  | "PermissionError"
+  | "WorkspaceReadOnlyError"
 >;
