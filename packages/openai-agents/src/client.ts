@@ -8,6 +8,7 @@ import type {
 import { checkBridgeOptions, keyList, type LaunchSpec, type SandboxHandle, type SandboxRuntime } from "@sandport/core";
 import { loadAgentsSdk } from "./internal/sdk.js";
 import { planManifest, rootedManifest } from "./manifest.js";
+import { persistentEnvironment, restoredEnvironment } from "./persisted-environment.js";
 import { SandportSandboxSession, type SandportSessionState } from "./session.js";
 
 /** What {@link SandportSandboxClient} is built from. */
@@ -72,15 +73,26 @@ export class SandportSandboxClient<H extends SandboxHandle = SandboxHandle>
     await this.runtime.destroy(state.sandbox);
   }
 
-  /** What RunState keeps of a session besides the manifest: the handle and the resolved environment. */
+  /**
+   * What RunState keeps of a session besides the manifest: the handle and the
+   * resolved environment less what the manifest marks ephemeral or draws from
+   * a secret reference, which never reach the serialised state.
+   */
   async serializeSessionState(
     state: SandportSessionState<H>,
     _options?: SandboxSessionSerializationOptions,
   ): Promise<Record<string, unknown>> {
-    return { sandbox: structuredClone(state.sandbox), environment: { ...state.environment } };
+    const sdk = await loadAgentsSdk();
+    return {
+      sandbox: structuredClone(state.sandbox),
+      environment: persistentEnvironment(sdk, state.manifest, state.environment),
+    };
   }
 
-  /** Rebuilds a session state from {@link serializeSessionState}'s record and the manifest RunState kept. */
+  /**
+   * Rebuilds a session state from {@link serializeSessionState}'s record and
+   * the manifest RunState kept; the manifest's secret references are resolved again.
+   */
   async deserializeSessionState(state: Record<string, unknown>): Promise<SandportSessionState<H>> {
     const sdk = await loadAgentsSdk();
     const sandbox = state.sandbox as H | undefined;
@@ -94,7 +106,7 @@ export class SandportSandboxClient<H extends SandboxHandle = SandboxHandle>
       ...state,
       manifest,
       sandbox,
-      environment: { ...((state.environment as Record<string, string> | undefined) ?? {}) },
+      environment: await restoredEnvironment(sdk, manifest, state.environment),
       workspaceReady: true,
     };
   }

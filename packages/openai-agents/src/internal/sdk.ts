@@ -33,6 +33,7 @@ export const loadAgentsSdk: SdkLoader<AgentsSdk> = createSdkLoader<AgentsSdk>({
   ],
   requiredMembers: [
     "Manifest",
+    "isEnvValueReference",
     "SandboxUnsupportedFeatureError",
     "SandboxConfigurationError",
     "SandboxWorkspaceReadNotFoundError",
