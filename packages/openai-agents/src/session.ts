@@ -119,14 +119,14 @@ export class SandportSandboxSession<H extends SandboxHandle = SandboxHandle>
     return args.maxBytes !== undefined && bytes.byteLength > args.maxBytes ? bytes.subarray(0, args.maxBytes) : bytes;
   }
 
-  /** An image file for the model (PNG, JPEG, GIF or WebP, at most 10 MiB). */
+  /** An image file for the model (PNG, JPEG, GIF, WebP, BMP, TIFF or SVG, at most 10 MiB). */
   async viewImage(args: ViewImageArgs): Promise<ToolOutputImage> {
     const sdk = await loadAgentsSdk();
     refuseRunAs(sdk, this.runtime, args.runAs);
     const bytes = await this.#read(sdk, args.path);
     if (bytes.byteLength > MAX_IMAGE_BYTES)
       throw new sdk.SandboxError(`Image file exceeds the 10 MB limit: ${args.path}`);
-    const mediaType = imageMediaType(bytes);
+    const mediaType = imageMediaType(bytes, args.path);
     if (!mediaType) throw new sdk.SandboxError(`Unsupported image format for view_image: ${args.path}`);
     return { type: "image", image: { data: Uint8Array.from(bytes), mediaType } };
   }
