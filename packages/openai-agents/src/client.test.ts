@@ -2,8 +2,8 @@
 // serialised state keeps, and what create() has done before it returns.
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
-import { Manifest } from "@openai/agents-core/sandbox";
-import { localTestRuntime } from "@sandport/testkit/fakes";
+import { dir, file, Manifest, SandboxLifecycleError } from "@openai/agents-core/sandbox";
+import { localTestRuntime, providerDown, RecordingRuntime } from "@sandport/testkit/fakes";
 import { SandportSandboxClient } from "./index.js";
 
 const local = await localTestRuntime("openai-client");
@@ -39,5 +39,52 @@ describe("SandportSandboxClient", () => {
     } finally {
       await sandbox.delete();
     }
+  });
+
+  test("create() writes the manifest and resolves its environment: a command right after it finds both", async () => {
+    const client = new SandportSandboxClient({ runtime: local.runtime });
+    const sandbox = await client.create({
+      manifest: new Manifest({
+        entries: { "src/app.txt": file({ content: "from the manifest" }), "out/": dir() },
+        environment: { MODE: "ready" },
+      }),
+    });
+    try {
+      assert.equal(sandbox.state.workspaceReady, true);
+      const seen = await sandbox.exec({ cmd: 'cat src/app.txt; printf " $MODE "; test -d out && echo out-exists' });
+      assert.equal(seen.output, "from the manifest ready out-exists\n");
+      // start() (the runner calls it) has nothing left to write.
+      await sandbox.start();
+    } finally {
+      await sandbox.delete();
+    }
+  });
+
+  test("a manifest that cannot be written: create() rejects and destroys the sandbox it launched", async () => {
+    const runtime = new RecordingRuntime().fail({ method: "writeFiles", error: providerDown });
+    const client = new SandportSandboxClient({ runtime });
+    await assert.rejects(
+      client.create({ manifest: new Manifest({ entries: { "a.txt": file({ content: "a" }) } }) }),
+      /503 from provider/,
+    );
+    assert.deepEqual(
+      runtime.calls.map((call) => call.method),
+      ["launch", "writeFiles", "destroy"],
+    );
+    assert.equal(runtime.sandboxes.size, 0);
+  });
+
+  test("a manifest that cannot be written and a sandbox that cannot be destroyed: the error names both", async () => {
+    const runtime = new RecordingRuntime()
+      .fail({ method: "writeFiles", error: providerDown })
+      .fail({ method: "destroy", error: () => new Error("destroy refused") });
+    const client = new SandportSandboxClient({ runtime });
+    await assert.rejects(
+      client.create({ manifest: new Manifest({ entries: { "a.txt": file({ content: "a" }) } }) }),
+      (error: unknown) =>
+        error instanceof SandboxLifecycleError &&
+        /503 from provider/.test(error.message) &&
+        /destroy refused/.test(error.message),
+    );
   });
 });

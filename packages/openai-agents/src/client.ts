@@ -7,7 +7,7 @@ import type {
 } from "@openai/agents-core/sandbox";
 import { checkBridgeOptions, keyList, type LaunchSpec, type SandboxHandle, type SandboxRuntime } from "@sandport/core";
 import { loadAgentsSdk } from "./internal/sdk.js";
-import { planManifest, rootedManifest } from "./manifest.js";
+import { applyPlan, planManifest, rootedManifest } from "./manifest.js";
 import { persistentEnvironment, restoredEnvironment } from "./persisted-environment.js";
 import { SandportSandboxSession, type SandportSessionState } from "./session.js";
 
@@ -26,7 +26,8 @@ export const SANDBOX_CLIENT_OPTION_KEYS = keyList<SandportSandboxClientOptions>(
  * An OpenAI Agents `SandboxClient` that launches one Sandport sandbox per
  * session, on any runtime: pass it as `run(agent, input, { sandbox: { client } })`.
  * `create` checks the manifest before launching (entries the port cannot
- * write are refused with `SandboxUnsupportedFeatureError`, nothing launched);
+ * write are refused with `SandboxUnsupportedFeatureError`, nothing launched)
+ * and writes it before returning;
  * `delete` destroys the sandbox; sessions serialise to their handle and
  * `resume` finds the sandbox again by id (needs the runtime's `getById`).
  */
@@ -46,7 +47,13 @@ export class SandportSandboxClient<H extends SandboxHandle = SandboxHandle>
     this.#launch = options.launch ?? {};
   }
 
-  /** Launches a sandbox for a new session. The manifest is written when the session starts. */
+  /**
+   * Launches a sandbox for a new session and writes the manifest into it, as
+   * the framework's own clients do, so the session is ready when this
+   * returns (`start` has nothing left to do). The manifest is checked and its
+   * environment resolved before anything is launched; a manifest that fails
+   * to be written destroys the sandbox before the error is passed on.
+   */
   async create(
     args?: SandboxClientCreateArgs<SandboxClientOptions> | Manifest,
     manifestOptions?: SandboxClientOptions,
@@ -60,11 +67,26 @@ export class SandportSandboxClient<H extends SandboxHandle = SandboxHandle>
       });
     }
     const manifest = rootedManifest(sdk, normalized.manifest, this.runtime.workspaceRoot, this.runtime.provider);
-    planManifest(sdk, this.runtime, manifest);
+    const plan = planManifest(sdk, this.runtime, manifest);
+    const environment = await manifest.resolveEnvironment();
     const sandbox = await this.runtime.launch(this.#launch);
+    try {
+      await applyPlan(this.runtime, sandbox, plan);
+    } catch (error) {
+      // The session never reaches the caller, so nobody else could destroy this sandbox.
+      try {
+        await this.runtime.destroy(sandbox);
+      } catch (destroyError) {
+        throw new sdk.SandboxLifecycleError(
+          `the manifest could not be written and sandbox ${sandbox.id} could not be destroyed: ${messageOf(error)}; destroy: ${messageOf(destroyError)}`,
+          { provider: this.runtime.provider, sandboxId: sandbox.id, cause: error, destroyError },
+        );
+      }
+      throw error;
+    }
     return new SandportSandboxSession({
       runtime: this.runtime,
-      state: { manifest, environment: {}, sandbox, workspaceReady: false },
+      state: { manifest, environment, sandbox, workspaceReady: true },
     });
   }
 
@@ -130,4 +152,8 @@ export class SandportSandboxClient<H extends SandboxHandle = SandboxHandle>
     }
     return new SandportSandboxSession({ runtime: this.runtime, state: { ...state, sandbox } });
   }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
