@@ -7,7 +7,7 @@ import type {
 } from "@openai/agents-core/sandbox";
 import { checkBridgeOptions, keyList, type LaunchSpec, type SandboxHandle, type SandboxRuntime } from "@sandport/core";
 import { loadAgentsSdk } from "./internal/sdk.js";
-import { applyPlan, planManifest, rootedManifest } from "./manifest.js";
+import { applyPlan, checkConcurrencyLimits, planManifest, rootedManifest } from "./manifest.js";
 import { persistentEnvironment, restoredEnvironment } from "./persisted-environment.js";
 import { SandportSandboxSession, type SandportSessionState } from "./session.js";
 
@@ -66,6 +66,7 @@ export class SandportSandboxClient<H extends SandboxHandle = SandboxHandle>
         feature: "snapshot",
       });
     }
+    checkConcurrencyLimits(sdk, this.runtime.provider, normalized.concurrencyLimits);
     const manifest = rootedManifest(sdk, normalized.manifest, this.runtime.workspaceRoot, this.runtime.provider);
     const plan = planManifest(sdk, this.runtime, manifest);
     const environment = await manifest.resolveEnvironment();
