@@ -43,3 +43,24 @@ test("2.5 MB of output nobody read: the report keeps the last 1 MiB characters a
     await sandbox.delete();
   }
 });
+
+test("with a token budget too, the report still says how many characters were dropped", async () => {
+  const sandbox = await new SandportSandboxClient({ runtime: local.runtime }).create({ manifest: new Manifest() });
+  try {
+    const command = `read line; head -c ${TOTAL} /dev/zero | tr '\\0' a; echo END`;
+    const first = await sandbox.exec({ cmd: command, yieldTimeMs: 50 });
+    const reply = await sandbox.writeStdin({
+      sessionId: first.sessionId as number,
+      chars: "\n",
+      yieldTimeMs: 30_000,
+      maxOutputTokens: 20,
+    });
+    assert.match(reply, /Process exited with code 0/);
+    const output = reply.slice(reply.indexOf("Output:\n") + "Output:\n".length);
+    assert.match(output, DROPPED, "the drop notice leads the output, whole");
+    assert.ok(output.length < 2_000);
+    assert.ok(output.endsWith("END\n"), "the newest output is still what ends it");
+  } finally {
+    await sandbox.delete();
+  }
+});
