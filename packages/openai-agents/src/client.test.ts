@@ -60,6 +60,24 @@ describe("SandportSandboxClient", () => {
     }
   });
 
+  test("a manifest file without permissions gets the framework's default mode, 0755: a script runs as it is", async () => {
+    const client = new SandportSandboxClient({ runtime: local.runtime });
+    const sandbox = await client.create({
+      manifest: new Manifest({
+        entries: {
+          "bin/run.sh": file({ content: "#!/bin/sh\necho ran\n" }),
+          "private.txt": file({ content: "p", permissions: { owner: 6, group: 0, other: 0 } }),
+        },
+      }),
+    });
+    try {
+      const seen = await sandbox.exec({ cmd: "stat -c %a bin/run.sh private.txt; ./bin/run.sh" });
+      assert.equal(seen.output, "755\n600\nran\n");
+    } finally {
+      await sandbox.delete();
+    }
+  });
+
   test("a manifest that cannot be written: create() rejects and destroys the sandbox it launched", async () => {
     const runtime = new RecordingRuntime().fail({ method: "writeFiles", error: providerDown });
     const client = new SandportSandboxClient({ runtime });

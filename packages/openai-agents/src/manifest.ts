@@ -8,8 +8,6 @@ export interface ManifestPlan {
   readonly directories: string[];
 }
 
-const DEFAULT_FILE_MODE = 0o644;
-
 /**
  * Plans the writes for `entries` placed under `prefix` (workspace-relative),
  * refusing, before anything is written, what the port cannot do faithfully:
@@ -32,10 +30,8 @@ export function planEntries(
       });
     if (entry.group !== undefined) throw refuse("entry groups (ownership) are not part of the Sandport port");
     if (entry.type === "file") {
-      const mode =
-        entry.permissions === undefined
-          ? DEFAULT_FILE_MODE
-          : sdk.permissionsForSandboxEntry(entry.permissions).toMode() & 0o7777;
+      // Without permissions, the framework's default for an entry: 0755 (its sandboxes write scripts runnable).
+      const mode = sdk.permissionsForSandboxEntry(entry.permissions).toMode() & 0o7777;
       plan.files.push({ path: logicalPath, content: entry.content, mode });
     } else if (entry.type === "dir") {
       if (entry.permissions !== undefined) throw refuse("directory permissions cannot be set through the port");
