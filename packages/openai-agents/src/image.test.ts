@@ -3,7 +3,8 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { gzipSync } from "node:zlib";
-import { Manifest } from "@openai/agents-core/sandbox";
+import { UserError } from "@openai/agents-core";
+import { dir, Manifest } from "@openai/agents-core/sandbox";
 import { localTestRuntime } from "@sandport/testkit/fakes";
 import { SandportSandboxClient } from "./index.js";
 
@@ -46,6 +47,19 @@ test("view_image shows SVG (by content or a .svg/.svgz name), BMP and TIFF; othe
       sandbox.viewImage({ path: "notes.txt" }),
       /Unsupported image format for view_image: notes\.txt/,
     );
+  } finally {
+    await sandbox.delete();
+  }
+});
+
+test("view_image words a missing path and a directory as the framework's sandboxes do", async () => {
+  const sandbox = await new SandportSandboxClient({ runtime: local.runtime }).create({
+    manifest: new Manifest({ entries: { pictures: dir() } }),
+  });
+  try {
+    const refused = (message: string) => (error: unknown) => error instanceof UserError && error.message === message;
+    await assert.rejects(sandbox.viewImage({ path: "missing.png" }), refused("Image file not found: missing.png"));
+    await assert.rejects(sandbox.viewImage({ path: "pictures" }), refused("Image path is not a file: pictures"));
   } finally {
     await sandbox.delete();
   }
