@@ -7,7 +7,8 @@ import type {
 } from "@openai/agents-core/sandbox";
 import { checkBridgeOptions, keyList, type LaunchSpec, type SandboxHandle, type SandboxRuntime } from "@sandport/core";
 import { loadAgentsSdk } from "./internal/sdk.js";
-import { planManifest, rootedManifest } from "./manifest.js";
+import { applyPlan, checkConcurrencyLimits, planManifest, rootedManifest } from "./manifest.js";
+import { persistentEnvironment, restoredEnvironment } from "./persisted-environment.js";
 import { SandportSandboxSession, type SandportSessionState } from "./session.js";
 
 /** What {@link SandportSandboxClient} is built from. */
@@ -25,7 +26,8 @@ export const SANDBOX_CLIENT_OPTION_KEYS = keyList<SandportSandboxClientOptions>(
  * An OpenAI Agents `SandboxClient` that launches one Sandport sandbox per
  * session, on any runtime: pass it as `run(agent, input, { sandbox: { client } })`.
  * `create` checks the manifest before launching (entries the port cannot
- * write are refused with `SandboxUnsupportedFeatureError`, nothing launched);
+ * write are refused with `SandboxUnsupportedFeatureError`, nothing launched)
+ * and writes it before returning;
  * `delete` destroys the sandbox; sessions serialise to their handle and
  * `resume` finds the sandbox again by id (needs the runtime's `getById`).
  */
@@ -45,7 +47,13 @@ export class SandportSandboxClient<H extends SandboxHandle = SandboxHandle>
     this.#launch = options.launch ?? {};
   }
 
-  /** Launches a sandbox for a new session. The manifest is written when the session starts. */
+  /**
+   * Launches a sandbox for a new session and writes the manifest into it, as
+   * the framework's own clients do, so the session is ready when this
+   * returns (`start` has nothing left to do). The manifest is checked and its
+   * environment resolved before anything is launched; a manifest that fails
+   * to be written destroys the sandbox before the error is passed on.
+   */
   async create(
     args?: SandboxClientCreateArgs<SandboxClientOptions> | Manifest,
     manifestOptions?: SandboxClientOptions,
@@ -58,12 +66,28 @@ export class SandportSandboxClient<H extends SandboxHandle = SandboxHandle>
         feature: "snapshot",
       });
     }
+    checkConcurrencyLimits(sdk, this.runtime.provider, normalized.concurrencyLimits);
     const manifest = rootedManifest(sdk, normalized.manifest, this.runtime.workspaceRoot, this.runtime.provider);
-    planManifest(sdk, this.runtime, manifest);
+    const plan = planManifest(sdk, this.runtime, manifest);
+    const environment = await manifest.resolveEnvironment();
     const sandbox = await this.runtime.launch(this.#launch);
+    try {
+      await applyPlan(this.runtime, sandbox, plan);
+    } catch (error) {
+      // The session never reaches the caller, so nobody else could destroy this sandbox.
+      try {
+        await this.runtime.destroy(sandbox);
+      } catch (destroyError) {
+        throw new sdk.SandboxLifecycleError(
+          `the manifest could not be written and sandbox ${sandbox.id} could not be destroyed: ${messageOf(error)}; destroy: ${messageOf(destroyError)}`,
+          { provider: this.runtime.provider, sandboxId: sandbox.id, cause: error, destroyError },
+        );
+      }
+      throw error;
+    }
     return new SandportSandboxSession({
       runtime: this.runtime,
-      state: { manifest, environment: {}, sandbox, workspaceReady: false },
+      state: { manifest, environment, sandbox, workspaceReady: true },
     });
   }
 
@@ -72,15 +96,26 @@ export class SandportSandboxClient<H extends SandboxHandle = SandboxHandle>
     await this.runtime.destroy(state.sandbox);
   }
 
-  /** What RunState keeps of a session besides the manifest: the handle and the resolved environment. */
+  /**
+   * What RunState keeps of a session besides the manifest: the handle and the
+   * resolved environment less what the manifest marks ephemeral or draws from
+   * a secret reference, which never reach the serialised state.
+   */
   async serializeSessionState(
     state: SandportSessionState<H>,
     _options?: SandboxSessionSerializationOptions,
   ): Promise<Record<string, unknown>> {
-    return { sandbox: structuredClone(state.sandbox), environment: { ...state.environment } };
+    const sdk = await loadAgentsSdk();
+    return {
+      sandbox: structuredClone(state.sandbox),
+      environment: persistentEnvironment(sdk, state.manifest, state.environment),
+    };
   }
 
-  /** Rebuilds a session state from {@link serializeSessionState}'s record and the manifest RunState kept. */
+  /**
+   * Rebuilds a session state from {@link serializeSessionState}'s record and
+   * the manifest RunState kept; the manifest's secret references are resolved again.
+   */
   async deserializeSessionState(state: Record<string, unknown>): Promise<SandportSessionState<H>> {
     const sdk = await loadAgentsSdk();
     const sandbox = state.sandbox as H | undefined;
@@ -94,7 +129,7 @@ export class SandportSandboxClient<H extends SandboxHandle = SandboxHandle>
       ...state,
       manifest,
       sandbox,
-      environment: { ...((state.environment as Record<string, string> | undefined) ?? {}) },
+      environment: await restoredEnvironment(sdk, manifest, state.environment),
       workspaceReady: true,
     };
   }
@@ -118,4 +153,8 @@ export class SandportSandboxClient<H extends SandboxHandle = SandboxHandle>
     }
     return new SandportSandboxSession({ runtime: this.runtime, state: { ...state, sandbox } });
   }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -1,5 +1,5 @@
 import type { ApplyPatchOperation, ApplyPatchResult, Editor } from "@openai/agents-core";
-import { type SandboxHandle, type SandboxRuntime, SandportError } from "@sandport/core";
+import { type SandboxHandle, type SandboxRuntime, SandportError, whenFound } from "@sandport/core";
 import { type AgentsSdk, loadAgentsSdk } from "./internal/sdk.js";
 import { refuseRunAs } from "./run-as.js";
 
@@ -30,10 +30,16 @@ export class SandportEditor<H extends SandboxHandle> implements Editor {
     return sdk;
   }
 
-  /** Creates (or overwrites) a file from a create-mode diff. */
+  /**
+   * Creates a file from a create-mode diff. Something already at the path (a
+   * file or a directory) is refused with the framework's `UserError`, as its
+   * own editors refuse it: `create_file` never overwrites.
+   */
   async createFile(operation: Operation<"create_file">): Promise<ApplyPatchResult> {
     const sdk = await this.#sdk();
     const content = applyOrRefuse(sdk, "", operation.diff, "create", operation.path);
+    if (await this.#exists(operation.path))
+      throw new sdk.UserError(`Cannot create file because it already exists: ${operation.path}`);
     await this.#runtime.writeFiles(this.#handle, [{ path: operation.path, content }]);
     return { status: "completed", output: `Created ${operation.path}` };
   }
@@ -71,6 +77,14 @@ export class SandportEditor<H extends SandboxHandle> implements Editor {
       );
     }
     return remove;
+  }
+
+  /** Whether anything is at `path`: the runtime's `stat` where it has one, else a read that finds it or not. */
+  async #exists(path: string): Promise<boolean> {
+    const stat = this.#runtime.stat;
+    if (typeof stat === "function")
+      return (await whenFound(stat.call(this.#runtime, this.#handle, path))) !== undefined;
+    return (await whenFound(this.#runtime.readFile(this.#handle, path))) !== undefined;
   }
 
   async #readText(sdk: AgentsSdk, path: string): Promise<string> {

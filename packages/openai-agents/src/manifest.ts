@@ -8,8 +8,6 @@ export interface ManifestPlan {
   readonly directories: string[];
 }
 
-const DEFAULT_FILE_MODE = 0o644;
-
 /**
  * Plans the writes for `entries` placed under `prefix` (workspace-relative),
  * refusing, before anything is written, what the port cannot do faithfully:
@@ -32,10 +30,8 @@ export function planEntries(
       });
     if (entry.group !== undefined) throw refuse("entry groups (ownership) are not part of the Sandport port");
     if (entry.type === "file") {
-      const mode =
-        entry.permissions === undefined
-          ? DEFAULT_FILE_MODE
-          : sdk.permissionsForSandboxEntry(entry.permissions).toMode() & 0o7777;
+      // Without permissions, the framework's default for an entry: 0755 (its sandboxes write scripts runnable).
+      const mode = sdk.permissionsForSandboxEntry(entry.permissions).toMode() & 0o7777;
       plan.files.push({ path: logicalPath, content: entry.content, mode });
     } else if (entry.type === "dir") {
       if (entry.permissions !== undefined) throw refuse("directory permissions cannot be set through the port");
@@ -51,10 +47,14 @@ export function planEntries(
   return plan;
 }
 
-/** Plans a whole manifest (see {@link planEntries}); also refuses manifest users and groups. */
+/**
+ * Plans a whole manifest (see {@link planEntries}); also refuses manifest
+ * users and groups, and the path grants the port cannot honour (see
+ * {@link refuseUnreachableGrants}).
+ */
 export function planManifest(
   sdk: AgentsSdk,
-  runtime: Pick<SandboxRuntime, "provider" | "mkdir">,
+  runtime: Pick<SandboxRuntime, "provider" | "mkdir" | "workspaceRoot">,
   manifest: Manifest,
 ): ManifestPlan {
   if (manifest.users.length > 0 || manifest.groups.length > 0) {
@@ -62,7 +62,61 @@ export function planManifest(
       provider: runtime.provider,
     });
   }
+  refuseUnreachableGrants(sdk, runtime, manifest);
   return planEntries(sdk, runtime, manifest.iterEntries());
+}
+
+/**
+ * Refuses `extraPathGrants` the port cannot honour, with the framework's
+ * unsupported-feature error: a grant with a `hostPath` (a host directory
+ * shown at another path: the host is not the sandbox, as the framework's
+ * UnixLocal client also refuses), and a grant of a path outside the
+ * workspace root (the port's file calls reach only the workspace, so the file
+ * tools could not use it). A grant inside the workspace needs nothing.
+ */
+function refuseUnreachableGrants(
+  sdk: AgentsSdk,
+  runtime: Pick<SandboxRuntime, "provider" | "workspaceRoot">,
+  manifest: Manifest,
+): void {
+  for (const grant of manifest.extraPathGrants) {
+    if (grant.hostPath !== undefined) {
+      throw new sdk.SandboxUnsupportedFeatureError(
+        `Sandport sandboxes cannot grant ${grant.path} from host path ${grant.hostPath}: the host is not the sandbox`,
+        { provider: runtime.provider, feature: "manifest.extraPathGrants.hostPath", path: grant.path },
+      );
+    }
+    const root = runtime.workspaceRoot.replace(/\/+$/, "");
+    if (grant.path !== root && !grant.path.startsWith(`${root}/`)) {
+      throw new sdk.SandboxUnsupportedFeatureError(
+        `Sandport sandboxes cannot grant ${grant.path}: the port's file calls reach only the workspace ${root}`,
+        { provider: runtime.provider, feature: "manifest.extraPathGrants", path: grant.path },
+      );
+    }
+  }
+}
+
+/** The framework's `SandboxConcurrencyLimits`: how many manifest entries and `local_dir` files are written at once. */
+export interface ConcurrencyLimits {
+  readonly manifestEntries?: number;
+  readonly localDirFiles?: number;
+}
+
+/**
+ * Refuses invalid concurrency limits (each given limit must be a finite
+ * number of at least 1, the framework's own rule) with the framework's
+ * unsupported-feature error. Valid limits need nothing: the bridge writes a
+ * manifest's files in one `writeFiles` call, one write in flight.
+ */
+export function checkConcurrencyLimits(sdk: AgentsSdk, provider: string, limits: ConcurrencyLimits | undefined): void {
+  for (const [name, value] of Object.entries(limits ?? {})) {
+    if (name !== "manifestEntries" && name !== "localDirFiles") continue;
+    if (value === undefined || (typeof value === "number" && Number.isFinite(value) && value >= 1)) continue;
+    throw new sdk.SandboxUnsupportedFeatureError(
+      `Sandbox concurrency limits must be positive numbers: concurrencyLimits.${name} is ${String(value)}`,
+      { provider, feature: "concurrencyLimits", [name]: value },
+    );
+  }
 }
 
 /** Writes a plan: every file in one `writeFiles` call, then the empty directories. */

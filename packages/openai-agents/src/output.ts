@@ -15,10 +15,15 @@ export type CommandEnding =
 /** Characters per token the token budget is counted in (the framework's tools count the same way: roughly). */
 const CHARACTERS_PER_TOKEN = 4;
 
+/** The line a running command's report starts with when output nobody read was dropped (see `BoundedText`). */
+const DROPPED_NOTICE = /^\[\.\.\.\d+ characters truncated from process output\.\.\.\]\n/;
+
 /**
  * Keeps at most `maxOutputTokens` tokens (counted as 4 characters each) of
- * `text`: its head and its tail around a marker. Returns the original token
- * count when something was cut.
+ * `text`: its head and its tail around a marker. A leading notice of dropped
+ * output is kept whole when it fits the budget, as the framework's own
+ * truncation keeps it, so the model still learns that output was lost.
+ * Returns the original token count when something was cut.
  */
 export function truncateToTokens(
   text: string,
@@ -28,10 +33,14 @@ export function truncateToTokens(
   const budget = maxOutputTokens * CHARACTERS_PER_TOKEN;
   if (text.length <= budget) return { text };
   const originalTokenCount = Math.ceil(text.length / CHARACTERS_PER_TOKEN);
-  const head = text.slice(0, Math.floor(budget / 2));
-  const tail = text.slice(text.length - Math.ceil(budget / 2));
+  const found = DROPPED_NOTICE.exec(text)?.[0] ?? "";
+  const notice = found.length <= budget ? found : "";
+  const body = text.slice(notice.length);
+  const bodyBudget = budget - notice.length;
+  const head = body.slice(0, Math.floor(bodyBudget / 2));
+  const tail = body.slice(body.length - Math.ceil(bodyBudget / 2));
   const cut = originalTokenCount - maxOutputTokens;
-  return { text: `${head}\n…${cut} tokens truncated…\n${tail}`, originalTokenCount };
+  return { text: `${notice}${head}\n…${cut} tokens truncated…\n${tail}`, originalTokenCount };
 }
 
 /**

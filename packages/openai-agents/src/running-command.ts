@@ -1,15 +1,29 @@
 import type { ExecResult, SandboxProcess } from "@sandport/core";
+import { BoundedText } from "./bounded-text.js";
 import type { CommandOutput } from "./output.js";
+
+/**
+ * The most characters of each stream (and of both, interleaved) a running
+ * command keeps between two reports: the framework's UnixLocal sandbox keeps
+ * as many (1 MiB characters). Older ones are dropped and counted.
+ */
+export const MAX_UNREAD_OUTPUT_CHARS = 1024 * 1024;
 
 /**
  * A command started with the runtime's `spawn`, which the model may come back
  * to (`write_stdin`) while it runs. Its events are drained as they arrive; the
- * output not yet reported is kept until {@link take}.
+ * output not yet reported is kept until {@link take}, at most
+ * {@link MAX_UNREAD_OUTPUT_CHARS} characters of each stream: a command that
+ * prints faster than the model polls cannot fill the host's memory.
  */
 export class RunningCommand {
   /** The spawned process (stdin open). */
   readonly process: SandboxProcess;
-  #pending = { output: "", stdout: "", stderr: "" };
+  readonly #pending = {
+    output: new BoundedText(MAX_UNREAD_OUTPUT_CHARS),
+    stdout: new BoundedText(MAX_UNREAD_OUTPUT_CHARS),
+    stderr: new BoundedText(MAX_UNREAD_OUTPUT_CHARS),
+  };
   #result: ExecResult | undefined;
   #failure: unknown;
   readonly #drained: Promise<void>;
@@ -24,8 +38,8 @@ export class RunningCommand {
   async #drain(): Promise<void> {
     for await (const event of this.process.events) {
       if (event.type === "stdout" || event.type === "stderr") {
-        this.#pending.output += event.data;
-        this.#pending[event.type] += event.data;
+        this.#pending.output.append(event.data);
+        this.#pending[event.type].append(event.data);
       } else if (event.type === "exited") {
         this.#result = event.result;
       }
@@ -54,10 +68,12 @@ export class RunningCommand {
     if (this.#failure !== undefined) throw this.#failure;
   }
 
-  /** The output since the last call. */
+  /** The output since the last call (each stream behind a line counting what it dropped, if it dropped any). */
   take(): CommandOutput {
-    const taken = this.#pending;
-    this.#pending = { output: "", stdout: "", stderr: "" };
-    return taken;
+    return {
+      output: this.#pending.output.take(),
+      stdout: this.#pending.stdout.take(),
+      stderr: this.#pending.stderr.take(),
+    };
   }
 }

@@ -3,10 +3,11 @@
 // against a real LocalRuntime.
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
-import { run, setTracingDisabled } from "@openai/agents-core";
+import { run, setTracingDisabled, tool } from "@openai/agents-core";
 import { file, filesystem, Manifest, SandboxAgent, shell } from "@openai/agents-core/sandbox";
 import { assistantMessage, functionCall, ScriptedModel } from "@openai/agents-core/testing";
 import { localTestRuntime, namespacesSkipReason } from "@sandport/testkit/fakes";
+import { z } from "zod";
 import { SandportSandboxClient } from "./index.js";
 
 /** Why the tests that assert what only a namespaced sandbox shows (its `/workspace`, its loopback) skip here, if they do. */
@@ -68,5 +69,42 @@ describe(`SandboxAgent on a LocalRuntime (isolation: ${local.isolation})`, () =>
     assert.match(failed ?? "", /Process exited with code 3/);
     // The runner owned the session, so the sandbox is gone after the run.
     assert.deepEqual(await local.runtime.findByLabels({ test: "openai-run" }), []);
+  });
+
+  test("a run paused for approval: its RunState keeps the session, with no ephemeral environment value", async () => {
+    const deploy = tool({
+      name: "deploy",
+      description: "Deploys the build.",
+      parameters: z.object({}),
+      needsApproval: true,
+      execute: async () => "deployed",
+    });
+    const agent = new SandboxAgent({
+      name: "deployer",
+      model: new ScriptedModel([
+        [functionCall("exec_command", { cmd: 'test -n "$API_TOKEN" && echo token-set' }, { callId: "check" })],
+        [functionCall("deploy", {}, { callId: "deploy" })],
+        [assistantMessage("deployed")],
+      ]),
+      instructions: "Deploy.",
+      tools: [deploy],
+      capabilities: [shell()],
+      defaultManifest: new Manifest({
+        environment: { PUBLIC_NAME: "visible-value", API_TOKEN: { value: "secret-token-value", ephemeral: true } },
+      }),
+    });
+    const client = new SandportSandboxClient({ runtime: local.runtime, launch: { labels: { test: "openai-paused" } } });
+    const result = await run(agent, "deploy", { sandbox: { client } });
+    try {
+      assert.equal(result.interruptions.length, 1);
+      const persisted = result.state.toString();
+      // The command saw the token; the state the caller stores keeps the session but never the token.
+      assert.match(persisted, /token-set/);
+      assert.match(persisted, /"PUBLIC_NAME":"visible-value"/);
+      assert.doesNotMatch(persisted, /secret-token-value/);
+    } finally {
+      for (const sandbox of await local.runtime.findByLabels({ test: "openai-paused" }))
+        await local.runtime.destroy(sandbox);
+    }
   });
 });

@@ -132,6 +132,36 @@ describe("refusals come before anything starts", () => {
     assert.deepEqual(runtime.calls, []);
   });
 
+  test("manifest path grants the port cannot honour, and invalid concurrency limits: nothing is launched", async () => {
+    const runtime = new RecordingRuntime();
+    const client = new SandportSandboxClient({ runtime });
+    const unsupported = (feature: string) => (error: unknown) =>
+      error instanceof SandboxUnsupportedFeatureError &&
+      error.code === "unsupported_feature" &&
+      (error.details as { feature?: string } | undefined)?.feature === feature;
+    const grant = (extraPathGrants: ConstructorParameters<typeof Manifest>[0]) =>
+      client.create({ manifest: new Manifest(extraPathGrants) });
+    await assert.rejects(
+      grant({ extraPathGrants: [{ path: "/data", hostPath: "/srv/data" }] }),
+      unsupported("manifest.extraPathGrants.hostPath"),
+    );
+    await assert.rejects(grant({ extraPathGrants: [{ path: "/opt/tools" }] }), unsupported("manifest.extraPathGrants"));
+    for (const concurrencyLimits of [{ manifestEntries: 0 }, { localDirFiles: Number.NaN }, { manifestEntries: -2 }]) {
+      await assert.rejects(
+        client.create({ manifest: new Manifest(), concurrencyLimits }),
+        (error: unknown) =>
+          unsupported("concurrencyLimits")(error) && /concurrency limits must be positive numbers/.test(String(error)),
+      );
+    }
+    assert.deepEqual(runtime.calls, []);
+    // What the port can honour is accepted: a grant inside the workspace, valid limits (one write at a time).
+    const sandbox = await client.create({
+      manifest: new Manifest({ extraPathGrants: [{ path: `${runtime.workspaceRoot}/cache`, readOnly: true }] }),
+      concurrencyLimits: { manifestEntries: 2, localDirFiles: 1 },
+    });
+    await sandbox.delete();
+  });
+
   test("a runtime without spawn offers no write_stdin and runs commands to completion", async () => {
     const runtime = withoutMethods(local.runtime, ["spawn"]);
     const sandbox = await new SandportSandboxClient({ runtime }).create();

@@ -119,14 +119,21 @@ export class SandportSandboxSession<H extends SandboxHandle = SandboxHandle>
     return args.maxBytes !== undefined && bytes.byteLength > args.maxBytes ? bytes.subarray(0, args.maxBytes) : bytes;
   }
 
-  /** An image file for the model (PNG, JPEG, GIF or WebP, at most 10 MiB). */
+  /**
+   * An image file for the model (PNG, JPEG, GIF, WebP, BMP, TIFF or SVG, at
+   * most 10 MiB). A missing path and (where the runtime has `stat`) a
+   * directory are refused in the framework's own sandboxes' words: "Image file
+   * not found" (`SandboxWorkspaceReadNotFoundError`), "Image path is not a file".
+   */
   async viewImage(args: ViewImageArgs): Promise<ToolOutputImage> {
     const sdk = await loadAgentsSdk();
     refuseRunAs(sdk, this.runtime, args.runAs);
-    const bytes = await this.#read(sdk, args.path);
+    if (typeof this.runtime.stat === "function" && (await this.#stat(args.path, undefined)) === "directory")
+      throw new sdk.SandboxError(`Image path is not a file: ${args.path}`);
+    const bytes = await this.#read(sdk, args.path, `Image file not found: ${args.path}`);
     if (bytes.byteLength > MAX_IMAGE_BYTES)
       throw new sdk.SandboxError(`Image file exceeds the 10 MB limit: ${args.path}`);
-    const mediaType = imageMediaType(bytes);
+    const mediaType = imageMediaType(bytes, args.path);
     if (!mediaType) throw new sdk.SandboxError(`Unsupported image format for view_image: ${args.path}`);
     return { type: "image", image: { data: Uint8Array.from(bytes), mediaType } };
   }
@@ -192,12 +199,12 @@ export class SandportSandboxSession<H extends SandboxHandle = SandboxHandle>
     this.state.environment = { ...this.state.environment, ...environment };
   }
 
-  async #read(sdk: AgentsSdk, path: string): Promise<Uint8Array> {
+  async #read(sdk: AgentsSdk, path: string, notFound = `no file ${path}`): Promise<Uint8Array> {
     try {
       return await this.runtime.readFile(this.state.sandbox, path);
     } catch (error) {
       if (SandportError.hasCode(error, "NOT_FOUND"))
-        throw new sdk.SandboxWorkspaceReadNotFoundError(`no file ${path}`, { path, cause: error });
+        throw new sdk.SandboxWorkspaceReadNotFoundError(notFound, { path, cause: error });
       throw error;
     }
   }

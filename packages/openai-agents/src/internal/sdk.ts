@@ -5,9 +5,11 @@ import { createSdkLoader, type SdkLoader } from "@sandport/core/adapter";
 /**
  * The slice of `@openai/agents-core` the bridge uses at run time: the sandbox
  * module (its error classes, `Manifest`, argument normalisation) plus the root
- * module's V4A `applyDiff`, which the editor applies patches with.
+ * module's V4A `applyDiff`, which the editor applies patches with, and its
+ * `UserError`, which the framework's editors refuse a `create_file` over an
+ * existing path with.
  */
-export type AgentsSdk = typeof AgentsSandbox & Pick<typeof AgentsCore, "applyDiff">;
+export type AgentsSdk = typeof AgentsSandbox & Pick<typeof AgentsCore, "applyDiff" | "UserError">;
 
 /**
  * The loader of `@openai/agents-core`, the only run-time import of it in the
@@ -27,12 +29,13 @@ export const loadAgentsSdk: SdkLoader<AgentsSdk> = createSdkLoader<AgentsSdk>({
           import("@openai/agents-core/sandbox"),
           import("@openai/agents-core"),
         ]);
-        return { ...sandbox, applyDiff: core.applyDiff };
+        return { ...sandbox, applyDiff: core.applyDiff, UserError: core.UserError };
       },
     },
   ],
   requiredMembers: [
     "Manifest",
+    "isEnvValueReference",
     "SandboxUnsupportedFeatureError",
     "SandboxConfigurationError",
     "SandboxWorkspaceReadNotFoundError",
@@ -46,5 +49,6 @@ export const loadAgentsSdk: SdkLoader<AgentsSdk> = createSdkLoader<AgentsSdk>({
     "SandboxError",
     "SandboxLifecycleError",
     "applyDiff",
+    "UserError",
   ],
 });
