@@ -117,15 +117,20 @@ describe("the process manager", () => {
     const sandbox = await createMastraSandbox({ runtime: withoutMethods(local.runtime, ["spawn"]) });
     try {
       const seen: string[] = [];
-      const handle = await sandbox.processes!.spawn("echo one; sleep 0.3; echo two; exit 3", {
-        onStdout: (data) => seen.push(data),
-      });
+      // The command waits for a file only a second command writes, once the first line has arrived.
+      const handle = await sandbox.processes!.spawn(
+        "echo one; until [ -e go ]; do sleep 0.05; done; echo two; exit 3",
+        {
+          onStdout: (data) => seen.push(data),
+        },
+      );
       await assert.rejects(handle.sendStdin("x"), SandboxUnsupportedFeatureError);
       await assert.rejects(handle.kill(), SandboxUnsupportedFeatureError);
+      await waitFor(() => seen.join("") === "one\n", { what: "the first line while the command runs" });
+      assert.equal((await (await sandbox.processes!.spawn("touch go")).wait()).exitCode, 0);
       const result = await handle.wait();
       assert.deepEqual([result.exitCode, result.stdout, handle.exitCode], [3, "one\ntwo\n", 3]);
       assert.equal(seen.join(""), "one\ntwo\n");
-      assert.ok(seen.length >= 2, "output arrived while the command ran");
     } finally {
       await sandbox.destroy?.();
     }
