@@ -1,10 +1,10 @@
-import { type OpOptions, retry, SandportError } from "@sandport/core";
+import { type OpOptions, SandportError } from "@sandport/core";
 import { type CallBudget, createCallBudget, destroyVerified, sandboxNotFound } from "@sandport/core/adapter";
 import { type DaytonaContext, seconds } from "./context.js";
 import { isNotFound, mapDaytonaError, statusOf } from "./errors.js";
 import { PROVIDER } from "./handle.js";
 import type { DaytonaSandbox, DaytonaSandboxRecord } from "./internal/sdk-types.js";
-import { runScript } from "./run-script.js";
+import { absentAs, repeatable, runScript } from "./run-script.js";
 
 /**
  * Retries of a delete: it is idempotent, and Daytona refuses one (400/409)
@@ -41,31 +41,12 @@ export function destroy(context: DaytonaContext, handle: unknown, op?: OpOptions
  */
 export async function deleteSandbox(context: DaytonaContext, sandboxId: string, budget: CallBudget): Promise<boolean> {
   const api = await context.api();
-  const site = { operation: "destroy", sandboxId };
-  let found: boolean;
-  try {
-    await retry(
-      async () => {
-        try {
-          await api.deleteSandbox(sandboxId, undefined, context.requestOptions(budget));
-        } catch (error) {
-          throw mapDaytonaError(error, site);
-        }
-      },
-      {
-        policy: DELETE_RETRY,
-        isRetryable: (error) => {
-          const status = statusOf(error);
-          return status === 400 || status === 409 || (error as { retryable?: unknown }).retryable === true;
-        },
-        ...(budget.signal ? { signal: budget.signal } : {}),
-      },
-    );
-    found = true;
-  } catch (error) {
-    if (!isNotFound(error)) throw error;
-    found = false;
-  }
+  const request = () => api.deleteSandbox(sandboxId, undefined, context.requestOptions(budget));
+  const retryAlso = (error: SandportError) => statusOf(error) === 400 || statusOf(error) === 409;
+  const found = await repeatable(budget, { operation: "destroy", sandboxId }, request, {
+    policy: DELETE_RETRY,
+    retryAlso,
+  }).then(() => true, absentAs(false, isNotFound));
   context.forget(sandboxId, { keepOwnership: found });
   return found;
 }
