@@ -11,7 +11,6 @@ import {
   validateCommandRef,
 } from "@sandport/core";
 import {
-  type AsyncCommandEnd,
   asyncCommandLogs,
   asyncCommandStatus,
   asyncOutputCapScript,
@@ -137,6 +136,9 @@ export function commandLogs(
   });
 }
 
+/** How a command ended, or `"running"`: what the kit's result rules take. */
+type End = Parameters<typeof asyncCommandStatus>[0];
+
 /** A repeatable request of `commandStatus` / `commandLogs` (`path`: the file it reads). */
 type Read = <T>(work: () => Promise<T>, path?: string) => Promise<T>;
 
@@ -152,7 +154,7 @@ async function onCommand<T>(
   ref: CommandRef,
   op: OpOptions | undefined,
   operation: "commandStatus" | "commandLogs",
-  work: (sandbox: DaytonaSandbox, read: Read, end: AsyncCommandEnd | "running", record?: RunRecord) => Promise<T>,
+  work: (sandbox: DaytonaSandbox, read: Read, end: End, record?: RunRecord) => Promise<T>,
 ): Promise<T> {
   const valid = validateCommandRef(ref, PROVIDER);
   const records = recordsOf(context.options.commandStateDirectory, valid.sessionId);
