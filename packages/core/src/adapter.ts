@@ -98,6 +98,7 @@ export type { SpawnOptions, VendorStdin } from "./adapter/spawned-process.js";
 export { SpawnedProcess, spawnCommand } from "./adapter/spawned-process.js";
 export type { CommandDefaultOptions, PlannedCommand, ValidCommand } from "./adapter/valid-command.js";
 export { validCommand } from "./adapter/valid-command.js";
+export { whenAbsent } from "./adapter/when-absent.js";
 export type { AsyncOutputCapInput, RunRecord } from "./shell/async-output-cap.js";
 export { asyncOutputCapScript, OUTPUT_CAP_EXIT, parseRunRecord } from "./shell/async-output-cap.js";
 export type { AsyncScriptInput, ExitRecord, SessionFiles, StartRecord } from "./shell/async-script.js";

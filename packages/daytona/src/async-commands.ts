@@ -19,6 +19,7 @@ import {
   OutputCollector,
   parseRunRecord,
   type RunRecord,
+  whenAbsent,
 } from "@sandport/core/adapter";
 import { planCommand, refusedOnly } from "./command-plan.js";
 import { WATCHDOG_EXIT } from "./command-scripts.js";
@@ -26,7 +27,7 @@ import { type DaytonaContext, seconds } from "./context.js";
 import { isNotFound, statusOf } from "./errors.js";
 import { PROVIDER } from "./handle.js";
 import type { DaytonaSandbox } from "./internal/sdk-types.js";
-import { absentAs, repeatable } from "./run-script.js";
+import { repeatable } from "./run-script.js";
 import { sendToSession } from "./session-run.js";
 
 /** How long a start that found its session already created waits for the creator's command to appear. */
@@ -82,7 +83,7 @@ export async function startCommand(
     const { session } = records;
     const created = await retry(() => sandbox.process.createSession(session), refusedOnly(call.signal)).then(
       () => true,
-      absentAs(false, (error) => statusOf(error) === 409),
+      whenAbsent((error) => statusOf(error) === 409, false),
     );
     const existing = created ? undefined : await firstCommand(sandbox, session, call, CLAIM_WAIT_MS);
     if (existing) return { sessionId, commandId: existing };
@@ -165,7 +166,7 @@ async function onCommand<T>(
     const text = (path: string) =>
       read(() => sandbox.fs.downloadFile(path, seconds(call.remainingMs())), path).then(
         (content) => content.toString("utf8"),
-        absentAs(undefined, isNotFound),
+        whenAbsent(isNotFound, undefined),
       );
     const { exitCode } = await read(() => sandbox.process.getSessionCommand(records.session, valid.commandId)).catch(
       (error: unknown) => {
@@ -203,7 +204,7 @@ async function firstCommand(
   for (;;) {
     const found = await repeatable(call, site, () => sandbox.process.getSession(session)).then(
       (value) => value.commands?.[0]?.id,
-      absentAs(undefined, isNotFound),
+      whenAbsent(isNotFound, undefined),
     );
     if (found || performance.now() >= until) return found;
     await new Promise((resolve) => setTimeout(resolve, 100));

@@ -1,5 +1,5 @@
 import type { SandportError } from "@sandport/core";
-import { AdapterContext, type CallBudget, sandboxNotFound } from "@sandport/core/adapter";
+import { AdapterContext, type CallBudget, sandboxNotFound, whenAbsent } from "@sandport/core/adapter";
 import { isNotFound, mapDaytonaError } from "./errors.js";
 import { PROVIDER, sandboxIdOf, validSandboxId } from "./handle.js";
 import { lowLevelApi } from "./internal/low-level-api.js";
@@ -60,18 +60,11 @@ export class DaytonaContext extends AdapterContext<
   /** A sandbox as the API answers it; `undefined` when it does not exist (or is destroyed). Cancellable. */
   async describe(sandboxId: string, _operation: string, budget: CallBudget): Promise<DaytonaSandboxRecord | undefined> {
     const api = await this.api();
-    try {
-      const { data } = await api.getSandbox(
-        validSandboxId(sandboxId),
-        undefined,
-        undefined,
-        this.requestOptions(budget),
-      );
-      return data.state === "destroyed" ? undefined : data;
-    } catch (error) {
-      if (isNotFound(error)) return undefined;
-      throw error;
-    }
+    const request = api.getSandbox(validSandboxId(sandboxId), undefined, undefined, this.requestOptions(budget));
+    return request.then(
+      ({ data }) => (data.state === "destroyed" ? undefined : data),
+      whenAbsent(isNotFound, undefined),
+    );
   }
 
   /** The sandbox's Daytona labels (ownership marker and launch key included). */

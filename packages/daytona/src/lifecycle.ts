@@ -1,10 +1,16 @@
 import { type OpOptions, SandportError } from "@sandport/core";
-import { type CallBudget, createCallBudget, destroyVerified, sandboxNotFound } from "@sandport/core/adapter";
+import {
+  type CallBudget,
+  createCallBudget,
+  destroyVerified,
+  sandboxNotFound,
+  whenAbsent,
+} from "@sandport/core/adapter";
 import { type DaytonaContext, seconds } from "./context.js";
 import { isNotFound, mapDaytonaError, statusOf } from "./errors.js";
 import { PROVIDER } from "./handle.js";
 import type { DaytonaSandbox, DaytonaSandboxRecord } from "./internal/sdk-types.js";
-import { absentAs, repeatable, runScript } from "./run-script.js";
+import { repeatable, runScript } from "./run-script.js";
 
 /**
  * Retries of a delete: it is idempotent, and Daytona refuses one (400/409)
@@ -46,7 +52,7 @@ export async function deleteSandbox(context: DaytonaContext, sandboxId: string, 
   const found = await repeatable(budget, { operation: "destroy", sandboxId }, request, {
     policy: DELETE_RETRY,
     retryAlso,
-  }).then(() => true, absentAs(false, isNotFound));
+  }).then(() => true, whenAbsent(isNotFound, false));
   context.forget(sandboxId, { keepOwnership: found });
   return found;
 }

@@ -42,18 +42,6 @@ export function repeatable<T>(
   );
 }
 
-/**
- * A rejection handler for a request whose one expected failure says what is
- * there (a not-found, a conflict): that error becomes `value`, any other is
- * thrown on.
- */
-export function absentAs<T>(value: T, isAbsent: (error: unknown) => boolean): (error: unknown) => T {
-  return (error) => {
-    if (isAbsent(error)) return value;
-    throw error;
-  };
-}
-
 /** What one of the runtime's own scripts printed (stdout and stderr merged) and how it exited. */
 export interface ScriptResult {
   readonly exitCode: number;
