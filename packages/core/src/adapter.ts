@@ -69,6 +69,7 @@ export {
 } from "./adapter/http-errors.js";
 export { KnownSandboxes } from "./adapter/known-sandboxes.js";
 export { satisfiesNodeRange } from "./adapter/node-range.js";
+export { onOwnedInfo } from "./adapter/owned-info.js";
 export type {
   FindOwnedOptions,
   GetOwnedOptions,

@@ -43,7 +43,7 @@ export class DaytonaContext extends AdapterContext<
   DaytonaSandboxRecord,
   DaytonaSandbox
 > {
-  #client: Promise<DaytonaClient> | undefined;
+  #client: DaytonaClient | undefined;
   readonly #homes = new Map<string, Promise<string>>();
 
   constructor(options: ResolvedOptions, sdk?: DaytonaSdkSource, onBackgroundError?: (error: SandportError) => void) {
@@ -96,18 +96,23 @@ export class DaytonaContext extends AdapterContext<
   }
 
   /**
-   * The one Daytona client of this runtime, built on first use with every
-   * connection field explicit, so the SDK reads no `DAYTONA_*` variable and
-   * no `.env` file for them.
+   * The one Daytona client of this runtime, built on first use (once the SDK
+   * loaded; a failed load is tried again next time) with every connection
+   * field explicit, so the SDK reads no `DAYTONA_*` variable and no `.env`
+   * file for them.
    */
-  client(): Promise<DaytonaClient> {
-    if (!this.#client) {
-      const connecting = this.#build();
-      connecting.catch(() => {
-        if (this.#client === connecting) this.#client = undefined;
-      });
-      this.#client = connecting;
-    }
+  async client(): Promise<DaytonaClient> {
+    const sdk = await this.sdk();
+    const { credentials, apiUrl, target, timeouts } = this.options;
+    this.#client ??= new sdk.Daytona({
+      ...credentials,
+      apiUrl,
+      target,
+      useDeprecatedPolling: true,
+      otelEnabled: false,
+      // No single request may outlive the longest deadline of any port call.
+      requestTimeoutMs: Math.max(timeouts.launchMs, timeouts.lookupMs, timeouts.fileMs, timeouts.lifecycleMs),
+    });
     return this.#client;
   }
 
@@ -139,19 +144,5 @@ export class DaytonaContext extends AdapterContext<
   override forget(sandboxId: string, options: { readonly keepOwnership?: boolean } = {}): void {
     super.forget(sandboxId, options);
     this.#homes.delete(sandboxId);
-  }
-
-  async #build(): Promise<DaytonaClient> {
-    const sdk = await this.sdk();
-    const { credentials, apiUrl, target, timeouts } = this.options;
-    return new sdk.Daytona({
-      ...credentials,
-      apiUrl,
-      target,
-      useDeprecatedPolling: true,
-      otelEnabled: false,
-      // No single request may outlive the longest deadline of any port call.
-      requestTimeoutMs: Math.max(timeouts.launchMs, timeouts.lookupMs, timeouts.fileMs, timeouts.lifecycleMs),
-    });
   }
 }

@@ -3,6 +3,7 @@ import {
   type CallBudget,
   createCallBudget,
   destroyVerified,
+  onOwnedInfo,
   sandboxNotFound,
   whenAbsent,
 } from "@sandport/core/adapter";
@@ -90,9 +91,8 @@ export function stop(context: DaytonaContext, handle: unknown, op?: OpOptions): 
  * `DaytonaRuntime.recreate`, which replaces it explicitly.
  */
 export function start(context: DaytonaContext, handle: unknown, op?: OpOptions): Promise<void> {
-  return context.onHandle(handle, op, "start", context.options.timeouts.lifecycleMs, async (sandboxId, call) => {
-    const record = await context.ownedInfo(sandboxId, "start", call);
-    if (!record) throw sandboxNotFound(PROVIDER, sandboxId, "start");
+  const { lifecycleMs } = context.options.timeouts;
+  return onOwnedInfo(context, handle, op, "start", lifecycleMs, async (record, call, sandboxId) => {
     const unhealthy = await startAndProbe(context, record, call);
     if (unhealthy === undefined) return;
     throw new SandportError({
@@ -121,10 +121,8 @@ export async function startAndProbe(
   const sandboxId = record.id;
   const site = { operation: "start", sandboxId };
   if (record.state !== undefined && BROKEN.has(record.state)) {
-    return failedProbe(
-      sandboxId,
-      `Daytona reports it in state ${record.state} (${record.errorReason ?? "no reason given"})`,
-    );
+    const reason = record.errorReason ?? "no reason given";
+    return failedProbe(sandboxId, `Daytona reports it in state ${record.state} (${reason})`);
   }
   context.forget(sandboxId, { keepOwnership: true });
   let sandbox: DaytonaSandbox;
