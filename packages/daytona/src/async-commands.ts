@@ -18,7 +18,6 @@ import {
   OUTPUT_CAP_EXIT,
   OutputCollector,
   parseRunRecord,
-  type RunRecord,
   whenAbsent,
 } from "@sandport/core/adapter";
 import { planCommand, refusedOnly } from "./command-plan.js";
@@ -107,13 +106,13 @@ export async function startCommand(
  * at its timeout or its output cap stopped it. A command Daytona does not know (never started here, or its
  * session ended with a stop) rejects `NOT_FOUND`.
  */
-export function commandStatus(
+export async function commandStatus(
   context: DaytonaContext,
   handle: unknown,
   ref: CommandRef,
   op?: OpOptions,
 ): Promise<CommandStatus> {
-  return onCommand(context, handle, ref, op, "commandStatus", async (_sandbox, _read, end) => asyncCommandStatus(end));
+  return asyncCommandStatus((await readCommand(context, handle, ref, op, "commandStatus")).end);
 }
 
 /**
@@ -121,54 +120,43 @@ export function commandStatus(
  * at the command's own `maxOutputBytes`. `durationMs` comes from the run
  * record the command's script keeps (Daytona records no times).
  */
-export function commandLogs(
+export async function commandLogs(
   context: DaytonaContext,
   handle: unknown,
   ref: CommandRef,
   op?: OpOptions,
 ): Promise<ExecResult> {
-  return onCommand(context, handle, ref, op, "commandLogs", async (sandbox, read, end, record) => {
-    const { session } = recordsOf(context.options.commandStateDirectory, ref.sessionId);
-    const logs = await read(() => sandbox.process.getSessionCommandLogs(session, ref.commandId));
-    const output = new OutputCollector(record?.maxOutputBytes ?? context.options.maxOutputBytes);
-    output.push("stdout", logs.stdout || logs.output || "");
-    const runningFor = record === undefined ? 0 : Date.now() - record.startedAt;
-    return asyncCommandLogs(output, end, runningFor);
-  });
+  const { end, record, logs } = await readCommand(context, handle, ref, op, "commandLogs");
+  const output = new OutputCollector(record?.maxOutputBytes ?? context.options.maxOutputBytes);
+  output.push("stdout", logs);
+  return asyncCommandLogs(output, end, record === undefined ? 0 : Date.now() - record.startedAt);
 }
 
-/** How a command ended, or `"running"`: what the kit's result rules take. */
-type End = Parameters<typeof asyncCommandStatus>[0];
-
-/** A repeatable request of `commandStatus` / `commandLogs` (`path`: the file it reads). */
-type Read = <T>(work: () => Promise<T>, path?: string) => Promise<T>;
-
 /**
- * Runs `commandStatus` / `commandLogs`: the ref checked first, then `work`
- * with how the command ended, if it did (its exit code; the watchdog's stop at
- * its timeout or the output cap's stop, each an exit code and its mark), and
- * for the logs its run record (how long it ran, its cap).
+ * What `commandStatus` / `commandLogs` read, the ref checked first: how the
+ * command ended, if it did (its exit code; the watchdog's stop at its timeout
+ * or the output cap's stop, each an exit code and its mark), and for the logs
+ * its run record (how long it ran, its cap) and, last, its output.
  */
-async function onCommand<T>(
+async function readCommand(
   context: DaytonaContext,
   handle: unknown,
   ref: CommandRef,
   op: OpOptions | undefined,
   operation: "commandStatus" | "commandLogs",
-  work: (sandbox: DaytonaSandbox, read: Read, end: End, record?: RunRecord) => Promise<T>,
-): Promise<T> {
+) {
   const valid = validateCommandRef(ref, PROVIDER);
-  const records = recordsOf(context.options.commandStateDirectory, valid.sessionId);
+  const { session, ...records } = recordsOf(context.options.commandStateDirectory, valid.sessionId);
   const { lookupMs } = context.options.timeouts;
   return context.onInstance(handle, op, operation, lookupMs, async (sandbox, call, sandboxId) => {
-    const read: Read = (request, path) =>
+    const read = <T>(request: () => Promise<T>, path?: string) =>
       repeatable(call, { operation, sandboxId, ...(path === undefined ? {} : { path }) }, request);
     const text = (path: string) =>
       read(() => sandbox.fs.downloadFile(path, seconds(call.remainingMs())), path).then(
         (content) => content.toString("utf8"),
         whenAbsent(isNotFound, undefined),
       );
-    const { exitCode } = await read(() => sandbox.process.getSessionCommand(records.session, valid.commandId)).catch(
+    const { exitCode } = await read(() => sandbox.process.getSessionCommand(session, valid.commandId)).catch(
       (error: unknown) => {
         if (!isNotFound(error)) throw error;
         throw new SandportError({
@@ -181,14 +169,17 @@ async function onCommand<T>(
         });
       },
     );
+    const withLogs = operation === "commandLogs";
     // Only the logs report times and the cap: a status costs no extra request.
-    const record = operation === "commandLogs" ? parseRunRecord(await text(records.run)) : undefined;
-    if (exitCode === undefined) return work(sandbox, read, "running", record);
-    const durationMs = record?.endedAt === undefined ? 0 : Math.max(0, record.endedAt - record.startedAt);
+    const record = withLogs ? parseRunRecord(await text(records.run)) : undefined;
     // The kit's rule drops the exit code of a command its watchdog or its output cap stopped.
     const timedOut = exitCode === WATCHDOG_EXIT && (await text(records.timedOut)) !== undefined;
     const capped = exitCode === OUTPUT_CAP_EXIT && (await text(records.capped)) !== undefined;
-    return work(sandbox, read, { exitCode, durationMs, timedOut, capped }, record);
+    const durationMs = record?.endedAt === undefined ? 0 : Math.max(0, record.endedAt - record.startedAt);
+    const end = exitCode === undefined ? ("running" as const) : { exitCode, durationMs, timedOut, capped };
+    if (!withLogs) return { end, record, logs: "" };
+    const output = await read(() => sandbox.process.getSessionCommandLogs(session, valid.commandId));
+    return { end, record, logs: output.stdout || output.output || "" };
   });
 }
 
