@@ -64,12 +64,9 @@ async function replace(
 
 /** Deletes the replaced sandbox; one the delete fails for is deleted in the background (failures reach `onBackgroundError`). */
 async function retire(context: DaytonaContext, sandboxId: string, call: OperationCall): Promise<void> {
-  try {
-    await deleteSandbox(context, sandboxId, call);
-  } catch {
-    context.background.track(async () => {
-      await deleteSandbox(context, sandboxId, createCallBudget(context.options.timeouts.destroyMs));
-    });
-  }
+  const later = async () => {
+    await deleteSandbox(context, sandboxId, createCallBudget(context.options.timeouts.destroyMs));
+  };
+  await deleteSandbox(context, sandboxId, call).catch(() => context.background.track(later));
   context.forget(sandboxId);
 }
