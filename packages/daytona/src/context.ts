@@ -79,13 +79,10 @@ export class DaytonaContext extends AdapterContext<
    */
   override async connect(sandboxId: string, operation: string, budget: CallBudget): Promise<DaytonaSandbox> {
     const client = await this.client();
-    let sandbox: DaytonaSandbox;
-    try {
-      sandbox = await client.get(validSandboxId(sandboxId));
-    } catch (error) {
+    const sandbox = await client.get(validSandboxId(sandboxId)).catch((error: unknown) => {
       if (isNotFound(error)) throw sandboxNotFound(PROVIDER, sandboxId, operation, error);
       throw this.mapError(error, { operation, sandboxId });
-    }
+    });
     if (sandbox.state === "destroyed" || sandbox.state === "destroying") {
       throw sandboxNotFound(PROVIDER, sandboxId, operation);
     }
