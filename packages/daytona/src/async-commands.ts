@@ -39,7 +39,7 @@ const CLAIM_WAIT_MS = 3_000;
  * the mark its output cap leaves when it stopped it, and the mark its
  * watchdog leaves at its timeout.
  */
-export function recordsOf(stateDirectory: string, sessionId: string) {
+function recordsOf(stateDirectory: string, sessionId: string) {
   const session = `sandport-cmd-${sessionId}`;
   const claim = `${stateDirectory}/claims/${session}`;
   const timedOut = `${stateDirectory}/timeouts/${session}`;
