@@ -69,6 +69,7 @@ export {
 } from "./adapter/http-errors.js";
 export { KnownSandboxes } from "./adapter/known-sandboxes.js";
 export { satisfiesNodeRange } from "./adapter/node-range.js";
+export { onOwnedInfo } from "./adapter/owned-info.js";
 export type {
   FindOwnedOptions,
   GetOwnedOptions,
@@ -98,6 +99,7 @@ export type { SpawnOptions, VendorStdin } from "./adapter/spawned-process.js";
 export { SpawnedProcess, spawnCommand } from "./adapter/spawned-process.js";
 export type { CommandDefaultOptions, PlannedCommand, ValidCommand } from "./adapter/valid-command.js";
 export { validCommand } from "./adapter/valid-command.js";
+export { whenAbsent } from "./adapter/when-absent.js";
 export type { AsyncOutputCapInput, RunRecord } from "./shell/async-output-cap.js";
 export { asyncOutputCapScript, OUTPUT_CAP_EXIT, parseRunRecord } from "./shell/async-output-cap.js";
 export type { AsyncScriptInput, ExitRecord, SessionFiles, StartRecord } from "./shell/async-script.js";

@@ -5,6 +5,7 @@ import {
   type CallBudget,
   type PlannedCommand,
   planStdin,
+  type StdinPlan,
   validCommand,
 } from "@sandport/core/adapter";
 import { cappedScript, daemonCommand, requestCommand } from "./command-scripts.js";
@@ -28,12 +29,6 @@ export function refusedOnly(signal?: AbortSignal): RetryOptions {
   return { policy: START_RETRY, isRetryable: wasRefused, ...(signal ? { signal } : {}) };
 }
 
-/** A staged stdin: uploaded to `path` before the start; the command opens and deletes it. */
-export interface StdinUpload {
-  readonly path: string;
-  readonly content: Uint8Array;
-}
-
 /**
  * A validated request, ready to send: with `executeCommand` (`exec`) or in a
  * session of its own. Its run budget goes to Daytona in whole seconds, rounded up.
@@ -44,8 +39,8 @@ export interface CommandPlan extends PlannedCommand {
    * the command (an `exec` for a subshell), stdin arranged.
    */
   readonly command: string;
-  /** Stdin too large to embed, staged before the start. */
-  readonly stdinUpload?: StdinUpload;
+  /** Stdin too large to embed, staged before the start (the command opens and deletes it). */
+  readonly stdinUpload?: StdinPlan["upload"];
   /** A session command that reads its stdin from the session's input (`spawn`). */
   readonly interactive: boolean;
   /** `spawn`: the request's stdin, written first. */
@@ -66,9 +61,17 @@ export function planCommand(
 ): CommandPlan {
   const { valid, ...common } = validCommand(options, request, PROVIDER);
   const interactive = kind === "interactive";
-  const stdin = interactive
-    ? { command: requestCommand(valid) }
-    : withStdin(options, requestCommand(valid), valid.stdin, common.cwd);
+  const own = requestCommand(valid);
+  // No stdin is end of file (`/dev/null`); the request's bytes are embedded or staged.
+  const stdin: StdinPlan =
+    interactive || valid.stdin === undefined
+      ? { command: interactive ? own : `${own} </dev/null` }
+      : planStdin(own, valid.stdin, {
+          cwd: common.cwd,
+          scratchDirectory: `${options.commandStateDirectory}/stdin`,
+          name: randomUUID(),
+          embedLimitBytes: EMBEDDED_STDIN_BYTES,
+        });
   let command = stdin.command;
   if (kind === "exec") {
     command = daemonCommand(cappedScript(command, common.maxOutputBytes));
@@ -81,22 +84,6 @@ export function planCommand(
     ...(stdin.upload ? { stdinUpload: stdin.upload } : {}),
     ...(interactive && valid.stdin !== undefined ? { firstWrite: valid.stdin } : {}),
   };
-}
-
-/** Where a command's stdin comes from: the request's bytes (embedded or staged), else nothing (`/dev/null`). */
-function withStdin(
-  options: ResolvedOptions,
-  command: string,
-  stdin: string | Uint8Array | undefined,
-  cwd: string,
-): { readonly command: string; readonly upload?: StdinUpload } {
-  if (stdin === undefined) return { command: `${command} </dev/null` };
-  return planStdin(command, stdin, {
-    cwd,
-    scratchDirectory: `${options.commandStateDirectory}/stdin`,
-    name: randomUUID(),
-    embedLimitBytes: EMBEDDED_STDIN_BYTES,
-  });
 }
 
 /** Uploads a plan's large stdin, if it has one (one request). */

@@ -1,5 +1,5 @@
 import { posix } from "node:path";
-import { EXEC_MARKER_ENV, quoteArgv, quoteShellArg, type ValidatedExecRequest } from "@sandport/core";
+import { composeShellCommand, EXEC_MARKER_ENV, quoteShellArg, type ValidatedExecRequest } from "@sandport/core";
 import { markerSweepScript } from "@sandport/core/adapter";
 
 /** Exit code of a session command that its own watchdog stopped at its timeout (the timeout mark tells it apart). */
@@ -19,16 +19,16 @@ export function daemonCommand(script: string): string {
 
 /**
  * A request as the last step of the subshell that runs it: `exec` of `argv`
- * (quoted) or of a `shell` script's own `sh -c`, its stderr merged into its
- * stdout. The command replaces that subshell, so no wrapper shell with the
- * output as its stderr waits for it: a shell that sees its child die of a
- * signal prints a notice (`Killed`) to its own stderr, which would land in
- * the command's output. The wrappers ({@link cappedScript},
- * {@link sessionScript}) run it in `( … )` with their own stderr elsewhere.
+ * (quoted) or of a `shell` script's own `sh -c` (the kit's
+ * `composeShellCommand`), its stderr merged into its stdout. The command
+ * replaces that subshell, so no wrapper shell with the output as its stderr
+ * waits for it: a shell that sees its child die of a signal prints a notice
+ * (`Killed`) to its own stderr, which would land in the command's output.
+ * The wrappers ({@link cappedScript}, {@link sessionScript}) run it in
+ * `( … )` with their own stderr elsewhere.
  */
 export function requestCommand(request: ValidatedExecRequest): string {
-  const command = request.argv ? quoteArgv(request.argv) : `sh -c ${quoteShellArg(request.shell as string)}`;
-  return `exec ${command} 2>&1`;
+  return `${composeShellCommand({ request })} 2>&1`;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { SandportError } from "@sandport/core";
-import { AdapterContext, type CallBudget, sandboxNotFound } from "@sandport/core/adapter";
+import { AdapterContext, type CallBudget, sandboxNotFound, whenAbsent } from "@sandport/core/adapter";
 import { isNotFound, mapDaytonaError } from "./errors.js";
 import { PROVIDER, sandboxIdOf, validSandboxId } from "./handle.js";
 import { lowLevelApi } from "./internal/low-level-api.js";
@@ -43,7 +43,7 @@ export class DaytonaContext extends AdapterContext<
   DaytonaSandboxRecord,
   DaytonaSandbox
 > {
-  #client: Promise<DaytonaClient> | undefined;
+  #client: DaytonaClient | undefined;
   readonly #homes = new Map<string, Promise<string>>();
 
   constructor(options: ResolvedOptions, sdk?: DaytonaSdkSource, onBackgroundError?: (error: SandportError) => void) {
@@ -60,18 +60,11 @@ export class DaytonaContext extends AdapterContext<
   /** A sandbox as the API answers it; `undefined` when it does not exist (or is destroyed). Cancellable. */
   async describe(sandboxId: string, _operation: string, budget: CallBudget): Promise<DaytonaSandboxRecord | undefined> {
     const api = await this.api();
-    try {
-      const { data } = await api.getSandbox(
-        validSandboxId(sandboxId),
-        undefined,
-        undefined,
-        this.requestOptions(budget),
-      );
-      return data.state === "destroyed" ? undefined : data;
-    } catch (error) {
-      if (isNotFound(error)) return undefined;
-      throw error;
-    }
+    const request = api.getSandbox(validSandboxId(sandboxId), undefined, undefined, this.requestOptions(budget));
+    return request.then(
+      ({ data }) => (data.state === "destroyed" ? undefined : data),
+      whenAbsent(isNotFound, undefined),
+    );
   }
 
   /** The sandbox's Daytona labels (ownership marker and launch key included). */
@@ -86,13 +79,10 @@ export class DaytonaContext extends AdapterContext<
    */
   override async connect(sandboxId: string, operation: string, budget: CallBudget): Promise<DaytonaSandbox> {
     const client = await this.client();
-    let sandbox: DaytonaSandbox;
-    try {
-      sandbox = await client.get(validSandboxId(sandboxId));
-    } catch (error) {
+    const sandbox = await client.get(validSandboxId(sandboxId)).catch((error: unknown) => {
       if (isNotFound(error)) throw sandboxNotFound(PROVIDER, sandboxId, operation, error);
       throw this.mapError(error, { operation, sandboxId });
-    }
+    });
     if (sandbox.state === "destroyed" || sandbox.state === "destroying") {
       throw sandboxNotFound(PROVIDER, sandboxId, operation);
     }
@@ -103,18 +93,23 @@ export class DaytonaContext extends AdapterContext<
   }
 
   /**
-   * The one Daytona client of this runtime, built on first use with every
-   * connection field explicit, so the SDK reads no `DAYTONA_*` variable and
-   * no `.env` file for them.
+   * The one Daytona client of this runtime, built on first use (once the SDK
+   * loaded; a failed load is tried again next time) with every connection
+   * field explicit, so the SDK reads no `DAYTONA_*` variable and no `.env`
+   * file for them.
    */
-  client(): Promise<DaytonaClient> {
-    if (!this.#client) {
-      const connecting = this.#build();
-      connecting.catch(() => {
-        if (this.#client === connecting) this.#client = undefined;
-      });
-      this.#client = connecting;
-    }
+  async client(): Promise<DaytonaClient> {
+    const sdk = await this.sdk();
+    const { credentials, apiUrl, target, timeouts } = this.options;
+    this.#client ??= new sdk.Daytona({
+      ...credentials,
+      apiUrl,
+      target,
+      useDeprecatedPolling: true,
+      otelEnabled: false,
+      // No single request may outlive the longest deadline of any port call.
+      requestTimeoutMs: Math.max(timeouts.launchMs, timeouts.lookupMs, timeouts.fileMs, timeouts.lifecycleMs),
+    });
     return this.#client;
   }
 
@@ -146,19 +141,5 @@ export class DaytonaContext extends AdapterContext<
   override forget(sandboxId: string, options: { readonly keepOwnership?: boolean } = {}): void {
     super.forget(sandboxId, options);
     this.#homes.delete(sandboxId);
-  }
-
-  async #build(): Promise<DaytonaClient> {
-    const sdk = await this.sdk();
-    const { credentials, apiUrl, target, timeouts } = this.options;
-    return new sdk.Daytona({
-      ...credentials,
-      apiUrl,
-      target,
-      useDeprecatedPolling: true,
-      otelEnabled: false,
-      // No single request may outlive the longest deadline of any port call.
-      requestTimeoutMs: Math.max(timeouts.launchMs, timeouts.lookupMs, timeouts.fileMs, timeouts.lifecycleMs),
-    });
   }
 }

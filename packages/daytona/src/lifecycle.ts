@@ -1,10 +1,17 @@
-import { type OpOptions, retry, SandportError } from "@sandport/core";
-import { type CallBudget, createCallBudget, destroyVerified, sandboxNotFound } from "@sandport/core/adapter";
+import { type OpOptions, SandportError } from "@sandport/core";
+import {
+  type CallBudget,
+  createCallBudget,
+  destroyVerified,
+  onOwnedInfo,
+  sandboxNotFound,
+  whenAbsent,
+} from "@sandport/core/adapter";
 import { type DaytonaContext, seconds } from "./context.js";
 import { isNotFound, mapDaytonaError, statusOf } from "./errors.js";
 import { PROVIDER } from "./handle.js";
 import type { DaytonaSandbox, DaytonaSandboxRecord } from "./internal/sdk-types.js";
-import { runScript } from "./run-script.js";
+import { repeatable, runScript } from "./run-script.js";
 
 /**
  * Retries of a delete: it is idempotent, and Daytona refuses one (400/409)
@@ -41,31 +48,12 @@ export function destroy(context: DaytonaContext, handle: unknown, op?: OpOptions
  */
 export async function deleteSandbox(context: DaytonaContext, sandboxId: string, budget: CallBudget): Promise<boolean> {
   const api = await context.api();
-  const site = { operation: "destroy", sandboxId };
-  let found: boolean;
-  try {
-    await retry(
-      async () => {
-        try {
-          await api.deleteSandbox(sandboxId, undefined, context.requestOptions(budget));
-        } catch (error) {
-          throw mapDaytonaError(error, site);
-        }
-      },
-      {
-        policy: DELETE_RETRY,
-        isRetryable: (error) => {
-          const status = statusOf(error);
-          return status === 400 || status === 409 || (error as { retryable?: unknown }).retryable === true;
-        },
-        ...(budget.signal ? { signal: budget.signal } : {}),
-      },
-    );
-    found = true;
-  } catch (error) {
-    if (!isNotFound(error)) throw error;
-    found = false;
-  }
+  const request = () => api.deleteSandbox(sandboxId, undefined, context.requestOptions(budget));
+  const retryAlso = (error: SandportError) => statusOf(error) === 400 || statusOf(error) === 409;
+  const found = await repeatable(budget, { operation: "destroy", sandboxId }, request, {
+    policy: DELETE_RETRY,
+    retryAlso,
+  }).then(() => true, whenAbsent(isNotFound, false));
   context.forget(sandboxId, { keepOwnership: found });
   return found;
 }
@@ -103,9 +91,8 @@ export function stop(context: DaytonaContext, handle: unknown, op?: OpOptions): 
  * `DaytonaRuntime.recreate`, which replaces it explicitly.
  */
 export function start(context: DaytonaContext, handle: unknown, op?: OpOptions): Promise<void> {
-  return context.onHandle(handle, op, "start", context.options.timeouts.lifecycleMs, async (sandboxId, call) => {
-    const record = await context.ownedInfo(sandboxId, "start", call);
-    if (!record) throw sandboxNotFound(PROVIDER, sandboxId, "start");
+  const { lifecycleMs } = context.options.timeouts;
+  return onOwnedInfo(context, handle, op, "start", lifecycleMs, async (record, call, sandboxId) => {
     const unhealthy = await startAndProbe(context, record, call);
     if (unhealthy === undefined) return;
     throw new SandportError({
@@ -134,10 +121,8 @@ export async function startAndProbe(
   const sandboxId = record.id;
   const site = { operation: "start", sandboxId };
   if (record.state !== undefined && BROKEN.has(record.state)) {
-    return failedProbe(
-      sandboxId,
-      `Daytona reports it in state ${record.state} (${record.errorReason ?? "no reason given"})`,
-    );
+    const reason = record.errorReason ?? "no reason given";
+    return failedProbe(sandboxId, `Daytona reports it in state ${record.state} (${reason})`);
   }
   context.forget(sandboxId, { keepOwnership: true });
   let sandbox: DaytonaSandbox;

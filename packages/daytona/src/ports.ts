@@ -19,17 +19,11 @@ export async function portEndpoint(
   op?: OpOptions,
 ): Promise<PortEndpoint> {
   const checked = validatePort(port, PROVIDER);
-  return context.onInstance(
-    handle,
-    op,
-    "portEndpoint",
-    context.options.timeouts.lookupMs,
-    async (sandbox, call, id) => {
-      const link = await repeatable(call, { operation: "portEndpoint", sandboxId: id }, () =>
-        sandbox.getPreviewLink(checked),
-      );
-      const url = link.url.replace(/\/+$/, "");
-      return link.token ? { url, headers: { [PREVIEW_TOKEN_HEADER]: link.token } } : { url };
-    },
-  );
+  const { lookupMs } = context.options.timeouts;
+  return context.onInstance(handle, op, "portEndpoint", lookupMs, async (sandbox, call, sandboxId) => {
+    const site = { operation: "portEndpoint", sandboxId };
+    const link = await repeatable(call, site, () => sandbox.getPreviewLink(checked));
+    const url = link.url.replace(/\/+$/, "");
+    return link.token ? { url, headers: { [PREVIEW_TOKEN_HEADER]: link.token } } : { url };
+  });
 }

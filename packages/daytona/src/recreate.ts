@@ -1,8 +1,8 @@
 import { type OpOptions, retry } from "@sandport/core";
-import { createCallBudget, type OperationCall, sandboxNotFound } from "@sandport/core/adapter";
+import { createCallBudget, type OperationCall, onOwnedInfo } from "@sandport/core/adapter";
 import { refusedOnly } from "./command-plan.js";
 import { type DaytonaContext, seconds } from "./context.js";
-import { type DaytonaHandle, handleFromSandbox, PROVIDER, validSandboxId } from "./handle.js";
+import { type DaytonaHandle, handleFromSandbox, validSandboxId } from "./handle.js";
 import type { DaytonaSandboxRecord } from "./internal/sdk-types.js";
 import { replacementBody } from "./launch-plan.js";
 import { deleteSandbox, probe, startAndProbe } from "./lifecycle.js";
@@ -19,9 +19,8 @@ import { repeatable } from "./run-script.js";
  * is deleted and the old sandbox kept.
  */
 export function recreate(context: DaytonaContext, handle: unknown, op?: OpOptions): Promise<DaytonaHandle> {
-  return context.onHandle(handle, op, "recreate", context.options.timeouts.lifecycleMs, async (sandboxId, call) => {
-    const record = await context.ownedInfo(sandboxId, "recreate", call);
-    if (!record) throw sandboxNotFound(PROVIDER, sandboxId, "recreate");
+  const { lifecycleMs } = context.options.timeouts;
+  return onOwnedInfo(context, handle, op, "recreate", lifecycleMs, async (record, call, sandboxId) => {
     if ((await startAndProbe(context, record, call)) === undefined) return handleFromSandbox(record);
     const replacement = await replace(context, record, call);
     await retire(context, sandboxId, call);
@@ -65,12 +64,9 @@ async function replace(
 
 /** Deletes the replaced sandbox; one the delete fails for is deleted in the background (failures reach `onBackgroundError`). */
 async function retire(context: DaytonaContext, sandboxId: string, call: OperationCall): Promise<void> {
-  try {
-    await deleteSandbox(context, sandboxId, call);
-  } catch {
-    context.background.track(async () => {
-      await deleteSandbox(context, sandboxId, createCallBudget(context.options.timeouts.destroyMs));
-    });
-  }
+  const later = async () => {
+    await deleteSandbox(context, sandboxId, createCallBudget(context.options.timeouts.destroyMs));
+  };
+  await deleteSandbox(context, sandboxId, call).catch(() => context.background.track(later));
   context.forget(sandboxId);
 }

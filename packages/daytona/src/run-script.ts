@@ -1,4 +1,4 @@
-import { EXEC_MARKER_ENV, retry } from "@sandport/core";
+import { EXEC_MARKER_ENV, type RetryPolicy, retry, SandportError } from "@sandport/core";
 import { type CallBudget, createCallBudget, KILL_DEADLINE_MS, markerSweepScript } from "@sandport/core/adapter";
 import { daemonCommand } from "./command-scripts.js";
 import { seconds } from "./context.js";
@@ -17,9 +17,15 @@ export interface RequestSite {
 
 /**
  * Runs a request that is safe to repeat, retried on 429, 5xx and dropped
- * connections (mapped `SandportError`s marked retryable), its errors mapped at `site`.
+ * connections (mapped `SandportError`s marked retryable), and on what
+ * `retryAlso` accepts, its errors mapped at `site`.
  */
-export function repeatable<T>(timing: CallBudget, site: RequestSite, work: () => Promise<T>): Promise<T> {
+export function repeatable<T>(
+  timing: CallBudget,
+  site: RequestSite,
+  work: () => Promise<T>,
+  { policy = REPEAT_RETRY, retryAlso }: { policy?: RetryPolicy; retryAlso?: (error: SandportError) => boolean } = {},
+): Promise<T> {
   return retry(
     async () => {
       try {
@@ -28,7 +34,11 @@ export function repeatable<T>(timing: CallBudget, site: RequestSite, work: () =>
         throw mapDaytonaError(error, site);
       }
     },
-    { policy: REPEAT_RETRY, ...(timing.signal ? { signal: timing.signal } : {}) },
+    {
+      policy,
+      isRetryable: (error) => SandportError.isInstance(error) && (error.retryable || retryAlso?.(error) === true),
+      ...(timing.signal ? { signal: timing.signal } : {}),
+    },
   );
 }
 

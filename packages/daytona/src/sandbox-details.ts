@@ -1,7 +1,6 @@
 import type { OpOptions } from "@sandport/core";
-import { sandboxNotFound } from "@sandport/core/adapter";
+import { onOwnedInfo } from "@sandport/core/adapter";
 import type { DaytonaContext } from "./context.js";
-import { PROVIDER } from "./handle.js";
 
 /** What Daytona's API reports about a sandbox beyond the port's handle. */
 export interface DaytonaSandboxDetails {
@@ -26,14 +25,10 @@ export function sandboxDetails(
   handle: unknown,
   op?: OpOptions,
 ): Promise<DaytonaSandboxDetails> {
-  return context.onHandle(handle, op, "sandboxDetails", context.options.timeouts.lookupMs, async (sandboxId, call) => {
-    const record = await context.ownedInfo(sandboxId, "sandboxDetails", call);
-    if (!record) throw sandboxNotFound(PROVIDER, sandboxId, "sandboxDetails");
-    return {
-      id: record.id,
-      state: record.state,
-      sandboxClass: record.sandboxClass,
-      warmPoolId: record.warmPoolId ?? undefined,
-    };
-  });
+  return onOwnedInfo(context, handle, op, "sandboxDetails", context.options.timeouts.lookupMs, async (record) => ({
+    id: record.id,
+    state: record.state,
+    sandboxClass: record.sandboxClass,
+    warmPoolId: record.warmPoolId ?? undefined,
+  }));
 }

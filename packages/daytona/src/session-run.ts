@@ -12,7 +12,7 @@ import {
   type VendorStdin,
 } from "@sandport/core/adapter";
 import { type CommandPlan, refusedOnly, stageStdin } from "./command-plan.js";
-import { daemonCommand, sessionScript } from "./command-scripts.js";
+import { daemonCommand, type SessionScriptParts, sessionScript } from "./command-scripts.js";
 import type { DaytonaContext } from "./context.js";
 import { isNotFound, mapDaytonaError, statusOf } from "./errors.js";
 import { PROVIDER } from "./handle.js";
@@ -51,7 +51,7 @@ export function sessionRun(
   budget: CallBudget,
 ): SessionRun {
   const session = `sandport-run-${randomUUID()}`;
-  const process = sandbox.process;
+  const { process } = sandbox;
   const deleteSession = () => process.deleteSession(session).catch(() => undefined);
   let killing: Promise<void> | undefined;
 
@@ -69,7 +69,27 @@ export function sessionRun(
       if (killing) return { kind: "killed" };
       const exitCode = await exitCodeOf(sandbox, session, commandId);
       if (exitCode === undefined) throw lostOutput(PROVIDER, lost, commandId);
-      output(await restOf(sandbox, sandboxId, session, commandId, followed, lost, exitCode));
+      // What the stored log (the SDK's non-streaming read) holds beyond what was followed. A failed read, or
+      // a log that does not begin with what was followed, is PROVIDER_UNAVAILABLE: output that may be
+      // incomplete is never a result.
+      const incomplete = (cause: unknown) =>
+        new SandportError({
+          code: "PROVIDER_UNAVAILABLE",
+          provider: PROVIDER,
+          retryable: false,
+          ...(cause === undefined ? {} : { cause }),
+          message: `daytona lost part of the output of a command in sandbox ${sandboxId}; it exited ${exitCode}, and its log could not be read again`,
+          details: { sandboxId, exitCode, lostOutput: true },
+        });
+      const site = { operation: "read the log again", sandboxId };
+      const logs = await repeatable(createCallBudget(KILL_DEADLINE_MS), site, () =>
+        process.getSessionCommandLogs(session, commandId),
+      ).catch((error: unknown) => {
+        throw incomplete(lost ?? error);
+      });
+      const whole = logs.output ?? `${logs.stdout ?? ""}${logs.stderr ?? ""}`;
+      if (!whole.startsWith(followed)) throw incomplete(lost);
+      output(whole.slice(followed.length));
       return { kind: "exited", exitCode };
     } finally {
       if (!killing) void deleteSession();
@@ -81,8 +101,9 @@ export function sessionRun(
       start: async (output, signal) => {
         await retry(() => process.createSession(session), refusedOnly(signal));
         try {
-          const watchdogMs = plan.timeoutMs + BACKSTOP_MS;
-          const commandId = await sendToSession(context, sandbox, session, plan, { ...budget, signal }, { watchdogMs });
+          const timeoutMark = `${context.options.commandStateDirectory}/timeouts/${session}`;
+          const parts = { watchdogMs: plan.timeoutMs + BACKSTOP_MS, timeoutMark };
+          const commandId = await sendToSession(context, sandbox, session, plan, { ...budget, signal }, parts);
           if (!commandId) throw new Error("daytona started the command but reported no command id");
           return { pid: commandId, ended: follow(commandId, (data) => output("stdout", data)) };
         } catch (error) {
@@ -130,7 +151,7 @@ export async function sendToSession(
   session: string,
   plan: CommandPlan,
   budget: CallBudget,
-  parts: { readonly watchdogMs: number; readonly claim?: string },
+  parts: Pick<SessionScriptParts, "watchdogMs" | "timeoutMark" | "claim">,
 ): Promise<string | undefined> {
   const command = daemonCommand(
     sessionScript({
@@ -139,7 +160,6 @@ export async function sendToSession(
       env: plan.env,
       marker: plan.marker,
       command: plan.command,
-      timeoutMark: `${context.options.commandStateDirectory}/timeouts/${session}`,
       interactive: plan.interactive,
       ...parts,
       ...(parts.claim !== undefined && plan.stdinUpload ? { staged: plan.stdinUpload.path } : {}),
@@ -167,41 +187,4 @@ async function exitCodeOf(sandbox: DaytonaSandbox, session: string, commandId: s
     }
   }
   return undefined;
-}
-
-/**
- * What the stored log holds beyond `followed` (the SDK's non-streaming read).
- * A failed read, or a log that does not begin with what was followed, rejects
- * `PROVIDER_UNAVAILABLE`: output that may be incomplete is never a result.
- */
-async function restOf(
-  sandbox: DaytonaSandbox,
-  sandboxId: string,
-  session: string,
-  commandId: string,
-  followed: string,
-  lost: unknown,
-  exitCode: number,
-): Promise<string> {
-  const incomplete = (cause: unknown) =>
-    new SandportError({
-      code: "PROVIDER_UNAVAILABLE",
-      provider: PROVIDER,
-      retryable: false,
-      ...(cause === undefined ? {} : { cause }),
-      message: `daytona lost part of the output of a command in sandbox ${sandboxId}; it exited ${exitCode}, and its log could not be read again`,
-      details: { sandboxId, exitCode, lostOutput: true },
-    });
-  let whole: string;
-  try {
-    const site = { operation: "read the log again", sandboxId };
-    const logs = await repeatable(createCallBudget(KILL_DEADLINE_MS), site, () =>
-      sandbox.process.getSessionCommandLogs(session, commandId),
-    );
-    whole = logs.output ?? `${logs.stdout ?? ""}${logs.stderr ?? ""}`;
-  } catch (error) {
-    throw incomplete(lost ?? error);
-  }
-  if (!whole.startsWith(followed)) throw incomplete(lost);
-  return whole.slice(followed.length);
 }
