@@ -29,7 +29,9 @@ function run(script: string, input = ""): { output: string; status: number | nul
   const daemon = 'exec 2>&1; exec bash -c "$1"';
   const ran = spawnSync("sh", ["-c", daemon, "daemon", daemonCommand(script)], {
     cwd: home,
-    env: { HOME: home, PATH: process.env.PATH ?? "/usr/bin:/bin" },
+    // A fixed PATH, as in a sandbox: a directory on the caller's PATH it may not search (root's, under
+    // `su`) would make a missing program "Permission denied" (126) instead of "not found" (127).
+    env: { HOME: home, PATH: "/usr/local/bin:/usr/bin:/bin" },
     input,
     encoding: "utf8",
     timeout: 20_000,
