@@ -99,4 +99,24 @@ describe("spawnCommand and SpawnedProcess", () => {
     await assert.rejects(spawnCommand(vendor, { ...base, signal: controller.signal, stdin: () => stdin }), /deadline/);
     assert.equal(killed, true);
   });
+
+  test("a first write that fails (not because the process exited) kills the process and rejects with its error", async () => {
+    const { vendor, stdin } = echoVendor();
+    let killed = false;
+    const kill = vendor.kill.bind(vendor);
+    vendor.kill = async (process, signal) => {
+      killed = true;
+      return kill(process, signal);
+    };
+    const refused = new SandportError({
+      code: "PROVIDER_UNAVAILABLE",
+      provider: "test",
+      retryable: true,
+      message: "down",
+    });
+    const failing: VendorStdin = { ...stdin, write: async () => Promise.reject(refused) };
+    const spawned = spawnCommand(vendor, { ...base, stdin: () => failing, firstWrite: "a" });
+    await assert.rejects(spawned, (error: unknown) => error === refused);
+    assert.equal(killed, true, "nobody holds the process, so it must not go on running");
+  });
 });

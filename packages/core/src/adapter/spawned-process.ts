@@ -154,8 +154,9 @@ export interface SpawnOptions extends Omit<CommandRunOptions, "emit"> {
 /**
  * Starts a command whose stdin stays open and resolves once it runs, after
  * the first write: `spawn` of every adapter. `options.signal` bounds only the
- * start; when it fires as the start returns, the process is killed and the
- * call rejects with its reason (nobody would hold it).
+ * start; when it fires as the start returns, or the first write fails (other
+ * than because the command already ended), the process is killed and the
+ * call rejects (nobody would hold it).
  */
 export async function spawnCommand(vendor: VendorCommand, options: SpawnOptions): Promise<SpawnedProcess> {
   const queue = new EventQueue<ExecEvent>();
@@ -166,8 +167,11 @@ export async function spawnCommand(vendor: VendorCommand, options: SpawnOptions)
     throw options.signal.reason;
   }
   if (options.firstWrite !== undefined) {
-    await process.write(options.firstWrite).catch((error: unknown) => {
-      if (!SandportError.hasCode(error, "NOT_FOUND")) throw error;
+    await process.write(options.firstWrite).catch(async (error: unknown) => {
+      if (SandportError.hasCode(error, "NOT_FOUND")) return;
+      // The caller gets no process to kill: a command whose first write failed must not go on running.
+      await process.kill().catch(() => {});
+      throw error;
     });
   }
   return process;
