@@ -59,6 +59,14 @@ export type {
   WriteRule,
 } from "./adapter/guarded-path.js";
 export { guardPaths, onGuardedFiles, onGuardedPath } from "./adapter/guarded-path.js";
+export type {
+  GuardedFileOps,
+  GuardedFileOpsRecipe,
+  GuardedFileSettings,
+  GuardedFiles,
+  GuardedFilesRecipe,
+} from "./adapter/guarded-files.js";
+export { guardedFileOps, guardedFiles } from "./adapter/guarded-files.js";
 export type { ErrorClass, TransportFacts } from "./adapter/http-errors.js";
 export {
   classifyHttpStatus,
