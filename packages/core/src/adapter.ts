@@ -21,6 +21,14 @@ export type {
 export { AdapterContext, createCallBudget } from "./adapter/adapter-context.js";
 export type { AsyncCommandEnd } from "./adapter/async-command-result.js";
 export { asyncCommandLogs, asyncCommandStatus, VANISHED_END, VANISHED_EXIT } from "./adapter/async-command-result.js";
+export type {
+  AsyncCommandOptions,
+  AsyncCommandOutput,
+  AsyncCommandRecipe,
+  AsyncCommandSite,
+  AsyncCommands,
+} from "./adapter/async-commands.js";
+export { asyncCommands, unknownCommand } from "./adapter/async-commands.js";
 export { BackgroundTasks } from "./adapter/background-tasks.js";
 export { checkHandle } from "./adapter/check-handle.js";
 export type { CollectPagesOptions } from "./adapter/collect-pages.js";

@@ -16,26 +16,19 @@ export async function portEndpoint(
   op?: OpOptions,
 ): Promise<PortEndpoint> {
   const checked = validatePort(port, PROVIDER);
-  return context.onInstance(
-    handle,
-    op,
-    "portEndpoint",
-    context.options.timeouts.lookupMs,
-    async (sandbox, _call, name) => {
-      let url: string;
-      try {
-        url = sandbox.domain(checked);
-      } catch (error) {
-        throw new SandportError({
-          code: "INVALID_REQUEST",
-          provider: PROVIDER,
-          retryable: false,
-          cause: error,
-          message: `port ${checked} of sandbox ${name} was not declared at launch (LaunchSpec.ports): Vercel routes declared ports only`,
-          details: { field: "port", port: checked, sandboxId: name },
-        });
-      }
-      return { url: url.replace(/\/+$/, "") };
-    },
-  );
+  const { lookupMs } = context.options.timeouts;
+  return context.onInstance(handle, op, "portEndpoint", lookupMs, async (sandbox, _call, name) => {
+    try {
+      return { url: sandbox.domain(checked).replace(/\/+$/, "") };
+    } catch (error) {
+      throw new SandportError({
+        code: "INVALID_REQUEST",
+        provider: PROVIDER,
+        retryable: false,
+        cause: error,
+        message: `port ${checked} of sandbox ${name} was not declared at launch (LaunchSpec.ports): Vercel routes declared ports only`,
+        details: { field: "port", port: checked, sandboxId: name },
+      });
+    }
+  });
 }
