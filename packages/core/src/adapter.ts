@@ -57,6 +57,14 @@ export { createErrorMapper, errorName } from "./adapter/error-mapper.js";
 export type { ExecCommands, ExecOptions, ExecRecipe, ExecRun } from "./adapter/exec-commands.js";
 export { execCommands } from "./adapter/exec-commands.js";
 export type {
+  GuardedFileOps,
+  GuardedFileOpsRecipe,
+  GuardedFileSettings,
+  GuardedFiles,
+  GuardedFilesRecipe,
+} from "./adapter/guarded-files.js";
+export { guardedFileOps, guardedFiles } from "./adapter/guarded-files.js";
+export type {
   FileContext,
   FileOptions,
   GuardedTarget,
@@ -67,14 +75,6 @@ export type {
   WriteRule,
 } from "./adapter/guarded-path.js";
 export { guardPaths, onGuardedFiles, onGuardedPath } from "./adapter/guarded-path.js";
-export type {
-  GuardedFileOps,
-  GuardedFileOpsRecipe,
-  GuardedFileSettings,
-  GuardedFiles,
-  GuardedFilesRecipe,
-} from "./adapter/guarded-files.js";
-export { guardedFileOps, guardedFiles } from "./adapter/guarded-files.js";
 export type { ErrorClass, TransportFacts } from "./adapter/http-errors.js";
 export {
   classifyHttpStatus,
@@ -110,8 +110,15 @@ export { COMMON_RUNTIME_OPTION_SHAPE, OptionReader } from "./adapter/runtime-opt
 export { destroyUnverified, foreignSandbox, processExited, sandboxNotFound } from "./adapter/sandbox-errors.js";
 export type { SdkLoader, SdkLoaderOptions, SdkPackage } from "./adapter/sdk-loader.js";
 export { createSdkLoader } from "./adapter/sdk-loader.js";
-export type { SpawnOptions, VendorStdin } from "./adapter/spawned-process.js";
-export { SpawnedProcess, spawnCommand } from "./adapter/spawned-process.js";
+export type {
+  SpawnOptions,
+  SpawnRecipe,
+  SpawnSite,
+  SpawnStart,
+  StdinCommand,
+  VendorStdin,
+} from "./adapter/spawned-process.js";
+export { SpawnedProcess, spawnCommand, spawnCommands } from "./adapter/spawned-process.js";
 export type { CommandDefaultOptions, PlannedCommand, ValidCommand } from "./adapter/valid-command.js";
 export { validCommand } from "./adapter/valid-command.js";
 export type { AsyncOutputCapInput, RunRecord } from "./shell/async-output-cap.js";

@@ -1,4 +1,4 @@
-import type { ExecEvent, ExecResult } from "@sandport/core";
+import type { ExecEvent } from "@sandport/core";
 import {
   type CommandRun,
   createCallBudget,
@@ -88,16 +88,4 @@ export function startRun(
     ...(options.emit ? { emit: options.emit } : {}),
     lostOutput: (error, pid) => lostOutput(sandboxId, pid, error),
   });
-}
-
-/** {@link startRun}, then its result: non-zero exits, timeouts and the output cap are results. */
-export async function runCommand(
-  context: E2BContext,
-  sandboxId: string,
-  sandbox: E2BSandbox,
-  plan: CommandPlan,
-  signal: AbortSignal,
-  emit?: (event: ExecEvent) => void,
-): Promise<ExecResult> {
-  return (await startRun(context, sandboxId, sandbox, plan, emit ? { signal, emit } : { signal })).finished;
 }

@@ -20,5 +20,8 @@ export function runScript(
 ): Promise<ExecResult> {
   const request = { shell: script, timeoutMs: Math.max(1, call.remainingMs()), maxOutputBytes: SCRIPT_OUTPUT_BYTES };
   const plan = planCommand(options, request, false);
-  return runCommandToEnd(modalCommand(sandbox, plan), commandOptions(plan, sandbox.sandboxId, call.signal));
+  return runCommandToEnd(modalCommand(sandbox, plan), {
+    ...commandOptions(plan, sandbox.sandboxId),
+    signal: call.signal,
+  });
 }
