@@ -1,13 +1,6 @@
 import { EXEC_MARKER_ENV, SandportError } from "@sandport/core";
-import {
-  createCallBudget,
-  KILL_DEADLINE_MS,
-  markerSweepScript,
-  type PlannedCommand,
-  processExited,
-  type StdinCommand,
-  type VendorEnd,
-} from "@sandport/core/adapter";
+import type { PlannedCommand, StdinCommand, VendorEnd } from "@sandport/core/adapter";
+import { createCallBudget, KILL_DEADLINE_MS, markerSweepScript, processExited } from "@sandport/core/adapter";
 import { grpcCodeOf, mapModalError } from "./errors.js";
 import { PROVIDER } from "./handle.js";
 import { inScope } from "./internal/call-scope.js";
