@@ -45,8 +45,11 @@ export {
   commandResult,
   KILL_DEADLINE_MS,
   lostOutput,
+  ranOutOfTime,
   runCommandToEnd,
+  SCRIPT_OUTPUT_BYTES,
   startCommandRun,
+  VENDOR_TIMEOUT_SLACK_MS,
 } from "./adapter/command-engine.js";
 export type { ConfirmGoneOptions, GoneVerdict } from "./adapter/confirm-gone.js";
 export { confirmGone } from "./adapter/confirm-gone.js";

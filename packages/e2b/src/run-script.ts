@@ -1,11 +1,8 @@
 import type { ExecResult } from "@sandport/core";
-import type { CallBudget } from "@sandport/core/adapter";
+import { type CallBudget, SCRIPT_OUTPUT_BYTES } from "@sandport/core/adapter";
 import type { E2BContext } from "./context.js";
 import type { E2BSandbox } from "./internal/sdk-types.js";
 import { startRun } from "./vendor-command.js";
-
-/** Output cap of the adapter's own helper scripts (symlink guard, chmod). */
-const SCRIPT_OUTPUT_BYTES = 1024 * 1024;
 
 /** Runs one of the adapter's own scripts (symlink guard, chmod) in the workspace, to completion, within the caller's time. */
 export async function runScript(

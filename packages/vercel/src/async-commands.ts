@@ -8,6 +8,7 @@ import {
   type OperationCall,
   OUTPUT_CAP_EXIT,
   OutputCollector,
+  ranOutOfTime,
   unknownCommand,
 } from "@sandport/core/adapter";
 import type { VercelContext } from "./context.js";
@@ -17,14 +18,7 @@ import { PROVIDER } from "./handle.js";
 import type { VercelCommand, VercelSandbox } from "./internal/sdk-types.js";
 import type { ResolvedOptions } from "./options.js";
 import { SessionRecords } from "./session-records.js";
-import {
-  type CommandPlan,
-  commandFields,
-  discardStdin,
-  refusedBeforeStart,
-  stageStdin,
-  TIMEOUT_SLACK_MS,
-} from "./vendor-command.js";
+import { type CommandPlan, commandFields, discardStdin, refusedBeforeStart, stageStdin } from "./vendor-command.js";
 
 /** How long `commandLogs` of a running command waits for more output once the replayed lines stop. */
 const LOGS_QUIET_MS = 200;
@@ -141,7 +135,7 @@ async function endOf(
     return { exitCode, durationMs, timedOut: false, capped: true };
   }
   const timeoutMs = (await records.recorded(command.cmdId, call.signal))?.timeoutMs;
-  return { exitCode, durationMs, timedOut: timeoutMs !== undefined && durationMs >= timeoutMs - TIMEOUT_SLACK_MS };
+  return { exitCode, durationMs, timedOut: timeoutMs !== undefined && ranOutOfTime(durationMs, timeoutMs) };
 }
 
 /**
