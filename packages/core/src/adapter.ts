@@ -12,6 +12,7 @@
  * @module
  */
 
+export { absentAs } from "./adapter/absent-sandbox.js";
 export type {
   AdapterContextSettings,
   CallBudget,
