@@ -12,6 +12,7 @@
  * @module
  */
 
+export { absentAs } from "./adapter/absent-sandbox.js";
 export type {
   AdapterContextSettings,
   CallBudget,
@@ -21,6 +22,14 @@ export type {
 export { AdapterContext, createCallBudget } from "./adapter/adapter-context.js";
 export type { AsyncCommandEnd } from "./adapter/async-command-result.js";
 export { asyncCommandLogs, asyncCommandStatus, VANISHED_END, VANISHED_EXIT } from "./adapter/async-command-result.js";
+export type {
+  AsyncCommandOptions,
+  AsyncCommandOutput,
+  AsyncCommandRecipe,
+  AsyncCommandSite,
+  AsyncCommands,
+} from "./adapter/async-commands.js";
+export { asyncCommands, unknownCommand } from "./adapter/async-commands.js";
 export { BackgroundTasks } from "./adapter/background-tasks.js";
 export { checkHandle } from "./adapter/check-handle.js";
 export type { CollectPagesOptions } from "./adapter/collect-pages.js";
@@ -37,8 +46,11 @@ export {
   commandResult,
   KILL_DEADLINE_MS,
   lostOutput,
+  ranOutOfTime,
   runCommandToEnd,
+  SCRIPT_OUTPUT_BYTES,
   startCommandRun,
+  VENDOR_TIMEOUT_SLACK_MS,
 } from "./adapter/command-engine.js";
 export type { ConfirmGoneOptions, GoneVerdict } from "./adapter/confirm-gone.js";
 export { confirmGone } from "./adapter/confirm-gone.js";
@@ -48,6 +60,14 @@ export type { ErrorMapper, ErrorMapperOptions, ErrorSite } from "./adapter/error
 export { createErrorMapper, errorName } from "./adapter/error-mapper.js";
 export type { ExecCommands, ExecOptions, ExecRecipe, ExecRun } from "./adapter/exec-commands.js";
 export { execCommands } from "./adapter/exec-commands.js";
+export type {
+  GuardedFileOps,
+  GuardedFileOpsRecipe,
+  GuardedFileSettings,
+  GuardedFiles,
+  GuardedFilesRecipe,
+} from "./adapter/guarded-files.js";
+export { guardedFileOps, guardedFiles } from "./adapter/guarded-files.js";
 export type {
   FileContext,
   FileOptions,
@@ -95,8 +115,15 @@ export { COMMON_RUNTIME_OPTION_SHAPE, OptionReader } from "./adapter/runtime-opt
 export { destroyUnverified, foreignSandbox, processExited, sandboxNotFound } from "./adapter/sandbox-errors.js";
 export type { SdkLoader, SdkLoaderOptions, SdkPackage } from "./adapter/sdk-loader.js";
 export { createSdkLoader } from "./adapter/sdk-loader.js";
-export type { SpawnOptions, VendorStdin } from "./adapter/spawned-process.js";
-export { SpawnedProcess, spawnCommand } from "./adapter/spawned-process.js";
+export type {
+  SpawnOptions,
+  SpawnRecipe,
+  SpawnSite,
+  SpawnStart,
+  StdinCommand,
+  VendorStdin,
+} from "./adapter/spawned-process.js";
+export { SpawnedProcess, spawnCommand, spawnCommands } from "./adapter/spawned-process.js";
 export type { CommandDefaultOptions, PlannedCommand, ValidCommand } from "./adapter/valid-command.js";
 export { validCommand } from "./adapter/valid-command.js";
 export { whenAbsent } from "./adapter/when-absent.js";

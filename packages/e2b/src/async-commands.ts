@@ -1,31 +1,19 @@
 import { randomUUID } from "node:crypto";
-import {
-  COMMAND_ENV,
-  type CommandRef,
-  type CommandStatus,
-  type ExecResult,
-  type OpOptions,
-  SandportError,
-  SESSION_ENV,
-  type StartCommandRequest,
-  splitStartCommandRequest,
-  validateCommandRef,
-} from "@sandport/core";
+import { COMMAND_ENV, type CommandRef, SandportError, SESSION_ENV } from "@sandport/core";
 import {
   type AsyncCommandEnd,
-  asyncCommandLogs,
-  asyncCommandStatus,
+  asyncCommands,
   asyncScript,
   type OperationCall,
   OutputCollector,
   parseExitRecord,
   parseStartLine,
   parseStartRecord,
-  type SessionFiles,
   sessionFiles,
+  unknownCommand,
   VANISHED_END,
 } from "@sandport/core/adapter";
-import { discardStdin, planCommand, stageStdin } from "./command-plan.js";
+import { type CommandPlan, discardStdin, planCommand, stageStdin } from "./command-plan.js";
 import type { E2BContext } from "./context.js";
 import { isNotFound } from "./errors.js";
 import { PROVIDER } from "./handle.js";
@@ -35,110 +23,79 @@ import type { E2BCommandHandle, E2BSandbox } from "./internal/sdk-types.js";
 const BACKSTOP_MS = 60_000;
 
 /**
- * Starts a command without waiting for it; the session id is the idempotency
- * key. One request: the started script (`asyncScript`) claims the session
- * inside the sandbox and reports either its own command id or, when the
- * session already exists (running, finished, or started by a racing or
- * retried call whose response was lost), the existing command's id, without
- * running a second copy. The process carries `SANDPORT_SESSION_ID` and
- * `SANDPORT_COMMAND_ID`, so `commandStatus` finds it in envd's process list.
+ * `startCommand` starts a command without waiting for it; the session id is
+ * the idempotency key. One request: the started script (`asyncScript`)
+ * claims the session inside the sandbox and reports either its own command
+ * id or, when the session already exists (running, finished, or started by a
+ * racing or retried call whose response was lost), the existing command's id,
+ * without running a second copy. The process carries `SANDPORT_SESSION_ID`
+ * and `SANDPORT_COMMAND_ID`, so `commandStatus` finds it in envd's process list.
+ *
+ * `commandStatus`: `running` while envd lists a process tagged with its
+ * session and command id; then `exited` with the recorded exit code (`null`
+ * when the watchdog killed it for its timeout), or 255 when it vanished
+ * without an exit record. A session never started rejects `NOT_FOUND`.
+ *
+ * `commandLogs`: the command's output so far, complete once it has exited;
+ * capped at the command's own `maxOutputBytes` (recorded at its start). Its
+ * script stops it once it passes the cap, whether anyone polls or not:
+ * `truncated`, `exitCode: null`.
  */
-export async function startCommand(
-  context: E2BContext,
-  handle: unknown,
-  request: StartCommandRequest,
-  op?: OpOptions,
-): Promise<CommandRef> {
-  const { sessionId, execRequest } = splitStartCommandRequest(request, PROVIDER);
-  const plan = planCommand(context.options, execRequest);
-  const files = sessionFiles(context.options.commandStateDirectory, sessionId);
-  const commandId = randomUUID();
-  const script = asyncScript({
-    command: plan.command,
-    cwd: plan.cwd,
-    timeoutMs: plan.timeoutMs,
-    maxOutputBytes: plan.maxOutputBytes,
-    files,
-    commandId,
-  });
-  return context.onInstance(
-    handle,
-    op,
-    "startCommand",
-    context.options.timeouts.lookupMs,
-    async (sandbox, call, id) => {
-      context.known.markCommandRun(id);
-      await stageStdin(sandbox, plan, call);
-      let output = "";
-      let lineSeen: () => void = () => {};
-      const seen = new Promise<void>((resolve) => {
-        lineSeen = resolve;
+export const { startCommand, commandStatus, commandLogs } = asyncCommands<E2BContext, CommandPlan, E2BSandbox>({
+  plan: (context, request) => planCommand(context.options, request),
+  start: async (context, plan, sessionId, { sandboxId: id, instance: sandbox, call }) => {
+    const files = sessionFiles(context.options.commandStateDirectory, sessionId);
+    const commandId = randomUUID();
+    const script = asyncScript({
+      command: plan.command,
+      cwd: plan.cwd,
+      timeoutMs: plan.timeoutMs,
+      maxOutputBytes: plan.maxOutputBytes,
+      files,
+      commandId,
+    });
+    await stageStdin(sandbox, plan, call);
+    let output = "";
+    let lineSeen: () => void = () => {};
+    const seen = new Promise<void>((resolve) => {
+      lineSeen = resolve;
+    });
+    const process = await sandbox.commands
+      .run(script, {
+        background: true,
+        cwd: plan.cwd,
+        envs: { ...plan.env, [SESSION_ENV]: sessionId, [COMMAND_ENV]: commandId },
+        timeoutMs: plan.timeoutMs + BACKSTOP_MS,
+        stdin: false,
+        requestTimeoutMs: call.remainingMs(),
+        signal: call.signal,
+        onStdout: (data) => {
+          output += data;
+          if (output.includes("\n")) lineSeen();
+        },
+      })
+      .catch(async (error: unknown) => {
+        await discardStdin(sandbox, plan);
+        throw error;
       });
-      const process = await sandbox.commands
-        .run(script, {
-          background: true,
-          cwd: plan.cwd,
-          envs: { ...plan.env, [SESSION_ENV]: sessionId, [COMMAND_ENV]: commandId },
-          timeoutMs: plan.timeoutMs + BACKSTOP_MS,
-          stdin: false,
-          requestTimeoutMs: call.remainingMs(),
-          signal: call.signal,
-          onStdout: (data) => {
-            output += data;
-            if (output.includes("\n")) lineSeen();
-          },
-        })
-        .catch(async (error: unknown) => {
-          await discardStdin(sandbox, plan);
-          throw error;
-        });
-      const line = await firstLine(process, seen, () => output);
-      await process.disconnect();
-      const started = parseStartLine(line);
-      // A start that claimed nothing ran nothing, so nothing consumed its staged stdin.
-      if (!started?.claimed) await discardStdin(sandbox, plan);
-      if (started) return { sessionId, commandId: started.commandId };
-      throw new SandportError({
-        code: "UNEXPECTED",
-        provider: PROVIDER,
-        retryable: false,
-        message: `e2b could not start the async command (session ${sessionId}): ${JSON.stringify(line)}`,
-        details: { sandboxId: id, sessionId },
-      });
-    },
-  );
-}
-
-/**
- * Where a started command is: `running` while envd lists a process tagged
- * with its session and command id; then `exited` with the recorded exit code
- * (`null` when the watchdog killed it for its timeout), or 255 when it
- * vanished without an exit record. A session never started rejects `NOT_FOUND`.
- */
-export function commandStatus(
-  context: E2BContext,
-  handle: unknown,
-  ref: CommandRef,
-  op?: OpOptions,
-): Promise<CommandStatus> {
-  return onSession(context, handle, ref, op, "commandStatus", async (sandbox, files, call) => {
-    return asyncCommandStatus(await readExit(sandbox, ref, files, call));
-  });
-}
-
-/**
- * The command's output so far, complete once it has exited; capped at the
- * command's own `maxOutputBytes` (recorded at its start). Its script stops it
- * once it passes the cap, whether anyone polls or not: `truncated`, `exitCode: null`.
- */
-export function commandLogs(
-  context: E2BContext,
-  handle: unknown,
-  ref: CommandRef,
-  op?: OpOptions,
-): Promise<ExecResult> {
-  return onSession(context, handle, ref, op, "commandLogs", async (sandbox, files, call) => {
-    const exit = await readExit(sandbox, ref, files, call);
+    const line = await firstLine(process, seen, () => output);
+    await process.disconnect();
+    const started = parseStartLine(line);
+    // A start that claimed nothing ran nothing, so nothing consumed its staged stdin.
+    if (!started?.claimed) await discardStdin(sandbox, plan);
+    if (started) return started.commandId;
+    throw new SandportError({
+      code: "UNEXPECTED",
+      provider: PROVIDER,
+      retryable: false,
+      message: `e2b could not start the async command (session ${sessionId}): ${JSON.stringify(line)}`,
+      details: { sandboxId: id, sessionId },
+    });
+  },
+  status: (context, ref, { instance, call }) => readExit(context, instance, ref, call),
+  logs: async (context, ref, { instance: sandbox, call }) => {
+    const files = sessionFiles(context.options.commandStateDirectory, ref.sessionId);
+    const end = await readExit(context, sandbox, ref, call);
     const [stdout = "", stderr = "", record] = await Promise.all([
       readText(sandbox, files.stdout, call),
       readText(sandbox, files.stderr, call),
@@ -149,25 +106,9 @@ export function commandLogs(
     output.push("stdout", stdout);
     output.push("stderr", stderr);
     const startedAt = started?.startedAt;
-    const runningFor = startedAt === undefined ? 0 : Math.max(0, Date.now() - startedAt);
-    return asyncCommandLogs(output, exit, runningFor);
-  });
-}
-
-/** Runs a `commandStatus`/`commandLogs` call: the ref checked first, then `work` on the session's files. */
-async function onSession<T>(
-  context: E2BContext,
-  handle: unknown,
-  ref: CommandRef,
-  op: OpOptions | undefined,
-  operation: string,
-  work: (sandbox: E2BSandbox, files: SessionFiles, call: OperationCall) => Promise<T>,
-): Promise<T> {
-  const files = sessionFiles(context.options.commandStateDirectory, validateCommandRef(ref, PROVIDER).sessionId);
-  return context.onInstance(handle, op, operation, context.options.timeouts.lookupMs, (sandbox, call) =>
-    work(sandbox, files, call),
-  );
-}
+    return { output, end, runningForMs: startedAt === undefined ? 0 : Math.max(0, Date.now() - startedAt) };
+  },
+});
 
 /** Waits for the script's first line; fails when it ends without one. */
 async function firstLine(process: E2BCommandHandle, seen: Promise<void>, text: () => string): Promise<string> {
@@ -181,11 +122,12 @@ async function firstLine(process: E2BCommandHandle, seen: Promise<void>, text: (
 
 /** `running` while a tagged process exists; else the exit record, or 255 when there is none. */
 async function readExit(
+  context: E2BContext,
   sandbox: E2BSandbox,
   ref: CommandRef,
-  files: SessionFiles,
   call: OperationCall,
 ): Promise<AsyncCommandEnd | "running"> {
+  const files = sessionFiles(context.options.commandStateDirectory, ref.sessionId);
   const processes = await sandbox.commands.list({ requestTimeoutMs: call.remainingMs(), signal: call.signal });
   const tagged = (envs: Record<string, string> | undefined) =>
     envs?.[SESSION_ENV] === ref.sessionId && envs?.[COMMAND_ENV] === ref.commandId;
@@ -196,16 +138,17 @@ async function readExit(
   ]);
   const started = parseStartRecord(startText);
   if (started === undefined && !(await exists(sandbox, files.directory, call))) {
-    throw unknownCommand(`no async command with session id ${ref.sessionId} was started in this sandbox`, ref);
+    const why = `no async command with session id ${ref.sessionId} was started in this sandbox`;
+    throw unknownCommand(PROVIDER, ref, why);
   }
   if (started !== undefined && started.commandId !== ref.commandId) {
-    throw unknownCommand(`session ${ref.sessionId} holds command ${started.commandId}, not ${ref.commandId}`, ref);
+    throw unknownCommand(
+      PROVIDER,
+      ref,
+      `session ${ref.sessionId} holds command ${started.commandId}, not ${ref.commandId}`,
+    );
   }
   return parseExitRecord(exitText) ?? VANISHED_END;
-}
-
-function unknownCommand(message: string, ref: CommandRef): SandportError {
-  return new SandportError({ code: "NOT_FOUND", provider: PROVIDER, retryable: false, message, details: { ...ref } });
 }
 
 async function exists(sandbox: E2BSandbox, path: string, call: OperationCall): Promise<boolean> {

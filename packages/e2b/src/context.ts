@@ -1,5 +1,5 @@
 import type { SandportError } from "@sandport/core";
-import { AdapterContext, type CallBudget, metadataCodec, sandboxNotFound } from "@sandport/core/adapter";
+import { AdapterContext, absentAs, type CallBudget, metadataCodec } from "@sandport/core/adapter";
 import { isNotFound, mapE2BError } from "./errors.js";
 import { PROVIDER, sandboxIdOf, validSandboxId } from "./handle.js";
 import { createE2BSdkLoader, type E2BSdkSource } from "./internal/sdk.js";
@@ -53,15 +53,9 @@ export class E2BContext extends AdapterContext<ResolvedOptions, E2BSdkModule, E2
    */
   override async connect(sandboxId: string, operation: string, budget: CallBudget): Promise<E2BSandbox> {
     const sdk = await this.sdk();
-    try {
-      return await sdk.Sandbox.connect(sandboxId, {
-        ...this.fields(budget, this.sandboxUrlFor(sandboxId)),
-        timeoutMs: this.options.lifetimeMs,
-      });
-    } catch (error) {
-      if (isNotFound(error)) throw sandboxNotFound(PROVIDER, sandboxId, operation, error);
-      throw this.mapError(error, { operation, sandboxId });
-    }
+    const fields = { ...this.fields(budget, this.sandboxUrlFor(sandboxId)), timeoutMs: this.options.lifetimeMs };
+    const mapOther = (error: unknown) => this.mapError(error, { operation, sandboxId });
+    return sdk.Sandbox.connect(sandboxId, fields).catch(absentAs(PROVIDER, isNotFound, sandboxId, operation, mapOther));
   }
 
   /** Connection fields for one SDK call: every value the SDK would otherwise read from `E2B_*` variables. */

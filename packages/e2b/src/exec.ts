@@ -2,7 +2,7 @@ import { execCommands } from "@sandport/core/adapter";
 import { type CommandPlan, planCommand } from "./command-plan.js";
 import type { E2BContext } from "./context.js";
 import type { E2BSandbox } from "./internal/sdk-types.js";
-import { runCommand } from "./vendor-command.js";
+import { startRun } from "./vendor-command.js";
 
 /**
  * `exec` runs a command to completion (non-zero exits, timeouts and
@@ -12,6 +12,6 @@ import { runCommand } from "./vendor-command.js";
  */
 export const { exec, execStream } = execCommands<E2BContext, CommandPlan, E2BSandbox>({
   plan: (context, request) => planCommand(context.options, request),
-  run: (context, plan, { sandboxId, instance, signal, emit }) =>
-    runCommand(context, sandboxId, instance, plan, signal, emit),
+  run: async (context, plan, { sandboxId, instance, signal, emit }) =>
+    (await startRun(context, sandboxId, instance, plan, { signal, ...(emit ? { emit } : {}) })).finished,
 });

@@ -1,45 +1,33 @@
-import type { FileInfo, FileKind, OpOptions } from "@sandport/core";
-import { onGuardedPath } from "@sandport/core/adapter";
+import type { FileInfo, FileKind } from "@sandport/core";
+import { guardedFileOps } from "@sandport/core/adapter";
 import type { E2BContext } from "./context.js";
 import { isNotFound } from "./errors.js";
 import { inWorkspace, request } from "./files.js";
-import type { E2BEntryInfo } from "./internal/sdk-types.js";
+import type { E2BEntryInfo, E2BSandbox } from "./internal/sdk-types.js";
 
-/** Entries of one directory (not recursive), with workspace-relative paths. */
-export function listDir(context: E2BContext, handle: unknown, path: string, op?: OpOptions): Promise<FileInfo[]> {
-  const rule = { operation: "listDir", path, allowRoot: true, followFinal: true };
-  return onGuardedPath(context, handle, op, rule, inWorkspace, async ({ instance, absolute, call }) =>
+/**
+ * `listDir`: entries of one directory (not recursive), with workspace-relative
+ * paths. `stat`: one entry's metadata; a symlink is reported as itself, a
+ * missing path rejects `NOT_FOUND`. `mkdir`: a directory and its parents;
+ * succeeds when it already exists. `remove`: a file or a directory tree;
+ * succeeds when it is already absent; the workspace root itself is refused.
+ */
+export const { listDir, stat, mkdir, remove } = guardedFileOps<E2BContext, E2BSandbox>({
+  inWorkspace,
+  listDir: async (context, { instance, absolute, call }) =>
     (await instance.files.list(absolute, { ...request(call), depth: 1 })).map((entry) =>
       toFileInfo(context.options.workspaceRoot, entry),
     ),
-  );
-}
-
-/** One entry's metadata; a symlink is reported as itself. A missing path rejects `NOT_FOUND`. */
-export function stat(context: E2BContext, handle: unknown, path: string, op?: OpOptions): Promise<FileInfo> {
-  const rule = { operation: "stat", path, allowRoot: true, followFinal: false };
-  return onGuardedPath(context, handle, op, rule, inWorkspace, async ({ instance, absolute, call }) =>
+  stat: async (context, { instance, absolute, call }) =>
     toFileInfo(context.options.workspaceRoot, await instance.files.getInfo(absolute, request(call))),
-  );
-}
-
-/** Creates a directory and its parents; succeeds when it already exists. */
-export function mkdir(context: E2BContext, handle: unknown, path: string, op?: OpOptions): Promise<void> {
-  const rule = { operation: "mkdir", path, allowRoot: true, followFinal: true };
-  return onGuardedPath(context, handle, op, rule, inWorkspace, async ({ instance, absolute, call }) => {
+  mkdir: async (_context, { instance, absolute, call }) => {
     await instance.files.makeDir(absolute, request(call));
-  });
-}
-
-/** Removes a file or a directory tree; succeeds when it is already absent. The workspace root itself is refused. */
-export function remove(context: E2BContext, handle: unknown, path: string, op?: OpOptions): Promise<void> {
-  const rule = { operation: "remove", path, allowRoot: false, followFinal: false };
-  return onGuardedPath(context, handle, op, rule, inWorkspace, ({ instance, absolute, call }) =>
+  },
+  remove: (_context, { instance, absolute, call }) =>
     instance.files.remove(absolute, request(call)).catch((error: unknown) => {
       if (!isNotFound(error)) throw error;
     }),
-  );
-}
+});
 
 /** Translates an E2B entry into a port `FileInfo`. */
 function toFileInfo(workspaceRoot: string, entry: E2BEntryInfo): FileInfo {

@@ -1,5 +1,5 @@
 import type { OpOptions } from "@sandport/core";
-import { type CallBudget, destroyVerified, sandboxNotFound } from "@sandport/core/adapter";
+import { absentAs, type CallBudget, destroyVerified } from "@sandport/core/adapter";
 import type { E2BContext } from "./context.js";
 import { isNotFound } from "./errors.js";
 import { PROVIDER } from "./handle.js";
@@ -40,12 +40,7 @@ export function stop(context: E2BContext, handle: unknown, op?: OpOptions): Prom
   return context.onHandle(handle, op, "stop", context.options.timeouts.lifecycleMs, async (sandboxId, call) => {
     await context.assertOwned(sandboxId, "stop", call);
     const sdk = await context.sdk();
-    try {
-      await sdk.Sandbox.pause(sandboxId, context.fields(call));
-    } catch (error) {
-      if (isNotFound(error)) throw sandboxNotFound(PROVIDER, sandboxId, "stop", error);
-      throw error;
-    }
+    await sdk.Sandbox.pause(sandboxId, context.fields(call)).catch(absentAs(PROVIDER, isNotFound, sandboxId, "stop"));
     // The connected instance talks to a paused envd now; reconnect on next use.
     context.forget(sandboxId, { keepOwnership: true });
   });

@@ -1,14 +1,11 @@
 import type { ExecResult } from "@sandport/core";
-import type { CallBudget } from "@sandport/core/adapter";
+import { type CallBudget, SCRIPT_OUTPUT_BYTES } from "@sandport/core/adapter";
 import type { E2BContext } from "./context.js";
 import type { E2BSandbox } from "./internal/sdk-types.js";
-import { runCommand } from "./vendor-command.js";
-
-/** Output cap of the adapter's own helper scripts (symlink guard, chmod). */
-const SCRIPT_OUTPUT_BYTES = 1024 * 1024;
+import { startRun } from "./vendor-command.js";
 
 /** Runs one of the adapter's own scripts (symlink guard, chmod) in the workspace, to completion, within the caller's time. */
-export function runScript(
+export async function runScript(
   context: E2BContext,
   sandboxId: string,
   sandbox: E2BSandbox,
@@ -22,5 +19,5 @@ export function runScript(
     timeoutMs: Math.max(1, budget.remainingMs()),
     maxOutputBytes: SCRIPT_OUTPUT_BYTES,
   };
-  return runCommand(context, sandboxId, sandbox, plan, budget.signal);
+  return (await startRun(context, sandboxId, sandbox, plan, { signal: budget.signal })).finished;
 }

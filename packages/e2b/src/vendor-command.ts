@@ -1,7 +1,8 @@
-import type { ExecEvent, ExecResult } from "@sandport/core";
+import type { ExecEvent } from "@sandport/core";
 import {
   type CommandRun,
   createCallBudget,
+  ranOutOfTime,
   startCommandRun,
   type VendorCommand,
   type VendorEnd,
@@ -11,9 +12,6 @@ import type { E2BContext } from "./context.js";
 import { PROVIDER } from "./handle.js";
 import type { E2BSandbox } from "./internal/sdk-types.js";
 import { killProcessTree, lostOutput, startProcess } from "./process-control.js";
-
-/** How close to its timeout a command that envd ended must be for the end to count as the timeout. */
-const TIMEOUT_SLACK_MS = 50;
 
 /**
  * E2B's vendor command for the kit's engine: stage stdin, `commands.run` in
@@ -37,7 +35,7 @@ export function e2bCommand(
           throw error;
         },
       );
-      const ranOut = () => performance.now() - startedAt >= plan.timeoutMs - TIMEOUT_SLACK_MS;
+      const ranOut = () => ranOutOfTime(performance.now() - startedAt, plan.timeoutMs);
       const ended = process.wait().then(
         (): VendorEnd => ({ kind: "exited", exitCode: 0 }),
         (error: unknown) => readEnd(error, ranOut()),
@@ -88,16 +86,4 @@ export function startRun(
     ...(options.emit ? { emit: options.emit } : {}),
     lostOutput: (error, pid) => lostOutput(sandboxId, pid, error),
   });
-}
-
-/** {@link startRun}, then its result: non-zero exits, timeouts and the output cap are results. */
-export async function runCommand(
-  context: E2BContext,
-  sandboxId: string,
-  sandbox: E2BSandbox,
-  plan: CommandPlan,
-  signal: AbortSignal,
-  emit?: (event: ExecEvent) => void,
-): Promise<ExecResult> {
-  return (await startRun(context, sandboxId, sandbox, plan, emit ? { signal, emit } : { signal })).finished;
 }

@@ -1,6 +1,6 @@
 import { posix } from "node:path";
-import type { FileInfo, FileKind, OpOptions } from "@sandport/core";
-import { onGuardedPath } from "@sandport/core/adapter";
+import type { FileInfo, FileKind } from "@sandport/core";
+import { guardedFileOps } from "@sandport/core/adapter";
 import type { FreestyleContext } from "./context.js";
 import { isNotFound } from "./errors.js";
 import { eachLimited, fileCall, inWorkspace } from "./files.js";
@@ -10,14 +10,19 @@ import type { FreestyleFileStat } from "./internal/sdk-types.js";
 const STAT_CONCURRENCY = 8;
 
 /**
- * Entries of one directory (not recursive), with workspace-relative paths:
- * `GET fs/dir` names them, then one `GET fs/stat` each gives kind, size,
- * mode and time (the listing carries names and kinds only). An entry removed
- * in between is left out.
+ * `listDir`: entries of one directory (not recursive), with workspace-relative
+ * paths: `GET fs/dir` names them, then one `GET fs/stat` each gives kind,
+ * size, mode and time (the listing carries names and kinds only); an entry
+ * removed in between is left out. `stat`: one entry's metadata; a symlink is
+ * reported as itself, a missing path rejects `NOT_FOUND`. `mkdir`: a
+ * directory and its parents; succeeds when it already exists. `remove`: a
+ * file or a directory tree; succeeds when it is already absent; the workspace
+ * root itself is refused.
  */
-export function listDir(context: FreestyleContext, handle: unknown, path: string, op?: OpOptions): Promise<FileInfo[]> {
-  const rule = { operation: "listDir", path, allowRoot: true, followFinal: true, connect: false };
-  return onGuardedPath(context, handle, op, rule, inWorkspace, async ({ sandboxId, relative, absolute, call }) => {
+export const { listDir, stat, mkdir, remove } = guardedFileOps<FreestyleContext, never>({
+  inWorkspace,
+  connect: false,
+  listDir: async (context, { sandboxId, relative, absolute, call }) => {
     const entries = await fileCall(context, sandboxId, "listDir", absolute, call, (fs) => fs.readDir(absolute));
     const infos = await eachLimited(entries, STAT_CONCURRENCY, async (entry) => {
       const entryPath = relative === "" ? entry.name : `${relative}/${entry.name}`;
@@ -31,35 +36,18 @@ export function listDir(context: FreestyleContext, handle: unknown, path: string
       }
     });
     return infos.filter((info): info is FileInfo => info !== undefined);
-  });
-}
-
-/** One entry's metadata; a symlink is reported as itself. A missing path rejects `NOT_FOUND`. */
-export function stat(context: FreestyleContext, handle: unknown, path: string, op?: OpOptions): Promise<FileInfo> {
-  const rule = { operation: "stat", path, allowRoot: true, followFinal: false, connect: false };
-  return onGuardedPath(context, handle, op, rule, inWorkspace, async ({ sandboxId, relative, absolute, call }) => {
+  },
+  stat: async (context, { sandboxId, relative, absolute, call }) => {
     const info = await fileCall(context, sandboxId, "stat", absolute, call, (fs) => fs.stat(absolute));
     return toFileInfo(posix.basename(absolute), relative, info);
-  });
-}
-
-/** Creates a directory and its parents; succeeds when it already exists. */
-export function mkdir(context: FreestyleContext, handle: unknown, path: string, op?: OpOptions): Promise<void> {
-  const rule = { operation: "mkdir", path, allowRoot: true, followFinal: true, connect: false };
-  return onGuardedPath(context, handle, op, rule, inWorkspace, ({ sandboxId: vmId, absolute, call }) =>
+  },
+  mkdir: (context, { sandboxId: vmId, absolute, call }) =>
     fileCall(context, vmId, "mkdir", absolute, call, (fs) => fs.mkdir(absolute)),
-  );
-}
-
-/** Removes a file or a directory tree; succeeds when it is already absent. The workspace root itself is refused. */
-export function remove(context: FreestyleContext, handle: unknown, path: string, op?: OpOptions): Promise<void> {
-  const rule = { operation: "remove", path, allowRoot: false, followFinal: false, connect: false };
-  return onGuardedPath(context, handle, op, rule, inWorkspace, ({ sandboxId: vmId, absolute, call }) =>
+  remove: (context, { sandboxId: vmId, absolute, call }) =>
     fileCall(context, vmId, "remove", absolute, call, (fs) => fs.remove(absolute)).catch((error: unknown) => {
       if (!isNotFound(error)) throw error;
     }),
-  );
-}
+});
 
 /** Translates a Freestyle `stat` into a port `FileInfo`. */
 function toFileInfo(name: string, relative: string, stat: FreestyleFileStat): FileInfo {

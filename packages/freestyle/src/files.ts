@@ -1,5 +1,5 @@
-import { type FileInput, type OpOptions, quoteShellArg, retry, toSandboxPath } from "@sandport/core";
-import { type CallBudget, onGuardedFiles, onGuardedPath, type WorkspaceRunner } from "@sandport/core/adapter";
+import { quoteShellArg, retry, toSandboxPath } from "@sandport/core";
+import { type CallBudget, guardedFiles, type WorkspaceRunner } from "@sandport/core/adapter";
 import type { FreestyleContext } from "./context.js";
 import { mapFreestyleError } from "./errors.js";
 import type { FreestyleFilesystem } from "./internal/sdk-types.js";
@@ -12,40 +12,36 @@ const FILE_CONCURRENCY = 8;
 const FILE_RETRY = { maxAttempts: 3, initialDelayMs: 200, maxDelayMs: 2_000 } as const;
 
 /**
- * Writes every file, each as raw bytes in its own `PUT fs/write` with its mode
- * (the API has no batch), at most 8 at a time, after validating every path.
- * Freestyle writes each file atomically and creates its parent directories.
- * A failure can leave some of the files written.
+ * How the symlink guard runs: in the workspace (`cd` first, since commands
+ * start in the home directory). Freestyle's file API follows symlinks, so
+ * every file call outside a pristine VM first resolves its paths with one command.
  */
-export function writeFiles(
-  context: FreestyleContext,
-  handle: unknown,
-  files: readonly FileInput[],
-  op?: OpOptions,
-): Promise<void> {
-  const rule = { connect: false };
-  return onGuardedFiles(context, handle, files, op, rule, inWorkspace, async ({ sandboxId, files, call }) => {
+export const inWorkspace: WorkspaceRunner<FreestyleContext, never> = (context, script, { sandboxId, call }) => {
+  const workspace = quoteShellArg(fromHome(context.options, context.options.workspaceRoot));
+  return runScript(context, sandboxId, `cd -- ${workspace} && ${script}`, call);
+};
+
+/**
+ * `writeFiles` writes every file, each as raw bytes in its own `PUT fs/write`
+ * with its mode (the API has no batch), at most 8 at a time, after validating
+ * every path. Freestyle writes each file atomically and creates its parent
+ * directories. A failure can leave some of the files written. `readFile`
+ * reads one file's bytes exactly (`GET fs/read`); a missing file rejects `NOT_FOUND`.
+ */
+export const { writeFiles, readFile } = guardedFiles<FreestyleContext, never>({
+  inWorkspace,
+  connect: false,
+  write: async (context, { sandboxId, files, call }) => {
     await eachLimited(files, FILE_CONCURRENCY, (file) => {
       const path = toSandboxPath(context.options.workspaceRoot, file.path);
       return fileCall(context, sandboxId, "writeFiles", path, call, (fs) =>
         fs.writeFile(path, file.content, { mode: file.mode, signal: call.signal }),
       );
     });
-  });
-}
-
-/** Reads one file's bytes exactly (`GET fs/read`). A missing file rejects `NOT_FOUND`. */
-export function readFile(
-  context: FreestyleContext,
-  handle: unknown,
-  path: string,
-  op?: OpOptions,
-): Promise<Uint8Array> {
-  const rule = { operation: "readFile", path, allowRoot: false, followFinal: true, connect: false };
-  return onGuardedPath(context, handle, op, rule, inWorkspace, ({ sandboxId, absolute, call }) =>
+  },
+  read: (context, { sandboxId, absolute, call }) =>
     fileCall(context, sandboxId, "readFile", absolute, call, (fs) => fs.readFile(absolute, { signal: call.signal })),
-  );
-}
+});
 
 /**
  * One file request on `path`, retried on retryable errors (every file request
@@ -70,16 +66,6 @@ export function fileCall<T>(
     { policy: { ...FILE_RETRY, budgetMs: call.remainingMs() }, signal: call.signal },
   );
 }
-
-/**
- * How the symlink guard runs: in the workspace (`cd` first, since commands
- * start in the home directory). Freestyle's file API follows symlinks, so
- * every file call outside a pristine VM first resolves its paths with one command.
- */
-export const inWorkspace: WorkspaceRunner<FreestyleContext, never> = (context, script, { sandboxId, call }) => {
-  const workspace = quoteShellArg(fromHome(context.options, context.options.workspaceRoot));
-  return runScript(context, sandboxId, `cd -- ${workspace} && ${script}`, call);
-};
 
 /** Runs `work` on every item, at most `limit` at once; rejects with the first failure once the rest have settled. */
 export async function eachLimited<T, R>(

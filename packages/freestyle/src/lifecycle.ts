@@ -1,5 +1,5 @@
 import type { OpOptions } from "@sandport/core";
-import { type CallBudget, destroyVerified, sandboxNotFound } from "@sandport/core/adapter";
+import { absentAs, type CallBudget, destroyVerified } from "@sandport/core/adapter";
 import type { FreestyleContext } from "./context.js";
 import { isNotFound } from "./errors.js";
 import { PROVIDER } from "./handle.js";
@@ -53,9 +53,6 @@ function lifecycleCall(
   action: (vm: FreestyleVm) => Promise<unknown>,
 ): Promise<void> {
   return context.onOwned(handle, op, operation, context.options.timeouts.lifecycleMs, async (vmId, call) => {
-    await action(await context.vm(vmId, call)).catch((error: unknown) => {
-      if (isNotFound(error)) throw sandboxNotFound(PROVIDER, vmId, operation, error);
-      throw error;
-    });
+    await action(await context.vm(vmId, call)).catch(absentAs(PROVIDER, isNotFound, vmId, operation));
   });
 }

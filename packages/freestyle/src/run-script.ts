@@ -1,11 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { ExecResult } from "@sandport/core";
-import { type CallBudget, runCommandToEnd } from "@sandport/core/adapter";
+import { type CallBudget, runCommandToEnd, SCRIPT_OUTPUT_BYTES } from "@sandport/core/adapter";
 import type { FreestyleContext } from "./context.js";
 import { commandOptions, freestyleCommand } from "./vendor-command.js";
-
-/** Output cap of the adapter's own helper scripts (workspace setup, symlink guard). */
-const SCRIPT_OUTPUT_BYTES = 1024 * 1024;
 
 /**
  * Runs one of the adapter's own short scripts (workspace setup, symlink

@@ -7,6 +7,7 @@ import {
   httpStatusOf,
   KILL_DEADLINE_MS,
   markerSweepScript,
+  ranOutOfTime,
   type VendorCommand,
   type VendorEnd,
 } from "@sandport/core/adapter";
@@ -24,8 +25,6 @@ const SEND_RETRY = { maxAttempts: 3, initialDelayMs: 250, maxDelayMs: 2_000 } as
  * (an answer without a status code) normally comes first.
  */
 const TIMEOUT_SLACK_MS = 1_000;
-/** How close to its timeout a command without a status code must have run for the end to count as its timeout. */
-const TIMEOUT_NEAR_MS = 50;
 
 /** A validated command, ready to send to `exec-await`. */
 export interface CommandPlan {
@@ -73,7 +72,7 @@ export function freestyleCommand(
           output("stdout", answer.stdout ?? "");
           output("stderr", answer.stderr ?? "");
           if (typeof answer.statusCode === "number") return { kind: "exited", exitCode: answer.statusCode };
-          const ranOut = performance.now() - startedAt >= plan.timeoutMs - TIMEOUT_NEAR_MS;
+          const ranOut = ranOutOfTime(performance.now() - startedAt, plan.timeoutMs);
           return ranOut ? { kind: "timed-out" } : { kind: "killed" };
         },
         (error: unknown) => {

@@ -1,35 +1,28 @@
 import { posix } from "node:path";
-import { type FileInfo, type OpOptions, SandportError } from "@sandport/core";
-import { onGuardedPath } from "@sandport/core/adapter";
+import { type FileInfo, SandportError } from "@sandport/core";
+import { guardedFileOps } from "@sandport/core/adapter";
 import type { MicrosandboxContext } from "./context.js";
 import { isDirectoryError, isNotFound } from "./errors.js";
 import { inWorkspace } from "./files.js";
 import { PROVIDER } from "./handle.js";
-import type { MsbFsEntry } from "./internal/sdk-types.js";
+import type { MsbFsEntry, MsbSandbox } from "./internal/sdk-types.js";
 
-/** Entries of one directory (not recursive), sorted by name, with workspace-relative paths. */
-export function listDir(
-  context: MicrosandboxContext,
-  handle: unknown,
-  path: string,
-  op?: OpOptions,
-): Promise<FileInfo[]> {
-  const rule = { operation: "listDir", path, allowRoot: true, followFinal: true };
-  return onGuardedPath(context, handle, op, rule, inWorkspace, async ({ instance, absolute }) =>
+/**
+ * `listDir`: entries of one directory (not recursive), sorted by name, with
+ * workspace-relative paths. `stat`: one entry's metadata; a symlink is
+ * reported as itself (agentd's `stat` follows symlinks, so the entry is read
+ * from its directory's listing instead); a missing path rejects `NOT_FOUND`.
+ * `mkdir`: a directory and its parents; succeeds when it already exists.
+ * `remove`: a file, a symlink (itself) or a directory tree; succeeds when it
+ * is already absent; the workspace root itself is refused.
+ */
+export const { listDir, stat, mkdir, remove } = guardedFileOps<MicrosandboxContext, MsbSandbox>({
+  inWorkspace,
+  listDir: async (context, { instance, absolute }) =>
     (await instance.fs().list(absolute))
       .map((entry) => toFileInfo(context.options.workspaceRoot, entry))
       .sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0)),
-  );
-}
-
-/**
- * One entry's metadata; a symlink is reported as itself. agentd's `stat`
- * follows symlinks, so the entry is read from its directory's listing
- * instead. A missing path rejects `NOT_FOUND`.
- */
-export function stat(context: MicrosandboxContext, handle: unknown, path: string, op?: OpOptions): Promise<FileInfo> {
-  const rule = { operation: "stat", path, allowRoot: true, followFinal: false };
-  return onGuardedPath(context, handle, op, rule, inWorkspace, async ({ instance, absolute, sandboxId: name }) => {
+  stat: async (context, { instance, absolute, sandboxId: name }) => {
     const fs = instance.fs();
     const root = context.options.workspaceRoot;
     if (absolute === "/") return { name: "", path: "", kind: "directory", size: 0 };
@@ -45,24 +38,9 @@ export function stat(context: MicrosandboxContext, handle: unknown, path: string
       });
     }
     return toFileInfo(root, { ...entry, path: absolute });
-  });
-}
-
-/** Creates a directory and its parents; succeeds when it already exists. */
-export function mkdir(context: MicrosandboxContext, handle: unknown, path: string, op?: OpOptions): Promise<void> {
-  const rule = { operation: "mkdir", path, allowRoot: true, followFinal: true };
-  return onGuardedPath(context, handle, op, rule, inWorkspace, ({ instance, absolute }) =>
-    instance.fs().mkdir(absolute),
-  );
-}
-
-/**
- * Removes a file, a symlink (itself) or a directory tree; succeeds when it is
- * already absent. The workspace root itself is refused.
- */
-export function remove(context: MicrosandboxContext, handle: unknown, path: string, op?: OpOptions): Promise<void> {
-  const rule = { operation: "remove", path, allowRoot: false, followFinal: false };
-  return onGuardedPath(context, handle, op, rule, inWorkspace, async ({ instance, absolute }) => {
+  },
+  mkdir: (_context, { instance, absolute }) => instance.fs().mkdir(absolute),
+  remove: async (_context, { instance, absolute }) => {
     const fs = instance.fs();
     try {
       await fs.remove(absolute);
@@ -73,8 +51,8 @@ export function remove(context: MicrosandboxContext, handle: unknown, path: stri
         if (!isNotFound(dirError)) throw dirError;
       });
     }
-  });
-}
+  },
+});
 
 /** Translates an agent entry into a port `FileInfo`. */
 function toFileInfo(workspaceRoot: string, entry: MsbFsEntry): FileInfo {

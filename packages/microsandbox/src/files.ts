@@ -1,6 +1,6 @@
 import { posix } from "node:path";
-import { type FileInput, MAX_READ_BYTES, type OpOptions, SandportError, toSandboxPath } from "@sandport/core";
-import { onGuardedFiles, onGuardedPath, type WorkspaceRunner } from "@sandport/core/adapter";
+import { MAX_READ_BYTES, SandportError, toSandboxPath } from "@sandport/core";
+import { guardedFiles, type WorkspaceRunner } from "@sandport/core/adapter";
 import type { MicrosandboxContext } from "./context.js";
 import { PROVIDER } from "./handle.js";
 import type { MsbSandbox } from "./internal/sdk-types.js";
@@ -12,41 +12,37 @@ const WRITTEN_MODE = 0o644;
 const WRITE_CONCURRENCY = 8;
 
 /**
- * Writes files through the SDK's filesystem calls, after validating every
- * path and checking them for symlinks that leave the workspace. The parent
- * directories are created first (one `mkdir -p` per directory that is not
- * another's ancestor), then each file is written (its bytes streamed in the
- * agent's 3 MiB chunks), several at once. Files asking for a mode other than
- * `0o644` get it from one `chmod` command.
+ * How the symlink guard runs: agentd's file calls follow symlinks, so every
+ * file call outside a pristine sandbox first resolves its paths with one
+ * command (GNU `realpath -m`) in the workspace.
  */
-export function writeFiles(
-  context: MicrosandboxContext,
-  handle: unknown,
-  files: readonly FileInput[],
-  op?: OpOptions,
-): Promise<void> {
-  const rule = { writtenMode: WRITTEN_MODE };
-  return onGuardedFiles(context, handle, files, op, rule, inWorkspace, async ({ instance, files }) => {
+export const inWorkspace: WorkspaceRunner<MicrosandboxContext, MsbSandbox> = (
+  context,
+  script,
+  { sandboxId, instance, call },
+) => runScript(context, sandboxId, instance, script, call);
+
+/**
+ * `writeFiles` writes files through the SDK's filesystem calls, after
+ * validating every path and checking them for symlinks that leave the
+ * workspace. The parent directories are created first (one `mkdir -p` per
+ * directory that is not another's ancestor), then each file is written (its
+ * bytes streamed in the agent's 3 MiB chunks), several at once. Files asking
+ * for a mode other than `0o644` get it from one `chmod` command. `readFile`
+ * reads one file's bytes exactly, streamed from the agent: a missing file
+ * rejects `NOT_FOUND`; one larger than `MAX_READ_BYTES` rejects `OUTPUT_LIMIT`
+ * as soon as it has passed it.
+ */
+export const { writeFiles, readFile } = guardedFiles<MicrosandboxContext, MsbSandbox>({
+  inWorkspace,
+  writtenMode: WRITTEN_MODE,
+  write: async (context, { instance, files }) => {
     const absolute = (relative: string) => toSandboxPath(context.options.workspaceRoot, relative);
     const fs = instance.fs();
     await inParallel(deepestDirectories(files.map((file) => file.path)), (directory) => fs.mkdir(absolute(directory)));
     await inParallel(files, (file) => fs.write(absolute(file.path), file.content));
-  });
-}
-
-/**
- * Reads one file's bytes exactly, streamed from the agent. A missing file
- * rejects `NOT_FOUND`; one larger than `MAX_READ_BYTES` rejects `OUTPUT_LIMIT`
- * as soon as it has passed it.
- */
-export function readFile(
-  context: MicrosandboxContext,
-  handle: unknown,
-  path: string,
-  op?: OpOptions,
-): Promise<Uint8Array> {
-  const rule = { operation: "readFile", path, allowRoot: false, followFinal: true };
-  return onGuardedPath(context, handle, op, rule, inWorkspace, async ({ instance, absolute, sandboxId, call }) => {
+  },
+  read: async (_context, { instance, absolute, sandboxId, call }) => {
     const chunks: Uint8Array[] = [];
     let total = 0;
     for await (const chunk of await instance.fs().readStream(absolute)) {
@@ -64,19 +60,8 @@ export function readFile(
       if (call.signal.aborted) throw call.signal.reason;
     }
     return chunks.length === 1 ? (chunks[0] as Uint8Array) : new Uint8Array(Buffer.concat(chunks, total));
-  });
-}
-
-/**
- * How the symlink guard runs: agentd's file calls follow symlinks, so every
- * file call outside a pristine sandbox first resolves its paths with one
- * command (GNU `realpath -m`) in the workspace.
- */
-export const inWorkspace: WorkspaceRunner<MicrosandboxContext, MsbSandbox> = (
-  context,
-  script,
-  { sandboxId, instance, call },
-) => runScript(context, sandboxId, instance, script, call);
+  },
+});
 
 /** The directories that hold `paths`, leaving out the workspace root and every ancestor of another. */
 export function deepestDirectories(paths: readonly string[]): string[] {

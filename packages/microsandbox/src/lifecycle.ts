@@ -1,5 +1,12 @@
 import type { OpOptions } from "@sandport/core";
-import { type CallBudget, destroyVerified, errorName, httpStatusOf, sandboxNotFound } from "@sandport/core/adapter";
+import {
+  absentAs,
+  type CallBudget,
+  destroyVerified,
+  errorName,
+  httpStatusOf,
+  sandboxNotFound,
+} from "@sandport/core/adapter";
 import type { MicrosandboxContext } from "./context.js";
 import { isSandboxNotFound } from "./errors.js";
 import { PROVIDER } from "./handle.js";
@@ -71,7 +78,7 @@ export function stop(context: MicrosandboxContext, handle: unknown, op?: OpOptio
   return context.onHandle(handle, op, "stop", context.options.timeouts.lifecycleMs, async (name, call) => {
     const record = await context.ownedInfo(name, "stop", call);
     if (!record) throw sandboxNotFound(PROVIDER, name, "stop");
-    await record.stop().catch(absentAs(name, "stop"));
+    await record.stop().catch(absentAs(PROVIDER, isSandboxNotFound, name, "stop"));
     // The attached sandbox talks to a stopped agent now; attach again after a start.
     context.forget(name, { keepOwnership: true });
   });
@@ -81,14 +88,8 @@ export function stop(context: MicrosandboxContext, handle: unknown, op?: OpOptio
 export function start(context: MicrosandboxContext, handle: unknown, op?: OpOptions): Promise<void> {
   return context.onHandle(handle, op, "start", context.options.timeouts.lifecycleMs, async (name, call) => {
     await context.assertOwned(name, "start", call);
-    const started = await context.entry((statics) => statics.start(name), call.signal).catch(absentAs(name, "start"));
+    const starting = context.entry((statics) => statics.start(name), call.signal);
+    const started = await starting.catch(absentAs(PROVIDER, isSandboxNotFound, name, "start"));
     context.remember(name, started);
   });
-}
-
-/** Rethrows an error, the SDK's not-found of the sandbox as `NOT_FOUND` naming it. */
-function absentAs(name: string, operation: string): (error: unknown) => never {
-  return (error) => {
-    throw isSandboxNotFound(error) ? sandboxNotFound(PROVIDER, name, operation, error) : error;
-  };
 }

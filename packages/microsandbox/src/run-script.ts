@@ -1,12 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { EXEC_MARKER_ENV, type ExecResult } from "@sandport/core";
-import { type OperationCall, runCommandToEnd } from "@sandport/core/adapter";
+import { type OperationCall, runCommandToEnd, SCRIPT_OUTPUT_BYTES } from "@sandport/core/adapter";
 import type { MicrosandboxContext } from "./context.js";
 import type { MsbSandbox } from "./internal/sdk-types.js";
 import { microsandboxCommand, runOptions } from "./vendor-command.js";
-
-/** Output cap of the adapter's own helper scripts (symlink guard, chmod). */
-const SCRIPT_OUTPUT_BYTES = 1024 * 1024;
 
 /**
  * Runs one of the adapter's own scripts (symlink guard, chmod) in the

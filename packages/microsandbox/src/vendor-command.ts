@@ -5,9 +5,8 @@ import {
   markerSweepScript,
   type PlannedCommand,
   processExited,
-  type VendorCommand,
+  type StdinCommand,
   type VendorEnd,
-  type VendorStdin,
 } from "@sandport/core/adapter";
 import { PROVIDER } from "./handle.js";
 import type { MsbExecEvent, MsbExecHandle, MsbExecSink, MsbSandbox } from "./internal/sdk-types.js";
@@ -33,12 +32,6 @@ export function runOptions(plan: CommandPlan, signal: AbortSignal): CommandRunOp
   return { provider: PROVIDER, timeoutMs: plan.timeoutMs, maxOutputBytes: plan.maxOutputBytes, signal };
 }
 
-/** A command for the kit's engine, with its stdin for `spawnCommand`. */
-export interface MicrosandboxCommand extends VendorCommand {
-  /** The started command's stdin (a pipe): writes in pieces agentd takes, and EOF. */
-  readonly stdin: VendorStdin;
-}
-
 /**
  * microsandbox's vendor command: `execStreamWith` (one agent connection,
  * stdin a pipe), its events read as raw output bytes and its end (`exited`
@@ -52,7 +45,7 @@ export function microsandboxCommand(
   sandbox: MsbSandbox,
   plan: CommandPlan,
   openStdin: boolean,
-): MicrosandboxCommand {
+): StdinCommand {
   let handle: MsbExecHandle | undefined;
   let sink: MsbExecSink | null = null;
   let ended = false;

@@ -44,5 +44,9 @@ export function planCommand(options: ResolvedOptions, request: ExecRequest, inte
 export const { exec, execStream } = execCommands<ModalContext, CommandPlan, ModalSandbox>({
   plan: (context, request) => planCommand(context.options, request, false),
   run: (_context, plan, { sandboxId, instance, signal, emit }) =>
-    runCommandToEnd(modalCommand(instance, plan), commandOptions(plan, sandboxId, signal, emit)),
+    runCommandToEnd(modalCommand(instance, plan), {
+      ...commandOptions(plan, sandboxId),
+      signal,
+      ...(emit ? { emit } : {}),
+    }),
 });

@@ -1,43 +1,29 @@
-import type { FileInfo, OpOptions } from "@sandport/core";
-import { onGuardedPath } from "@sandport/core/adapter";
+import type { FileInfo } from "@sandport/core";
+import { guardedFileOps } from "@sandport/core/adapter";
 import type { ModalContext } from "./context.js";
 import { isNotFound } from "./errors.js";
 import { inWorkspace } from "./files.js";
-import type { ModalFileInfo } from "./internal/sdk-types.js";
+import type { ModalFileInfo, ModalSandbox } from "./internal/sdk-types.js";
 
-/** Entries of one directory (not recursive), with workspace-relative paths. */
-export function listDir(context: ModalContext, handle: unknown, path: string, op?: OpOptions): Promise<FileInfo[]> {
-  const rule = { operation: "listDir", path, allowRoot: true, followFinal: true };
-  return onGuardedPath(context, handle, op, rule, inWorkspace, async ({ instance, absolute }) =>
+/**
+ * `listDir`: entries of one directory (not recursive), with workspace-relative
+ * paths. `stat`: one entry's metadata; a symlink is reported as itself, a
+ * missing path rejects `NOT_FOUND`. `mkdir`: a directory and its parents;
+ * succeeds when it already exists. `remove`: a file or a directory tree;
+ * succeeds when it is already absent; the workspace root itself is refused.
+ */
+export const { listDir, stat, mkdir, remove } = guardedFileOps<ModalContext, ModalSandbox>({
+  inWorkspace,
+  listDir: async (context, { instance, absolute }) =>
     (await instance.filesystem.listFiles(absolute)).map((entry) => toFileInfo(context.options.workspaceRoot, entry)),
-  );
-}
-
-/** One entry's metadata; a symlink is reported as itself. A missing path rejects `NOT_FOUND`. */
-export function stat(context: ModalContext, handle: unknown, path: string, op?: OpOptions): Promise<FileInfo> {
-  const rule = { operation: "stat", path, allowRoot: true, followFinal: false };
-  return onGuardedPath(context, handle, op, rule, inWorkspace, async ({ instance, absolute }) =>
+  stat: async (context, { instance, absolute }) =>
     toFileInfo(context.options.workspaceRoot, await instance.filesystem.stat(absolute)),
-  );
-}
-
-/** Creates a directory and its parents; succeeds when it already exists. */
-export function mkdir(context: ModalContext, handle: unknown, path: string, op?: OpOptions): Promise<void> {
-  const rule = { operation: "mkdir", path, allowRoot: true, followFinal: true };
-  return onGuardedPath(context, handle, op, rule, inWorkspace, ({ instance, absolute }) =>
-    instance.filesystem.makeDirectory(absolute, { createParents: true }),
-  );
-}
-
-/** Removes a file or a directory tree; succeeds when it is already absent. The workspace root itself is refused. */
-export function remove(context: ModalContext, handle: unknown, path: string, op?: OpOptions): Promise<void> {
-  const rule = { operation: "remove", path, allowRoot: false, followFinal: false };
-  return onGuardedPath(context, handle, op, rule, inWorkspace, ({ instance, absolute }) =>
+  mkdir: (_context, { instance, absolute }) => instance.filesystem.makeDirectory(absolute, { createParents: true }),
+  remove: (_context, { instance, absolute }) =>
     instance.filesystem.remove(absolute, { recursive: true }).catch((error: unknown) => {
       if (!isNotFound(error)) throw error;
     }),
-  );
-}
+});
 
 /** Translates a Modal entry into a port `FileInfo` (a path outside the workspace stays absolute). */
 function toFileInfo(root: string, entry: ModalFileInfo): FileInfo {

@@ -1,5 +1,5 @@
-import { type FileInput, type OpOptions, toSandboxPath } from "@sandport/core";
-import { onGuardedFiles, onGuardedPath, type WorkspaceRunner } from "@sandport/core/adapter";
+import { toSandboxPath } from "@sandport/core";
+import { guardedFiles, type WorkspaceRunner } from "@sandport/core/adapter";
 import type { ModalContext } from "./context.js";
 import type { ModalSandbox } from "./internal/sdk-types.js";
 import { runScript } from "./run-script.js";
@@ -10,41 +10,31 @@ const WRITTEN_MODE = 0o644;
 const WRITES_AT_ONCE = 4;
 
 /**
- * Writes every file through the SDK's file helper (one exec, its stdin
- * stream and its exit per file; a few at a time), after validating every
- * path. The helper creates parent directories. Files asking for a mode other
- * than `0o644` get it from one `chmod` command afterwards.
- */
-export function writeFiles(
-  context: ModalContext,
-  handle: unknown,
-  files: readonly FileInput[],
-  op?: OpOptions,
-): Promise<void> {
-  const rule = { writtenMode: WRITTEN_MODE };
-  return onGuardedFiles(context, handle, files, op, rule, inWorkspace, async ({ instance, files }) => {
-    for (let start = 0; start < files.length; start += WRITES_AT_ONCE) {
-      const batch = files.slice(start, start + WRITES_AT_ONCE);
-      const root = context.options.workspaceRoot;
-      await Promise.all(
-        batch.map((file) => instance.filesystem.writeBytes(file.content, toSandboxPath(root, file.path))),
-      );
-    }
-  });
-}
-
-/** Reads one file's bytes exactly. A missing file rejects `NOT_FOUND`. */
-export function readFile(context: ModalContext, handle: unknown, path: string, op?: OpOptions): Promise<Uint8Array> {
-  const rule = { operation: "readFile", path, allowRoot: false, followFinal: true };
-  return onGuardedPath(context, handle, op, rule, inWorkspace, ({ instance, absolute }) =>
-    instance.filesystem.readBytes(absolute),
-  );
-}
-
-/**
  * How the symlink guard runs: Modal's file helper follows symlinks, so every
  * file call outside a pristine sandbox first resolves its paths with one
  * command in the workspace.
  */
 export const inWorkspace: WorkspaceRunner<ModalContext, ModalSandbox> = (context, script, { instance, call }) =>
   runScript(context.options, instance, script, call);
+
+/**
+ * `writeFiles` writes every file through the SDK's file helper (one exec, its
+ * stdin stream and its exit per file; a few at a time), after validating
+ * every path. The helper creates parent directories. Files asking for a mode
+ * other than `0o644` get it from one `chmod` command afterwards. `readFile`
+ * reads one file's bytes exactly; a missing file rejects `NOT_FOUND`.
+ */
+export const { writeFiles, readFile } = guardedFiles<ModalContext, ModalSandbox>({
+  inWorkspace,
+  writtenMode: WRITTEN_MODE,
+  write: async (context, { instance, files }) => {
+    const root = context.options.workspaceRoot;
+    for (let start = 0; start < files.length; start += WRITES_AT_ONCE) {
+      const batch = files.slice(start, start + WRITES_AT_ONCE);
+      await Promise.all(
+        batch.map((file) => instance.filesystem.writeBytes(file.content, toSandboxPath(root, file.path))),
+      );
+    }
+  },
+  read: (_context, { instance, absolute }) => instance.filesystem.readBytes(absolute),
+});

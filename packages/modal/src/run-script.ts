@@ -1,12 +1,9 @@
 import type { ExecResult } from "@sandport/core";
-import { runCommandToEnd } from "@sandport/core/adapter";
+import { runCommandToEnd, SCRIPT_OUTPUT_BYTES } from "@sandport/core/adapter";
 import { planCommand } from "./exec.js";
 import type { ModalSandbox } from "./internal/sdk-types.js";
 import type { ResolvedOptions } from "./options.js";
 import { commandOptions, modalCommand } from "./vendor-command.js";
-
-/** Output cap of the adapter's own helper scripts (symlink guard, chmod). */
-const SCRIPT_OUTPUT_BYTES = 1024 * 1024;
 
 /**
  * Runs one of the adapter's own helper scripts (symlink guard, chmod) in the
@@ -20,5 +17,8 @@ export function runScript(
 ): Promise<ExecResult> {
   const request = { shell: script, timeoutMs: Math.max(1, call.remainingMs()), maxOutputBytes: SCRIPT_OUTPUT_BYTES };
   const plan = planCommand(options, request, false);
-  return runCommandToEnd(modalCommand(sandbox, plan), commandOptions(plan, sandbox.sandboxId, call.signal));
+  return runCommandToEnd(modalCommand(sandbox, plan), {
+    ...commandOptions(plan, sandbox.sandboxId),
+    signal: call.signal,
+  });
 }

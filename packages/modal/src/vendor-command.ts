@@ -1,15 +1,6 @@
-import { EXEC_MARKER_ENV, type ExecEvent, SandportError } from "@sandport/core";
-import {
-  type CommandRunOptions,
-  createCallBudget,
-  KILL_DEADLINE_MS,
-  markerSweepScript,
-  type PlannedCommand,
-  processExited,
-  type VendorCommand,
-  type VendorEnd,
-  type VendorStdin,
-} from "@sandport/core/adapter";
+import { EXEC_MARKER_ENV, SandportError } from "@sandport/core";
+import type { PlannedCommand, StdinCommand, VendorEnd } from "@sandport/core/adapter";
+import { createCallBudget, KILL_DEADLINE_MS, markerSweepScript, processExited } from "@sandport/core/adapter";
 import { grpcCodeOf, mapModalError } from "./errors.js";
 import { PROVIDER } from "./handle.js";
 import { inScope } from "./internal/call-scope.js";
@@ -30,12 +21,6 @@ export interface CommandPlan extends PlannedCommand {
   readonly interactive: boolean;
 }
 
-/** Modal's vendor command, with the stdin of the command it started (for `spawn`). */
-export interface ModalCommand extends VendorCommand {
-  /** Writes and closes the started command's stdin; `NOT_FOUND` once it has ended. */
-  readonly stdin: VendorStdin;
-}
-
 /**
  * Modal's vendor command for the kit's engine: the SDK's `exec` in binary mode
  * with a server-side timeout (the run budget, in whole seconds, plus a second:
@@ -44,7 +29,7 @@ export interface ModalCommand extends VendorCommand {
  * Modal has no call that kills an exec: the kill is the kit's marker sweep,
  * run as a second exec.
  */
-export function modalCommand(sandbox: ModalSandbox, plan: CommandPlan): ModalCommand {
+export function modalCommand(sandbox: ModalSandbox, plan: CommandPlan): StdinCommand {
   let writer: WritableStreamDefaultWriter<Uint8Array> | undefined;
   const stdinFailure = (operation: string) => (error: unknown) => {
     // The command's stdin is gone once it has ended: the router says not found or failed precondition.
@@ -75,19 +60,12 @@ export function modalCommand(sandbox: ModalSandbox, plan: CommandPlan): ModalCom
 }
 
 /** The engine's options for `plan` (Modal's lost-output error); the caller adds its signal and events. */
-export function commandOptions(
-  plan: CommandPlan,
-  sandboxId: string,
-  signal: AbortSignal,
-  emit?: (event: ExecEvent) => void,
-): CommandRunOptions {
+export function commandOptions(plan: CommandPlan, sandboxId: string) {
   return {
     provider: PROVIDER,
     timeoutMs: plan.timeoutMs,
     maxOutputBytes: plan.maxOutputBytes,
-    signal,
-    lostOutput: (error) => lostOutput(sandboxId, error),
-    ...(emit ? { emit } : {}),
+    lostOutput: (error: unknown) => lostOutput(sandboxId, error),
   };
 }
 

@@ -1,25 +1,15 @@
-import {
-  type CommandRef,
-  type CommandStatus,
-  type ExecResult,
-  type OpOptions,
-  quoteArgv,
-  SandportError,
-  type StartCommandRequest,
-  sleep,
-  splitStartCommandRequest,
-  validateCommandRef,
-} from "@sandport/core";
+import { type CommandRef, quoteArgv, SandportError, sleep } from "@sandport/core";
 import {
   type AsyncCommandEnd,
   assertCommandFits,
-  asyncCommandLogs,
-  asyncCommandStatus,
+  asyncCommands,
   asyncOutputCapScript,
   createCallBudget,
   type OperationCall,
   OUTPUT_CAP_EXIT,
   OutputCollector,
+  ranOutOfTime,
+  unknownCommand,
 } from "@sandport/core/adapter";
 import type { VercelContext } from "./context.js";
 import { isNotFound } from "./errors.js";
@@ -28,14 +18,7 @@ import { PROVIDER } from "./handle.js";
 import type { VercelCommand, VercelSandbox } from "./internal/sdk-types.js";
 import type { ResolvedOptions } from "./options.js";
 import { SessionRecords } from "./session-records.js";
-import {
-  type CommandPlan,
-  commandFields,
-  discardStdin,
-  refusedBeforeStart,
-  stageStdin,
-  TIMEOUT_SLACK_MS,
-} from "./vendor-command.js";
+import { type CommandPlan, commandFields, discardStdin, refusedBeforeStart, stageStdin } from "./vendor-command.js";
 
 /** How long `commandLogs` of a running command waits for more output once the replayed lines stop. */
 const LOGS_QUIET_MS = 200;
@@ -43,15 +26,14 @@ const LOGS_QUIET_MS = 200;
 const LOGS_WINDOW_MS = 2_000;
 
 /**
- * Starts a command as a Vercel detached command; the session id is the
- * idempotency key. Vercel commands have no caller-chosen key, so a session is
- * claimed inside the sandbox first (one command: `mkdir` is atomic, see
- * `session-records.ts`): the
- * start that claims it starts the command and records its id there; any
- * other start (a retry, a racing call, a call after the command ended, from
- * any instance) waits for that record and returns the same command, which
- * never runs twice. A new session costs three requests (claim, start,
- * record), a known one one.
+ * `startCommand` starts a command as a Vercel detached command; the session
+ * id is the idempotency key. Vercel commands have no caller-chosen key, so a
+ * session is claimed inside the sandbox first (one command: `mkdir` is
+ * atomic, see `session-records.ts`): the start that claims it starts the
+ * command and records its id there; any other start (a retry, a racing call,
+ * a call after the command ended, from any instance) waits for that record
+ * and returns the same command, which never runs twice. A new session costs
+ * three requests (claim, start, record), a known one one.
  *
  * The command runs through the kit's output cap (`asyncOutputCapScript`):
  * each stream reaches Vercel's log one byte past the request's
@@ -62,21 +44,25 @@ const LOGS_WINDOW_MS = 2_000;
  * call's nonce, so it recognises itself). A start whose answer was lost may
  * have run: the session is then recorded as lost, and every later start with
  * its id is refused (`UNEXPECTED`) rather than run a second copy.
+ *
+ * `commandStatus` reads Vercel's own record of the command (`getCommand`):
+ * `running` while it has no exit code; then `exited` with it, or `null` when
+ * it was killed at its timeout. An unknown command (or one of an earlier
+ * session of a stopped sandbox) rejects `NOT_FOUND`.
+ *
+ * `commandLogs`: all of its output once it has exited (Vercel replays its
+ * log from the first line); while it runs, what the log stream delivers until
+ * it has been quiet for 200 ms (2 s at most). Capped at the command's own
+ * `maxOutputBytes`, recorded at its start.
  */
-export async function startCommand(
-  context: VercelContext,
-  handle: unknown,
-  request: StartCommandRequest,
-  op?: OpOptions,
-): Promise<CommandRef> {
-  const { sessionId, execRequest } = splitStartCommandRequest(request, PROVIDER);
-  const { options } = context;
-  const plan = cappedPlan(planCommand(options, execRequest), SessionRecords.capMarkOf(options, sessionId));
-  return context.onInstance(handle, op, "startCommand", options.timeouts.lookupMs, async (sandbox, call, name) => {
-    context.known.markCommandRun(name);
+export const { startCommand, commandStatus, commandLogs } = asyncCommands<VercelContext, CommandPlan, VercelSandbox>({
+  plan: (context, request, sessionId) =>
+    cappedPlan(planCommand(context.options, request), SessionRecords.capMarkOf(context.options, sessionId)),
+  start: async (context, plan, sessionId, { sandboxId: name, instance: sandbox, call }) => {
+    const { options } = context;
     const records = new SessionRecords(sandbox, options, sessionId);
     const claim = await records.claim(call);
-    if (!claim.claimed) return { sessionId, commandId: claim.commandId };
+    if (!claim.claimed) return claim.commandId;
     // Nothing ran yet: a failure frees the session for the next start (and its staged stdin).
     const release = async () => {
       await records.release(call);
@@ -99,69 +85,30 @@ export async function startCommand(
       throw call.signal.aborted ? error : startLost(name, sessionId, error);
     }
     await records.recordStart(command.cmdId, plan, call.signal);
-    return { sessionId, commandId: command.cmdId };
-  });
-}
-
-/**
- * Where a started command is, from Vercel's own record of it (`getCommand`):
- * `running` while it has no exit code; then `exited` with it, or `null` when
- * it was killed at its timeout. An unknown command (or one of an earlier
- * session of a stopped sandbox) rejects `NOT_FOUND`.
- */
-export function commandStatus(
-  context: VercelContext,
-  handle: unknown,
-  ref: CommandRef,
-  op?: OpOptions,
-): Promise<CommandStatus> {
-  return onCommand(context, handle, ref, op, "commandStatus", async (sandbox, command, call) =>
-    asyncCommandStatus(await endOf(context.options, sandbox, ref, command, call)),
-  );
-}
-
-/**
- * The command's output: all of it once it has exited (Vercel replays its log
- * from the first line); while it runs, what the log stream delivers until it
- * has been quiet for 200 ms (2 s at most). Capped at the command's own
- * `maxOutputBytes`, recorded at its start.
- */
-export function commandLogs(
-  context: VercelContext,
-  handle: unknown,
-  ref: CommandRef,
-  op?: OpOptions,
-): Promise<ExecResult> {
-  return onCommand(context, handle, ref, op, "commandLogs", async (sandbox, command, call) => {
+    return command.cmdId;
+  },
+  status: async (context, ref, { instance: sandbox, call }) =>
+    endOf(context.options, sandbox, ref, await commandOf(sandbox, ref, call), call),
+  logs: async (context, ref, { instance: sandbox, call }) => {
+    const command = await commandOf(sandbox, ref, call);
     const records = new SessionRecords(sandbox, context.options, ref.sessionId);
     const recorded = await records.recorded(command.cmdId, call.signal);
     const output = new OutputCollector(recorded?.maxOutputBytes ?? context.options.maxOutputBytes);
     await readLogs(command, output, command.exitCode === null, call);
     const end = await endOf(context.options, sandbox, ref, command, call);
-    return asyncCommandLogs(output, end, Date.now() - command.startedAt);
-  });
-}
+    return { output, end, runningForMs: Date.now() - command.startedAt };
+  },
+});
 
-/** Runs a status or logs call: the ref checked first, then `work` with the command as Vercel reports it. */
-async function onCommand<T>(
-  context: VercelContext,
-  handle: unknown,
-  ref: CommandRef,
-  op: OpOptions | undefined,
-  operation: string,
-  work: (sandbox: VercelSandbox, command: VercelCommand, call: OperationCall) => Promise<T>,
-): Promise<T> {
-  const valid = validateCommandRef(ref, PROVIDER);
-  return context.onInstance(handle, op, operation, context.options.timeouts.lookupMs, async (sandbox, call) => {
-    let command: VercelCommand;
-    try {
-      command = await sandbox.getCommand(valid.commandId, { signal: call.signal });
-    } catch (error) {
-      if (isNotFound(error)) throw unknownCommand(valid);
-      throw error;
-    }
-    return work(sandbox, command, call);
-  });
+/** The command as Vercel reports it; an unknown one is `NOT_FOUND`. */
+async function commandOf(sandbox: VercelSandbox, ref: CommandRef, call: OperationCall): Promise<VercelCommand> {
+  try {
+    return await sandbox.getCommand(ref.commandId, { signal: call.signal });
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+    const why = `no command ${ref.commandId} in the current session of the sandbox (session id ${ref.sessionId})`;
+    throw unknownCommand(PROVIDER, ref, why);
+  }
 }
 
 /**
@@ -188,7 +135,7 @@ async function endOf(
     return { exitCode, durationMs, timedOut: false, capped: true };
   }
   const timeoutMs = (await records.recorded(command.cmdId, call.signal))?.timeoutMs;
-  return { exitCode, durationMs, timedOut: timeoutMs !== undefined && durationMs >= timeoutMs - TIMEOUT_SLACK_MS };
+  return { exitCode, durationMs, timedOut: timeoutMs !== undefined && ranOutOfTime(durationMs, timeoutMs) };
 }
 
 /**
@@ -239,15 +186,5 @@ function startLost(name: string, sessionId: string, cause: unknown): SandportErr
     cause,
     message: `vercel lost the answer to the start of session ${sessionId} in sandbox ${name}: its command may have run`,
     details: { sandboxId: name, sessionId, outcomeUnknown: true },
-  });
-}
-
-function unknownCommand(ref: CommandRef): SandportError {
-  return new SandportError({
-    code: "NOT_FOUND",
-    provider: PROVIDER,
-    retryable: false,
-    message: `no command ${ref.commandId} in the current session of the sandbox (session id ${ref.sessionId})`,
-    details: { ...ref },
   });
 }

@@ -1,5 +1,5 @@
 import type { SandportError } from "@sandport/core";
-import { AdapterContext, type CallBudget, collectPages, sandboxNotFound } from "@sandport/core/adapter";
+import { AdapterContext, absentAs, type CallBudget, collectPages } from "@sandport/core/adapter";
 import { isNotFound, mapVercelError } from "./errors.js";
 import { ourSandboxName, PROVIDER, sandboxNameOf } from "./handle.js";
 import { createVercelSdkLoader, type VercelSdkSource } from "./internal/sdk.js";
@@ -55,12 +55,10 @@ export class VercelContext extends AdapterContext<ResolvedOptions, VercelSdkModu
   /** `Sandbox.get` of an owned sandbox, which never resumes a stopped one; a missing one is `NOT_FOUND`. */
   override async connect(name: string, operation: string, budget: CallBudget): Promise<VercelSandbox> {
     const sdk = await this.sdk();
-    try {
-      return await sdk.Sandbox.get({ ...this.connection(budget), name });
-    } catch (error) {
-      if (isNotFound(error)) throw sandboxNotFound(PROVIDER, name, operation, error);
-      throw this.mapError(error, { operation, sandboxId: name });
-    }
+    const mapOther = (error: unknown) => this.mapError(error, { operation, sandboxId: name });
+    return sdk.Sandbox.get({ ...this.connection(budget), name }).catch(
+      absentAs(PROVIDER, isNotFound, name, operation, mapOther),
+    );
   }
 
   /**

@@ -1,40 +1,9 @@
-import { type FileInput, type OpOptions, SandportError, toSandboxPath } from "@sandport/core";
-import { onGuardedFiles, onGuardedPath, type WorkspaceRunner } from "@sandport/core/adapter";
+import { SandportError, toSandboxPath } from "@sandport/core";
+import { guardedFiles, type WorkspaceRunner } from "@sandport/core/adapter";
 import type { VercelContext } from "./context.js";
 import { PROVIDER } from "./handle.js";
 import type { VercelSandbox } from "./internal/sdk-types.js";
 import { runScript } from "./run-script.js";
-
-/**
- * Writes all files in one request (the SDK's tar.gz upload, modes included),
- * after validating every path. Parent directories are created by Vercel.
- */
-export function writeFiles(
-  context: VercelContext,
-  handle: unknown,
-  files: readonly FileInput[],
-  op?: OpOptions,
-): Promise<void> {
-  return onGuardedFiles(context, handle, files, op, {}, inWorkspace, async ({ instance, files, call }) => {
-    const root = context.options.workspaceRoot;
-    const entries = files.map((file) => ({
-      path: toSandboxPath(root, file.path),
-      content: file.content,
-      mode: file.mode,
-    }));
-    await instance.writeFiles(entries, { signal: call.signal });
-  });
-}
-
-/** Reads one file's bytes exactly. A missing file rejects `NOT_FOUND`. */
-export function readFile(context: VercelContext, handle: unknown, path: string, op?: OpOptions): Promise<Uint8Array> {
-  const rule = { operation: "readFile", path, allowRoot: false, followFinal: true };
-  return onGuardedPath(context, handle, op, rule, inWorkspace, async ({ sandboxId, instance, absolute, call }) => {
-    const bytes = await instance.readFileToBuffer({ path: absolute }, { signal: call.signal });
-    if (bytes === null) throw missingFile(sandboxId, absolute);
-    return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  });
-}
 
 /**
  * How the symlink guard runs (`sh -c` in the workspace): Vercel's file API
@@ -43,6 +12,30 @@ export function readFile(context: VercelContext, handle: unknown, path: string, 
  */
 const inWorkspace: WorkspaceRunner<VercelContext, VercelSandbox> = (context, script, { instance, call }) =>
   runScript(instance, ["sh", "-c", script], context.options.workspaceRoot, call);
+
+/**
+ * `writeFiles` writes all files in one request (the SDK's tar.gz upload,
+ * modes included), after validating every path. Parent directories are
+ * created by Vercel. `readFile` reads one file's bytes exactly; a missing
+ * file rejects `NOT_FOUND`.
+ */
+export const { writeFiles, readFile } = guardedFiles<VercelContext, VercelSandbox>({
+  inWorkspace,
+  write: async (context, { instance, files, call }) => {
+    const root = context.options.workspaceRoot;
+    const entries = files.map((file) => ({
+      path: toSandboxPath(root, file.path),
+      content: file.content,
+      mode: file.mode,
+    }));
+    await instance.writeFiles(entries, { signal: call.signal });
+  },
+  read: async (_context, { sandboxId, instance, absolute, call }) => {
+    const bytes = await instance.readFileToBuffer({ path: absolute }, { signal: call.signal });
+    if (bytes === null) throw missingFile(sandboxId, absolute);
+    return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  },
+});
 
 /** `NOT_FOUND` for a file that does not exist (Vercel's read answers 404, which the SDK turns into `null`). */
 function missingFile(name: string, path: string): SandportError {

@@ -1,5 +1,5 @@
 import type { OpOptions } from "@sandport/core";
-import { type CallBudget, destroyVerified, sandboxNotFound } from "@sandport/core/adapter";
+import { absentAs, type CallBudget, destroyVerified } from "@sandport/core/adapter";
 import type { VercelContext } from "./context.js";
 import { isNotFound } from "./errors.js";
 import { PROVIDER } from "./handle.js";
@@ -62,11 +62,7 @@ export function start(context: VercelContext, handle: unknown, op?: OpOptions): 
   return context.onHandle(handle, op, "start", context.options.timeouts.lifecycleMs, async (name, call) => {
     await context.assertOwned(name, "start", call);
     const sdk = await context.sdk();
-    try {
-      context.remember(name, await sdk.Sandbox.get({ ...context.connection(call), name, resume: true }));
-    } catch (error) {
-      if (isNotFound(error)) throw sandboxNotFound(PROVIDER, name, "start", error);
-      throw error;
-    }
+    const resumed = sdk.Sandbox.get({ ...context.connection(call), name, resume: true });
+    context.remember(name, await resumed.catch(absentAs(PROVIDER, isNotFound, name, "start")));
   });
 }

@@ -1,6 +1,7 @@
 import { type OpOptions, type PortEndpoint, SandportError, validatePort } from "@sandport/core";
 import type { VercelContext } from "./context.js";
 import { PROVIDER } from "./handle.js";
+import type { VercelSandbox } from "./internal/sdk-types.js";
 
 /**
  * The public address of a port declared at launch (`LaunchSpec.ports`):
@@ -16,26 +17,23 @@ export async function portEndpoint(
   op?: OpOptions,
 ): Promise<PortEndpoint> {
   const checked = validatePort(port, PROVIDER);
-  return context.onInstance(
-    handle,
-    op,
-    "portEndpoint",
-    context.options.timeouts.lookupMs,
-    async (sandbox, _call, name) => {
-      let url: string;
-      try {
-        url = sandbox.domain(checked);
-      } catch (error) {
-        throw new SandportError({
-          code: "INVALID_REQUEST",
-          provider: PROVIDER,
-          retryable: false,
-          cause: error,
-          message: `port ${checked} of sandbox ${name} was not declared at launch (LaunchSpec.ports): Vercel routes declared ports only`,
-          details: { field: "port", port: checked, sandboxId: name },
-        });
-      }
-      return { url: url.replace(/\/+$/, "") };
-    },
+  return context.onInstance(handle, op, "portEndpoint", context.options.timeouts.lookupMs, (sandbox, _call, name) =>
+    routeOf(sandbox, checked, name),
   );
+}
+
+/** The public URL of a declared port; an undeclared one is `INVALID_REQUEST` (Vercel has no route for it). */
+async function routeOf(sandbox: VercelSandbox, port: number, name: string): Promise<PortEndpoint> {
+  try {
+    return { url: sandbox.domain(port).replace(/\/+$/, "") };
+  } catch (error) {
+    throw new SandportError({
+      code: "INVALID_REQUEST",
+      provider: PROVIDER,
+      retryable: false,
+      cause: error,
+      message: `port ${port} of sandbox ${name} was not declared at launch (LaunchSpec.ports): Vercel routes declared ports only`,
+      details: { field: "port", port, sandboxId: name },
+    });
+  }
 }

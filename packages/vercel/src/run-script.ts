@@ -1,11 +1,8 @@
 import type { ExecResult } from "@sandport/core";
-import { type CallBudget, runCommandToEnd } from "@sandport/core/adapter";
+import { type CallBudget, runCommandToEnd, SCRIPT_OUTPUT_BYTES } from "@sandport/core/adapter";
 import { PROVIDER } from "./handle.js";
 import type { VercelSandbox } from "./internal/sdk-types.js";
 import { lostOutput, vercelCommand } from "./vendor-command.js";
-
-/** Output cap of the adapter's own helper scripts (symlink guard, session claim, session release). */
-const SCRIPT_OUTPUT_BYTES = 1024 * 1024;
 
 /**
  * Runs one of the adapter's own scripts in `cwd` to completion on the kit's

@@ -7,15 +7,13 @@ import {
   KILL_DEADLINE_MS,
   markerSweepScript,
   type PlannedCommand,
+  ranOutOfTime,
   type VendorCommand,
   type VendorEnd,
 } from "@sandport/core/adapter";
 import { mapVercelError } from "./errors.js";
 import { PROVIDER } from "./handle.js";
 import type { VercelSandbox } from "./internal/sdk-types.js";
-
-/** How close to its timeout a command Vercel ended must be for the end to count as that timeout. */
-export const TIMEOUT_SLACK_MS = 50;
 
 /**
  * A validated command, ready to send: argv, cwd and env (over the sandbox's)
@@ -62,7 +60,7 @@ export function vercelCommand(sandbox: VercelSandbox, plan: CommandPlan, fileMs:
       });
       const ended = running.then(
         async ({ exitCode }): Promise<VendorEnd> => {
-          const ranOut = performance.now() - startedAt >= plan.timeoutMs - TIMEOUT_SLACK_MS;
+          const ranOut = ranOutOfTime(performance.now() - startedAt, plan.timeoutMs);
           if (ranOut && (exitCode === null || exitCode >= 128)) {
             // Vercel killed it at its timeout; children that left its process group may live on.
             await sweep(AbortSignal.timeout(KILL_DEADLINE_MS)).catch(() => undefined);

@@ -5,8 +5,10 @@ import type { ExecEvent } from "../port/exec-event.js";
 import type { OutputStream } from "../streams/output-collector.js";
 import {
   type CommandRunOptions,
+  ranOutOfTime,
   runCommandToEnd,
   startCommandRun,
+  VENDOR_TIMEOUT_SLACK_MS,
   type VendorCommand,
   type VendorEnd,
   type VendorProcess,
@@ -172,5 +174,14 @@ describe("the command engine", () => {
     const runError = await run.finished.catch((caught: unknown) => caught);
     assert.ok(SandportError.hasCode(runError, "DEADLINE_EXCEEDED"));
     assert.equal(runError.details.outcomeUnknown, true);
+  });
+});
+
+describe("ranOutOfTime", () => {
+  test("a run counts as the vendor's timeout from the slack before its timeout on, never sooner", () => {
+    assert.equal(ranOutOfTime(1_000, 1_000), true);
+    assert.equal(ranOutOfTime(1_000 - VENDOR_TIMEOUT_SLACK_MS, 1_000), true);
+    assert.equal(ranOutOfTime(1_000 - VENDOR_TIMEOUT_SLACK_MS - 1, 1_000), false);
+    assert.equal(ranOutOfTime(0, 1_000), false);
   });
 });

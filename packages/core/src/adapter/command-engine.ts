@@ -15,6 +15,21 @@ export type StopReason = "timeout" | "output-limit" | "aborted" | "killed" | "lo
 /** How long a kill may take to be sent (and, after a stop, the process to end) before the engine gives up on it. */
 export const KILL_DEADLINE_MS = 10_000;
 
+/** Output cap of an adapter's own helper scripts (symlink guard, chmod, session scripts): they print little. */
+export const SCRIPT_OUTPUT_BYTES = 1024 * 1024;
+
+/**
+ * How close to its timeout a command the vendor ended (with no exit code, or
+ * a signal's) must have run for that end to count as the vendor's timeout
+ * (`timed-out`) rather than a kill.
+ */
+export const VENDOR_TIMEOUT_SLACK_MS = 50;
+
+/** True when a command that ran `durationMs` has reached its `timeoutMs`, within {@link VENDOR_TIMEOUT_SLACK_MS}. */
+export function ranOutOfTime(durationMs: number, timeoutMs: number): boolean {
+  return durationMs >= timeoutMs - VENDOR_TIMEOUT_SLACK_MS;
+}
+
 /** How a vendor process ended, as the adapter reads it from its SDK. */
 export type VendorEnd =
   /** It exited by itself with this code (or the vendor reports one after a kill; a stop still wins). */

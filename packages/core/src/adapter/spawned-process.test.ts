@@ -3,7 +3,8 @@ import { describe, test } from "node:test";
 import { SandportError } from "../errors/sandport-error.js";
 import type { ExecEvent } from "../port/exec-event.js";
 import type { VendorCommand, VendorEnd } from "./command-engine.js";
-import { spawnCommand, type VendorStdin } from "./spawned-process.js";
+import { FakeContext } from "./fake-context.js";
+import { type StdinCommand, spawnCommand, spawnCommands, type VendorStdin } from "./spawned-process.js";
 
 /** A process that echoes its stdin to stdout and exits 0 when its stdin is closed, or "killed" on a kill. */
 function echoVendor() {
@@ -98,5 +99,54 @@ describe("spawnCommand and SpawnedProcess", () => {
     };
     await assert.rejects(spawnCommand(vendor, { ...base, signal: controller.signal, stdin: () => stdin }), /deadline/);
     assert.equal(killed, true);
+  });
+
+  test("a first write that fails (not because the process exited) kills the process and rejects with its error", async () => {
+    const { vendor, stdin } = echoVendor();
+    let killed = false;
+    const kill = vendor.kill.bind(vendor);
+    vendor.kill = async (process, signal) => {
+      killed = true;
+      return kill(process, signal);
+    };
+    const refused = new SandportError({
+      code: "PROVIDER_UNAVAILABLE",
+      provider: "test",
+      retryable: true,
+      message: "down",
+    });
+    const failing: VendorStdin = { ...stdin, write: async () => Promise.reject(refused) };
+    const spawned = spawnCommand(vendor, { ...base, stdin: () => failing, firstWrite: "a" });
+    await assert.rejects(spawned, (error: unknown) => error === refused);
+    assert.equal(killed, true, "nobody holds the process, so it must not go on running");
+  });
+});
+
+describe("spawnCommands", () => {
+  test("plans before any request, marks the sandbox, drives the command's own stdin and its first write", async () => {
+    const context = new FakeContext();
+    context.add("a");
+    context.known.markPristine("a");
+    const { vendor, stdin, sent } = echoVendor();
+    const command: StdinCommand = { ...vendor, stdin };
+    const { spawn } = spawnCommands<FakeContext, { first: string }, { id: string }>({
+      plan: (_context, request) => {
+        if (request.stdin === undefined)
+          throw new SandportError({ code: "INVALID_REQUEST", provider: "fake", message: "no stdin" });
+        return { first: String(request.stdin) };
+      },
+      startTimeoutMs: (spawning) => spawning.options.timeouts.lookupMs,
+      start: (_context, plan) => ({ command, timeoutMs: 60_000, maxOutputBytes: 1024, firstWrite: plan.first }),
+    });
+    const refused = await spawn(context, { id: "a" }, { argv: ["cat"] }).catch((error: unknown) => error);
+    assert.ok(SandportError.hasCode(refused, "INVALID_REQUEST"));
+    assert.equal(context.describes + context.connects, 0);
+    const caller = new AbortController();
+    const process = await spawn(context, { id: "a" }, { argv: ["cat"], stdin: "hi" }, { signal: caller.signal });
+    assert.equal(context.known.isPristine("a"), false);
+    await process.write("!");
+    caller.abort();
+    const result = await process.result;
+    assert.deepEqual([sent, result.stdout, result.exitCode], [["hi", "!"], "hi!", null]);
   });
 });

@@ -1,11 +1,15 @@
 import { invalidRequest } from "../errors/factories.js";
 import { SandportError } from "../errors/sandport-error.js";
 import type { ExecEvent } from "../port/exec-event.js";
+import type { ExecRequest } from "../port/exec-request.js";
 import type { ExecResult } from "../port/exec-result.js";
+import type { OpOptions } from "../port/op-options.js";
 import type { SandboxProcess } from "../port/sandbox-process.js";
 import { EventQueue } from "../streams/event-queue.js";
+import type { AdapterContext, ContextOptions } from "./adapter-context.js";
 import type { CommandRun, CommandRunOptions, VendorCommand } from "./command-engine.js";
 import { startCommandRun } from "./command-engine.js";
+import type { OperationCall } from "./run-operation.js";
 import { processExited } from "./sandbox-errors.js";
 
 /**
@@ -17,6 +21,12 @@ export interface VendorStdin {
   write(data: string | Uint8Array): Promise<void>;
   /** Closes its stdin; reject `UNSUPPORTED` where the vendor cannot. */
   close(): Promise<void>;
+}
+
+/** A vendor command that holds the stdin of the process it starts (one command per start). */
+export interface StdinCommand extends VendorCommand {
+  /** Writes and closes the started process's stdin; `NOT_FOUND` once it has ended. */
+  readonly stdin: VendorStdin;
 }
 
 /**
@@ -154,8 +164,9 @@ export interface SpawnOptions extends Omit<CommandRunOptions, "emit"> {
 /**
  * Starts a command whose stdin stays open and resolves once it runs, after
  * the first write: `spawn` of every adapter. `options.signal` bounds only the
- * start; when it fires as the start returns, the process is killed and the
- * call rejects with its reason (nobody would hold it).
+ * start; when it fires as the start returns, or the first write fails (other
+ * than because the command already ended), the process is killed and the
+ * call rejects (nobody would hold it).
  */
 export async function spawnCommand(vendor: VendorCommand, options: SpawnOptions): Promise<SpawnedProcess> {
   const queue = new EventQueue<ExecEvent>();
@@ -166,9 +177,69 @@ export async function spawnCommand(vendor: VendorCommand, options: SpawnOptions)
     throw options.signal.reason;
   }
   if (options.firstWrite !== undefined) {
-    await process.write(options.firstWrite).catch((error: unknown) => {
-      if (!SandportError.hasCode(error, "NOT_FOUND")) throw error;
+    await process.write(options.firstWrite).catch(async (error: unknown) => {
+      if (SandportError.hasCode(error, "NOT_FOUND")) return;
+      // The caller gets no process to kill: a command whose first write failed must not go on running.
+      await process.kill().catch(() => {});
+      throw error;
     });
   }
   return process;
+}
+
+/** One sandbox of a `spawn` call, reached. */
+export interface SpawnSite<Instance> {
+  readonly sandboxId: string;
+  readonly instance: Instance;
+  readonly call: OperationCall;
+}
+
+/** How one planned spawn runs: its vendor command, and what {@link spawnCommand} takes besides the call's signals. */
+export interface SpawnStart extends Omit<SpawnOptions, "provider" | "signal" | "callerSignal" | "stdin"> {
+  readonly command: VendorCommand;
+  /** The started process's stdin; default: the command's own (a {@link StdinCommand}'s). */
+  readonly stdin?: (pid: number | string) => VendorStdin;
+}
+
+/** What {@link spawnCommands} is built from: how the adapter plans a request and starts the plan. */
+export interface SpawnRecipe<Context, Plan, Instance> {
+  /** Validates the request (`INVALID_REQUEST` before any request) into a plan whose stdin stays open. */
+  plan(context: Context, request: ExecRequest): Plan;
+  /** The start's deadline when `op.timeoutMs` sets none. */
+  startTimeoutMs(context: Context): number;
+  /** The vendor command of the plan on the reached sandbox, with its run budget, output cap and first write. */
+  start(context: Context, plan: Plan, site: SpawnSite<Instance>): SpawnStart;
+}
+
+/**
+ * An adapter's `spawn` (taking its context first): the request planned before
+ * any request, the call on the handle's connected sandbox (its deadline bounds
+ * only the start), the sandbox marked as having run a command, then
+ * {@link spawnCommand} with `op.signal` killing the command at any time.
+ */
+export function spawnCommands<
+  Context extends AdapterContext<ContextOptions, unknown, unknown, Instance>,
+  Plan,
+  Instance,
+>(
+  recipe: SpawnRecipe<Context, Plan, Instance>,
+): { spawn(context: Context, handle: unknown, request: ExecRequest, op?: OpOptions): Promise<SandboxProcess> } {
+  return {
+    spawn: async (context, handle, request, op) => {
+      const plan = recipe.plan(context, request);
+      const startMs = recipe.startTimeoutMs(context);
+      return context.onInstance(handle, op, "spawn", startMs, (instance, call, sandboxId) => {
+        context.known.markCommandRun(sandboxId);
+        const { command, stdin, ...options } = recipe.start(context, plan, { sandboxId, instance, call });
+        return spawnCommand(command, {
+          provider: context.provider,
+          ...options,
+          // The call's signal bounds the start only: once the command runs, op.signal and kill() stop it.
+          signal: call.signal,
+          stdin: stdin ?? (() => (command as StdinCommand).stdin),
+          ...(op?.signal ? { callerSignal: op.signal } : {}),
+        });
+      });
+    },
+  };
 }

@@ -1,0 +1,100 @@
+import type { FileInfo } from "../port/file-info.js";
+import type { FileInput } from "../port/file-input.js";
+import type { OpOptions } from "../port/op-options.js";
+import {
+  type FileContext,
+  type GuardedTarget,
+  type GuardedWrite,
+  onGuardedFiles,
+  onGuardedPath,
+  type WorkspaceRunner,
+} from "./guarded-path.js";
+
+/** What every guarded file recipe is told: how the adapter runs its scripts, and whether it connects. */
+export interface GuardedFileSettings<Context, Instance> {
+  /** How the symlink guard (and `chmod`) runs in the workspace. */
+  readonly inWorkspace: WorkspaceRunner<Context, Instance>;
+  /** `false` for an adapter whose SDK has no per-sandbox instance: ownership is checked, nothing connected. */
+  readonly connect?: boolean;
+}
+
+/** What {@link guardedFiles} is built from: the vendor's write and read on a guarded sandbox. */
+export interface GuardedFilesRecipe<Context, Instance> extends GuardedFileSettings<Context, Instance> {
+  /** The mode the vendor gives a written file (others get theirs from one `chmod`); absent: the write sets modes. */
+  readonly writtenMode?: number;
+  /** Writes the validated files (every path already guarded). */
+  write(context: Context, target: GuardedWrite<Instance>): Promise<void>;
+  /** Reads one file's bytes (its path validated and guarded, its final symlink followed). */
+  read(context: Context, target: GuardedTarget<Instance>): Promise<Uint8Array>;
+}
+
+/** An adapter's `writeFiles` and `readFile`, each taking its context first. */
+export interface GuardedFiles<Context> {
+  writeFiles(context: Context, handle: unknown, files: readonly FileInput[], op?: OpOptions): Promise<void>;
+  readFile(context: Context, handle: unknown, path: string, op?: OpOptions): Promise<Uint8Array>;
+}
+
+/**
+ * `writeFiles` (`onGuardedFiles` with the recipe's `writtenMode`) and
+ * `readFile` (`onGuardedPath`: the workspace root refused, the final symlink
+ * followed) from the vendor's write and read.
+ */
+export function guardedFiles<Context extends FileContext<Instance>, Instance>(
+  recipe: GuardedFilesRecipe<Context, Instance>,
+): GuardedFiles<Context> {
+  const { inWorkspace, connect } = recipe;
+  const reach = connect === undefined ? {} : { connect };
+  const writeRule = { ...reach, ...(recipe.writtenMode === undefined ? {} : { writtenMode: recipe.writtenMode }) };
+  return {
+    writeFiles: (context, handle, files, op) =>
+      onGuardedFiles(context, handle, files, op, writeRule, inWorkspace, (target) => recipe.write(context, target)),
+    readFile: (context, handle, path, op) => {
+      const rule = { operation: "readFile", path, allowRoot: false, followFinal: true, ...reach };
+      return onGuardedPath(context, handle, op, rule, inWorkspace, (target) => recipe.read(context, target));
+    },
+  };
+}
+
+/** What {@link guardedFileOps} is built from: the vendor's four calls on a guarded path. */
+export interface GuardedFileOpsRecipe<Context, Instance> extends GuardedFileSettings<Context, Instance> {
+  /** Entries of the directory (the root allowed, its final symlink followed). */
+  listDir(context: Context, target: GuardedTarget<Instance>): Promise<FileInfo[]>;
+  /** The entry's metadata (the root allowed; a final symlink is reported as itself). */
+  stat(context: Context, target: GuardedTarget<Instance>): Promise<FileInfo>;
+  /** Creates the directory and its parents (the root allowed). */
+  mkdir(context: Context, target: GuardedTarget<Instance>): Promise<void>;
+  /** Removes the entry (the root refused; a final symlink removed as itself). */
+  remove(context: Context, target: GuardedTarget<Instance>): Promise<void>;
+}
+
+/** An adapter's `listDir`, `stat`, `mkdir` and `remove`, each taking its context first. */
+export interface GuardedFileOps<Context> {
+  listDir(context: Context, handle: unknown, path: string, op?: OpOptions): Promise<FileInfo[]>;
+  stat(context: Context, handle: unknown, path: string, op?: OpOptions): Promise<FileInfo>;
+  mkdir(context: Context, handle: unknown, path: string, op?: OpOptions): Promise<void>;
+  remove(context: Context, handle: unknown, path: string, op?: OpOptions): Promise<void>;
+}
+
+/**
+ * The port's file operations (`listDir`, `stat`, `mkdir`, `remove`), each in
+ * `onGuardedPath` with the port's rules: only `remove` refuses the workspace
+ * root, and `stat` and `remove` act on a final symlink itself.
+ */
+export function guardedFileOps<Context extends FileContext<Instance>, Instance>(
+  recipe: GuardedFileOpsRecipe<Context, Instance>,
+): GuardedFileOps<Context> {
+  const reach = recipe.connect === undefined ? {} : { connect: recipe.connect };
+  type Work<T> = (context: Context, target: GuardedTarget<Instance>) => Promise<T>;
+  const on =
+    <T>(operation: string, allowRoot: boolean, followFinal: boolean, work: Work<T>) =>
+    (context: Context, handle: unknown, path: string, op?: OpOptions): Promise<T> => {
+      const rule = { operation, path, allowRoot, followFinal, ...reach };
+      return onGuardedPath(context, handle, op, rule, recipe.inWorkspace, (target) => work(context, target));
+    };
+  return {
+    listDir: on("listDir", true, true, (context, target) => recipe.listDir(context, target)),
+    stat: on("stat", true, false, (context, target) => recipe.stat(context, target)),
+    mkdir: on("mkdir", true, true, (context, target) => recipe.mkdir(context, target)),
+    remove: on("remove", false, false, (context, target) => recipe.remove(context, target)),
+  };
+}
