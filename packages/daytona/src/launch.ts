@@ -27,11 +27,10 @@ export function launch(context: DaytonaContext, spec?: LaunchSpec, op?: OpOption
   return launchWithReclaim(context, spec, op, {
     ...planAndReclaim(context),
     load: () => context.client(),
-    create: (client, { plan }, call) =>
-      retry(
-        () => client.create(createParams(context.options, plan), { timeout: seconds(call.remainingMs()) }),
-        refusedOnly(call.signal),
-      ),
+    create: (client, { plan }, call) => {
+      const params = createParams(context.options, plan);
+      return retry(() => client.create(params, { timeout: seconds(call.remainingMs()) }), refusedOnly(call.signal));
+    },
     idOf: (sandbox) => sandbox.id,
     setup: async (sandbox, { labels }, call) => {
       await prepareWorkspace(context, sandbox, call);
@@ -53,14 +52,13 @@ export function launchDetached(context: DaytonaContext, spec?: LaunchSpec, op?: 
     ...planAndReclaim(context),
     operation: "launchDetached",
     load: () => Promise.all([context.sdk(), context.api()]),
-    create: ([sdk, api], { plan }, call) =>
-      retry(
-        () =>
-          api.createSandbox(createBody(context.options, plan, sdk), undefined, {
-            timeout: Math.max(1, call.remainingMs()),
-          }),
+    create: ([sdk, api], { plan }, call) => {
+      const body = createBody(context.options, plan, sdk);
+      return retry(
+        () => api.createSandbox(body, undefined, { timeout: Math.max(1, call.remainingMs()) }),
         refusedOnly(call.signal),
-      ),
+      );
+    },
     idOf: ({ data }) => data.id,
     setup: async ({ data }, { labels }) => handleFromSandbox({ id: data.id, labels, createdAt: data.createdAt }),
   });
