@@ -88,6 +88,8 @@ export {
   retryAfterMs,
 } from "./adapter/http-errors.js";
 export { KnownSandboxes } from "./adapter/known-sandboxes.js";
+export type { LaunchContext, LaunchOptions, LaunchRecipe, PlannedLaunch } from "./adapter/launch-recipe.js";
+export { launchWithReclaim } from "./adapter/launch-recipe.js";
 export { satisfiesNodeRange } from "./adapter/node-range.js";
 export { onOwnedInfo } from "./adapter/owned-info.js";
 export type {

@@ -1,13 +1,4 @@
-import { randomUUID } from "node:crypto";
-import {
-  invalidRequest,
-  type LaunchSpec,
-  RESERVED_ENV,
-  type ResourceLimits,
-  refuseReservedEnv,
-  unsupported,
-  validateLaunchSpec,
-} from "@sandport/core";
+import { invalidRequest, type LaunchSpec, type ResourceLimits, unsupported } from "@sandport/core";
 import { metadataCodec } from "@sandport/core/adapter";
 import { PROVIDER, SDK_LANGUAGE_LABEL } from "./handle.js";
 import type {
@@ -33,24 +24,19 @@ export interface LaunchPlan {
   readonly image: string | undefined;
   readonly resources: Resources | undefined;
   readonly env: Record<string, string>;
-  /** The caller's labels. */
-  readonly callerLabels: Readonly<Record<string, string>>;
   /** What the sandbox carries: the caller's labels, the ownership label and the launch key. */
   readonly labels: Record<string, string>;
-  readonly launchKey: string;
   readonly networkBlockAll: boolean;
 }
 
 /**
- * Validates a launch spec against what Daytona can do (`INVALID_REQUEST`,
+ * Checks a validated launch spec against what Daytona can do (`INVALID_REQUEST`,
  * `UNSUPPORTED`, before any request). `template` names a snapshot; a
  * deadline-style `lifetimeMs` has no Daytona equivalent (sandboxes end by
  * inactivity: `autoStopMinutes`, `autoDeleteMinutes`); resources apply to
  * image builds only; `ports` need no declaration (any port has a preview link).
  */
-export function planLaunch(options: ResolvedOptions, spec: LaunchSpec): LaunchPlan {
-  const valid = validateLaunchSpec(spec, PROVIDER);
-  refuseReservedEnv(valid.env, RESERVED_ENV, "env", PROVIDER);
+export function planLaunch(options: ResolvedOptions, valid: LaunchSpec, launchKey: string): LaunchPlan {
   if (valid.labels?.[SDK_LANGUAGE_LABEL] !== undefined) {
     throw invalidRequest(
       `label ${SDK_LANGUAGE_LABEL} is reserved: the Daytona SDK sets it on every sandbox`,
@@ -67,15 +53,12 @@ export function planLaunch(options: ResolvedOptions, spec: LaunchSpec): LaunchPl
   }
   const snapshot = valid.template ?? options.snapshot;
   const image = snapshot === undefined ? options.image : undefined;
-  const launchKey = valid.launchKey ?? randomUUID();
   return {
     snapshot,
     image,
     resources: resourcesOf(options, valid.resources, image !== undefined),
     env: { ...valid.env },
-    callerLabels: valid.labels ?? {},
     labels: { ...metadataCodec.encode(options.owner, valid.labels, launchKey) },
-    launchKey,
     networkBlockAll: !(valid.network ?? options.network),
   };
 }

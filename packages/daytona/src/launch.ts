@@ -1,8 +1,7 @@
-import { type LaunchSpec, type OpOptions, retry, type SandportError } from "@sandport/core";
-import { type CallBudget, createCallBudget, launchFailure } from "@sandport/core/adapter";
+import { type LaunchSpec, type OpOptions, retry } from "@sandport/core";
+import { type CallBudget, type LaunchRecipe, launchWithReclaim } from "@sandport/core/adapter";
 import { refusedOnly } from "./command-plan.js";
 import { type DaytonaContext, seconds } from "./context.js";
-import { mapDaytonaError } from "./errors.js";
 import { type DaytonaHandle, handleFromSandbox } from "./handle.js";
 import type { DaytonaSandbox } from "./internal/sdk-types.js";
 import { createBody, createParams, type LaunchPlan, planLaunch } from "./launch-plan.js";
@@ -24,23 +23,20 @@ import { repeatable } from "./run-script.js";
  * searched for by launch key in the background, with backoff, until the
  * listing can be trusted, and what it made is destroyed.
  */
-export function launch(context: DaytonaContext, spec: LaunchSpec = {}, op?: OpOptions): Promise<DaytonaHandle> {
-  return launchWith(context, spec, op, "launch", async (plan, call, track) => {
-    const client = await context.client();
-    if (call.signal.aborted) throw call.signal.reason;
-    const params = createParams(context.options, plan);
-    const creation = retry(
-      () => client.create(params, { timeout: seconds(call.remainingMs()) }),
-      refusedOnly(call.signal),
-    );
-    const sandbox = await track(
-      creation.then((created) => created.id),
-      creation,
-    );
-    await prepareWorkspace(context, sandbox, call);
-    context.remember(sandbox.id, sandbox);
-    context.known.markPristine(sandbox.id);
-    return handleFromSandbox({ id: sandbox.id, labels: plan.callerLabels, createdAt: sandbox.createdAt });
+export function launch(context: DaytonaContext, spec?: LaunchSpec, op?: OpOptions): Promise<DaytonaHandle> {
+  return launchWithReclaim(context, spec, op, {
+    ...planAndReclaim(context),
+    load: () => context.client(),
+    create: (client, { plan }, call) => {
+      const params = createParams(context.options, plan);
+      return retry(() => client.create(params, { timeout: seconds(call.remainingMs()) }), refusedOnly(call.signal));
+    },
+    idOf: (sandbox) => sandbox.id,
+    setup: async (sandbox, { labels }, call) => {
+      await prepareWorkspace(context, sandbox, call);
+      context.remember(sandbox.id, sandbox);
+      return handleFromSandbox({ id: sandbox.id, labels, createdAt: sandbox.createdAt });
+    },
   });
 }
 
@@ -51,22 +47,20 @@ export function launch(context: DaytonaContext, spec: LaunchSpec = {}, op?: OpOp
  * does not exist yet. `DaytonaRuntime.ready(handle)` waits until it is
  * started and creates the workspace; call it before using the sandbox.
  */
-export function launchDetached(context: DaytonaContext, spec: LaunchSpec = {}, op?: OpOptions): Promise<DaytonaHandle> {
-  return launchWith(context, spec, op, "launchDetached", async (plan, call, track) => {
-    const [sdk, api] = await Promise.all([context.sdk(), context.api()]);
-    if (call.signal.aborted) throw call.signal.reason;
-    const body = createBody(context.options, plan, sdk);
-    const creation = retry(
-      () => api.createSandbox(body, undefined, { timeout: Math.max(1, call.remainingMs()) }),
-      refusedOnly(call.signal),
-    );
-    const { data } = await track(
-      creation.then(({ data: created }) => created.id),
-      creation,
-    );
-    context.known.markOwned(data.id);
-    context.known.markPristine(data.id);
-    return handleFromSandbox({ id: data.id, labels: plan.callerLabels, createdAt: data.createdAt });
+export function launchDetached(context: DaytonaContext, spec?: LaunchSpec, op?: OpOptions): Promise<DaytonaHandle> {
+  return launchWithReclaim(context, spec, op, {
+    ...planAndReclaim(context),
+    operation: "launchDetached",
+    load: () => Promise.all([context.sdk(), context.api()]),
+    create: ([sdk, api], { plan }, call) => {
+      const body = createBody(context.options, plan, sdk);
+      return retry(
+        () => api.createSandbox(body, undefined, { timeout: Math.max(1, call.remainingMs()) }),
+        refusedOnly(call.signal),
+      );
+    },
+    idOf: ({ data }) => data.id,
+    setup: async ({ data }, { labels }) => handleFromSandbox({ id: data.id, labels, createdAt: data.createdAt }),
   });
 }
 
@@ -84,55 +78,13 @@ async function prepareWorkspace(context: DaytonaContext, sandbox: DaytonaSandbox
   await repeatable(timing, site, () => sandbox.fs.createFolder(context.options.workspaceRoot, "755"));
 }
 
-/** Hands a create to the launch frame: resolves what the create resolves, or its failure as a launch error. */
-type Track = <T>(id: Promise<string>, creation: Promise<T>) => Promise<T>;
-
-/**
- * The frame every launch runs in: the spec planned (refusals before any
- * request), the create tracked so that a launch that fails after sending it
- * reclaims what it produced in the background.
- */
-function launchWith(
+/** What both launches share: the plan of a spec (Daytona's refusals), and the delete and search of their cleanup. */
+function planAndReclaim(
   context: DaytonaContext,
-  spec: LaunchSpec,
-  op: OpOptions | undefined,
-  operation: string,
-  create: (
-    plan: LaunchPlan,
-    call: CallBudget & { readonly signal: AbortSignal },
-    track: Track,
-  ) => Promise<DaytonaHandle>,
-): Promise<DaytonaHandle> {
-  let abandoned: ((error: SandportError) => void) | undefined;
-  const launching = context.run(op, { operation }, context.options.timeouts.launchMs, (call) => {
-    const plan = planLaunch(context.options, spec);
-    const track: Track = async (id, creation) => {
-      // Read by the cleanup if the launch fails; never a rejection nobody handles.
-      id.catch(() => undefined);
-      let created = false;
-      const { timeouts, orphanCleanupMs } = context.options;
-      abandoned = (error) =>
-        context.reclaimLaunch(
-          { creation: id, idOf: (sandboxId) => sandboxId, launchKey: plan.launchKey, error, created },
-          {
-            destroy: async (sandboxId) =>
-              void (await deleteSandbox(context, sandboxId, createCallBudget(timeouts.destroyMs))),
-            findByLaunchKey: (key) => findByLaunchKey(context, key, createCallBudget(timeouts.lookupMs)),
-            cleanupMs: orphanCleanupMs,
-          },
-        );
-      const value = await creation.catch((error: unknown) => {
-        throw launchFailure(error, mapDaytonaError(error, { operation }), plan.launchKey, {
-          outcomeUnknown: mapDaytonaError.outcomeUnknown(error),
-        });
-      });
-      created = true;
-      return value;
-    };
-    return create(plan, call, track);
-  });
-  return launching.catch((error: SandportError) => {
-    abandoned?.(error);
-    throw error;
-  });
+): Pick<LaunchRecipe<LaunchPlan, unknown, unknown, DaytonaHandle>, "plan" | "destroy" | "findByLaunchKey"> {
+  return {
+    plan: (valid, launchKey) => planLaunch(context.options, valid, launchKey),
+    destroy: (sandboxId, budget) => deleteSandbox(context, sandboxId, budget),
+    findByLaunchKey: (key, budget) => findByLaunchKey(context, key, budget),
+  };
 }

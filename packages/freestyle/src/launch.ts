@@ -1,21 +1,17 @@
-import { randomUUID } from "node:crypto";
 import {
   invalidRequest,
   type LaunchSpec,
   type OpOptions,
   quoteShellArg,
-  RESERVED_ENV,
-  refuseReservedEnv,
   SandportError,
   unsupported,
-  validateLaunchSpec,
 } from "@sandport/core";
-import { createCallBudget, launchFailure, type OperationCall } from "@sandport/core/adapter";
+import { createCallBudget, launchWithReclaim, type OperationCall } from "@sandport/core/adapter";
 import type { FreestyleContext } from "./context.js";
 import { mapFreestyleError } from "./errors.js";
 import { API_STDIN_BYTES, launchEnvPath } from "./exec.js";
 import { type FreestyleHandle, PROVIDER } from "./handle.js";
-import type { FreestyleCreated, FreestyleFirewallRule } from "./internal/sdk-types.js";
+import type { FreestyleFirewallRule } from "./internal/sdk-types.js";
 import { deleteVm } from "./lifecycle.js";
 import { findByLaunchKey } from "./lookup.js";
 import { fromHome, type ResolvedOptions } from "./options.js";
@@ -36,21 +32,15 @@ const PUBLIC_EGRESS: FreestyleFirewallRule = { action: "allow", source: {}, dest
  * The create request is not cancelled when the caller's signal or deadline
  * fires (the call still rejects at once): the API finishes a create anyway,
  * so it runs on, and whatever it produces is destroyed in the background
- * (`context.reclaimLaunch`; `settle()` waits for it). A failure after the VM
+ * (`launchWithReclaim`; `settle()` waits for it). A failure after the VM
  * exists destroys it too. A create that fails with an unknown outcome (lost
  * response, 5xx) is searched for by launch key in the background, with
  * backoff, until the listing can be trusted, and what it made is destroyed.
  */
-export function launch(context: FreestyleContext, spec: LaunchSpec = {}, op?: OpOptions): Promise<FreestyleHandle> {
+export function launch(context: FreestyleContext, spec?: LaunchSpec, op?: OpOptions): Promise<FreestyleHandle> {
   const { options } = context;
-  let abandoned: ((error: SandportError) => void) | undefined;
-  const launching = context.run(
-    op,
-    { operation: "launch" },
-    options.timeouts.launchMs,
-    async (call): Promise<FreestyleHandle> => {
-      const valid = validateLaunchSpec(spec, PROVIDER);
-      refuseReservedEnv(valid.env, RESERVED_ENV, "env", PROVIDER);
+  return launchWithReclaim(context, spec, op, {
+    plan: (valid, launchKey) => {
       if (valid.resources !== undefined) {
         throw unsupported(
           PROVIDER,
@@ -61,48 +51,37 @@ export function launch(context: FreestyleContext, spec: LaunchSpec = {}, op?: Op
       if (valid.ports !== undefined && valid.ports.length > 0) {
         throw unsupported(PROVIDER, "declared ports", "this runtime exposes no ports (it has no portEndpoint)");
       }
-      const launchKey = valid.launchKey ?? randomUUID();
       if (launchKey.length > MAX_LAUNCH_KEY) {
         throw invalidRequest(`launchKey must be at most ${MAX_LAUNCH_KEY} characters on Freestyle`, {}, PROVIDER);
       }
-      const metadata = launchMetadata(options.owner, valid.labels, launchKey);
-      const setup = setupScript(options, valid.env);
-      const lifetimeMs = valid.lifetimeMs ?? options.lifetimeMs;
-      // Not bound to the caller: a create already sent is followed to its end (through the SDK's polling,
-      // for a slow one) for as long as the cleanup may take, so what it makes can be destroyed by id.
-      const client = await context.client(createCallBudget(options.orphanCleanupMs));
-      // A caller that gave up while the SDK loaded sends nothing.
-      if (call.signal.aborted) throw call.signal.reason;
-      const creation = client.vms.create({
+      return {
+        metadata: launchMetadata(options.owner, valid.labels, launchKey),
+        setup: setupScript(options, valid.env),
+      };
+    },
+    // Not bound to the caller: a create already sent is followed to its end (through the SDK's polling,
+    // for a slow one) for as long as the cleanup may take, so what it makes can be destroyed by id.
+    load: () => context.client(createCallBudget(options.orphanCleanupMs)),
+    create: (client, { spec: valid, launchKey, plan }) =>
+      client.vms.create({
         snapshotId: valid.template ?? options.snapshot,
         slug: slugFor(options.namePrefix, options.owner, launchKey),
-        metadata,
-        ttlSeconds: Math.ceil(lifetimeMs / 1000),
+        metadata: plan.metadata,
+        ttlSeconds: Math.ceil((valid.lifetimeMs ?? options.lifetimeMs) / 1000),
         ...options.persistence,
         firewall: { rules: (valid.network ?? options.network) ? [PUBLIC_EGRESS] : [] },
-      });
-      let created = false;
-      abandoned = (error) => reclaim(context, creation, launchKey, error, created);
-      const { vmId } = await creation.catch((error: unknown) => {
-        const slugTaken = (error as { code?: unknown }).code === "SLUG_TAKEN";
-        const hint = slugTaken
-          ? `a VM with launch key ${launchKey} exists already: a launch key is used once`
-          : undefined;
-        throw launchFailure(error, mapFreestyleError(error, { operation: "launch" }), launchKey, {
-          outcomeUnknown: mapFreestyleError.outcomeUnknown(error),
-          hint,
-        });
-      });
-      created = true;
-      context.known.markOwned(vmId);
-      await runSetup(context, vmId, setup, call);
-      context.known.markPristine(vmId);
-      return { id: vmId, provider: PROVIDER, labels: Object.freeze({ ...valid.labels }) };
+      }),
+    idOf: (vm) => vm.vmId,
+    hint: (error, launchKey) =>
+      (error as { code?: unknown }).code === "SLUG_TAKEN"
+        ? `a VM with launch key ${launchKey} exists already: a launch key is used once`
+        : undefined,
+    setup: async ({ vmId }, { plan, labels }, call) => {
+      await runSetup(context, vmId, plan.setup, call);
+      return { id: vmId, provider: PROVIDER, labels };
     },
-  );
-  return launching.catch((error: SandportError) => {
-    abandoned?.(error);
-    throw error;
+    destroy: (vmId, budget) => deleteVm(context, vmId, budget),
+    findByLaunchKey: (key, budget) => findByLaunchKey(context, key, budget),
   });
 }
 
@@ -154,23 +133,4 @@ async function runSetup(
     message: `freestyle VM ${vmId} could not be set up (workspace, launch env): ${result.stderr.trim() || `exit ${result.exitCode}`}`,
     details: { sandboxId: vmId, exitCode: result.exitCode },
   });
-}
-
-/** After a failed launch whose create was sent: whatever it produced is destroyed in the background. */
-function reclaim(
-  context: FreestyleContext,
-  creation: Promise<FreestyleCreated>,
-  launchKey: string,
-  error: SandportError,
-  created: boolean,
-): void {
-  const { timeouts, orphanCleanupMs } = context.options;
-  context.reclaimLaunch(
-    { creation, idOf: (vm) => vm.vmId, launchKey, error, created },
-    {
-      destroy: async (vmId) => void (await deleteVm(context, vmId, createCallBudget(timeouts.destroyMs))),
-      findByLaunchKey: (key) => findByLaunchKey(context, key, createCallBudget(timeouts.lookupMs)),
-      cleanupMs: orphanCleanupMs,
-    },
-  );
 }

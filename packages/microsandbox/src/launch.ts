@@ -1,18 +1,9 @@
 import { randomUUID } from "node:crypto";
-import {
-  type LaunchSpec,
-  type OpOptions,
-  RESERVED_ENV,
-  refuseReservedEnv,
-  type SandportError,
-  unsupported,
-  validateLaunchSpec,
-} from "@sandport/core";
-import { createCallBudget, launchFailure, metadataCodec } from "@sandport/core/adapter";
+import { type LaunchSpec, type OpOptions, unsupported } from "@sandport/core";
+import { launchWithReclaim, metadataCodec } from "@sandport/core/adapter";
 import type { MicrosandboxContext } from "./context.js";
-import { mapMicrosandboxError } from "./errors.js";
 import { type MicrosandboxHandle, PROVIDER } from "./handle.js";
-import type { MsbSandbox, MsbSandboxBuilder } from "./internal/sdk-types.js";
+import type { MsbSandboxBuilder } from "./internal/sdk-types.js";
 import { deleteSandbox } from "./lifecycle.js";
 import { findByLaunchKey } from "./lookup.js";
 import type { ResolvedOptions } from "./options.js";
@@ -24,10 +15,7 @@ const MAX_MEMORY_MIB = 2 ** 32 - 1;
 /** What a launch sends, validated. */
 interface LaunchPlan {
   readonly name: string;
-  readonly launchKey: string;
   readonly env: Readonly<Record<string, string>>;
-  /** The caller's labels, as the handle reports them. */
-  readonly labels: Readonly<Record<string, string>>;
   readonly configure: (builder: MsbSandboxBuilder) => MsbSandboxBuilder;
 }
 
@@ -40,47 +28,36 @@ interface LaunchPlan {
  *
  * The SDK cannot cancel a create: when the caller's signal or deadline fires,
  * the call rejects at once, and whatever the create produces is destroyed in
- * the background (`context.reclaimLaunch`; `settle()` waits for it). Other
+ * the background (`launchWithReclaim`; `settle()` waits for it). Other
  * failures after the sandbox exists destroy it too. A create that fails with
  * an unknown outcome (a dropped connection, a 5xx) is searched for by launch
  * key in the background, with backoff, until the listing can be trusted, and
  * what it made is destroyed.
  */
-export function launch(
-  context: MicrosandboxContext,
-  spec: LaunchSpec = {},
-  op?: OpOptions,
-): Promise<MicrosandboxHandle> {
+export function launch(context: MicrosandboxContext, spec?: LaunchSpec, op?: OpOptions): Promise<MicrosandboxHandle> {
   const { options } = context;
-  let abandoned: ((error: SandportError) => void) | undefined;
-  const launching = context.run(op, { operation: "launch" }, options.timeouts.launchMs, async (call) => {
-    const plan = planLaunch(options, spec);
-    await context.sdk();
-    // A caller that gave up while the SDK loaded sends nothing.
-    if (call.signal.aborted) throw call.signal.reason;
-    // Without the caller's signal once sent: a create cannot be taken back, so it is left to finish, then reclaimed.
-    const creation = context.entry((statics) => plan.configure(statics.builder(plan.name)).create(), call.signal);
-    let created = false;
-    abandoned = (error) => reclaim(context, creation, plan, error, created);
-    const sandbox = await creation.catch((error: unknown) => {
-      throw launchError(error, plan.launchKey);
-    });
-    created = true;
-    context.remember(plan.name, sandbox, plan.env);
-    await sandbox.fs().mkdir(options.workspaceRoot);
-    context.known.markPristine(plan.name);
-    return { id: plan.name, provider: PROVIDER, labels: plan.labels } satisfies MicrosandboxHandle;
-  });
-  return launching.catch((error: SandportError) => {
-    abandoned?.(error);
-    throw error;
+  return launchWithReclaim(context, spec, op, {
+    plan: (valid, launchKey) => planLaunch(options, valid, launchKey),
+    load: () => context.sdk(),
+    // Once sent, a create cannot be taken back (the signal only stops one still waiting for its turn).
+    create: (_sdk, { plan }, call) =>
+      context.entry((statics) => plan.configure(statics.builder(plan.name)).create(), call.signal),
+    idOf: (_sandbox, { plan }) => plan.name,
+    setup: async (sandbox, { plan, labels }) => {
+      context.remember(plan.name, sandbox, plan.env);
+      await sandbox.fs().mkdir(options.workspaceRoot);
+      return { id: plan.name, provider: PROVIDER, labels } satisfies MicrosandboxHandle;
+    },
+    destroy: async (name, budget) => {
+      await deleteSandbox(context, name, "background cleanup", budget);
+      context.forget(name);
+    },
+    findByLaunchKey: (key, budget) => findByLaunchKey(context, key, budget),
   });
 }
 
-/** Validates a launch spec against the options and plans the builder calls. Throws `INVALID_REQUEST` / `UNSUPPORTED`. */
-export function planLaunch(options: ResolvedOptions, spec: LaunchSpec): LaunchPlan {
-  const valid = validateLaunchSpec(spec, PROVIDER);
-  refuseReservedEnv(valid.env, RESERVED_ENV, "env", PROVIDER);
+/** Checks a validated launch spec against the options and plans the builder calls. Throws `INVALID_REQUEST` / `UNSUPPORTED`. */
+function planLaunch(options: ResolvedOptions, valid: LaunchSpec, launchKey: string): LaunchPlan {
   if (valid.ports !== undefined && valid.ports.length > 0) {
     throw unsupported(PROVIDER, "ports", "this runtime has no portEndpoint: ports are not exposed");
   }
@@ -104,7 +81,6 @@ export function planLaunch(options: ResolvedOptions, spec: LaunchSpec): LaunchPl
       `microsandbox gives at most ${MAX_VCPUS} vCPUs and ${MAX_MEMORY_MIB} MiB of memory (a u8 and a u32 on its wire)`,
     );
   }
-  const launchKey = valid.launchKey ?? randomUUID();
   const env = Object.freeze({ ...valid.env });
   const labels = { ...metadataCodec.encode(options.owner, valid.labels, launchKey) };
   const maxDurationSeconds = Math.ceil((valid.lifetimeMs ?? options.maxDurationMs) / 1000);
@@ -126,35 +102,5 @@ export function planLaunch(options: ResolvedOptions, spec: LaunchSpec): LaunchPl
     return network ? next : next.disableNetwork();
   };
   // A fresh name per launch: microsandbox addresses sandboxes by name, unique per account.
-  const callerLabels = Object.freeze({ ...valid.labels });
-  return { name: `sandport-${randomUUID()}`, launchKey, env, labels: callerLabels, configure };
-}
-
-/** After a failed launch whose create was sent: whatever it produced is destroyed in the background. */
-function reclaim(
-  context: MicrosandboxContext,
-  creation: Promise<MsbSandbox>,
-  plan: LaunchPlan,
-  error: SandportError,
-  created: boolean,
-): void {
-  const { timeouts, orphanCleanupMs } = context.options;
-  context.reclaimLaunch(
-    { creation, idOf: () => plan.name, launchKey: plan.launchKey, error, created },
-    {
-      destroy: async (name) => {
-        await deleteSandbox(context, name, "background cleanup", createCallBudget(timeouts.destroyMs));
-        context.forget(name);
-      },
-      findByLaunchKey: (key) => findByLaunchKey(context, key, createCallBudget(timeouts.lookupMs)),
-      cleanupMs: orphanCleanupMs,
-    },
-  );
-}
-
-/** A failed create, saying whether the sandbox may exist anyway and under which launch key to look. */
-function launchError(error: unknown, launchKey: string): SandportError {
-  return launchFailure(error, mapMicrosandboxError(error, { operation: "launch" }), launchKey, {
-    outcomeUnknown: mapMicrosandboxError.outcomeUnknown(error),
-  });
+  return { name: `sandport-${randomUUID()}`, env, configure };
 }

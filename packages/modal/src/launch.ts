@@ -1,20 +1,9 @@
-import { randomUUID } from "node:crypto";
-import {
-  invalidRequest,
-  type LaunchSpec,
-  type OpOptions,
-  RESERVED_ENV,
-  refuseReservedEnv,
-  type SandportError,
-  unsupported,
-  validateLaunchSpec,
-} from "@sandport/core";
-import { createCallBudget, launchFailure, metadataCodec } from "@sandport/core/adapter";
+import { invalidRequest, type LaunchSpec, type OpOptions, unsupported } from "@sandport/core";
+import { launchWithReclaim, metadataCodec } from "@sandport/core/adapter";
 import type { ModalContext } from "./context.js";
-import { mapModalError } from "./errors.js";
 import { type ModalHandle, PROVIDER } from "./handle.js";
 import { inScope } from "./internal/call-scope.js";
-import type { ModalCreateParams, ModalSandbox } from "./internal/sdk-types.js";
+import type { ModalCreateParams } from "./internal/sdk-types.js";
 import { terminateSandbox } from "./lifecycle.js";
 import { findByLaunchKey } from "./lookup.js";
 import { MAX_MODAL_LIFETIME_MS, type ResolvedOptions } from "./options.js";
@@ -29,39 +18,31 @@ import { MAX_MODAL_LIFETIME_MS, type ResolvedOptions } from "./options.js";
  * The create itself is not cancelled when the caller's signal fires (the
  * call still rejects at once), and the SDK does not repeat it: it runs on
  * under the call's deadline, and whatever it produces is destroyed in the
- * background (`context.reclaimLaunch`; `settle()` waits for it). A create
+ * background (`launchWithReclaim`; `settle()` waits for it). A create
  * that fails with an unknown outcome (its deadline, an abort, a lost
  * connection: Modal's mapper reads the gRPC status) is searched for by
  * launch key in the background, with backoff, until Modal's listing can be
  * trusted, and what it made is terminated.
  */
-export function launch(context: ModalContext, spec: LaunchSpec = {}, op?: OpOptions): Promise<ModalHandle> {
+export function launch(context: ModalContext, spec?: LaunchSpec, op?: OpOptions): Promise<ModalHandle> {
   const { options } = context;
-  let abandoned: ((error: SandportError) => void) | undefined;
-  const launching = context.run(op, { operation: "launch" }, options.timeouts.launchMs, async (call) => {
-    const valid = validateLaunchSpec(spec, PROVIDER);
-    refuseReservedEnv(valid.env, RESERVED_ENV, "env", PROVIDER);
-    const launchKey = valid.launchKey ?? randomUUID();
-    const params = createParams(options, valid, launchKey);
-    const app = await context.app();
-    const image = await context.image(valid.template ?? options.image, app);
-    const client = await context.client();
-    // A caller that gave up while the App and image resolved sends no create.
-    if (call.signal.aborted) throw call.signal.reason;
-    // Without the caller's signal and without the SDK's retries: a create already sent is left to finish, then reclaimed.
-    const creation = inScope({ remainingMs: call.remainingMs, retries: 0 }, () =>
-      client.sandboxes.create(app, image, params),
-    );
-    abandoned = (error) => reclaim(context, creation, launchKey, error);
-    const sandbox = await creation.catch((error: unknown) => {
-      throw launchError(error, launchKey);
-    });
-    context.launched(sandbox, valid.ports ?? []);
-    return { id: sandbox.sandboxId, provider: PROVIDER, labels: Object.freeze({ ...valid.labels }) };
-  });
-  return launching.catch((error: SandportError) => {
-    abandoned?.(error);
-    throw error;
+  return launchWithReclaim(context, spec, op, {
+    plan: (valid, launchKey) => createParams(options, valid, launchKey),
+    load: async ({ spec: valid }) => {
+      const app = await context.app();
+      const image = await context.image(valid.template ?? options.image, app);
+      return { app, image, client: await context.client() };
+    },
+    // Without the SDK's retries: a create already sent is left to finish, then reclaimed.
+    create: ({ app, image, client }, { plan }, call) =>
+      inScope({ remainingMs: call.remainingMs, retries: 0 }, () => client.sandboxes.create(app, image, plan)),
+    idOf: (sandbox) => sandbox.sandboxId,
+    setup: async (sandbox, { spec: valid, labels }) => {
+      context.launched(sandbox, valid.ports ?? []);
+      return { id: sandbox.sandboxId, provider: PROVIDER, labels };
+    },
+    destroy: (sandboxId, budget) => terminateSandbox(context, sandboxId, budget),
+    findByLaunchKey: (key, budget) => findByLaunchKey(context, key, budget),
   });
 }
 
@@ -90,31 +71,4 @@ function createParams(options: ResolvedOptions, spec: LaunchSpec, launchKey: str
     ...(spec.resources?.memoryMiB === undefined ? {} : { memoryMiB: Math.ceil(spec.resources.memoryMiB) }),
     ...(ports === undefined ? {} : options.tunnels === "tls" ? { encryptedPorts: ports } : { unencryptedPorts: ports }),
   };
-}
-
-/** After a failed launch whose create was sent: whatever it produced is destroyed in the background. */
-function reclaim(
-  context: ModalContext,
-  creation: Promise<ModalSandbox>,
-  launchKey: string,
-  error: SandportError,
-): void {
-  const { timeouts, orphanCleanupMs } = context.options;
-  context.reclaimLaunch(
-    // Nothing follows the create: a launch that failed after it succeeded cannot happen.
-    { creation, idOf: (sandbox) => sandbox.sandboxId, launchKey, error, created: false },
-    {
-      destroy: async (sandboxId) =>
-        void (await terminateSandbox(context, sandboxId, createCallBudget(timeouts.destroyMs))),
-      findByLaunchKey: (key) => findByLaunchKey(context, key, createCallBudget(timeouts.lookupMs)),
-      cleanupMs: orphanCleanupMs,
-    },
-  );
-}
-
-/** A failed create, saying whether the sandbox may exist anyway (Modal's mapper reads the gRPC status) and its launch key. */
-function launchError(error: unknown, launchKey: string): SandportError {
-  return launchFailure(error, mapModalError(error, { operation: "launch" }), launchKey, {
-    outcomeUnknown: mapModalError.outcomeUnknown(error),
-  });
 }

@@ -1,20 +1,15 @@
-import { randomUUID } from "node:crypto";
 import {
   invalidRequest,
   type LaunchSpec,
   type OpOptions,
-  RESERVED_ENV,
   type ResourceLimits,
-  refuseReservedEnv,
   SandportError,
   unsupported,
-  validateLaunchSpec,
 } from "@sandport/core";
-import { type AbandonedCreate, createCallBudget, launchFailure } from "@sandport/core/adapter";
+import { createCallBudget, launchFailure, launchWithReclaim } from "@sandport/core/adapter";
 import type { VercelContext } from "./context.js";
 import { isAlreadyExists, mapVercelError } from "./errors.js";
 import { PROVIDER, type VercelHandle } from "./handle.js";
-import type { VercelCreateParams, VercelSandbox } from "./internal/sdk-types.js";
 import { deleteSandbox } from "./lifecycle.js";
 import { findByLaunchKey } from "./lookup.js";
 import { isVercelVcpuCount } from "./options.js";
@@ -40,17 +35,10 @@ const MEMORY_PER_VCPU_MIB = 2048;
  * is unknown (lost connection, 5xx, or the name already taken, which only
  * that create can have done) rejects saying so, with the launch key to search.
  */
-export function launch(context: VercelContext, spec: LaunchSpec = {}, op?: OpOptions): Promise<VercelHandle> {
+export function launch(context: VercelContext, spec?: LaunchSpec, op?: OpOptions): Promise<VercelHandle> {
   const { options, ownership } = context;
-  let abandoned: ((error: SandportError) => void) | undefined;
-  const launching = context.run(
-    op,
-    { operation: "launch" },
-    options.timeouts.launchMs,
-    async (call): Promise<VercelHandle> => {
-      const valid = validateLaunchSpec(spec, PROVIDER);
-      refuseReservedEnv(valid.env, RESERVED_ENV, "env", PROVIDER);
-      const launchKey = valid.launchKey ?? randomUUID();
+  return launchWithReclaim(context, spec, op, {
+    plan: (valid, launchKey) => {
       const { name, tags } = ownership.encode(options.owner, valid.labels, launchKey);
       if (name.length > MAX_NAME_LENGTH) {
         throw invalidRequest(
@@ -70,34 +58,32 @@ export function launch(context: VercelContext, spec: LaunchSpec = {}, op?: OpOpt
       if (ports.length > MAX_PORTS) {
         throw invalidRequest(`Vercel exposes at most ${MAX_PORTS} ports per sandbox`, { field: "ports" }, PROVIDER);
       }
-      const vcpus = vcpusFor(valid.resources, options.vcpus);
+      return { name, tags, ports, vcpus: vcpusFor(valid.resources, options.vcpus) };
+    },
+    load: async () => {
       const sdk = await context.sdk();
       if (options.region !== undefined && sdk.DEFAULT_SANDBOX_REGION === undefined) {
         throw unsupported(PROVIDER, "region", "this @vercel/sandbox version does not send one (3.5 does)");
       }
-      // A caller that gave up while the SDK loaded sends nothing.
-      if (call.signal.aborted) throw call.signal.reason;
-      const params: VercelCreateParams = {
+      return sdk;
+    },
+    create: (sdk, { spec: valid, plan }, call) =>
+      sdk.Sandbox.create({
         // Not the caller's signal: a create already sent is left to finish (or to reach the deadline), then reclaimed.
         ...context.connection(createCallBudget(call.remainingMs())),
-        name,
+        name: plan.name,
         ...((valid.template ?? options.image) ? { image: valid.template ?? options.image } : {}),
-        ports,
+        ports: plan.ports,
         timeout: valid.lifetimeMs ?? options.lifetimeMs,
-        resources: { vcpus },
+        resources: { vcpus: plan.vcpus },
         env: { ...valid.env },
-        tags: { ...tags },
+        tags: { ...plan.tags },
         networkPolicy: (valid.network ?? options.network) ? "allow-all" : "deny-all",
         persistent: true,
         ...(options.region === undefined ? {} : { region: options.region }),
-      };
-      const creation = sdk.Sandbox.create(params);
-      let created = false;
-      abandoned = (error) => reclaim(context, { creation, idOf: (sandbox) => sandbox.name, launchKey, error, created });
-      const sandbox = await creation.catch((error: unknown) => {
-        throw launchError(error, launchKey);
-      });
-      created = true;
+      }),
+    idOf: (sandbox) => sandbox.name,
+    setup: async (sandbox, { plan: { name }, labels }, call) => {
       context.remember(name, sandbox);
       if (options.region !== undefined && sandbox.region !== options.region) {
         throw unsupported(PROVIDER, "region", `asked for ${options.region}, Vercel created it in ${sandbox.region}`);
@@ -106,18 +92,11 @@ export function launch(context: VercelContext, spec: LaunchSpec = {}, op?: OpOpt
       await sandbox.mkDir(options.workspaceRoot, { signal: call.signal }).catch((error: unknown) => {
         if (!isAlreadyExists(error)) throw error;
       });
-      context.known.markPristine(name);
-      return {
-        id: name,
-        provider: PROVIDER,
-        labels: Object.freeze({ ...valid.labels }),
-        createdAt: sandbox.createdAt.toISOString(),
-      };
+      return { id: name, provider: PROVIDER, labels, createdAt: sandbox.createdAt.toISOString() };
     },
-  );
-  return launching.catch((error: SandportError) => {
-    abandoned?.(error);
-    throw error;
+    createFailure: launchError,
+    destroy: (name, budget) => deleteSandbox(context, name, budget),
+    findByLaunchKey: (key, budget) => findByLaunchKey(context, key, budget),
   });
 }
 
@@ -169,14 +148,4 @@ function launchError(error: unknown, launchKey: string): SandportError {
       })
     : mapped;
   return launchFailure(error, worded, launchKey, { outcomeUnknown });
-}
-
-/** Hands a launch that failed after its create was sent to the context's reclaim: Vercel's delete and launch-key search. */
-function reclaim(context: VercelContext, launch: AbandonedCreate<VercelSandbox>): void {
-  const { timeouts, orphanCleanupMs } = context.options;
-  context.reclaimLaunch(launch, {
-    destroy: async (name) => void (await deleteSandbox(context, name, createCallBudget(timeouts.destroyMs))),
-    findByLaunchKey: (key) => findByLaunchKey(context, key, createCallBudget(timeouts.lookupMs)),
-    cleanupMs: orphanCleanupMs,
-  });
 }

@@ -238,6 +238,7 @@ export abstract class AdapterContext<Options extends ContextOptions, Sdk, Info, 
    * with this context's condemned keys, background tasks and the mapper's
    * `outcomeUnknown`; the adapter gives the launch's facts and its primitives
    * (a delete of one sandbox, `findIdsByLaunchKey`, `orphanCleanupMs`).
+   * `launchWithReclaim` calls it for every launch built on that recipe.
    */
   reclaimLaunch<Created>(launch: AbandonedCreate<Created>, primitives: ReclaimPrimitives): void {
     reclaimAbandonedLaunch({
