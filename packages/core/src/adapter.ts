@@ -22,7 +22,8 @@ export { AdapterContext, createCallBudget } from "./adapter/adapter-context.js";
 export type { AsyncCommandEnd } from "./adapter/async-command-result.js";
 export { asyncCommandLogs, asyncCommandStatus, VANISHED_END, VANISHED_EXIT } from "./adapter/async-command-result.js";
 export { BackgroundTasks } from "./adapter/background-tasks.js";
-export { checkHandle } from "./adapter/check-handle.js";
+export type { HandleRecipe, ProviderHandle, SandboxIdRule } from "./adapter/check-handle.js";
+export { checkHandle, handleRecipe } from "./adapter/check-handle.js";
 export type { CollectPagesOptions } from "./adapter/collect-pages.js";
 export { collectPages, PAGE_RETRY_POLICY } from "./adapter/collect-pages.js";
 export type {
@@ -87,10 +88,22 @@ export type {
   LaunchReclaimSettings,
 } from "./adapter/reclaim-launch.js";
 export { launchFailure } from "./adapter/reclaim-launch.js";
+export type { RemoteDeclaration } from "./adapter/remote-capabilities.js";
+export { remoteCapabilities } from "./adapter/remote-capabilities.js";
 export type { OperationCall, OperationContext } from "./adapter/run-operation.js";
 export { runOperation } from "./adapter/run-operation.js";
-export type { CommonDefaults, CommonRuntimeOptions, ResolvedCommonOptions } from "./adapter/runtime-options.js";
-export { COMMON_RUNTIME_OPTION_SHAPE, OptionReader } from "./adapter/runtime-options.js";
+export type {
+  CommonDefaults,
+  CommonRuntimeOptions,
+  RemoteDefaults,
+  RemoteRuntimeExtras,
+  RemoteRuntimeOptions,
+  ResolvedCommonOptions,
+  ResolvedRemote,
+  ResolvedRemoteExtras,
+  ResolvedRemoteOptions,
+} from "./adapter/runtime-options.js";
+export { COMMON_RUNTIME_OPTION_SHAPE, OptionReader, REMOTE_RUNTIME_OPTION_SHAPE } from "./adapter/runtime-options.js";
 export { destroyUnverified, foreignSandbox, processExited, sandboxNotFound } from "./adapter/sandbox-errors.js";
 export type { SdkLoader, SdkLoaderOptions, SdkPackage } from "./adapter/sdk-loader.js";
 export { createSdkLoader } from "./adapter/sdk-loader.js";
