@@ -103,7 +103,12 @@ export type {
   ResolvedRemoteExtras,
   ResolvedRemoteOptions,
 } from "./adapter/runtime-options.js";
-export { COMMON_RUNTIME_OPTION_SHAPE, OptionReader, REMOTE_RUNTIME_OPTION_SHAPE } from "./adapter/runtime-options.js";
+export {
+  COMMON_RUNTIME_OPTION_SHAPE,
+  OptionReader,
+  REMOTE_RUNTIME_OPTION_SHAPE,
+  remoteTimeouts,
+} from "./adapter/runtime-options.js";
 export { destroyUnverified, foreignSandbox, processExited, sandboxNotFound } from "./adapter/sandbox-errors.js";
 export type { SdkLoader, SdkLoaderOptions, SdkPackage } from "./adapter/sdk-loader.js";
 export { createSdkLoader } from "./adapter/sdk-loader.js";

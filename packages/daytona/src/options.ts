@@ -5,6 +5,7 @@ import {
   type RemoteRuntimeExtras,
   type RemoteRuntimeOptions,
   type ResolvedRemote,
+  remoteTimeouts,
 } from "@sandport/core/adapter";
 import { PROVIDER } from "./handle.js";
 import type { DaytonaSdkSource } from "./internal/sdk.js";
@@ -124,14 +125,7 @@ export interface ResolvedOptions extends ResolvedRemote<typeof DAYTONA_DEFAULTS>
  * absent. `launchMs` covers the create (an image build included) and the
  * workspace directory; `lifecycleMs` covers `stop`, `start` and `recreate`, a replacement included.
  */
-export const DEFAULT_DAYTONA_TIMEOUTS: OperationTimeouts = Object.freeze({
-  launchMs: 180_000,
-  lookupMs: 60_000,
-  fileMs: 120_000,
-  destroyMs: 60_000,
-  lifecycleMs: 240_000,
-  execGraceMs: 30_000,
-});
+export const DEFAULT_DAYTONA_TIMEOUTS: OperationTimeouts = remoteTimeouts({ launchMs: 180_000, lifecycleMs: 240_000 });
 
 /** The defaults of the remote options Daytona shares. */
 const DAYTONA_DEFAULTS = {

@@ -5,6 +5,7 @@ import {
   type RemoteRuntimeExtras,
   type RemoteRuntimeOptions,
   type ResolvedRemote,
+  remoteTimeouts,
 } from "@sandport/core/adapter";
 import { PROVIDER } from "./handle.js";
 import type { E2BSdkSource } from "./internal/sdk.js";
@@ -104,14 +105,7 @@ export interface ResolvedOptions extends ResolvedRemote<typeof E2B_DEFAULTS> {
  * `lookupMs` also bounds `startCommand` and `spawn`, which wait only for the start,
  * each `write` and `closeStdin` of a spawned process, and `portEndpoint`.
  */
-export const DEFAULT_E2B_TIMEOUTS: OperationTimeouts = Object.freeze({
-  launchMs: 120_000,
-  lookupMs: 60_000,
-  fileMs: 120_000,
-  destroyMs: 60_000,
-  lifecycleMs: 120_000,
-  execGraceMs: 30_000,
-});
+export const DEFAULT_E2B_TIMEOUTS: OperationTimeouts = remoteTimeouts({ launchMs: 120_000, lifecycleMs: 120_000 });
 
 /** E2B's hosted domains, which serve every sandbox's envd from `https://sandbox.<domain>`. */
 const HOSTED_DOMAINS = ["e2b.app", "e2b.dev", "e2b.pro", "e2b-staging.dev"];

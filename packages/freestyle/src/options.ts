@@ -6,6 +6,7 @@ import {
   type RemoteRuntimeExtras,
   type RemoteRuntimeOptions,
   type ResolvedRemote,
+  remoteTimeouts,
 } from "@sandport/core/adapter";
 import { PROVIDER } from "./handle.js";
 import type { FreestyleSdkSource } from "./internal/sdk.js";
@@ -95,13 +96,9 @@ export type ResolvedOptions = ResolvedRemote<typeof FREESTYLE_DEFAULTS> &
  * Default per-call deadlines, used when a call's `OpOptions.timeoutMs` is
  * absent. `launchMs` covers the create and the workspace setup.
  */
-export const DEFAULT_FREESTYLE_TIMEOUTS: OperationTimeouts = Object.freeze({
+export const DEFAULT_FREESTYLE_TIMEOUTS: OperationTimeouts = remoteTimeouts({
   launchMs: 180_000,
-  lookupMs: 60_000,
-  fileMs: 120_000,
-  destroyMs: 60_000,
   lifecycleMs: 120_000,
-  execGraceMs: 30_000,
 });
 
 /** The longest command timeout the API takes (24 h). */

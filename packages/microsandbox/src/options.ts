@@ -5,6 +5,7 @@ import {
   type RemoteRuntimeExtras,
   type RemoteRuntimeOptions,
   type ResolvedRemote,
+  remoteTimeouts,
 } from "@sandport/core/adapter";
 import { PROVIDER } from "./handle.js";
 import type { BackendBinding } from "./internal/default-backend.js";
@@ -105,13 +106,9 @@ export interface ResolvedOptions extends ResolvedRemote<typeof MICROSANDBOX_DEFA
  * absent. `launchMs` covers the create (the cloud waits up to 90 s for the
  * sandbox to run) and creating the workspace directory.
  */
-export const DEFAULT_MICROSANDBOX_TIMEOUTS: OperationTimeouts = Object.freeze({
+export const DEFAULT_MICROSANDBOX_TIMEOUTS: OperationTimeouts = remoteTimeouts({
   launchMs: 180_000,
-  lookupMs: 60_000,
-  fileMs: 120_000,
-  destroyMs: 60_000,
   lifecycleMs: 120_000,
-  execGraceMs: 30_000,
 });
 
 /** The defaults of the remote options microsandbox shares. */

@@ -5,6 +5,7 @@ import {
   type RemoteRuntimeExtras,
   type RemoteRuntimeOptions,
   type ResolvedRemote,
+  remoteTimeouts,
 } from "@sandport/core/adapter";
 import { PROVIDER } from "./handle.js";
 import type { ModalSdkSource } from "./internal/sdk.js";
@@ -89,14 +90,7 @@ export type ResolvedOptions = ResolvedRemote<typeof MODAL_DEFAULTS> &
  * absent. `launchMs` covers resolving the App and image (the first launch
  * builds the image) and the create; `lifecycleMs` is unused (no stop/start).
  */
-export const DEFAULT_MODAL_TIMEOUTS: OperationTimeouts = Object.freeze({
-  launchMs: 180_000,
-  lookupMs: 60_000,
-  fileMs: 120_000,
-  destroyMs: 60_000,
-  lifecycleMs: 60_000,
-  execGraceMs: 30_000,
-});
+export const DEFAULT_MODAL_TIMEOUTS: OperationTimeouts = remoteTimeouts({ launchMs: 180_000, lifecycleMs: 60_000 });
 
 /** The defaults of the remote options Modal shares. */
 const MODAL_DEFAULTS = { timeouts: DEFAULT_MODAL_TIMEOUTS, network: true, workspaceRoot: "/workspace" } as const;

@@ -5,6 +5,7 @@ import {
   type RemoteRuntimeExtras,
   type RemoteRuntimeOptions,
   type ResolvedRemote,
+  remoteTimeouts,
 } from "@sandport/core/adapter";
 import { PROVIDER } from "./handle.js";
 import type { VercelSdkSource } from "./internal/sdk.js";
@@ -108,14 +109,7 @@ export interface ResolvedOptions extends ResolvedRemote<typeof VERCEL_DEFAULTS> 
  * `lookupMs` also bounds `startCommand`, `commandStatus`, `commandLogs` and
  * `portEndpoint`.
  */
-export const DEFAULT_VERCEL_TIMEOUTS: OperationTimeouts = Object.freeze({
-  launchMs: 120_000,
-  lookupMs: 60_000,
-  fileMs: 120_000,
-  destroyMs: 60_000,
-  lifecycleMs: 120_000,
-  execGraceMs: 30_000,
-});
+export const DEFAULT_VERCEL_TIMEOUTS: OperationTimeouts = remoteTimeouts({ launchMs: 120_000, lifecycleMs: 120_000 });
 
 /** Most vCPUs a sandbox can have. */
 const MAX_VCPUS = 8;

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { SandportError } from "../errors/sandport-error.js";
 import type { OperationTimeouts } from "../timing/operation-timeouts.js";
-import { OptionReader } from "./runtime-options.js";
+import { OptionReader, remoteTimeouts } from "./runtime-options.js";
 
 const timeouts: OperationTimeouts = {
   launchMs: 1_000,
@@ -151,4 +151,17 @@ test("remote: each shared option is refused in the reader's format", () => {
     assert.equal(error.details.field, field);
     assert.ok(error.message.startsWith(`DemoRuntime option ${field} ${why}`), error.message);
   }
+});
+
+test("remoteTimeouts: the runtime's launch and lifecycle deadlines, the shared rest, frozen", () => {
+  const own = remoteTimeouts({ launchMs: 1, lifecycleMs: 2 });
+  assert.deepEqual(own, {
+    launchMs: 1,
+    lookupMs: 60_000,
+    fileMs: 120_000,
+    destroyMs: 60_000,
+    lifecycleMs: 2,
+    execGraceMs: 30_000,
+  });
+  assert.ok(Object.isFrozen(own));
 });

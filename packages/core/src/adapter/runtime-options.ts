@@ -124,6 +124,23 @@ export interface RemoteDefaults extends Partial<CommonDefaults> {
 export type ResolvedRemote<D extends RemoteDefaults> = ResolvedRemoteOptions &
   Pick<ResolvedRemoteExtras, keyof D & keyof ResolvedRemoteExtras>;
 
+/**
+ * A remote runtime's default per-call deadlines: its own `launchMs` and
+ * `lifecycleMs` (they depend on how long the provider takes to create and
+ * to stop or start a sandbox), and what every remote runtime uses for the
+ * rest: `lookupMs` 60 000, `fileMs` 120 000, `destroyMs` 60 000, `execGraceMs` 30 000.
+ */
+export function remoteTimeouts(own: Pick<OperationTimeouts, "launchMs" | "lifecycleMs">): OperationTimeouts {
+  return Object.freeze({
+    launchMs: own.launchMs,
+    lookupMs: 60_000,
+    fileMs: 120_000,
+    destroyMs: 60_000,
+    lifecycleMs: own.lifecycleMs,
+    execGraceMs: 30_000,
+  });
+}
+
 /** How long the background cleanup of an abandoned launch may take without `orphanCleanupMs`. */
 const ORPHAN_CLEANUP_MS = 120_000;
 
