@@ -31,7 +31,8 @@ export type {
 } from "./adapter/async-commands.js";
 export { asyncCommands, unknownCommand } from "./adapter/async-commands.js";
 export { BackgroundTasks } from "./adapter/background-tasks.js";
-export { checkHandle } from "./adapter/check-handle.js";
+export type { HandleRecipe, ProviderHandle, SandboxIdRule } from "./adapter/check-handle.js";
+export { checkHandle, handleRecipe } from "./adapter/check-handle.js";
 export type { CollectPagesOptions } from "./adapter/collect-pages.js";
 export { collectPages, PAGE_RETRY_POLICY } from "./adapter/collect-pages.js";
 export type {
@@ -110,10 +111,27 @@ export type {
   LaunchReclaimSettings,
 } from "./adapter/reclaim-launch.js";
 export { launchFailure } from "./adapter/reclaim-launch.js";
+export type { RemoteDeclaration } from "./adapter/remote-capabilities.js";
+export { remoteCapabilities } from "./adapter/remote-capabilities.js";
 export type { OperationCall, OperationContext } from "./adapter/run-operation.js";
 export { runOperation } from "./adapter/run-operation.js";
-export type { CommonDefaults, CommonRuntimeOptions, ResolvedCommonOptions } from "./adapter/runtime-options.js";
-export { COMMON_RUNTIME_OPTION_SHAPE, OptionReader } from "./adapter/runtime-options.js";
+export type {
+  CommonDefaults,
+  CommonRuntimeOptions,
+  RemoteDefaults,
+  RemoteRuntimeExtras,
+  RemoteRuntimeOptions,
+  ResolvedCommonOptions,
+  ResolvedRemote,
+  ResolvedRemoteExtras,
+  ResolvedRemoteOptions,
+} from "./adapter/runtime-options.js";
+export {
+  COMMON_RUNTIME_OPTION_SHAPE,
+  OptionReader,
+  REMOTE_RUNTIME_OPTION_SHAPE,
+  remoteTimeouts,
+} from "./adapter/runtime-options.js";
 export { destroyUnverified, foreignSandbox, processExited, sandboxNotFound } from "./adapter/sandbox-errors.js";
 export type { SdkLoader, SdkLoaderOptions, SdkPackage } from "./adapter/sdk-loader.js";
 export { createSdkLoader } from "./adapter/sdk-loader.js";

@@ -1,4 +1,5 @@
 import type { DeclaredCapabilities } from "@sandport/core";
+import { remoteCapabilities } from "@sandport/core/adapter";
 
 /**
  * What `DaytonaRuntime` declares beyond its methods. Every structural
@@ -30,17 +31,14 @@ import type { DeclaredCapabilities } from "@sandport/core";
  *   run can prove it; `isolation: "unknown"`: a sandbox is a container or a
  *   VM by its class (see `DaytonaRuntime.sandboxDetails`), not one mode for all.
  */
-export const daytonaCapabilities: DeclaredCapabilities = Object.freeze({
-  warmLease: "unknown",
+export const daytonaCapabilities: DeclaredCapabilities = remoteCapabilities({
   lifecycle: "unknown",
-  verifiedCleanup: true,
   neverIdle: "unknown",
   binaryOutput: "not-exposed",
-  pty: "not-exposed",
-  modes: Object.freeze({
+  modes: {
     outputStreams: "combined",
     filesystem: "unknown",
     lifetime: "idle-timeout",
     isolation: "unknown",
-  }),
+  },
 });

@@ -66,10 +66,7 @@ export function answerLost(error: unknown): boolean {
 }
 
 /** True when Daytona reports that the sandbox, file, session or command does not exist (or no longer does). */
-export function isNotFound(error: unknown): boolean {
-  if (SandportError.isInstance(error)) return error.code === "NOT_FOUND";
-  return mapDaytonaError(error, { operation: "classify" }).code === "NOT_FOUND";
-}
+export const isNotFound = mapDaytonaError.isNotFound;
 
 /** The HTTP status Daytona answered, where it answered. */
 export function statusOf(error: unknown): number | undefined {

@@ -1,5 +1,5 @@
-import { invalidRequest, type SandboxHandle } from "@sandport/core";
-import { callerLabels, checkHandle } from "@sandport/core/adapter";
+import type { SandboxHandle } from "@sandport/core";
+import { handleRecipe } from "@sandport/core/adapter";
 
 /** Provider name, in handles and errors. */
 export const PROVIDER = "daytona";
@@ -30,36 +30,22 @@ export interface SandboxIdentity {
   readonly createdAt?: string | undefined;
 }
 
+const handles = handleRecipe(PROVIDER, {
+  valid: /^(?!\.\.?$)[A-Za-z0-9_.-]{1,128}$/,
+  refusal: "sandbox id must be 1-128 characters of [A-Za-z0-9_.-], and not . or ..",
+});
+
 /** A handle from what Daytona reports about a sandbox (the caller checks ownership first). */
 export function handleFromSandbox(sandbox: SandboxIdentity): DaytonaHandle {
-  const { [SDK_LANGUAGE_LABEL]: _language, ...labels } = callerLabels(sandbox.labels);
-  const createdAt = sandbox.createdAt === undefined ? Number.NaN : Date.parse(sandbox.createdAt);
-  return {
-    id: sandbox.id,
-    provider: PROVIDER,
-    labels: Object.freeze(labels),
-    ...(Number.isNaN(createdAt) ? {} : { createdAt: new Date(createdAt).toISOString() }),
-  };
+  const { [SDK_LANGUAGE_LABEL]: _language, ...labels } = sandbox.labels ?? {};
+  return handles.toHandle(sandbox.id, labels, sandbox.createdAt);
 }
 
 /** The sandbox id of a handle: a Daytona handle (`checkHandle`) whose id can be a Daytona sandbox id. */
-export function sandboxIdOf(handle: unknown, operation: string): string {
-  return validSandboxId(checkHandle(handle, PROVIDER, operation));
-}
-
-const SANDBOX_ID = /^[A-Za-z0-9_.-]{1,128}$/;
+export const sandboxIdOf = handles.idOf;
 
 /**
  * Refuses (`INVALID_REQUEST`) an id that cannot name a Daytona sandbox,
  * before it reaches a URL: `..`, `/etc` or `a/b` would address other routes.
  */
-export function validSandboxId(sandboxId: unknown): string {
-  if (typeof sandboxId !== "string" || !SANDBOX_ID.test(sandboxId) || sandboxId === "." || sandboxId === "..") {
-    throw invalidRequest(
-      "sandbox id must be 1-128 characters of [A-Za-z0-9_.-], and not . or ..",
-      { field: "id" },
-      PROVIDER,
-    );
-  }
-  return sandboxId;
-}
+export const validSandboxId = handles.validId;

@@ -1,9 +1,11 @@
-import { keyList, type OperationTimeouts, type SandportError } from "@sandport/core";
+import { keyList, type OperationTimeouts } from "@sandport/core";
 import {
-  COMMON_RUNTIME_OPTION_SHAPE,
-  type CommonRuntimeOptions,
   OptionReader,
-  type ResolvedCommonOptions,
+  REMOTE_RUNTIME_OPTION_SHAPE,
+  type RemoteRuntimeExtras,
+  type RemoteRuntimeOptions,
+  type ResolvedRemote,
+  remoteTimeouts,
 } from "@sandport/core/adapter";
 import { PROVIDER } from "./handle.js";
 import type { DaytonaSdkSource } from "./internal/sdk.js";
@@ -33,10 +35,16 @@ export interface DaytonaVolume {
  * Options of {@link DaytonaRuntime}. Nothing is read from the environment or
  * from `.env` files: every value comes from here, and every SDK client gets
  * the credentials, the API URL and the target together, so the SDK's own
- * fallback to `DAYTONA_*` variables never fires. The common options (`owner`,
- * `runBudgetMs`, `maxOutputBytes`, `timeouts`) mean what they mean in every runtime.
+ * fallback to `DAYTONA_*` variables never fires. The common and remote options
+ * (`owner`, `runBudgetMs`, `maxOutputBytes`, `timeouts`, `network`,
+ * `orphanCleanupMs`, `sdk`, `onBackgroundError`) mean what they mean in every
+ * runtime; here `network` is always sent (`false` sends `networkBlockAll`),
+ * default `true`, `workspaceRoot` defaults to `/home/daytona/workspace` and
+ * `listPageSize` is 1-200, default 100.
  */
-export interface DaytonaRuntimeOptions extends CommonRuntimeOptions {
+export interface DaytonaRuntimeOptions
+  extends RemoteRuntimeOptions<DaytonaSdkSource>,
+    Pick<RemoteRuntimeExtras, "workspaceRoot" | "listPageSize"> {
   /** API key. Required unless `jwtToken` and `organizationId` are given instead (never both). */
   readonly apiKey?: string;
   /** JWT, with `organizationId`, instead of an API key. */
@@ -59,35 +67,20 @@ export interface DaytonaRuntimeOptions extends CommonRuntimeOptions {
   readonly autoArchiveMinutes?: number;
   /** Minutes a stopped sandbox waits before Daytona deletes it; -1 never, 0 as soon as it stops. Always sent. Default -1. */
   readonly autoDeleteMinutes?: number;
-  /** Outbound network when `LaunchSpec.network` is absent; `false` sends `networkBlockAll`. Always sent. Default `true`. */
-  readonly network?: boolean;
   /** Volumes to mount into every sandbox. Default none. */
   readonly volumes?: readonly DaytonaVolume[];
-  /** Absolute workspace directory inside the sandbox; created at launch. Default `/home/daytona/workspace`. */
-  readonly workspaceRoot?: string;
   /**
    * Absolute directory inside the sandbox for the runtime's own records (async
    * command claims and timeout marks, staged stdin). Default `/home/daytona/.sandport`.
    */
   readonly commandStateDirectory?: string;
-  /** Page size of the list API, 1-200. Default 100. */
-  readonly listPageSize?: number;
   /** Bound in ms of the readiness probe `start` and `recreate` run (one command). Default 30 000. */
   readonly readinessProbeMs?: number;
-  /**
-   * How long, in ms, the background cleanup of an abandoned launch (a create
-   * that outlived its caller's abort or deadline) may take in all. Default 120 000.
-   */
-  readonly orphanCleanupMs?: number;
-  /** Replaces loading the SDK: a module, or a function that loads one. For tests and bundlers. */
-  readonly sdk?: DaytonaSdkSource;
-  /** Called once for each failure of background work (cleanup of abandoned launches and sandboxes `recreate` replaced). */
-  readonly onBackgroundError?: (error: SandportError) => void;
 }
 
 /** Every option `DaytonaRuntime` takes; any other is refused, naming the nearest known one. */
 export const DAYTONA_OPTION_KEYS = keyList<DaytonaRuntimeOptions>({
-  ...COMMON_RUNTIME_OPTION_SHAPE,
+  ...REMOTE_RUNTIME_OPTION_SHAPE,
   apiKey: true,
   jwtToken: true,
   organizationId: true,
@@ -99,15 +92,11 @@ export const DAYTONA_OPTION_KEYS = keyList<DaytonaRuntimeOptions>({
   autoStopMinutes: true,
   autoArchiveMinutes: true,
   autoDeleteMinutes: true,
-  network: true,
   volumes: true,
   workspaceRoot: true,
   commandStateDirectory: true,
   listPageSize: true,
   readinessProbeMs: true,
-  orphanCleanupMs: true,
-  sdk: true,
-  onBackgroundError: true,
 });
 
 /** The credentials, exactly one kind. */
@@ -116,7 +105,7 @@ export type DaytonaCredentials =
   | { readonly jwtToken: string; readonly organizationId: string };
 
 /** Options after defaults and validation. */
-export interface ResolvedOptions extends ResolvedCommonOptions {
+export interface ResolvedOptions extends ResolvedRemote<typeof DAYTONA_DEFAULTS> {
   readonly credentials: DaytonaCredentials;
   readonly apiUrl: string;
   readonly target: string;
@@ -126,13 +115,9 @@ export interface ResolvedOptions extends ResolvedCommonOptions {
   readonly autoStopMinutes: number;
   readonly autoArchiveMinutes: number;
   readonly autoDeleteMinutes: number;
-  readonly network: boolean;
   readonly volumes: readonly DaytonaVolumeMount[];
-  readonly workspaceRoot: string;
   readonly commandStateDirectory: string;
-  readonly listPageSize: number;
   readonly readinessProbeMs: number;
-  readonly orphanCleanupMs: number;
 }
 
 /**
@@ -140,35 +125,29 @@ export interface ResolvedOptions extends ResolvedCommonOptions {
  * absent. `launchMs` covers the create (an image build included) and the
  * workspace directory; `lifecycleMs` covers `stop`, `start` and `recreate`, a replacement included.
  */
-export const DEFAULT_DAYTONA_TIMEOUTS: OperationTimeouts = Object.freeze({
-  launchMs: 180_000,
-  lookupMs: 60_000,
-  fileMs: 120_000,
-  destroyMs: 60_000,
-  lifecycleMs: 240_000,
-  execGraceMs: 30_000,
-});
+export const DEFAULT_DAYTONA_TIMEOUTS: OperationTimeouts = remoteTimeouts({ launchMs: 180_000, lifecycleMs: 240_000 });
+
+/** The defaults of the remote options Daytona shares. */
+const DAYTONA_DEFAULTS = {
+  timeouts: DEFAULT_DAYTONA_TIMEOUTS,
+  network: true,
+  workspaceRoot: "/home/daytona/workspace",
+  listPageSize: { max: 200, fallback: 100 },
+} as const;
 
 /** Validates options and fills defaults. Throws `INVALID_REQUEST`; does no I/O. */
 export function resolveOptions(given: DaytonaRuntimeOptions): ResolvedOptions {
   const read = new OptionReader("DaytonaRuntime", PROVIDER);
   const options = read.object(given, DAYTONA_OPTION_KEYS);
-  const common = read.common(options, {
-    runBudgetMs: 600_000,
-    maxOutputBytes: 16 * 1024 * 1024,
-    timeouts: DEFAULT_DAYTONA_TIMEOUTS,
-  });
+  const remote = read.remote(options, DAYTONA_DEFAULTS);
   const snapshot = read.text(options.snapshot, "snapshot");
   const image = read.text(options.image, "image");
   if (snapshot !== undefined && image !== undefined) throw read.refuse("image", "cannot be given with snapshot");
   if (options.resources !== undefined && image === undefined) {
     throw read.refuse("resources", "apply only to sandboxes built from an image (a snapshot brings its own)");
   }
-  if (options.onBackgroundError !== undefined && typeof options.onBackgroundError !== "function") {
-    throw read.refuse("onBackgroundError", "must be a function");
-  }
   return {
-    ...common,
+    ...remote,
     credentials: readCredentials(read, options),
     apiUrl: read.url(options.apiUrl, "apiUrl") ?? "https://app.daytona.io/api",
     target: read.text(options.target, "target") ?? "us",
@@ -178,14 +157,10 @@ export function resolveOptions(given: DaytonaRuntimeOptions): ResolvedOptions {
     autoStopMinutes: read.integer(options.autoStopMinutes, "autoStopMinutes", 0, 10_000_000) ?? 15,
     autoArchiveMinutes: read.integer(options.autoArchiveMinutes, "autoArchiveMinutes", 0, 10_000_000) ?? 10_080,
     autoDeleteMinutes: read.integer(options.autoDeleteMinutes, "autoDeleteMinutes", -1, 10_000_000) ?? -1,
-    network: read.boolean(options.network, "network") ?? true,
     volumes: readVolumes(read, options.volumes),
-    workspaceRoot: read.absolutePath(options.workspaceRoot, "workspaceRoot") ?? "/home/daytona/workspace",
     commandStateDirectory:
       read.absolutePath(options.commandStateDirectory, "commandStateDirectory") ?? "/home/daytona/.sandport",
-    listPageSize: read.integer(options.listPageSize, "listPageSize", 1, 200) ?? 100,
     readinessProbeMs: read.durationMs(options.readinessProbeMs, "readinessProbeMs") ?? 30_000,
-    orphanCleanupMs: read.durationMs(options.orphanCleanupMs, "orphanCleanupMs") ?? 120_000,
   };
 }
 

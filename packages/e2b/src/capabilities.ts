@@ -1,4 +1,5 @@
 import type { DeclaredCapabilities } from "@sandport/core";
+import { remoteCapabilities } from "@sandport/core/adapter";
 
 /**
  * What `E2BRuntime` declares beyond its methods. Structural capabilities
@@ -47,18 +48,15 @@ import type { DeclaredCapabilities } from "@sandport/core";
  * PTY, snapshots and fork exist in E2B but have no place in the port
  * (`sandbox-v1`), so this adapter does not reach them (not exposed).
  */
-export const e2bCapabilities: DeclaredCapabilities = Object.freeze({
-  warmLease: "unknown",
+export const e2bCapabilities: DeclaredCapabilities = remoteCapabilities({
   lifecycle: "unknown",
-  verifiedCleanup: true,
   neverIdle: "unknown",
   binaryOutput: "not-exposed",
-  pty: "not-exposed",
-  modes: Object.freeze({
+  modes: {
     outputStreams: "separate",
     filesystem: "unknown",
     lifetime: "deadline",
     isolation: "microvm",
-  }),
-  absent: Object.freeze({ detachedLaunch: "unsupported" }),
+  },
+  absent: { detachedLaunch: "unsupported" },
 });

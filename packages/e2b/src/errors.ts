@@ -1,4 +1,3 @@
-import { SandportError } from "@sandport/core";
 import { createErrorMapper, errorName } from "@sandport/core/adapter";
 import { PROVIDER } from "./handle.js";
 
@@ -36,10 +35,7 @@ export const mapE2BError = createErrorMapper({
 });
 
 /** True when the SDK reports that the sandbox, file or process does not exist. */
-export function isNotFound(error: unknown): boolean {
-  if (SandportError.isInstance(error)) return error.code === "NOT_FOUND";
-  return mapE2BError(error, { operation: "classify" }).code === "NOT_FOUND";
-}
+export const isNotFound = mapE2BError.isNotFound;
 
 /**
  * True for the SDK's `SandboxNotFoundError`, which envd also answers for

@@ -1,4 +1,5 @@
 import type { DeclaredCapabilities } from "@sandport/core";
+import { remoteCapabilities } from "@sandport/core/adapter";
 
 /**
  * What `FreestyleRuntime` declares beyond its methods. Structural capabilities
@@ -38,24 +39,21 @@ import type { DeclaredCapabilities } from "@sandport/core";
  *   under a VMM, as the SDK documents); `filesystem: "unknown"` (pause keeps
  *   memory and disk by Freestyle's account; only a live run can prove it).
  */
-export const freestyleCapabilities: DeclaredCapabilities = Object.freeze({
-  warmLease: "unknown",
+export const freestyleCapabilities: DeclaredCapabilities = remoteCapabilities({
   lifecycle: "unknown",
-  verifiedCleanup: true,
   neverIdle: "unknown",
   binaryOutput: "not-exposed",
-  pty: "not-exposed",
-  modes: Object.freeze({
+  modes: {
     outputStreams: "separate",
     filesystem: "unknown",
     lifetime: "deadline",
     isolation: "microvm",
-  }),
-  absent: Object.freeze({
+  },
+  absent: {
     streaming: "not-exposed",
     interactive: "not-exposed",
     asyncExec: "not-exposed",
     ports: "not-exposed",
     detachedLaunch: "not-exposed",
-  }),
+  },
 });

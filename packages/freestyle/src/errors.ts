@@ -1,4 +1,3 @@
-import { SandportError } from "@sandport/core";
 import { createErrorMapper, type ErrorClass, errorName } from "@sandport/core/adapter";
 import { PROVIDER } from "./handle.js";
 
@@ -38,7 +37,4 @@ export const mapFreestyleError = createErrorMapper({
 });
 
 /** True when the SDK reports that the VM or the file does not exist. */
-export function isNotFound(error: unknown): boolean {
-  if (SandportError.isInstance(error)) return error.code === "NOT_FOUND";
-  return mapFreestyleError(error, { operation: "classify" }).code === "NOT_FOUND";
-}
+export const isNotFound = mapFreestyleError.isNotFound;

@@ -1,5 +1,5 @@
-import { invalidRequest, type SandboxHandle } from "@sandport/core";
-import { callerLabels, checkHandle } from "@sandport/core/adapter";
+import type { SandboxHandle } from "@sandport/core";
+import { handleRecipe } from "@sandport/core/adapter";
 import type { FreestyleVmData } from "./internal/sdk-types.js";
 
 /** Provider name, in handles and errors. */
@@ -11,31 +11,18 @@ export interface FreestyleHandle extends SandboxHandle {
   readonly provider: "freestyle";
 }
 
+const handles = handleRecipe(PROVIDER, {
+  valid: /^[A-Za-z0-9_-]{1,128}$/,
+  refusal: "VM id must be 1-128 characters of [A-Za-z0-9_-]",
+});
+
 /** A handle from what Freestyle reports about a VM (the caller checks ownership first). */
 export function handleFromVm(data: FreestyleVmData): FreestyleHandle {
-  const createdAt = new Date(data.createdAt);
-  return {
-    id: data.id,
-    provider: PROVIDER,
-    labels: callerLabels(data.metadata),
-    ...(Number.isNaN(createdAt.getTime()) ? {} : { createdAt: createdAt.toISOString() }),
-  };
+  return handles.toHandle(data.id, data.metadata, data.createdAt);
 }
 
 /** The VM id of a handle: a Freestyle handle (`checkHandle`) whose id can be a VM id. */
-export function vmIdOf(handle: unknown, operation: string): string {
-  return validVmId(checkHandle(handle, PROVIDER, operation));
-}
+export const vmIdOf = handles.idOf;
 
-const VM_ID = /^[A-Za-z0-9_-]{1,128}$/;
-
-/**
- * Refuses (`INVALID_REQUEST`) an id that cannot be a VM id, before it reaches
- * a URL: ids like `..`, `/etc` or `a/b` would otherwise address other routes.
- */
-export function validVmId(vmId: unknown): string {
-  if (typeof vmId !== "string" || !VM_ID.test(vmId)) {
-    throw invalidRequest("VM id must be 1-128 characters of [A-Za-z0-9_-]", { field: "id" }, PROVIDER);
-  }
-  return vmId;
-}
+/** Refuses (`INVALID_REQUEST`) an id that cannot be a VM id, before it reaches a URL. */
+export const validVmId = handles.validId;

@@ -1,10 +1,12 @@
 import { posix } from "node:path";
-import { keyList, type OperationTimeouts, type SandportError } from "@sandport/core";
+import { keyList, type OperationTimeouts } from "@sandport/core";
 import {
-  COMMON_RUNTIME_OPTION_SHAPE,
-  type CommonRuntimeOptions,
   OptionReader,
-  type ResolvedCommonOptions,
+  REMOTE_RUNTIME_OPTION_SHAPE,
+  type RemoteRuntimeExtras,
+  type RemoteRuntimeOptions,
+  type ResolvedRemote,
+  remoteTimeouts,
 } from "@sandport/core/adapter";
 import { PROVIDER } from "./handle.js";
 import type { FreestyleSdkSource } from "./internal/sdk.js";
@@ -24,10 +26,15 @@ export interface FreestylePersistence {
 
 /**
  * Options of {@link FreestyleRuntime}. Nothing is read from the environment:
- * every value comes from here. The common options (`owner`, `runBudgetMs`,
- * `maxOutputBytes`, `timeouts`) mean what they mean in every runtime.
+ * every value comes from here. The common and remote options (`owner`,
+ * `runBudgetMs`, `maxOutputBytes`, `timeouts`, `network`, `orphanCleanupMs`,
+ * `sdk` for the `freestyle` package, `onBackgroundError`) mean what they mean
+ * in every runtime; here `network` defaults to `false`, which creates the VM
+ * with no firewall rule, and `listPageSize` is 1-1000, default 100.
  */
-export interface FreestyleRuntimeOptions extends CommonRuntimeOptions {
+export interface FreestyleRuntimeOptions
+  extends RemoteRuntimeOptions<FreestyleSdkSource>,
+    Pick<RemoteRuntimeExtras, "listPageSize"> {
   /** Freestyle API key. Required and never empty (the SDK would fall back to `FREESTYLE_API_KEY`). */
   readonly apiKey: string;
   /** API origin, without the `/v5` the SDK adds to every path. Default `https://api.freestyle.sh`. */
@@ -58,29 +65,13 @@ export interface FreestyleRuntimeOptions extends CommonRuntimeOptions {
   readonly namePrefix?: string;
   /** VM lifetime in ms when `LaunchSpec.lifetimeMs` is absent, sent as `ttlSeconds` (rounded up). Default 3 600 000. */
   readonly lifetimeMs?: number;
-  /** Outbound network when `LaunchSpec.network` is absent: `false` creates the VM with no firewall rule. Default `false`. */
-  readonly network?: boolean;
   /** What else ends or pauses a VM; see {@link FreestylePersistence}. */
   readonly persistence?: FreestylePersistence;
-  /** Page size of the list API, 1-1000. Default 100. */
-  readonly listPageSize?: number;
-  /**
-   * How long, in ms, the background cleanup of an abandoned launch (a create
-   * that outlived its caller's abort or deadline) may take in all. Default 120 000.
-   */
-  readonly orphanCleanupMs?: number;
-  /** Replaces loading the `freestyle` package: a module, or a function that loads one. For tests and bundlers. */
-  readonly sdk?: FreestyleSdkSource;
-  /**
-   * Called once for each failure of background work (destroying what an
-   * abandoned launch created, killing what an abandoned command left). Also kept for `settle()`.
-   */
-  readonly onBackgroundError?: (error: SandportError) => void;
 }
 
 /** Every option `FreestyleRuntime` takes; any other is refused, naming the nearest known one. */
 export const FREESTYLE_OPTION_KEYS = keyList<FreestyleRuntimeOptions>({
-  ...COMMON_RUNTIME_OPTION_SHAPE,
+  ...REMOTE_RUNTIME_OPTION_SHAPE,
   apiKey: true,
   baseUrl: true,
   fetch: true,
@@ -91,17 +82,13 @@ export const FREESTYLE_OPTION_KEYS = keyList<FreestyleRuntimeOptions>({
   snapshot: true,
   namePrefix: true,
   lifetimeMs: true,
-  network: true,
   persistence: true,
   listPageSize: true,
-  orphanCleanupMs: true,
-  sdk: true,
-  onBackgroundError: true,
 });
 
 /** Options after defaults and validation: every option set, persistence as the API takes it (seconds, `-1` for none). */
-export type ResolvedOptions = ResolvedCommonOptions &
-  Required<Omit<FreestyleRuntimeOptions, keyof CommonRuntimeOptions | "sdk" | "onBackgroundError" | "persistence">> & {
+export type ResolvedOptions = ResolvedRemote<typeof FREESTYLE_DEFAULTS> &
+  Required<Omit<FreestyleRuntimeOptions, keyof RemoteRuntimeOptions<unknown> | "persistence">> & {
     readonly persistence: Readonly<Record<keyof FreestylePersistence, number>>;
   };
 
@@ -109,13 +96,9 @@ export type ResolvedOptions = ResolvedCommonOptions &
  * Default per-call deadlines, used when a call's `OpOptions.timeoutMs` is
  * absent. `launchMs` covers the create and the workspace setup.
  */
-export const DEFAULT_FREESTYLE_TIMEOUTS: OperationTimeouts = Object.freeze({
+export const DEFAULT_FREESTYLE_TIMEOUTS: OperationTimeouts = remoteTimeouts({
   launchMs: 180_000,
-  lookupMs: 60_000,
-  fileMs: 120_000,
-  destroyMs: 60_000,
   lifecycleMs: 120_000,
-  execGraceMs: 30_000,
 });
 
 /** The longest command timeout the API takes (24 h). */
@@ -127,15 +110,21 @@ const LINUX_USER = /^[a-z_][a-z0-9_-]{0,31}$/;
 /** The global fetch, looked up at each call (a test may replace it after construction). */
 const globalFetch: typeof fetch = (input, init) => globalThis.fetch(input, init);
 
+/** The defaults of the remote options Freestyle shares. */
+const FREESTYLE_DEFAULTS = {
+  runBudgetMs: 300_000,
+  maxOutputBytes: 4 * 1024 * 1024,
+  timeouts: DEFAULT_FREESTYLE_TIMEOUTS,
+  network: false,
+  lifetimeMs: 3_600_000,
+  listPageSize: { max: 1000, fallback: 100 },
+} as const;
+
 /** Validates options and fills defaults. Throws `INVALID_REQUEST`; does no I/O. */
 export function resolveOptions(given: FreestyleRuntimeOptions): ResolvedOptions {
   const read = new OptionReader("FreestyleRuntime", PROVIDER);
   const options = read.object(given, FREESTYLE_OPTION_KEYS);
-  const common = read.common(options, {
-    runBudgetMs: 300_000,
-    maxOutputBytes: 4 * 1024 * 1024,
-    timeouts: DEFAULT_FREESTYLE_TIMEOUTS,
-  });
+  const common = read.remote(options, FREESTYLE_DEFAULTS);
   if (common.owner.length > MAX_METADATA_VALUE) {
     throw read.refuse("owner", `must be at most ${MAX_METADATA_VALUE} characters (Freestyle's metadata values)`);
   }
@@ -144,7 +133,6 @@ export function resolveOptions(given: FreestyleRuntimeOptions): ResolvedOptions 
   }
   const apiKey = read.requiredText(options.apiKey, "apiKey", "nothing is read from FREESTYLE_API_KEY");
   read.callback(options.fetch, "fetch");
-  read.callback(options.onBackgroundError, "onBackgroundError");
   const linuxUser = read.text(options.linuxUser, "linuxUser") ?? "root";
   if (!LINUX_USER.test(linuxUser)) throw read.refuse("linuxUser", "is not a Linux user name");
   const namePrefix = read.text(options.namePrefix, "namePrefix") ?? "sandport";
@@ -176,11 +164,7 @@ export function resolveOptions(given: FreestyleRuntimeOptions): ResolvedOptions 
     stateDirectory,
     snapshot: read.text(options.snapshot, "snapshot") ?? "freestyle/ubuntu",
     namePrefix,
-    lifetimeMs: read.durationMs(options.lifetimeMs, "lifetimeMs") ?? 3_600_000,
-    network: read.boolean(options.network, "network") ?? false,
     persistence: readPersistence(read, options.persistence),
-    listPageSize: read.integer(options.listPageSize, "listPageSize", 1, 1000) ?? 100,
-    orphanCleanupMs: read.durationMs(options.orphanCleanupMs, "orphanCleanupMs") ?? 120_000,
   };
 }
 

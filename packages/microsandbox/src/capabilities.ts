@@ -1,4 +1,5 @@
 import type { DeclaredCapabilities } from "@sandport/core";
+import { remoteCapabilities } from "@sandport/core/adapter";
 
 /** What a runtime's capabilities depend on: the backend it is bound to, and whether it stops idle sandboxes. */
 export interface CapabilityBasis {
@@ -49,20 +50,17 @@ export interface CapabilityBasis {
  */
 export function capabilitiesFor(basis: CapabilityBasis): DeclaredCapabilities {
   const cloud = basis.backend === "cloud";
-  return Object.freeze({
-    warmLease: "unknown",
+  return remoteCapabilities({
     lifecycle: "unknown",
-    verifiedCleanup: true,
     neverIdle: basis.idleTimeout ? "not-exposed" : "unknown",
     binaryOutput: cloud ? true : "unknown",
-    pty: "not-exposed",
-    modes: Object.freeze({
+    modes: {
       outputStreams: cloud ? "separate" : "unknown",
       filesystem: "unknown",
       lifetime: cloud ? (basis.idleTimeout ? "idle-timeout" : "deadline") : "unknown",
       isolation: "unknown",
-    }),
-    absent: Object.freeze({ asyncExec: "not-exposed", detachedLaunch: "not-exposed", ports: "not-exposed" }),
+    },
+    absent: { asyncExec: "not-exposed", detachedLaunch: "not-exposed", ports: "not-exposed" },
   });
 }
 

@@ -1,4 +1,3 @@
-import { SandportError } from "@sandport/core";
 import { classifyHttpStatus, createErrorMapper, type ErrorClass, errorName } from "@sandport/core/adapter";
 import { PROVIDER } from "./handle.js";
 
@@ -87,10 +86,7 @@ function classify(error: unknown): ErrorClass | undefined {
 export const mapMicrosandboxError = createErrorMapper({ provider: PROVIDER, byName: MICROSANDBOX_ERRORS, classify });
 
 /** True when the SDK (or an already mapped error) says the sandbox, file or directory does not exist. */
-export function isNotFound(error: unknown): boolean {
-  if (SandportError.isInstance(error)) return error.code === "NOT_FOUND";
-  return mapMicrosandboxError(error, { operation: "classify" }).code === "NOT_FOUND";
-}
+export const isNotFound = mapMicrosandboxError.isNotFound;
 
 /** True for the SDK's not-found of a sandbox (as opposed to a file in it). */
 export function isSandboxNotFound(error: unknown): boolean {

@@ -1,5 +1,5 @@
-import { invalidRequest, type SandboxHandle } from "@sandport/core";
-import { callerLabels, checkHandle } from "@sandport/core/adapter";
+import type { SandboxHandle } from "@sandport/core";
+import { handleRecipe } from "@sandport/core/adapter";
 
 /** Provider name, in handles and errors. */
 export const PROVIDER = "microsandbox";
@@ -14,44 +14,31 @@ export interface MicrosandboxHandle extends SandboxHandle {
   readonly provider: "microsandbox";
 }
 
+/** The names this adapter gives (and accepts): a letter or digit, then letters, digits, `.`, `_`, `-`; 128 at most. */
+const handles = handleRecipe(PROVIDER, {
+  valid: /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/,
+  refusal:
+    "sandbox id must be a microsandbox name: 1-128 characters of [A-Za-z0-9._-], starting with a letter or digit",
+});
+
 /** A handle for the sandbox `name` carrying the stored `labels` (reserved ones are dropped). */
 export function handleFor(
   name: string,
   labels: Readonly<Record<string, string>>,
   createdAt?: Date | null,
 ): MicrosandboxHandle {
-  const created = createdAt instanceof Date && !Number.isNaN(createdAt.getTime()) ? createdAt.toISOString() : undefined;
-  return {
-    id: name,
-    provider: PROVIDER,
-    labels: callerLabels(labels),
-    ...(created === undefined ? {} : { createdAt: created }),
-  };
+  return handles.toHandle(name, labels, createdAt);
 }
 
 /** The sandbox name of a handle: a microsandbox handle (`checkHandle`) whose id can be a sandbox name. */
-export function sandboxNameOf(handle: unknown, operation: string): string {
-  return validSandboxName(checkHandle(handle, PROVIDER, operation));
-}
-
-/** The names this adapter gives (and accepts): a letter or digit, then letters, digits, `.`, `_`, `-`; 128 at most. */
-const SANDBOX_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+export const sandboxNameOf = handles.idOf;
 
 /**
  * Refuses (`INVALID_REQUEST`) an id that cannot be a sandbox name, before it
  * reaches a URL: names like `..`, `/etc` or `a/b` would otherwise address
  * other routes (`/v1/sandboxes/by-name/<name>`).
  */
-export function validSandboxName(name: unknown): string {
-  if (typeof name !== "string" || !SANDBOX_NAME.test(name)) {
-    throw invalidRequest(
-      "sandbox id must be a microsandbox name: 1-128 characters of [A-Za-z0-9._-], starting with a letter or digit",
-      { field: "id" },
-      PROVIDER,
-    );
-  }
-  return name;
-}
+export const validSandboxName = handles.validId;
 
 /**
  * The labels a sandbox record carries, from the spec the SDK reports

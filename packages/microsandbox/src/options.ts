@@ -1,9 +1,11 @@
-import { keyList, type OperationTimeouts, type SandportError } from "@sandport/core";
+import { keyList, type OperationTimeouts } from "@sandport/core";
 import {
-  COMMON_RUNTIME_OPTION_SHAPE,
-  type CommonRuntimeOptions,
   OptionReader,
-  type ResolvedCommonOptions,
+  REMOTE_RUNTIME_OPTION_SHAPE,
+  type RemoteRuntimeExtras,
+  type RemoteRuntimeOptions,
+  type ResolvedRemote,
+  remoteTimeouts,
 } from "@sandport/core/adapter";
 import { PROVIDER } from "./handle.js";
 import type { BackendBinding } from "./internal/default-backend.js";
@@ -35,10 +37,16 @@ export interface MicrosandboxResources {
 /**
  * Options of {@link MicrosandboxRuntime}. Nothing is read from the environment:
  * no `MSB_*` variable and no profile in `$MSB_HOME/config.json` can change
- * where calls go. The common options (`owner`, `runBudgetMs`,
- * `maxOutputBytes`, `timeouts`) mean what they mean in every runtime.
+ * where calls go. The common and remote options (`owner`, `runBudgetMs`,
+ * `maxOutputBytes`, `timeouts`, `network`, `orphanCleanupMs`, `sdk` for the
+ * `microsandbox` SDK slice, `onBackgroundError`) mean what they mean in every
+ * runtime; here `network` defaults to `true` (microsandbox's own default),
+ * `workspaceRoot`, the sandbox's working directory, to `/workspace`, and
+ * `listPageSize` is 1-100, default 100.
  */
-export interface MicrosandboxRuntimeOptions extends CommonRuntimeOptions {
+export interface MicrosandboxRuntimeOptions
+  extends RemoteRuntimeOptions<MicrosandboxSdkSource>,
+    Pick<RemoteRuntimeExtras, "workspaceRoot" | "listPageSize"> {
   /** Where the sandboxes run. Required: there is no default backend. */
   readonly backend: MicrosandboxBackend;
   /**
@@ -55,8 +63,6 @@ export interface MicrosandboxRuntimeOptions extends CommonRuntimeOptions {
   readonly snapshot?: string;
   /** Resources of every sandbox; always sent. */
   readonly resources?: MicrosandboxResources;
-  /** Absolute workspace directory inside the sandbox, its working directory; created at launch. Default `/workspace`. */
-  readonly workspaceRoot?: string;
   /**
    * Longest a sandbox runs, in ms, when `LaunchSpec.lifetimeMs` is absent:
    * sent (rounded up to whole seconds) as the sandbox's `maxDuration`, after
@@ -69,27 +75,11 @@ export interface MicrosandboxRuntimeOptions extends CommonRuntimeOptions {
    * sandbox is not stopped for idleness.
    */
   readonly idleTimeoutMs?: number;
-  /** Outbound network when `LaunchSpec.network` is absent. Default `true` (microsandbox's own default). */
-  readonly network?: boolean;
-  /** Page size of the list API, 1-100. Default 100. */
-  readonly listPageSize?: number;
-  /**
-   * How long, in ms, the background cleanup of an abandoned launch (a create
-   * that outlived its caller's abort or deadline) may take in all. Default 120 000.
-   */
-  readonly orphanCleanupMs?: number;
-  /** Replaces loading the `microsandbox` package: the SDK slice, or a function that loads it. For tests and bundlers. */
-  readonly sdk?: MicrosandboxSdkSource;
-  /**
-   * Called once for each failure of background cleanup (destroying what an
-   * abandoned launch created). The failure is also kept for `settle()`.
-   */
-  readonly onBackgroundError?: (error: SandportError) => void;
 }
 
 /** Every option `MicrosandboxRuntime` takes; any other is refused, naming the nearest known one. */
 export const MICROSANDBOX_OPTION_KEYS = keyList<MicrosandboxRuntimeOptions>({
-  ...COMMON_RUNTIME_OPTION_SHAPE,
+  ...REMOTE_RUNTIME_OPTION_SHAPE,
   backend: true,
   image: true,
   snapshot: true,
@@ -97,26 +87,18 @@ export const MICROSANDBOX_OPTION_KEYS = keyList<MicrosandboxRuntimeOptions>({
   workspaceRoot: true,
   maxDurationMs: true,
   idleTimeoutMs: true,
-  network: true,
   listPageSize: true,
-  orphanCleanupMs: true,
-  sdk: true,
-  onBackgroundError: true,
 });
 
 /** Options after defaults and validation. */
-export interface ResolvedOptions extends ResolvedCommonOptions {
+export interface ResolvedOptions extends ResolvedRemote<typeof MICROSANDBOX_DEFAULTS> {
   readonly backend: BackendBinding;
   readonly image: string;
   readonly snapshot: string | undefined;
   readonly vcpus: number;
   readonly memoryMiB: number;
-  readonly workspaceRoot: string;
   readonly maxDurationMs: number;
   readonly idleTimeoutMs: number | undefined;
-  readonly network: boolean;
-  readonly listPageSize: number;
-  readonly orphanCleanupMs: number;
 }
 
 /**
@@ -124,24 +106,24 @@ export interface ResolvedOptions extends ResolvedCommonOptions {
  * absent. `launchMs` covers the create (the cloud waits up to 90 s for the
  * sandbox to run) and creating the workspace directory.
  */
-export const DEFAULT_MICROSANDBOX_TIMEOUTS: OperationTimeouts = Object.freeze({
+export const DEFAULT_MICROSANDBOX_TIMEOUTS: OperationTimeouts = remoteTimeouts({
   launchMs: 180_000,
-  lookupMs: 60_000,
-  fileMs: 120_000,
-  destroyMs: 60_000,
   lifecycleMs: 120_000,
-  execGraceMs: 30_000,
 });
+
+/** The defaults of the remote options microsandbox shares. */
+const MICROSANDBOX_DEFAULTS = {
+  timeouts: DEFAULT_MICROSANDBOX_TIMEOUTS,
+  network: true,
+  workspaceRoot: "/workspace",
+  listPageSize: { max: 100, fallback: 100 },
+} as const;
 
 /** Validates options and fills defaults. Throws `INVALID_REQUEST`; does no I/O. */
 export function resolveOptions(given: MicrosandboxRuntimeOptions): ResolvedOptions {
   const read = new OptionReader("MicrosandboxRuntime", PROVIDER);
   const options = read.object(given, MICROSANDBOX_OPTION_KEYS);
-  const common = read.common(options, {
-    runBudgetMs: 600_000,
-    maxOutputBytes: 16 * 1024 * 1024,
-    timeouts: DEFAULT_MICROSANDBOX_TIMEOUTS,
-  });
+  const remote = read.remote(options, MICROSANDBOX_DEFAULTS);
   const backend = readBackend(read, options.backend);
   const snapshot = read.text(options.snapshot, "snapshot");
   if (snapshot !== undefined && backend.kind === "cloud") {
@@ -156,22 +138,15 @@ export function resolveOptions(given: MicrosandboxRuntimeOptions): ResolvedOptio
   const resources = options.resources ?? {};
   if (typeof resources !== "object" || resources === null) throw read.refuse("resources", "must be an object");
   read.known(resources, keyList<MicrosandboxResources>({ vcpus: true, memoryMiB: true }), "resources.");
-  if (options.onBackgroundError !== undefined && typeof options.onBackgroundError !== "function") {
-    throw read.refuse("onBackgroundError", "must be a function");
-  }
   return {
-    ...common,
+    ...remote,
     backend,
     image: read.text(options.image, "image") ?? "debian:bookworm-slim",
     snapshot,
     vcpus: read.integer(resources.vcpus, "resources.vcpus", 1, 64) ?? 1,
     memoryMiB: read.integer(resources.memoryMiB, "resources.memoryMiB", 128, 1_048_576) ?? 512,
-    workspaceRoot: read.absolutePath(options.workspaceRoot, "workspaceRoot") ?? "/workspace",
     maxDurationMs: read.durationMs(options.maxDurationMs, "maxDurationMs") ?? 3_600_000,
     idleTimeoutMs: read.durationMs(options.idleTimeoutMs, "idleTimeoutMs"),
-    network: read.boolean(options.network, "network") ?? true,
-    listPageSize: read.integer(options.listPageSize, "listPageSize", 1, 100) ?? 100,
-    orphanCleanupMs: read.durationMs(options.orphanCleanupMs, "orphanCleanupMs") ?? 120_000,
   };
 }
 

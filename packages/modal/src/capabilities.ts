@@ -1,4 +1,5 @@
 import type { DeclaredCapabilities } from "@sandport/core";
+import { remoteCapabilities } from "@sandport/core/adapter";
 
 /**
  * What `ModalRuntime` declares beyond its methods. Structural capabilities
@@ -33,18 +34,15 @@ import type { DeclaredCapabilities } from "@sandport/core";
  * Snapshots, volumes and connect tokens exist in Modal but have no place in
  * the port (`sandbox-v1`), so this adapter does not reach them (not exposed).
  */
-export const modalCapabilities: DeclaredCapabilities = Object.freeze({
-  warmLease: "unknown",
+export const modalCapabilities: DeclaredCapabilities = remoteCapabilities({
   lifecycle: "unsupported",
-  verifiedCleanup: true,
   neverIdle: "unknown",
   binaryOutput: true,
-  pty: "not-exposed",
-  modes: Object.freeze({
+  modes: {
     outputStreams: "separate",
     filesystem: "persistent",
     lifetime: "deadline",
     isolation: "container",
-  }),
-  absent: Object.freeze({ asyncExec: "unsupported", detachedLaunch: "unsupported" }),
+  },
+  absent: { asyncExec: "unsupported", detachedLaunch: "unsupported" },
 });

@@ -1,4 +1,3 @@
-import { SandportError } from "@sandport/core";
 import { createErrorMapper, type ErrorClass, errorName, isUnreachable } from "@sandport/core/adapter";
 import { PROVIDER } from "./handle.js";
 
@@ -99,7 +98,4 @@ export const mapModalError = createErrorMapper({
 });
 
 /** True when the SDK reports that the sandbox, file or exec does not exist (or the sandbox has finished). */
-export function isNotFound(error: unknown): boolean {
-  if (SandportError.isInstance(error)) return error.code === "NOT_FOUND";
-  return mapModalError(error, { operation: "classify" }).code === "NOT_FOUND";
-}
+export const isNotFound = mapModalError.isNotFound;

@@ -1,5 +1,5 @@
 import { invalidRequest, type SandboxHandle } from "@sandport/core";
-import { callerLabels, checkHandle } from "@sandport/core/adapter";
+import { checkHandle, handleRecipe } from "@sandport/core/adapter";
 
 /** Provider name, in handles and errors. */
 export const PROVIDER = "modal" as const;
@@ -10,9 +10,14 @@ export interface ModalHandle extends SandboxHandle {
   readonly provider: "modal";
 }
 
+const handles = handleRecipe(PROVIDER, {
+  valid: /^sb-[A-Za-z0-9]{1,64}$/,
+  refusal: "a Modal sandbox id is sb- followed by letters and digits",
+});
+
 /** A handle from a sandbox's id and server-side tags (the caller checks ownership first). */
 export function handleFromTags(sandboxId: string, tags: Readonly<Record<string, string>>): ModalHandle {
-  return { id: sandboxId, provider: PROVIDER, labels: callerLabels(tags) };
+  return handles.toHandle(sandboxId, tags);
 }
 
 /** The sandbox id of a handle: a Modal handle (`checkHandle`) whose id can be a sandbox id of this runtime. */
@@ -20,7 +25,6 @@ export function sandboxIdOf(handle: unknown, operation: string): string {
   return validSandboxId(checkHandle(handle, PROVIDER, operation));
 }
 
-const SANDBOX_ID = /^sb-[A-Za-z0-9]{1,64}$/;
 /** The alphabet of V1 sandbox ids (`sb-` and 22 of these), which the SDK tells apart by shape. */
 const V1_ID = /^sb-[0-9A-Za-z]{22}$/;
 
@@ -32,15 +36,13 @@ const V1_ID = /^sb-[0-9A-Za-z]{22}$/;
  * be found again by labels, so they are never taken for ours.
  */
 export function validSandboxId(sandboxId: unknown): string {
-  if (typeof sandboxId !== "string" || !SANDBOX_ID.test(sandboxId)) {
-    throw invalidRequest("a Modal sandbox id is sb- followed by letters and digits", { field: "id" }, PROVIDER);
-  }
-  if (V1_ID.test(sandboxId)) {
+  const id = handles.validId(sandboxId);
+  if (V1_ID.test(id)) {
     throw invalidRequest(
       "this id has the shape of a V1 Modal sandbox, which this runtime never creates and cannot list",
       { field: "id" },
       PROVIDER,
     );
   }
-  return sandboxId;
+  return id;
 }

@@ -1,9 +1,11 @@
-import { keyList, type OperationTimeouts, type SandportError } from "@sandport/core";
+import { keyList, type OperationTimeouts } from "@sandport/core";
 import {
-  COMMON_RUNTIME_OPTION_SHAPE,
-  type CommonRuntimeOptions,
   OptionReader,
-  type ResolvedCommonOptions,
+  REMOTE_RUNTIME_OPTION_SHAPE,
+  type RemoteRuntimeExtras,
+  type RemoteRuntimeOptions,
+  type ResolvedRemote,
+  remoteTimeouts,
 } from "@sandport/core/adapter";
 import { PROVIDER } from "./handle.js";
 import type { ModalSdkSource } from "./internal/sdk.js";
@@ -13,11 +15,17 @@ export const MAX_MODAL_LIFETIME_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Options of {@link ModalRuntime}. Nothing is read from the environment or
- * from `~/.modal.toml`: every value comes from here. The common options
- * (`owner`, `runBudgetMs`, `maxOutputBytes`, `timeouts`) mean what they mean
- * in every runtime; `owner` is the value of the `sandport.owner` tag.
+ * from `~/.modal.toml`: every value comes from here. The common and remote
+ * options (`owner`, `runBudgetMs`, `maxOutputBytes`, `timeouts`, `network`,
+ * `orphanCleanupMs`, `sdk` for the `modal` package, `onBackgroundError`) mean
+ * what they mean in every runtime; `owner` is the value of the `sandport.owner`
+ * tag, `network` (default `true`) sets `blockNetwork`, always sent, and
+ * `workspaceRoot`, default `/workspace`, is the working directory of every
+ * command, the sandbox's `workdir` (its home for this port).
  */
-export interface ModalRuntimeOptions extends CommonRuntimeOptions {
+export interface ModalRuntimeOptions
+  extends RemoteRuntimeOptions<ModalSdkSource>,
+    Pick<RemoteRuntimeExtras, "workspaceRoot"> {
   /** Token id (`ak-…`). Required: nothing is read from `MODAL_TOKEN_ID` or a profile. */
   readonly tokenId: string;
   /** Token secret (`as-…`), the other half of the pair. Required. */
@@ -34,8 +42,6 @@ export interface ModalRuntimeOptions extends CommonRuntimeOptions {
    * (it has the `sh`, `grep` and `realpath` the adapter's helper commands use).
    */
   readonly image?: string;
-  /** Absolute working directory of every command, the sandbox's `workdir` (its home for this port). Default `/workspace`. */
-  readonly workspaceRoot?: string;
   /**
    * Sandbox lifetime in ms when `LaunchSpec.lifetimeMs` is absent: whole
    * seconds, at most 24 hours. Required and always sent (the SDK's own default
@@ -44,8 +50,6 @@ export interface ModalRuntimeOptions extends CommonRuntimeOptions {
   readonly maxLifetimeMs: number;
   /** Ends a sandbox idle this long (whole seconds, at most 24 hours). Default: none, only the lifetime. */
   readonly idleTimeoutMs?: number;
-  /** Outbound network when `LaunchSpec.network` is absent (`blockNetwork` is always sent). Default `true`. */
-  readonly network?: boolean;
   /**
    * How `LaunchSpec.ports` are tunnelled: `tls` (an `https://` URL; TLS ends
    * at Modal) or `tcp` (a plain TCP tunnel: `http://host:port`). Default `tls`.
@@ -57,20 +61,11 @@ export interface ModalRuntimeOptions extends CommonRuntimeOptions {
    * (the SDK's own default is unbounded). Default 60 000.
    */
   readonly maxThrottleWaitMs?: number;
-  /**
-   * How long, in ms, the background cleanup of an abandoned launch (a create
-   * that outlived its caller's abort or deadline) may take in all. Default 120 000.
-   */
-  readonly orphanCleanupMs?: number;
-  /** Replaces loading the `modal` package: a module, or a function that loads one. For tests and bundlers. */
-  readonly sdk?: ModalSdkSource;
-  /** Called once for each failure of background cleanup; the failure is also kept for `settle()`. */
-  readonly onBackgroundError?: (error: SandportError) => void;
 }
 
 /** Every option `ModalRuntime` takes; any other is refused, naming the nearest known one. */
 export const MODAL_OPTION_KEYS = keyList<ModalRuntimeOptions>({
-  ...COMMON_RUNTIME_OPTION_SHAPE,
+  ...REMOTE_RUNTIME_OPTION_SHAPE,
   tokenId: true,
   tokenSecret: true,
   serverUrl: true,
@@ -80,17 +75,13 @@ export const MODAL_OPTION_KEYS = keyList<ModalRuntimeOptions>({
   workspaceRoot: true,
   maxLifetimeMs: true,
   idleTimeoutMs: true,
-  network: true,
   tunnels: true,
   maxThrottleWaitMs: true,
-  orphanCleanupMs: true,
-  sdk: true,
-  onBackgroundError: true,
 });
 
 /** Options after defaults and validation: every option set, but the idle timeout, which may stay unset. */
-export type ResolvedOptions = ResolvedCommonOptions &
-  Required<Omit<ModalRuntimeOptions, keyof CommonRuntimeOptions | "sdk" | "onBackgroundError" | "idleTimeoutMs">> & {
+export type ResolvedOptions = ResolvedRemote<typeof MODAL_DEFAULTS> &
+  Required<Omit<ModalRuntimeOptions, keyof RemoteRuntimeOptions<unknown> | "idleTimeoutMs">> & {
     readonly idleTimeoutMs: number | undefined;
   };
 
@@ -99,31 +90,22 @@ export type ResolvedOptions = ResolvedCommonOptions &
  * absent. `launchMs` covers resolving the App and image (the first launch
  * builds the image) and the create; `lifecycleMs` is unused (no stop/start).
  */
-export const DEFAULT_MODAL_TIMEOUTS: OperationTimeouts = Object.freeze({
-  launchMs: 180_000,
-  lookupMs: 60_000,
-  fileMs: 120_000,
-  destroyMs: 60_000,
-  lifecycleMs: 60_000,
-  execGraceMs: 30_000,
-});
+export const DEFAULT_MODAL_TIMEOUTS: OperationTimeouts = remoteTimeouts({ launchMs: 180_000, lifecycleMs: 60_000 });
+
+/** The defaults of the remote options Modal shares. */
+const MODAL_DEFAULTS = { timeouts: DEFAULT_MODAL_TIMEOUTS, network: true, workspaceRoot: "/workspace" } as const;
 
 /** Validates options and fills defaults. Throws `INVALID_REQUEST`; does no I/O. */
 export function resolveOptions(given: ModalRuntimeOptions): ResolvedOptions {
   const read = new OptionReader("ModalRuntime", PROVIDER);
   const options = read.object(given, MODAL_OPTION_KEYS);
-  const common = read.common(options, {
-    runBudgetMs: 600_000,
-    maxOutputBytes: 16 * 1024 * 1024,
-    timeouts: DEFAULT_MODAL_TIMEOUTS,
-  });
+  const remote = read.remote(options, MODAL_DEFAULTS);
   const maxLifetimeMs = wholeSeconds(read, options.maxLifetimeMs, "maxLifetimeMs");
   if (maxLifetimeMs === undefined) {
     throw read.refuse("maxLifetimeMs", "is required (always sent; the SDK's own default is 5 minutes)");
   }
   const tunnels = options.tunnels ?? "tls";
   if (tunnels !== "tls" && tunnels !== "tcp") throw read.refuse("tunnels", 'must be "tls" or "tcp"');
-  read.callback(options.onBackgroundError, "onBackgroundError");
   const environment = read.text(options.environment, "environment") ?? "main";
   const appName = read.text(options.appName, "appName") ?? "sandport";
   for (const [field, value] of [
@@ -134,7 +116,7 @@ export function resolveOptions(given: ModalRuntimeOptions): ResolvedOptions {
   }
   const throttle = read.integer(options.maxThrottleWaitMs, "maxThrottleWaitMs", 0, MAX_MODAL_LIFETIME_MS);
   return {
-    ...common,
+    ...remote,
     tokenId: read.requiredText(options.tokenId, "tokenId", "nothing is read from MODAL_TOKEN_ID or ~/.modal.toml"),
     tokenSecret: read.requiredText(
       options.tokenSecret,
@@ -145,13 +127,10 @@ export function resolveOptions(given: ModalRuntimeOptions): ResolvedOptions {
     environment,
     appName,
     image: read.text(options.image, "image") ?? "python:3.13-slim",
-    workspaceRoot: read.absolutePath(options.workspaceRoot, "workspaceRoot") ?? "/workspace",
     maxLifetimeMs,
     idleTimeoutMs: wholeSeconds(read, options.idleTimeoutMs, "idleTimeoutMs"),
-    network: read.boolean(options.network, "network") ?? true,
     tunnels,
     maxThrottleWaitMs: throttle ?? 60_000,
-    orphanCleanupMs: read.durationMs(options.orphanCleanupMs, "orphanCleanupMs") ?? 120_000,
   };
 }
 

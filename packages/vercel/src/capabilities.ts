@@ -1,4 +1,5 @@
 import type { DeclaredCapabilities } from "@sandport/core";
+import { remoteCapabilities } from "@sandport/core/adapter";
 
 /**
  * What `VercelRuntime` declares beyond its methods. Structural
@@ -33,20 +34,17 @@ import type { DeclaredCapabilities } from "@sandport/core";
  * Snapshots, forks, network policy updates and drives exist in Vercel but
  * have no place in the port (`sandbox-v1`), so this adapter does not reach them.
  */
-export const vercelCapabilities: DeclaredCapabilities = Object.freeze({
-  warmLease: "unknown",
+export const vercelCapabilities: DeclaredCapabilities = remoteCapabilities({
   lifecycle: "unknown",
-  verifiedCleanup: true,
   neverIdle: "unsupported",
   binaryOutput: "unsupported",
-  pty: "not-exposed",
-  modes: Object.freeze({
+  modes: {
     outputStreams: "separate",
     filesystem: "unknown",
     lifetime: "deadline",
     isolation: "microvm",
-  }),
-  absent: Object.freeze({ interactive: "unsupported", fileOps: "not-exposed", detachedLaunch: "unknown" }),
+  },
+  absent: { interactive: "unsupported", fileOps: "not-exposed", detachedLaunch: "unknown" },
 });
 
 /** @deprecated Renamed {@link vercelCapabilities}, as every provider's `<p>Capabilities`; this alias will be removed. */

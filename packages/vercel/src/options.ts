@@ -1,9 +1,11 @@
-import { keyList, type OperationTimeouts, type SandportError } from "@sandport/core";
+import { keyList, type OperationTimeouts } from "@sandport/core";
 import {
-  COMMON_RUNTIME_OPTION_SHAPE,
-  type CommonRuntimeOptions,
   OptionReader,
-  type ResolvedCommonOptions,
+  REMOTE_RUNTIME_OPTION_SHAPE,
+  type RemoteRuntimeExtras,
+  type RemoteRuntimeOptions,
+  type ResolvedRemote,
+  remoteTimeouts,
 } from "@sandport/core/adapter";
 import { PROVIDER } from "./handle.js";
 import type { VercelSdkSource } from "./internal/sdk.js";
@@ -11,10 +13,16 @@ import { MAX_NAME_LENGTH, NAME_CHARACTERS } from "./ownership.js";
 
 /**
  * Options of {@link VercelRuntime}. Nothing is read from the
- * environment: every value comes from here. The common options (`owner`,
- * `runBudgetMs`, `maxOutputBytes`, `timeouts`) mean what they mean in every runtime.
+ * environment: every value comes from here. The common and remote options
+ * (`owner`, `runBudgetMs`, `maxOutputBytes`, `timeouts`, `network`,
+ * `orphanCleanupMs`, `sdk` for `@vercel/sandbox`, `onBackgroundError`) mean
+ * what they mean in every runtime; here `network` is sent as `allow-all` or
+ * `deny-all`, always, default `true`, and `listPageSize` is 1-50 (the API's
+ * own range), default 50.
  */
-export interface VercelRuntimeOptions extends CommonRuntimeOptions {
+export interface VercelRuntimeOptions
+  extends RemoteRuntimeOptions<VercelSdkSource>,
+    Pick<RemoteRuntimeExtras, "listPageSize"> {
   /**
    * A Vercel access token. Required. A JWT-shaped token (three dot-separated
    * parts, as Vercel OIDC tokens are) is refused: the SDK would replace it
@@ -52,33 +60,17 @@ export interface VercelRuntimeOptions extends CommonRuntimeOptions {
    * sent. Default 1 800 000 (30 minutes).
    */
   readonly lifetimeMs?: number;
-  /** Outbound network when `LaunchSpec.network` is absent: `allow-all` or `deny-all`, always sent. Default `true`. */
-  readonly network?: boolean;
-  /** Page size of the list API, 1-50 (the API's own range). Default 50. */
-  readonly listPageSize?: number;
-  /**
-   * How long, in ms, the background cleanup of an abandoned launch (a create
-   * that outlived its caller's abort or deadline) may take in all. Default 120 000.
-   */
-  readonly orphanCleanupMs?: number;
   /**
    * The `fetch` every SDK request goes through (the SDK's base URL
    * `https://vercel.com/api` is fixed): a proxy, or an emulator's. Default:
    * the platform's `fetch`.
    */
   readonly fetch?: typeof globalThis.fetch;
-  /** Replaces loading `@vercel/sandbox`: a module, or a function that loads one. For tests and bundlers. */
-  readonly sdk?: VercelSdkSource;
-  /**
-   * Called once for each failure of background cleanup (destroying what an
-   * abandoned launch created). The failure is also kept for `settle()`.
-   */
-  readonly onBackgroundError?: (error: SandportError) => void;
 }
 
 /** Every option `VercelRuntime` takes; any other is refused, naming the nearest known one. */
 export const VERCEL_OPTION_KEYS = keyList<VercelRuntimeOptions>({
-  ...COMMON_RUNTIME_OPTION_SHAPE,
+  ...REMOTE_RUNTIME_OPTION_SHAPE,
   token: true,
   teamId: true,
   projectId: true,
@@ -88,16 +80,12 @@ export const VERCEL_OPTION_KEYS = keyList<VercelRuntimeOptions>({
   vcpus: true,
   region: true,
   lifetimeMs: true,
-  network: true,
   listPageSize: true,
-  orphanCleanupMs: true,
   fetch: true,
-  sdk: true,
-  onBackgroundError: true,
 });
 
 /** Options after defaults and validation. */
-export interface ResolvedOptions extends ResolvedCommonOptions {
+export interface ResolvedOptions extends ResolvedRemote<typeof VERCEL_DEFAULTS> {
   readonly token: string;
   readonly teamId: string;
   readonly projectId: string;
@@ -112,10 +100,6 @@ export interface ResolvedOptions extends ResolvedCommonOptions {
   readonly image: string | undefined;
   readonly vcpus: number;
   readonly region: string | undefined;
-  readonly lifetimeMs: number;
-  readonly network: boolean;
-  readonly listPageSize: number;
-  readonly orphanCleanupMs: number;
   readonly fetch: typeof globalThis.fetch | undefined;
 }
 
@@ -125,14 +109,7 @@ export interface ResolvedOptions extends ResolvedCommonOptions {
  * `lookupMs` also bounds `startCommand`, `commandStatus`, `commandLogs` and
  * `portEndpoint`.
  */
-export const DEFAULT_VERCEL_TIMEOUTS: OperationTimeouts = Object.freeze({
-  launchMs: 120_000,
-  lookupMs: 60_000,
-  fileMs: 120_000,
-  destroyMs: 60_000,
-  lifecycleMs: 120_000,
-  execGraceMs: 30_000,
-});
+export const DEFAULT_VERCEL_TIMEOUTS: OperationTimeouts = remoteTimeouts({ launchMs: 120_000, lifecycleMs: 120_000 });
 
 /** Most vCPUs a sandbox can have. */
 const MAX_VCPUS = 8;
@@ -157,15 +134,19 @@ function readVcpus(read: OptionReader, value: unknown): number {
   return vcpus;
 }
 
+/** The defaults of the remote options Vercel shares. */
+const VERCEL_DEFAULTS = {
+  timeouts: DEFAULT_VERCEL_TIMEOUTS,
+  network: true,
+  lifetimeMs: 1_800_000,
+  listPageSize: { max: 50, fallback: 50 },
+} as const;
+
 /** Validates options and fills defaults. Throws `INVALID_REQUEST`; does no I/O. */
 export function resolveOptions(given: VercelRuntimeOptions): ResolvedOptions {
   const read = new OptionReader("VercelRuntime", PROVIDER);
   const options = read.object(given, VERCEL_OPTION_KEYS);
-  const common = read.common(options, {
-    runBudgetMs: 600_000,
-    maxOutputBytes: 16 * 1024 * 1024,
-    timeouts: DEFAULT_VERCEL_TIMEOUTS,
-  });
+  const remote = read.remote(options, VERCEL_DEFAULTS);
   const token = read.requiredText(options.token, "token", "nothing is read from VERCEL_OIDC_TOKEN or the CLI");
   if (token.split(".").length === 3) {
     throw read.refuse(
@@ -173,7 +154,7 @@ export function resolveOptions(given: VercelRuntimeOptions): ResolvedOptions {
       "looks like a JWT (a Vercel OIDC token): the SDK would refresh it from VERCEL_OIDC_TOKEN and the CLI's files; pass an access token",
     );
   }
-  const namePrefix = read.text(options.namePrefix, "namePrefix") ?? `sandport-${common.owner}-`;
+  const namePrefix = read.text(options.namePrefix, "namePrefix") ?? `sandport-${remote.owner}-`;
   const longest = MAX_NAME_LENGTH - LAUNCH_KEY_ROOM;
   if (!/^[A-Za-z0-9]/.test(namePrefix) || !NAME_CHARACTERS.test(namePrefix) || namePrefix.length > longest) {
     throw read.refuse(
@@ -183,11 +164,10 @@ export function resolveOptions(given: VercelRuntimeOptions): ResolvedOptions {
   }
   const homeDirectory = read.absolutePath(options.homeDirectory, "homeDirectory") ?? "/vercel/sandbox";
   const base = homeDirectory === "/" ? "" : homeDirectory;
-  const lifetimeMs = read.durationMs(options.lifetimeMs, "lifetimeMs") ?? 1_800_000;
-  if (lifetimeMs > MAX_LIFETIME_MS) throw read.refuse("lifetimeMs", `must be at most ${MAX_LIFETIME_MS} (24 hours)`);
-  read.callback(options.onBackgroundError, "onBackgroundError");
+  if (remote.lifetimeMs > MAX_LIFETIME_MS)
+    throw read.refuse("lifetimeMs", `must be at most ${MAX_LIFETIME_MS} (24 hours)`);
   return {
-    ...common,
+    ...remote,
     token,
     teamId: read.requiredText(options.teamId, "teamId", "nothing is read from the environment or .vercel/project.json"),
     projectId: read.requiredText(
@@ -203,10 +183,6 @@ export function resolveOptions(given: VercelRuntimeOptions): ResolvedOptions {
     image: read.text(options.image, "image"),
     vcpus: readVcpus(read, options.vcpus),
     region: read.text(options.region, "region"),
-    lifetimeMs,
-    network: read.boolean(options.network, "network") ?? true,
-    listPageSize: read.integer(options.listPageSize, "listPageSize", 1, 50) ?? 50,
-    orphanCleanupMs: read.durationMs(options.orphanCleanupMs, "orphanCleanupMs") ?? 120_000,
     fetch: read.callback(options.fetch, "fetch"),
   };
 }

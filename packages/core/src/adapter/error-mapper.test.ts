@@ -125,4 +125,16 @@ describe("createErrorMapper", () => {
     const said = new SandportError({ code: "PROVIDER_UNAVAILABLE", message: "x", details: { outcomeUnknown: false } });
     assert.equal(grpc.outcomeUnknown(said), false, "details.outcomeUnknown, when set, is believed");
   });
+
+  test("isNotFound: a SandportError by its code, a vendor error by what the mapper makes of it", () => {
+    const notFound = createErrorMapper({
+      provider: "acme",
+      byName: { GoneError: { code: "NOT_FOUND", retryable: false } },
+    });
+    assert.equal(notFound.isNotFound(Object.assign(new Error("gone"), { name: "GoneError" })), true);
+    assert.equal(notFound.isNotFound(Object.assign(new Error("missing"), { status: 404 })), true);
+    assert.equal(notFound.isNotFound(Object.assign(new Error("busy"), { status: 503 })), false);
+    assert.equal(notFound.isNotFound(new SandportError({ code: "NOT_FOUND", provider: "acme", message: "x" })), true);
+    assert.equal(notFound.isNotFound(new SandportError({ code: "AUTH", provider: "acme", message: "x" })), false);
+  });
 });

@@ -55,6 +55,12 @@ export interface ErrorMapper {
    * `details.outcomeUnknown` when set, else by its `cause`.
    */
   readonly outcomeUnknown: (error: unknown) => boolean;
+  /**
+   * True when the error says what was asked for does not exist (or no longer
+   * does): a `SandportError` by its code, anything else by what this mapper
+   * makes of it (`NOT_FOUND`).
+   */
+  readonly isNotFound: (error: unknown) => boolean;
 }
 
 /** Codes whose error, when nothing more precise is known, leaves a mutation's outcome unknown. */
@@ -147,7 +153,9 @@ export function createErrorMapper(options: ErrorMapperOptions): ErrorMapper {
       },
     });
   };
-  return Object.assign(map, { outcomeUnknown });
+  const isNotFound = (error: unknown): boolean =>
+    (SandportError.isInstance(error) ? error.code : classify(error).code) === "NOT_FOUND";
+  return Object.assign(map, { outcomeUnknown, isNotFound });
 }
 
 /** `error.name`, when it is a string. */

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { SandportError } from "../errors/sandport-error.js";
 import type { OperationTimeouts } from "../timing/operation-timeouts.js";
-import { OptionReader } from "./runtime-options.js";
+import { OptionReader, remoteTimeouts } from "./runtime-options.js";
 
 const timeouts: OperationTimeouts = {
   launchMs: 1_000,
@@ -90,4 +90,78 @@ test("a number option given a string says it got a string", () => {
     /pageSize must be an integer from 1 to 100, got string "5"/,
   );
   assert.match(refusal(() => read.boolean("true", "keep")).message, /keep must be a boolean, got string "true"/);
+});
+
+test("remote: the shared remote options with their defaults, and only the extras given defaults", () => {
+  const read = new OptionReader("DemoRuntime", "demo");
+  const bare = read.remote({}, { timeouts, network: false });
+  assert.deepEqual(bare, {
+    owner: "sandport",
+    runBudgetMs: 600_000,
+    maxOutputBytes: 16 * 1024 * 1024,
+    timeouts,
+    network: false,
+    orphanCleanupMs: 120_000,
+  });
+  const full = read.remote(
+    { network: true, orphanCleanupMs: 5, workspaceRoot: "/w//x/", lifetimeMs: 7, listPageSize: 9 },
+    { ...defaults, network: false, workspaceRoot: "/ws", lifetimeMs: 1, listPageSize: { max: 10, fallback: 3 } },
+  );
+  assert.deepEqual(full, {
+    owner: "sandport",
+    runBudgetMs: 1_000,
+    maxOutputBytes: 1_000,
+    timeouts,
+    network: true,
+    orphanCleanupMs: 5,
+    workspaceRoot: "/w/x",
+    lifetimeMs: 7,
+    listPageSize: 9,
+  });
+  const fallback = read.remote(
+    {},
+    { timeouts, network: true, workspaceRoot: "/ws", listPageSize: { max: 10, fallback: 3 } },
+  );
+  assert.equal(fallback.workspaceRoot, "/ws");
+  assert.equal(fallback.listPageSize, 3);
+  assert.equal("lifetimeMs" in fallback, false);
+});
+
+test("remote: each shared option is refused in the reader's format", () => {
+  const read = new OptionReader("DemoRuntime", "demo");
+  const given = {
+    timeouts,
+    network: true,
+    workspaceRoot: "/ws",
+    lifetimeMs: 1,
+    listPageSize: { max: 10, fallback: 3 },
+  };
+  const cases: [string, object, string][] = [
+    ["network", { network: "yes" }, 'must be a boolean, got string "yes"'],
+    ["orphanCleanupMs", { orphanCleanupMs: -1 }, ""],
+    ["onBackgroundError", { onBackgroundError: "log" }, "must be a function"],
+    ["workspaceRoot", { workspaceRoot: "ws" }, "must be an absolute path"],
+    ["lifetimeMs", { lifetimeMs: 0 }, ""],
+    ["listPageSize", { listPageSize: 11 }, "must be an integer from 1 to 10, got number 11"],
+    ["owner", { owner: "a b" }, "must be 1-64 characters of [A-Za-z0-9._-]"],
+  ];
+  for (const [field, options, why] of cases) {
+    const error = refusal(() => read.remote(options, given));
+    assert.equal(error.code, "INVALID_REQUEST", field);
+    assert.equal(error.details.field, field);
+    assert.ok(error.message.startsWith(`DemoRuntime option ${field} ${why}`), error.message);
+  }
+});
+
+test("remoteTimeouts: the runtime's launch and lifecycle deadlines, the shared rest, frozen", () => {
+  const own = remoteTimeouts({ launchMs: 1, lifecycleMs: 2 });
+  assert.deepEqual(own, {
+    launchMs: 1,
+    lookupMs: 60_000,
+    fileMs: 120_000,
+    destroyMs: 60_000,
+    lifecycleMs: 2,
+    execGraceMs: 30_000,
+  });
+  assert.ok(Object.isFrozen(own));
 });

@@ -49,6 +49,102 @@ export interface CommonDefaults {
 }
 
 /**
+ * The options every remote runtime (one whose sandboxes live with a vendor,
+ * reached through its SDK) takes under these names, beside the common ones.
+ * `Sdk` is what the runtime's `sdk` option takes.
+ */
+export interface RemoteRuntimeOptions<Sdk> extends CommonRuntimeOptions {
+  /** Outbound network when `LaunchSpec.network` is absent. Default: the runtime's (see its README). */
+  readonly network?: boolean;
+  /**
+   * How long, in ms, the background cleanup of an abandoned launch (a create
+   * that outlived its caller's abort or deadline) may take in all: waiting for
+   * the create, searching by launch key, destroying. Default 120 000.
+   */
+  readonly orphanCleanupMs?: number;
+  /** Replaces loading the vendor SDK: a module, or a function that loads one. For tests and bundlers. */
+  readonly sdk?: Sdk;
+  /**
+   * Called once for each failure of background work (destroying what an
+   * abandoned launch created, and the runtime's other cleanup). The failure is
+   * also kept for `settle()`.
+   */
+  readonly onBackgroundError?: (error: SandportError) => void;
+}
+
+/**
+ * The keys of {@link RemoteRuntimeOptions} (the common ones included), to
+ * spread into a remote runtime's own `KeyShape`.
+ */
+export const REMOTE_RUNTIME_OPTION_SHAPE: KeyShape<RemoteRuntimeOptions<unknown>> = Object.freeze({
+  ...COMMON_RUNTIME_OPTION_SHAPE,
+  network: true,
+  orphanCleanupMs: true,
+  sdk: true,
+  onBackgroundError: true,
+});
+
+/**
+ * Options a remote runtime takes under these names when it has them (pick
+ * them: `Pick<RemoteRuntimeExtras, "workspaceRoot" | "listPageSize">`); its
+ * README gives its default and range.
+ */
+export interface RemoteRuntimeExtras {
+  /** Absolute workspace directory inside the sandbox; created at launch. */
+  readonly workspaceRoot?: string;
+  /** Sandbox lifetime in ms when `LaunchSpec.lifetimeMs` is absent; always sent. */
+  readonly lifetimeMs?: number;
+  /** Page size of the list API, within the API's own range. */
+  readonly listPageSize?: number;
+}
+
+/** {@link RemoteRuntimeOptions} after validation, every default applied (`sdk` and `onBackgroundError` stay the runtime's). */
+export interface ResolvedRemoteOptions extends ResolvedCommonOptions {
+  readonly network: boolean;
+  readonly orphanCleanupMs: number;
+}
+
+/** {@link RemoteRuntimeExtras} after validation, every default applied. */
+export type ResolvedRemoteExtras = { readonly [K in keyof RemoteRuntimeExtras]-?: NonNullable<RemoteRuntimeExtras[K]> };
+
+/**
+ * A remote runtime's defaults. `runBudgetMs` defaults to 600 000 and
+ * `maxOutputBytes` to 16 MiB; an extra is read only when its default is given.
+ */
+export interface RemoteDefaults extends Partial<CommonDefaults> {
+  readonly timeouts: OperationTimeouts;
+  readonly network: boolean;
+  readonly workspaceRoot?: string;
+  readonly lifetimeMs?: number;
+  /** The list API's largest page, and the page size without the option. */
+  readonly listPageSize?: { readonly max: number; readonly fallback: number };
+}
+
+/** What {@link OptionReader.remote} reads: the extras whose defaults `D` gives. */
+export type ResolvedRemote<D extends RemoteDefaults> = ResolvedRemoteOptions &
+  Pick<ResolvedRemoteExtras, keyof D & keyof ResolvedRemoteExtras>;
+
+/**
+ * A remote runtime's default per-call deadlines: its own `launchMs` and
+ * `lifecycleMs` (they depend on how long the provider takes to create and
+ * to stop or start a sandbox), and what every remote runtime uses for the
+ * rest: `lookupMs` 60 000, `fileMs` 120 000, `destroyMs` 60 000, `execGraceMs` 30 000.
+ */
+export function remoteTimeouts(own: Pick<OperationTimeouts, "launchMs" | "lifecycleMs">): OperationTimeouts {
+  return Object.freeze({
+    launchMs: own.launchMs,
+    lookupMs: 60_000,
+    fileMs: 120_000,
+    destroyMs: 60_000,
+    lifecycleMs: own.lifecycleMs,
+    execGraceMs: 30_000,
+  });
+}
+
+/** How long the background cleanup of an abandoned launch may take without `orphanCleanupMs`. */
+const ORPHAN_CLEANUP_MS = 120_000;
+
+/**
  * Reads a runtime's options with one error format: `<Runtime> option <field>
  * <why>`, `INVALID_REQUEST`, `details.field`. No I/O, nothing from the environment.
  */
@@ -204,5 +300,39 @@ export class OptionReader {
         ) ?? defaults.maxOutputBytes,
       timeouts: Object.freeze(timeouts) as unknown as OperationTimeouts,
     };
+  }
+
+  /**
+   * The options every remote runtime shares ({@link RemoteRuntimeOptions},
+   * the common ones included; `onBackgroundError` checked to be a function),
+   * and the extras whose defaults `defaults` gives.
+   */
+  remote<D extends RemoteDefaults>(
+    options: RemoteRuntimeOptions<unknown> & RemoteRuntimeExtras,
+    defaults: D,
+  ): ResolvedRemote<D> {
+    const common = this.common(options, {
+      runBudgetMs: defaults.runBudgetMs ?? 600_000,
+      maxOutputBytes: defaults.maxOutputBytes ?? 16 * 1024 * 1024,
+      timeouts: defaults.timeouts,
+    });
+    this.callback(options.onBackgroundError, "onBackgroundError");
+    const extras: { -readonly [K in keyof ResolvedRemoteExtras]?: ResolvedRemoteExtras[K] } = {};
+    if (defaults.workspaceRoot !== undefined) {
+      extras.workspaceRoot = this.absolutePath(options.workspaceRoot, "workspaceRoot") ?? defaults.workspaceRoot;
+    }
+    if (defaults.lifetimeMs !== undefined) {
+      extras.lifetimeMs = this.durationMs(options.lifetimeMs, "lifetimeMs") ?? defaults.lifetimeMs;
+    }
+    if (defaults.listPageSize !== undefined) {
+      const { max, fallback } = defaults.listPageSize;
+      extras.listPageSize = this.integer(options.listPageSize, "listPageSize", 1, max) ?? fallback;
+    }
+    return {
+      ...common,
+      network: this.boolean(options.network, "network") ?? defaults.network,
+      orphanCleanupMs: this.durationMs(options.orphanCleanupMs, "orphanCleanupMs") ?? ORPHAN_CLEANUP_MS,
+      ...extras,
+    } as ResolvedRemote<D>;
   }
 }

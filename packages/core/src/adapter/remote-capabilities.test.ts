@@ -1,0 +1,37 @@
+// remoteCapabilities: the cells every remote adapter shares, and a frozen declaration.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { remoteCapabilities } from "./remote-capabilities.js";
+
+const modes = { outputStreams: "separate", filesystem: "unknown", lifetime: "deadline", isolation: "microvm" } as const;
+
+test("fills warmLease, verifiedCleanup and pty, and keeps the adapter's own cells", () => {
+  const declared = remoteCapabilities({ lifecycle: "unsupported", neverIdle: "unknown", binaryOutput: true, modes });
+  assert.deepEqual(declared, {
+    warmLease: "unknown",
+    verifiedCleanup: true,
+    pty: "not-exposed",
+    lifecycle: "unsupported",
+    neverIdle: "unknown",
+    binaryOutput: true,
+    modes,
+  });
+  assert.equal("absent" in declared, false);
+});
+
+test("freezes the declaration, its modes and its absences, without freezing what the adapter passed", () => {
+  const absent = { asyncExec: "unsupported" } as const;
+  const own = {
+    lifecycle: "unknown",
+    neverIdle: "unknown",
+    binaryOutput: "not-exposed",
+    modes: { ...modes },
+    absent: { ...absent },
+  } as const;
+  const declared = remoteCapabilities(own);
+  assert.ok(Object.isFrozen(declared));
+  assert.ok(Object.isFrozen(declared.modes));
+  assert.ok(Object.isFrozen(declared.absent));
+  assert.deepEqual(declared.absent, absent);
+  assert.equal(Object.isFrozen(own.modes), false);
+});
