@@ -52,7 +52,16 @@ export function sessionRun(
 ): SessionRun {
   const session = `sandport-run-${randomUUID()}`;
   const { process } = sandbox;
-  const deleteSession = () => process.deleteSession(session).catch(() => undefined);
+  // The command's end waits for its session's delete (for at most the kill deadline), so no request of a
+  // command outlives its result: one sent in the background would land during the caller's next call.
+  const deleteSession = async () => {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, KILL_DEADLINE_MS);
+    });
+    await Promise.race([process.deleteSession(session).catch(() => undefined), deadline]);
+    clearTimeout(timer);
+  };
   let killing: Promise<void> | undefined;
 
   const follow = async (commandId: string, output: (data: string) => void): Promise<VendorEnd> => {
@@ -92,7 +101,7 @@ export function sessionRun(
       output(whole.slice(followed.length));
       return { kind: "exited", exitCode };
     } finally {
-      if (!killing) void deleteSession();
+      if (!killing) await deleteSession();
     }
   };
 
@@ -107,7 +116,7 @@ export function sessionRun(
           if (!commandId) throw new Error("daytona started the command but reported no command id");
           return { pid: commandId, ended: follow(commandId, (data) => output("stdout", data)) };
         } catch (error) {
-          void deleteSession();
+          await deleteSession();
           throw error;
         }
       },
