@@ -101,7 +101,7 @@ export type {
   OwnedLookups,
   SandboxListing,
 } from "./adapter/owned-lookup.js";
-export { findIdsByLaunchKey, findOwned, getOwned, ownedLookups } from "./adapter/owned-lookup.js";
+export { findIdsByLaunchKey, findOwned, getOwned, listPages, ownedLookups } from "./adapter/owned-lookup.js";
 export type { OwnershipCodec } from "./adapter/ownership.js";
 export { callerLabels, isOwnedBy, matchesLabels, metadataCodec, ownerLabels } from "./adapter/ownership.js";
 export type {

@@ -1,5 +1,5 @@
 import type { SandportError } from "@sandport/core";
-import { AdapterContext, type CallBudget, sandboxNotFound, whenAbsent } from "@sandport/core/adapter";
+import { AdapterContext, absentAs, type CallBudget, sandboxNotFound, whenAbsent } from "@sandport/core/adapter";
 import { isNotFound, mapDaytonaError } from "./errors.js";
 import { PROVIDER, sandboxIdOf, validSandboxId } from "./handle.js";
 import { lowLevelApi } from "./internal/low-level-api.js";
@@ -79,10 +79,9 @@ export class DaytonaContext extends AdapterContext<
    */
   override async connect(sandboxId: string, operation: string, budget: CallBudget): Promise<DaytonaSandbox> {
     const client = await this.client();
-    const sandbox = await client.get(validSandboxId(sandboxId)).catch((error: unknown) => {
-      if (isNotFound(error)) throw sandboxNotFound(PROVIDER, sandboxId, operation, error);
-      throw this.mapError(error, { operation, sandboxId });
-    });
+    const mapOther = (error: unknown) => this.mapError(error, { operation, sandboxId });
+    const got = client.get(validSandboxId(sandboxId));
+    const sandbox = await got.catch(absentAs(PROVIDER, isNotFound, sandboxId, operation, mapOther));
     if (sandbox.state === "destroyed" || sandbox.state === "destroying") {
       throw sandboxNotFound(PROVIDER, sandboxId, operation);
     }

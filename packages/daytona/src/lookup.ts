@@ -1,4 +1,4 @@
-import { collectPages, ownedLookups, type SandboxListing } from "@sandport/core/adapter";
+import { listPages, ownedLookups, type SandboxListing } from "@sandport/core/adapter";
 import type { DaytonaContext } from "./context.js";
 import { type DaytonaHandle, handleFromSandbox, validSandboxId } from "./handle.js";
 import type { DaytonaSandboxRecord } from "./internal/sdk-types.js";
@@ -29,20 +29,14 @@ function daytonaListing(context: DaytonaContext): SandboxListing<DaytonaSandboxR
       const labels = JSON.stringify(filter);
       let cursor: string | undefined;
       let done = false;
-      const listed = await collectPages(
-        async () => {
-          if (done) return undefined;
-          const size = context.options.listPageSize;
-          const { data } = await api.listSandboxes(undefined, cursor, size, undefined, undefined, labels, true);
-          cursor = data.nextCursor ?? undefined;
-          done = cursor === undefined;
-          return data.items;
-        },
-        {
-          mapError: (error) => context.mapError(error, { operation }),
-          ...(budget.signal ? { signal: budget.signal } : {}),
-        },
-      );
+      const listed = await listPages(context, operation, budget, async () => {
+        if (done) return undefined;
+        const size = context.options.listPageSize;
+        const { data } = await api.listSandboxes(undefined, cursor, size, undefined, undefined, labels, true);
+        cursor = data.nextCursor ?? undefined;
+        done = cursor === undefined;
+        return data.items;
+      });
       return listed.filter((sandbox) => sandbox.state === undefined || !GONE.has(sandbox.state));
     },
   };

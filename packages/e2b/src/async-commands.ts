@@ -12,6 +12,7 @@ import {
   sessionFiles,
   unknownCommand,
   VANISHED_END,
+  whenAbsent,
 } from "@sandport/core/adapter";
 import { type CommandPlan, discardStdin, planCommand, stageStdin } from "./command-plan.js";
 import type { E2BContext } from "./context.js";
@@ -152,22 +153,13 @@ async function readExit(
 }
 
 async function exists(sandbox: E2BSandbox, path: string, call: OperationCall): Promise<boolean> {
-  try {
-    await sandbox.files.getInfo(path, { requestTimeoutMs: call.remainingMs(), signal: call.signal });
-    return true;
-  } catch (error) {
-    if (isNotFound(error)) return false;
-    throw error;
-  }
+  const info = sandbox.files.getInfo(path, { requestTimeoutMs: call.remainingMs(), signal: call.signal });
+  return info.then(() => true, whenAbsent(isNotFound, false));
 }
 
 /** A file's text, or `undefined` when it does not exist. */
 async function readText(sandbox: E2BSandbox, path: string, call: OperationCall): Promise<string | undefined> {
   const options = { requestTimeoutMs: call.remainingMs(), signal: call.signal, format: "bytes" as const };
-  try {
-    return new TextDecoder().decode(await sandbox.files.read(path, options));
-  } catch (error) {
-    if (isNotFound(error)) return undefined;
-    throw error;
-  }
+  const read = sandbox.files.read(path, options);
+  return read.then((bytes) => new TextDecoder().decode(bytes), whenAbsent(isNotFound, undefined));
 }

@@ -1,5 +1,5 @@
 import type { SandportError } from "@sandport/core";
-import { AdapterContext, absentAs, type CallBudget, metadataCodec } from "@sandport/core/adapter";
+import { AdapterContext, absentAs, type CallBudget, metadataCodec, whenAbsent } from "@sandport/core/adapter";
 import { isNotFound, mapE2BError } from "./errors.js";
 import { PROVIDER, sandboxIdOf, validSandboxId } from "./handle.js";
 import { createE2BSdkLoader, type E2BSdkSource } from "./internal/sdk.js";
@@ -32,12 +32,7 @@ export class E2BContext extends AdapterContext<ResolvedOptions, E2BSdkModule, E2
   async describe(sandboxId: string, _operation: string, budget: CallBudget): Promise<E2BSandboxInfo | undefined> {
     validSandboxId(sandboxId);
     const sdk = await this.sdk();
-    try {
-      return await sdk.Sandbox.getInfo(sandboxId, this.fields(budget));
-    } catch (error) {
-      if (isNotFound(error)) return undefined;
-      throw error;
-    }
+    return sdk.Sandbox.getInfo(sandboxId, this.fields(budget)).catch(whenAbsent(isNotFound, undefined));
   }
 
   /** E2B metadata, decoded (ownership marker, launch key and the caller's labels). */

@@ -1,5 +1,5 @@
 import type { FileInfo, FileKind } from "@sandport/core";
-import { guardedFileOps } from "@sandport/core/adapter";
+import { guardedFileOps, whenAbsent } from "@sandport/core/adapter";
 import type { E2BContext } from "./context.js";
 import { isNotFound } from "./errors.js";
 import { inWorkspace, request } from "./files.js";
@@ -24,9 +24,7 @@ export const { listDir, stat, mkdir, remove } = guardedFileOps<E2BContext, E2BSa
     await instance.files.makeDir(absolute, request(call));
   },
   remove: (_context, { instance, absolute, call }) =>
-    instance.files.remove(absolute, request(call)).catch((error: unknown) => {
-      if (!isNotFound(error)) throw error;
-    }),
+    instance.files.remove(absolute, request(call)).catch(whenAbsent(isNotFound, undefined)),
 });
 
 /** Translates an E2B entry into a port `FileInfo`. */

@@ -1,5 +1,5 @@
 import type { OpOptions } from "@sandport/core";
-import { absentAs, type CallBudget, destroyVerified } from "@sandport/core/adapter";
+import { absentAs, type CallBudget, destroyVerified, whenAbsent } from "@sandport/core/adapter";
 import type { E2BContext } from "./context.js";
 import { isNotFound } from "./errors.js";
 import { PROVIDER } from "./handle.js";
@@ -24,13 +24,10 @@ export function destroy(context: E2BContext, handle: unknown, op?: OpOptions): P
  */
 export async function deleteSandbox(context: E2BContext, sandboxId: string, budget: CallBudget): Promise<boolean> {
   const sdk = await context.sdk();
-  let found: boolean;
-  try {
-    found = await sdk.Sandbox.kill(sandboxId, context.fields(budget));
-  } catch (error) {
-    if (!isNotFound(error)) throw context.mapError(error, { operation: "destroy", sandboxId });
-    found = false;
-  }
+  const killed = sdk.Sandbox.kill(sandboxId, context.fields(budget)).catch(whenAbsent(isNotFound, false));
+  const found = await killed.catch((error: unknown) => {
+    throw context.mapError(error, { operation: "destroy", sandboxId });
+  });
   context.forget(sandboxId, { keepOwnership: found });
   return found;
 }

@@ -1,4 +1,4 @@
-import { collectPages, ownedLookups, type SandboxListing } from "@sandport/core/adapter";
+import { listPages, ownedLookups, type SandboxListing } from "@sandport/core/adapter";
 import type { E2BContext } from "./context.js";
 import { type E2BHandle, handleFromInfo, validSandboxId } from "./handle.js";
 import type { E2BSandboxInfo } from "./internal/sdk-types.js";
@@ -26,10 +26,8 @@ function e2bListing(context: E2BContext): SandboxListing<E2BSandboxInfo> {
         query: { metadata: filter, state: ["running", "paused"] },
         limit: context.options.listPageSize,
       });
-      return collectPages(async () => (paginator.hasNext ? paginator.nextItems(context.fields(budget)) : undefined), {
-        mapError: (error) => context.mapError(error, { operation }),
-        ...(budget.signal ? { signal: budget.signal } : {}),
-      });
+      const nextPage = async () => (paginator.hasNext ? paginator.nextItems(context.fields(budget)) : undefined);
+      return listPages(context, operation, budget, nextPage);
     },
   };
 }

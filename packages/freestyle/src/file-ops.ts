@@ -1,6 +1,6 @@
 import { posix } from "node:path";
 import type { FileInfo, FileKind } from "@sandport/core";
-import { guardedFileOps } from "@sandport/core/adapter";
+import { guardedFileOps, whenAbsent } from "@sandport/core/adapter";
 import type { FreestyleContext } from "./context.js";
 import { isNotFound } from "./errors.js";
 import { eachLimited, fileCall, inWorkspace } from "./files.js";
@@ -27,13 +27,8 @@ export const { listDir, stat, mkdir, remove } = guardedFileOps<FreestyleContext,
     const infos = await eachLimited(entries, STAT_CONCURRENCY, async (entry) => {
       const entryPath = relative === "" ? entry.name : `${relative}/${entry.name}`;
       const entryAbsolute = posix.join(absolute, entry.name);
-      try {
-        const stat = await fileCall(context, sandboxId, "listDir", entryAbsolute, call, (fs) => fs.stat(entryAbsolute));
-        return toFileInfo(entry.name, entryPath, stat);
-      } catch (error) {
-        if (isNotFound(error)) return undefined;
-        throw error;
-      }
+      const stat = fileCall(context, sandboxId, "listDir", entryAbsolute, call, (fs) => fs.stat(entryAbsolute));
+      return stat.then((found) => toFileInfo(entry.name, entryPath, found), whenAbsent(isNotFound, undefined));
     });
     return infos.filter((info): info is FileInfo => info !== undefined);
   },
@@ -44,9 +39,9 @@ export const { listDir, stat, mkdir, remove } = guardedFileOps<FreestyleContext,
   mkdir: (context, { sandboxId: vmId, absolute, call }) =>
     fileCall(context, vmId, "mkdir", absolute, call, (fs) => fs.mkdir(absolute)),
   remove: (context, { sandboxId: vmId, absolute, call }) =>
-    fileCall(context, vmId, "remove", absolute, call, (fs) => fs.remove(absolute)).catch((error: unknown) => {
-      if (!isNotFound(error)) throw error;
-    }),
+    fileCall(context, vmId, "remove", absolute, call, (fs) => fs.remove(absolute)).catch(
+      whenAbsent(isNotFound, undefined),
+    ),
 });
 
 /** Translates a Freestyle `stat` into a port `FileInfo`. */

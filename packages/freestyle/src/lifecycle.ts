@@ -1,5 +1,5 @@
 import type { OpOptions } from "@sandport/core";
-import { absentAs, type CallBudget, destroyVerified } from "@sandport/core/adapter";
+import { absentAs, type CallBudget, destroyVerified, whenAbsent } from "@sandport/core/adapter";
 import type { FreestyleContext } from "./context.js";
 import { isNotFound } from "./errors.js";
 import { PROVIDER } from "./handle.js";
@@ -26,13 +26,10 @@ export function destroy(context: FreestyleContext, handle: unknown, op?: OpOptio
  */
 export async function deleteVm(context: FreestyleContext, vmId: string, budget: CallBudget): Promise<boolean> {
   const client = await context.client(budget);
-  try {
-    await client.vms.delete(vmId);
-    return true;
-  } catch (error) {
-    if (isNotFound(error)) return false;
+  const deleted = client.vms.delete(vmId).then(() => true, whenAbsent(isNotFound, false));
+  return deleted.catch((error: unknown) => {
     throw context.mapError(error, { operation: "destroy", sandboxId: vmId });
-  }
+  });
 }
 
 /** Pauses a VM (Freestyle keeps its memory and disk); `start` resumes it. Already paused is fine. */

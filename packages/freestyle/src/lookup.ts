@@ -1,5 +1,5 @@
 import { LAUNCH_KEY_LABEL } from "@sandport/core";
-import { type CallBudget, collectPages, isOwnedBy, ownedLookups, type SandboxListing } from "@sandport/core/adapter";
+import { type CallBudget, isOwnedBy, listPages, ownedLookups, type SandboxListing } from "@sandport/core/adapter";
 import type { FreestyleContext } from "./context.js";
 import { isNotFound } from "./errors.js";
 import { type FreestyleHandle, handleFromVm, validVmId } from "./handle.js";
@@ -69,8 +69,7 @@ function freestyleListing(context: FreestyleContext): SandboxListing<FreestyleVm
           done = page.vms.length === 0 || offset >= page.totalCount;
           return page.vms;
         };
-        const mapError = (error: unknown) => context.mapError(error, { operation });
-        const vms = await collectPages(nextPage, { mapError, ...(budget.signal ? { signal: budget.signal } : {}) });
+        const vms = await listPages(context, operation, budget, nextPage);
         for (const vm of vms) found.set(vm.id, vm);
         if (totals.size <= 1) break;
       }

@@ -1,5 +1,12 @@
 import type { SandportError } from "@sandport/core";
-import { AdapterContext, type CallBudget, metadataCodec, sandboxNotFound } from "@sandport/core/adapter";
+import {
+  AdapterContext,
+  absentAs,
+  type CallBudget,
+  metadataCodec,
+  sandboxNotFound,
+  whenAbsent,
+} from "@sandport/core/adapter";
 import { isSandboxNotFound, mapMicrosandboxError } from "./errors.js";
 import { PROVIDER, sandboxNameOf, storedEnv, storedLabels, validSandboxName } from "./handle.js";
 import { backendGate } from "./internal/default-backend.js";
@@ -54,12 +61,7 @@ export class MicrosandboxContext extends AdapterContext<
   /** The sandbox's record (`GET /v1/sandboxes/by-name/:name`), `undefined` when it does not exist. */
   async describe(name: string, _operation: string, budget: CallBudget): Promise<MsbSandboxHandle | undefined> {
     validSandboxName(name);
-    try {
-      return await this.entry((statics) => statics.get(name), budget.signal);
-    } catch (error) {
-      if (isSandboxNotFound(error)) return undefined;
-      throw error;
-    }
+    return this.entry((statics) => statics.get(name), budget.signal).catch(whenAbsent(isSandboxNotFound, undefined));
   }
 
   /** The labels in the record's spec (ownership marker and launch key included). */
@@ -81,14 +83,13 @@ export class MicrosandboxContext extends AdapterContext<
   override async connect(name: string, operation: string, budget: CallBudget): Promise<MsbSandbox> {
     const checked = this.#records.get(name);
     this.#records.delete(name);
-    try {
+    const attach = async () => {
       const record = checked ?? (await this.describe(name, operation, budget));
       if (!record) throw sandboxNotFound(PROVIDER, name, operation);
-      return await record.connect();
-    } catch (error) {
-      if (isSandboxNotFound(error)) throw sandboxNotFound(PROVIDER, name, operation, error);
-      throw this.mapError(error, { operation, sandboxId: name });
-    }
+      return record.connect();
+    };
+    const mapOther = (error: unknown) => this.mapError(error, { operation, sandboxId: name });
+    return attach().catch(absentAs(PROVIDER, isSandboxNotFound, name, operation, mapOther));
   }
 
   /** Keeps an attached sandbox of ours and, from its launch, the environment it was created with. */

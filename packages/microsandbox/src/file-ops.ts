@@ -1,6 +1,6 @@
 import { posix } from "node:path";
 import { type FileInfo, SandportError } from "@sandport/core";
-import { guardedFileOps } from "@sandport/core/adapter";
+import { guardedFileOps, whenAbsent } from "@sandport/core/adapter";
 import type { MicrosandboxContext } from "./context.js";
 import { isDirectoryError, isNotFound } from "./errors.js";
 import { inWorkspace } from "./files.js";
@@ -47,9 +47,7 @@ export const { listDir, stat, mkdir, remove } = guardedFileOps<MicrosandboxConte
     } catch (error) {
       if (isNotFound(error)) return;
       if (!isDirectoryError(error)) throw error;
-      await fs.removeDir(absolute).catch((dirError: unknown) => {
-        if (!isNotFound(dirError)) throw dirError;
-      });
+      await fs.removeDir(absolute).catch(whenAbsent(isNotFound, undefined));
     }
   },
 });

@@ -5,7 +5,8 @@ import {
   destroyVerified,
   errorName,
   httpStatusOf,
-  sandboxNotFound,
+  onOwnedInfo,
+  whenAbsent,
 } from "@sandport/core/adapter";
 import type { MicrosandboxContext } from "./context.js";
 import { isSandboxNotFound } from "./errors.js";
@@ -44,13 +45,7 @@ export async function deleteSandbox(
   const remove = () =>
     context
       .entry((statics) => statics.remove(name), budget.signal)
-      .then(
-        () => true,
-        (error: unknown) => {
-          if (isSandboxNotFound(error)) return false;
-          throw error;
-        },
-      );
+      .then(() => true, whenAbsent(isSandboxNotFound, false));
   try {
     return await remove();
   } catch (error) {
@@ -75,9 +70,7 @@ export async function deleteSandbox(
  * forcibly), ending its commands; `start` boots it again. Already stopped is fine.
  */
 export function stop(context: MicrosandboxContext, handle: unknown, op?: OpOptions): Promise<void> {
-  return context.onHandle(handle, op, "stop", context.options.timeouts.lifecycleMs, async (name, call) => {
-    const record = await context.ownedInfo(name, "stop", call);
-    if (!record) throw sandboxNotFound(PROVIDER, name, "stop");
+  return onOwnedInfo(context, handle, op, "stop", context.options.timeouts.lifecycleMs, async (record, _call, name) => {
     await record.stop().catch(absentAs(PROVIDER, isSandboxNotFound, name, "stop"));
     // The attached sandbox talks to a stopped agent now; attach again after a start.
     context.forget(name, { keepOwnership: true });

@@ -1,4 +1,4 @@
-import { collectPages, ownedLookups, type SandboxListing } from "@sandport/core/adapter";
+import { listPages, ownedLookups, type SandboxListing } from "@sandport/core/adapter";
 import type { MicrosandboxContext } from "./context.js";
 import { handleFor, type MicrosandboxHandle, validSandboxName } from "./handle.js";
 import type { MsbSandboxHandle } from "./internal/sdk-types.js";
@@ -40,10 +40,7 @@ function listing(context: MicrosandboxContext): SandboxListing<MsbSandboxHandle>
         done = cursor === undefined || cursor === "";
         return page.sandboxes;
       };
-      return collectPages(nextPage, {
-        mapError: (error) => context.mapError(error, { operation }),
-        ...(budget.signal ? { signal: budget.signal } : {}),
-      });
+      return listPages(context, operation, budget, nextPage);
     },
   };
 }

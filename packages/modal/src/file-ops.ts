@@ -1,5 +1,5 @@
 import type { FileInfo } from "@sandport/core";
-import { guardedFileOps } from "@sandport/core/adapter";
+import { guardedFileOps, whenAbsent } from "@sandport/core/adapter";
 import type { ModalContext } from "./context.js";
 import { isNotFound } from "./errors.js";
 import { inWorkspace } from "./files.js";
@@ -20,9 +20,7 @@ export const { listDir, stat, mkdir, remove } = guardedFileOps<ModalContext, Mod
     toFileInfo(context.options.workspaceRoot, await instance.filesystem.stat(absolute)),
   mkdir: (_context, { instance, absolute }) => instance.filesystem.makeDirectory(absolute, { createParents: true }),
   remove: (_context, { instance, absolute }) =>
-    instance.filesystem.remove(absolute, { recursive: true }).catch((error: unknown) => {
-      if (!isNotFound(error)) throw error;
-    }),
+    instance.filesystem.remove(absolute, { recursive: true }).catch(whenAbsent(isNotFound, undefined)),
 });
 
 /** Translates a Modal entry into a port `FileInfo` (a path outside the workspace stays absolute). */

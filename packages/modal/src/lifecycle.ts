@@ -1,5 +1,5 @@
 import type { OpOptions } from "@sandport/core";
-import { type CallBudget, destroyVerified } from "@sandport/core/adapter";
+import { type CallBudget, destroyVerified, whenAbsent } from "@sandport/core/adapter";
 import { isRunning, type ModalContext } from "./context.js";
 import { isNotFound } from "./errors.js";
 import { inScope } from "./internal/call-scope.js";
@@ -19,10 +19,7 @@ export function destroy(context: ModalContext, handle: unknown, op?: OpOptions):
     remove: (sandboxId, budget) => terminateSandbox(context, sandboxId, budget),
     exists: async (sandboxId) => {
       const sandbox = await (await context.client()).sandboxes.fromId(sandboxId);
-      return isRunning(sandbox).catch((error: unknown) => {
-        if (isNotFound(error)) return false;
-        throw error;
-      });
+      return isRunning(sandbox).catch(whenAbsent(isNotFound, false));
     },
   });
 }
@@ -34,12 +31,9 @@ export function destroy(context: ModalContext, handle: unknown, op?: OpOptions):
 export function terminateSandbox(context: ModalContext, sandboxId: string, budget: CallBudget): Promise<boolean> {
   return inScope(budget, async () => {
     const sandbox = await (await context.client()).sandboxes.fromId(sandboxId);
-    try {
-      await sandbox.terminate();
-      return true;
-    } catch (error) {
-      if (isNotFound(error)) return false;
+    const terminated = sandbox.terminate().then(() => true, whenAbsent(isNotFound, false));
+    return terminated.catch((error: unknown) => {
       throw context.mapError(error, { operation: "destroy", sandboxId });
-    }
+    });
   });
 }

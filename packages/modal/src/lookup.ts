@@ -1,5 +1,5 @@
 import { type Labels, retry } from "@sandport/core";
-import { ownedLookups, PAGE_RETRY_POLICY, type SandboxListing } from "@sandport/core/adapter";
+import { ownedLookups, PAGE_RETRY_POLICY, type SandboxListing, whenAbsent } from "@sandport/core/adapter";
 import type { ModalContext, ModalSandboxInfo } from "./context.js";
 import { isNotFound } from "./errors.js";
 import { handleFromTags, type ModalHandle, validSandboxId } from "./handle.js";
@@ -40,13 +40,7 @@ function modalListing(context: ModalContext): SandboxListing<ModalSandboxInfo> {
       const batch = listed.slice(start, start + TAG_READS_AT_ONCE);
       const tagged = await Promise.all(
         batch.map((sandbox) =>
-          sandbox.getTags().then(
-            (tags) => ({ sandbox, tags }),
-            (error: unknown) => {
-              if (isNotFound(error)) return undefined;
-              throw error;
-            },
-          ),
+          sandbox.getTags().then((tags) => ({ sandbox, tags }), whenAbsent(isNotFound, undefined)),
         ),
       );
       for (const entry of tagged) if (entry) found.push(entry);

@@ -6,7 +6,7 @@ import {
   SandportError,
   unsupported,
 } from "@sandport/core";
-import { createCallBudget, launchFailure, launchWithReclaim } from "@sandport/core/adapter";
+import { createCallBudget, launchFailure, launchWithReclaim, whenAbsent } from "@sandport/core/adapter";
 import type { VercelContext } from "./context.js";
 import { isAlreadyExists, mapVercelError } from "./errors.js";
 import { PROVIDER, type VercelHandle } from "./handle.js";
@@ -89,9 +89,7 @@ export function launch(context: VercelContext, spec?: LaunchSpec, op?: OpOptions
         throw unsupported(PROVIDER, "region", `asked for ${options.region}, Vercel created it in ${sandbox.region}`);
       }
       // Vercel's mkdir is not recursive (the workspace's parent exists) and refuses an existing directory.
-      await sandbox.mkDir(options.workspaceRoot, { signal: call.signal }).catch((error: unknown) => {
-        if (!isAlreadyExists(error)) throw error;
-      });
+      await sandbox.mkDir(options.workspaceRoot, { signal: call.signal }).catch(whenAbsent(isAlreadyExists, undefined));
       return { id: name, provider: PROVIDER, labels, createdAt: sandbox.createdAt.toISOString() };
     },
     createFailure: launchError,

@@ -2,8 +2,16 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { SandportError } from "../errors/sandport-error.js";
 import { createCallBudget } from "./adapter-context.js";
+import type { ErrorMapper, ErrorSite } from "./error-mapper.js";
 import { FakeContext, type FakeInfo } from "./fake-context.js";
-import { findIdsByLaunchKey, findOwned, getOwned, ownedLookups, type SandboxListing } from "./owned-lookup.js";
+import {
+  findIdsByLaunchKey,
+  findOwned,
+  getOwned,
+  listPages,
+  ownedLookups,
+  type SandboxListing,
+} from "./owned-lookup.js";
 
 /** A listing that filters loosely (owner only, as some providers do) and returns each sandbox twice. */
 function looseListing(context: FakeContext): SandboxListing<FakeInfo> & { calls: number } {
@@ -105,5 +113,47 @@ describe("ownedLookups", () => {
       slow.findByLabels(context, {}),
       (error) => SandportError.hasCode(error, "DEADLINE_EXCEEDED") && /within 20 ms/.test(String(error)),
     );
+  });
+
+  describe("listPages", () => {
+    /** A mapper that records each site it mapped at and refuses for good (not retryable). */
+    function recordingMapper(sites: ErrorSite[]): { readonly mapError: ErrorMapper } {
+      const map = (error: unknown, site: ErrorSite) => {
+        sites.push(site);
+        return new SandportError({ code: "UNEXPECTED", provider: "fake", retryable: false, message: String(error) });
+      };
+      return { mapError: Object.assign(map, { outcomeUnknown: () => false }) };
+    }
+
+    test("every page in order, until the provider says there is none left", async () => {
+      const pages = [["a", "b"], [], ["c"]];
+      const listed = await listPages(recordingMapper([]), "find", createCallBudget(1_000), async () => pages.shift());
+      assert.deepEqual(listed, ["a", "b", "c"]);
+    });
+
+    test("a page's failure goes through the context's mapError at the listing's operation", async () => {
+      const sites: ErrorSite[] = [];
+      const failing = listPages(recordingMapper(sites), "find by labels", createCallBudget(1_000), async () => {
+        throw new Error("vendor said no");
+      });
+      await assert.rejects(
+        failing,
+        (error) => SandportError.hasCode(error, "UNEXPECTED") && /vendor said no/.test(String(error)),
+      );
+      assert.deepEqual(sites, [{ operation: "find by labels" }]);
+    });
+
+    test("the budget's signal stops the walk before the next page", async () => {
+      const controller = new AbortController();
+      let asked = 0;
+      const budget = { remainingMs: () => 1_000, signal: controller.signal };
+      const walk = listPages(recordingMapper([]), "find", budget, async () => {
+        asked++;
+        controller.abort();
+        return asked < 3 ? ["a"] : undefined;
+      });
+      await assert.rejects(walk, (error) => SandportError.hasCode(error, "ABORTED"));
+      assert.equal(asked, 1);
+    });
   });
 });

@@ -3,6 +3,8 @@ import type { OpOptions } from "../port/op-options.js";
 import { LAUNCH_KEY_LABEL, OWNER_LABEL } from "../port/reserved-labels.js";
 import { validateLabelQuery } from "../validation/labels.js";
 import type { AdapterContext, CallBudget, ContextOptions } from "./adapter-context.js";
+import { collectPages } from "./collect-pages.js";
+import type { ErrorMapper } from "./error-mapper.js";
 import { isOwnedBy, matchesLabels } from "./ownership.js";
 
 /** How one adapter lists its sandboxes: its vendor primitives for {@link findOwned} and {@link listOwned}. */
@@ -15,6 +17,24 @@ export interface SandboxListing<Info> {
   list(filter: Labels, operation: string, budget: CallBudget): Promise<readonly Info[]>;
   /** The sandbox id of a listed sandbox. */
   idOf(info: Info): string;
+}
+
+/**
+ * Every item of a provider's listing for `operation`, walked page by page
+ * (`collectPages`, each page retried): what fetching a page throws goes
+ * through the context's `mapError`, and the budget's signal stops the walk.
+ * The body of most {@link SandboxListing}s' `list`.
+ */
+export function listPages<T>(
+  context: { readonly mapError: ErrorMapper },
+  operation: string,
+  budget: CallBudget,
+  nextPage: () => Promise<readonly T[] | undefined>,
+): Promise<T[]> {
+  return collectPages(nextPage, {
+    mapError: (error) => context.mapError(error, { operation }),
+    ...(budget.signal ? { signal: budget.signal } : {}),
+  });
 }
 
 /** What {@link getOwned} needs besides the context. */
