@@ -122,7 +122,7 @@ describe("ownedLookups", () => {
         sites.push(site);
         return new SandportError({ code: "UNEXPECTED", provider: "fake", retryable: false, message: String(error) });
       };
-      return { mapError: Object.assign(map, { outcomeUnknown: () => false }) };
+      return { mapError: Object.assign(map, { outcomeUnknown: () => false, isNotFound: () => false }) };
     }
 
     test("every page in order, until the provider says there is none left", async () => {
