@@ -87,7 +87,12 @@ export const { startCommand, commandStatus, commandLogs } = asyncCommands<Dayton
     );
     const existing = created ? undefined : await firstCommand(sandbox, session, call, CLAIM_WAIT_MS);
     if (existing) return existing;
-    const parts = { watchdogMs: plan.timeoutMs, timeoutMark: records.timedOut, claim: records.claim };
+    const parts = {
+      watchdogMs: plan.timeoutMs,
+      timeoutMark: records.timedOut,
+      claim: records.claim,
+      startRecord: records.run,
+    };
     await sendToSession(context, sandbox, session, { ...plan, command }, call, parts);
     const first = await firstCommand(sandbox, session, call, 0);
     if (first) return first;

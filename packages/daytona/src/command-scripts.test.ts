@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { after, test } from "node:test";
-import { type ExecRequest, validateExecRequest } from "@sandport/core";
+import { EXEC_MARKER_ENV, type ExecRequest, validateExecRequest } from "@sandport/core";
 import { planStdin } from "@sandport/core/adapter";
 import { cappedScript, daemonCommand, requestCommand, sessionScript } from "./command-scripts.js";
 
@@ -78,4 +78,21 @@ test("an interactive session script: input reaches the command; its death by a s
   const valid = validateExecRequest({ argv: ["sh", "-c", "cat; kill -KILL $$"] }, { root: home, provider: "daytona" });
   const input = `${Buffer.from("typed\n").toString("base64")}\n.\n`;
   assert.deepEqual(run(session(requestCommand(valid), true), input), { output: "typed\n", status: 137 });
+});
+
+test("a session script's watchdog starts its clock once the command's start record exists", () => {
+  // The record comes 1 s after the script starts, and the watchdog allows 0.6 s: timed from the script's
+  // start the command would die before it says "alive" at 1.3 s; timed from the record it says it, then dies.
+  const marker = "scripts-test-record";
+  const script = sessionScript({
+    home,
+    cwd: home,
+    env: { [EXEC_MARKER_ENV]: marker },
+    marker,
+    command: "sleep 1; echo started > record.txt; sleep 0.3; echo alive; sleep 30",
+    watchdogMs: 600,
+    timeoutMark: `${home}/timeouts/record-mark`,
+    startRecord: `${home}/record.txt`,
+  });
+  assert.deepEqual(run(script), { output: "alive\n", status: 124 });
 });

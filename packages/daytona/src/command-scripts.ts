@@ -66,6 +66,11 @@ export interface SessionScriptParts {
   readonly watchdogMs: number;
   /** Absolute path of the mark the watchdog leaves when it stopped the command. */
   readonly timeoutMark: string;
+  /**
+   * Absolute path of the run record the command writes as it starts (an async command's): the
+   * watchdog's clock starts once it exists, so the budget the record measures is never cut short.
+   */
+  readonly startRecord?: string;
   /** Absolute path of the directory that claims an async session id, so no second copy runs. */
   readonly claim?: string;
   /** Absolute path of the command's staged stdin, removed by a start that finds its session id claimed. */
@@ -100,12 +105,16 @@ export function sessionScript(parts: SessionScriptParts): string {
   }
   if (parts.interactive) lines.push("exec 3<&0");
   const body = parts.interactive ? relayed(parts.command) : parts.command;
+  const startWait =
+    parts.startRecord === undefined
+      ? ""
+      : `while [ ! -s ${relative(parts.startRecord)} ] && kill -0 "$c" 2>/dev/null; do sleep 0.01; done; `;
   lines.push(
     "exec 2>/dev/null",
     `( ${exports.length === 0 ? ":" : `export ${exports.join(" ")}`} && ${body}
 ) &`,
     "c=$!",
-    `( sleep ${(parts.watchdogMs / 1000).toFixed(3)}; kill -0 "$c" 2>/dev/null || exit 0; mkdir -p -- ${relative(posix.dirname(parts.timeoutMark))}; : > ${mark}; ${markerSweepScript(EXEC_MARKER_ENV, parts.marker)} ) >/dev/null 2>&1 </dev/null &`,
+    `( ${startWait}sleep ${(parts.watchdogMs / 1000).toFixed(3)}; kill -0 "$c" 2>/dev/null || exit 0; mkdir -p -- ${relative(posix.dirname(parts.timeoutMark))}; : > ${mark}; ${markerSweepScript(EXEC_MARKER_ENV, parts.marker)} ) >/dev/null 2>&1 </dev/null &`,
     "w=$!",
     'wait "$c"; s=$?',
     'kill "$w" 2>/dev/null',

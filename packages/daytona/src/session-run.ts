@@ -160,7 +160,7 @@ export async function sendToSession(
   session: string,
   plan: CommandPlan,
   budget: CallBudget,
-  parts: Pick<SessionScriptParts, "watchdogMs" | "timeoutMark" | "claim">,
+  parts: Pick<SessionScriptParts, "watchdogMs" | "timeoutMark" | "claim" | "startRecord">,
 ): Promise<string | undefined> {
   const command = daemonCommand(
     sessionScript({
