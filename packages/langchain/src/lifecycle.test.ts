@@ -16,8 +16,9 @@ const Sandbox = await loadDeepAgentsSandboxClass();
 describe("fromId", () => {
   test("attaches to a running sandbox by the runtime's id or the bridge's id; absent is SANDBOX_NOT_FOUND", async () => {
     const created = await Sandbox.create({ runtime: local.runtime, initialFiles: { "note.txt": "kept" } });
+    const sandboxId = created.handle.id;
     try {
-      for (const id of [created.handle.id, created.id]) {
+      for (const id of [sandboxId, created.id]) {
         const attached = await Sandbox.fromId(id, { runtime: local.runtime });
         assert.equal(attached.isRunning, true);
         assert.equal(attached.id, created.id);
@@ -26,7 +27,7 @@ describe("fromId", () => {
     } finally {
       await created.close();
     }
-    await expectSandboxError(() => Sandbox.fromId(created.handle.id, { runtime: local.runtime }), "SANDBOX_NOT_FOUND");
+    await expectSandboxError(() => Sandbox.fromId(sandboxId, { runtime: local.runtime }), "SANDBOX_NOT_FOUND");
   });
 
   test("a runtime without getById is NOT_SUPPORTED before any call; a provider failure rejects with its Sandport error", async () => {

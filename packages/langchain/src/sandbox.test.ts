@@ -42,6 +42,7 @@ describe("two-step initialization", () => {
 
     await sandbox.close();
     assert.equal(sandbox.isRunning, false);
+    assert.equal(sandbox.id, `local:${launched.id}`, "the id outlives the sandbox, as the framework's do");
     assert.equal(await local.runtime.getById(launched.id), undefined);
     await expectSandboxError(() => sandbox.execute("echo hi"), "NOT_INITIALIZED");
     await sandbox.close();
@@ -142,6 +143,20 @@ describe("create with initial files", () => {
       runtime.calls.map(({ method }) => method),
       ["launch", "writeFiles", "writeFiles", "destroy"],
     );
+    assert.equal(runtime.sandboxes.size, 0);
+  });
+
+  test("if the sandbox cannot be destroyed after its initial files failed, it stays running for close() to retry", async () => {
+    const runtime = new RecordingRuntime()
+      .fail({ method: "writeFiles", error: providerDown, times: 2 })
+      .fail({ method: "destroy", error: providerDown });
+    const sandbox = new Sandbox({ runtime, initialFiles: { "a.txt": "x" } });
+    const error = await expectSandboxError(() => sandbox.initialize(), "FILE_OPERATION_FAILED");
+    assert.match(error.message, /destroying the sandbox failed too/);
+    assert.ok(error.cause instanceof AggregateError);
+    assert.equal(sandbox.isRunning, true);
+    await sandbox.close();
+    assert.equal(sandbox.isRunning, false);
     assert.equal(runtime.sandboxes.size, 0);
   });
 });

@@ -17,7 +17,8 @@ export { DEEP_AGENTS_SANDBOX_OPTION_KEYS, type DeepAgentsSandboxOptions } from "
  */
 export interface SandportDeepAgentsSandbox<H extends SandboxHandle = SandboxHandle> extends BaseSandbox {
   /**
-   * `<provider>:<sandbox id>` once running; before `initialize()`, a
+   * `<provider>:<sandbox id>` from the launch on (kept after `close()`, as
+   * the framework's sandboxes keep theirs); before `initialize()`, a
    * temporary `<provider>:uninitialized-<uuid>` (the framework's sandboxes
    * also carry a temporary id until they are initialized).
    */
@@ -93,7 +94,7 @@ function sandboxClass(sdk: DeepAgentsSdk): SandportDeepAgentsSandboxClass {
 
   class SandportSandbox extends sdk.BaseSandbox implements SandportDeepAgentsSandbox {
     readonly runtime: SandboxRuntime;
-    readonly #temporaryId: string;
+    #id: string;
     readonly #base: string;
     readonly #timeoutMs: number | undefined;
     readonly #launch: LaunchSpec;
@@ -106,7 +107,8 @@ function sandboxClass(sdk: DeepAgentsSdk): SandportDeepAgentsSandboxClass {
       super();
       const checked = checkSandboxOptions(options, where);
       this.runtime = options.runtime;
-      this.#temporaryId = `${options.runtime.provider}:uninitialized-${randomUUID()}`;
+      const sandboxId = options.handle?.id ?? `uninitialized-${randomUUID()}`;
+      this.#id = `${options.runtime.provider}:${sandboxId}`;
       this.#base = checked.base;
       this.#timeoutMs = options.commandTimeoutMs;
       this.#launch = checked.launch;
@@ -115,7 +117,7 @@ function sandboxClass(sdk: DeepAgentsSdk): SandportDeepAgentsSandboxClass {
     }
 
     get id(): string {
-      return this.#handle ? `${this.runtime.provider}:${this.#handle.id}` : this.#temporaryId;
+      return this.#id;
     }
 
     get isRunning(): boolean {
@@ -150,6 +152,7 @@ function sandboxClass(sdk: DeepAgentsSdk): SandportDeepAgentsSandboxClass {
         throw sandboxError(sdk, message, "SANDBOX_CREATION_FAILED", error);
       }
       this.#handle = handle;
+      this.#id = `${this.runtime.provider}:${handle.id}`;
       if (this.#initialFiles.length > 0) await this.#writeInitialFiles(handle);
     }
 
