@@ -5,4 +5,11 @@
  * @module
  */
 
-export { createDeepAgentsSandbox, type DeepAgentsSandboxOptions, type SandportDeepAgentsSandbox } from "./sandbox.js";
+export type { SandportDeepAgentsSandboxErrorCode } from "./lifecycle-error.js";
+export {
+  createDeepAgentsSandbox,
+  type DeepAgentsSandboxOptions,
+  loadDeepAgentsSandboxClass,
+  type SandportDeepAgentsSandbox,
+  type SandportDeepAgentsSandboxClass,
+} from "./sandbox.js";

@@ -5,12 +5,38 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { RecordingRuntime } from "@sandport/testkit/fakes";
 import { BaseSandbox, type CreateDeepAgentParams, isSandboxBackend, type SandboxBackendProtocolV2 } from "deepagents";
-import { createDeepAgentsSandbox, type SandportDeepAgentsSandbox } from "./index.js";
+import {
+  createDeepAgentsSandbox,
+  type SandportDeepAgentsSandbox,
+  type SandportDeepAgentsSandboxClass,
+} from "./index.js";
 
 type Satisfies<Actual extends Expected, Expected> = Actual;
 export type IsABaseSandbox = Satisfies<SandportDeepAgentsSandbox, BaseSandbox>;
 export type IsASandboxBackend = Satisfies<SandportDeepAgentsSandbox, SandboxBackendProtocolV2>;
 export type IsADeepAgentBackend = Satisfies<SandportDeepAgentsSandbox, NonNullable<CreateDeepAgentParams["backend"]>>;
+
+/**
+ * The lifecycle members deepagents' first-party sandboxes (Daytona, Modal,
+ * Deno) share and its sandbox standard tests call, with their signatures.
+ */
+interface FrameworkSandboxLifecycle {
+  readonly id: string;
+  readonly isRunning: boolean;
+  initialize(): Promise<void>;
+  close(): Promise<void>;
+}
+export type HasTheFrameworksLifecycle = Satisfies<SandportDeepAgentsSandbox, FrameworkSandboxLifecycle>;
+/** Their statics: `create(options)`, `fromId(id, options)`, Daytona's `deleteAll(labels, options)`. */
+interface FrameworkSandboxStatics<Options> {
+  create(options: Options): Promise<FrameworkSandboxLifecycle>;
+  fromId(id: string, options: Options): Promise<FrameworkSandboxLifecycle>;
+  deleteAll(labels: Record<string, string>, options: Options): Promise<number>;
+}
+export type HasTheFrameworksStatics = Satisfies<
+  SandportDeepAgentsSandboxClass,
+  FrameworkSandboxStatics<{ runtime: RecordingRuntime }>
+>;
 
 test("deepagents recognises the bridge as a sandbox backend", async () => {
   const runtime = new RecordingRuntime();

@@ -1,8 +1,11 @@
 import { createSdkLoader, type SdkLoader } from "@sandport/core/adapter";
 import type * as DeepAgents from "deepagents";
 
-/** The slice of `deepagents` the bridge uses at run time: the `BaseSandbox` class it extends. */
-export type DeepAgentsSdk = Pick<typeof DeepAgents, "BaseSandbox">;
+/**
+ * The slice of `deepagents` the bridge uses at run time: the `BaseSandbox`
+ * class it extends and the `SandboxError` its lifecycle throws.
+ */
+export type DeepAgentsSdk = Pick<typeof DeepAgents, "BaseSandbox" | "SandboxError">;
 
 /**
  * The loader of `deepagents`, the only run-time import of it in the package:
@@ -14,5 +17,5 @@ export const loadDeepAgents: SdkLoader<DeepAgentsSdk> = createSdkLoader<DeepAgen
   adapterPackage: "@sandport/langchain",
   range: ">=1.14.1 <2",
   packages: [{ name: "deepagents", load: () => import("deepagents") }],
-  requiredMembers: ["BaseSandbox"],
+  requiredMembers: ["BaseSandbox", "SandboxError"],
 });
