@@ -1,5 +1,5 @@
 import type { ExecResult as TanStackExecResult, ProcessOptions, SandboxProcess, SpawnHandle } from "@tanstack/ai-sandbox";
-import { type ExecRequest, type ExecResult, exitStatus, type SandboxHandle } from "@sandport/core";
+import { type ExecRequest, type ExecResult, exitStatus, RESERVED_ENV, type SandboxHandle } from "@sandport/core";
 import { type HandleContext, requireMethod } from "./context.js";
 import { sandboxPath } from "./paths.js";
 import { spawnHandle } from "./spawn-handle.js";
@@ -8,7 +8,9 @@ import { spawnHandle } from "./spawn-handle.js";
  * TanStack AI's `SandboxProcess` over one sandbox. Both run `command` with
  * `sh -c`, in `cwd` (TanStack AI's `/workspace` moved onto the runtime's
  * workspace root; default: the workspace root), with `env` over the handle's
- * `env.set` overlay over the launch env. `signal` is passed on: an abort
+ * `env.set` overlay over the launch env (less the runtime's own per-command
+ * markers, `SANDPORT_EXEC_ID` and the like, which a copied environment carries
+ * and the runtime sets afresh). `signal` is passed on: an abort
  * kills the command and rejects with the port's `ABORTED`.
  *
  * `exec`'s `exitCode` is a number: a command the runtime stopped (`exitCode:
@@ -22,7 +24,10 @@ export function sandportProcess<H extends SandboxHandle>(
   overlay: () => Readonly<Record<string, string>>,
 ): SandboxProcess {
   const request = (command: string, options: ProcessOptions): ExecRequest => {
-    const env = { ...overlay(), ...options.env };
+    const env: Record<string, string> = { ...overlay(), ...options.env };
+    // The runtime's own per-command markers: TanStack AI's bootstrap copies a shell's whole
+    // environment (`export -p`) into later commands, and the runtime sets fresh ones on each.
+    for (const name of RESERVED_ENV) delete env[name];
     return {
       shell: command,
       ...(options.cwd === undefined ? {} : { cwd: sandboxPath(options.cwd, context.runtime.workspaceRoot) }),
