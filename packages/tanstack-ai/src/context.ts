@@ -11,6 +11,8 @@ export interface HandleContext<H extends SandboxHandle = SandboxHandle> {
   readonly sdk: TanStackSandboxSdk;
   /** The TanStack AI provider name (`sandport-<runtime provider>`), named in unsupported errors. */
   readonly providerName: string;
+  /** Where commands without a `cwd` start, and a relative `cwd` resolves against (absolute, in the sandbox). */
+  readonly baseDirectory: string;
   /** Limit of commands and background processes, when the provider was given one. */
   readonly commandTimeoutMs?: number;
 }

@@ -22,7 +22,7 @@ import { sandportProcess } from "./process.js";
  *   `/workspace` paths land (`resolveHarnessCwd` reads it).
  * - `fs`, `process`: see `sandportFs` and `sandportProcess`.
  * - `git` is TanStack AI's exec-backed git over `process.exec`, rooted at the
- *   workspace root, except that a git command exiting non-zero rejects (with
+ *   provider's `workingDirectory` (default: the workspace root), except that a git command exiting non-zero rejects (with
  *   its stderr) instead of passing unnoticed.
  * - `ports.connect` is the port's `portEndpoint` (its headers, no token), else
  *   TanStack AI's `UnsupportedCapabilityError`.
@@ -68,7 +68,7 @@ export class SandportSandboxHandle<H extends SandboxHandle = SandboxHandle> impl
     this.process = sandportProcess(context, () => this.#overlay);
     this.git = sdk.createExecBackedGit(
       { exec: (command, options) => this.#gitExec(command, options), spawn: this.process.spawn },
-      runtime.workspaceRoot,
+      context.baseDirectory,
     );
     this.ports = {
       connect: async (port) => {

@@ -1,4 +1,4 @@
-import { keyList, type LaunchSpec, type SandboxHandle, type SandboxRuntime } from "@sandport/core";
+import { BRIDGE_OPTION_SHAPE, type BridgeOptions, keyList, type LaunchSpec, type SandboxHandle } from "@sandport/core";
 
 /**
  * The label a sandbox the provider launches carries: the id TanStack AI asked
@@ -7,10 +7,13 @@ import { keyList, type LaunchSpec, type SandboxHandle, type SandboxRuntime } fro
  */
 export const SANDBOX_ID_LABEL = "tanstack-ai/sandbox-id";
 
-/** What {@link sandportSandboxProvider} needs. */
-export interface SandportSandboxProviderOptions<H extends SandboxHandle = SandboxHandle> {
-  /** The runtime to run on: any Sandport runtime. */
-  readonly runtime: SandboxRuntime<H>;
+/**
+ * What {@link sandportSandboxProvider} needs: the runtime, and (from core's
+ * `BridgeOptions`) `workingDirectory`, where commands without a `cwd` start,
+ * what a relative `cwd` resolves against and where git works without a `dir`
+ * (default: the runtime's workspace root), and `commandTimeoutMs`.
+ */
+export interface SandportSandboxProviderOptions<H extends SandboxHandle = SandboxHandle> extends BridgeOptions<H> {
   /**
    * How a sandbox is launched (template, labels, ports, lifetime, ...). Its
    * labels are kept beside {@link SANDBOX_ID_LABEL}; `create`'s `env` is
@@ -27,7 +30,6 @@ export interface SandportSandboxProviderOptions<H extends SandboxHandle = Sandbo
 
 /** Every key of {@link SandportSandboxProviderOptions}; any other is refused, naming the nearest known one. */
 export const SANDPORT_SANDBOX_PROVIDER_OPTION_KEYS = keyList<SandportSandboxProviderOptions>({
-  runtime: true,
+  ...BRIDGE_OPTION_SHAPE,
   launch: true,
-  commandTimeoutMs: true,
 });

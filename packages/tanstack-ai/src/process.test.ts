@@ -98,3 +98,18 @@ describe("process.spawn", () => {
     assert.equal(await child.wait(), 0);
   });
 });
+
+describe("workingDirectory", () => {
+  test("commands without a cwd start there, a relative cwd resolves against it, and git works there", async () => {
+    await handle.fs.mkdir("/workspace/project/lib");
+    const provider = sandportSandboxProvider({ runtime: local.runtime, workingDirectory: "project" });
+    const inProject = await provider.resume({ id: "process" });
+    assert.ok(inProject);
+    const root = local.runtime.workspaceRoot;
+    assert.equal((await inProject.process.exec("pwd")).stdout, `${root}/project\n`);
+    assert.equal((await inProject.process.exec("pwd", { cwd: "lib" })).stdout, `${root}/project/lib\n`);
+    assert.equal((await inProject.process.exec("pwd", { cwd: "/workspace" })).stdout, `${root}\n`);
+    await inProject.process.exec("git init -q .");
+    assert.equal(await handle.fs.exists("/workspace/project/.git"), true);
+  });
+});

@@ -1,3 +1,4 @@
+import { posix } from "node:path";
 import type { ExecResult as TanStackExecResult, ProcessOptions, SandboxProcess, SpawnHandle } from "@tanstack/ai-sandbox";
 import { type ExecRequest, type ExecResult, exitStatus, RESERVED_ENV, type SandboxHandle } from "@sandport/core";
 import { type HandleContext, requireMethod } from "./context.js";
@@ -7,7 +8,8 @@ import { spawnHandle } from "./spawn-handle.js";
 /**
  * TanStack AI's `SandboxProcess` over one sandbox. Both run `command` with
  * `sh -c`, in `cwd` (TanStack AI's `/workspace` moved onto the runtime's
- * workspace root; default: the workspace root), with `env` over the handle's
+ * workspace root; relative to, and by default, the provider's
+ * `workingDirectory`, itself by default the workspace root), with `env` over the handle's
  * `env.set` overlay over the launch env (less the runtime's own per-command
  * markers, `SANDPORT_EXEC_ID` and the like, which a copied environment carries
  * and the runtime sets afresh). `signal` is passed on: an abort
@@ -30,7 +32,7 @@ export function sandportProcess<H extends SandboxHandle>(
     for (const name of RESERVED_ENV) delete env[name];
     return {
       shell: command,
-      ...(options.cwd === undefined ? {} : { cwd: sandboxPath(options.cwd, context.runtime.workspaceRoot) }),
+      cwd: posix.resolve(context.baseDirectory, sandboxPath(options.cwd ?? ".", context.runtime.workspaceRoot)),
       ...(Object.keys(env).length === 0 ? {} : { env }),
       ...(context.commandTimeoutMs === undefined ? {} : { timeoutMs: context.commandTimeoutMs }),
     };

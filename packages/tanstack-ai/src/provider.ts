@@ -6,7 +6,7 @@ import type {
   SandboxProvider,
   SandboxResumeInput,
 } from "@tanstack/ai-sandbox";
-import { checkBridgeOptions, invalidRequest, type OpOptions, type SandboxHandle } from "@sandport/core";
+import { bridgeBaseDirectory, checkBridgeOptions, invalidRequest, type OpOptions, type SandboxHandle } from "@sandport/core";
 import { tanstackCapabilities } from "./capabilities.js";
 import type { HandleContext } from "./context.js";
 import { SandportSandboxHandle } from "./handle.js";
@@ -118,6 +118,7 @@ class SandportSandboxProvider<H extends SandboxHandle> implements SandboxProvide
       sandbox,
       sdk,
       providerName: this.name,
+      baseDirectory: bridgeBaseDirectory(this.#options),
       ...(commandTimeoutMs === undefined ? {} : { commandTimeoutMs }),
     };
   }
