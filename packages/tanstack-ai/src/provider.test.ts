@@ -34,6 +34,17 @@ describe("sandportSandboxProvider", () => {
     await provider.destroy({ id: "thread-key-1" });
   });
 
+  test("create with an id whose sandbox still exists adopts it instead of launching a second", async () => {
+    const provider = sandportSandboxProvider({ runtime: local.runtime });
+    const first = await provider.create({ id: "adopted-key" });
+    await first.fs.write("mark.txt", "first");
+    const again = await provider.create({ id: "adopted-key" });
+    assert.equal(again.id, "adopted-key");
+    assert.equal(await again.fs.read("mark.txt"), "first");
+    assert.equal((await local.runtime.findByLabels({ [SANDBOX_ID_LABEL]: "adopted-key" })).length, 1);
+    await again.destroy();
+  });
+
   test("create without an id mints one the sandbox is labelled with; the handle's destroy removes the sandbox", async () => {
     const provider = sandportSandboxProvider({ runtime: local.runtime });
     const created = await provider.create({});

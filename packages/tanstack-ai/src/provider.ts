@@ -25,7 +25,10 @@ import {
  *   `id` TanStack AI passes (`defineSandbox`'s sandbox key), else a random
  *   one. Where the runtime can search labels, that id is the handle's `id`,
  *   so the deterministic id is honoured; elsewhere the handle's `id` is the
- *   Sandport sandbox id. `env` is merged over `launch.env`. A workspace with a
+ *   Sandport sandbox id. A sandbox already labelled with the given id (its
+ *   record lost, say) is adopted rather than a second one launched, as a
+ *   provider addressing sandboxes by name does, so one id never names two
+ *   sandboxes. `env` is merged over `launch.env`. A workspace with a
  *   `local` source is refused (`UnsupportedCapabilityError`) before anything
  *   is launched: the provider cannot copy a host directory in. A `git` source,
  *   skills, instructions and setup are TanStack AI's bootstrap, run after
@@ -73,6 +76,11 @@ class SandportSandboxProvider<H extends SandboxHandle> implements SandboxProvide
       );
     }
     const id = input.id ?? randomUUID();
+    if (input.id !== undefined && runtime.findByLabels) {
+      // One id never names two sandboxes: a sandbox already labelled with it is the one the id addresses.
+      const [existing] = await runtime.findByLabels({ [SANDBOX_ID_LABEL]: id }, opOf(input.signal));
+      if (existing) return new SandportSandboxHandle(this.#context(sdk, existing), id);
+    }
     const env = input.env === undefined ? launch.env : { ...launch.env, ...input.env };
     const sandbox = await runtime.launch(
       { ...launch, ...(env === undefined ? {} : { env }), labels: { ...launch.labels, [SANDBOX_ID_LABEL]: id } },
