@@ -2,8 +2,8 @@
 // unsupported error at the call, with the descriptor saying so beforehand.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { UnsupportedCapabilityError } from "@tanstack/ai-sandbox";
 import { type LocalTestRuntime, localTestRuntime, RecordingRuntime, withoutMethods } from "@sandport/testkit/fakes";
+import { UnsupportedCapabilityError } from "@tanstack/ai-sandbox";
 import { tanstackCapabilities } from "./capabilities.js";
 import { sandportSandboxProvider } from "./provider.js";
 

@@ -1,5 +1,5 @@
-import type { SandboxCapabilities } from "@tanstack/ai-sandbox";
 import { resolveCapabilities, type SandboxRuntime } from "@sandport/core";
+import type { SandboxCapabilities } from "@tanstack/ai-sandbox";
 
 /**
  * TanStack AI's capability descriptor of a Sandport runtime, from what the

@@ -3,8 +3,8 @@
 // setup over exec), a second ensure resumes the same sandbox, and destroy removes it.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { defineSandbox, defineWorkspace, InMemorySandboxStore } from "@tanstack/ai-sandbox";
 import { type LocalTestRuntime, localTestRuntime } from "@sandport/testkit/fakes";
+import { defineSandbox, defineWorkspace, InMemorySandboxStore } from "@tanstack/ai-sandbox";
 import { SANDBOX_ID_LABEL } from "./options.js";
 import { sandportSandboxProvider } from "./provider.js";
 

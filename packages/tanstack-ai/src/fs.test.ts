@@ -1,9 +1,9 @@
 // The handle's files over a real LocalRuntime: every SandboxFs member, with rename run as `mv -T` in the sandbox.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import type { SandboxHandle } from "@tanstack/ai-sandbox";
 import { SandportError } from "@sandport/core";
 import { type LocalTestRuntime, localTestRuntime } from "@sandport/testkit/fakes";
+import type { SandboxHandle } from "@tanstack/ai-sandbox";
 import { sandportSandboxProvider } from "./provider.js";
 
 let local: LocalTestRuntime;

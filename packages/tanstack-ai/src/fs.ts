@@ -1,5 +1,5 @@
+import { normalizeWorkspacePath, type SandboxHandle, SandportError, toSandboxPath, whenFound } from "@sandport/core";
 import type { SandboxFs } from "@tanstack/ai-sandbox";
-import { normalizeWorkspacePath, SandportError, type SandboxHandle, toSandboxPath, whenFound } from "@sandport/core";
 import { type HandleContext, requireMethod } from "./context.js";
 import { sandboxPath } from "./paths.js";
 
@@ -50,7 +50,11 @@ export function sandportFs<H extends SandboxHandle>(context: HandleContext<H>): 
  * workspace) before anything runs. A missing source or target parent rejects
  * with `NOT_FOUND`.
  */
-async function rename<H extends SandboxHandle>(context: HandleContext<H>, source: string, target: string): Promise<void> {
+async function rename<H extends SandboxHandle>(
+  context: HandleContext<H>,
+  source: string,
+  target: string,
+): Promise<void> {
   const { runtime, sandbox } = context;
   const inside = (path: string, field: string) =>
     toSandboxPath(

@@ -1,13 +1,13 @@
+import { type SandboxHandle, SandportError, validateEnv } from "@sandport/core";
 import type {
   SandboxCapabilities,
   SandboxEnv,
   SandboxFs,
   SandboxGit,
-  SandboxHandle as TanStackSandboxHandle,
   SandboxPorts,
+  SandboxHandle as TanStackSandboxHandle,
   SandboxProcess as TanStackSandboxProcess,
 } from "@tanstack/ai-sandbox";
-import { SandportError, type SandboxHandle, validateEnv } from "@sandport/core";
 import { tanstackCapabilities } from "./capabilities.js";
 import { type HandleContext, requireMethod } from "./context.js";
 import { sandportFs } from "./fs.js";
@@ -74,7 +74,9 @@ export class SandportSandboxHandle<H extends SandboxHandle = SandboxHandle> impl
       connect: async (port) => {
         const portEndpoint = requireMethod(context, "portEndpoint", "ports");
         const endpoint = await portEndpoint(sandbox, port);
-        return endpoint.headers === undefined ? { url: endpoint.url } : { url: endpoint.url, headers: { ...endpoint.headers } };
+        return endpoint.headers === undefined
+          ? { url: endpoint.url }
+          : { url: endpoint.url, headers: { ...endpoint.headers } };
       },
     };
     this.env = {

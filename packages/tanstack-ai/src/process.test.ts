@@ -2,10 +2,10 @@
 // stdin, separate output streams and kills.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { type SandboxHandle, UnsupportedCapabilityError } from "@tanstack/ai-sandbox";
 import { SandportError } from "@sandport/core";
 import { waitFor } from "@sandport/testkit/assertions";
 import { type LocalTestRuntime, localTestRuntime, namespacesSkipReason } from "@sandport/testkit/fakes";
+import { type SandboxHandle, UnsupportedCapabilityError } from "@tanstack/ai-sandbox";
 import { sandportSandboxProvider } from "./provider.js";
 
 /** Why the tests that assert the sandbox's own paths (`pwd` under `/workspace`) skip here, if they do. */
@@ -44,7 +44,9 @@ describe("process.exec", () => {
   });
 
   test("env.set refuses a bad name at once", async () => {
-    await assert.rejects(handle.env.set({ "BAD-NAME": "x" }), (error) => SandportError.hasCode(error, "INVALID_REQUEST"));
+    await assert.rejects(handle.env.set({ "BAD-NAME": "x" }), (error) =>
+      SandportError.hasCode(error, "INVALID_REQUEST"),
+    );
   });
 
   test("a command past commandTimeoutMs exits 124 with the reason on stderr", async () => {
@@ -72,7 +74,9 @@ describe("process.exec", () => {
 
 describe("process.spawn", () => {
   test("stdin reaches the process; stdout and stderr arrive separately; wait gives the exit code", async () => {
-    const child = await handle.process.spawn('while read line; do echo "out:$line"; echo "err:$line" >&2; done; exit 4');
+    const child = await handle.process.spawn(
+      'while read line; do echo "out:$line"; echo "err:$line" >&2; done; exit 4',
+    );
     assert.equal(typeof child.pid, "number");
     await child.stdin.write("one\n");
     await child.stdin.write("two\n");

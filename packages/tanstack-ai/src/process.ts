@@ -1,6 +1,11 @@
 import { posix } from "node:path";
-import type { ExecResult as TanStackExecResult, ProcessOptions, SandboxProcess, SpawnHandle } from "@tanstack/ai-sandbox";
 import { type ExecRequest, type ExecResult, exitStatus, RESERVED_ENV, type SandboxHandle } from "@sandport/core";
+import type {
+  ProcessOptions,
+  SandboxProcess,
+  SpawnHandle,
+  ExecResult as TanStackExecResult,
+} from "@tanstack/ai-sandbox";
 import { type HandleContext, requireMethod } from "./context.js";
 import { sandboxPath } from "./paths.js";
 import { spawnHandle } from "./spawn-handle.js";

@@ -2,8 +2,8 @@
 // sandbox by it, and what the runtime lacks is TanStack AI's unsupported error, never a silent fallback.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { UnsupportedCapabilityError } from "@tanstack/ai-sandbox";
 import { type LocalTestRuntime, localTestRuntime, RecordingRuntime, withoutMethods } from "@sandport/testkit/fakes";
+import { UnsupportedCapabilityError } from "@tanstack/ai-sandbox";
 import { SANDBOX_ID_LABEL } from "./options.js";
 import { sandportSandboxProvider } from "./provider.js";
 

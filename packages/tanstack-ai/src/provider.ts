@@ -1,4 +1,11 @@
 import { randomUUID } from "node:crypto";
+import {
+  bridgeBaseDirectory,
+  checkBridgeOptions,
+  invalidRequest,
+  type OpOptions,
+  type SandboxHandle,
+} from "@sandport/core";
 import type {
   SandboxCapabilities,
   SandboxCreateInput,
@@ -6,7 +13,6 @@ import type {
   SandboxProvider,
   SandboxResumeInput,
 } from "@tanstack/ai-sandbox";
-import { bridgeBaseDirectory, checkBridgeOptions, invalidRequest, type OpOptions, type SandboxHandle } from "@sandport/core";
 import { tanstackCapabilities } from "./capabilities.js";
 import type { HandleContext } from "./context.js";
 import { SandportSandboxHandle } from "./handle.js";

@@ -1,5 +1,5 @@
-import type { SpawnHandle } from "@tanstack/ai-sandbox";
 import { exitStatus, type SandboxHandle, type SandboxProcess } from "@sandport/core";
+import type { SpawnHandle } from "@tanstack/ai-sandbox";
 import { type HandleContext, unsupportedCapability } from "./context.js";
 import { OutputQueue } from "./output-queue.js";
 

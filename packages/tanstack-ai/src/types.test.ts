@@ -3,8 +3,8 @@
 // The other tests check TanStack AI's own code runs on them.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { SandboxHandle, SandboxProvider, defineSandbox } from "@tanstack/ai-sandbox";
 import { RecordingRuntime } from "@sandport/testkit/fakes";
+import type { defineSandbox, SandboxHandle, SandboxProvider } from "@tanstack/ai-sandbox";
 import { type SandportSandboxHandle, sandportSandboxProvider } from "./index.js";
 
 type Satisfies<Actual extends Expected, Expected> = Actual;

@@ -1,5 +1,5 @@
-import type * as TanStackSandbox from "@tanstack/ai-sandbox";
 import { createSdkLoader, type SdkLoader } from "@sandport/core/adapter";
+import type * as TanStackSandbox from "@tanstack/ai-sandbox";
 
 /** The slice of `@tanstack/ai-sandbox` the bridge uses at run time: its unsupported error and its exec-backed git. */
 export type TanStackSandboxSdk = Pick<typeof TanStackSandbox, "UnsupportedCapabilityError" | "createExecBackedGit">;
