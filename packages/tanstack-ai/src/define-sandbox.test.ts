@@ -1,12 +1,15 @@
 // TanStack AI's own lifecycle on the provider: defineSandbox's ensure creates under the sandbox key and
 // bootstraps the workspace through the handle (instructions, serial setup over a spawned shell, parallel
-// setup over exec), a second ensure resumes the same sandbox, and destroy removes it.
+// setup over exec in the shell's directory), a second ensure resumes the same sandbox, and destroy removes it.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { type LocalTestRuntime, localTestRuntime } from "@sandport/testkit/fakes";
+import { type LocalTestRuntime, localTestRuntime, namespacesSkipReason } from "@sandport/testkit/fakes";
 import { defineSandbox, defineWorkspace, InMemorySandboxStore } from "@tanstack/ai-sandbox";
 import { SANDBOX_ID_LABEL } from "./options.js";
 import { sandportSandboxProvider } from "./provider.js";
+
+/** Why the test whose steps see the sandbox's own paths (a shell's `pwd` under `/workspace`) skips here, if it does. */
+const namespacesOnly = await namespacesSkipReason();
 
 let local: LocalTestRuntime;
 before(async () => {
@@ -21,12 +24,8 @@ test("ensure creates and bootstraps once, resumes on the next run, and destroy r
     workspace: defineWorkspace({
       source: { type: "none" },
       instructions: "Run the tests before you finish.",
-      setup: (steps) => {
-        steps.serial("mkdir -p app && cd app && export GREETING=hi");
-        // The serial shell's cd and export carry over to the parallel steps (run with exec).
-        steps.parallel(['echo "$GREETING one" > one.txt', 'echo "$GREETING two" > two.txt']);
-        steps.serial("echo done > done.txt");
-      },
+      // One shell runs the serial steps: the second starts where the first cd-ed to.
+      setup: ["mkdir -p app && cd app && echo one > one.txt", "echo done > done.txt"],
     }),
   });
   const store = new InMemorySandboxStore();
@@ -38,8 +37,7 @@ test("ensure creates and bootstraps once, resumes on the next run, and destroy r
   assert.equal((await local.runtime.findByLabels({ [SANDBOX_ID_LABEL]: key })).length, 1);
   assert.equal(await first.fs.read("/workspace/AGENTS.md"), "Run the tests before you finish.");
   assert.equal((await first.process.exec("readlink CLAUDE.md")).stdout, "AGENTS.md\n");
-  assert.equal(await first.fs.read("/workspace/app/one.txt"), "hi one\n");
-  assert.equal(await first.fs.read("/workspace/app/two.txt"), "hi two\n");
+  assert.equal(await first.fs.read("/workspace/app/one.txt"), "one\n");
   assert.equal(await first.fs.read("/workspace/app/done.txt"), "done\n");
 
   await first.fs.write("/workspace/app/progress.txt", "half");
@@ -50,6 +48,30 @@ test("ensure creates and bootstraps once, resumes on the next run, and destroy r
 
   await definition.destroy(context);
   assert.deepEqual(await local.runtime.findByLabels({ [SANDBOX_ID_LABEL]: key }), []);
+});
+
+test("parallel setup steps run with exec in the directory the serial shell reached", {
+  skip: namespacesOnly,
+}, async () => {
+  const definition = defineSandbox({
+    id: "parallel",
+    provider: sandportSandboxProvider({ runtime: local.runtime }),
+    workspace: defineWorkspace({
+      source: { type: "none" },
+      setup: (steps) => {
+        steps.serial("mkdir -p app && cd app");
+        steps.parallel(["echo one > one.txt", "echo two > two.txt"]);
+      },
+    }),
+  });
+  const context = { threadId: "thread-parallel", runId: "run-1", store: new InMemorySandboxStore() };
+  const handle = await definition.ensure(context);
+  try {
+    assert.equal(await handle.fs.read("/workspace/app/one.txt"), "one\n");
+    assert.equal(await handle.fs.read("/workspace/app/two.txt"), "two\n");
+  } finally {
+    await definition.destroy(context);
+  }
 });
 
 test("git runs through commands, and a failing git command rejects instead of passing unnoticed", async () => {

@@ -43,6 +43,12 @@ describe("process.exec", () => {
     });
   });
 
+  test("the runtime's own marker in a copied environment is dropped, not refused, and the runtime sets its own", async () => {
+    const result = await handle.process.exec('echo "$SANDPORT_EXEC_ID"', { env: { SANDPORT_EXEC_ID: "copied" } });
+    assert.equal(result.exitCode, 0);
+    assert.notEqual(result.stdout, "copied\n");
+  });
+
   test("env.set refuses a bad name at once", async () => {
     await assert.rejects(handle.env.set({ "BAD-NAME": "x" }), (error) =>
       SandportError.hasCode(error, "INVALID_REQUEST"),
