@@ -1,7 +1,7 @@
 // The handle's files over a real LocalRuntime: every SandboxFs member, with rename run as `mv -T` in the sandbox.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { SandportError } from "@sandport/core";
+import { SandportError, type SandportErrorCode } from "@sandport/core";
 import { type LocalTestRuntime, localTestRuntime } from "@sandport/testkit/fakes";
 import type { SandboxHandle } from "@tanstack/ai-sandbox";
 import { sandportSandboxProvider } from "./provider.js";
@@ -14,7 +14,7 @@ before(async () => {
 });
 after(() => local.cleanup());
 
-const hasCode = (code: string) => (error: unknown) => SandportError.hasCode(error, code);
+const hasCode = (code: SandportErrorCode) => (error: unknown) => SandportError.hasCode(error, code);
 
 describe("fs", () => {
   test("write creates parents; read, readBytes and exists see it, by /workspace path or relative", async () => {

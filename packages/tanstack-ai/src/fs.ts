@@ -20,8 +20,8 @@ export function sandportFs<H extends SandboxHandle>(context: HandleContext<H>): 
   const at = (path: string) => sandboxPath(path, runtime.workspaceRoot);
   return {
     read: async (path) => decoder.decode(await runtime.readFile(sandbox, at(path))),
-    readBytes: (path) => runtime.readFile(sandbox, at(path)),
-    write: (path, data) => runtime.writeFiles(sandbox, [{ path: at(path), content: data }]),
+    readBytes: async (path) => runtime.readFile(sandbox, at(path)),
+    write: async (path, data) => runtime.writeFiles(sandbox, [{ path: at(path), content: data }]),
     list: async (path) => {
       const listDir = requireMethod(context, "listDir", "fs.list");
       const entries = await listDir(sandbox, at(path));
@@ -33,9 +33,9 @@ export function sandportFs<H extends SandboxHandle>(context: HandleContext<H>): 
         type: entry.kind === "directory" ? ("dir" as const) : ("file" as const),
       }));
     },
-    mkdir: (path) => requireMethod(context, "mkdir", "fs.mkdir")(sandbox, at(path)),
-    remove: (path) => requireMethod(context, "remove", "fs.remove")(sandbox, at(path)),
-    rename: (from, to) => rename(context, at(from), at(to)),
+    mkdir: async (path) => requireMethod(context, "mkdir", "fs.mkdir")(sandbox, at(path)),
+    remove: async (path) => requireMethod(context, "remove", "fs.remove")(sandbox, at(path)),
+    rename: async (from, to) => rename(context, at(from), at(to)),
     exists: async (path) => {
       const stat = requireMethod(context, "stat", "fs.exists");
       return (await whenFound(stat(sandbox, at(path)))) !== undefined;
