@@ -87,9 +87,10 @@ describe("createMastraSandbox", () => {
       const handle = await sandbox.sandboxHandle();
       const sleeper = await sandbox.processes!.spawn("echo up; sleep 30", { stdinMode: "ignore" });
       await waitFor(() => sleeper.stdout.includes("up"), { what: "the process to run" });
-      for (const each of [mastraOwn, sandbox]) await new Workspace({ sandbox: each }).init();
-      // The Workspace stops its sandbox through Mastra's lifecycle wrapper, as an agent's workspace does.
-      for (const each of [mastraOwn, sandbox]) await new Workspace({ sandbox: each }).stop();
+      // A Workspace stops its sandbox through Mastra's lifecycle wrapper, as Mastra.shutdown() does.
+      const workspaces = [mastraOwn, sandbox].map((each) => new Workspace({ sandbox: each }));
+      for (const workspace of workspaces) await workspace.init();
+      for (const workspace of workspaces) await workspace.stop();
       assert.equal(mastraOwn.status, "stopped");
       assert.equal(sandbox.status, mastraOwn.status);
       assert.equal(sleeper.exitCode, 137);
