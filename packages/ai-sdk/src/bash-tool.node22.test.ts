@@ -21,9 +21,7 @@ before(async () => {
 });
 after(() => local.cleanup());
 
-test("createBashTool's tools write, run and read in the sandbox when the model calls them", {
-  skip: namespacesOnly,
-}, async () => {
+test("createBashTool's tools write, run and read in the sandbox when the model calls them", async () => {
   const sandbox = createBashToolSandbox({ runtime: local.runtime, handle: local.handle });
   const { tools } = await createBashTool({
     sandbox,
