@@ -5,7 +5,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { LocalRuntime } from "@sandport/local";
 import { type LocalTestSandbox, localTestSandbox, mockModelSteps, namespacesSkipReason } from "@sandport/testkit/fakes";
 import { generateText, isStepCount } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
@@ -52,13 +51,15 @@ test("executeCommand maps a timeout to 124; readFile of a missing file rejects N
 });
 
 test("without a destination, bash-tool's default /workspace is the runtime's workspace, wherever its root is", async () => {
-  // A workspace root like E2B's: bash-tool's default destination is not in it.
+  // A LocalRuntime like the testkit's (its class, as bridge tests import no adapter), with E2B's workspace
+  // root: bash-tool's default destination is not in it.
+  const LocalRuntime = local.runtime.constructor as new (options: {
+    root: string;
+    isolation: typeof local.isolation;
+    workspaceRoot: string;
+  }) => typeof local.runtime;
   const root = mkdtempSync(join(tmpdir(), "sandport-ai-sdk-bash-root-"));
-  const runtime = new LocalRuntime({
-    root,
-    isolation: namespacesOnly === undefined ? "namespaces" : "none",
-    workspaceRoot: "/home/user/workspace",
-  });
+  const runtime = new LocalRuntime({ root, isolation: local.isolation, workspaceRoot: "/home/user/workspace" });
   const handle = await runtime.launch({});
   try {
     const sandbox = createBashToolSandbox({ runtime, handle });
