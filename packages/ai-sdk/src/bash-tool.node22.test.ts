@@ -1,6 +1,9 @@
 // bash-tool's real tools (bash, writeFile, readFile) over createBashToolSandbox on a real LocalRuntime,
 // called by the AI SDK's own mock model through generateText.
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { type LocalTestSandbox, localTestSandbox, mockModelSteps, namespacesSkipReason } from "@sandport/testkit/fakes";
 import { generateText, isStepCount } from "ai";
@@ -17,9 +20,7 @@ before(async () => {
 });
 after(() => local.cleanup());
 
-test("createBashTool's tools write, run and read in the sandbox when the model calls them", {
-  skip: namespacesOnly,
-}, async () => {
+test("createBashTool's tools write, run and read in the sandbox when the model calls them", async () => {
   const sandbox = createBashToolSandbox({ runtime: local.runtime, handle: local.handle });
   const { tools } = await createBashTool({
     sandbox,
@@ -47,4 +48,46 @@ test("executeCommand maps a timeout to 124; readFile of a missing file rejects N
   const sandbox = createBashToolSandbox({ runtime: local.runtime, handle: local.handle, commandTimeoutMs: 200 });
   assert.equal((await sandbox.executeCommand("sleep 5")).exitCode, 124);
   await assert.rejects(sandbox.readFile("missing.txt"), { code: "NOT_FOUND" });
+});
+
+test("without a destination, bash-tool's default /workspace is the runtime's workspace, wherever its root is", async () => {
+  // A LocalRuntime like the testkit's (its class, as bridge tests import no adapter), with E2B's workspace
+  // root: bash-tool's default destination is not in it.
+  const LocalRuntime = local.runtime.constructor as new (options: {
+    root: string;
+    isolation: typeof local.isolation;
+    workspaceRoot: string;
+  }) => typeof local.runtime;
+  const root = mkdtempSync(join(tmpdir(), "sandport-ai-sdk-bash-root-"));
+  const runtime = new LocalRuntime({ root, isolation: local.isolation, workspaceRoot: "/home/user/workspace" });
+  const handle = await runtime.launch({});
+  try {
+    const sandbox = createBashToolSandbox({ runtime, handle });
+    const { tools } = await createBashTool({ sandbox, files: { "src/data.txt": "3\n1\n2\n" } });
+    const steps = mockModelSteps(
+      [
+        { toolName: "writeFile", input: { path: "sort.sh", content: "sort -n src/data.txt > sorted.txt" } },
+        { toolName: "bash", input: { command: "sh sort.sh && wc -l < sorted.txt" } },
+        { toolName: "readFile", input: { path: "sorted.txt" } },
+      ],
+      "sorted",
+    );
+    const model = new MockLanguageModelV4({ doGenerate: steps });
+    const result = await generateText({ model, tools, stopWhen: isStepCount(5), prompt: "sort the data" });
+    const outputs = result.steps.flatMap((step) => step.toolResults.map((toolResult) => toolResult.output));
+    assert.match(JSON.stringify(outputs[1]), /"stdout":"3\\n"/);
+    assert.match(JSON.stringify(outputs[2]), /1\\n2\\n3\\n/);
+    assert.equal(
+      new TextDecoder().decode(await runtime.readFile(handle, "/home/user/workspace/sorted.txt")),
+      "1\n2\n3\n",
+    );
+    if (namespacesOnly === undefined) {
+      assert.equal((await sandbox.executeCommand('cd "/workspace/src" && pwd')).stdout, "/home/user/workspace/src\n");
+    }
+    // Outside both, a path is still refused.
+    await assert.rejects(sandbox.readFile("/workspace/../etc/passwd"), { code: "INVALID_REQUEST" });
+  } finally {
+    await runtime.destroy(handle);
+    rmSync(root, { recursive: true, force: true });
+  }
 });

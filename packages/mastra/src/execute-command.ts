@@ -1,6 +1,7 @@
 import type { CommandResult, ExecuteCommandOptions } from "@mastra/core/workspace";
 import { type ExecRequest, type ExecResult, exitStatus, quoteArgv, SandportError } from "@sandport/core";
 import { type BridgeContext, commandCwd, commandEnv } from "./context.js";
+import { toMastraSandboxError } from "./sandbox-errors.js";
 
 /**
  * The request a Mastra command becomes: a shell script (the args shell-quoted
@@ -46,7 +47,9 @@ export function commandResult(result: ExecResult, command: string, args: readonl
  * `executeCommand`: through `execStream` when the caller streams
  * (`onStdout`/`onStderr`) and the runtime can, else one `exec` (callbacks
  * then get the whole output at the end). An abort rejects with Mastra's
- * `SandboxAbortError`, Sandport's `ABORTED` error as its `cause`.
+ * `SandboxAbortError`, Sandport's `ABORTED` error as its `cause`; a working
+ * directory outside the workspace with Mastra's `PermissionError` (see
+ * `toMastraSandboxError`).
  */
 export async function executeCommand(
   context: BridgeContext,
@@ -74,7 +77,8 @@ export async function executeCommand(
     if (!result) throw new SandportError({ code: "UNEXPECTED", message: "the command's events ended without an exit" });
     return commandResult(result, command, args);
   } catch (error) {
-    if (!SandportError.hasCode(error, "ABORTED")) throw error;
+    if (!SandportError.hasCode(error, "ABORTED"))
+      throw toMastraSandboxError(context.mastra, error, { cwd: options.cwd ?? request.cwd });
     throw Object.assign(new context.mastra.SandboxAbortError("executeCommand", options.abortSignal?.reason), {
       cause: error,
     });

@@ -1,5 +1,8 @@
 // The Mastra filesystem over a real LocalRuntime sandbox: every method, with Mastra's own errors.
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
 import {
   DirectoryNotEmptyError,
@@ -7,6 +10,7 @@ import {
   FileExistsError,
   FileNotFoundError,
   IsDirectoryError,
+  LocalFilesystem,
   NotDirectoryError,
   PermissionError,
   SandboxUnsupportedFeatureError,
@@ -144,6 +148,33 @@ test("refusals are Mastra's errors with the SandportError as their cause: outsid
   ];
   for (const [path, call] of calls) await assert.rejects(call(), refused(path), path);
   assert.equal(await fs.readFile("inside.txt", { encoding: "utf8" }), "in");
+});
+
+test("an absolute path outside the workspace is refused in the words of Mastra's own contained LocalFilesystem", async () => {
+  // Mastra's LocalFilesystem (contained) takes `/hinted/a.md` as that absolute path, not as one under its base
+  // path, and refuses it, telling the agent the relative path it may have meant.
+  const base = mkdtempSync(join(tmpdir(), "sandport-mastra-local-fs-"));
+  try {
+    const mastraOwn = new LocalFilesystem({ basePath: base, contained: true });
+    for (const filesystem of [fs, mastraOwn]) await filesystem.writeFile("hinted/a.md", "x");
+    for (const path of ["/hinted/a.md", "/nowhere/b.md"]) {
+      const theirs = await mastraOwn.readFile(path).then(
+        () => assert.fail(`Mastra's LocalFilesystem read ${path}`),
+        (error: unknown) => error,
+      );
+      assert.ok(theirs instanceof PermissionError);
+      await assert.rejects(
+        fs.readFile(path),
+        (error: unknown) =>
+          error instanceof PermissionError &&
+          error.message === theirs.message &&
+          error.operation === theirs.operation &&
+          SandportError.hasCode(error.cause, "INVALID_REQUEST"),
+      );
+    }
+  } finally {
+    rmSync(base, { recursive: true, force: true });
+  }
 });
 
 test("a link leading out of the workspace is refused as Mastra's PermissionError", {

@@ -12,7 +12,7 @@ import type {
   WriteOptions,
 } from "@mastra/core/workspace";
 import { checkBridgeOptions, type FileInfo, type SandboxHandle, SandportError, whenFound } from "@sandport/core";
-import { type MastraPathError, toMastraError } from "./filesystem-errors.js";
+import { type MastraPathError, outsideHint, toMastraError } from "./filesystem-errors.js";
 import { MASTRA_FILESYSTEM_OPTION_KEYS, type MastraFilesystemOptions } from "./filesystem-options.js";
 import { loadMastra } from "./internal/sdk.js";
 
@@ -20,10 +20,13 @@ import { loadMastra } from "./internal/sdk.js";
  * A Mastra `WorkspaceFilesystem` over a Sandport sandbox's files. Paths are
  * the sandbox's own: absolute under the runtime's `workspaceRoot`, or relative
  * to it, so the workspace's file tools and its sandbox's commands name a file
- * alike. Failures are Mastra's errors (`FileNotFoundError`,
+ * alike; an absolute path is taken as it is, as Mastra's contained
+ * `LocalFilesystem` takes it. Failures are Mastra's errors (`FileNotFoundError`,
  * `IsDirectoryError`, ...), as its own `LocalFilesystem` throws them: a path
  * the port refuses (outside the workspace, directly or through a symlink) is
- * `PermissionError`, the port's `SandportError` its `cause`; with `readOnly`
+ * `PermissionError`, the port's `SandportError` its `cause`, worded as
+ * `LocalFilesystem` words it (an absolute `/notes/a.md` outside is told the
+ * relative `notes/a.md` when `notes` is in the workspace); with `readOnly`
  * every write is `WorkspaceReadOnlyError` before anything is sent; listing, stat, `mkdir` and removal need the port's
  * `listDir`, `stat`, `mkdir` and `remove` (else Mastra's
  * `SandboxUnsupportedFeatureError`). Moving and copying a directory run `mv`
@@ -53,12 +56,27 @@ export function createMastraFilesystem<H extends SandboxHandle>(
   const writable = async (operation: string) => {
     if (readOnly) throw new (await errors()).WorkspaceReadOnlyError(operation);
   };
+  /** Whether the workspace has an entry named `segment` at its top (for `outsideHint`); `false` without the port's stat. */
+  const topLevel = async (segment: string) =>
+    runtime.stat !== undefined &&
+    (await whenFound(runtime.stat(await handle(), posix.join(root, segment)))) !== undefined;
+  /** A port failure about `path` as Mastra's error (see `toMastraError`), a refusal worded as `LocalFilesystem` words it. */
+  const mastraError = async (error: unknown, path: string, NotFound?: MastraPathError) => {
+    const refused = SandportError.hasCode(error, "INVALID_REQUEST");
+    return toMastraError(
+      await errors(),
+      error,
+      path,
+      NotFound,
+      refused ? await outsideHint(path, root, topLevel) : undefined,
+    );
+  };
   /** One port call about `path`: a refusal becomes Mastra's error for it (see `toMastraError`). */
   const about = async <T>(path: string, call: () => Promise<T>, NotFound?: MastraPathError): Promise<T> => {
     try {
       return await call();
     } catch (error) {
-      throw toMastraError(await errors(), error, path, NotFound);
+      throw await mastraError(error, path, NotFound);
     }
   };
   const lookup = async (path: string): Promise<FileInfo | undefined> => {
@@ -79,7 +97,7 @@ export function createMastraFilesystem<H extends SandboxHandle>(
       const mastra = await errors();
       if (!SandportError.hasCode(error, "NOT_FOUND") && runtime.stat && (await lookup(path))?.kind === "directory")
         throw new mastra.IsDirectoryError(path);
-      throw toMastraError(mastra, error, path);
+      throw await mastraError(error, path);
     }
   };
   const removePath = async (path: string) => {
@@ -218,11 +236,11 @@ export function createMastraFilesystem<H extends SandboxHandle>(
       entries = await listDir(await handle(), resolve(path));
     } catch (error) {
       if (SandportError.hasCode(error, "NOT_FOUND"))
-        throw toMastraError(mastra, error, path, mastra.DirectoryNotFoundError);
+        throw await mastraError(error, path, mastra.DirectoryNotFoundError);
       // A file in the way; a link the port would not follow leads outside the workspace (PermissionError).
       const info = await lookup(path);
       if (info !== undefined && info.kind !== "symlink") throw new mastra.NotDirectoryError(path);
-      throw toMastraError(mastra, error, path, mastra.DirectoryNotFoundError);
+      throw await mastraError(error, path, mastra.DirectoryNotFoundError);
     }
     const extensions = list?.extension === undefined ? undefined : [list.extension].flat();
     const result: FileEntry[] = [];

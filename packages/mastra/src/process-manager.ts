@@ -3,6 +3,7 @@ import type { ProcessHandle, ProcessInfo, SandboxProcessManager, SpawnProcessOpt
 import type { BridgeContext } from "./context.js";
 import { commandRequest } from "./execute-command.js";
 import { handleClasses } from "./process-handles.js";
+import { toMastraSandboxError } from "./sandbox-errors.js";
 
 /** Whether the runtime can start processes that outlive a call: `spawn`, or the async-command trio. */
 export function canStartProcesses(context: Pick<BridgeContext, "runtime">): boolean {
@@ -18,7 +19,8 @@ export function canStartProcesses(context: Pick<BridgeContext, "runtime">): bool
  * where the runtime has it (live output, `sendStdin`, `closeStdin`, `kill`;
  * `stdinMode: "ignore"` closes stdin at once), else through `startCommand`
  * (output polled every 100 ms; `sendStdin` and `kill` are Mastra's
- * `SandboxUnsupportedFeatureError`, as the port cannot do them there).
+ * `SandboxUnsupportedFeatureError`, as the port cannot do them there). A
+ * working directory outside the workspace is Mastra's `PermissionError`.
  */
 export function createProcessManager(context: BridgeContext): SandboxProcessManager {
   const { Spawned, Started } = handleClasses(context);
@@ -30,8 +32,16 @@ export function createProcessManager(context: BridgeContext): SandboxProcessMana
       const request = commandRequest(context, command, undefined, options);
       const op = options.abortSignal === undefined ? {} : { signal: options.abortSignal };
       let handle: ProcessHandle;
+      /** The port's call, its refusal of the working directory as Mastra's `PermissionError`. */
+      const started = async <T>(call: () => Promise<T>): Promise<T> => {
+        try {
+          return await call();
+        } catch (error) {
+          throw toMastraSandboxError(context.mastra, error, { cwd: options.cwd ?? request.cwd });
+        }
+      };
       if (runtime.spawn) {
-        const process = await runtime.spawn(context.handle(), request, op);
+        const process = await started(() => runtime.spawn!(context.handle(), request, op));
         if (options.stdinMode === "ignore") await process.closeStdin();
         const events = process.events[Symbol.asyncIterator]();
         const first = await events.next();
@@ -47,7 +57,7 @@ export function createProcessManager(context: BridgeContext): SandboxProcessMana
         );
       } else {
         const sessionId = `mastra-${randomUUID()}`;
-        const ref = await runtime.startCommand!(context.handle(), { ...request, sessionId }, op);
+        const ref = await started(() => runtime.startCommand!(context.handle(), { ...request, sessionId }, op));
         handle = new Started(context, ref, command, options);
       }
       this._tracked.set(handle.pid, handle);

@@ -1,7 +1,17 @@
 // The Mastra sandbox over a real LocalRuntime: acquisition, commands, files, ports, processes.
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { SandboxAbortError, SandboxUnsupportedFeatureError } from "@mastra/core/workspace";
+import {
+  LocalSandbox,
+  PermissionError,
+  SandboxAbortError,
+  SandboxUnsupportedFeatureError,
+  Workspace,
+} from "@mastra/core/workspace";
+import { type SandboxHandle, SandportError } from "@sandport/core";
 import { waitFor } from "@sandport/testkit/assertions";
 import {
   type LocalTestRuntime,
@@ -33,7 +43,6 @@ describe("createMastraSandbox", () => {
     assert.equal((await again.sandboxHandle()).id, handle.id);
     const given = await createMastraSandbox({ runtime: local.runtime, handle });
     assert.equal((await given.sandboxHandle()).id, handle.id);
-    await assert.rejects(async () => await first.stop?.(), SandboxUnsupportedFeatureError);
     await again.destroy?.();
     assert.equal(await local.runtime.getById(handle.id), undefined);
   });
@@ -67,6 +76,77 @@ describe("createMastraSandbox", () => {
       await assert.rejects(pending, SandboxAbortError);
     } finally {
       await sandbox.destroy?.();
+    }
+  });
+
+  test("stop: its processes end and its status is the one Mastra's LocalSandbox has after stop; a call then starts the same sandbox", async () => {
+    const base = mkdtempSync(join(tmpdir(), "sandport-mastra-local-sandbox-"));
+    const mastraOwn = new LocalSandbox({ workingDirectory: base });
+    const sandbox = await createMastraSandbox({ runtime: local.runtime });
+    try {
+      const handle = await sandbox.sandboxHandle();
+      const sleeper = await sandbox.processes!.spawn("echo up; sleep 30", { stdinMode: "ignore" });
+      await waitFor(() => sleeper.stdout.includes("up"), { what: "the process to run" });
+      // A Workspace stops its sandbox through Mastra's lifecycle wrapper, as Mastra.shutdown() does.
+      const workspaces = [mastraOwn, sandbox].map((each) => new Workspace({ sandbox: each }));
+      for (const workspace of workspaces) await workspace.init();
+      for (const workspace of workspaces) await workspace.stop();
+      assert.equal(mastraOwn.status, "stopped");
+      assert.equal(sandbox.status, mastraOwn.status);
+      assert.equal(sleeper.exitCode, 137);
+      assert.equal((await sandbox.executeCommand!("echo again")).stdout, "again\n");
+      assert.equal(sandbox.status, "running");
+      assert.equal((await sandbox.sandboxHandle()).id, handle.id);
+      // Called directly, stop leaves the same status.
+      await sandbox.stop?.();
+      assert.equal(sandbox.status, "stopped");
+    } finally {
+      await sandbox.destroy?.();
+      rmSync(base, { recursive: true, force: true });
+    }
+  });
+
+  test("stop on a runtime that can stop a sandbox stops it, and the next start resumes it with the port's start", async () => {
+    const calls: string[] = [];
+    const pausable = new Proxy(local.runtime, {
+      get(target, key) {
+        if (key === "stop" || key === "start")
+          return async (handle: SandboxHandle) => calls.push(`${key} ${handle.id}`);
+        const value = Reflect.get(target, key, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const sandbox = await createMastraSandbox({ runtime: pausable });
+    try {
+      const { id } = await sandbox.sandboxHandle();
+      await sandbox.stop?.();
+      assert.deepEqual([sandbox.status, calls], ["stopped", [`stop ${id}`]]);
+      assert.equal((await sandbox.executeCommand!("echo back")).stdout, "back\n");
+      assert.deepEqual([sandbox.status, calls], ["running", [`stop ${id}`, `start ${id}`]]);
+    } finally {
+      await sandbox.destroy?.();
+    }
+  });
+
+  test("a working directory or file outside the workspace is Mastra's PermissionError, the port's refusal its cause", async () => {
+    const refused = (path: string) => (error: unknown) =>
+      error instanceof PermissionError && error.path === path && SandportError.hasCode(error.cause, "INVALID_REQUEST");
+    for (const runtime of [local.runtime, withoutMethods(local.runtime, ["spawn"])]) {
+      const sandbox = await createMastraSandbox({ runtime });
+      try {
+        await assert.rejects(sandbox.executeCommand!("pwd", [], { cwd: "/etc" }), refused("/etc"));
+        await assert.rejects(sandbox.executeCommand!("pwd", [], { cwd: "../.." }), refused("../.."));
+        await assert.rejects(sandbox.processes!.spawn("pwd", { cwd: "/etc" }), refused("/etc"));
+        await assert.rejects(
+          sandbox.writeFiles!([
+            { path: "in.txt", content: "in" },
+            { path: "/etc/out.txt", content: "out" },
+          ]),
+          refused("/etc/out.txt"),
+        );
+      } finally {
+        await sandbox.destroy?.();
+      }
     }
   });
 

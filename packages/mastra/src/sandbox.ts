@@ -22,6 +22,7 @@ import { executeCommand } from "./execute-command.js";
 import { loadMastra } from "./internal/sdk.js";
 import { MASTRA_SANDBOX_OPTION_KEYS, type MastraSandboxOptions, SANDBOX_ID_LABEL } from "./options.js";
 import { canStartProcesses, createProcessManager } from "./process-manager.js";
+import { toMastraSandboxError } from "./sandbox-errors.js";
 
 /** A Mastra `WorkspaceSandbox` over a Sandport runtime, with the sandbox it holds once started. */
 export interface SandportWorkspaceSandbox<H extends SandboxHandle = SandboxHandle> extends WorkspaceSandbox {
@@ -37,10 +38,14 @@ export interface SandportWorkspaceSandbox<H extends SandboxHandle = SandboxHandl
  * is async: `@mastra/core` is loaded here, not when this package is imported.
  * `start()` adopts the given handle, else the sandbox labelled with `id`
  * (where the runtime searches labels), else launches one; `destroy()`
- * destroys it; `stop()` is the port's `stop` (Mastra's
- * `SandboxUnsupportedFeatureError` where the runtime has none). Commands run
- * with `sh`; `processes` is there where the runtime can start processes
- * (`spawn`, or async commands), `networking` where it has `portEndpoint`.
+ * destroys it; `stop()` kills the processes it started, as Mastra's
+ * `LocalSandbox` does, then stops the sandbox with the port's `stop` where
+ * the runtime has one (the next `start()` resumes it with the port's
+ * `start`); its status is then `stopped`, and any call starts it again.
+ * Commands run with `sh`; `processes` is there where the runtime can start
+ * processes (`spawn`, or async commands), `networking` where it has
+ * `portEndpoint`. A working directory or file path outside the workspace is
+ * Mastra's `PermissionError`, the port's `SandportError` its `cause`.
  */
 export async function createMastraSandbox<H extends SandboxHandle>(
   options: MastraSandboxOptions<H>,
@@ -51,6 +56,8 @@ export async function createMastraSandbox<H extends SandboxHandle>(
   const root = runtime.workspaceRoot;
   const base = bridgeBaseDirectory(options);
   let held: H | undefined;
+  /** Whether `stop()` stopped the sandbox with the port's `stop` (the next start resumes it). */
+  let paused = false;
   let sandbox: InstanceType<typeof SandportSandbox> | undefined;
   const context: BridgeContext<H> = {
     mastra,
@@ -88,6 +95,8 @@ export async function createMastraSandbox<H extends SandboxHandle>(
     }
 
     protected override async find(): Promise<H | undefined> {
+      // Started before (then stopped): the same sandbox, not a new one.
+      if (held !== undefined) return held;
       if (options.handle) return options.handle;
       if (!runtime.findByLabels) return undefined;
       const [found] = await runtime.findByLabels({ [SANDBOX_ID_LABEL]: this.id });
@@ -95,6 +104,9 @@ export async function createMastraSandbox<H extends SandboxHandle>(
     }
 
     protected override async connect(handle: H): Promise<void> {
+      // A sandbox this object stopped with the port's stop is resumed, as starting a stopped Mastra sandbox runs it again.
+      if (paused && runtime.start) await runtime.start(handle);
+      paused = false;
       held = handle;
     }
 
@@ -104,12 +116,23 @@ export async function createMastraSandbox<H extends SandboxHandle>(
     }
 
     override async stop(): Promise<void> {
-      if (!runtime.stop) {
-        throw new mastra.SandboxUnsupportedFeatureError(`the ${runtime.provider} runtime cannot stop a sandbox`, {
-          feature: "stop",
-        });
+      // As Mastra's LocalSandbox stops: its processes end, the sandbox's files stay.
+      const processes = this.processes;
+      if (processes) {
+        const running = (await processes.list()).filter((process) => process.running);
+        // A process the port cannot kill (an async command) stops with the sandbox where the runtime can stop it.
+        const unkillable = (error: unknown) => {
+          if (error instanceof mastra.SandboxUnsupportedFeatureError) return false;
+          throw error;
+        };
+        await Promise.all(running.map((process) => processes.kill(process.pid).catch(unkillable)));
       }
-      if (held !== undefined) await runtime.stop(held);
+      if (held !== undefined && runtime.stop) {
+        await runtime.stop(held);
+        paused = true;
+      }
+      // What Mastra's stop wrapper sets after this hook, so a direct call leaves the same state: the next call starts it again.
+      this.status = "stopped";
     }
 
     override async destroy(): Promise<void> {
@@ -134,7 +157,11 @@ export async function createMastraSandbox<H extends SandboxHandle>(
         ...(file.mode === undefined ? {} : { mode: file.mode }),
       }));
       const signal = writeOptions?.abortSignal;
-      await runtime.writeFiles(context.handle(), inputs, signal === undefined ? {} : { signal });
+      try {
+        await runtime.writeFiles(context.handle(), inputs, signal === undefined ? {} : { signal });
+      } catch (error) {
+        throw toMastraSandboxError(mastra, error, { files });
+      }
     }
 
     override getInstructions(): string {
