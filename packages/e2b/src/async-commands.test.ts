@@ -172,3 +172,21 @@ test("unknown sessions and invalid requests are refused instead of invented", as
   await expectCode(runtime.commandLogs(handle, null as unknown as CommandRef), "INVALID_REQUEST");
   assert.equal(emulator.countRequests(), 0);
 });
+
+test("a start script that ends without its start line is UNEXPECTED, saying how it ended", async () => {
+  // The command state directory cannot be made under /proc: the script exits 1 before it says anything.
+  const unwritable = runtimeWith({ commandStateDirectory: "/proc/sandport-commands" });
+  const sandbox = await unwritable.launch();
+  try {
+    const failure = await expectCode(
+      unwritable.startCommand(sandbox, { sessionId: "no-state", shell: "true" }),
+      "UNEXPECTED",
+    );
+    assert.match(
+      failure.message,
+      /its start script ended before saying so \(exit 1, stderr "mkdir: .*sandport-commands/,
+    );
+  } finally {
+    await unwritable.destroy(sandbox);
+  }
+});

@@ -79,7 +79,7 @@ export const { startCommand, commandStatus, commandLogs } = asyncCommands<E2BCon
         await discardStdin(sandbox, plan);
         throw error;
       });
-    const line = await firstLine(process, seen, () => output);
+    const { line, how } = await firstLine(process, seen, () => output);
     await process.disconnect();
     const started = parseStartLine(line);
     // A start that claimed nothing ran nothing, so nothing consumed its staged stdin.
@@ -89,8 +89,8 @@ export const { startCommand, commandStatus, commandLogs } = asyncCommands<E2BCon
       code: "UNEXPECTED",
       provider: PROVIDER,
       retryable: false,
-      message: `e2b could not start the async command (session ${sessionId}): ${JSON.stringify(line)}`,
-      details: { sandboxId: id, sessionId },
+      message: `e2b could not start the async command (session ${sessionId}): ${how ? `its start script ended before saying so (${how})` : JSON.stringify(line)}`,
+      details: { sandboxId: id, sessionId, ...(how ? { ended: how } : {}) },
     });
   },
   status: (context, ref, { instance, call }) => readExit(context, instance, ref, call),
@@ -111,14 +111,28 @@ export const { startCommand, commandStatus, commandLogs } = asyncCommands<E2BCon
   },
 });
 
-/** Waits for the script's first line; fails when it ends without one. */
-async function firstLine(process: E2BCommandHandle, seen: Promise<void>, text: () => string): Promise<string> {
+/**
+ * Waits for the script's first line. A script that ended without one resolves
+ * `how`: its exit code and stderr, for the error that follows. A stream that
+ * broke before the line came rejects with the SDK's error: whether the command
+ * started is then unknown, and a retry with the same session id finds it.
+ */
+async function firstLine(
+  process: E2BCommandHandle,
+  seen: Promise<void>,
+  text: () => string,
+): Promise<{ line: string; how?: string }> {
   const ended = process.wait().then(
-    () => "ended",
-    () => "ended",
+    (result) => `exit ${result.exitCode}`,
+    (error: unknown) => {
+      const { exitCode, stderr } = error as { exitCode?: unknown; stderr?: unknown };
+      if (typeof exitCode !== "number") throw error;
+      return `exit ${exitCode}${typeof stderr === "string" && stderr !== "" ? `, stderr ${JSON.stringify(stderr.slice(0, 200))}` : ""}`;
+    },
   );
-  await Promise.race([seen, ended]);
-  return text().split("\n")[0]?.trim() ?? "";
+  const how = await Promise.race([seen.then(() => undefined), ended]);
+  const line = text().split("\n")[0]?.trim() ?? "";
+  return line === "" && how !== undefined ? { line, how } : { line };
 }
 
 /** `running` while a tagged process exists; else the exit record, or 255 when there is none. */
