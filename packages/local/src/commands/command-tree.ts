@@ -39,6 +39,13 @@ export class CommandTree {
   #joined: Promise<boolean> = Promise.resolve(false);
   /** Why the move failed, when it did (the command was still running). */
   #joinError: Error | undefined;
+  /**
+   * Set once the command's own process has exited and {@link reap} has run:
+   * from then on its pid names no group of ours (an emptied group's id is free
+   * for reuse: host pids wrap every few minutes under a test suite's load), so the group is
+   * never signalled again; the leaf and the marker still are.
+   */
+  #reaped = false;
 
   /** @param pid the pid `spawn` returned, which leads the command's process group */
   constructor(plan: SpawnPlan, pid: number) {
@@ -75,14 +82,14 @@ export class CommandTree {
 
   /** SIGTERM to the group, the leaf's members and the marked processes (the polite first step of a stop). */
   terminate(): void {
-    signalGroup(this.#pid, "SIGTERM");
+    if (!this.#reaped) signalGroup(this.#pid, "SIGTERM");
     if (this.#plan.leaf) void signalCgroup(this.#plan.leaf.directory, "SIGTERM");
     if (this.#plan.marker) signalMarked(this.#plan.marker, "SIGTERM", this.#scope());
   }
 
   /** SIGKILL to the group, the leaf and (rounds until none is left) the marked processes. */
   kill(): void {
-    signalGroup(this.#pid, "SIGKILL");
+    if (!this.#reaped) signalGroup(this.#pid, "SIGKILL");
     if (this.#plan.leaf) killLeaf(this.#plan.leaf);
     if (this.#plan.marker) killMarked(this.#plan.marker, this.#scope());
   }
@@ -100,9 +107,12 @@ export class CommandTree {
    * when the command was stopped: the group (one signal) and, under `none`,
    * the marked processes (a scan of about 20 µs per process looked at). The
    * leaf is killed and removed in the background once the move into it has
-   * settled (see {@link release}).
+   * settled (see {@link release}). Call it once, when the command's process
+   * has exited: later stops signal only the leaf and the marker.
    */
   reap(stopped: boolean): void {
+    if (this.#reaped) return;
+    this.#reaped = true;
     if (!stopped && (!this.#plan.marker || lastAllocatedPid() === this.#pid)) return;
     signalGroup(this.#pid, "SIGKILL");
     const marker = this.#plan.marker;
