@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 
 /** A process recorded so it can be found again later, safe against pid reuse. */
 export interface ProcessIdentity {
@@ -37,11 +38,24 @@ function send(target: number, signal: NodeJS.Signals): void {
 /** The identity of a live process, or `undefined` when it is gone (or this is not Linux). */
 export function identify(pid: number): ProcessIdentity | undefined {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // The command name (field 2) may contain spaces and parentheses: count fields after the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const startTime = fields[19];
-    return startTime === undefined ? undefined : { pid, startTime };
+    return startTimeOf(pid, readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The identity in a `/proc/<pid>/stat` text. */
+function startTimeOf(pid: number, stat: string): ProcessIdentity | undefined {
+  // The command name (field 2) may contain spaces and parentheses: count fields after the last ')'.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const startTime = fields[19];
+  return startTime === undefined ? undefined : { pid, startTime };
+}
+
+/** {@link identify}, off the event loop: for a record written beside a command's start. */
+export async function identifyLater(pid: number): Promise<ProcessIdentity | undefined> {
+  try {
+    return startTimeOf(pid, await readFile(`/proc/${pid}/stat`, "utf8"));
   } catch {
     return undefined;
   }

@@ -1,10 +1,20 @@
 import { mkdir, readdir, readlink, rmdir, symlink, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import { descendants, identify, isAlive, type ProcessIdentity, signalGroup, signalProcess } from "./process-tree.js";
+import {
+  descendants,
+  identify,
+  identifyLater,
+  isAlive,
+  type ProcessIdentity,
+  signalGroup,
+  signalProcess,
+} from "./process-tree.js";
 
-/** What a marker holds: the command's leading pid and the process that runs it. */
+/** What a marker holds: the command's leading process and the process that runs it. */
 interface Marker {
   readonly pid: number;
+  /** The leading process's start time: a pid that names another process now is left alone. */
+  readonly startTime?: string;
   readonly owner: ProcessIdentity;
 }
 
@@ -47,9 +57,13 @@ export class RunningMarkers {
     const owner = ownerIdentity();
     if (!owner) return () => {};
     const path = join(this.#directory, String(pid));
-    // Settles `true` once written, `false` if it could not be; never rejects.
-    const written = this.#place(path, JSON.stringify({ pid, owner } satisfies Marker)).then(
-      () => true,
+    // Settles `true` once written, `false` if it could not be (or the command has ended already); never rejects.
+    const written = identifyLater(pid).then(
+      async (leader) => {
+        if (!leader) return false;
+        await this.#place(path, JSON.stringify({ pid, startTime: leader.startTime, owner } satisfies Marker));
+        return true;
+      },
       () => false,
     );
     return () => {
@@ -82,10 +96,11 @@ export class RunningMarkers {
       const marker = await readlink(join(this.#directory, name))
         .then((text) => JSON.parse(text) as Marker)
         .catch(() => undefined);
-      // While its owner lives, the command is the owner's unreaped child, so its pid cannot have been reused.
+      // A dead owner's command died with it (or is found by its marker variable). The owner reaps its
+      // commands at once, so a marker may outlive its command for a moment: the start time tells.
       if (!marker || !isAlive(marker.owner)) continue;
       const identity = identify(marker.pid);
-      if (!identity) continue;
+      if (!identity || (marker.startTime !== undefined && identity.startTime !== marker.startTime)) continue;
       // Found before the kill: once the leader is gone, its namespace's processes are no longer its descendants.
       const below = descendants(identity.pid);
       signalGroup(identity.pid, "SIGKILL");
