@@ -174,18 +174,16 @@ test("unknown sessions and invalid requests are refused instead of invented", as
 });
 
 test("a start script that ends without its start line is UNEXPECTED, saying how it ended", async () => {
-  // The command state directory cannot be made under /proc: the script exits 1 before it says anything.
-  const unwritable = runtimeWith({ commandStateDirectory: "/proc/sandport-commands" });
+  // The command state directory would be under a file: the script exits 1 before it says anything.
+  const unwritable = runtimeWith({ commandStateDirectory: "/home/user/workspace/blocker/sandport-commands" });
   const sandbox = await unwritable.launch();
   try {
+    await unwritable.writeFiles(sandbox, [{ path: "blocker", content: "a file, not a directory" }]);
     const failure = await expectCode(
       unwritable.startCommand(sandbox, { sessionId: "no-state", shell: "true" }),
       "UNEXPECTED",
     );
-    assert.match(
-      failure.message,
-      /its start script ended before saying so \(exit 1, stderr "mkdir: .*sandport-commands/,
-    );
+    assert.match(failure.message, /its start script ended before saying so \(exit 1, stderr "mkdir: .*blocker/);
   } finally {
     await unwritable.destroy(sandbox);
   }

@@ -1,3 +1,4 @@
+import { posix } from "node:path";
 import { normalizeWorkspacePath, type SandboxHandle, SandportError, toSandboxPath, whenFound } from "@sandport/core";
 import type { SandboxFs } from "@tanstack/ai-sandbox";
 import { type HandleContext, requireMethod } from "./context.js";
@@ -63,7 +64,13 @@ async function rename<H extends SandboxHandle>(
     );
   const from = inside(source, "from");
   const to = inside(target, "to");
-  const result = await runtime.exec(sandbox, { argv: ["mv", "-T", "--", from, to], env: { LC_ALL: "C" } });
+  // Relative to the workspace, where the command starts: a runtime whose commands see the host's
+  // filesystem (local `isolation: "none"`) has no directory at the sandbox's own paths.
+  const relative = (path: string) => `./${posix.relative(runtime.workspaceRoot, path)}`;
+  const result = await runtime.exec(sandbox, {
+    argv: ["mv", "-T", "--", relative(from), relative(to)],
+    env: { LC_ALL: "C" },
+  });
   if (result.exitCode === 0) return;
   const reason = result.stderr.trim() || `mv exited ${result.exitCode}`;
   throw new SandportError({
