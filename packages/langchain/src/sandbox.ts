@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import type { BridgeOptions, Labels, LaunchSpec, SandboxHandle, SandboxRuntime } from "@sandport/core";
+import type { BridgeOptions, ExecResult, Labels, LaunchSpec, SandboxHandle, SandboxRuntime } from "@sandport/core";
 import type { BaseSandbox, ExecuteResponse, FileDownloadResponse, FileUploadResponse } from "deepagents";
-import { toExecuteResponse } from "./execute.js";
+import { commandFailed, commandTimedOut, toExecuteResponse } from "./execute.js";
 import { downloadFiles, uploadFiles } from "./files.js";
 import { type DeepAgentsSdk, loadDeepAgents } from "./internal/sdk.js";
 import { attachById, deleteByLabels } from "./lifecycle.js";
@@ -204,7 +204,14 @@ function sandboxClass(sdk: DeepAgentsSdk): SandportDeepAgentsSandboxClass {
     async execute(command: string): Promise<ExecuteResponse> {
       const handle = this.handle;
       const timeout = this.#timeoutMs === undefined ? {} : { timeoutMs: this.#timeoutMs };
-      return toExecuteResponse(await this.runtime.exec(handle, { shell: command, cwd: this.#base, ...timeout }));
+      let result: ExecResult;
+      try {
+        result = await this.runtime.exec(handle, { shell: command, cwd: this.#base, ...timeout });
+      } catch (error) {
+        throw commandFailed(sdk, command, error);
+      }
+      if (result.timedOut) throw commandTimedOut(sdk, command, result, this.runtime.provider);
+      return toExecuteResponse(result);
     }
 
     async uploadFiles(files: Array<[string, Uint8Array]>): Promise<FileUploadResponse[]> {
