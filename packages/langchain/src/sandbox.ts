@@ -39,6 +39,14 @@ export interface SandportDeepAgentsSandbox<H extends SandboxHandle = SandboxHand
    */
   initialize(): Promise<void>;
   /**
+   * Runs `command` with `sh -c` in the working directory. Rejects as
+   * deepagents' Daytona, Modal and Deno sandboxes do: a command past its time
+   * limit with the framework's `SandboxError` `COMMAND_TIMEOUT`, a failure of
+   * the runtime with `COMMAND_FAILED` (the `SandportError` as `cause`), and
+   * `NOT_INITIALIZED` when not running.
+   */
+  execute(command: string): Promise<ExecuteResponse>;
+  /**
    * Destroys the sandbox and leaves the instance not running; nothing when it
    * is not running (as the framework's sandboxes). If the destroy fails, the
    * instance stays running, so `close()` can be called again.
@@ -256,7 +264,9 @@ export async function loadDeepAgentsSandboxClass(): Promise<SandportDeepAgentsSa
  * A running deepagents `BaseSandbox` for `createDeepAgent({ backend })`:
  * over the sandbox you pass as `handle`, or one it launches (`launch`) and
  * fills (`initialFiles`) as the class's `create` does. `execute` runs the
- * command with `sh -c` in the working directory; `uploadFiles` and
+ * command with `sh -c` in the working directory (a timeout or a runtime
+ * failure rejects with the framework's `SandboxError`, `COMMAND_TIMEOUT` or
+ * `COMMAND_FAILED`); `uploadFiles` and
  * `downloadFiles` report each file's outcome with the framework's error
  * values (`file_not_found`, `is_directory`, `invalid_path`), so paths outside
  * the workspace fail per file instead of failing the call; the rest of
