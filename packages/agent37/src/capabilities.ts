@@ -1,0 +1,61 @@
+import type { DeclaredCapabilities } from "@sandport/core";
+import { remoteCapabilities } from "@sandport/core/adapter";
+
+/**
+ * What `Agent37Runtime` declares beyond its methods. Structural capabilities
+ * follow from the methods it has: `reattach` and `labelSearch` are there;
+ * the absent ones:
+ *
+ * - `streaming: "unsupported"`: exec is one buffered request that answers
+ *   once the command has ended.
+ * - `asyncExec: "not-exposed"`: Agent37 has no detached command, and exec
+ *   ends every call at 280 s (`provisioning_failed`). A `nohup … &` recipe
+ *   would start one, but its status and logs cannot be recovered reliably:
+ *   stop, restart and template updates lose `/tmp`, a crash leaves no exit
+ *   record, and nothing dedupes two starts. Commands are refused past 280 s.
+ * - `interactive: "unsupported"`: exec has no stdin stream and no PTY, and
+ *   instance URLs carry no WebSocket.
+ * - `ports: "not-exposed"`: instance URLs reach only the template's own
+ *   ports, and nothing here keeps a server running (no async exec).
+ * - `fileOps: "not-exposed"`: the instance plane lists, makes and removes
+ *   directories, but has no `stat`; not reached yet.
+ * - `detachedLaunch: "unsupported"`: the create answers only once the instance runs.
+ *
+ * Declared:
+ * - `lifecycle: "unknown"`: `stop`/`start` are Agent37's own and wait for
+ *   `stopped`/`running`, run against the emulator; a canary that writes a
+ *   file, stops, starts and reads it back would prove the instance resumes.
+ * - `neverIdle: "unknown"`: instances persist until deleted, and auto-sleep
+ *   is never asked for; a canary that leaves an instance idle past the
+ *   service's default idle timeout and finds it `running` would prove it.
+ * - `binaryOutput: "unsupported"`: exec answers output as JSON strings.
+ * - modes: `outputStreams: "separate"` (exec answers stdout and stderr
+ *   apart); `lifetime: "never-idle"` (no deadline: an instance lives until
+ *   deleted); `filesystem: "unknown"` (the disk persists while stopped, by
+ *   Agent37's account; the canary above would prove it); `isolation:
+ *   "unknown"` (a container under gVisor by the one measurement known; a
+ *   canary reading the kernel (`uname -r`, `dmesg`) would settle it).
+ *
+ * Aborting an exec's request does not stop the command on Agent37: the
+ * kill of a command past its run budget, or of an aborted call, is a second
+ * exec that sweeps its processes, best effort.
+ */
+export const agent37Capabilities: DeclaredCapabilities = remoteCapabilities({
+  lifecycle: "unknown",
+  neverIdle: "unknown",
+  binaryOutput: "unsupported",
+  modes: {
+    outputStreams: "separate",
+    filesystem: "unknown",
+    lifetime: "never-idle",
+    isolation: "unknown",
+  },
+  absent: {
+    streaming: "unsupported",
+    interactive: "unsupported",
+    asyncExec: "not-exposed",
+    ports: "not-exposed",
+    fileOps: "not-exposed",
+    detachedLaunch: "unsupported",
+  },
+});
