@@ -1,5 +1,5 @@
 import { SandportError } from "@sandport/core";
-import { ownedLookups, type SandboxListing } from "@sandport/core/adapter";
+import { listPages, ownedLookups, type SandboxListing } from "@sandport/core/adapter";
 import type { Agent37Context } from "./context.js";
 import { type Agent37Handle, handleFromInstance, PROVIDER, validInstanceId } from "./handle.js";
 import type { Agent37Instance } from "./internal/sdk-types.js";
@@ -22,7 +22,14 @@ function agent37Listing(context: Agent37Context): SandboxListing<Agent37Instance
   return {
     idOf: (instance) => instance.id,
     list: async (_filter, operation, budget) => {
-      const instances = await context.client.listInstances(budget);
+      // One page, read (and retried on retryable errors) the way every paged list is.
+      let read = false;
+      const instances = await listPages(context, operation, budget, async () => {
+        if (read) return undefined;
+        const page = await context.client.listInstances(budget);
+        read = true;
+        return page;
+      });
       const limit = context.options.maxListedInstances;
       if (instances.length > limit) {
         throw new SandportError({

@@ -42,6 +42,8 @@ export interface Agent37Emulator extends ProviderEmulator {
   readonly baseUrl: string;
   /** The instance user's home directory. */
   readonly homeDirectory: string;
+  /** Every command exec received and started, in arrival order: what ran, however often it was sent. */
+  readonly executed: readonly string[];
 }
 
 /** Start an Agent37 emulator on 127.0.0.1 and an ephemeral port. */
@@ -91,6 +93,7 @@ class Agent37EmulatorImpl
   readonly outputCapBytes: number;
   readonly instanceAuth: InstanceAuth;
   readonly homeDirectory: string;
+  readonly executed: string[] = [];
 
   constructor(server: EmulatorServer, backend: ResolvedBackend, settings: Settings) {
     super(server, backend, new SandboxRegistry<Agent37InstanceData>());

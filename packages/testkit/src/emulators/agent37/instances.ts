@@ -156,6 +156,7 @@ async function runExec(fleet: Agent37State, exchange: Exchange): Promise<void> {
     throw new Agent37WireError(400, "invalid_request", `Cannot exec on an instance that is ${instance.state}`);
   }
   const cap = fleet.outputCapBytes;
+  fleet.executed.push(body.command);
   // Not bound to the request: the command outlives a client that went away.
   const run = fleet.backend.exec(instance.data.handle, {
     argv: ["sh", "-c", body.command],

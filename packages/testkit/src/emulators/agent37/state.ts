@@ -40,6 +40,8 @@ export interface Agent37State {
   readonly registry: SandboxRegistry<Agent37InstanceData>;
   /** The emulator's origin, for instance URLs. */
   readonly origin: string;
+  /** Every command exec received and started, in arrival order (a faulted request never gets here). */
+  readonly executed: string[];
   /** True once the emulator is stopping: a create that finishes then undoes itself. */
   readonly stopping: boolean;
 }
