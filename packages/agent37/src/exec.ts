@@ -60,12 +60,17 @@ export function planCommand(options: ResolvedOptions, request: ExecRequest): Com
 
 /**
  * Runs a command to completion on the kit's engine (non-zero exits, the run
- * budget and truncation are results), ownership checked without a connect.
+ * budget and truncation are results), ownership checked without a connect;
+ * output Agent37 cut itself is `truncated` too.
  * No `execStream`: exec answers once, at the end.
  */
 export const { exec } = execCommands<Agent37Context, CommandPlan, never>({
   plan: (context, request) => planCommand(context.options, request),
-  run: (context, plan, { sandboxId, call, signal }) =>
-    runCommandToEnd(agent37Command(context, sandboxId, plan, call), commandOptions(plan, signal)),
+  run: async (context, plan, { sandboxId, call, signal }) => {
+    const command = agent37Command(context, sandboxId, plan, call);
+    const result = await runCommandToEnd(command, commandOptions(plan, signal));
+    // Output Agent37 cut is output lost, whatever the request's own cap.
+    return command.serviceCut && !result.truncated ? { ...result, truncated: true } : result;
+  },
   connect: false,
 });

@@ -29,6 +29,8 @@ export const FROM_HOME = 'cd -- "$HOME" || exit 125';
  * `provisioning_failed` (also what a command past the service's time cap
  * gets) and a lost answer may mean the command ran, or still runs.
  *
+ * `serviceCut` says whether Agent37 cut the output itself (`truncated`).
+ *
  * Aborting the request does not stop the command on Agent37. The kill
  * therefore aborts the request and sends a second exec that sweeps every
  * process carrying the command's marker (skipped once the answer came).
@@ -38,8 +40,9 @@ export function agent37Command(
   instanceId: string,
   plan: CommandPlan,
   budget: CallBudget,
-): VendorCommand {
+): VendorCommand & { readonly serviceCut: boolean } {
   let answered = false;
+  let serviceCut = false;
   const request = new AbortController();
   return {
     start: async (output, signal) => {
@@ -54,6 +57,7 @@ export function agent37Command(
       const ended = context.client.exec(instanceId, plan.command, budget, sent).then(
         (answer) => {
           answered = true;
+          serviceCut = answer.truncated === true;
           output("stdout", answer.stdout ?? "");
           output("stderr", answer.stderr ?? "");
           if (typeof answer.exit_code === "number") return { kind: "exited" as const, exitCode: answer.exit_code };
@@ -64,6 +68,9 @@ export function agent37Command(
         },
       );
       return { pid: plan.marker, ended };
+    },
+    get serviceCut() {
+      return serviceCut;
     },
     kill: async (_process, signal) => {
       request.abort(new Error("the command was stopped"));
