@@ -7,6 +7,7 @@ import {
   type Labels,
   type LaunchSpec,
   type OpOptions,
+  type PortEndpoint,
   type SandboxRuntime,
   type SandportError,
   SPECIFICATION_VERSION,
@@ -20,6 +21,7 @@ import { launch } from "./launch.js";
 import { destroy, start, stop } from "./lifecycle.js";
 import { findByLabels, getById } from "./lookup.js";
 import { type Agent37RuntimeOptions, resolveOptions } from "./options.js";
+import { portEndpoint } from "./ports.js";
 
 /**
  * The Sandport runtime for Agent37 instances, over Agent37's HTTP API and
@@ -31,7 +33,7 @@ import { type Agent37RuntimeOptions, resolveOptions } from "./options.js";
  * with the same key in a header. Instances carry the owner and the launch
  * key in their `metadata`; others are never listed, reattached or
  * destroyed. Commands run through `sh` with their cwd and env written into
- * the script, within 280 s and below Agent37's 512 KB output cut.
+ * the script, within 280 s; output Agent37 cuts at 512 KB is `truncated`.
  *
  * ```ts
  * const runtime = new Agent37Runtime({ apiKey, owner: "ci" });
@@ -102,6 +104,11 @@ export class Agent37Runtime implements SandboxRuntime<Agent37Handle> {
   /** Starts a stopped instance and waits until it reports `running`. */
   start(handle: Agent37Handle, op?: OpOptions): Promise<void> {
     return start(this.#context, handle, op);
+  }
+
+  /** Where to reach a port declared at launch (no header), or a template port (the key in a header). */
+  portEndpoint(handle: Agent37Handle, port: number, op?: OpOptions): Promise<PortEndpoint> {
+    return portEndpoint(this.#context, handle, port, op);
   }
 
   /**

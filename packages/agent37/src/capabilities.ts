@@ -15,8 +15,6 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  *   record, and nothing dedupes two starts. Commands are refused past 280 s.
  * - `interactive: "unsupported"`: exec has no stdin stream and no PTY, and
  *   instance URLs carry no WebSocket.
- * - `ports: "not-exposed"`: instance URLs reach only the template's own
- *   ports, and nothing here keeps a server running (no async exec).
  * - `fileOps: "not-exposed"`: the instance plane lists, makes and removes
  *   directories, but has no `stat`; not reached yet.
  * - `detachedLaunch: "unsupported"`: the create answers only once the instance runs.
@@ -54,7 +52,6 @@ export const agent37Capabilities: DeclaredCapabilities = remoteCapabilities({
     streaming: "unsupported",
     interactive: "unsupported",
     asyncExec: "not-exposed",
-    ports: "not-exposed",
     fileOps: "not-exposed",
     detachedLaunch: "unsupported",
   },

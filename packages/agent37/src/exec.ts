@@ -1,5 +1,5 @@
 import { posix } from "node:path";
-import { composeShellCommand, type ExecRequest, invalidRequest, SandportError } from "@sandport/core";
+import { composeShellCommand, type ExecRequest, invalidRequest } from "@sandport/core";
 import {
   assertCommandFits,
   cappedOutputScript,
@@ -10,7 +10,7 @@ import {
 } from "@sandport/core/adapter";
 import type { Agent37Context } from "./context.js";
 import { PROVIDER } from "./handle.js";
-import { EXEC_CAP_MS, fromHome, MAX_OUTPUT_BYTES, type ResolvedOptions } from "./options.js";
+import { EXEC_CAP_MS, fromHome, type ResolvedOptions } from "./options.js";
 import { agent37Command, type CommandPlan, commandOptions, FROM_HOME } from "./vendor-command.js";
 
 /**
@@ -30,15 +30,6 @@ export function planCommand(options: ResolvedOptions, request: ExecRequest): Com
       { field: "timeoutMs" },
       PROVIDER,
     );
-  }
-  if (maxOutputBytes > MAX_OUTPUT_BYTES) {
-    throw new SandportError({
-      code: "OUTPUT_LIMIT",
-      provider: PROVIDER,
-      retryable: false,
-      message: `maxOutputBytes must be at most ${MAX_OUTPUT_BYTES}: Agent37 cuts exec output at 512 KB`,
-      details: { field: "maxOutputBytes", limit: MAX_OUTPUT_BYTES },
-    });
   }
   const composed = composeShellCommand({ request: valid, cwd: fromHome(options, cwd), env });
   // Braced, so that embedded stdin is piped into the whole command, not its first `cd`.

@@ -13,6 +13,7 @@ import type { Agent37CreateRequest } from "./internal/sdk-types.js";
 import { deleteInstance } from "./lifecycle.js";
 import { findByLaunchKey } from "./lookup.js";
 import { fromHome, type ResolvedOptions } from "./options.js";
+import { publicPorts } from "./ports.js";
 import { runScript } from "./run-script.js";
 
 /** Agent37's create limits on `env` (as other clients enforce them). */
@@ -23,7 +24,7 @@ const ENV_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
 /**
  * Creates an instance carrying the owner, the launch key and the caller's
  * labels as `metadata` (Agent37 stores it and never reads it), the launch
- * env as the create's `env`, then creates the workspace and state
+ * env as the create's `env`, the declared ports as `public_ports`, then creates the workspace and state
  * directories with one exec.
  *
  * Agent37's create has no idempotency key and answers only once the
@@ -44,17 +45,16 @@ export function launch(context: Agent37Context, spec?: LaunchSpec, op?: OpOption
           "an instance's shape is one of Agent37's fixed sizes, not limits",
         );
       }
-      if (valid.ports !== undefined && valid.ports.length > 0) {
-        throw unsupported(PROVIDER, "declared ports", "an instance's ports are its template's");
-      }
       if (valid.network === false) {
         throw unsupported(PROVIDER, "network: false", "Agent37 instances have open egress");
       }
       if (valid.lifetimeMs !== undefined) {
         throw unsupported(PROVIDER, "lifetimeMs", "an Agent37 instance lives until it is deleted");
       }
+      const exposed = publicPorts(valid.ports);
       return {
         template: valid.template ?? options.template,
+        ...(exposed ? { public_ports: exposed } : {}),
         metadata: metadataCodec.encode(options.owner, valid.labels, launchKey),
         ...(valid.env ? { env: checkedEnv(valid.env) } : {}),
       };

@@ -80,15 +80,15 @@ export const DEFAULT_AGENT37_TIMEOUTS: OperationTimeouts = remoteTimeouts({ laun
 /** The longest one exec runs before the service fails it (`provisioning_failed`); some pages say 300 s. */
 export const EXEC_CAP_MS = 280_000;
 /**
- * The largest output cap this runtime takes: below the service's own cut
- * (512 KB, per stream or combined by which page you read), so a cut by the
- * service always shows as output past the cap.
+ * The default output cap: below the service's own cut (512 KB, per stream
+ * or combined by which page you read). A larger cap is taken; output the
+ * service cut is then `truncated` all the same.
  */
-export const MAX_OUTPUT_BYTES = 500_000;
+export const DEFAULT_OUTPUT_BYTES = 500_000;
 
 const AGENT37_DEFAULTS = {
   runBudgetMs: EXEC_CAP_MS,
-  maxOutputBytes: MAX_OUTPUT_BYTES,
+  maxOutputBytes: DEFAULT_OUTPUT_BYTES,
   timeouts: DEFAULT_AGENT37_TIMEOUTS,
   network: true,
   workspaceRoot: "/home/node/workspace",
@@ -108,9 +108,6 @@ export function resolveOptions(given: Agent37RuntimeOptions): ResolvedOptions {
   });
   if (common.runBudgetMs > EXEC_CAP_MS) {
     throw read.refuse("runBudgetMs", `must be at most ${EXEC_CAP_MS} (the longest one Agent37 exec runs)`);
-  }
-  if (common.maxOutputBytes > MAX_OUTPUT_BYTES) {
-    throw read.refuse("maxOutputBytes", `must be at most ${MAX_OUTPUT_BYTES} (below Agent37's 512 KB cut)`);
   }
   if (!common.network) throw read.refuse("network", "must be true: Agent37 instances have open egress");
   const apiKey = read.requiredText(options.apiKey, "apiKey", "nothing is read from the environment");

@@ -22,6 +22,8 @@ export interface Agent37Instance {
   /** The instance URL for the template's default port; `null` when the template has no ports. */
   readonly url?: string | null;
   readonly ports?: readonly Agent37Port[];
+  /** Ports exposed at create, each at a permanent unauthenticated URL. */
+  readonly public_ports?: readonly Agent37Port[];
   /** Stored, never interpreted: where Sandport keeps its labels. */
   readonly metadata?: Readonly<Record<string, string>> | null;
   readonly template?: string;
@@ -35,6 +37,8 @@ export interface Agent37CreateRequest {
   readonly metadata?: Readonly<Record<string, string>>;
   readonly env?: Readonly<Record<string, string>>;
   readonly name?: string;
+  /** Ports to expose at permanent, unauthenticated URLs. */
+  readonly public_ports?: readonly { readonly port: number }[];
 }
 
 /** `POST /v1/instances/{id}/exec`'s answer. */

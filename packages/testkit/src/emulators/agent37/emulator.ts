@@ -8,6 +8,7 @@
  * @module
  */
 
+import type { SandboxRuntime } from "@sandport/core";
 import { type EmulatorBackend, type ResolvedBackend, resolveBackend } from "../harness/backend.js";
 import { EmulatorFacade } from "../harness/emulator-facade.js";
 import { EmulatorServer } from "../harness/http-server.js";
@@ -15,6 +16,7 @@ import { SandboxRegistry } from "../harness/sandbox-registry.js";
 import type { ProviderEmulator } from "../harness/types.js";
 import { EDGE_PREFIX, registerInstancePlaneRoutes } from "./instance-plane.js";
 import { type CreateInput, type InstanceFleet, newInstanceId, registerInstanceRoutes } from "./instances.js";
+import { PublicPorts } from "./public-ports.js";
 import type { Agent37Instance, Agent37InstanceData } from "./state.js";
 import { Agent37WireError, agent37ErrorReply, type InstanceAuth, sendError } from "./wire.js";
 
@@ -42,6 +44,8 @@ export interface Agent37Emulator extends ProviderEmulator {
   readonly baseUrl: string;
   /** The instance user's home directory. */
   readonly homeDirectory: string;
+  /** The runtime the instances run on. */
+  readonly backend: SandboxRuntime;
   /** Every command exec received and started, in arrival order: what ran, however often it was sent. */
   readonly executed: readonly string[];
 }
@@ -94,6 +98,7 @@ class Agent37EmulatorImpl
   readonly instanceAuth: InstanceAuth;
   readonly homeDirectory: string;
   readonly executed: string[] = [];
+  readonly #publicPorts: PublicPorts;
 
   constructor(server: EmulatorServer, backend: ResolvedBackend, settings: Settings) {
     super(server, backend, new SandboxRegistry<Agent37InstanceData>());
@@ -102,6 +107,7 @@ class Agent37EmulatorImpl
     this.outputCapBytes = settings.outputCapBytes;
     this.instanceAuth = settings.instanceAuth;
     this.homeDirectory = settings.homeDirectory;
+    this.#publicPorts = new PublicPorts(backend.runtime);
   }
 
   get url(): string {
@@ -123,6 +129,7 @@ class Agent37EmulatorImpl
       throw new Agent37WireError(503, "no_capacity", "the emulator is stopping");
     }
     const id = newInstanceId();
+    const publicPorts = await this.#publicPorts.open(id, handle, input.publicPorts);
     const instance: Agent37Instance = {
       id,
       metadata: { ...input.metadata },
@@ -136,6 +143,7 @@ class Agent37EmulatorImpl
         user: input.user,
         url: `${this.server.url}${EDGE_PREFIX}/${id}`,
         created: Math.floor(Date.now() / 1000),
+        publicPorts,
       },
     };
     this.registry.add(instance);
@@ -144,6 +152,7 @@ class Agent37EmulatorImpl
 
   async deleteInstance(instance: Agent37Instance): Promise<void> {
     this.registry.delete(instance.id);
+    await this.#publicPorts.close(instance.id);
     await this.backend.destroy(instance.data.handle);
   }
 
@@ -154,6 +163,7 @@ class Agent37EmulatorImpl
       user: null,
       metadata,
       env: {},
+      publicPorts: [],
       foreign: true,
     });
     return instance.id;

@@ -45,6 +45,8 @@ export interface CreateInput {
   readonly user: string | null;
   readonly metadata: Record<string, string>;
   readonly env: Record<string, string>;
+  /** Ports to expose at their own unauthenticated URLs. */
+  readonly publicPorts: readonly number[];
   readonly foreign: boolean;
 }
 
@@ -128,7 +130,19 @@ function readCreate(body: Record<string, unknown>): Omit<CreateInput, "foreign">
     if (!ENV_NAME.test(key)) throw refuse(`env name ${key} must be letters, digits and _ starting with a letter`);
     if (value.length > 4096) throw refuse(`env ${key} is longer than 4096 characters`);
   }
-  return { template, name, user, metadata, env };
+  return { template, name, user, metadata, env, publicPorts: readPublicPorts(body.public_ports, refuse) };
+}
+
+function readPublicPorts(value: unknown, refuse: (m: string) => Error): number[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw refuse("public_ports must be an array of {port, prefix?}");
+  return value.map((entry) => {
+    const port = (entry as { port?: unknown })?.port;
+    if (typeof port !== "number" || !Number.isInteger(port) || port < 1 || port > 65_535) {
+      throw refuse("public_ports[].port must be a port number");
+    }
+    return port;
+  });
 }
 
 function stringMap(value: unknown, field: string, refuse: (m: string) => Error): Record<string, string> {

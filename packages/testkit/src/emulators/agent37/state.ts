@@ -7,6 +7,7 @@
 
 import type { SandboxHandle, SandboxRuntime } from "@sandport/core";
 import type { RegisteredSandbox, SandboxRegistry } from "../harness/sandbox-registry.js";
+import type { PublicPort } from "./public-ports.js";
 import type { InstanceAuth } from "./wire.js";
 
 /** Agent37-specific state of one emulated instance. */
@@ -20,6 +21,8 @@ export interface Agent37InstanceData {
   readonly url: string;
   /** Epoch seconds. */
   readonly created: number;
+  /** Ports exposed at create, each at its own unauthenticated URL. */
+  readonly publicPorts: readonly PublicPort[];
 }
 
 /** One emulated instance: `state` is its status (`running`, `stopped`). */
@@ -56,7 +59,7 @@ export function instanceJson(instance: Agent37Instance): Record<string, unknown>
     template: data.template,
     url: data.url,
     ports: [{ port: 3737, default: true, url: data.url }],
-    public_ports: [],
+    public_ports: data.publicPorts.map((entry) => ({ ...entry })),
     user: data.user,
     name: data.name,
     metadata: Object.keys(instance.metadata).length === 0 ? null : { ...instance.metadata },
