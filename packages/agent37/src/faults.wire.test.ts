@@ -81,6 +81,16 @@ describe("refusals", () => {
     await runtime.destroy(handle);
   });
 
+  test("a refused file write is sent again (a whole-file PUT is safe to repeat)", async () => {
+    const handle = await runtime.launch();
+    emulator.resetRequests();
+    emulator.injectFault({ route: "PUT /edge/:id/v1/files/content", fault: { kind: "status", status: 503 } });
+    await runtime.writeFiles(handle, [{ path: "again.txt", content: "again" }]);
+    assert.equal(emulator.countRequests("PUT /edge/:id/v1/files/content"), 2);
+    assert.equal(new TextDecoder().decode(await runtime.readFile(handle, "again.txt")), "again");
+    await runtime.destroy(handle);
+  });
+
   test("no instance of ours is left", async () => {
     await runtime.settle();
     await waitFor(() => emulator.liveSandboxes().filter((sandbox) => !sandbox.foreign).length === 0, {

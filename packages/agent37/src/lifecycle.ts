@@ -63,14 +63,26 @@ function lifecycleCall(
       const instance = await context.client.getInstance(instanceId, call).catch(absent);
       context.note(instance);
       if (instance.status === target) return;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, STATUS_POLL_MS);
-        call.signal.addEventListener("abort", () => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-      if (call.signal.aborted) throw call.signal.reason;
+      await pause(STATUS_POLL_MS, call.signal);
     }
+  });
+}
+
+/** Waits `ms`, or rejects with the signal's reason once it fires. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
   });
 }
