@@ -3,6 +3,7 @@ import {
   type DeclaredCapabilities,
   type ExecRequest,
   type ExecResult,
+  type FileInfo,
   type FileInput,
   type Labels,
   type LaunchSpec,
@@ -15,6 +16,7 @@ import {
 import { agent37Capabilities } from "./capabilities.js";
 import { Agent37Context } from "./context.js";
 import { exec } from "./exec.js";
+import { listDir, mkdir, remove, stat } from "./file-ops.js";
 import { readFile, writeFiles } from "./files.js";
 import { type Agent37Handle, PROVIDER } from "./handle.js";
 import { launch } from "./launch.js";
@@ -104,6 +106,26 @@ export class Agent37Runtime implements SandboxRuntime<Agent37Handle> {
   /** Starts a stopped instance and waits until it reports `running`. */
   start(handle: Agent37Handle, op?: OpOptions): Promise<void> {
     return start(this.#context, handle, op);
+  }
+
+  /** Entries of a directory (names, kinds, file sizes). */
+  listDir(handle: Agent37Handle, path: string, op?: OpOptions): Promise<FileInfo[]> {
+    return listDir(this.#context, handle, path, op);
+  }
+
+  /** One entry's kind and size, from its parent's listing. */
+  stat(handle: Agent37Handle, path: string, op?: OpOptions): Promise<FileInfo> {
+    return stat(this.#context, handle, path, op);
+  }
+
+  /** Creates a directory and its parents. */
+  mkdir(handle: Agent37Handle, path: string, op?: OpOptions): Promise<void> {
+    return mkdir(this.#context, handle, path, op);
+  }
+
+  /** Removes a file or a directory tree. */
+  remove(handle: Agent37Handle, path: string, op?: OpOptions): Promise<void> {
+    return remove(this.#context, handle, path, op);
   }
 
   /** Where to reach a port declared at launch (no header), or a template port (the key in a header). */

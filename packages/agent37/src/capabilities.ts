@@ -15,8 +15,6 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  *   record, and nothing dedupes two starts. Commands are refused past 280 s.
  * - `interactive: "unsupported"`: exec has no stdin stream and no PTY, and
  *   instance URLs carry no WebSocket.
- * - `fileOps: "not-exposed"`: the instance plane lists, makes and removes
- *   directories, but has no `stat`; not reached yet.
  * - `detachedLaunch: "unsupported"`: the create answers only once the instance runs.
  *
  * Declared:
@@ -52,7 +50,6 @@ export const agent37Capabilities: DeclaredCapabilities = remoteCapabilities({
     streaming: "unsupported",
     interactive: "unsupported",
     asyncExec: "not-exposed",
-    fileOps: "not-exposed",
     detachedLaunch: "unsupported",
   },
 });

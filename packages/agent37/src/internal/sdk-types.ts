@@ -50,3 +50,13 @@ export interface Agent37ExecReply {
   /** Output was cut at the service's cap. */
   readonly truncated?: boolean;
 }
+
+/** One entry of `GET /v1/files?path=` on the instance plane. */
+export interface Agent37FileEntry {
+  readonly name: string;
+  /** Absolute instance path. */
+  readonly path: string;
+  readonly type: "file" | "directory" | "symlink" | string;
+  /** Bytes, or `null` (directories). */
+  readonly size: number | null;
+}

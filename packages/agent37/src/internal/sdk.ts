@@ -10,7 +10,7 @@
  */
 
 import type { CallBudget, SdkLoader } from "@sandport/core/adapter";
-import type { Agent37CreateRequest, Agent37ExecReply, Agent37Instance } from "./sdk-types.js";
+import type { Agent37CreateRequest, Agent37ExecReply, Agent37FileEntry, Agent37Instance } from "./sdk-types.js";
 
 /** Which header carries the key on instance URLs. */
 export type InstanceAuthHeader = "authorization" | "x-agent37-key";
@@ -120,6 +120,29 @@ export class Agent37Client {
       budget,
     );
     return new Uint8Array(await response.arrayBuffer());
+  }
+
+  /** `GET <instance URL>/v1/files?path=`: the entries of one directory. */
+  async listFiles(instanceUrl: string, path: string, budget: CallBudget): Promise<Agent37FileEntry[]> {
+    const response = await this.#send(
+      `${instanceUrl}/v1/files?path=${encodeURIComponent(path)}`,
+      { method: "GET", headers: this.instanceHeaders() },
+      budget,
+    );
+    const answer = (await response.json().catch(() => undefined)) as { entries?: unknown } | undefined;
+    if (!Array.isArray(answer?.entries)) throw new Agent37MalformedAnswer("GET /v1/files answered without entries");
+    return answer.entries as Agent37FileEntry[];
+  }
+
+  /** `POST <instance URL>/v1/files/dir?path=` (mkdir) or `DELETE <instance URL>/v1/files?path=`. */
+  async changeFiles(instanceUrl: string, action: "mkdir" | "delete", path: string, budget: CallBudget): Promise<void> {
+    const route = action === "mkdir" ? "/v1/files/dir" : "/v1/files";
+    const response = await this.#send(
+      `${instanceUrl}${route}?path=${encodeURIComponent(path)}`,
+      { method: action === "mkdir" ? "POST" : "DELETE", headers: this.instanceHeaders() },
+      budget,
+    );
+    await response.body?.cancel();
   }
 
   /** The header that carries the key on instance URLs (never a query parameter). */

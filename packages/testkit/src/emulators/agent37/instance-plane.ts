@@ -1,7 +1,7 @@
 /**
  * The instance plane: each instance's own URL (`<origin>/edge/<id>` here,
  * `https://<id>.agent37.app` on the service) with the workspace key in a
- * header: health and the file API, on the backend sandbox's workspace, which
+ * header: health and the file API (content, listing, mkdir, delete), on the backend sandbox's workspace, which
  * stands for the instance user's home directory.
  *
  * @module
@@ -55,6 +55,35 @@ export function registerInstancePlaneRoutes(server: EmulatorServer, state: Agent
       hidden: posix.basename(path.absolute).startsWith("."),
     });
   });
+  route("GET", "/v1/files", async (exchange, instance) => {
+    const path = requestPath(state, exchange, true);
+    const listDir = state.backend.listDir;
+    if (!listDir) throw new Agent37WireError(501, "not_emulated", "the emulator's backend cannot list directories");
+    const entries = await backendCall(() => listDir.call(state.backend, instance.data.handle, path.relative));
+    exchange.json(200, {
+      path: path.absolute,
+      entries: entries.map((entry) => ({
+        name: entry.name,
+        path: posix.join(path.absolute, entry.name),
+        type: entry.kind === "other" ? "file" : entry.kind,
+        size: entry.kind === "file" ? entry.size : null,
+      })),
+    });
+  });
+  route("POST", "/v1/files/dir", async (exchange, instance) => {
+    const path = requestPath(state, exchange);
+    const mkdir = state.backend.mkdir;
+    if (!mkdir) throw new Agent37WireError(501, "not_emulated", "the emulator's backend cannot make directories");
+    await backendCall(() => mkdir.call(state.backend, instance.data.handle, path.relative));
+    exchange.json(200, { path: path.absolute, type: "directory" });
+  });
+  route("DELETE", "/v1/files", async (exchange, instance) => {
+    const path = requestPath(state, exchange);
+    const remove = state.backend.remove;
+    if (!remove) throw new Agent37WireError(501, "not_emulated", "the emulator's backend cannot remove files");
+    await backendCall(() => remove.call(state.backend, instance.data.handle, path.relative));
+    exchange.json(200, { path: path.absolute, deleted: true });
+  });
   route("GET", "/v1/files/content", async (exchange, instance) => {
     const path = requestPath(state, exchange);
     const bytes = await backendCall(() => state.backend.readFile(instance.data.handle, path.relative));
@@ -63,12 +92,16 @@ export function registerInstancePlaneRoutes(server: EmulatorServer, state: Agent
 }
 
 /** The `path` query: absolute, under the home directory; its backend-relative form. */
-function requestPath(state: Agent37State, exchange: Exchange): { absolute: string; relative: string } {
+function requestPath(
+  state: Agent37State,
+  exchange: Exchange,
+  allowHome = false,
+): { absolute: string; relative: string } {
   const given = exchange.url.searchParams.get("path");
   if (!given?.startsWith("/")) throw new Agent37WireError(400, "invalid_request", "path must be absolute");
   const absolute = posix.normalize(given);
   const relative = posix.relative(state.homeDirectory, absolute);
-  if (relative === "" || relative.startsWith("..")) {
+  if ((relative === "" && !allowHome) || relative.startsWith("..")) {
     throw new Agent37WireError(403, "forbidden_path", `path ${absolute} is outside ${state.homeDirectory}`);
   }
   return { absolute, relative };
