@@ -3,8 +3,15 @@ import { remoteCapabilities } from "@sandport/core/adapter";
 
 /**
  * What `Agent37Runtime` declares beyond its methods. Structural capabilities
- * follow from the methods it has: `reattach` and `labelSearch` are there;
- * the absent ones:
+ * follow from the methods it has. Present: `reattach`, `labelSearch`,
+ * `fileOps` (the instance plane's listing, mkdir and delete; `stat` from the
+ * parent's listing, as the plane has none) and `ports` (`portEndpoint`: a
+ * port declared at launch is a public port with its own unauthenticated
+ * URL; a template port is reached through its URL with the key in a
+ * header). The shared `ports.http` check cannot run here, since nothing
+ * keeps a server running, so a wire test starts one on the emulator's
+ * backend; a canary that starts `nohup … &` from exec and fetches it through
+ * its public port would prove the path on the service. The absent ones:
  *
  * - `streaming: "unsupported"`: exec is one buffered request that answers
  *   once the command has ended.
@@ -18,6 +25,9 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  * - `detachedLaunch: "unsupported"`: the create answers only once the instance runs.
  *
  * Declared:
+ * - `warmLease: "unknown"` (every remote runtime's): an idle instance can be
+ *   found by labels and reused; a canary that finds and reuses one it left
+ *   idle for an hour would prove that nothing (auto-sleep, billing) ended it.
  * - `lifecycle: "unknown"`: `stop`/`start` are Agent37's own and wait for
  *   `stopped`/`running`, run against the emulator; a canary that writes a
  *   file, stops, starts and reads it back would prove the instance resumes.
