@@ -92,6 +92,7 @@ export class AsyncCommands {
     const stored = {
       ...plan,
       fd3: plan.fd3?.toString("base64"),
+      filter: plan.filter?.toString("base64"),
       stdin: command.stdin ? Buffer.from(command.stdin).toString("base64") : undefined,
       timeoutMs: command.timeoutMs,
       maxOutputBytes: command.maxOutputBytes,

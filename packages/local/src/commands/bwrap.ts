@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { lstatSync, readlinkSync } from "node:fs";
 import { WORKSPACE_TMP } from "../store/sandbox-store.js";
+import { FILTER_DESCRIPTOR } from "./syscall-filter.js";
 
 /**
  * `/etc` entries visible (read-only) inside the sandbox: enough for users and
@@ -75,6 +76,11 @@ export interface BwrapInput {
    * workspace's `.tmp` bound there, not a symlink into the workspace.
    */
   readonly shared?: boolean;
+  /**
+   * Load the syscall filter (see `syscall-filter.ts`) from descriptor
+   * `FILTER_DESCRIPTOR` (`--seccomp`), which the spawner fills.
+   */
+  readonly syscallFilter?: boolean;
 }
 
 /** A bubblewrap invocation: its arguments, plus the NUL-separated arguments it reads from fd 3. */
@@ -101,6 +107,7 @@ export interface BwrapInvocation {
 export function buildBwrapInvocation(input: BwrapInput): BwrapInvocation {
   const args = input.shared ? sharedIsolationArgs() : isolationArgs(input.network);
   args.push("--args", "3");
+  if (input.syscallFilter) args.push("--seccomp", String(FILTER_DESCRIPTOR));
   for (const path of input.readOnlyPaths) args.push("--ro-bind-try", path, path);
   for (const [host, inside] of input.mounts ?? []) args.push("--ro-bind", host, inside);
   args.push("--bind", input.workspaceDirectory, input.workspaceRoot);
