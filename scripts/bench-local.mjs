@@ -9,7 +9,7 @@
 // 3. 100 orchestrated workloads (launch, write a file, run a step, collect, destroy) at concurrency 1, 4, 16,
 //    vs a raw script doing the same work with mkdtemp, fs and bwrap.
 import { spawn } from "node:child_process";
-import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
 import { chmod, chown, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
@@ -67,8 +67,13 @@ function rawBwrapArgs(workspace, command) {
   }
   for (const entry of etc) args.push("--ro-bind-try", `/etc/${entry}`, `/etc/${entry}`);
   args.push("--proc", "/proc");
-  for (const entry of ["sys", "sysrq-trigger", "irq", "bus", "fs"])
-    args.push("--ro-bind-try", `/proc/${entry}`, `/proc/${entry}`);
+  // Every host-global entry a write could reach, read-only: all but the per-process ones.
+  for (const entry of readdirSync("/proc", { withFileTypes: true })) {
+    const name = entry.name;
+    if (/^\d+$/.test(name) || name === "self" || name === "thread-self") continue;
+    if (entry.isDirectory() || (entry.isFile() && (statSync(`/proc/${name}`).mode & 0o222) !== 0))
+      args.push("--ro-bind-try", `/proc/${name}`, `/proc/${name}`);
+  }
   args.push("--dev", "/dev", "--bind", workspace, "/workspace");
   args.push("--symlink", "/workspace/.tmp", "/tmp", "--remount-ro", "/dev", "--remount-ro", "/");
   args.push("--setenv", "PATH", PATH, "--setenv", "HOME", "/workspace", "--setenv", "TMPDIR", "/workspace/.tmp");
