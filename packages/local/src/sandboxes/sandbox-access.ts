@@ -367,14 +367,19 @@ export class SandboxAccess {
    */
   async #destroyRecord(record: SandboxRecord): Promise<void> {
     const store = this.store();
-    const names = await stopSandboxProcesses({ record, store, running: this.#running, options: this.#options });
-    for (const forwarder of this.#forwarders.get(record.id)?.values() ?? []) {
-      await forwarder.then((started) => started.close()).catch(() => {});
+    try {
+      const names = await stopSandboxProcesses({ record, store, running: this.#running, options: this.#options });
+      for (const forwarder of this.#forwarders.get(record.id)?.values() ?? []) {
+        await forwarder.then((started) => started.close()).catch(() => {});
+      }
+      this.#forwarders.delete(record.id);
+      await store.remove(record.id, names);
+      this.#records.delete(record.id);
+      this.#files.delete(record.id);
+    } finally {
+      // Done: the sandbox is gone from disk, so a command asked for now is NOT_FOUND by its record.
+      this.#running.destroyEnded(record.id);
     }
-    this.#forwarders.delete(record.id);
-    await store.remove(record.id, names);
-    this.#records.delete(record.id);
-    this.#files.delete(record.id);
   }
 }
 
