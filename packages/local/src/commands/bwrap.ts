@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { lstatSync, readdirSync, readlinkSync, statSync } from "node:fs";
 import { WORKSPACE_TMP } from "../store/sandbox-store.js";
-import { FILTER_DESCRIPTOR } from "./syscall-filter.js";
+import { FILTER_DESCRIPTOR, syscallFilter } from "./syscall-filter.js";
 
 /**
  * `/etc` entries visible (read-only) inside the sandbox: enough for users and
@@ -210,6 +210,8 @@ export interface BwrapProbeInput {
   readonly root?: string;
   /** Extra read-only paths, which `user` must be able to reach. */
   readonly readOnlyPaths?: readonly string[];
+  /** Load the syscall filter too, as commands do: a kernel without seccomp filters fails the probe, not every command. */
+  readonly syscallFilter?: boolean;
 }
 
 const probes = new Map<string, Promise<BwrapProbe>>();
@@ -222,7 +224,13 @@ const probes = new Map<string, Promise<BwrapProbe>>();
  */
 export function probeBwrap(input: BwrapProbeInput | string): Promise<BwrapProbe> {
   const normalized = typeof input === "string" ? { bwrapPath: input } : input;
-  const key = JSON.stringify([normalized.bwrapPath, normalized.user, normalized.root, normalized.readOnlyPaths]);
+  const key = JSON.stringify([
+    normalized.bwrapPath,
+    normalized.user,
+    normalized.root,
+    normalized.readOnlyPaths,
+    normalized.syscallFilter,
+  ]);
   let probe = probes.get(key);
   if (!probe) {
     probe = runProbe(normalized);
@@ -237,16 +245,27 @@ function runProbe(input: BwrapProbeInput): Promise<BwrapProbe> {
   const args = isolationArgs(false);
   for (const path of input.readOnlyPaths ?? []) args.push("--ro-bind-try", path, path);
   if (input.root) args.push("--ro-bind", input.root, "/sandport-root");
+  if (input.syscallFilter) args.push("--seccomp", String(FILTER_DESCRIPTOR));
   args.push("--remount-ro", "/", "--", "/usr/bin/true");
+  const stdio: ("ignore" | "pipe")[] = ["ignore", "ignore", "pipe"];
+  if (input.syscallFilter) {
+    while (stdio.length < FILTER_DESCRIPTOR) stdio.push("ignore");
+    stdio.push("pipe");
+  }
   const as = user ? ` as uid ${user.uid}` : "";
   return new Promise((resolve) => {
     let stderr = "";
     const child = spawn(bwrapPath, args, {
-      stdio: ["ignore", "ignore", "pipe"],
+      stdio,
       env: {},
       ...(user ? { uid: user.uid, gid: user.gid } : {}),
     });
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+    const filter = (child.stdio as readonly unknown[])[FILTER_DESCRIPTOR] as NodeJS.WritableStream | undefined;
+    if (filter) {
+      filter.on("error", () => {});
+      filter.end(syscallFilter());
+    }
+    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
       stderr += chunk;
     });
     child.on("error", (error) => resolve({ ok: false, reason: `cannot run ${bwrapPath}${as}: ${error.message}` }));

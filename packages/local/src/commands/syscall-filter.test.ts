@@ -6,8 +6,9 @@ import { readFileSync } from "node:fs";
 import { arch } from "node:process";
 import { after, before, describe, test } from "node:test";
 import { LocalRuntime, type LocalRuntimeOptions } from "../index.js";
-import { runsAsRoot } from "../options.js";
+import { DEFAULT_BWRAP_PATH, runsAsRoot } from "../options.js";
 import { bwrapSkipReason, temporaryDirectory, waitFor } from "../runtime.fixture.js";
+import { probeBwrap } from "./bwrap.js";
 import { AUDIT_ARCH, buildSyscallFilter, SECCOMP_RETURN, X32_SYSCALL_BIT } from "./syscall-filter.js";
 
 const EPERM = 1;
@@ -252,6 +253,10 @@ describe("namespaces: the syscall filter at work", { skip }, () => {
     if (readFileSync("/proc/sys/dev/tty/legacy_tiocsti", "utf8").trim() === "1") {
       assert.equal((await perl(TIOCSTI_SCRIPT, { syscallFilter: false })).get("tiocsti"), 0);
     }
+  });
+
+  test("the isolation probe loads the filter too, as commands do", async () => {
+    assert.deepEqual(await probeBwrap({ bwrapPath: DEFAULT_BWRAP_PATH, syscallFilter: true }), { ok: true });
   });
 
   test("every command runs under the filter; syscallFilter: false turns it off", async () => {

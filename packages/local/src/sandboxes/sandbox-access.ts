@@ -144,6 +144,7 @@ export class SandboxAccess {
       root: store.root,
       readOnlyPaths: [...readOnlyPaths, ...alsoReadable],
       ...(sandboxUser ? { user: sandboxUser } : {}),
+      ...(this.#options.syscallFilter ? { syscallFilter: true } : {}),
     });
     if (probe.ok) {
       // Every command asks again: answer from memory (probes are per process, and a success is for good).
