@@ -11,6 +11,9 @@ import { bwrapSkipReason, temporaryDirectory, waitFor } from "../runtime.fixture
 import { probeBwrap } from "./bwrap.js";
 import { AUDIT_ARCH, buildSyscallFilter, SECCOMP_RETURN, X32_SYSCALL_BIT } from "./syscall-filter.js";
 
+// Before any test is declared: tests declared after a top-level await may be missed by the runner.
+const skip = (await bwrapSkipReason()) ?? (arch === "x64" || arch === "arm64" ? undefined : `no table for ${arch}`);
+const numberKey = arch === "arm64" ? "arm64" : "x64";
 const EPERM = 1;
 const ENOSYS = 38;
 const KILL = "kill";
@@ -122,9 +125,6 @@ describe("the filter program", () => {
     assert.equal(evaluate(program, { arch: 0x40000028, nr: 20 }), KILL, "AUDIT_ARCH_ARM");
   });
 });
-
-const skip = (await bwrapSkipReason()) ?? (arch === "x64" || arch === "arm64" ? undefined : `no table for ${arch}`);
-const numberKey = arch === "arm64" ? "arm64" : "x64";
 
 /**
  * Arguments (perl expressions) for each call, chosen so that without the
