@@ -27,7 +27,8 @@ function whenChildOf(pid: number, then: () => void): void {
   try {
     children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8");
   } catch {
-    return then();
+    then();
+    return;
   }
   if (children.trim() !== "") then();
   else setImmediate(() => whenChildOf(pid, then));
