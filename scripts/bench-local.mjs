@@ -4,12 +4,13 @@
 //
 //   pnpm --filter @sandport/core --filter @sandport/local build && node scripts/bench-local.mjs [--quick]
 //
-// 1. 400 sequential `true` execs: isolated vs raw `bwrap` with the same flags; `none` vs raw `child_process.spawn`.
+// 1. 400 sequential `true` execs: isolated vs raw `bwrap` with the same flags (but no syscall filter); isolated
+//    with its syscall filter vs without; `none` vs raw `child_process.spawn`.
 // 2. Write and read back 200 files of 64 KiB and one 64 MiB file, vs raw `fs` on a plain directory.
 // 3. 100 orchestrated workloads (launch, write a file, run a step, collect, destroy) at concurrency 1, 4, 16,
 //    vs a raw script doing the same work with mkdtemp, fs and bwrap.
 import { spawn } from "node:child_process";
-import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
 import { chmod, chown, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
@@ -67,8 +68,13 @@ function rawBwrapArgs(workspace, command) {
   }
   for (const entry of etc) args.push("--ro-bind-try", `/etc/${entry}`, `/etc/${entry}`);
   args.push("--proc", "/proc");
-  for (const entry of ["sys", "sysrq-trigger", "irq", "bus", "fs"])
-    args.push("--ro-bind-try", `/proc/${entry}`, `/proc/${entry}`);
+  // Every host-global entry a write could reach, read-only: all but the per-process ones.
+  for (const entry of readdirSync("/proc", { withFileTypes: true })) {
+    const name = entry.name;
+    if (/^\d+$/.test(name) || name === "self" || name === "thread-self") continue;
+    if (entry.isDirectory() || (entry.isFile() && (statSync(`/proc/${name}`).mode & 0o222) !== 0))
+      args.push("--ro-bind-try", `/proc/${name}`, `/proc/${name}`);
+  }
   args.push("--dev", "/dev", "--bind", workspace, "/workspace");
   args.push("--symlink", "/workspace/.tmp", "/tmp", "--remount-ro", "/dev", "--remount-ro", "/");
   args.push("--setenv", "PATH", PATH, "--setenv", "HOME", "/workspace", "--setenv", "TMPDIR", "/workspace/.tmp");
@@ -149,6 +155,15 @@ async function benchExec() {
     () => isolated.exec(handle, { argv: ["true"] }),
   );
   record("exec isolated vs raw bwrap", raw.task, raw.baseline, "ms", raw.task / raw.baseline, atMost(1.2));
+  // What the syscall filter adds: the same runtime with and without it, on the same sandbox.
+  const unfiltered = new LocalRuntime({ root, isolation: "namespaces", syscallFilter: false });
+  const filter = await compareLatency(
+    EXECS,
+    () => unfiltered.exec(handle, { argv: ["true"] }),
+    () => isolated.exec(handle, { argv: ["true"] }),
+  );
+  const filterLabel = "exec isolated, syscall filter on vs off";
+  record(filterLabel, filter.task, filter.baseline, "ms", filter.task / filter.baseline);
   await isolated.destroy(handle);
 
   for (const cgroups of ["auto", "disabled"]) {

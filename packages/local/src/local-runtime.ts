@@ -18,6 +18,7 @@ import {
   refuseReservedEnv,
   type SandboxProcess,
   type SandboxRuntime,
+  SandportError,
   SPECIFICATION_VERSION,
   type StartCommandRequest,
   splitStartCommandRequest,
@@ -39,6 +40,7 @@ import { LOCAL_PROVIDER, type LocalRuntimeOptions, type ResolvedLocalOptions, re
 import { COMMAND_MARKER_VARIABLE } from "./processes/command-marker.js";
 import { CommandRuns, toBytes, toLocalError } from "./sandboxes/command-runs.js";
 import { SandboxAccess } from "./sandboxes/sandbox-access.js";
+import { notFound } from "./store/sandbox-store.js";
 
 /**
  * The embedded Sandport runtime: a sandbox is a fresh directory on this
@@ -237,21 +239,33 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
     const { sessionId, execRequest } = splitStartCommandRequest(request, LOCAL_PROVIDER);
     const validated = this.#validateExec(execRequest);
     const ref: CommandRef = { sessionId, commandId: commandIdFor(sessionId) };
-    return this.#operation(op, this.#deadline("startCommand", "lookupMs"), async () => {
-      const record = await this.#access.requireLive(id);
-      const commands = new AsyncCommands(this.#access.store().commandsDirectory(id));
-      if (await commands.has(sessionId)) return ref;
-      const plan = await this.#access.planFor(record, validated);
-      const started = await commands.start(sessionId, {
-        plan,
-        ...(validated.stdin === undefined ? {} : { stdin: toBytes(validated.stdin) }),
-        timeoutMs: validated.timeoutMs ?? this.#options.runBudgetMs,
-        maxOutputBytes: validated.maxOutputBytes ?? this.#options.maxOutputBytes,
-        killGraceMs: this.#options.killGraceMs,
-      });
-      if (!started && plan.leaf) await releaseLeaf(plan.leaf);
-      return ref;
-    });
+    return this.#operation(op, this.#deadline("startCommand", "lookupMs"), (signal) =>
+      // Tracked until its supervisor is recorded: a destroy begun meanwhile waits, then stops it, or it never starts.
+      this.#running.track(id, signal, async (tracked) => {
+        const record = await this.#access.requireLive(id);
+        const commands = new AsyncCommands(this.#access.store().commandsDirectory(id));
+        try {
+          if (await commands.has(sessionId)) return ref;
+          const plan = await this.#access.planFor(record, validated);
+          const command = {
+            plan,
+            ...(validated.stdin === undefined ? {} : { stdin: toBytes(validated.stdin) }),
+            timeoutMs: validated.timeoutMs ?? this.#options.runBudgetMs,
+            maxOutputBytes: validated.maxOutputBytes ?? this.#options.maxOutputBytes,
+            killGraceMs: this.#options.killGraceMs,
+          };
+          const started = await commands.start(sessionId, command, tracked);
+          if (!started && plan.leaf) await releaseLeaf(plan.leaf);
+          return ref;
+        } catch (error) {
+          // Destroyed by another instance meanwhile: its files went with it.
+          if (!SandportError.hasCode(error, "NOT_FOUND") && (await this.#access.store().read(id)).state === "absent") {
+            throw notFound(id);
+          }
+          throw error;
+        }
+      }),
+    );
   }
 
   /** Where a started command is: `running`, or `exited` with its status (`null` if killed, 255 if it vanished). */

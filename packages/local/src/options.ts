@@ -110,6 +110,18 @@ export interface LocalRuntimeOptions extends CommonRuntimeOptions {
    * otherwise, or under `isolation: "none"`. Never chosen automatically.
    */
   readonly namespaceScope?: NamespaceScope;
+  /**
+   * Under `isolation: "namespaces"`: run every command under a seccomp
+   * filter (bubblewrap's `--seccomp`) that refuses system calls a sandboxed
+   * command has no use for and that kernel escapes go through: io_uring
+   * (`ENOSYS`), `bpf`, `perf_event_open`, `userfaultfd`, the keyring calls,
+   * `ptrace`, `process_vm_readv`/`writev`, `kexec_*`, the new mount API
+   * (`ENOSYS`), the terminal-injection ioctls `TIOCSTI` and `TIOCLINUX`,
+   * `socket(AF_VSOCK)` and the x32 ABI (`EPERM` unless noted); a 32-bit
+   * (i386, arm32) syscall kills the process. Default: `true`. `false` only
+   * to measure what the filter costs or to debug a program it breaks.
+   */
+  readonly syscallFilter?: boolean;
 }
 
 /** Every option `LocalRuntime` takes; any other is refused, naming the nearest known one. */
@@ -124,6 +136,7 @@ export const LOCAL_OPTION_KEYS = keyList<LocalRuntimeOptions>({
   sandboxUser: true,
   workspaceRoot: true,
   namespaceScope: true,
+  syscallFilter: true,
 });
 
 /** A host user by number. */
@@ -145,6 +158,8 @@ export interface ResolvedLocalOptions extends ResolvedCommonOptions {
   readonly sandboxUser: SandboxUser | undefined;
   readonly workspaceRoot: string;
   readonly namespaceScope: NamespaceScope;
+  /** Commands run under the syscall filter: `isolation` is `namespaces` and the option was not `false`. */
+  readonly syscallFilter: boolean;
 }
 
 /**
@@ -184,6 +199,8 @@ export function resolveOptions(options: LocalRuntimeOptions = {}): ResolvedLocal
   if (!Array.isArray(readOnlyPaths)) throw read.refuse("readOnlyPaths", "must be an array of absolute paths");
   const sandboxUser = checkUser(given.sandboxUser ?? DEFAULT_SANDBOX_USER, read);
   const namespaceScope = given.namespaceScope ?? "command";
+  const syscallFilter = given.syscallFilter ?? true;
+  if (typeof syscallFilter !== "boolean") throw read.refuse("syscallFilter", "must be true or false");
   if (namespaceScope !== "command" && namespaceScope !== "sandbox") {
     throw read.refuse("namespaceScope", 'must be "command" or "sandbox"');
   }
@@ -212,6 +229,7 @@ export function resolveOptions(options: LocalRuntimeOptions = {}): ResolvedLocal
     workspaceRoot:
       given.workspaceRoot === undefined ? LOCAL_WORKSPACE_ROOT : checkWorkspaceRoot(read, given.workspaceRoot),
     namespaceScope,
+    syscallFilter: isolation === "namespaces" && syscallFilter,
   };
 }
 

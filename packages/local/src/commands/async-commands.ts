@@ -82,8 +82,9 @@ export class AsyncCommands {
   /**
    * Claims the session id and starts a detached supervisor for the command.
    * Returns `false` (and starts nothing) when the session id was already claimed.
+   * Aborting `signal` before the claim throws its reason, and starts nothing.
    */
-  async start(sessionId: string, command: SupervisedCommand): Promise<boolean> {
+  async start(sessionId: string, command: SupervisedCommand, signal?: AbortSignal): Promise<boolean> {
     const commandId = commandIdFor(sessionId);
     const final = join(this.#directory, commandId);
     const staging = join(this.#directory, `.staging-${commandId}-${randomBytes(4).toString("hex")}`);
@@ -92,16 +93,23 @@ export class AsyncCommands {
     const stored = {
       ...plan,
       fd3: plan.fd3?.toString("base64"),
+      filter: plan.filter?.toString("base64"),
       stdin: command.stdin ? Buffer.from(command.stdin).toString("base64") : undefined,
       timeoutMs: command.timeoutMs,
       maxOutputBytes: command.maxOutputBytes,
       killGraceMs: command.killGraceMs,
     };
-    await mkdir(this.#directory, { recursive: true, mode: 0o700 });
+    // Not recursive: a sandbox directory removed meanwhile must not be made again (ENOENT instead).
+    await mkdir(this.#directory, { mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== "EEXIST") throw error;
+    });
     await mkdir(staging, { mode: 0o700 });
     await writeFile(join(staging, "meta.json"), JSON.stringify(meta), { mode: 0o600 });
     await writeFile(join(staging, "plan.json"), JSON.stringify(stored), { mode: 0o600 });
     try {
+      // Aborted (its sandbox's destroy began, or the caller gave up): the session id is not claimed. Once it
+      // is, the supervisor starts; a destroy that began meanwhile waits for that, then stops it.
+      signal?.throwIfAborted();
       await rename(staging, final);
     } catch (error) {
       await rm(staging, { recursive: true, force: true });

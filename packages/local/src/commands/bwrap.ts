@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
-import { lstatSync, readlinkSync } from "node:fs";
+import { lstatSync, readdirSync, readlinkSync, statSync } from "node:fs";
 import { WORKSPACE_TMP } from "../store/sandbox-store.js";
+import { FILTER_DESCRIPTOR, syscallFilter } from "./syscall-filter.js";
 
 /**
  * `/etc` entries visible (read-only) inside the sandbox: enough for users and
@@ -34,14 +35,41 @@ export const ETC_ENTRIES = [
 const USR_SIBLINGS = ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"] as const;
 
 /**
- * Host-global kernel interfaces under `/proc`, mounted read-only over the
- * sandbox's fresh `/proc`: sysctls (`kernel.core_pattern` runs a program as
- * host root), the SysRq trigger, IRQ affinity, bus and filesystem settings.
- * A fresh proc mount leaves them writable by whatever uid 0 maps to, and
- * bubblewrap covers them only where their directory itself is writable.
- * Missing entries (a kernel without SysRq) are skipped.
+ * What a sandbox may write under its fresh `/proc`: the entries of its own
+ * processes (`/proc/<pid>/…`, reached also through these links, e.g.
+ * `/proc/self/oom_score_adj` or `/proc/self/comm`), which are per process.
+ * Every other top-level entry is host-global (sysctls, where
+ * `kernel.core_pattern` runs a program as host root; the SysRq trigger; IRQ,
+ * bus and filesystem settings; `/proc/pressure/*`, mode 0666, whose writes
+ * register host-wide PSI triggers) and is mounted read-only over it: an allow
+ * list, so that an entry a newer kernel adds is read-only too.
  */
-export const READ_ONLY_PROC_ENTRIES = ["sys", "sysrq-trigger", "irq", "bus", "fs"] as const;
+export const WRITABLE_PROC_ENTRIES = ["self", "thread-self"] as const;
+
+let readOnlyProc: string[] | undefined;
+
+/**
+ * The top-level `/proc` entries to mount read-only: every one but the
+ * per-process directories and {@link WRITABLE_PROC_ENTRIES}, among those a
+ * write could reach (directories, and files with a write permission bit; a
+ * file without one has no write handler, and symbolic links lead into a
+ * process's directory). Listed once, from this process's `/proc`: the same
+ * kernel shows the same entries in the sandbox's. A kernel without an entry
+ * (SysRq) simply does not list it.
+ */
+export function readOnlyProcEntries(): readonly string[] {
+  readOnlyProc ??= readdirSync("/proc", { withFileTypes: true }).flatMap((entry) => {
+    const name = entry.name;
+    if (/^\d+$/.test(name) || (WRITABLE_PROC_ENTRIES as readonly string[]).includes(name)) return [];
+    if (entry.isDirectory()) return [name];
+    try {
+      return entry.isFile() && (statSync(`/proc/${name}`).mode & 0o222) !== 0 ? [name] : [];
+    } catch {
+      return [];
+    }
+  });
+  return readOnlyProc;
+}
 
 /** Who bubblewrap runs as: the sandbox user under a root runtime (see `LocalRuntimeOptions.sandboxUser`), else the runtime's own user. */
 export interface BwrapUser {
@@ -75,6 +103,11 @@ export interface BwrapInput {
    * workspace's `.tmp` bound there, not a symlink into the workspace.
    */
   readonly shared?: boolean;
+  /**
+   * Load the syscall filter (see `syscall-filter.ts`) from descriptor
+   * `FILTER_DESCRIPTOR` (`--seccomp`), which the spawner fills.
+   */
+  readonly syscallFilter?: boolean;
 }
 
 /** A bubblewrap invocation: its arguments, plus the NUL-separated arguments it reads from fd 3. */
@@ -93,14 +126,15 @@ export interface BwrapInvocation {
  * capabilities dropped (essential when running as root); a new session; death
  * with the parent; a cleared environment. The filesystem is an allow-list:
  * read-only `/usr` (with its merged-/usr symlinks), the curated `/etc` entries
- * and `readOnlyPaths`, a fresh `/proc` with its host-global entries read-only
- * ({@link READ_ONLY_PROC_ENTRIES}), a fresh `/dev`, the workspace read-write,
+ * and `readOnlyPaths`, a fresh `/proc` read-only but for the entries of the
+ * sandbox's own processes ({@link WRITABLE_PROC_ENTRIES}), a fresh `/dev`, the workspace read-write,
  * `/tmp` as a symlink into the workspace's `.tmp`, and everything else (the
  * root and `/dev`) remounted read-only.
  */
 export function buildBwrapInvocation(input: BwrapInput): BwrapInvocation {
   const args = input.shared ? sharedIsolationArgs() : isolationArgs(input.network);
   args.push("--args", "3");
+  if (input.syscallFilter) args.push("--seccomp", String(FILTER_DESCRIPTOR));
   for (const path of input.readOnlyPaths) args.push("--ro-bind-try", path, path);
   for (const [host, inside] of input.mounts ?? []) args.push("--ro-bind", host, inside);
   args.push("--bind", input.workspaceDirectory, input.workspaceRoot);
@@ -142,7 +176,7 @@ function withBaseArgs(args: string[]): string[] {
   for (const [kind, source, target] of usrSiblings()) args.push(kind, source, target);
   for (const entry of ETC_ENTRIES) args.push("--ro-bind-try", `/etc/${entry}`, `/etc/${entry}`);
   args.push("--proc", "/proc");
-  for (const entry of READ_ONLY_PROC_ENTRIES) args.push("--ro-bind-try", `/proc/${entry}`, `/proc/${entry}`);
+  for (const entry of readOnlyProcEntries()) args.push("--ro-bind-try", `/proc/${entry}`, `/proc/${entry}`);
   args.push("--dev", "/dev");
   return args;
 }
@@ -176,6 +210,8 @@ export interface BwrapProbeInput {
   readonly root?: string;
   /** Extra read-only paths, which `user` must be able to reach. */
   readonly readOnlyPaths?: readonly string[];
+  /** Load the syscall filter too, as commands do: a kernel without seccomp filters fails the probe, not every command. */
+  readonly syscallFilter?: boolean;
 }
 
 const probes = new Map<string, Promise<BwrapProbe>>();
@@ -188,7 +224,13 @@ const probes = new Map<string, Promise<BwrapProbe>>();
  */
 export function probeBwrap(input: BwrapProbeInput | string): Promise<BwrapProbe> {
   const normalized = typeof input === "string" ? { bwrapPath: input } : input;
-  const key = JSON.stringify([normalized.bwrapPath, normalized.user, normalized.root, normalized.readOnlyPaths]);
+  const key = JSON.stringify([
+    normalized.bwrapPath,
+    normalized.user,
+    normalized.root,
+    normalized.readOnlyPaths,
+    normalized.syscallFilter,
+  ]);
   let probe = probes.get(key);
   if (!probe) {
     probe = runProbe(normalized);
@@ -203,16 +245,27 @@ function runProbe(input: BwrapProbeInput): Promise<BwrapProbe> {
   const args = isolationArgs(false);
   for (const path of input.readOnlyPaths ?? []) args.push("--ro-bind-try", path, path);
   if (input.root) args.push("--ro-bind", input.root, "/sandport-root");
+  if (input.syscallFilter) args.push("--seccomp", String(FILTER_DESCRIPTOR));
   args.push("--remount-ro", "/", "--", "/usr/bin/true");
+  const stdio: ("ignore" | "pipe")[] = ["ignore", "ignore", "pipe"];
+  if (input.syscallFilter) {
+    while (stdio.length < FILTER_DESCRIPTOR) stdio.push("ignore");
+    stdio.push("pipe");
+  }
   const as = user ? ` as uid ${user.uid}` : "";
   return new Promise((resolve) => {
     let stderr = "";
     const child = spawn(bwrapPath, args, {
-      stdio: ["ignore", "ignore", "pipe"],
+      stdio,
       env: {},
       ...(user ? { uid: user.uid, gid: user.gid } : {}),
     });
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+    const filter = (child.stdio as readonly unknown[])[FILTER_DESCRIPTOR] as NodeJS.WritableStream | undefined;
+    if (filter) {
+      filter.on("error", () => {});
+      filter.end(syscallFilter());
+    }
+    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
       stderr += chunk;
     });
     child.on("error", (error) => resolve({ ok: false, reason: `cannot run ${bwrapPath}${as}: ${error.message}` }));

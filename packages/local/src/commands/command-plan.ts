@@ -8,6 +8,7 @@ import { NAMESPACE_DESCRIPTORS, type NamespaceHolder, NSENTER_PATH } from "../pr
 import type { CgroupDirectory, SandboxRecord } from "../store/sandbox-record.js";
 import { type BwrapInput, type BwrapUser, buildBwrapInvocation } from "./bwrap.js";
 import { buildEnvironment } from "./environment.js";
+import { syscallFilter } from "./syscall-filter.js";
 
 /** Exit status of a command that could not join its cgroups (it never ran). */
 export const JOIN_FAILED_EXIT = 125;
@@ -29,6 +30,8 @@ export interface SpawnPlan {
   readonly cwd: string;
   /** Bytes for file descriptor 3 (bubblewrap's `--args 3`), when present. */
   readonly fd3?: Buffer;
+  /** The syscall filter, for descriptor `FILTER_DESCRIPTOR` (bubblewrap's `--seccomp`), when present. */
+  readonly filter?: Buffer;
   /** The command's own tracking cgroup, killed and removed when it ends. */
   readonly leaf?: CommandLeaf;
   /**
@@ -82,6 +85,8 @@ export interface PlanInput {
   readonly portsDirectory?: string;
   /** Join the namespaces of the record's holder (`namespaceScope: "sandbox"`); needs `sandboxUser` (a root runtime). */
   readonly shareNamespaces?: boolean;
+  /** Under `namespaces`: run the command under the syscall filter (see `syscall-filter.ts`). */
+  readonly syscallFilter?: boolean;
 }
 
 /**
@@ -116,6 +121,7 @@ export function planCommand(input: PlanInput): SpawnPlan {
       env: {},
       cwd: "/",
       fd3: invocation.fd3,
+      ...(input.syscallFilter ? { filter: syscallFilter() } : {}),
       isolation: "namespaces",
       ...(leaf ? { leaf } : {}),
     } as const;
@@ -191,6 +197,7 @@ function planShared(
     env: {},
     cwd: "/",
     fd3: invocation.fd3,
+    ...(input.syscallFilter ? { filter: syscallFilter() } : {}),
     isolation: "namespaces",
     marker,
     namespaces: { sandboxId: record.id, holder: record.namespaces, network: record.network },
@@ -230,6 +237,7 @@ function sandboxView(input: PlanInput, command: readonly string[]): BwrapInput {
     readOnlyPaths: input.readOnlyPaths,
     env: buildEnvironment(input.workspaceRoot, record.env, request.env),
     command: relayed ? withRelay(command, record.ports as readonly number[]) : [...command],
+    ...(input.syscallFilter ? { syscallFilter: true } : {}),
   };
 }
 

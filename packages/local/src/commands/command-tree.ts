@@ -7,7 +7,7 @@ import {
   signalMarked,
   WRAP_SAFE_MS,
 } from "../processes/command-marker.js";
-import { signalGroup } from "../processes/process-tree.js";
+import { descendants, signalGroup, signalProcess } from "../processes/process-tree.js";
 import type { SpawnPlan } from "./command-plan.js";
 
 /**
@@ -80,9 +80,25 @@ export class CommandTree {
     );
   }
 
-  /** SIGTERM to the group, the leaf's members and the marked processes (the polite first step of a stop). */
+  /**
+   * SIGTERM to the group, the leaf's members and the marked processes (the
+   * polite first step of a stop). Under namespaces of its own, bubblewrap is
+   * first frozen (SIGSTOP) and its descendants SIGKILLed, the PID namespace's
+   * init among them, which takes the namespace down: bubblewrap sets the
+   * parent-death signal of its child only once that runs, so a bubblewrap
+   * stopped right after `spawn` could die before, and leave the command
+   * running on (about 1 stop in 20 right after spawn did). Frozen, it can
+   * fork no child the scan would miss; what it had forked before and that
+   * has not left its group dies with the group when it is reaped.
+   */
   terminate(): void {
+    const ownNamespaces = this.#plan.isolation === "namespaces" && !this.#plan.namespaces;
+    if (!this.#reaped && ownNamespaces) {
+      signalGroup(this.#pid, "SIGSTOP");
+      for (const descendant of descendants(this.#pid)) signalProcess(descendant.pid, "SIGKILL");
+    }
     if (!this.#reaped) signalGroup(this.#pid, "SIGTERM");
+    if (!this.#reaped && ownNamespaces) signalGroup(this.#pid, "SIGCONT");
     if (this.#plan.leaf) void signalCgroup(this.#plan.leaf.directory, "SIGTERM");
     if (this.#plan.marker) signalMarked(this.#plan.marker, "SIGTERM", this.#scope());
   }

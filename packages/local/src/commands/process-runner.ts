@@ -6,6 +6,7 @@ import { type OpenNamespaces, openNamespaces } from "../processes/sandbox-namesp
 import { JOIN_FAILED_EXIT, JOIN_FAILED_MESSAGE, type SpawnPlan } from "./command-plan.js";
 import { CommandTree } from "./command-tree.js";
 import { coverInheritedDescriptors } from "./inherited-descriptors.js";
+import { FILTER_DESCRIPTOR } from "./syscall-filter.js";
 
 /** How to run one planned command. */
 export interface RunOptions {
@@ -88,6 +89,10 @@ export function runCommand(options: RunOptions): Promise<RunOutcome> {
         namespaces = openNamespaces(shared.sandboxId, shared.holder, shared.network);
         stdio.push(...namespaces.descriptors);
       }
+      if (plan.filter) {
+        while (stdio.length < FILTER_DESCRIPTOR) stdio.push("ignore");
+        stdio.push("pipe");
+      }
       child = spawn(plan.file, plan.args, {
         cwd: plan.cwd,
         env: plan.env,
@@ -150,6 +155,12 @@ export function runCommand(options: RunOptions): Promise<RunOutcome> {
     if (fd3 && plan.fd3) {
       fd3.on("error", () => {});
       fd3.end(plan.fd3);
+    }
+    const descriptors = child.stdio as readonly unknown[];
+    const filter = descriptors[FILTER_DESCRIPTOR] as NodeJS.WritableStream | null | undefined;
+    if (filter && plan.filter) {
+      filter.on("error", () => {});
+      filter.end(plan.filter);
     }
 
     child.on("error", (error) => {

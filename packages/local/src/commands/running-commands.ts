@@ -1,3 +1,6 @@
+import { sandboxNotFound } from "@sandport/core/adapter";
+import { LOCAL_PROVIDER } from "../options.js";
+
 /** One command this process is running, as `destroy` needs to see it. */
 interface Running {
   readonly controller: AbortController;
@@ -10,12 +13,20 @@ interface Running {
  */
 export class RunningCommands {
   readonly #bySandbox = new Map<string, Set<Running>>();
+  /** Sandboxes whose destroy has begun here: a command asked for meanwhile is `NOT_FOUND`. */
+  readonly #destroying = new Set<string>();
 
   /**
-   * Runs `task` registered under `sandboxId`. The task's signal fires when the
-   * given signal does or when the sandbox is destroyed.
+   * Runs `task` registered under `sandboxId`, registered before the task
+   * reaches its first `await`: call it first thing, so that a `destroy`
+   * begun later always sees the command (and waits for it). The task's
+   * signal fires when the given signal does or when the sandbox is destroyed,
+   * with `NOT_FOUND` as its reason then: a task that has not spawned its
+   * command yet must not, and throws that reason. Refused with `NOT_FOUND`
+   * while the sandbox's destroy runs.
    */
   async track<T>(sandboxId: string, signal: AbortSignal, task: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    if (this.#destroying.has(sandboxId)) throw destroyed(sandboxId);
     // One controller that the caller's signal also aborts: `AbortSignal.any` costs tens of µs per call.
     const controller = new AbortController();
     const forward = () => controller.abort(signal.reason);
@@ -38,10 +49,14 @@ export class RunningCommands {
     }
   }
 
-  /** Stops every command of a sandbox and waits (at most `waitMs`) for them to finish. */
+  /**
+   * Stops every command of a sandbox and waits (at most `waitMs`) for them to
+   * finish; until {@link destroyed} is called, new ones are refused.
+   */
   async stopAll(sandboxId: string, waitMs: number): Promise<void> {
+    this.#destroying.add(sandboxId);
     const entries = [...(this.#bySandbox.get(sandboxId) ?? [])];
-    for (const entry of entries) entry.controller.abort(new Error("sandbox destroyed"));
+    for (const entry of entries) entry.controller.abort(destroyed(sandboxId));
     let timer: NodeJS.Timeout | undefined;
     const limit = new Promise((resolve) => {
       timer = setTimeout(resolve, waitMs);
@@ -49,4 +64,13 @@ export class RunningCommands {
     await Promise.race([Promise.all(entries.map((entry) => entry.done)), limit]);
     clearTimeout(timer);
   }
+
+  /** The sandbox's destroy ended (done, or failed and may be retried): commands are no longer refused here for it. */
+  destroyEnded(sandboxId: string): void {
+    this.#destroying.delete(sandboxId);
+  }
+}
+
+function destroyed(sandboxId: string) {
+  return sandboxNotFound(LOCAL_PROVIDER, sandboxId, "destroyed while the command was starting");
 }

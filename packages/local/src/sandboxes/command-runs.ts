@@ -6,6 +6,7 @@ import {
   type ValidatedExecRequest,
 } from "@sandport/core";
 import type { EventQueue } from "@sandport/core/adapter";
+import { releaseLeaf } from "../cgroups/cgroups.js";
 import { LocalProcess } from "../commands/local-process.js";
 import { type RunOptions, type RunOutcome, runCommand } from "../commands/process-runner.js";
 import type { RunningCommands } from "../commands/running-commands.js";
@@ -40,12 +41,18 @@ export class CommandRuns {
     signal: AbortSignal,
     callbacks: RunCallbacks = {},
   ): Promise<RunOutcome> {
-    const record = await this.#access.requireLive(id, false);
-    const plan = await this.#access.planFor(record, request);
     let unmark: (() => void) | undefined;
     try {
-      return await this.#running.track(id, signal, (combined) =>
-        runCommand({
+      // Tracked before the first await: a destroy that begins while the command is planned waits for it.
+      return await this.#running.track(id, signal, async (combined) => {
+        const record = await this.#access.requireLive(id, false);
+        const plan = await this.#access.planFor(record, request);
+        if (combined.aborted) {
+          // Destroyed (NOT_FOUND) or abandoned before it started: nothing is spawned.
+          if (plan.leaf) await releaseLeaf(plan.leaf).catch(() => {});
+          throw combined.reason;
+        }
+        return runCommand({
           plan,
           ...(request.stdin === undefined ? {} : { stdin: toBytes(request.stdin) }),
           timeoutMs: request.timeoutMs ?? this.#options.runBudgetMs,
@@ -56,8 +63,8 @@ export class CommandRuns {
             unmark = this.#access.register(record, plan, pid);
           },
           ...callbacks,
-        }),
-      );
+        });
+      });
     } finally {
       unmark?.();
     }

@@ -3,6 +3,7 @@ import {
   type Labels,
   type LaunchSpec,
   type PortEndpoint,
+  SandportError,
   unsupported,
   type ValidatedExecRequest,
 } from "@sandport/core";
@@ -20,7 +21,7 @@ import { PortForwarder } from "../ports/port-forwarder.js";
 import { RunningMarkers } from "../processes/running-markers.js";
 import { killNamespaceHolder, type NamespaceHolder, openNamespaces } from "../processes/sandbox-namespaces.js";
 import { isExpired, matchesLabels, SANDBOX_RECORD_FORMAT, type SandboxRecord } from "../store/sandbox-record.js";
-import { SandboxStore } from "../store/sandbox-store.js";
+import { notFound, SandboxStore } from "../store/sandbox-store.js";
 import { checkLaunchable, isolationRefusal, preparePortsDirectory, startNamespaces } from "./sandbox-setup.js";
 import { stopSandboxProcesses } from "./sandbox-teardown.js";
 
@@ -143,6 +144,7 @@ export class SandboxAccess {
       root: store.root,
       readOnlyPaths: [...readOnlyPaths, ...alsoReadable],
       ...(sandboxUser ? { user: sandboxUser } : {}),
+      ...(this.#options.syscallFilter ? { syscallFilter: true } : {}),
     });
     if (probe.ok) {
       // Every command asks again: answer from memory (probes are per process, and a success is for good).
@@ -204,9 +206,20 @@ export class SandboxAccess {
    * (and always under `none`) a server in the sandbox listens on the host's
    * own `127.0.0.1:<port>`. Without network, only a port declared at launch,
    * through a forwarder this instance starts on first use.
+   *
+   * The sandbox's existence is read afresh every time: another instance may
+   * have destroyed it since this one last saw it (`NOT_FOUND`, and this
+   * instance's forwarders of it are closed), and a destroy that overtakes the
+   * forwarder's start is `NOT_FOUND` too.
    */
   async portEndpoint(id: string, port: number): Promise<PortEndpoint> {
-    const record = await this.requireLive(id, false);
+    let record: SandboxRecord;
+    try {
+      record = await this.requireLive(id);
+    } catch (error) {
+      if (SandportError.hasCode(error, "NOT_FOUND")) this.#forget(id);
+      throw error;
+    }
     if (record.network) return { url: `http://127.0.0.1:${port}` };
     if (!record.ports?.includes(port)) {
       throw invalidRequest(
@@ -226,7 +239,26 @@ export class SandboxAccess {
       forwarder.catch(() => byPort?.delete(port));
       byPort.set(port, forwarder);
     }
-    return { url: (await forwarder).url };
+    try {
+      return { url: (await forwarder).url };
+    } catch (error) {
+      // Its ports directory went with the sandbox: say so, rather than ENOENT.
+      if ((await this.store().read(id)).state === "absent") {
+        this.#forget(id);
+        throw notFound(id);
+      }
+      throw error;
+    }
+  }
+
+  /** Drops what this instance holds of a sandbox another instance destroyed: its record, files and forwarders. */
+  #forget(id: string): void {
+    for (const forwarder of this.#forwarders.get(id)?.values() ?? []) {
+      forwarder.then((started) => started.close()).catch(() => {});
+    }
+    this.#forwarders.delete(id);
+    this.#records.delete(id);
+    this.#files.delete(id);
   }
 
   /** Markers of commands running in a sandbox. */
@@ -323,6 +355,7 @@ export class SandboxAccess {
       request,
       ...(leaf ? { leaf } : {}),
       ...(sandboxUser ? { sandboxUser } : {}),
+      ...(this.#options.syscallFilter ? { syscallFilter: true } : {}),
       ...(record.ports && !record.network ? { portsDirectory: this.store().portsDirectory(record.id) } : {}),
     });
   }
@@ -335,14 +368,19 @@ export class SandboxAccess {
    */
   async #destroyRecord(record: SandboxRecord): Promise<void> {
     const store = this.store();
-    const names = await stopSandboxProcesses({ record, store, running: this.#running, options: this.#options });
-    for (const forwarder of this.#forwarders.get(record.id)?.values() ?? []) {
-      await forwarder.then((started) => started.close()).catch(() => {});
+    try {
+      const names = await stopSandboxProcesses({ record, store, running: this.#running, options: this.#options });
+      for (const forwarder of this.#forwarders.get(record.id)?.values() ?? []) {
+        await forwarder.then((started) => started.close()).catch(() => {});
+      }
+      this.#forwarders.delete(record.id);
+      await store.remove(record.id, names);
+      this.#records.delete(record.id);
+      this.#files.delete(record.id);
+    } finally {
+      // Done: the sandbox is gone from disk, so a command asked for now is NOT_FOUND by its record.
+      this.#running.destroyEnded(record.id);
     }
-    this.#forwarders.delete(record.id);
-    await store.remove(record.id, names);
-    this.#records.delete(record.id);
-    this.#files.delete(record.id);
   }
 }
 

@@ -91,10 +91,14 @@ export function isolationRefusal({ reason, root, sandboxUser, alsoReadable }: Is
       "unprivileged user namespaces and must be able to pass through every parent of the root " +
       `(${root}) and of each readOnlyPaths entry${alsoReadable.length > 0 ? ` and of ${alsoReadable.join(", ")} (the port relay runs this Node)` : ""}.`
     : "";
+  // A kernel without seccomp filters fails only the filter, which can be turned off on its own.
+  const filter = /seccomp/i.test(reason)
+    ? " If only the syscall filter fails, new LocalRuntime({ syscallFilter: false }) runs without it."
+    : "";
   return unsupported(
     LOCAL_PROVIDER,
     'isolation "namespaces"',
-    `bubblewrap cannot create namespaces here (${reason}).${user} Install bubblewrap and allow unprivileged ` +
+    `bubblewrap cannot create namespaces here (${reason}).${user}${filter} Install bubblewrap and allow unprivileged ` +
       'user namespaces, or opt in to unisolated host processes with new LocalRuntime({ isolation: "none" })',
   );
 }

@@ -1,0 +1,68 @@
+// What a command may write under /proc: only its own processes' entries. Host-global entries, a new one
+// included (/proc/pressure, whose writes register host-wide PSI triggers), are read-only inside.
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { after, describe, test } from "node:test";
+import { LocalRuntime } from "../index.js";
+import { bwrapSkipReason, temporaryDirectory } from "../runtime.fixture.js";
+import { readOnlyProcEntries } from "./bwrap.js";
+
+const skip = await bwrapSkipReason();
+const root = temporaryDirectory("proc-entries");
+after(() => root.remove());
+
+/** Prints `opened` or the errno of opening `path` for writing, without writing anything. */
+const openForWriting = (path: string) =>
+  `perl -MFcntl -e 'print sysopen(my $f, "${path}", O_WRONLY) ? "opened" : $! + 0, "\\n"'`;
+const EROFS = 30;
+
+describe("namespaces: /proc is read-only but for the sandbox's own processes", { skip }, () => {
+  const runtime = new LocalRuntime({ root: root.path });
+
+  test("/proc/pressure/cpu cannot be opened for writing", {
+    skip: existsSync("/proc/pressure/cpu") ? undefined : "this kernel has no PSI",
+  }, async () => {
+    const handle = await runtime.launch();
+    try {
+      const result = await runtime.exec(handle, {
+        shell: `${openForWriting("/proc/pressure/cpu")}; ${openForWriting("/proc/pressure/memory")}`,
+      });
+      assert.equal(result.stdout, `${EROFS}\n${EROFS}\n`, result.stderr);
+    } finally {
+      await runtime.destroy(handle);
+    }
+  });
+
+  test("every host-global entry a write could reach is a read-only mount; the list includes the known ones", async () => {
+    const entries = readOnlyProcEntries();
+    for (const known of ["sys", "irq", "bus", "fs", "pressure", "sysrq-trigger"]) {
+      if (existsSync(`/proc/${known}`)) assert.ok(entries.includes(known), `${known} is listed`);
+    }
+    const handle = await runtime.launch();
+    try {
+      const result = await runtime.exec(handle, { argv: ["cat", "/proc/self/mountinfo"] });
+      const readOnly = new Set(
+        result.stdout
+          .split("\n")
+          .map((line) => line.split(" "))
+          .filter((fields) => fields[5]?.split(",").includes("ro"))
+          .map((fields) => fields[4]),
+      );
+      for (const entry of entries) assert.ok(readOnly.has(`/proc/${entry}`), `/proc/${entry} is mounted read-only`);
+    } finally {
+      await runtime.destroy(handle);
+    }
+  });
+
+  test("a process's own entries stay writable: /proc/self/comm and oom_score_adj", async () => {
+    const handle = await runtime.launch();
+    try {
+      const result = await runtime.exec(handle, {
+        shell: "echo renamed > /proc/self/comm && echo 500 > /proc/self/oom_score_adj && echo written",
+      });
+      assert.equal(result.stdout, "written\n", result.stderr);
+    } finally {
+      await runtime.destroy(handle);
+    }
+  });
+});
