@@ -22,7 +22,7 @@ export const DEFAULT_TERMINAL_SIZE: TerminalSize = Object.freeze({ cols: 80, row
  * Request for {@link SandboxRuntime.openTerminal}: a command given as `argv` or
  * `shell` (run with `sh -c`), as for `exec`, with `cwd`, `env` (the variable
  * `TERM` defaults to `xterm-256color`), `timeoutMs` (the terminal's run budget,
- * else the runtime's) and `maxOutputBytes` (cap on the output kept unread),
+ * else the runtime's) and `maxOutputBytes` (cap on all the output, else the runtime's),
  * plus the window size (`cols`, `rows`; default 80 by 24). There is no `stdin`:
  * write to the terminal instead.
  */
@@ -66,7 +66,7 @@ export interface TerminalOutputEvent {
  * - Exited by itself: `exitCode` is its status, `signal` null.
  * - Ended by a signal (say, `kill("SIGTERM")`): `exitCode` null, `signal` its name.
  * - Stopped by the runtime: `exitCode` and `signal` null, and `timedOut` when
- *   the run budget ran out, `truncated` when unread output passed the cap, neither
+ *   the run budget ran out, `truncated` when the output passed the cap, neither
  *   for `kill()` / `kill("SIGKILL")`, an aborted `op.signal` or `destroy`.
  */
 export interface TerminalExitedEvent {
@@ -94,8 +94,9 @@ export type TerminalEvent = TerminalOutputEvent | TerminalExitedEvent;
 export interface Terminal {
   /**
    * What the terminal shows, as {@link TerminalEvent}s. One consumer; iterating
-   * again is refused. Output waits for the consumer, bounded by the request's
-   * `maxOutputBytes` (past it the program is killed, `truncated`). Leaving the
+   * again is refused. Output waits for the consumer; all of it together is
+   * bounded by the request's `maxOutputBytes` (past it the program is killed,
+   * `truncated`), so a slow reader never makes the runtime buffer without bound. Leaving the
    * loop early does not kill the program: call {@link kill}.
    */
   readonly events: AsyncIterable<TerminalEvent>;

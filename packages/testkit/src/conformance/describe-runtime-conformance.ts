@@ -16,6 +16,7 @@ import { declarePortRuleChecks } from "./port-rules.js";
 import { declarePortChecks } from "./ports.js";
 import { declareStreamingChecks } from "./streaming.js";
 import { ConformanceSuite } from "./suite.js";
+import { declareTerminalChecks } from "./terminal.js";
 import { declareValidationChecks } from "./validation.js";
 
 /**
@@ -55,7 +56,7 @@ export function describeRuntimeConformance<H extends SandboxHandle>(options: Run
       for (const line of suite.deviations) process.stderr.write(`${line}\n`);
     });
     const caps = suite.capabilities;
-    const missing = (name: "asyncExec" | "streaming" | "fileOps" | "interactive" | "ports", methods: string) =>
+    const missing = (name: "asyncExec" | "streaming" | "fileOps" | "interactive" | "ports" | "pty", methods: string) =>
       caps[name] === true ? undefined : `${name} is ${caps[name]}: the runtime has no ${methods}`;
 
     suite.group("files", {}, (group) => {
@@ -87,6 +88,7 @@ export function describeRuntimeConformance<H extends SandboxHandle>(options: Run
       declareInteractiveChecks(group);
       declareCommandOutcomeChecks(group, "interactive");
     });
+    suite.group("terminal", { unavailable: missing("pty", "openTerminal") }, declareTerminalChecks);
     suite.group("ports", { unavailable: missing("ports", "portEndpoint"), launch: false }, declarePortChecks);
     if (options.additionalTests) describe("additional", () => options.additionalTests?.(suite));
     suite.group("capabilities", { launch: false }, declareCapabilityChecks);
