@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import { resolveCapabilities, type Terminal, type TerminalEvent, type TerminalExitedEvent } from "@sandport/core";
 import { LocalRuntime, type LocalRuntimeOptions } from "./index.js";
+import { runsAsRoot } from "./options.js";
 import { bwrapSkipReason, temporaryDirectory } from "./runtime.fixture.js";
 
 const root = temporaryDirectory("terminal");
@@ -28,9 +29,20 @@ async function read(
 
 const eventsOf = (terminal: Terminal) => terminal.events[Symbol.asyncIterator]();
 
-for (const isolation of ["namespaces", "none"] as const) {
-  describe(`isolation ${isolation}`, { skip: isolation === "namespaces" ? skipNamespaces : undefined }, () => {
-    const options: LocalRuntimeOptions = { root: root.path, isolation };
+const configurations: [string, LocalRuntimeOptions, string | undefined][] = [
+  ["isolation namespaces", { isolation: "namespaces" }, skipNamespaces],
+  [
+    'namespaceScope "sandbox"',
+    { isolation: "namespaces", namespaceScope: "sandbox" },
+    skipNamespaces ?? (runsAsRoot() ? undefined : "shared namespaces need a root runtime"),
+  ],
+  ["isolation none", { isolation: "none" }, undefined],
+];
+
+for (const [name, configuration, skip] of configurations) {
+  const isolation = configuration.isolation;
+  describe(name, { skip }, () => {
+    const options: LocalRuntimeOptions = { root: root.path, ...configuration };
 
     test("pty is true: openTerminal is there", () => {
       assert.equal(resolveCapabilities(new LocalRuntime(options)).pty, true);
