@@ -5,7 +5,17 @@ import { after, describe, test } from "node:test";
 import { resolveCapabilities, type Terminal, type TerminalEvent, type TerminalExitedEvent } from "@sandport/core";
 import { LocalRuntime, type LocalRuntimeOptions } from "./index.js";
 import { runsAsRoot } from "./options.js";
-import { bwrapSkipReason, temporaryDirectory } from "./runtime.fixture.js";
+import { bwrapSkipReason, temporaryDirectory, waitFor } from "./runtime.fixture.js";
+
+/** True while a host process with this pid exists. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 const root = temporaryDirectory("terminal");
 after(() => root.remove());
@@ -91,6 +101,29 @@ for (const [name, configuration, skip] of configurations) {
         controller.abort(new Error("the caller gave up"));
         const { exited } = await read(eventsOf(terminal));
         assert.deepEqual([exited?.exitCode, exited?.signal, exited?.timedOut], [null, null, false]);
+      } finally {
+        await runtime.destroy(handle);
+      }
+    });
+
+    test("a background job still holding the terminal does not hold back the exit, and dies with it", async () => {
+      const runtime = new LocalRuntime(options);
+      const handle = await runtime.launch();
+      try {
+        const terminal = await runtime.openTerminal(handle, { shell: "sleep 300 & printf 'left %s' $!; exit 3" });
+        const { text, exited } = await read(eventsOf(terminal));
+        assert.equal(exited?.exitCode, 3, text);
+        assert.match(text, /^left \d+$/, "the output before the exit arrives whole");
+        // Its own PID namespace died with bubblewrap; elsewhere the pid names the sleep where the runtime reaps it.
+        const pid = Number(text.slice("left ".length));
+        const gone = async () =>
+          configuration.namespaceScope === "sandbox"
+            ? (await runtime.exec(handle, { shell: `kill -0 ${pid} 2>/dev/null && echo alive || echo gone` }))
+                .stdout === "gone\n"
+            : !alive(pid);
+        if (configuration.namespaceScope === "sandbox" || isolation === "none") {
+          assert.ok(await waitFor(gone, 5_000), "the background sleep was killed with the terminal");
+        }
       } finally {
         await runtime.destroy(handle);
       }
