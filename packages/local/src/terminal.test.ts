@@ -79,18 +79,24 @@ for (const [name, configuration, skip] of configurations) {
       }
     });
 
-    test("destroy ends a running terminal: its events close with exited, no exit code", async () => {
-      const runtime = new LocalRuntime(options);
-      const handle = await runtime.launch();
-      const terminal = await runtime.openTerminal(handle, { shell: "printf 'rea%s\\n' dy; exec sleep 30" });
-      const events = eventsOf(terminal);
-      await read(events, /ready/);
-      const reading = read(events);
-      await runtime.destroy(handle);
-      const { exited } = await reading;
-      assert.deepEqual([exited?.exitCode, exited?.timedOut], [null, false]);
-      await assert.rejects(terminal.write("x"), (error: unknown) => (error as { code?: string }).code === "NOT_FOUND");
-    });
+    for (const by of ["the same runtime", "another runtime instance"] as const) {
+      test(`destroy by ${by} ends a running terminal: its events close with exited, no exit code`, async () => {
+        const runtime = new LocalRuntime(options);
+        const destroyer = by === "the same runtime" ? runtime : new LocalRuntime(options);
+        const handle = await runtime.launch();
+        const terminal = await runtime.openTerminal(handle, { shell: "printf 'rea%s\\n' dy; exec sleep 30" });
+        const events = eventsOf(terminal);
+        await read(events, /ready/);
+        const reading = read(events);
+        await destroyer.destroy(handle);
+        const { exited } = await reading;
+        assert.deepEqual([exited?.exitCode, exited?.timedOut], [null, false]);
+        await assert.rejects(
+          terminal.write("x"),
+          (error: unknown) => (error as { code?: string }).code === "NOT_FOUND",
+        );
+      });
+    }
 
     test("aborting op.signal after the start kills the terminal", async () => {
       const runtime = new LocalRuntime(options);
