@@ -22,7 +22,7 @@ import { declareValidationChecks } from "./validation.js";
 /**
  * Declares the shared conformance suite for one runtime as `node:test` tests:
  * a `describe(options.name)` holding one `describe` per concern (files, exec,
- * lifecycle, async, streaming, fileops, capabilities), each check titled
+ * lifecycle, async, streaming, fileops, interactive, terminal, ports, capabilities), each check titled
  * `<id>: <what it asserts>` (ids in `CONFORMANCE_CHECKS`).
  *
  * - Each concern launches one sandbox in `before` that its checks share, and
