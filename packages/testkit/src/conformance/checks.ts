@@ -130,6 +130,8 @@ export const CONFORMANCE_CHECKS = {
   "terminal.timeout": "a terminal that outlives its timeoutMs is killed: exited with timedOut true, exitCode null",
   "terminal.kill":
     "kill('SIGTERM') reaches the program (exited says SIGTERM, exitCode null); kill() after the end is fine; SIGSTOP is refused",
+  "terminal.abort":
+    "aborting op.signal after openTerminal resolved kills the program promptly: exitCode null, no flags",
   "terminal.invalid-requests":
     "bad cols/rows, env names, stdin, or argv with shell are INVALID_REQUEST; so is a bad resize",
   "ports.http": "a server started in the sandbox serves a file through portEndpoint (its headers included)",

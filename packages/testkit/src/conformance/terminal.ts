@@ -171,6 +171,24 @@ export function declareTerminalChecks<H extends SandboxHandle>(group: CheckGroup
     await expectCode(() => terminal.kill("SIGSTOP" as never), "INVALID_REQUEST", "a signal outside TERMINAL_SIGNALS");
   });
 
+  group.check("terminal.abort", async () => {
+    const controller = new AbortController();
+    const terminal = await runtime.openTerminal!(
+      group.sandbox(),
+      { argv: ["sleep", "30"] },
+      { signal: controller.signal },
+    );
+    const started = performance.now();
+    controller.abort(new Error("the caller gave up"));
+    const exited = await new TerminalReader(terminal, promptMs).end();
+    assert.ok(since(started) < promptMs, `the abort took ${since(started)} ms`);
+    assert.deepEqual(
+      { exitCode: exited.exitCode, timedOut: exited.timedOut, truncated: exited.truncated },
+      { exitCode: null, timedOut: false, truncated: false },
+      "aborting op.signal after the start kills the terminal's program",
+    );
+  });
+
   group.check("terminal.invalid-requests", async () => {
     const handle = group.sandbox();
     for (const [what, request] of [
