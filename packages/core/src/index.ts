@@ -105,6 +105,21 @@ export type { SandboxHandle } from "./port/sandbox-handle.js";
 export type { SandboxProcess } from "./port/sandbox-process.js";
 export type { SandboxRuntime, StartCommandRequest } from "./port/sandbox-runtime.js";
 export { SPECIFICATION_VERSION, START_COMMAND_REQUEST_KEYS } from "./port/sandbox-runtime.js";
+export type {
+  Terminal,
+  TerminalEvent,
+  TerminalExitedEvent,
+  TerminalOutputEvent,
+  TerminalRequest,
+  TerminalSignal,
+  TerminalSize,
+} from "./port/terminal.js";
+export {
+  DEFAULT_TERMINAL_SIZE,
+  MAX_TERMINAL_CELLS,
+  TERMINAL_REQUEST_KEYS,
+  TERMINAL_SIGNALS,
+} from "./port/terminal.js";
 
 export type { ShellCommandParts } from "./shell/quote.js";
 export { composeShellCommand, quoteArgv, quoteShellArg, toShellScript } from "./shell/quote.js";
@@ -139,5 +154,11 @@ export {
   validatePort,
   validatePorts,
 } from "./validation/requests.js";
+export type { ValidatedTerminalRequest } from "./validation/terminal-request.js";
+export {
+  validateTerminalRequest,
+  validateTerminalSignal,
+  validateTerminalSize,
+} from "./validation/terminal-request.js";
 export type { WorkspacePathOptions } from "./validation/workspace-path.js";
 export { normalizeWorkspacePath, toSandboxPath } from "./validation/workspace-path.js";

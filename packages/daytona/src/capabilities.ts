@@ -20,7 +20,8 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  * - `binaryOutput: "not-exposed"`: the SDK hands output over as decoded text
  *   (a JSON string, or its log WebSocket through a `TextDecoder`), so output
  *   events carry the text's UTF-8.
- * - `pty: "not-exposed"`: Daytona has PTY sessions; the port does not reach them.
+ * - `pty: "not-exposed"`: Daytona has PTY sessions, but this adapter has no `openTerminal`: the
+ *   SDK's `createPty` opens a shell session, where the port's terminal runs a given program.
  * - modes: `outputStreams: "combined"`: `executeCommand` merges stdout and
  *   stderr, so every path (streams, interactive and async commands too, which
  *   run in sessions that could keep them apart) merges them where the command

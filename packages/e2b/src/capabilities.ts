@@ -43,7 +43,8 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  *   (its only raw path, `onPty`, runs the command on a terminal, which
  *   rewrites line ends, echoes input and merges stderr). Output events carry
  *   the text's UTF-8, so bytes that are not UTF-8 arrive as U+FFFD.
- * - `pty: "not-exposed"`: E2B has terminals; the port does not reach them.
+ * - `pty` (structural): `openTerminal` runs the program on envd's terminal (the SDK's `pty`),
+ *   `exec`ed from the login shell `pty.create` starts; see `terminal.ts`.
  *
  * PTY, snapshots and fork exist in E2B but have no place in the port
  * (`sandbox-v1`), so this adapter does not reach them (not exposed).

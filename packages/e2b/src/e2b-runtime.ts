@@ -17,6 +17,8 @@ import {
   type SandportError,
   SPECIFICATION_VERSION,
   type StartCommandRequest,
+  type Terminal,
+  type TerminalRequest,
 } from "@sandport/core";
 import { commandLogs, commandStatus, startCommand } from "./async-commands.js";
 import { e2bCapabilities } from "./capabilities.js";
@@ -31,6 +33,7 @@ import { findByLabels, getById } from "./lookup.js";
 import { type E2BRuntimeOptions, resolveOptions } from "./options.js";
 import { portEndpoint } from "./ports.js";
 import { spawn } from "./spawn.js";
+import { openTerminal } from "./terminal.js";
 
 /**
  * The Sandport runtime for E2B sandboxes, through the `e2b` SDK (optional
@@ -86,6 +89,15 @@ export class E2BRuntime implements SandboxRuntime<E2BHandle> {
   /** Starts a command whose stdin stays open; resolves once it runs. See `SandboxProcess`. */
   spawn(handle: E2BHandle, request: ExecRequest, op?: OpOptions): Promise<SandboxProcess> {
     return spawn(this.#context, handle, request, op);
+  }
+
+  /**
+   * Starts a program on a terminal of the sandbox (envd's PTY, through the
+   * SDK's `pty`) and resolves once it runs. See `openTerminal` in `terminal.ts`:
+   * `kill` sends only SIGKILL; an exit by a signal reports no code.
+   */
+  openTerminal(handle: E2BHandle, request: TerminalRequest, op?: OpOptions): Promise<Terminal> {
+    return openTerminal(this.#context, handle, request, op);
   }
 
   /** Where to reach a port of the sandbox: no declaration needed; a private sandbox's endpoint carries its token. */

@@ -32,7 +32,7 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  *   "never", but some plans cap auto-delete anyway.
  * - `binaryOutput: "not-exposed"`: `exec-await` answers output as JSON text;
  *   raw bytes come only through the PTY.
- * - `pty: "not-exposed"`: Freestyle has terminals; the port does not reach them.
+ * - `pty: "not-exposed"`: Freestyle has terminals; this adapter has no `openTerminal`, so it does not reach them.
  * - modes: `outputStreams: "separate"` (stdout and stderr come apart);
  *   `lifetime: "deadline"` (the lifetime is always sent as `ttlSeconds`, which
  *   nothing resets); `isolation: "microvm"` (each VM has its own guest kernel

@@ -11,7 +11,7 @@ import type { LocalIsolation } from "./options.js";
  * - modes: separate stdout/stderr, persistent files, `never-idle` lifetime, isolation as configured.
  * - `detachedLaunch`: `unsupported`: launching is synchronous, there is no "still booting" state.
  * - `binaryOutput`: output events carry the bytes read from the command's pipes, untouched.
- * - `pty`: `not-exposed`: the machine has terminals, this runtime does not allocate them.
+ * - `pty` is structural: `openTerminal` puts a program on a pseudo-terminal inside the sandbox.
  */
 export function localCapabilities(isolation: LocalIsolation): DeclaredCapabilities {
   return Object.freeze({
@@ -20,7 +20,6 @@ export function localCapabilities(isolation: LocalIsolation): DeclaredCapabiliti
     verifiedCleanup: true,
     neverIdle: true,
     binaryOutput: true,
-    pty: "not-exposed",
     modes: Object.freeze({
       outputStreams: "separate",
       filesystem: "persistent",

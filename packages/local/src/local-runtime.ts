@@ -22,12 +22,15 @@ import {
   SPECIFICATION_VERSION,
   type StartCommandRequest,
   splitStartCommandRequest,
+  type Terminal,
+  type TerminalRequest,
   type ValidatedExecRequest,
   validateExecRequest,
   validateFiles,
   validateLabelQuery,
   validateLaunchSpec,
   validatePort,
+  validateTerminalRequest,
 } from "@sandport/core";
 import { EventQueue, runOperation } from "@sandport/core/adapter";
 import { localCapabilities } from "./capabilities.js";
@@ -40,6 +43,7 @@ import { LOCAL_PROVIDER, type LocalRuntimeOptions, type ResolvedLocalOptions, re
 import { COMMAND_MARKER_VARIABLE } from "./processes/command-marker.js";
 import { CommandRuns, toBytes, toLocalError } from "./sandboxes/command-runs.js";
 import { SandboxAccess } from "./sandboxes/sandbox-access.js";
+import { openLocalTerminal } from "./sandboxes/terminal-runs.js";
 import { notFound } from "./store/sandbox-store.js";
 
 /**
@@ -158,6 +162,25 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
     const validated = this.#validateExec(request);
     return this.#operation(op, this.#deadline("spawn", "launchMs"), (signal) =>
       this.#commands.spawn(id, validated, signal, op?.signal),
+    );
+  }
+
+  /**
+   * Starts a program on a pseudo-terminal inside the sandbox (see `Terminal`)
+   * and resolves once it runs. The terminal is allocated by a small Perl
+   * program run as the command, under the same isolation as `exec` (under
+   * bubblewrap, in the command's own devpts); the program is the leader of a
+   * new session on it, so job control, `stty` and SIGWINCH work. Its run
+   * budget is the request's `timeoutMs`, else `runBudgetMs`; `op.timeoutMs`
+   * bounds only the start; aborting `op.signal` at any time kills it, as do
+   * `kill()` and `destroy`. Without Perl where commands run it rejects `UNSUPPORTED`.
+   */
+  async openTerminal(handle: LocalHandle, request: TerminalRequest, op?: OpOptions): Promise<Terminal> {
+    const id = this.#access.checkHandle(handle, "openTerminal");
+    const validated = validateTerminalRequest(request, { root: this.workspaceRoot, provider: LOCAL_PROVIDER });
+    refuseReservedEnv(validated.command.env, [COMMAND_MARKER_VARIABLE], "env", LOCAL_PROVIDER);
+    return this.#operation(op, this.#deadline("openTerminal", "launchMs"), (signal) =>
+      openLocalTerminal(this.#commands, id, validated, signal, op?.signal),
     );
   }
 

@@ -38,7 +38,7 @@ export interface CapabilityBasis {
  *   emulator runs plain processes, so nothing here proves it.
  * - `warmLease: "unknown"`: an idle sandbox can be found by labels and
  *   reused, but its `maxDuration` may stop it in between.
- * - `pty: "not-exposed"`: agentd has terminals; the port does not reach them.
+ * - `pty: "not-exposed"`: agentd has terminals; this adapter has no `openTerminal`, so it does not reach them.
  *
  * The local backend runs the same adapter code, unit-tested with a fake SDK,
  * but no microVM can boot on the machines that test it: every cell that

@@ -4,6 +4,7 @@ import { type ExecRequest, type ExecResult, exitStatus, type SandboxHandle, type
 import { loadAgentsSdk } from "./internal/sdk.js";
 import { type CommandEnding, type CommandOutput, formatReport, truncateToTokens } from "./output.js";
 import { RunningCommand } from "./running-command.js";
+import { terminalProcess } from "./terminal-process.js";
 
 /** A command's result for the framework, and how it ended (which the report text words). */
 export interface CommandReport {
@@ -15,7 +16,7 @@ export interface CommandReport {
 const DEFAULT_EXEC_YIELD_MS = 10_000;
 /** How long `write_stdin` waits for output, when the model gives no `yield_time_ms`. */
 const DEFAULT_WRITE_STDIN_YIELD_MS = 250;
-/** Ctrl-C: `write_stdin` turns it into a kill, there being no terminal to deliver it to. */
+/** Ctrl-C: `write_stdin` turns it into a kill, there being no terminal to deliver it to (except for `tty` commands). */
 const INTERRUPT = "\u0003";
 
 /**
@@ -30,6 +31,8 @@ export class SandboxCommands<H extends SandboxHandle> {
   readonly #handle: H;
   readonly #environment: () => Record<string, string>;
   readonly #running = new Map<number, RunningCommand>();
+  /** Commands on a terminal, to which Ctrl-C is typed rather than turned into a kill. */
+  readonly #onTerminal = new WeakSet<RunningCommand>();
   #nextSessionId = 1;
 
   constructor(runtime: SandboxRuntime<H>, handle: H, environment: () => Record<string, string>) {
@@ -44,8 +47,9 @@ export class SandboxCommands<H extends SandboxHandle> {
   }
 
   /**
-   * Runs `args.cmd`. A PTY (`tty: true`) and another user (`runAs`) are
-   * refused with the framework's unsupported-feature error before anything starts.
+   * Runs `args.cmd`. With `tty: true` it runs on a terminal (`openTerminal`),
+   * where the runtime has one; otherwise `tty`, and another user (`runAs`),
+   * are refused with the framework's unsupported-feature error before anything starts.
    */
   async run(args: ExecCommandArgs): Promise<CommandReport> {
     const sdk = await loadAgentsSdk();
@@ -54,10 +58,29 @@ export class SandboxCommands<H extends SandboxHandle> {
         provider: this.#runtime.provider,
         feature,
       });
-    if (args.tty) throw refuse("tty", "allocate a terminal (the port exposes no PTY): run the command without tty");
+    const openTerminal = this.#runtime.openTerminal?.bind(this.#runtime);
+    if (args.tty && !openTerminal) {
+      throw refuse(
+        "tty",
+        `allocate a terminal (${this.#runtime.provider} has no openTerminal): run the command without tty`,
+      );
+    }
     if (args.runAs !== undefined) throw refuse("runAs", "run a command as another user");
     const started = Date.now();
     const request = this.#request(args);
+    if (args.tty && openTerminal) {
+      const { argv, cwd, env } = request as { argv: string[]; cwd?: string; env?: Record<string, string> };
+      const terminal = await openTerminal(this.#handle, {
+        argv,
+        ...(cwd === undefined ? {} : { cwd }),
+        env: env ?? {},
+      });
+      const command = new RunningCommand(terminalProcess(terminal));
+      this.#onTerminal.add(command);
+      await command.settle(args.yieldTimeMs ?? DEFAULT_EXEC_YIELD_MS);
+      const ending = this.#ending(command);
+      return { result: report(command.take(), ending, started, args.maxOutputTokens), ending };
+    }
     if (!this.interactive) {
       const result = await this.#runtime.exec(this.#handle, request);
       const ending: CommandEnding = { running: false, result };
@@ -72,7 +95,10 @@ export class SandboxCommands<H extends SandboxHandle> {
     return { result: report(command.take(), ending, started, args.maxOutputTokens), ending };
   }
 
-  /** Writes `chars` to a running command (Ctrl-C kills it), waits, and reports what it printed. */
+  /**
+   * Writes `chars` to a running command (Ctrl-C kills it, or on a terminal is
+   * typed, interrupting the foreground job), waits, and reports what it printed.
+   */
   async writeStdin(args: WriteStdinArgs): Promise<string> {
     const started = Date.now();
     const command = this.#running.get(args.sessionId);
@@ -85,8 +111,9 @@ export class SandboxCommands<H extends SandboxHandle> {
       });
     }
     const chars = args.chars ?? "";
-    if (chars.includes(INTERRUPT)) await command.process.kill();
-    const text = chars.split(INTERRUPT).join("");
+    const onTerminal = this.#onTerminal.has(command);
+    if (!onTerminal && chars.includes(INTERRUPT)) await command.process.kill();
+    const text = onTerminal ? chars : chars.split(INTERRUPT).join("");
     if (text.length > 0 && command.result === undefined) await command.process.write(text);
     await command.settle(args.yieldTimeMs ?? DEFAULT_WRITE_STDIN_YIELD_MS);
     const ending = this.#ending(command, args.sessionId);

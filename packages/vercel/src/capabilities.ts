@@ -18,7 +18,7 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  * - `binaryOutput: "unsupported"`: Vercel's command log carries output as JSON
  *   strings, so output events carry the text's UTF-8.
  * - `pty: "not-exposed"`: Vercel opens interactive shells over a WebSocket
- *   (`openInteractive`); the port has no PTY.
+ *   (`openInteractive`); this adapter has no `openTerminal`.
  * - modes: `outputStreams: "separate"` (each log line says its stream);
  *   `lifetime: "deadline"` (the session timeout is always sent);
  *   `isolation: "microvm"` (Vercel runs each sandbox in a Firecracker

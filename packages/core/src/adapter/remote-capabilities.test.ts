@@ -5,12 +5,11 @@ import { remoteCapabilities } from "./remote-capabilities.js";
 
 const modes = { outputStreams: "separate", filesystem: "unknown", lifetime: "deadline", isolation: "microvm" } as const;
 
-test("fills warmLease, verifiedCleanup and pty, and keeps the adapter's own cells", () => {
+test("fills warmLease and verifiedCleanup, and keeps the adapter's own cells", () => {
   const declared = remoteCapabilities({ lifecycle: "unsupported", neverIdle: "unknown", binaryOutput: true, modes });
   assert.deepEqual(declared, {
     warmLease: "unknown",
     verifiedCleanup: true,
-    pty: "not-exposed",
     lifecycle: "unsupported",
     neverIdle: "unknown",
     binaryOutput: true,

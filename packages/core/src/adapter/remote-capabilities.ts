@@ -4,7 +4,6 @@ import type { DeclaredCapabilities } from "../capabilities/declared-capabilities
 const REMOTE_CELLS = {
   warmLease: "unknown",
   verifiedCleanup: true,
-  pty: "not-exposed",
 } as const satisfies Partial<DeclaredCapabilities>;
 
 /** What a remote adapter declares of its own: every cell but the ones {@link remoteCapabilities} fills in. */
@@ -20,8 +19,9 @@ export type RemoteDeclaration = Omit<DeclaredCapabilities, keyof typeof REMOTE_C
  * - `verifiedCleanup: true`: `destroy` is `destroyVerified`, which resolves
  *   only once the provider reports the sandbox gone, and rejects
  *   `DESTROY_UNVERIFIED` otherwise.
- * - `pty: "not-exposed"`: the port has no PTY, whatever terminals the
- *   provider offers.
+ *
+ * `pty` is structural (`openTerminal`): an adapter without it is `not-exposed`
+ * unless it declares `absent: { pty: "unsupported" }`.
  */
 export function remoteCapabilities(own: RemoteDeclaration): DeclaredCapabilities {
   return Object.freeze({

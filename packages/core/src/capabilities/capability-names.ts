@@ -10,6 +10,7 @@
  * - `fileOps` ⇐ `listDir`, `stat`, `mkdir` and `remove`
  * - `interactive` ⇐ `spawn` (a running command's stdin is writable)
  * - `ports` ⇐ `portEndpoint` (a port a sandboxed server listens on is reachable from outside)
+ * - `pty` ⇐ `openTerminal` (a program can run on a pseudo-terminal inside the sandbox)
  * - `lifecycle` ⇐ `stop` and `start` (also declared, since presence alone cannot prove they work)
  */
 export const STRUCTURAL_CAPABILITIES = [
@@ -21,6 +22,7 @@ export const STRUCTURAL_CAPABILITIES = [
   "fileOps",
   "interactive",
   "ports",
+  "pty",
 ] as const;
 
 /** A capability that method presence decides. */
@@ -34,8 +36,6 @@ export type StructuralCapability = (typeof STRUCTURAL_CAPABILITIES)[number];
  * - `verifiedCleanup`: `destroy` proves the sandbox is gone, not merely asks.
  * - `neverIdle`: a sandbox is not reclaimed for idleness while it exists.
  * - `binaryOutput`: output events carry the exact bytes a command wrote (`ExecOutputEvent.bytes`).
- * - `pty`: commands can run on a terminal. Not part of this port yet: a provider
- *   that has terminals declares `not-exposed`, one without `unsupported`.
  */
 export const DECLARED_CAPABILITIES = [
   "warmLease",
@@ -43,7 +43,6 @@ export const DECLARED_CAPABILITIES = [
   "verifiedCleanup",
   "neverIdle",
   "binaryOutput",
-  "pty",
 ] as const;
 
 /** A yes/no capability the adapter declares. */

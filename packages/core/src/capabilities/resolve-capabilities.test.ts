@@ -15,9 +15,8 @@ const declared: DeclaredCapabilities = {
   verifiedCleanup: "unknown",
   neverIdle: "not-exposed",
   binaryOutput: "unknown",
-  pty: "unsupported",
   modes: { outputStreams: "unknown", filesystem: "ephemeral", lifetime: "unsupported", isolation: "unknown" },
-  absent: { detachedLaunch: "unsupported" },
+  absent: { detachedLaunch: "unsupported", pty: "unsupported" },
 };
 
 function runtimeWith(capabilities: DeclaredCapabilities): SandboxRuntime {

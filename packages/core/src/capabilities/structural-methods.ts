@@ -29,6 +29,7 @@ export const STRUCTURAL_REQUIREMENTS: Readonly<Record<StructuralCapability, read
   fileOps: ["listDir", "stat", "mkdir", "remove"],
   interactive: ["spawn"],
   ports: ["portEndpoint"],
+  pty: ["openTerminal"],
 };
 
 /** True when `runtime` has a callable member named `method`. */

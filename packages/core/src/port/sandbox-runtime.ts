@@ -12,6 +12,7 @@ import type { OpOptions } from "./op-options.js";
 import type { PortEndpoint } from "./port-endpoint.js";
 import type { SandboxHandle } from "./sandbox-handle.js";
 import type { SandboxProcess } from "./sandbox-process.js";
+import type { Terminal, TerminalRequest } from "./terminal.js";
 
 /** The version of the port this file describes. A later port lives beside it under a new literal. */
 export const SPECIFICATION_VERSION = "sandbox-v1";
@@ -105,4 +106,14 @@ export interface SandboxRuntime<H extends SandboxHandle = SandboxHandle> {
    * declared at launch (`LaunchSpec.ports`) that was not.
    */
   portEndpoint?(handle: H, port: number, op?: OpOptions): Promise<PortEndpoint>;
+  /**
+   * Start a program on a pseudo-terminal inside the sandbox, and resolve once
+   * it runs: see `Terminal`. The request is validated like an exec request
+   * (plus `cols` and `rows`), refusing with `INVALID_REQUEST` before any
+   * provider call. Its `timeoutMs` (else the runtime's run budget) bounds the
+   * program's life: past it the program is killed and the exit says
+   * `timedOut`. `op.timeoutMs` bounds only the start; aborting `op.signal`,
+   * before or after the start, kills it; so does `destroy`.
+   */
+  openTerminal?(handle: H, request: TerminalRequest, op?: OpOptions): Promise<Terminal>;
 }

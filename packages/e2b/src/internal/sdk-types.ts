@@ -104,6 +104,25 @@ export interface E2BRunOptions extends E2BRequestOptions {
   readonly onStderr?: (data: string) => void | Promise<void>;
 }
 
+/** Options of `pty.create` as this adapter calls it. */
+export interface E2BPtyCreateOptions extends E2BRequestOptions {
+  readonly cols: number;
+  readonly rows: number;
+  readonly cwd?: string;
+  readonly envs?: Record<string, string>;
+  /** Lifetime of the terminal's process in ms (its Start stream's deadline). */
+  readonly timeoutMs: number;
+  readonly onData: (data: Uint8Array) => void | Promise<void>;
+}
+
+/** `sandbox.pty`: a terminal running `/bin/bash -i -l`, typed into, resized and killed by pid. */
+export interface E2BPty {
+  create(options: E2BPtyCreateOptions): Promise<E2BCommandHandle>;
+  sendInput(pid: number, data: Uint8Array, options?: E2BRequestOptions): Promise<void>;
+  resize(pid: number, size: { cols: number; rows: number }, options?: E2BRequestOptions): Promise<void>;
+  kill(pid: number, options?: E2BRequestOptions): Promise<boolean>;
+}
+
 /** What a finished command reports. */
 export interface E2BCommandResult {
   readonly exitCode: number;
@@ -181,6 +200,8 @@ export interface E2BFilesystem {
 export interface E2BSandbox {
   readonly sandboxId: string;
   readonly commands: E2BCommands;
+  /** Terminals (`sandbox.pty`): `/bin/bash -i -l` on a pseudo-terminal. */
+  readonly pty: E2BPty;
   readonly files: E2BFilesystem;
   /**
    * Set (from the create or connect answer) when the sandbox is private: every

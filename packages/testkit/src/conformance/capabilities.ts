@@ -28,6 +28,7 @@ const OWN_METHODS: Readonly<Record<StructuralCapability, readonly string[]>> = {
   fileOps: ["listDir", "stat", "mkdir", "remove"],
   interactive: ["spawn"],
   ports: ["portEndpoint"],
+  pty: ["openTerminal"],
 };
 /** Optional members beyond {@link OWN_METHODS}: `stop`/`start`, which the declared `lifecycle` covers. */
 const OPTIONAL_METHODS = [...Object.values(OWN_METHODS).flat(), "stop", "start"];
@@ -45,6 +46,7 @@ const EXERCISED_BY: Readonly<Partial<Record<CapabilityName, readonly string[]>>>
   fileOps: ["fileops."],
   interactive: ["interactive."],
   ports: ["ports.http"],
+  pty: ["terminal."],
   binaryOutput: ["exec.binary-output", "interactive.binary-output"],
   lifecycle: ["lifecycle.stop-start"],
   verifiedCleanup: ["lifecycle.destroy", "lifecycle.destroy-running"],

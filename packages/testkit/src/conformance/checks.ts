@@ -119,6 +119,21 @@ export const CONFORMANCE_CHECKS = {
     "startCommand: a non-zero exit right after 64 KiB of output → that exit code, every byte, both flags false",
   "interactive.kill-result":
     "kill() and an abort after the start each end a spawned command with exitCode null, timedOut and truncated false",
+  "terminal.echo":
+    "openTerminal: typed bytes come back echoed by the terminal and printed by cat; Ctrl-D ends it, exit 0",
+  "terminal.resize": "resize is seen by stty size inside and delivers SIGWINCH to the foreground job",
+  "terminal.ctrl-c":
+    "Ctrl-C (\\x03) interrupts an interactive shell's foreground sleep, which the shell reports as 130",
+  "terminal.exit-code": "a terminal's program's exit code ends its events, after all its output, signal null",
+  "terminal.full-screen":
+    "a full-screen program's escape sequences (clear, cursor moves, alternate screen) arrive byte for byte",
+  "terminal.timeout": "a terminal that outlives its timeoutMs is killed: exited with timedOut true, exitCode null",
+  "terminal.kill":
+    "kill('SIGTERM') reaches the program (exited says SIGTERM, exitCode null); kill() after the end is fine; SIGSTOP is refused",
+  "terminal.abort":
+    "aborting op.signal after openTerminal resolved kills the program promptly: exitCode null, no flags",
+  "terminal.invalid-requests":
+    "bad cols/rows, env names, stdin, or argv with shell are INVALID_REQUEST; so is a bad resize",
   "ports.http": "a server started in the sandbox serves a file through portEndpoint (its headers included)",
   "port.op-options":
     "a malformed signal or timeoutMs in the per-call options is INVALID_REQUEST from every method, before any request",

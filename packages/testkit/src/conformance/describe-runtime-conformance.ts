@@ -16,12 +16,13 @@ import { declarePortRuleChecks } from "./port-rules.js";
 import { declarePortChecks } from "./ports.js";
 import { declareStreamingChecks } from "./streaming.js";
 import { ConformanceSuite } from "./suite.js";
+import { declareTerminalChecks } from "./terminal.js";
 import { declareValidationChecks } from "./validation.js";
 
 /**
  * Declares the shared conformance suite for one runtime as `node:test` tests:
  * a `describe(options.name)` holding one `describe` per concern (files, exec,
- * lifecycle, async, streaming, fileops, capabilities), each check titled
+ * lifecycle, async, streaming, fileops, interactive, terminal, ports, capabilities), each check titled
  * `<id>: <what it asserts>` (ids in `CONFORMANCE_CHECKS`).
  *
  * - Each concern launches one sandbox in `before` that its checks share, and
@@ -55,7 +56,7 @@ export function describeRuntimeConformance<H extends SandboxHandle>(options: Run
       for (const line of suite.deviations) process.stderr.write(`${line}\n`);
     });
     const caps = suite.capabilities;
-    const missing = (name: "asyncExec" | "streaming" | "fileOps" | "interactive" | "ports", methods: string) =>
+    const missing = (name: "asyncExec" | "streaming" | "fileOps" | "interactive" | "ports" | "pty", methods: string) =>
       caps[name] === true ? undefined : `${name} is ${caps[name]}: the runtime has no ${methods}`;
 
     suite.group("files", {}, (group) => {
@@ -87,6 +88,7 @@ export function describeRuntimeConformance<H extends SandboxHandle>(options: Run
       declareInteractiveChecks(group);
       declareCommandOutcomeChecks(group, "interactive");
     });
+    suite.group("terminal", { unavailable: missing("pty", "openTerminal") }, declareTerminalChecks);
     suite.group("ports", { unavailable: missing("ports", "portEndpoint"), launch: false }, declarePortChecks);
     if (options.additionalTests) describe("additional", () => options.additionalTests?.(suite));
     suite.group("capabilities", { launch: false }, declareCapabilityChecks);

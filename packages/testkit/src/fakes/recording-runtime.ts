@@ -49,8 +49,9 @@ export const recordingCapabilities: DeclaredCapabilities = {
   neverIdle: true,
   // Its output events carry the UTF-8 encoding of their text, not raw bytes.
   binaryOutput: "unsupported",
-  pty: "unsupported",
   modes: { outputStreams: "separate", filesystem: "ephemeral", lifetime: "never-idle", isolation: "none" },
+  // Its commands are a tiny language, not programs: there is nothing to put on a terminal.
+  absent: { pty: "unsupported" },
 };
 
 /**

@@ -78,7 +78,8 @@ describe("sandport capabilities", () => {
     assert.deepEqual(e2b.capabilities.reattach, { value: true, mark: "structural", source: "structural" });
     assert.deepEqual(e2b.capabilities.verifiedCleanup, { value: true, mark: "declared", source: "declared" });
     assert.deepEqual(e2b.capabilities.warmLease, { value: "unknown", mark: "absent", source: "declared" });
-    assert.deepEqual(e2b.capabilities.pty, { value: "not-exposed", mark: "absent", source: "declared" });
+    assert.deepEqual(e2b.capabilities.pty, { value: true, mark: "structural", source: "structural" });
+    assert.deepEqual(local.capabilities.pty, { value: true, mark: "structural", source: "structural" });
     assert.deepEqual(e2b.capabilities.detachedLaunch, { value: "unsupported", mark: "absent", source: "structural" });
     assert.equal(local.capabilities.isolation?.value, "namespaces");
   });

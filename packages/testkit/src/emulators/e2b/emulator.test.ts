@@ -325,6 +325,72 @@ describe("E2B emulator with the real e2b SDK", () => {
     await sandbox.kill();
   });
 
+  it("pty: create runs bash on a real terminal; sendInput types, resize is seen by stty, Ctrl-C interrupts, kill ends it", async () => {
+    const sandbox = await create();
+    let screen = "";
+    let changed: () => void = () => {};
+    const decoder = new TextDecoder();
+    const terminal = await sandbox.pty.create({
+      cols: 80,
+      rows: 24,
+      onData: (bytes) => {
+        screen += decoder.decode(bytes, { stream: true });
+        changed();
+      },
+      timeoutMs: 60_000,
+    });
+    /** Waits for the terminal to show `pattern` after `from`: each chunk of output wakes it. */
+    const shown = async (pattern: RegExp, from = 0) => {
+      let timer: NodeJS.Timeout | undefined;
+      const tooLate = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no ${pattern} on the terminal: ${JSON.stringify(screen)}`)), 10_000);
+      });
+      try {
+        while (!pattern.test(screen.slice(from))) {
+          await Promise.race([new Promise<void>((resolve) => (changed = resolve)), tooLate]);
+        }
+      } finally {
+        clearTimeout(timer);
+      }
+    };
+    const type = (text: string) => sandbox.pty.sendInput(terminal.pid, new TextEncoder().encode(text));
+    await type("stty size; echo $TERM; test -t 0 && printf 'tt%s\\n' y\n");
+    await shown(/24 80\r\nxterm-256color\r\ntty\r\n/);
+    let mark = screen.length;
+    await sandbox.pty.resize(terminal.pid, { cols: 100, rows: 30 });
+    await type("stty size\n");
+    await shown(/30 100\r\n/, mark);
+    await type("sh -c 'printf \"rea%s\\n\" dy; exec sleep 30'\n");
+    await shown(/ready/);
+    mark = screen.length;
+    await type("\u0003");
+    await shown(/\^C/, mark);
+    await type("echo status=$?\n");
+    await shown(/status=130/, mark);
+    assert.deepEqual(
+      (await sandbox.commands.list()).map((process) => [process.pid, process.cmd, process.args]),
+      [[terminal.pid, "/bin/bash", ["-i", "-l"]]],
+    );
+    assert.equal(await sandbox.pty.kill(terminal.pid), true);
+    const killed = await terminal.wait().then(
+      () => assert.fail("a killed terminal must throw"),
+      (error: unknown) => error,
+    );
+    assert.ok(killed instanceof e2b.CommandExitError);
+    assert.equal(killed.exitCode, -1);
+    await assert.rejects(sandbox.pty.sendInput(terminal.pid, new Uint8Array([65])), e2b.NotFoundError);
+    await sandbox.kill();
+  });
+
+  it("pty: a process started without one refuses terminal input and resizes", async () => {
+    const sandbox = await create();
+    const sleeper = await sandbox.commands.run("sleep 30", { background: true, timeoutMs: 60_000 });
+    await assert.rejects(sandbox.pty.sendInput(sleeper.pid, new Uint8Array([65])), e2b.SandboxError);
+    await assert.rejects(sandbox.pty.resize(sleeper.pid, { cols: 10, rows: 10 }), e2b.SandboxError);
+    await sandbox.commands.kill(sleeper.pid);
+    await sandbox.kill();
+  });
+
   it("pause, then connect resumes with files kept; setTimeout and getInfo report lifetimes", async () => {
     const sandbox = await create({ metadata: { run: "pause" } });
     await sandbox.files.write("kept.txt", "kept");

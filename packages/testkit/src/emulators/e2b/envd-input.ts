@@ -2,7 +2,8 @@
  * envd `process.Process` input over Connect JSON: SendInput (one chunk),
  * StreamInput (a client stream: a `start` naming the process, then `data`
  * chunks and keepalives) and CloseStdin, all feeding the stdin of a process
- * started with `stdin: true` (see `ProcessStdin`). PTY input is not emulated.
+ * started with `stdin: true` (see `ProcessStdin`), or typing into the terminal
+ * of one started with `pty` (`input.pty`).
  *
  * The harness reads a request body whole before it routes it, so StreamInput's
  * chunks reach the process once the client has finished its stream, in order.
@@ -66,7 +67,15 @@ function stdinOf(process: EmulatedProcess) {
 /** Writes one `ProcessInput` (`{ stdin: <base64> }`) to the process's stdin. */
 async function writeInput(process: EmulatedProcess, input: unknown): Promise<void> {
   const value = (input ?? {}) as Record<string, unknown>;
-  if (value.pty !== undefined) throw new RpcError("unimplemented", "PTYs are not emulated");
+  if (value.pty !== undefined) {
+    if (typeof value.pty !== "string") throw new RpcError("invalid_argument", "input.pty (base64) must be bytes");
+    try {
+      await process.writePty(Buffer.from(value.pty, "base64"));
+    } catch (error) {
+      throw toRpcError(error);
+    }
+    return;
+  }
   if (typeof value.stdin !== "string") throw new RpcError("invalid_argument", "input.stdin (base64) is required");
   const stdin = stdinOf(process);
   try {

@@ -1,12 +1,14 @@
 /**
  * envd `process.Process` over Connect JSON: Start and Connect (server
  * streams of start / data / end events), List and SendSignal; the input
- * procedures are in `envd-input.ts`. PTYs (Update, `pty` on Start) are not emulated.
+ * procedures are in `envd-input.ts`. A Start with `pty` runs its process on a
+ * real terminal (the backend's `openTerminal`), whose bytes come as `data.pty`;
+ * Update resizes it.
  *
  * @module
  */
 
-import { MAX_OUTPUT_BYTES } from "@sandport/core";
+import { MAX_OUTPUT_BYTES, MAX_TERMINAL_CELLS, type TerminalSize } from "@sandport/core";
 import { type RpcContext, RpcError, type RpcStream, rpcRoute } from "../harness/connect-rpc.js";
 import type { EmulatorServer } from "../harness/http-server.js";
 import type { E2BContext } from "./context.js";
@@ -48,6 +50,17 @@ export function registerEnvdProcess(server: Pick<EmulatorServer, "route">, conte
     })),
   }));
 
+  unary("Update", async (request, sandbox) => {
+    const process = selectProcess(sandbox, request.process);
+    if (request.pty === undefined || request.pty === null) return {};
+    try {
+      await process.resize(readPtySize(request.pty));
+    } catch (error) {
+      throw toRpcError(error);
+    }
+    return {};
+  });
+
   unary("SendSignal", async (request, sandbox) => {
     const process = selectProcess(sandbox, request.process);
     const signal = request.signal;
@@ -66,6 +79,17 @@ function configJson(config: ProcessConfig) {
     envs: { ...config.envs },
     ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
   };
+}
+
+/** `PTY { Size size { uint32 cols; uint32 rows } }`: a size a terminal can have. */
+function readPtySize(value: unknown): TerminalSize {
+  const size = ((value ?? {}) as Record<string, unknown>).size as Record<string, unknown> | undefined;
+  const cols = Number(size?.cols);
+  const rows = Number(size?.rows);
+  const valid = (cells: number) => Number.isInteger(cells) && cells >= 1 && cells <= MAX_TERMINAL_CELLS;
+  if (!valid(cols) || !valid(rows))
+    throw new RpcError("invalid_argument", "pty.size needs cols and rows from 1 to 65535");
+  return { cols, rows };
 }
 
 function readConfig(value: unknown): ProcessConfig {
@@ -144,7 +168,7 @@ async function start(
   rpc: RpcContext,
 ): Promise<void> {
   const sandbox = sandboxOf(rpc.exchange);
-  if (request.pty !== undefined && request.pty !== null) throw new RpcError("unimplemented", "PTYs are not emulated");
+  const pty = request.pty === undefined || request.pty === null ? undefined : readPtySize(request.pty);
   const config = readConfig(request.process);
   let cwd: string | undefined;
   try {
@@ -175,7 +199,8 @@ async function start(
         timeoutMs: UNBOUNDED_MS,
         maxOutputBytes: MAX_OUTPUT_BYTES,
       },
-      stdin: request.stdin === true,
+      stdin: request.stdin === true && pty === undefined,
+      ...(pty === undefined ? {} : { pty }),
       ...(typeof request.tag === "string" ? { tag: request.tag } : {}),
       listener,
     });

@@ -1,6 +1,16 @@
-import type { ArgvExecRequest, ExecEvent, ExecResult, SandboxHandle, SandboxRuntime } from "@sandport/core";
+import type {
+  ArgvExecRequest,
+  ExecEvent,
+  ExecResult,
+  SandboxHandle,
+  SandboxRuntime,
+  Terminal,
+  TerminalExitedEvent,
+  TerminalSize,
+} from "@sandport/core";
 import { backendEvents } from "../harness/backend-events.js";
 import { CommandTable, type StartSignal, startSignal } from "../harness/command-table.js";
+import { RpcError } from "../harness/connect-rpc.js";
 import { messageOf } from "./errors.js";
 import { type ProcessStdin, SpawnedStdin } from "./process-stdin.js";
 import { StdinPump } from "./stdin-pump.js";
@@ -24,7 +34,7 @@ export interface EndEvent {
 /** envd's `ProcessEvent`, in proto3 JSON (output bytes in base64). */
 export type ProcessEvent =
   | { readonly start: { readonly pid: number } }
-  | { readonly data: { readonly stdout?: string; readonly stderr?: string } }
+  | { readonly data: { readonly stdout?: string; readonly stderr?: string; readonly pty?: string } }
   | { readonly end: EndEvent };
 
 export type ProcessListener = (event: ProcessEvent) => void;
@@ -38,6 +48,8 @@ export interface StartProcessOptions {
   /** What to run on the backend (paths mapped, environment merged, generous limits). */
   readonly request: ArgvExecRequest;
   readonly stdin: boolean;
+  /** Start it on a terminal of this size (`StartRequest.pty`): the backend's `openTerminal`. */
+  readonly pty?: TerminalSize;
   readonly tag?: string;
   /** First subscriber, attached before any event is emitted (the Start stream). */
   readonly listener: ProcessListener;
@@ -59,6 +71,7 @@ export class EmulatedProcess {
 
   readonly #listeners = new Set<ProcessListener>();
   readonly #abort = new AbortController();
+  #terminal: Terminal | undefined;
   #end: EndEvent | undefined;
   #killed = false;
 
@@ -89,6 +102,28 @@ export class EmulatedProcess {
     return () => this.#listeners.delete(listener);
   }
 
+  /** True when it was started on a terminal (`StartRequest.pty`). */
+  get pty(): boolean {
+    return this.#terminal !== undefined;
+  }
+
+  /** Types into its terminal (`ProcessInput.pty`); `failed_precondition` when it has none. */
+  async writePty(bytes: Uint8Array): Promise<void> {
+    await this.#requireTerminal().write(bytes);
+  }
+
+  /** Resizes its terminal (`UpdateRequest.pty.size`); `failed_precondition` when it has none. */
+  async resize(size: TerminalSize): Promise<void> {
+    await this.#requireTerminal().resize(size.cols, size.rows);
+  }
+
+  #requireTerminal(): Terminal {
+    if (this.#terminal === undefined || this.#end !== undefined) {
+      throw new RpcError("failed_precondition", `process ${this.pid} has no terminal`);
+    }
+    return this.#terminal;
+  }
+
   /** Kill the process tree (SIGTERM and SIGKILL alike: the port kills by aborting). */
   kill(): void {
     if (this.#end !== undefined) return;
@@ -101,6 +136,7 @@ export class EmulatedProcess {
   }
 
   async #run(options: StartProcessOptions, start: StartSignal): Promise<EndEvent> {
+    if (options.pty) return this.#runTerminal(options, options.pty, start);
     let sawStart = false;
     const markStarted = () => {
       if (sawStart) return;
@@ -141,6 +177,42 @@ export class EmulatedProcess {
     return end;
   }
 
+  /** A process on a terminal: the backend's `openTerminal`, its bytes sent as `data.pty`. */
+  async #runTerminal(options: StartProcessOptions, size: TerminalSize, start: StartSignal): Promise<EndEvent> {
+    const { backend } = options;
+    let end: EndEvent;
+    try {
+      if (!backend.openTerminal) throw new RpcError("unimplemented", "this emulator's backend has no terminals");
+      const { argv, cwd, env, timeoutMs } = options.request;
+      this.#terminal = await backend.openTerminal(
+        options.handle,
+        { argv, ...(cwd === undefined ? {} : { cwd }), ...(env === undefined ? {} : { env }), timeoutMs, ...size },
+        { signal: this.#abort.signal },
+      );
+    } catch (error) {
+      start.reject(error);
+      this.#end = { exitCode: -1, exited: false, status: "error", error: messageOf(error) };
+      this.#listeners.clear();
+      return this.#end;
+    }
+    this.#emit({ start: { pid: this.pid } });
+    start.resolve();
+    try {
+      let exited: TerminalExitedEvent | undefined;
+      for await (const event of this.#terminal.events) {
+        if (event.type === "exited") exited = event;
+        else this.#emit({ data: { pty: Buffer.from(event.bytes).toString("base64") } });
+      }
+      end = endOfTerminal(exited, this.#killed);
+    } catch (error) {
+      end = this.#killed ? KILLED : { exitCode: -1, exited: false, status: "error", error: messageOf(error) };
+    }
+    this.#end = end;
+    this.#emit({ end });
+    this.#listeners.clear();
+    return end;
+  }
+
   #events(options: StartProcessOptions): AsyncIterable<ExecEvent> {
     const { backend } = options;
     if (this.stdin instanceof SpawnedStdin && backend.spawn) {
@@ -155,6 +227,28 @@ function endFromResult(result: ExecResult | undefined, killed: boolean): EndEven
   if (result === undefined || result.exitCode === null) return KILLED;
   if (killed && result.exitCode !== 0) return KILLED;
   return { exitCode: result.exitCode, exited: true, status: `exit status ${result.exitCode}` };
+}
+
+/** Go's names for the signals a terminal's program may die of (`ProcessState.String()`: `signal: interrupt`). */
+const GO_SIGNAL_NAMES: Readonly<Record<string, string>> = {
+  SIGHUP: "hangup",
+  SIGINT: "interrupt",
+  SIGQUIT: "quit",
+  SIGKILL: "killed",
+  SIGUSR1: "user defined signal 1",
+  SIGUSR2: "user defined signal 2",
+  SIGTERM: "terminated",
+};
+
+function endOfTerminal(exited: TerminalExitedEvent | undefined, killed: boolean): EndEvent {
+  if (exited === undefined || killed) return KILLED;
+  if (exited.exitCode !== null) {
+    return { exitCode: exited.exitCode, exited: true, status: `exit status ${exited.exitCode}` };
+  }
+  if (exited.signal !== null) {
+    return { exitCode: -1, exited: false, status: `signal: ${GO_SIGNAL_NAMES[exited.signal] ?? exited.signal}` };
+  }
+  return KILLED;
 }
 
 /** The processes of one sandbox. */
