@@ -1,4 +1,4 @@
-import { createErrorMapper, type ErrorClass } from "@sandport/core/adapter";
+import { createErrorMapper, type ErrorClass, errorName } from "@sandport/core/adapter";
 import { PROVIDER } from "./handle.js";
 
 /**
@@ -21,8 +21,7 @@ const AGENTCORE_ERRORS: Readonly<Record<string, ErrorClass>> = {
   ServiceQuotaExceededException: { code: "RATE_LIMITED", retryable: true, sent: true, outcomeUnknown: false },
   ThrottlingException: { code: "RATE_LIMITED", retryable: true, sent: true, outcomeUnknown: false },
   InternalServerException: { code: "PROVIDER_UNAVAILABLE", retryable: true, sent: true, outcomeUnknown: true },
-  // The node HTTP handler's request timeout, and an abort of the call's signal.
-  TimeoutError: { code: "DEADLINE_EXCEEDED", retryable: true },
+  // An abort of the call's signal (at its deadline or the caller's abort).
   AbortError: { code: "DEADLINE_EXCEEDED", retryable: true },
   CredentialsProviderError: { code: "AUTH" },
 };
@@ -32,6 +31,13 @@ export const mapAgentCoreError = createErrorMapper({
   provider: PROVIDER,
   byName: AGENTCORE_ERRORS,
   classify: (error) => {
+    // The node HTTP handler names a reset or broken connection `TimeoutError` too: it may have run.
+    if (errorName(error) === "TimeoutError") {
+      const code = (error as { code?: unknown }).code;
+      return code === "ECONNRESET" || code === "EPIPE"
+        ? { code: "PROVIDER_UNAVAILABLE", retryable: true, outcomeUnknown: true }
+        : { code: "DEADLINE_EXCEEDED", retryable: true };
+    }
     const status = (error as { $metadata?: { httpStatusCode?: unknown } } | null)?.$metadata?.httpStatusCode;
     if (typeof status !== "number") return undefined;
     if (status === 404) return { code: "NOT_FOUND", retryable: false };
