@@ -1,8 +1,9 @@
 // Every remote provider's descriptor drives a real workload: `sandport run` as a child process
-// against the Freestyle and Modal emulators, reached through --endpoint with the credentials in the
+// against the Freestyle, Modal and AgentCore emulators, reached through --endpoint with the credentials in the
 // variables the descriptors name. (E2B is covered command by command in the other files.)
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { type AgentCoreEmulator, startAgentCoreEmulator } from "@sandport/testkit/emulators/agentcore";
 import { type FreestyleEmulator, startFreestyleEmulator } from "@sandport/testkit/emulators/freestyle";
 import { type ModalEmulator, startModalEmulator } from "@sandport/testkit/emulators/modal";
 import { runCli } from "../cli.fixture.js";
@@ -63,5 +64,33 @@ describe("sandport run (Modal emulator)", () => {
     assert.equal(stdout, "hi\n");
     assert.equal(stderr, "err\n");
     assert.deepEqual(emulator.liveSandboxes(), [], "the sandbox was torn down");
+  });
+});
+
+describe("sandport run (AgentCore emulator)", () => {
+  let emulator: AgentCoreEmulator;
+  before(async () => {
+    emulator = await startAgentCoreEmulator();
+  });
+  after(() => emulator.stop());
+
+  test("runs the command with the region and key pair from the SANDPORT_AGENTCORE_* variables, and exits with its code", async () => {
+    const args = ["run", "--quiet", "--provider", "agentcore", "--endpoint", emulator.endpoint];
+    const options = ["--option", `workingDirectory=${emulator.workingDirectory}`];
+    const { code, stdout, stderr } = await runCli([...args, ...options, "--env", "GREETING=hi", ...WORKLOAD], {
+      env: {
+        SANDPORT_AGENTCORE_REGION: emulator.region,
+        SANDPORT_AGENTCORE_ACCESS_KEY_ID: "AKIDCLITEST",
+        SANDPORT_AGENTCORE_SECRET_ACCESS_KEY: "cli-test",
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
+      },
+    });
+    assert.equal(code, 5, stderr);
+    assert.equal(stdout, "hi\n");
+    assert.equal(stderr, "err\n");
+    assert.deepEqual(emulator.liveSandboxes(), [], "the session was stopped");
+    assert.ok(
+      emulator.requests.every((request) => /Credential=AKIDCLITEST\//.test(request.headers.authorization ?? "")),
+    );
   });
 });
