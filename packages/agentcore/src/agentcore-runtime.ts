@@ -3,6 +3,7 @@ import {
   type DeclaredCapabilities,
   type ExecRequest,
   type ExecResult,
+  type FileInfo,
   type FileInput,
   type Labels,
   type LaunchSpec,
@@ -14,6 +15,7 @@ import {
 import { agentCoreCapabilities } from "./capabilities.js";
 import { AgentCoreContext } from "./context.js";
 import { exec } from "./exec.js";
+import { listDir, mkdir, remove, stat } from "./file-ops.js";
 import { readFile, writeFiles } from "./files.js";
 import { type AgentCoreHandle, PROVIDER } from "./handle.js";
 import { launch } from "./launch.js";
@@ -93,6 +95,26 @@ export class AgentCoreRuntime implements SandboxRuntime<AgentCoreHandle> {
   /** Every `READY` session of ours carrying all the labels (`{}`: all of ours), across every page of the list. */
   findByLabels(labels: Labels, op?: OpOptions): Promise<AgentCoreHandle[]> {
     return findByLabels(this.#context, labels, op);
+  }
+
+  /** Entries of a directory (one command in the session). */
+  listDir(handle: AgentCoreHandle, path: string, op?: OpOptions): Promise<FileInfo[]> {
+    return listDir(this.#context, handle, path, op);
+  }
+
+  /** One entry's metadata; a symlink as itself. */
+  stat(handle: AgentCoreHandle, path: string, op?: OpOptions): Promise<FileInfo> {
+    return stat(this.#context, handle, path, op);
+  }
+
+  /** Creates a directory and its parents. */
+  mkdir(handle: AgentCoreHandle, path: string, op?: OpOptions): Promise<void> {
+    return mkdir(this.#context, handle, path, op);
+  }
+
+  /** Removes a file or directory tree. */
+  remove(handle: AgentCoreHandle, path: string, op?: OpOptions): Promise<void> {
+    return remove(this.#context, handle, path, op);
   }
 
   /**

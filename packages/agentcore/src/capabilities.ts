@@ -4,7 +4,8 @@ import { remoteCapabilities } from "@sandport/core/adapter";
 /**
  * What `AgentCoreRuntime` declares beyond its methods. Structural
  * capabilities follow from the methods it has: `reattach` and `labelSearch`
- * are there; the absent ones:
+ * and `fileOps` (each operation one command in the session: see
+ * `file-ops.ts`) are there; the absent ones:
  *
  * - `streaming: "not-exposed"`: `executeCommand` answers its whole result in
  *   one event once the command has ended; whether AgentCore ever sends partial
@@ -15,8 +16,6 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  *   and exit code are) is not documented; a canary recording their answers
  *   for a command that prints, exits non-zero and is stopped would let this
  *   adapter reach them.
- * - `fileOps: "not-exposed"`: `listFiles` exists, its result layout is not
- *   documented, and there is no stat or mkdir tool; not reached yet.
  * - `ports: "unsupported"`: a session publishes no ports.
  * - `detachedLaunch: "not-exposed"`: Start answers once the session is ready; there is nothing to detach.
  *
@@ -52,7 +51,6 @@ export const agentCoreCapabilities: DeclaredCapabilities = remoteCapabilities({
     streaming: "not-exposed",
     interactive: "unsupported",
     asyncExec: "not-exposed",
-    fileOps: "not-exposed",
     ports: "unsupported",
     detachedLaunch: "not-exposed",
   },

@@ -29,7 +29,8 @@ export const inWorkspace: WorkspaceRunner<AgentCoreContext, never> = (context, s
  * sent) a batch whose encoded size passes AgentCore's 100 MB payload limit.
  * It is sent once (never repeated by the SDK). `readFile` is one `readFiles`
  * call (repeatable: a read); a result AgentCore marks as an error is
- * `NOT_FOUND` when a check in the session finds no such file.
+ * `NOT_FOUND` when a check in the session finds no such file, and is read
+ * once more when the file is there (made since the first read).
  */
 export const { writeFiles, readFile } = guardedFiles<AgentCoreContext, never>({
   inWorkspace,
@@ -63,18 +64,21 @@ export const { writeFiles, readFile } = guardedFiles<AgentCoreContext, never>({
     if (result.isError) throw toolFailure(sandboxId, "writeFiles", undefined, resultText(result));
   },
   read: async (context, { sandboxId, relative, call }) => {
-    const path = pathOf(context, relative);
-    const result = await invokeTool(
-      context,
-      sandboxId,
-      { name: "readFiles", arguments: { paths: [path] } },
-      call,
-      true,
-    ).catch((error: unknown) => {
-      throw mapAgentCoreError(error, { operation: "readFile", sandboxId, path: relative });
-    });
-    const bytes = result.isError ? undefined : fileBytes(result);
-    if (bytes !== undefined) return bytes;
+    const once = async () => {
+      const result = await invokeTool(
+        context,
+        sandboxId,
+        { name: "readFiles", arguments: { paths: [pathOf(context, relative)] } },
+        call,
+        true,
+      ).catch((error: unknown) => {
+        throw mapAgentCoreError(error, { operation: "readFile", sandboxId, path: relative });
+      });
+      return { result, bytes: result.isError ? undefined : fileBytes(result) };
+    };
+    const first = await once();
+    if (first.bytes !== undefined) return first.bytes;
+    // AgentCore does not say how a read of a missing file answers: ask the session.
     const exists = await inWorkspace(context, `test -f ${quoteShellArg(`./${relative}`)}`, {
       sandboxId,
       instance: undefined as never,
@@ -89,7 +93,10 @@ export const { writeFiles, readFile } = guardedFiles<AgentCoreContext, never>({
         details: { sandboxId, path: relative, operation: "readFile" },
       });
     }
-    throw toolFailure(sandboxId, "readFile", relative, resultText(result));
+    // The file exists now: it may have been made since the read; one more read decides.
+    const second = await once();
+    if (second.bytes !== undefined) return second.bytes;
+    throw toolFailure(sandboxId, "readFile", relative, resultText(second.result));
   },
 });
 
