@@ -12,6 +12,7 @@ import {
   StartCodeInterpreterSessionCommand,
   StopCodeInterpreterSessionCommand,
 } from "@aws-sdk/client-bedrock-agentcore";
+import { waitFor } from "../../assertions/index.js";
 import { SYSTEM_INTERPRETER, startAgentCoreEmulator } from "./index.js";
 
 const emulator = await startAgentCoreEmulator();
@@ -103,4 +104,19 @@ test("an unsigned request is refused, and an injected fault answers in AgentCore
   await assert.rejects(client.send(new ListCodeInterpreterSessionsCommand({ codeInterpreterIdentifier: "nope" })), {
     name: "ResourceNotFoundException",
   });
+});
+
+test("a session terminates at its sessionTimeoutSeconds, and its sandbox goes with it", async () => {
+  const started = await client.send(
+    new StartCodeInterpreterSessionCommand({ codeInterpreterIdentifier: ci, sessionTimeoutSeconds: 1 }),
+  );
+  const sessionId = started.sessionId ?? "";
+  assert.ok(emulator.liveSandboxes().some((sandbox) => sandbox.id === sessionId));
+  await waitFor(
+    async () =>
+      (await client.send(new GetCodeInterpreterSessionCommand({ codeInterpreterIdentifier: ci, sessionId }))).status ===
+      "TERMINATED",
+    { timeoutMs: 5_000 },
+  );
+  assert.ok(!emulator.liveSandboxes().some((sandbox) => sandbox.id === sessionId));
 });
