@@ -120,6 +120,7 @@ class AgentCoreEmulatorImpl extends EmulatorFacade<EmulatorServer, Session> impl
     this.toolCalls.length = 0;
   }
 
+  /** A session someone else started (its `name` from `metadata.name`, else one no runtime gives). */
   async seedForeignSandbox(metadata: Record<string, string> = {}): Promise<string> {
     const name = metadata.name ?? "someone-elses-session";
     const session = await this.#sessions.start(
@@ -129,6 +130,7 @@ class AgentCoreEmulatorImpl extends EmulatorFacade<EmulatorServer, Session> impl
     return session.sessionId;
   }
 
+  /** The five data-plane routes, each named by its operation (the names fault rules match). */
   registerRoutes(): void {
     const base = "/code-interpreters/:ci";
     this.#route("PUT", `${base}/sessions/start`, "StartCodeInterpreterSession", async (exchange, ci) => {
