@@ -14,6 +14,20 @@ export const NODE22 = Object.freeze(["microsandbox"]);
  * @type {Readonly<Record<string, () => Promise<{ emulator: any, runtime: any, lookups: string[] }>>>}
  */
 export const ADAPTERS = Object.freeze({
+  async agentcore() {
+    const { AgentCoreRuntime } = await loadBuilt("agentcore");
+    const { startAgentCoreEmulator } = await loadBuilt("testkit", "emulators/agentcore");
+    const emulator = await startAgentCoreEmulator();
+    const runtime = new AgentCoreRuntime({
+      region: emulator.region,
+      endpoint: emulator.endpoint,
+      accessKeyId: "AKIDSOAK",
+      secretAccessKey: "soak",
+      workingDirectory: emulator.workingDirectory,
+      owner: OWNER,
+    });
+    return { emulator, runtime, lookups: ["ListCodeInterpreterSessions"] };
+  },
   async daytona() {
     const { DaytonaRuntime } = await loadBuilt("daytona");
     const { startDaytonaEmulator } = await loadBuilt("testkit", "emulators/daytona");

@@ -134,7 +134,10 @@ try {
   const alive = emulator.liveSandboxes().filter((sandbox) => !sandbox.foreign && sandbox.state !== "destroying");
   const leftAlive = [];
   for (const sandbox of alive) {
-    const workload = sandbox.metadata[LABEL];
+    // A provider that keeps labels elsewhere than its metadata (AgentCore: in a file in the session)
+    // names them through the runtime.
+    const workload =
+      sandbox.metadata[LABEL] ?? (await runtime.getById(sandbox.id).catch(() => undefined))?.labels?.[LABEL];
     // The runtime may name a sandbox otherwise than the emulator does (microsandbox: by name, not id).
     const names = new Set([sandbox.id]);
     if (workload !== undefined) {

@@ -39,6 +39,7 @@ const DISPLAY_NAMES = {
   modal: "Modal",
   microsandbox: "Microsandbox",
   freestyle: "Freestyle",
+  agentcore: "AWS Bedrock AgentCore Code Interpreter",
   agent37: "Agent37",
 };
 

@@ -1,9 +1,10 @@
 // Every remote provider's descriptor drives a real workload: `sandport run` as a child process
-// against the Freestyle, Modal and Agent37 emulators, reached through --endpoint with the credentials in the
+// against the Freestyle, Modal, Agent37 and AgentCore emulators, reached through --endpoint with the credentials in the
 // variables the descriptors name. (E2B is covered command by command in the other files.)
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { type Agent37Emulator, startAgent37Emulator } from "@sandport/testkit/emulators/agent37";
+import { type AgentCoreEmulator, startAgentCoreEmulator } from "@sandport/testkit/emulators/agentcore";
 import { type FreestyleEmulator, startFreestyleEmulator } from "@sandport/testkit/emulators/freestyle";
 import { type ModalEmulator, startModalEmulator } from "@sandport/testkit/emulators/modal";
 import { runCli } from "../cli.fixture.js";
@@ -83,5 +84,33 @@ describe("sandport run (Agent37 emulator)", () => {
     assert.equal(stdout, "hi\n");
     assert.equal(stderr, "err\n");
     assert.deepEqual(emulator.liveSandboxes(), [], "the instance was deleted");
+  });
+});
+
+describe("sandport run (AgentCore emulator)", () => {
+  let emulator: AgentCoreEmulator;
+  before(async () => {
+    emulator = await startAgentCoreEmulator();
+  });
+  after(() => emulator.stop());
+
+  test("runs the command with the region and key pair from the SANDPORT_AGENTCORE_* variables, and exits with its code", async () => {
+    const args = ["run", "--quiet", "--provider", "agentcore", "--endpoint", emulator.endpoint];
+    const options = ["--option", `workingDirectory=${emulator.workingDirectory}`];
+    const { code, stdout, stderr } = await runCli([...args, ...options, "--env", "GREETING=hi", ...WORKLOAD], {
+      env: {
+        SANDPORT_AGENTCORE_REGION: emulator.region,
+        SANDPORT_AGENTCORE_ACCESS_KEY_ID: "AKIDCLITEST",
+        SANDPORT_AGENTCORE_SECRET_ACCESS_KEY: "cli-test",
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
+      },
+    });
+    assert.equal(code, 5, stderr);
+    assert.equal(stdout, "hi\n");
+    assert.equal(stderr, "err\n");
+    assert.deepEqual(emulator.liveSandboxes(), [], "the session was stopped");
+    assert.ok(
+      emulator.requests.every((request) => /Credential=AKIDCLITEST\//.test(request.headers.authorization ?? "")),
+    );
   });
 });
