@@ -114,7 +114,8 @@ export type { OperationTimeouts } from "./timing/operation-timeouts.js";
 export { OPERATION_TIMEOUT_NAMES } from "./timing/operation-timeouts.js";
 export type { AttemptInfo, RetryOptions, RetryPolicy } from "./timing/retry.js";
 export { DEFAULT_RETRY_POLICY, retry } from "./timing/retry.js";
-
+export type { CommandCwd, CwdOptions } from "./validation/command-cwd.js";
+export { validateCwd } from "./validation/command-cwd.js";
 export { splitStartCommandRequest, validateCommandRef, validateSessionId } from "./validation/commands.js";
 export { refuseReservedEnv, validateEnv } from "./validation/env.js";
 export type { KeyShape } from "./validation/known-keys.js";
@@ -139,5 +140,5 @@ export {
   validatePort,
   validatePorts,
 } from "./validation/requests.js";
-export type { WorkspacePathOptions } from "./validation/workspace-path.js";
-export { normalizeWorkspacePath, toSandboxPath } from "./validation/workspace-path.js";
+export type { SandboxPathOptions, WorkspacePathOptions } from "./validation/workspace-path.js";
+export { normalizeSandboxPath, normalizeWorkspacePath, toSandboxPath } from "./validation/workspace-path.js";

@@ -1,12 +1,14 @@
+import { statSync } from "node:fs";
 import {
   invalidRequest,
   type Labels,
   type LaunchSpec,
   type PortEndpoint,
+  SandportError,
   unsupported,
   type ValidatedExecRequest,
 } from "@sandport/core";
-import { checkHandle, foreignSandbox } from "@sandport/core/adapter";
+import { checkHandle, foreignSandbox, missingCwd, resolveCwd } from "@sandport/core/adapter";
 import { probeCgroupHost } from "../cgroups/cgroup-host.js";
 import { createLeaf, createSandboxCgroups, nameLeaf, removeSandboxCgroups } from "../cgroups/cgroups.js";
 import { probeBwrap } from "../commands/bwrap.js";
@@ -295,8 +297,23 @@ export class SandboxAccess {
       );
     }
     const workspaceDirectory = this.store().workspaceDirectory(record.id);
-    // Proves the sandbox still exists (the record may come from this instance's cache) and `cwd` is a directory.
-    (await this.files(record.id)).checkDirectory(request.cwd, "working directory");
+    // Proves the sandbox still exists (the record may come from this instance's cache) and a workspace `cwd` is a
+    // directory. A `cwd` elsewhere is the host's own under `none` (checked here); under namespaces it exists only
+    // inside, and bubblewrap's failure to enter it is reported by the runner (`runCommand`) as the same NOT_FOUND.
+    const files = await this.files(record.id);
+    const { cwd } = request;
+    if (cwd.kind === "workspace") {
+      try {
+        files.checkDirectory(cwd.path, "working directory");
+      } catch (error) {
+        // The same error, naming the same absolute directory, as a missing one elsewhere in the sandbox.
+        if (cwd.path === "" || !SandportError.hasCode(error, "NOT_FOUND")) throw error;
+        throw missingCwd(LOCAL_PROVIDER, resolveCwd(cwd, this.#options.workspaceRoot), { cause: error });
+      }
+    } else {
+      files.checkDirectory("", "workspace");
+      if (isolation === "none") checkHostDirectory(cwd.path);
+    }
     const usable = cgroups === "auto" ? record.cgroups : undefined;
     // A command without limits gets its leaf in the background (see `CommandTree`); with limits it joins it in `sh`.
     const limited = (usable?.limits.length ?? 0) > 0;
@@ -349,4 +366,17 @@ export class SandboxAccess {
 function withoutCgroups(record: SandboxRecord): SandboxRecord {
   const { cgroups: _ignored, ...rest } = record;
   return rest;
+}
+
+/** Under `none`, a working directory outside the workspace is the host's: `NOT_FOUND` unless it is a directory there. */
+function checkHostDirectory(path: string): void {
+  let directory = false;
+  try {
+    directory = statSync(path).isDirectory();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "ENOENT" && code !== "ENOTDIR") throw error;
+  }
+  if (!directory)
+    throw missingCwd(LOCAL_PROVIDER, path, { reason: "on the host, which commands see under isolation none" });
 }
