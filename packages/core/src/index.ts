@@ -106,7 +106,7 @@ export type { SandboxProcess } from "./port/sandbox-process.js";
 export type { SandboxRuntime, StartCommandRequest } from "./port/sandbox-runtime.js";
 export { SPECIFICATION_VERSION, START_COMMAND_REQUEST_KEYS } from "./port/sandbox-runtime.js";
 
-export type { ShellCommandParts } from "./shell/quote.js";
+export type { CommandForm, ShellCommandParts } from "./shell/quote.js";
 export { composeShellCommand, quoteArgv, quoteShellArg, toShellScript } from "./shell/quote.js";
 
 export { abortError, sleep, throwIfAborted } from "./timing/abort.js";

@@ -1,5 +1,10 @@
 import { invalidRequest } from "../errors/factories.js";
-import type { ExecRequest } from "../port/exec-request.js";
+
+/** What a command runs, in either form of a request (an `ExecRequest` or a validated one). */
+export interface CommandForm {
+  readonly argv?: readonly string[];
+  readonly shell?: string;
+}
 
 const SAFE_WORD = /^[A-Za-z0-9_@%+=:,./-]+$/;
 
@@ -21,14 +26,14 @@ export function quoteArgv(argv: readonly string[]): string {
 }
 
 /** The shell script a request stands for: `argv` quoted, or `shell` as given. */
-export function toShellScript(request: ExecRequest): string {
+export function toShellScript(request: CommandForm): string {
   return request.argv ? quoteArgv(request.argv) : (request.shell as string);
 }
 
 /** Parts of a command for a provider whose exec takes only a string. */
 export interface ShellCommandParts {
   /** The request to run. */
-  readonly request: ExecRequest;
+  readonly request: CommandForm;
   /** Absolute directory to run in, if any. */
   readonly cwd?: string;
   /** Variables to export first. Names must already be validated. */
