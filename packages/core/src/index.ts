@@ -107,7 +107,15 @@ export type { SandboxRuntime, StartCommandRequest } from "./port/sandbox-runtime
 export { SPECIFICATION_VERSION, START_COMMAND_REQUEST_KEYS } from "./port/sandbox-runtime.js";
 
 export type { CommandForm, ShellCommandParts } from "./shell/quote.js";
-export { composeShellCommand, quoteArgv, quoteShellArg, toShellScript } from "./shell/quote.js";
+export {
+  composeShellCommand,
+  isMissingCwdExit,
+  MISSING_CWD_EXIT,
+  MISSING_CWD_LINE,
+  quoteArgv,
+  quoteShellArg,
+  toShellScript,
+} from "./shell/quote.js";
 
 export { abortError, sleep, throwIfAborted } from "./timing/abort.js";
 export type { OperationTimeouts } from "./timing/operation-timeouts.js";
