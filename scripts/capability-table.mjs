@@ -22,6 +22,7 @@ const core = await import(pathToFileURL(join(root, "packages/core/dist/index.js"
  * provider package missing here fails the script, so the table cannot go stale silently.
  */
 const INSPECT = {
+  agent37: (module) => [["`sandport/agent37`", new module.Agent37Runtime({ apiKey: "inspection-only" })]],
   daytona: (module) => [["`sandport/daytona`", new module.DaytonaRuntime({ apiKey: "inspection-only" })]],
   e2b: (module) => [["`sandport/e2b`", new module.E2BRuntime({ apiKey: "inspection-only" })]],
   freestyle: (module) => [["`sandport/freestyle`", new module.FreestyleRuntime({ apiKey: "inspection-only" })]],

@@ -39,6 +39,13 @@ export const ADAPTERS = Object.freeze({
     });
     return { emulator, runtime, lookups: ["GET /v2/sandboxes"] };
   },
+  async agent37() {
+    const { Agent37Runtime } = await loadBuilt("agent37");
+    const { startAgent37Emulator } = await loadBuilt("testkit", "emulators/agent37");
+    const emulator = await startAgent37Emulator();
+    const runtime = new Agent37Runtime({ apiKey: emulator.apiKey, baseUrl: emulator.baseUrl, owner: OWNER });
+    return { emulator, runtime, lookups: ["GET /v1/instances"] };
+  },
   async freestyle() {
     const { FreestyleRuntime } = await loadBuilt("freestyle");
     const { startFreestyleEmulator } = await loadBuilt("testkit", "emulators/freestyle");

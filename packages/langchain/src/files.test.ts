@@ -3,7 +3,7 @@
 // follow the working directory.
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
-import { SandportError, TIMED_OUT_EXIT_STATUS } from "@sandport/core";
+import { SandportError } from "@sandport/core";
 import {
   localTestRuntime,
   namespacesSkipReason,
@@ -11,6 +11,7 @@ import {
   RecordingRuntime,
   withoutMethods,
 } from "@sandport/testkit/fakes";
+import { expectSandboxError } from "./expect-sandbox-error.fixture.js";
 import { createDeepAgentsSandbox } from "./index.js";
 
 /** Why the tests that assert what only a namespaced sandbox shows (its `/workspace`, its loopback) skip here, if they do. */
@@ -81,7 +82,7 @@ describe("file transfer, per file", () => {
 });
 
 describe("execute", () => {
-  test("stdout, marked stderr, exit codes; a command past its time limit exits 124", async () => {
+  test("stdout, marked stderr, exit codes; a command past its time limit rejects with COMMAND_TIMEOUT", async () => {
     const handle = await local.runtime.launch({});
     try {
       const sandbox = await createDeepAgentsSandbox({ runtime: local.runtime, handle, commandTimeoutMs: 300 });
@@ -91,12 +92,46 @@ describe("execute", () => {
         truncated: false,
       });
       assert.deepEqual(await sandbox.execute("true"), { output: "<no output>", exitCode: 0, truncated: false });
-      const slow = await sandbox.execute("sleep 5");
-      assert.equal(slow.exitCode, TIMED_OUT_EXIT_STATUS);
-      assert.match(slow.output, /timed out after[\s\S]*Exit code: 124$/);
+      assert.deepEqual(await sandbox.execute("exit 3"), {
+        output: "<no output>\n\nExit code: 3",
+        exitCode: 3,
+        truncated: false,
+      });
+      // As deepagents' Daytona sandbox rejects a command past its timeout; what it wrote is kept in the cause.
+      const timedOut = await expectSandboxError(() => sandbox.execute("echo started; sleep 5"), "COMMAND_TIMEOUT");
+      assert.match(timedOut.message, /^Command timed out after [\d.]+ seconds: echo started; sleep 5$/);
+      assert.ok(SandportError.hasCode(timedOut.cause, "DEADLINE_EXCEEDED"));
+      assert.equal(timedOut.cause.details.stdout, "started\n");
     } finally {
       await local.runtime.destroy(handle);
     }
+  });
+
+  test("a runtime failure is the framework's SandboxError COMMAND_FAILED, the Sandport error its cause", async () => {
+    const runtime = new RecordingRuntime();
+    const handle = await runtime.launch({});
+    const sandbox = await createDeepAgentsSandbox({ runtime, handle });
+    runtime.fail({ method: "exec", error: providerDown });
+    const failed = await expectSandboxError(() => sandbox.execute("echo hi"), "COMMAND_FAILED");
+    assert.equal(failed.message, "Command execution failed: 503 from provider");
+    assert.ok(SandportError.hasCode(failed.cause, "PROVIDER_UNAVAILABLE"));
+    // BaseSandbox's tools built on execute reject alike.
+    runtime.fail({ method: "exec", error: providerDown });
+    await expectSandboxError(() => sandbox.read("/workspace/a.txt"), "COMMAND_FAILED");
+    // A call that ran past its deadline is COMMAND_TIMEOUT.
+    const deadline = new SandportError({ code: "DEADLINE_EXCEEDED", provider: "recording", message: "deadline" });
+    runtime.fail({ method: "exec", error: () => deadline });
+    const late = await expectSandboxError(() => sandbox.execute("sleep 1"), "COMMAND_TIMEOUT");
+    assert.equal(late.message, "Command timed out: sleep 1");
+    assert.equal(late.cause, deadline);
+  });
+
+  test("a sandbox destroyed under the instance: execute is COMMAND_FAILED with NOT_FOUND behind it", async () => {
+    const handle = await local.runtime.launch({});
+    const sandbox = await createDeepAgentsSandbox({ runtime: local.runtime, handle });
+    await local.runtime.destroy(handle);
+    const failed = await expectSandboxError(() => sandbox.execute("echo hi"), "COMMAND_FAILED");
+    assert.ok(SandportError.hasCode(failed.cause, "NOT_FOUND"), String(failed.cause));
   });
 
   test("a working directory: execute runs there, relative file paths resolve against it", {

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import type { BridgeOptions, Labels, LaunchSpec, SandboxHandle, SandboxRuntime } from "@sandport/core";
+import type { BridgeOptions, ExecResult, Labels, LaunchSpec, SandboxHandle, SandboxRuntime } from "@sandport/core";
 import type { BaseSandbox, ExecuteResponse, FileDownloadResponse, FileUploadResponse } from "deepagents";
-import { toExecuteResponse } from "./execute.js";
+import { commandFailed, commandTimedOut, toExecuteResponse } from "./execute.js";
 import { downloadFiles, uploadFiles } from "./files.js";
 import { type DeepAgentsSdk, loadDeepAgents } from "./internal/sdk.js";
 import { attachById, deleteByLabels } from "./lifecycle.js";
@@ -38,6 +38,14 @@ export interface SandportDeepAgentsSandbox<H extends SandboxHandle = SandboxHand
    * the `cause`.
    */
   initialize(): Promise<void>;
+  /**
+   * Runs `command` with `sh -c` in the working directory. Rejects as
+   * deepagents' Daytona, Modal and Deno sandboxes do: a command past its time
+   * limit with the framework's `SandboxError` `COMMAND_TIMEOUT`, a failure of
+   * the runtime with `COMMAND_FAILED` (the `SandportError` as `cause`), and
+   * `NOT_INITIALIZED` when not running.
+   */
+  execute(command: string): Promise<ExecuteResponse>;
   /**
    * Destroys the sandbox and leaves the instance not running; nothing when it
    * is not running (as the framework's sandboxes). If the destroy fails, the
@@ -204,7 +212,14 @@ function sandboxClass(sdk: DeepAgentsSdk): SandportDeepAgentsSandboxClass {
     async execute(command: string): Promise<ExecuteResponse> {
       const handle = this.handle;
       const timeout = this.#timeoutMs === undefined ? {} : { timeoutMs: this.#timeoutMs };
-      return toExecuteResponse(await this.runtime.exec(handle, { shell: command, cwd: this.#base, ...timeout }));
+      let result: ExecResult;
+      try {
+        result = await this.runtime.exec(handle, { shell: command, cwd: this.#base, ...timeout });
+      } catch (error) {
+        throw commandFailed(sdk, command, error);
+      }
+      if (result.timedOut) throw commandTimedOut(sdk, command, result, this.runtime.provider);
+      return toExecuteResponse(result);
     }
 
     async uploadFiles(files: Array<[string, Uint8Array]>): Promise<FileUploadResponse[]> {
@@ -249,7 +264,9 @@ export async function loadDeepAgentsSandboxClass(): Promise<SandportDeepAgentsSa
  * A running deepagents `BaseSandbox` for `createDeepAgent({ backend })`:
  * over the sandbox you pass as `handle`, or one it launches (`launch`) and
  * fills (`initialFiles`) as the class's `create` does. `execute` runs the
- * command with `sh -c` in the working directory; `uploadFiles` and
+ * command with `sh -c` in the working directory (a timeout or a runtime
+ * failure rejects with the framework's `SandboxError`, `COMMAND_TIMEOUT` or
+ * `COMMAND_FAILED`); `uploadFiles` and
  * `downloadFiles` report each file's outcome with the framework's error
  * values (`file_not_found`, `is_directory`, `invalid_path`), so paths outside
  * the workspace fail per file instead of failing the call; the rest of

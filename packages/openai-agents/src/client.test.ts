@@ -41,6 +41,49 @@ describe("SandportSandboxClient", () => {
     }
   });
 
+  test("serialised state carries the manifest, as UnixLocal's and E2B's do: a JSON round trip without the runner resumes", async () => {
+    const client = new SandportSandboxClient({ runtime: local.runtime });
+    const sandbox = await client.create({
+      manifest: new Manifest({
+        entries: { "notes/x.txt": file({ content: "x" }) },
+        environment: { MODE: "kept", TOKEN: { value: "secret-static", ephemeral: true } },
+      }),
+    });
+    try {
+      const record = JSON.parse(JSON.stringify(await client.serializeSessionState(sandbox.state)));
+      assert.equal(record.manifest?.root, local.runtime.workspaceRoot);
+      assert.doesNotMatch(JSON.stringify(record), /secret-/);
+      const state = await client.deserializeSessionState(record);
+      assert.equal(state.manifest.root, sandbox.state.manifest.root);
+      assert.deepEqual(Object.keys(state.manifest.entries), ["notes/x.txt"]);
+      // The framework's record keeps the manifest's persistent environment only, as its own clients' do.
+      assert.deepEqual(Object.keys(state.manifest.environment), ["MODE"]);
+      const resumed = await client.resume(state);
+      assert.equal((await resumed.exec({ cmd: 'cat notes/x.txt; printf " $MODE"' })).output, "x kept");
+    } finally {
+      await sandbox.delete();
+    }
+  });
+
+  test("close() destroys the sandbox, as UnixLocal's and E2B's close do; shutdown() releases it and it lives on", async () => {
+    const client = new SandportSandboxClient({ runtime: local.runtime });
+    const sandbox = await client.create({ manifest: new Manifest() });
+    const id = sandbox.state.sandbox.id;
+    try {
+      await sandbox.shutdown();
+      assert.ok(await local.runtime.getById(id), "shutdown() leaves the sandbox running");
+      assert.equal(
+        (await client.resume(sandbox.state).then((again) => again.exec({ cmd: "echo alive" }))).output,
+        "alive\n",
+      );
+      await Promise.all([sandbox.close(), sandbox.close()]);
+      assert.equal(await local.runtime.getById(id), undefined, "close() destroyed the sandbox");
+      await sandbox.close();
+    } finally {
+      await client.delete(sandbox.state);
+    }
+  });
+
   test("create() writes the manifest and resolves its environment: a command right after it finds both", async () => {
     const client = new SandportSandboxClient({ runtime: local.runtime });
     const sandbox = await client.create({

@@ -97,9 +97,11 @@ export class SandportSandboxClient<H extends SandboxHandle = SandboxHandle>
   }
 
   /**
-   * What RunState keeps of a session besides the manifest: the handle and the
-   * resolved environment less what the manifest marks ephemeral or draws from
-   * a secret reference, which never reach the serialised state.
+   * What a session's state is stored as (by RunState, or by a caller on its
+   * own): the manifest, as the framework's own clients store it
+   * (`serializeManifestRecord`: its persistent environment only), the handle,
+   * and the resolved environment less what the manifest marks ephemeral or
+   * draws from a secret reference, which never reach the serialised state.
    */
   async serializeSessionState(
     state: SandportSessionState<H>,
@@ -107,14 +109,16 @@ export class SandportSandboxClient<H extends SandboxHandle = SandboxHandle>
   ): Promise<Record<string, unknown>> {
     const sdk = await loadAgentsSdk();
     return {
+      manifest: sdk.serializeManifestRecord(state.manifest),
       sandbox: structuredClone(state.sandbox),
       environment: persistentEnvironment(sdk, state.manifest, state.environment),
     };
   }
 
   /**
-   * Rebuilds a session state from {@link serializeSessionState}'s record and
-   * the manifest RunState kept; the manifest's secret references are resolved again.
+   * Rebuilds a session state from {@link serializeSessionState}'s record (its
+   * manifest read back with the framework's `deserializeManifest`, as its own
+   * clients do); the manifest's secret references are resolved again.
    */
   async deserializeSessionState(state: Record<string, unknown>): Promise<SandportSessionState<H>> {
     const sdk = await loadAgentsSdk();
@@ -124,7 +128,7 @@ export class SandportSandboxClient<H extends SandboxHandle = SandboxHandle>
         provider: this.runtime.provider,
       });
     }
-    const manifest = new sdk.Manifest(state.manifest as ConstructorParameters<typeof sdk.Manifest>[0]);
+    const manifest = sdk.deserializeManifest(state.manifest as Record<string, unknown> | undefined);
     return {
       ...state,
       manifest,

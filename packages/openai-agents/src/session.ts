@@ -68,6 +68,7 @@ export class SandportSandboxSession<H extends SandboxHandle = SandboxHandle>
   /** The runtime the sandbox lives in. */
   readonly runtime: SandboxRuntime<H>;
   readonly #commands: SandboxCommands<H>;
+  #closing: Promise<void> | undefined;
 
   /** Refuses (`INVALID_REQUEST`) options with an unknown key, naming the nearest known one. */
   constructor(options: SandportSandboxSessionOptions<H>) {
@@ -187,8 +188,26 @@ export class SandportSandboxSession<H extends SandboxHandle = SandboxHandle>
     await this.runtime.destroy(this.state.sandbox);
   }
 
-  /** Releases the session without destroying the sandbox: kills the commands still running. */
-  async close(): Promise<void> {
+  /**
+   * Ends the session as the framework's own clients' `close()` does (UnixLocal
+   * removes the workspace it made, E2B kills its sandbox): kills the commands
+   * still running, then destroys the sandbox. Calls made meanwhile share the
+   * one destroy; after a failed destroy, `close()` can be called again.
+   */
+  close(): Promise<void> {
+    this.#closing ??= this.delete().catch((error: unknown) => {
+      this.#closing = undefined;
+      throw error;
+    });
+    return this.#closing;
+  }
+
+  /**
+   * Releases the session and leaves the sandbox running, as E2B's
+   * `shutdown()` does: kills the commands still running. `delete()` or
+   * `close()` destroys the sandbox; the client's `resume` reattaches to it.
+   */
+  async shutdown(): Promise<void> {
     await this.#commands.killAll();
   }
 

@@ -1,5 +1,6 @@
 import type * as AgentsCore from "@openai/agents-core";
 import type * as AgentsSandbox from "@openai/agents-core/sandbox";
+import type * as AgentsSandboxInternal from "@openai/agents-core/sandbox/internal";
 import { createSdkLoader, type SdkLoader } from "@sandport/core/adapter";
 
 /**
@@ -7,9 +8,13 @@ import { createSdkLoader, type SdkLoader } from "@sandport/core/adapter";
  * module (its error classes, `Manifest`, argument normalisation) plus the root
  * module's V4A `applyDiff`, which the editor applies patches with, and its
  * `UserError`, which the framework's editors refuse a `create_file` over an
- * existing path with.
+ * existing path with; and the sandbox module's manifest persistence
+ * (`serializeManifestRecord`, `deserializeManifest`), with which the
+ * framework's own clients store a session's manifest.
  */
-export type AgentsSdk = typeof AgentsSandbox & Pick<typeof AgentsCore, "applyDiff" | "UserError">;
+export type AgentsSdk = typeof AgentsSandbox &
+  Pick<typeof AgentsCore, "applyDiff" | "UserError"> &
+  Pick<typeof AgentsSandboxInternal, "serializeManifestRecord" | "deserializeManifest">;
 
 /**
  * The loader of `@openai/agents-core`, the only run-time import of it in the
@@ -25,11 +30,18 @@ export const loadAgentsSdk: SdkLoader<AgentsSdk> = createSdkLoader<AgentsSdk>({
     {
       name: "@openai/agents-core",
       load: async () => {
-        const [sandbox, core] = await Promise.all([
+        const [sandbox, core, internal] = await Promise.all([
           import("@openai/agents-core/sandbox"),
           import("@openai/agents-core"),
+          import("@openai/agents-core/sandbox/internal"),
         ]);
-        return { ...sandbox, applyDiff: core.applyDiff, UserError: core.UserError };
+        return {
+          ...sandbox,
+          applyDiff: core.applyDiff,
+          UserError: core.UserError,
+          serializeManifestRecord: internal.serializeManifestRecord,
+          deserializeManifest: internal.deserializeManifest,
+        };
       },
     },
   ],
@@ -50,5 +62,7 @@ export const loadAgentsSdk: SdkLoader<AgentsSdk> = createSdkLoader<AgentsSdk>({
     "SandboxLifecycleError",
     "applyDiff",
     "UserError",
+    "serializeManifestRecord",
+    "deserializeManifest",
   ],
 });

@@ -1,8 +1,9 @@
 // Every remote provider's descriptor drives a real workload: `sandport run` as a child process
-// against the Freestyle and Modal emulators, reached through --endpoint with the credentials in the
+// against the Freestyle, Modal and Agent37 emulators, reached through --endpoint with the credentials in the
 // variables the descriptors name. (E2B is covered command by command in the other files.)
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { type Agent37Emulator, startAgent37Emulator } from "@sandport/testkit/emulators/agent37";
 import { type FreestyleEmulator, startFreestyleEmulator } from "@sandport/testkit/emulators/freestyle";
 import { type ModalEmulator, startModalEmulator } from "@sandport/testkit/emulators/modal";
 import { runCli } from "../cli.fixture.js";
@@ -63,5 +64,24 @@ describe("sandport run (Modal emulator)", () => {
     assert.equal(stdout, "hi\n");
     assert.equal(stderr, "err\n");
     assert.deepEqual(emulator.liveSandboxes(), [], "the sandbox was torn down");
+  });
+});
+
+describe("sandport run (Agent37 emulator)", () => {
+  let emulator: Agent37Emulator;
+  before(async () => {
+    emulator = await startAgent37Emulator();
+  });
+  after(() => emulator.stop());
+
+  test("runs the command with the key from SANDPORT_AGENT37_API_KEY, prints its buffered output, and exits with its code", async () => {
+    const args = ["run", "--quiet", "--provider", "agent37", "--endpoint", emulator.baseUrl];
+    const { code, stdout, stderr } = await runCli([...args, "--env", "GREETING=hi", ...WORKLOAD], {
+      env: { SANDPORT_AGENT37_API_KEY: emulator.apiKey },
+    });
+    assert.equal(code, 5, stderr);
+    assert.equal(stdout, "hi\n");
+    assert.equal(stderr, "err\n");
+    assert.deepEqual(emulator.liveSandboxes(), [], "the instance was deleted");
   });
 });

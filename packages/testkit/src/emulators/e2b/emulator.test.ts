@@ -237,6 +237,14 @@ describe("E2B emulator with the real e2b SDK", () => {
     const sandbox = await create();
     assert.equal(await sandbox.files.makeDir("d/e"), true);
     assert.equal(await sandbox.files.makeDir("/home/user/d/e"), false, "an existing directory");
+    await sandbox.files.write("d/file.txt", "x");
+    await assert.rejects(
+      sandbox.files.makeDir("d/file.txt"),
+      (error) =>
+        error instanceof e2b.InvalidArgumentError && /already exists but it is not a directory/.test(error.message),
+      "an existing file is not an existing directory",
+    );
+    await sandbox.files.remove("d/file.txt");
     const info = await sandbox.files.getInfo("d/e");
     assert.equal(info.type, "dir");
     assert.equal(info.path, "/home/user/d/e");

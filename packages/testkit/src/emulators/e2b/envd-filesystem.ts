@@ -37,8 +37,14 @@ export function registerEnvdFilesystem(server: Pick<EmulatorServer, "route">, co
 
   unary("MakeDir", async (request, sandbox) => {
     const relative = relativeOf(request.path);
-    if (await exists(context, sandbox, relative))
-      throw new RpcError("already_exists", `path ${toSandboxAbsolute(relative)} already exists`);
+    const existing = await whenPresent(stat(context, sandbox, relative));
+    // envd's MakeDir: an existing directory is already_exists (the SDK answers false), anything else invalid_argument.
+    if (existing?.type === "FILE_TYPE_FILE")
+      throw new RpcError(
+        "invalid_argument",
+        `path already exists but it is not a directory: ${toSandboxAbsolute(relative)}`,
+      );
+    if (existing) throw new RpcError("already_exists", `path ${toSandboxAbsolute(relative)} already exists`);
     const path = toBackendPath(context.backend, relative);
     if (context.backend.mkdir) await context.backend.mkdir(sandbox.data.handle, path, { timeoutMs: OP_TIMEOUT_MS });
     else await run(context, sandbox, ["mkdir", "-p", "--", path]);
@@ -97,12 +103,12 @@ function relativeOf(path: unknown): string {
   return relative;
 }
 
-async function exists(context: E2BContext, sandbox: E2BSandbox, relative: string): Promise<boolean> {
+/** The entry `stat` resolves to, or `undefined` where it answers `not_found`. */
+async function whenPresent(entry: Promise<EntryInfoJson>): Promise<EntryInfoJson | undefined> {
   try {
-    await stat(context, sandbox, relative);
-    return true;
+    return await entry;
   } catch (error) {
-    if (error instanceof RpcError && error.code === "not_found") return false;
+    if (error instanceof RpcError && error.code === "not_found") return undefined;
     throw error;
   }
 }
