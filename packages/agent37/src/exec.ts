@@ -1,9 +1,10 @@
 import { posix } from "node:path";
-import { composeShellCommand, type ExecRequest, invalidRequest } from "@sandport/core";
+import { composeShellCommand, type ExecRequest, invalidRequest, isMissingCwdExit } from "@sandport/core";
 import {
   assertCommandFits,
   cappedOutputScript,
   execCommands,
+  missingCwd,
   planStdin,
   runCommandToEnd,
   validCommand,
@@ -17,7 +18,8 @@ import { agent37Command, type CommandPlan, commandOptions, FROM_HOME } from "./v
  * Validates a request and turns it into exec's one field, `command`: exec
  * has no cwd, env, timeout or stdin, so each is written into the script
  * (`composeShellCommand`, every caller value quoted), after a `cd` to
- * `$HOME` (exec starts in `/`). Output is capped in the instance
+ * `$HOME` (exec starts in `/`); a working directory whose `cd` fails is
+ * `NOT_FOUND` (`missingCwd`), nothing run. Output is capped in the instance
  * (`cappedOutputScript`). Stdin up to 64 KiB is embedded; more is uploaded
  * to the state directory first and opened by the command. The run budget
  * (at most 280 s, the service's cap) is enforced here.
@@ -31,7 +33,9 @@ export function planCommand(options: ResolvedOptions, request: ExecRequest): Com
       PROVIDER,
     );
   }
-  const composed = composeShellCommand({ request: valid, cwd: fromHome(options, cwd), env });
+  // Under home relative to it (the script starts there), anywhere else (`/tmp`) absolute.
+  const outside = posix.relative(options.homeDirectory, cwd).startsWith("..");
+  const composed = composeShellCommand({ request: valid, cwd: outside ? cwd : fromHome(options, cwd), env });
   // Braced, so that embedded stdin is piped into the whole command, not its first `cd`.
   const staged = planStdin(`{ ${composed}; }`, valid.stdin, {
     cwd: options.homeDirectory,
@@ -46,7 +50,14 @@ export function planCommand(options: ResolvedOptions, request: ExecRequest): Com
     .filter((line) => line !== undefined)
     .join("\n");
   assertCommandFits(command, PROVIDER);
-  return { command, marker, timeoutMs, maxOutputBytes, ...(staged.upload ? { stdinUpload: staged.upload } : {}) };
+  return {
+    command,
+    cwd,
+    marker,
+    timeoutMs,
+    maxOutputBytes,
+    ...(staged.upload ? { stdinUpload: staged.upload } : {}),
+  };
 }
 
 /**
@@ -60,6 +71,8 @@ export const { exec } = execCommands<Agent37Context, CommandPlan, never>({
   run: async (context, plan, { sandboxId, call, signal }) => {
     const command = agent37Command(context, sandboxId, plan, call);
     const result = await runCommandToEnd(command, commandOptions(plan, signal));
+    // The script's `cd` failed: nothing ran (`composeShellCommand`).
+    if (isMissingCwdExit(result.exitCode, result.stderr)) throw missingCwd(PROVIDER, plan.cwd, { sandboxId });
     // Output Agent37 cut is output lost, whatever the request's own cap.
     return command.serviceCut && !result.truncated ? { ...result, truncated: true } : result;
   },

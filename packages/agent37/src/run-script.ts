@@ -18,6 +18,7 @@ export function runScript(
 ): Promise<ExecResult> {
   const plan = {
     command: `${FROM_HOME}\nexec 0</dev/null\n${script}`,
+    cwd: context.options.homeDirectory,
     marker: randomUUID(),
     timeoutMs: Math.max(1, Math.min(EXEC_CAP_MS, call.remainingMs())),
     maxOutputBytes: SCRIPT_OUTPUT_BYTES,

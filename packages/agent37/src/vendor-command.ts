@@ -8,6 +8,8 @@ import { PROVIDER } from "./handle.js";
 export interface CommandPlan {
   /** The whole script, run by `sh -c` (dash on the default template); it starts with `cd "$HOME"`. */
   readonly command: string;
+  /** The command's working directory, absolute (the script changes to it). */
+  readonly cwd: string;
   /** Value of `EXEC_MARKER_ENV` for this command: its processes carry it, so a sweep finds them. */
   readonly marker: string;
   /** Run budget in ms, enforced here (exec takes no timeout). */

@@ -77,7 +77,8 @@ function commandRequest(context: SessionContext, command: string): ExecRequest {
 /**
  * The sandbox path for a `bash-tool` path: inside the runtime's workspace as
  * it is; at or under `bash-tool`'s default destination the same place under
- * the workspace; anything else as it is (the port refuses it when outside).
+ * the workspace; anything else as it is (`/tmp`: a command may run in any
+ * directory of the sandbox, while the port refuses a file outside the workspace).
  */
 function inWorkspace(context: SessionContext, path: string): string {
   const absolute = resolvePath(context, path);

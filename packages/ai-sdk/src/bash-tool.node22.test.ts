@@ -50,6 +50,17 @@ test("executeCommand maps a timeout to 124; readFile of a missing file rejects N
   await assert.rejects(sandbox.readFile("missing.txt"), { code: "NOT_FOUND" });
 });
 
+test("a command bash-tool starts with a cd into /tmp runs there, and one into a missing directory is NOT_FOUND", async () => {
+  const sandbox = createBashToolSandbox({ runtime: local.runtime, handle: local.handle });
+  // The `cd "<dir>" && ` bash-tool puts before each command becomes the request's working directory.
+  assert.equal((await sandbox.executeCommand('cd "/tmp" && pwd')).stdout, "/tmp\n");
+  await assert.rejects(sandbox.executeCommand('cd "/tmp/no-such-dir" && echo ran'), (error: unknown) => {
+    assert.equal((error as { code?: string }).code, "NOT_FOUND");
+    assert.equal((error as { details?: { cwd?: string } }).details?.cwd, "/tmp/no-such-dir");
+    return true;
+  });
+});
+
 test("without a destination, bash-tool's default /workspace is the runtime's workspace, wherever its root is", async () => {
   // A LocalRuntime like the testkit's (its class, as bridge tests import no adapter), with E2B's workspace
   // root: bash-tool's default destination is not in it.

@@ -182,10 +182,16 @@ describe("createSandboxSession over LocalRuntime", () => {
     assert.equal((await reader.read()).done, true);
 
     await abortRejectsWait(streaming);
-    await expectCode(
-      () => streaming.spawn({ command: "cd /nonexistent-dir", workingDirectory: "../.." }),
-      "INVALID_REQUEST",
+    // A working directory may be any directory of the sandbox; a missing one is NOT_FOUND, and nothing runs.
+    const inTmp = await streaming.spawn({ command: "pwd", workingDirectory: "/tmp" });
+    assert.equal(text((await inTmp.stdout.getReader().read()).value!), "/tmp\n");
+    assert.deepEqual(await inTmp.wait(), { exitCode: 0 });
+    assert.equal((await session.run({ command: "pwd", workingDirectory: "/tmp" })).stdout, "/tmp\n");
+    const missing = await expectCode(
+      () => streaming.spawn({ command: "echo ran", workingDirectory: "/tmp/no-such-dir" }),
+      "NOT_FOUND",
     );
+    assert.equal(missing.details.cwd, "/tmp/no-such-dir");
   });
 
   test("a command past its timeout reports 124", async () => {

@@ -35,6 +35,8 @@ export type { HandleRecipe, ProviderHandle, SandboxIdRule } from "./adapter/chec
 export { checkHandle, handleRecipe } from "./adapter/check-handle.js";
 export type { CollectPagesOptions } from "./adapter/collect-pages.js";
 export { collectPages, PAGE_RETRY_POLICY } from "./adapter/collect-pages.js";
+export type { MissingCwdDetails } from "./adapter/command-cwd.js";
+export { missingCwd, resolveCwd } from "./adapter/command-cwd.js";
 export type {
   CommandRun,
   CommandRunOptions,

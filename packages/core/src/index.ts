@@ -121,15 +121,24 @@ export {
   TERMINAL_SIGNALS,
 } from "./port/terminal.js";
 
-export type { ShellCommandParts } from "./shell/quote.js";
-export { composeShellCommand, quoteArgv, quoteShellArg, toShellScript } from "./shell/quote.js";
+export type { CommandForm, ShellCommandParts } from "./shell/quote.js";
+export {
+  composeShellCommand,
+  isMissingCwdExit,
+  MISSING_CWD_EXIT,
+  MISSING_CWD_LINE,
+  quoteArgv,
+  quoteShellArg,
+  toShellScript,
+} from "./shell/quote.js";
 
 export { abortError, sleep, throwIfAborted } from "./timing/abort.js";
 export type { OperationTimeouts } from "./timing/operation-timeouts.js";
 export { OPERATION_TIMEOUT_NAMES } from "./timing/operation-timeouts.js";
 export type { AttemptInfo, RetryOptions, RetryPolicy } from "./timing/retry.js";
 export { DEFAULT_RETRY_POLICY, retry } from "./timing/retry.js";
-
+export type { CommandCwd, CwdOptions } from "./validation/command-cwd.js";
+export { validateCwd } from "./validation/command-cwd.js";
 export { splitStartCommandRequest, validateCommandRef, validateSessionId } from "./validation/commands.js";
 export { refuseReservedEnv, validateEnv } from "./validation/env.js";
 export type { KeyShape } from "./validation/known-keys.js";
@@ -160,5 +169,5 @@ export {
   validateTerminalSignal,
   validateTerminalSize,
 } from "./validation/terminal-request.js";
-export type { WorkspacePathOptions } from "./validation/workspace-path.js";
-export { normalizeWorkspacePath, toSandboxPath } from "./validation/workspace-path.js";
+export type { SandboxPathOptions, WorkspacePathOptions } from "./validation/workspace-path.js";
+export { normalizeSandboxPath, normalizeWorkspacePath, toSandboxPath } from "./validation/workspace-path.js";

@@ -83,7 +83,7 @@ export interface SessionScriptParts {
  * A session command's script. Daytona runs a session command inside the
  * session's own shell, which has no working directory, environment or
  * timeout per command, so the script brings them: it changes to `cwd`
- * (through `$HOME`), merges stderr into stdout (one stream, in the order it
+ * (through `$HOME` under home, absolute elsewhere), merges stderr into stdout (one stream, in the order it
  * was written), runs the command as a child with its environment, and a
  * watchdog kills the command and everything carrying its marker at
  * `watchdogMs`, leaving `timeoutMark` and exiting {@link WATCHDOG_EXIT}.
@@ -95,7 +95,12 @@ export function sessionScript(parts: SessionScriptParts): string {
   const fromHome = posix.relative(parts.home, parts.cwd);
   const exports = Object.entries(parts.env).map(([name, value]) => `${name}=${quoteShellArg(value)}`);
   const mark = relative(parts.timeoutMark);
-  const lines = ["exec 2>&1", `cd -- "$HOME"${fromHome === "" ? "" : `/${quoteShellArg(fromHome)}`} || exit 1`];
+  // Under home, through `$HOME` (the one anchor a session has); anywhere else (`/tmp`), the absolute path itself.
+  const outside = fromHome === ".." || fromHome.startsWith("../");
+  const directory = outside
+    ? quoteShellArg(parts.cwd)
+    : `"$HOME"${fromHome === "" ? "" : `/${quoteShellArg(fromHome)}`}`;
+  const lines = ["exec 2>&1", `cd -- ${directory} || exit 1`];
   if (parts.claim !== undefined) {
     const claim = relative(parts.claim);
     const discard = parts.staged === undefined ? "" : `rm -f -- ${relative(parts.staged)}; `;

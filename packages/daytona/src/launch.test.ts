@@ -84,7 +84,9 @@ const backend = await defaultBackendIsolation();
 const ownLoopback = backend.isolated && backend.namespaceScope === "sandbox";
 
 test("network: false asks for networkBlockAll, which the namespaced default backend gives", {
-  skip: ownLoopback ? undefined : "needs bubblewrap with one namespace set per sandbox (a root runtime): the emulator's default backend is unisolated here",
+  skip: ownLoopback
+    ? undefined
+    : "needs bubblewrap with one namespace set per sandbox (a root runtime): the emulator's default backend is unisolated here",
 }, async () => {
   const handle = await runtime.launch({ network: false });
   assert.equal((await record(emulator, handle.id)).networkBlockAll, true);

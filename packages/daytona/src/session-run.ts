@@ -18,6 +18,7 @@ import { isNotFound, mapDaytonaError, statusOf } from "./errors.js";
 import { PROVIDER } from "./handle.js";
 import type { DaytonaSandbox } from "./internal/sdk-types.js";
 import { repeatable, sweep } from "./run-script.js";
+import { cwdNotFound } from "./vendor-command.js";
 
 /** How long the sandbox's own watchdog waits past a streamed command's timeout (the engine kills it first). */
 const BACKSTOP_MS = 5_000;
@@ -162,9 +163,11 @@ export async function sendToSession(
   budget: CallBudget,
   parts: Pick<SessionScriptParts, "watchdogMs" | "timeoutMark" | "claim" | "startRecord">,
 ): Promise<string | undefined> {
+  const home = await context.homeOf(sandbox);
+  if (plan.cwd !== home && plan.cwd !== context.options.workspaceRoot) await checkCwd(sandbox, plan, budget);
   const command = daemonCommand(
     sessionScript({
-      home: await context.homeOf(sandbox),
+      home,
       cwd: plan.cwd,
       env: plan.env,
       marker: plan.marker,
@@ -182,6 +185,26 @@ export async function sendToSession(
   );
   return started.cmdId;
 }
+
+/**
+ * A session has no working directory per command, and a script that cannot
+ * `cd` has already begun to answer: so a `cwd` other than home and the
+ * workspace root (which the runtime made) is proved first, with one `executeCommand` of `true` there, whose exit -1 (the
+ * directory is missing) is `NOT_FOUND` before anything is sent to the
+ * session. The script's own `cd` still fails the command if the directory
+ * goes in between.
+ */
+async function checkCwd(sandbox: DaytonaSandbox, plan: CommandPlan, budget: CallBudget): Promise<void> {
+  const seconds = Math.max(1, Math.ceil(Math.min(budget.remainingMs(), CWD_CHECK_MS) / 1000));
+  const answer = await retry(
+    () => sandbox.process.executeCommand("true", plan.cwd, {}, seconds),
+    refusedOnly(budget.signal),
+  );
+  if (answer.exitCode === -1) throw cwdNotFound(sandbox.id, plan.cwd, answer.result);
+}
+
+/** The longest the check of a working directory may take. */
+const CWD_CHECK_MS = 30_000;
 
 /** The exit code Daytona recorded, waiting a little for it to follow the end of the log. */
 async function exitCodeOf(sandbox: DaytonaSandbox, session: string, commandId: string): Promise<number | undefined> {

@@ -1,5 +1,5 @@
 import { retry, SandportError } from "@sandport/core";
-import type { CallBudget, VendorCommand, VendorEnd } from "@sandport/core/adapter";
+import { type CallBudget, missingCwd, type VendorCommand, type VendorEnd } from "@sandport/core/adapter";
 import { type CommandPlan, refusedOnly, stageStdin } from "./command-plan.js";
 import { seconds } from "./context.js";
 import { answerLost, mapDaytonaError, statusOf, wasRefused } from "./errors.js";
@@ -36,7 +36,7 @@ export function executeCommandRun(
       );
       const ended = answer.then(
         (response): VendorEnd => {
-          if (response.exitCode === -1) throw missingCwd(sandboxId, plan.cwd, response.result);
+          if (response.exitCode === -1) throw cwdNotFound(sandboxId, plan.cwd, response.result);
           output("stdout", response.result ?? "");
           return { kind: "exited", exitCode: response.exitCode };
         },
@@ -72,12 +72,7 @@ function startFailure(error: unknown, sandboxId: string): SandportError {
 }
 
 /** Daytona's answer to a command whose working directory is missing: exit -1 and no run. */
-function missingCwd(sandboxId: string, cwd: string, result: string | undefined): SandportError {
-  return new SandportError({
-    code: "NOT_FOUND",
-    provider: PROVIDER,
-    retryable: false,
-    message: `daytona could not start the command in sandbox ${sandboxId}: does its working directory ${cwd} exist? (${result?.trim() || "no output"})`,
-    details: { sandboxId, cwd, exitCode: -1 },
-  });
+export function cwdNotFound(sandboxId: string, cwd: string, result: string | undefined): SandportError {
+  const reason = `executeCommand answered exit -1${result?.trim() ? `: ${result.trim()}` : ""}`;
+  return missingCwd(PROVIDER, cwd, { sandboxId, reason });
 }

@@ -4,6 +4,7 @@ import {
   type AsyncCommandEnd,
   asyncCommands,
   asyncScript,
+  missingCwd,
   type OperationCall,
   OutputCollector,
   parseExitRecord,
@@ -19,6 +20,7 @@ import type { E2BContext } from "./context.js";
 import { isNotFound } from "./errors.js";
 import { PROVIDER } from "./handle.js";
 import type { E2BCommandHandle, E2BSandbox } from "./internal/sdk-types.js";
+import { isMissingCwd } from "./process-control.js";
 
 /** How long envd lets the script outlive the command's own timeout (its watchdog kills first). */
 const BACKSTOP_MS = 60_000;
@@ -77,6 +79,7 @@ export const { startCommand, commandStatus, commandLogs } = asyncCommands<E2BCon
       })
       .catch(async (error: unknown) => {
         await discardStdin(sandbox, plan);
+        if (isMissingCwd(error)) throw missingCwd(PROVIDER, plan.cwd, { sandboxId: id, cause: error });
         throw error;
       });
     const { line, how } = await firstLine(process, seen, () => output);

@@ -2,10 +2,12 @@ import { EXEC_MARKER_ENV, retry, SandportError } from "@sandport/core";
 import {
   type CallBudget,
   createCallBudget,
+  errorName,
   httpStatusOf,
   isConnectionLost,
   KILL_DEADLINE_MS,
   markerSweepScript,
+  missingCwd,
   type OutputStream,
 } from "@sandport/core/adapter";
 import type { CommandPlan } from "./command-plan.js";
@@ -47,10 +49,25 @@ export function startProcess(
         onStderr: (data) => output("stderr", data),
       })
       .catch(async (error: unknown) => {
+        if (isMissingCwd(error))
+          throw missingCwd(PROVIDER, plan.cwd, { sandboxId, reason: messageOf(error), cause: error });
         throw await classifyStartFailure(context, sandboxId, error, timing);
       });
   const isRetryable = (error: unknown) => SandportError.isInstance(error) && error.details.refused === true;
   return retry(start, { policy: START_RETRY, signal, isRetryable });
+}
+
+/**
+ * envd's refusal of a working directory that does not exist: `invalid_argument`
+ * (the SDK's `InvalidArgumentError`) saying `cwd '<path>' does not exist`,
+ * before anything started.
+ */
+export function isMissingCwd(error: unknown): boolean {
+  return errorName(error) === "InvalidArgumentError" && /\bcwd '[^']*' does not exist/.test(messageOf(error));
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 async function classifyStartFailure(

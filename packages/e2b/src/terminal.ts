@@ -49,7 +49,9 @@ export async function openTerminal(
   op?: OpOptions,
 ): Promise<Terminal> {
   const { workspaceRoot, timeouts } = context.options;
-  const { command, size } = validateTerminalRequest(request, { root: workspaceRoot, provider: PROVIDER });
+  const { size } = validateTerminalRequest(request, { root: workspaceRoot, provider: PROVIDER });
+  // The command part as exec sees it: the plan validates and resolves it (cwd, env, limits) as for spawn.
+  const { cols: _cols, rows: _rows, ...command } = request;
   const plan = planCommand(context.options, command, true);
   const id = randomUUID();
   const script = `unset ${SCRIPT_VARIABLE}; printf '\\033]777;sandport;%s\\007' ${id}; ${plan.command}`;

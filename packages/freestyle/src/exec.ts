@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { posix } from "node:path";
-import { composeShellCommand, type ExecRequest, invalidRequest, quoteShellArg } from "@sandport/core";
+import { composeShellCommand, type ExecRequest, invalidRequest, isMissingCwdExit, quoteShellArg } from "@sandport/core";
 import {
   assertCommandFits,
   cappedOutputScript,
   execCommands,
+  missingCwd,
   planStdin,
   runCommandToEnd,
   validCommand,
@@ -34,7 +35,9 @@ export function planCommand(options: ResolvedOptions, request: ExecRequest): Com
       field: "timeoutMs",
     });
   }
-  const cwd = fromHome(options, planned.cwd);
+  // Under home relative to it (the guest's shell starts there), anywhere else (`/tmp`) absolute.
+  const outside = posix.relative(options.homeDirectory, planned.cwd).startsWith("..");
+  const cwd = outside ? planned.cwd : fromHome(options, planned.cwd);
   const composed = composeShellCommand({ request: valid, cwd, ...(valid.env ? { env: valid.env } : {}) });
   const stdin = valid.stdin === undefined ? undefined : toBytes(valid.stdin);
   const staged =
@@ -59,6 +62,7 @@ export function planCommand(options: ResolvedOptions, request: ExecRequest): Com
   assertCommandFits(command, PROVIDER);
   return {
     command,
+    cwd: planned.cwd,
     marker,
     timeoutMs,
     maxOutputBytes,
@@ -75,8 +79,15 @@ export function planCommand(options: ResolvedOptions, request: ExecRequest): Com
  */
 export const { exec } = execCommands<FreestyleContext, CommandPlan, never>({
   plan: (context, request) => planCommand(context.options, request),
-  run: (context, plan, { sandboxId, call, signal }) =>
-    runCommandToEnd(freestyleCommand(context, sandboxId, plan, call), commandOptions(plan, signal)),
+  run: async (context, plan, { sandboxId, call, signal }) => {
+    const result = await runCommandToEnd(
+      freestyleCommand(context, sandboxId, plan, call),
+      commandOptions(plan, signal),
+    );
+    // The script's `cd` failed: nothing ran (`composeShellCommand`).
+    if (isMissingCwdExit(result.exitCode, result.stderr)) throw missingCwd(PROVIDER, plan.cwd, { sandboxId });
+    return result;
+  },
   connect: false,
 });
 

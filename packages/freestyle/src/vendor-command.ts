@@ -30,6 +30,8 @@ const TIMEOUT_SLACK_MS = 1_000;
 export interface CommandPlan {
   /** The whole script, run by the guest's shell in the home directory. */
   readonly command: string;
+  /** The command's working directory, absolute (the script changes to it). */
+  readonly cwd: string;
   /** Value of `EXEC_MARKER_ENV` for this command: its processes carry it. */
   readonly marker: string;
   /** Command timeout in ms; always sent. */

@@ -159,7 +159,7 @@ describe("exec details", () => {
       }
       await assert.rejects(rt.exec(handle, { argv: ["true"], cwd: "missing" }), (error) => {
         assert.ok(hasCode("NOT_FOUND")(error));
-        assert.match((error as Error).message, /the working directory "missing" does not exist/);
+        assert.match((error as Error).message, /the working directory \/workspace\/missing does not exist/);
         return true;
       });
       await rt.destroy(handle);

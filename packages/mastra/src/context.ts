@@ -15,7 +15,11 @@ export interface BridgeContext<H extends SandboxHandle = SandboxHandle> {
   readonly env: () => Record<string, string | undefined>;
 }
 
-/** `cwd` for a command: the base when absent, else resolved against it. */
+/**
+ * `cwd` for a command: the base when absent, else resolved against it, as
+ * Mastra's `LocalSandbox` does; an absolute one (`/tmp`) is kept, and may be
+ * any directory of the sandbox.
+ */
 export function commandCwd(context: BridgeContext, cwd: string | undefined): string {
   return cwd === undefined ? context.base : posix.resolve(context.base, cwd);
 }

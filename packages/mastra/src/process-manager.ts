@@ -19,8 +19,10 @@ export function canStartProcesses(context: Pick<BridgeContext, "runtime">): bool
  * where the runtime has it (live output, `sendStdin`, `closeStdin`, `kill`;
  * `stdinMode: "ignore"` closes stdin at once), else through `startCommand`
  * (output polled every 100 ms; `sendStdin` and `kill` are Mastra's
- * `SandboxUnsupportedFeatureError`, as the port cannot do them there). A
- * working directory outside the workspace is Mastra's `PermissionError`.
+ * `SandboxUnsupportedFeatureError`, as the port cannot do them there). The
+ * working directory may be any directory of the sandbox (`/tmp`); one the
+ * port refuses (a `..` segment) is Mastra's `PermissionError`, a missing one
+ * the port's `NOT_FOUND`.
  */
 export function createProcessManager(context: BridgeContext): SandboxProcessManager {
   const { Spawned, Started } = handleClasses(context);

@@ -14,8 +14,8 @@ const FILE_FIELD = /^files\[(\d+)\]\.path$/;
 
 /**
  * A sandbox call's failure as Mastra's error: the port's refusal of one of
- * its paths (`INVALID_REQUEST` about the `cwd` or a file's path, one outside
- * the workspace) is Mastra's `PermissionError` about the path the caller
+ * its paths (`INVALID_REQUEST` about the `cwd`, one with a `..` segment, or a
+ * file's path outside the workspace) is Mastra's `PermissionError` about the path the caller
  * gave, the `SandportError` its `cause`, as the bridge's filesystem and
  * Mastra's `LocalFilesystem` refuse a path outside the workspace (Mastra's
  * `LocalSandbox` confines nothing and has no error of its own for it).

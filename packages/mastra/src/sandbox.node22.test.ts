@@ -128,15 +128,21 @@ describe("createMastraSandbox", () => {
     }
   });
 
-  test("a working directory or file outside the workspace is Mastra's PermissionError, the port's refusal its cause", async () => {
+  test("a command runs in any directory of the sandbox (/tmp); a missing one is NOT_FOUND; a file outside the workspace is PermissionError", async () => {
     const refused = (path: string) => (error: unknown) =>
       error instanceof PermissionError && error.path === path && SandportError.hasCode(error.cause, "INVALID_REQUEST");
+    const missing = (cwd: string) => (error: unknown) =>
+      SandportError.hasCode(error, "NOT_FOUND") && error.details.cwd === cwd;
     for (const runtime of [local.runtime, withoutMethods(local.runtime, ["spawn"])]) {
       const sandbox = await createMastraSandbox({ runtime });
       try {
-        await assert.rejects(sandbox.executeCommand!("pwd", [], { cwd: "/etc" }), refused("/etc"));
-        await assert.rejects(sandbox.executeCommand!("pwd", [], { cwd: "../.." }), refused("../.."));
-        await assert.rejects(sandbox.processes!.spawn("pwd", { cwd: "/etc" }), refused("/etc"));
+        assert.equal((await sandbox.executeCommand!("pwd", [], { cwd: "/tmp" })).stdout, "/tmp\n");
+        assert.equal((await (await sandbox.processes!.spawn("pwd", { cwd: "/tmp" })).wait()).stdout, "/tmp\n");
+        await assert.rejects(
+          sandbox.executeCommand!("pwd", [], { cwd: "/tmp/no-such-dir" }),
+          missing("/tmp/no-such-dir"),
+        );
+        await assert.rejects(sandbox.processes!.spawn("pwd", { cwd: "/tmp/no-such-dir" }), missing("/tmp/no-such-dir"));
         await assert.rejects(
           sandbox.writeFiles!([
             { path: "in.txt", content: "in" },

@@ -44,8 +44,11 @@ export interface SandportWorkspaceSandbox<H extends SandboxHandle = SandboxHandl
  * `start`); its status is then `stopped`, and any call starts it again.
  * Commands run with `sh`; `processes` is there where the runtime can start
  * processes (`spawn`, or async commands), `networking` where it has
- * `portEndpoint`. A working directory or file path outside the workspace is
- * Mastra's `PermissionError`, the port's `SandportError` its `cause`.
+ * `portEndpoint`. A command's working directory may be any directory of
+ * the sandbox (`/tmp`; a relative one is resolved against the base, as
+ * Mastra's `LocalSandbox` does), a missing one the port's `NOT_FOUND`; a
+ * file path outside the workspace is Mastra's `PermissionError`, the port's
+ * `SandportError` its `cause`.
  */
 export async function createMastraSandbox<H extends SandboxHandle>(
   options: MastraSandboxOptions<H>,

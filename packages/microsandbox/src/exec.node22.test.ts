@@ -50,6 +50,16 @@ test("a command agentd cannot start (a missing working directory) runs nothing a
   await expectCode(runtime.spawn(handle, { argv: ["cat"], cwd: "no/such/dir" }), "NOT_FOUND");
 });
 
+test("a cwd outside the workspace is sent as it is: the command runs in guest /tmp, and a missing one is NOT_FOUND", async () => {
+  const inTmp = await runtime.exec(handle, { shell: "pwd; echo here > cwd-probe.txt", cwd: "/tmp" });
+  assert.equal(inTmp.exitCode, 0, inTmp.stderr);
+  // The emulated guest filesystem is a backend directory: pwd names where guest /tmp is kept there.
+  assert.match(inTmp.stdout, /\/tmp\n$/);
+  await expectCode(runtime.readFile(handle, "cwd-probe.txt"), "NOT_FOUND");
+  const error = await expectCode(runtime.exec(handle, { argv: ["true"], cwd: "/tmp/no-such-dir" }), "NOT_FOUND");
+  assert.equal(error.details.cwd, "/tmp/no-such-dir");
+});
+
 test("a command that closes its stdin: later writes are dropped by the agent, and its output still arrives", async () => {
   const process = await runtime.spawn(handle, { shell: "exec 0<&-; sleep 0.3; echo survived" });
   await new Promise((resolve) => setTimeout(resolve, 100));

@@ -1,6 +1,12 @@
 import { EXEC_MARKER_ENV, SandportError } from "@sandport/core";
 import type { PlannedCommand, StdinCommand, VendorEnd } from "@sandport/core/adapter";
-import { createCallBudget, KILL_DEADLINE_MS, markerSweepScript, processExited } from "@sandport/core/adapter";
+import {
+  createCallBudget,
+  KILL_DEADLINE_MS,
+  markerSweepScript,
+  missingCwd,
+  processExited,
+} from "@sandport/core/adapter";
 import { grpcCodeOf, mapModalError } from "./errors.js";
 import { PROVIDER } from "./handle.js";
 import { inScope } from "./internal/call-scope.js";
@@ -39,7 +45,11 @@ export function modalCommand(sandbox: ModalSandbox, plan: CommandPlan): StdinCom
   return {
     rawOutput: true,
     start: async (output) => {
-      const process = await sandbox.exec([...plan.argv], execParams(plan.cwd, plan.env, serverTimeoutMs(plan)));
+      const process = await sandbox
+        .exec([...plan.argv], execParams(plan.cwd, plan.env, serverTimeoutMs(plan)))
+        .catch((error: unknown) => {
+          throw startRefusal(error, plan, sandbox.sandboxId);
+        });
       const opened = process.stdin.getWriter();
       writer = opened;
       // The run outlives the port call that started it (spawn): its control-plane calls get their own budget.
@@ -149,4 +159,15 @@ function lostOutput(sandboxId: string, error: unknown): SandportError {
     message: `modal lost a running command's output or exit in sandbox ${sandboxId} (it was stopped; its effects are unknown)`,
     details: { sandboxId, outcomeUnknown: true },
   });
+}
+
+/**
+ * A refused exec as it stands, except a missing working directory, which is
+ * `missingCwd` (`NOT_FOUND` naming it): the command router answers gRPC
+ * NOT_FOUND `workdir <path> does not exist`, and nothing ran.
+ */
+export function startRefusal(error: unknown, plan: CommandPlan, sandboxId: string): unknown {
+  const message = error instanceof Error ? error.message : String(error);
+  if (grpcCodeOf(error) !== 5 || !/\bworkdir \S+ does not exist\b/.test(message)) return error;
+  return missingCwd(PROVIDER, plan.cwd, { sandboxId, reason: message, cause: error });
 }

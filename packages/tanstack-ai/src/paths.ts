@@ -8,7 +8,8 @@ export const VIRTUAL_WORKSPACE_ROOT = "/workspace";
  * TanStack AI's virtual `/workspace` (and everything under it) is moved onto
  * the runtime's workspace root, as its own providers do; any other path is
  * kept, and the runtime then judges it (relative paths resolve against its
- * workspace, absolute ones must lie under it).
+ * workspace; an absolute file path must lie under it, while a command's
+ * `cwd` may be any directory of the sandbox, `/tmp` included).
  */
 export function sandboxPath(path: string, workspaceRoot: string): string {
   if (workspaceRoot === VIRTUAL_WORKSPACE_ROOT) return path;

@@ -18,7 +18,14 @@ import { PROVIDER } from "./handle.js";
 import type { VercelCommand, VercelSandbox } from "./internal/sdk-types.js";
 import type { ResolvedOptions } from "./options.js";
 import { SessionRecords } from "./session-records.js";
-import { type CommandPlan, commandFields, discardStdin, refusedBeforeStart, stageStdin } from "./vendor-command.js";
+import {
+  type CommandPlan,
+  commandFields,
+  discardStdin,
+  refusedBeforeStart,
+  stageStdin,
+  startRefusal,
+} from "./vendor-command.js";
 
 /** How long `commandLogs` of a running command waits for more output once the replayed lines stop. */
 const LOGS_QUIET_MS = 200;
@@ -78,7 +85,7 @@ export const { startCommand, commandStatus, commandLogs } = asyncCommands<Vercel
     } catch (error) {
       if (refusedBeforeStart(error)) {
         await release();
-        throw error;
+        throw startRefusal(error, plan, name);
       }
       // It may have run: later starts of this session are refused at once rather than run it again.
       await records.recordLost(AbortSignal.timeout(options.timeouts.fileMs));

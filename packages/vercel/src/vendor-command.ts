@@ -6,6 +6,7 @@ import {
   httpStatusOf,
   KILL_DEADLINE_MS,
   markerSweepScript,
+  missingCwd,
   type PlannedCommand,
   ranOutOfTime,
   type VendorCommand,
@@ -71,7 +72,7 @@ export function vercelCommand(sandbox: VercelSandbox, plan: CommandPlan, fileMs:
         async (error: unknown): Promise<VendorEnd> => {
           refused = refusedBeforeStart(error);
           if (!signal.aborted) await discardStdin(sandbox, plan, createCallBudget(fileMs));
-          throw error;
+          throw startRefusal(error, plan, sandbox.name);
         },
       );
       return { pid: plan.marker, ended };
@@ -88,6 +89,8 @@ export function vercelCommand(sandbox: VercelSandbox, plan: CommandPlan, fileMs:
  * that error stands as it is.
  */
 export function lostOutput(name: string, error: unknown, operation: string): SandportError {
+  // A missing working directory (`startRefusal`): refused before the start, so nothing ran.
+  if (SandportError.hasCode(error, "NOT_FOUND") && error.details?.cwd !== undefined) return error;
   const mapped = mapVercelError(error, { operation, sandboxId: name });
   if (refusedBeforeStart(error)) return mapped;
   return new SandportError({
@@ -125,6 +128,17 @@ async function runQuietly(sandbox: VercelSandbox, argv: string[], cwd: string, b
 /** What a command start sends of a plan: argv, cwd, env and timeout, each in the API's own field. */
 export function commandFields({ cmd, args, cwd, env, timeoutMs }: CommandPlan) {
   return { cmd, args, cwd, env, timeoutMs };
+}
+
+/**
+ * A refused start as it stands, except a missing working directory, which is
+ * `missingCwd` (`NOT_FOUND` naming it): Vercel answers it 400 `cwd <path> does
+ * not exist`, and nothing ran.
+ */
+export function startRefusal(error: unknown, plan: CommandPlan, sandboxId: string): unknown {
+  const message = error instanceof Error ? error.message : String(error);
+  if (httpStatusOf(error) !== 400 || !/\bcwd \S+ does not exist\b/.test(message)) return error;
+  return missingCwd(PROVIDER, plan.cwd, { sandboxId, reason: message, cause: error });
 }
 
 /** True when Vercel answered a command start with an error: the command never ran. */

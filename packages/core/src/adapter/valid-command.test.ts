@@ -18,12 +18,14 @@ describe("validCommand", () => {
     const own = validCommand(options, { shell: "true", timeoutMs: 5, maxOutputBytes: 7 }, "fake");
     assert.deepEqual([own.timeoutMs, own.maxOutputBytes, own.cwd], [5, 7, "/work"]);
     assert.notEqual(own.marker, planned.marker, "a fresh marker per command");
+    assert.equal(validCommand(options, { shell: "pwd", cwd: "/tmp" }, "fake").cwd, "/tmp", "any sandbox directory");
   });
 
-  test("a reserved env name, a cwd outside the workspace or a malformed request is INVALID_REQUEST", () => {
+  test("a reserved env name, a cwd with a '..' segment or a malformed request is INVALID_REQUEST", () => {
     for (const request of [
       { argv: ["ls"], env: { [EXEC_MARKER_ENV]: "x" } },
       { argv: ["ls"], cwd: "../up" },
+      { argv: ["ls"], cwd: "/tmp/../etc" },
       { argv: [] },
     ]) {
       assert.throws(

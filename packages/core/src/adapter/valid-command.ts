@@ -3,7 +3,7 @@ import { EXEC_MARKER_ENV, RESERVED_ENV } from "../port/exec-markers.js";
 import type { ExecRequest } from "../port/exec-request.js";
 import { refuseReservedEnv } from "../validation/env.js";
 import { type ValidatedExecRequest, validateExecRequest } from "../validation/requests.js";
-import { toSandboxPath } from "../validation/workspace-path.js";
+import { resolveCwd } from "./command-cwd.js";
 
 /** The options a command is planned from: the workspace and the defaults of a request. */
 export interface CommandDefaultOptions {
@@ -16,7 +16,7 @@ export interface CommandDefaultOptions {
 export interface ValidCommand {
   /** The request, validated. */
   readonly valid: ValidatedExecRequest;
-  /** Its working directory, absolute inside the sandbox. */
+  /** Its working directory, absolute inside the sandbox (see `resolveCwd`): in the workspace or anywhere else. */
   readonly cwd: string;
   /** This command's `EXEC_MARKER_ENV` value (a fresh UUID): how a kill finds its descendants. */
   readonly marker: string;
@@ -34,7 +34,7 @@ export type PlannedCommand = Omit<ValidCommand, "valid">;
 /**
  * The start of every adapter's command plan: the request validated against
  * the workspace, a reserved env name refused (`INVALID_REQUEST`, before any
- * request), the working directory made absolute, a fresh kill marker in the
+ * request), the working directory made absolute (`resolveCwd`), a fresh kill marker in the
  * env, and the run budget and output cap with the runtime's defaults.
  */
 export function validCommand(options: CommandDefaultOptions, request: ExecRequest, provider: string): ValidCommand {
@@ -43,7 +43,7 @@ export function validCommand(options: CommandDefaultOptions, request: ExecReques
   const marker = randomUUID();
   return {
     valid,
-    cwd: toSandboxPath(options.workspaceRoot, valid.cwd),
+    cwd: resolveCwd(valid.cwd, options.workspaceRoot),
     marker,
     env: { ...valid.env, [EXEC_MARKER_ENV]: marker },
     timeoutMs: valid.timeoutMs ?? options.runBudgetMs,

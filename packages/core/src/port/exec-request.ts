@@ -2,7 +2,13 @@ import { keyList } from "../validation/known-keys.js";
 
 /** Fields shared by both forms of {@link ExecRequest}. */
 export interface ExecOptions {
-  /** Working directory, relative to the sandbox workspace (or absolute inside it). Default: the workspace root. */
+  /**
+   * Working directory. A relative path is relative to the sandbox workspace;
+   * an absolute one may name any directory of the sandbox (`/tmp`, `/`), not
+   * only the workspace's. A `..` segment is refused (`INVALID_REQUEST`); a
+   * directory that does not exist is `NOT_FOUND`, and the command does not
+   * run. Default: the workspace root.
+   */
   readonly cwd?: string;
   /**
    * Environment for this command, merged over the launch env. Names must match

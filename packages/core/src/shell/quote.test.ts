@@ -1,9 +1,16 @@
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { rmSync } from "node:fs";
 import { describe, test } from "node:test";
 import { SandportError } from "../errors/sandport-error.js";
-import { composeShellCommand, quoteArgv, quoteShellArg } from "./quote.js";
+import {
+  composeShellCommand,
+  isMissingCwdExit,
+  MISSING_CWD_EXIT,
+  MISSING_CWD_LINE,
+  quoteArgv,
+  quoteShellArg,
+} from "./quote.js";
 
 const HOSTILE = [
   "plain",
@@ -72,6 +79,15 @@ describe("POSIX quoting", () => {
     } finally {
       rmSync(cwd, { recursive: true, force: true });
     }
+  });
+
+  test("composeShellCommand in a missing cwd runs nothing: its own exit status and line, which isMissingCwdExit knows", () => {
+    const command = composeShellCommand({ request: { shell: "echo ran" }, cwd: "/nonexistent/sandport-cwd" });
+    const run = spawnSync("sh", ["-c", command], { encoding: "utf8", env: {} });
+    assert.deepEqual([run.status, run.stdout, run.stderr], [MISSING_CWD_EXIT, "", `${MISSING_CWD_LINE}\n`]);
+    assert.ok(isMissingCwdExit(run.status, run.stderr));
+    assert.ok(!isMissingCwdExit(MISSING_CWD_EXIT, "some program's own complaint\n"), "a program's own exit 66");
+    assert.ok(!isMissingCwdExit(0, `${MISSING_CWD_LINE}\n`));
   });
 
   test("composeShellCommand keeps a shell request inside its own sh -c", () => {

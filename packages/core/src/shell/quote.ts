@@ -1,5 +1,10 @@
 import { invalidRequest } from "../errors/factories.js";
-import type { ExecRequest } from "../port/exec-request.js";
+
+/** What a command runs, in either form of a request (an `ExecRequest` or a validated one). */
+export interface CommandForm {
+  readonly argv?: readonly string[];
+  readonly shell?: string;
+}
 
 const SAFE_WORD = /^[A-Za-z0-9_@%+=:,./-]+$/;
 
@@ -21,28 +26,49 @@ export function quoteArgv(argv: readonly string[]): string {
 }
 
 /** The shell script a request stands for: `argv` quoted, or `shell` as given. */
-export function toShellScript(request: ExecRequest): string {
+export function toShellScript(request: CommandForm): string {
   return request.argv ? quoteArgv(request.argv) : (request.shell as string);
 }
 
 /** Parts of a command for a provider whose exec takes only a string. */
 export interface ShellCommandParts {
   /** The request to run. */
-  readonly request: ExecRequest;
+  readonly request: CommandForm;
   /** Absolute directory to run in, if any. */
   readonly cwd?: string;
   /** Variables to export first. Names must already be validated. */
   readonly env?: Readonly<Record<string, string>>;
 }
 
+/** Exit status of a composed command whose `cd` failed: its directory is missing, and nothing ran. */
+export const MISSING_CWD_EXIT = 66;
+/** The line a composed command prints on stderr when its `cd` failed (see {@link isMissingCwdExit}). */
+export const MISSING_CWD_LINE = "sandport: the working directory does not exist";
+
+/**
+ * True when a composed command ({@link composeShellCommand} with `cwd`) ran
+ * nothing because its working directory is missing: exit
+ * {@link MISSING_CWD_EXIT} with {@link MISSING_CWD_LINE} as its whole stderr.
+ * The adapter reports it as `missingCwd`.
+ */
+export function isMissingCwdExit(exitCode: number | null, stderr: string): boolean {
+  return exitCode === MISSING_CWD_EXIT && stderr.trim() === MISSING_CWD_LINE;
+}
+
 /**
  * One command string that changes directory, exports the environment and runs
  * the request, every caller value quoted: for providers with no cwd or env
- * field. A shell request runs in its own `sh -c`, so its syntax cannot reach the prelude.
+ * field. A shell request runs in its own `sh -c`, so its syntax cannot reach
+ * the prelude. A `cd` that fails prints {@link MISSING_CWD_LINE} and exits
+ * {@link MISSING_CWD_EXIT}, running nothing.
  */
 export function composeShellCommand(parts: ShellCommandParts): string {
   const prelude: string[] = [];
-  if (parts.cwd !== undefined) prelude.push(`cd -- ${quoteShellArg(parts.cwd)}`);
+  if (parts.cwd !== undefined) {
+    prelude.push(
+      `{ cd -- ${quoteShellArg(parts.cwd)} 2>/dev/null || { echo '${MISSING_CWD_LINE}' >&2; exit ${MISSING_CWD_EXIT}; }; }`,
+    );
+  }
   const assignments = Object.entries(parts.env ?? {}).map(([name, value]) => `${name}=${quoteShellArg(value)}`);
   if (assignments.length > 0) prelude.push(`export ${assignments.join(" ")}`);
   const body = parts.request.argv

@@ -59,7 +59,12 @@ describe("validateExecRequest", () => {
   test("normalises cwd and keeps argv intact", () => {
     const request = validateExecRequest({ argv: ["echo", "a b", "$(x)"], cwd: "/workspace/app/./src" });
     assert.deepEqual(request.argv, ["echo", "a b", "$(x)"]);
-    assert.equal(request.cwd, "app/src");
+    assert.deepEqual(request.cwd, { kind: "workspace", path: "app/src" });
+  });
+  test("an absolute cwd outside the workspace is kept, absolute; none is the workspace root", () => {
+    assert.deepEqual(validateExecRequest({ shell: "pwd", cwd: "/tmp/" }).cwd, { kind: "sandbox", path: "/tmp" });
+    assert.deepEqual(validateExecRequest({ shell: "pwd", cwd: "/" }).cwd, { kind: "sandbox", path: "/" });
+    assert.deepEqual(validateExecRequest({ shell: "pwd" }).cwd, { kind: "workspace", path: "" });
   });
   test("refuses malformed requests", () => {
     const bad: unknown[] = [
@@ -72,6 +77,7 @@ describe("validateExecRequest", () => {
       { shell: "   " },
       { argv: ["a"], shell: "b" },
       { argv: ["a"], cwd: "../up" },
+      { argv: ["a"], cwd: "/tmp/../etc" },
       { argv: ["a"], env: { "BAD-NAME": "x" } },
       { argv: ["a"], timeoutMs: -5 },
       { argv: ["a"], maxOutputBytes: 0 },

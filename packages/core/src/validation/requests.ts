@@ -3,6 +3,7 @@ import { EXEC_REQUEST_KEYS, type ExecRequest } from "../port/exec-request.js";
 import { FILE_INPUT_KEYS, type FileInput } from "../port/file-input.js";
 import { LAUNCH_SPEC_KEYS, type LaunchSpec, RESOURCE_LIMIT_KEYS } from "../port/launch-spec.js";
 import { OP_OPTION_KEYS, type OpOptions } from "../port/op-options.js";
+import { type CommandCwd, validateCwd } from "./command-cwd.js";
 import { validateEnv } from "./env.js";
 import { refuseUnknownKeys, refuseUnknownShape } from "./known-keys.js";
 import { validateLabels } from "./labels.js";
@@ -17,8 +18,19 @@ export interface ValidationContext {
   readonly provider?: string;
 }
 
-/** An exec request after validation: `cwd` is workspace-relative (`""` = root), env is a frozen copy. */
-export type ValidatedExecRequest = ExecRequest & { readonly cwd: string };
+/** {@link ExecRequest} without `cwd`, kept a union (a plain `Omit` would merge its two forms). */
+type ExecRequestWithoutCwd = ExecRequest extends infer Form
+  ? Form extends ExecRequest
+    ? Omit<Form, "cwd">
+    : never
+  : never;
+
+/**
+ * An exec request after validation: `cwd` is a {@link CommandCwd} (inside the
+ * workspace, relative; elsewhere in the sandbox, absolute; `resolveCwd` in
+ * `@sandport/core/adapter` makes it one absolute path), env is a frozen copy.
+ */
+export type ValidatedExecRequest = ExecRequestWithoutCwd & { readonly cwd: CommandCwd };
 
 /** Largest file mode accepted: permission bits only, no setuid, setgid or sticky bit. */
 export const MAX_FILE_MODE = 0o777;
@@ -26,7 +38,8 @@ export const MAX_FILE_MODE = 0o777;
 /**
  * Validates an exec request: no key beyond {@link EXEC_REQUEST_KEYS}; exactly
  * one of `argv` (non-empty strings, no NUL) or `shell` (non-empty, no NUL);
- * `cwd` inside the workspace; env names; timeout; output cap; stdin type.
+ * `cwd` relative to the workspace or absolute anywhere in the sandbox, never
+ * with a `..` segment (see `validateCwd`); env names; timeout; output cap; stdin type.
  * Throws `INVALID_REQUEST` before any provider call.
  */
 export function validateExecRequest(request: unknown, context: ValidationContext = {}): ValidatedExecRequest {
@@ -47,10 +60,7 @@ export function validateExecRequest(request: unknown, context: ValidationContext
   } else if (typeof raw.shell !== "string" || raw.shell.trim() === "" || raw.shell.includes("\u0000")) {
     throw invalidRequest("shell must be a non-empty string without NUL bytes", {}, provider);
   }
-  const cwd =
-    raw.cwd === undefined
-      ? ""
-      : normalizeWorkspacePath(raw.cwd, { root: context.root, allowRoot: true, field: "cwd", provider });
+  const cwd = validateCwd(raw.cwd, { root: context.root, provider });
   const stdin = raw.stdin;
   if (stdin !== undefined && typeof stdin !== "string" && !(stdin instanceof Uint8Array)) {
     throw invalidRequest("stdin must be a string or Uint8Array", {}, provider);

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { SandportError } from "../errors/sandport-error.js";
-import { normalizeWorkspacePath, toSandboxPath } from "./workspace-path.js";
+import { normalizeSandboxPath, normalizeWorkspacePath, toSandboxPath } from "./workspace-path.js";
 
 function refused(input: unknown, options = {}): void {
   assert.throws(
@@ -81,5 +81,23 @@ describe("normalizeWorkspacePath", () => {
   test("toSandboxPath joins onto the root", () => {
     assert.equal(toSandboxPath("/workspace", "a/b"), "/workspace/a/b");
     assert.equal(toSandboxPath("/workspace/", ""), "/workspace");
+  });
+});
+
+describe("normalizeSandboxPath", () => {
+  test("an absolute path anywhere in the sandbox, in normal form", () => {
+    assert.equal(normalizeSandboxPath("/"), "/");
+    assert.equal(normalizeSandboxPath("//tmp/./a//b/"), "/tmp/a/b");
+    assert.equal(normalizeSandboxPath("/tmp/50%25 off"), "/tmp/50%25 off");
+  });
+
+  test("a relative path, '..', control characters, backslashes and hidden escapes are INVALID_REQUEST", () => {
+    for (const input of ["tmp", "", "/tmp/..", "/a/../b", "/tmp/%2e%2e/x", "/tmp/\u0007", "/tmp\\x", 7]) {
+      assert.throws(
+        () => normalizeSandboxPath(input, { field: "cwd", provider: "fake" }),
+        (error) => SandportError.hasCode(error, "INVALID_REQUEST") && error.provider === "fake",
+        JSON.stringify(input),
+      );
+    }
   });
 });

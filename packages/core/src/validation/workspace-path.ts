@@ -36,15 +36,7 @@ export function normalizeWorkspacePath(input: unknown, options: WorkspacePathOpt
     invalidRequest(`${field} ${JSON.stringify(input)} ${why}`, { field }, options.provider);
 
   if (typeof input !== "string") throw refuse("must be a string");
-  if (input.length > MAX_PATH_LENGTH) throw refuse(`is longer than ${MAX_PATH_LENGTH} characters`);
-  for (const variant of decodedVariants(input)) {
-    if (variant.includes("\u0000")) throw refuse("contains a NUL byte");
-    if (CONTROL_CHARACTERS.test(variant)) throw refuse("contains a control character");
-    if (variant.includes("\\")) throw refuse("contains a backslash");
-    if (variant !== input && (variant.split("/").includes("..") || variant.startsWith("/"))) {
-      throw refuse("hides a path escape behind percent-encoding");
-    }
-  }
+  refuseUnsafeCharacters(input, refuse, false);
 
   let relative = input;
   if (input.startsWith("/")) {
@@ -57,6 +49,50 @@ export function normalizeWorkspacePath(input: unknown, options: WorkspacePathOpt
   const normalized = segments.join("/");
   if (normalized === "" && !options.allowRoot) throw refuse("names the workspace root, not a file");
   return normalized;
+}
+
+/** Options for {@link normalizeSandboxPath}. */
+export interface SandboxPathOptions {
+  /** Name of the field being checked, for the error message. Default: `path`. */
+  readonly field?: string;
+  /** Provider to name in the error. */
+  readonly provider?: string;
+}
+
+/**
+ * Turns an absolute path anywhere in the sandbox into its normal form (`/`,
+ * `/tmp/a`: single slashes, no `.` segments, no trailing slash), refusing a
+ * relative path, `..` segments, NUL and control characters, backslashes, and
+ * a `..` hidden behind percent-encoding. Throws `INVALID_REQUEST`.
+ */
+export function normalizeSandboxPath(input: unknown, options: SandboxPathOptions = {}): string {
+  const field = options.field ?? "path";
+  const refuse = (why: string) =>
+    invalidRequest(`${field} ${JSON.stringify(input)} ${why}`, { field }, options.provider);
+  if (typeof input !== "string") throw refuse("must be a string");
+  if (!input.startsWith("/")) throw refuse("must be absolute");
+  refuseUnsafeCharacters(input, refuse, true);
+  const segments = input.split("/").filter((segment) => segment !== "" && segment !== ".");
+  if (segments.includes("..")) throw refuse("contains a '..' segment");
+  return `/${segments.join("/")}`;
+}
+
+/**
+ * Refuses what no path may hold, in the input or in up to three rounds of
+ * percent-decoding of it: NUL and control characters, backslashes, and (in a
+ * decoded form only) a `..` segment, or, for a path that must stay relative,
+ * a leading `/`.
+ */
+function refuseUnsafeCharacters(input: string, refuse: (why: string) => Error, absolute: boolean): void {
+  if (input.length > MAX_PATH_LENGTH) throw refuse(`is longer than ${MAX_PATH_LENGTH} characters`);
+  for (const variant of decodedVariants(input)) {
+    if (variant.includes("\u0000")) throw refuse("contains a NUL byte");
+    if (CONTROL_CHARACTERS.test(variant)) throw refuse("contains a control character");
+    if (variant.includes("\\")) throw refuse("contains a backslash");
+    if (variant !== input && (variant.split("/").includes("..") || (!absolute && variant.startsWith("/")))) {
+      throw refuse("hides a path escape behind percent-encoding");
+    }
+  }
 }
 
 /** Joins a normalised relative path onto the sandbox root, giving the absolute in-sandbox path. */

@@ -99,8 +99,7 @@ export interface BwrapInput {
    * Join a sandbox's namespaces instead of creating a command's own: its user
    * namespace from descriptor 4 and PID namespace from descriptor 5 (the
    * caller enters its IPC, UTS and network namespaces before bubblewrap
-   * starts, with `nsenter`). `network` is then ignored. `/tmp` is then the
-   * workspace's `.tmp` bound there, not a symlink into the workspace.
+   * starts, with `nsenter`). `network` is then ignored.
    */
   readonly shared?: boolean;
   /**
@@ -128,8 +127,8 @@ export interface BwrapInvocation {
  * read-only `/usr` (with its merged-/usr symlinks), the curated `/etc` entries
  * and `readOnlyPaths`, a fresh `/proc` read-only but for the entries of the
  * sandbox's own processes ({@link WRITABLE_PROC_ENTRIES}), a fresh `/dev`, the workspace read-write,
- * `/tmp` as a symlink into the workspace's `.tmp`, and everything else (the
- * root and `/dev`) remounted read-only.
+ * the workspace's `.tmp` bound at `/tmp`, and everything else (the root and
+ * `/dev`) remounted read-only.
  */
 export function buildBwrapInvocation(input: BwrapInput): BwrapInvocation {
   const args = input.shared ? sharedIsolationArgs() : isolationArgs(input.network);
@@ -138,13 +137,10 @@ export function buildBwrapInvocation(input: BwrapInput): BwrapInvocation {
   for (const path of input.readOnlyPaths) args.push("--ro-bind-try", path, path);
   for (const [host, inside] of input.mounts ?? []) args.push("--ro-bind", host, inside);
   args.push("--bind", input.workspaceDirectory, input.workspaceRoot);
-  if (input.shared) {
-    // A directory of its own, as on a provider's machine: a path through /tmp leads outside the workspace, as the
-    // runtime's file operations see it from the host. Its contents are the workspace's `.tmp`, shared by every command.
-    args.push("--bind-try", `${input.workspaceDirectory}/${WORKSPACE_TMP}`, "/tmp");
-  } else {
-    args.push("--symlink", `${input.workspaceRoot}/${WORKSPACE_TMP}`, "/tmp");
-  }
+  // A directory of its own, as on a provider's machine: a path through /tmp leads outside the workspace, as the
+  // runtime's file operations see it from the host, and a command started in /tmp (`cwd`) finds itself there, not in
+  // the workspace (`getcwd`). Its contents are the workspace's `.tmp`, shared by every command of the sandbox.
+  args.push("--bind-try", `${input.workspaceDirectory}/${WORKSPACE_TMP}`, "/tmp");
   args.push("--remount-ro", "/dev", "--remount-ro", "/");
   args.push("--chdir", input.cwd, "--", ...input.command);
   const pairs = Object.entries(input.env).flatMap(([name, value]) => ["--setenv", name, value]);

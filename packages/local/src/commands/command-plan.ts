@@ -1,5 +1,6 @@
 import { join } from "node:path";
-import { quoteShellArg, toSandboxPath, type ValidatedExecRequest } from "@sandport/core";
+import { quoteShellArg, type ValidatedExecRequest } from "@sandport/core";
+import { resolveCwd } from "@sandport/core/adapter";
 import { joinFiles } from "../cgroups/cgroups.js";
 import type { LocalIsolation } from "../options.js";
 import { RELAY_FILE, RELAY_NODE_PATH, RELAY_PORTS_DIRECTORY } from "../ports/port-relay-source.js";
@@ -138,7 +139,7 @@ export function planCommand(input: PlanInput): SpawnPlan {
     ...buildEnvironment(input.workspaceDirectory, record.env, request.env),
     [COMMAND_MARKER_VARIABLE]: marker,
   };
-  const cwd = request.cwd === "" ? input.workspaceDirectory : join(input.workspaceDirectory, request.cwd);
+  const cwd = hostCwd(input.workspaceDirectory, request);
   const limited = (record.cgroups?.limits.length ?? 0) > 0;
   const base = { env, cwd, isolation: "none", marker, ...(leaf ? { leaf } : {}) } as const;
   if (!limited) {
@@ -148,6 +149,17 @@ export function planCommand(input: PlanInput): SpawnPlan {
   if (request.shell !== undefined)
     return { file: "/bin/sh", args: ["-c", `${joinInline(joins)}${request.shell}`], ...base };
   return { file: "/bin/sh", args: ["-c", joinThenExec(joins.length), "sh", ...joins, ...command], ...base };
+}
+
+/**
+ * The host directory a command under `none` starts in: a workspace directory
+ * inside the sandbox's workspace directory; any other (`/tmp`) is the host's
+ * own, since under `none` commands see the host's filesystem.
+ */
+export function hostCwd(workspaceDirectory: string, request: ValidatedExecRequest): string {
+  const { cwd } = request;
+  if (cwd.kind === "sandbox") return cwd.path;
+  return cwd.path === "" ? workspaceDirectory : join(workspaceDirectory, cwd.path);
 }
 
 /**
@@ -232,7 +244,7 @@ function sandboxView(input: PlanInput, command: readonly string[]): BwrapInput {
       : {}),
     workspaceDirectory: input.workspaceDirectory,
     workspaceRoot: input.workspaceRoot,
-    cwd: toSandboxPath(input.workspaceRoot, request.cwd),
+    cwd: resolveCwd(request.cwd, input.workspaceRoot),
     network: record.network,
     readOnlyPaths: input.readOnlyPaths,
     env: buildEnvironment(input.workspaceRoot, record.env, request.env),

@@ -1,5 +1,6 @@
 import { type ChildProcess, type StdioOptions, spawn } from "node:child_process";
 import { SandportError } from "@sandport/core";
+import { missingCwd } from "@sandport/core/adapter";
 import { releaseLeaf } from "../cgroups/cgroups.js";
 import { LOCAL_PROVIDER } from "../options.js";
 import { type OpenNamespaces, openNamespaces } from "../processes/sandbox-namespaces.js";
@@ -49,6 +50,8 @@ export interface RunOutcome {
 const DRAIN_AFTER_EXIT_MS = 500;
 
 const EXECVP_FAILURE = /^bwrap: execvp ([^\n]*): (No such file or directory|Permission denied)\n?$/;
+/** What bubblewrap prints when the working directory it was given is missing inside (it then runs nothing). */
+const CHDIR_FAILURE = /^bwrap: Can't chdir to ([^\n]*): (No such file or directory|Not a directory)\n?$/;
 
 /**
  * Spawns a planned command in its own process group and collects its output.
@@ -63,7 +66,10 @@ const EXECVP_FAILURE = /^bwrap: execvp ([^\n]*): (No such file or directory|Perm
  * behind.
  *
  * A program that cannot be found or executed yields exit status 127 or 126, as
- * a shell would, in both isolation modes.
+ * a shell would, in both isolation modes. Under `namespaces`, a working
+ * directory that bubblewrap cannot enter (missing inside the sandbox) rejects
+ * with `NOT_FOUND` naming it (`missingCwd`), as a missing workspace directory
+ * does before anything is spawned.
  */
 export function runCommand(options: RunOptions): Promise<RunOutcome> {
   const { plan } = options;
@@ -202,6 +208,8 @@ export function runCommand(options: RunOptions): Promise<RunOutcome> {
         return reject(spawnFailed(plan, new Error(stderr.toString("utf8").trim())));
       }
       if (plan.isolation === "namespaces" && exitCode === 1 && stdout.length === 0) {
+        const missing = CHDIR_FAILURE.exec(stderr.toString("utf8"));
+        if (missing) return reject(missingCwd(LOCAL_PROVIDER, missing[1] as string, { reason: missing[2] }));
         const failure = EXECVP_FAILURE.exec(stderr.toString("utf8"));
         if (failure?.[2] === "Permission denied") exitCode = 126;
         else if (failure) {

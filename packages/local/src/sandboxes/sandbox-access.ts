@@ -1,4 +1,6 @@
+import { statSync } from "node:fs";
 import {
+  type CommandCwd,
   invalidRequest,
   type Labels,
   type LaunchSpec,
@@ -7,12 +9,13 @@ import {
   unsupported,
   type ValidatedExecRequest,
 } from "@sandport/core";
-import { checkHandle, foreignSandbox } from "@sandport/core/adapter";
+import { checkHandle, foreignSandbox, missingCwd, resolveCwd } from "@sandport/core/adapter";
 import { probeCgroupHost } from "../cgroups/cgroup-host.js";
 import { createLeaf, createSandboxCgroups, nameLeaf, removeSandboxCgroups } from "../cgroups/cgroups.js";
 import { probeBwrap } from "../commands/bwrap.js";
 import { planCommand, type SpawnPlan } from "../commands/command-plan.js";
 import { rescanInheritedDescriptors } from "../commands/inherited-descriptors.js";
+import { runCommand } from "../commands/process-runner.js";
 import type { RunningCommands } from "../commands/running-commands.js";
 import { WorkspaceFiles } from "../files/workspace-files.js";
 import { type LocalHandle, toHandle } from "../handle.js";
@@ -309,7 +312,28 @@ export class SandboxAccess {
    * that `cwd` exists inside the workspace, creates the command's cgroup leaf
    * (under `none`), and builds the spawn plan.
    */
-  async planFor(record: SandboxRecord, request: ValidatedExecRequest): Promise<SpawnPlan> {
+  /** Runs `true` in `cwd` inside sandbox `record`: rejects with `NOT_FOUND` (`missingCwd`) when it is missing there. */
+  async #probeCwd(record: SandboxRecord, cwd: CommandCwd): Promise<void> {
+    const plan = await this.planFor(record, { argv: ["true"], cwd, env: {} }, true);
+    await runCommand({
+      plan,
+      timeoutMs: CWD_PROBE_TIMEOUT_MS,
+      maxOutputBytes: 4096,
+      killGraceMs: this.#options.killGraceMs,
+      signal: new AbortController().signal,
+    });
+  }
+
+  /**
+   * The spawn plan of `request` in sandbox `record`, after the checks it
+   * needs: isolation, network, limits, and that its working directory exists.
+   * A `cwd` outside the workspace exists only inside the sandbox under
+   * namespaces: a `true` run there first (one more bubblewrap, 10-20 ms,
+   * only for such a `cwd`) proves it, so that `spawn` and `startCommand`
+   * refuse a missing one with `NOT_FOUND` as `exec` does, before the command
+   * starts (`probe`: this is that run).
+   */
+  async planFor(record: SandboxRecord, request: ValidatedExecRequest, probe = false): Promise<SpawnPlan> {
     const { isolation, cgroups } = this.#options;
     await this.requireIsolation();
     if (isolation === "none" && !record.network) {
@@ -327,8 +351,24 @@ export class SandboxAccess {
       );
     }
     const workspaceDirectory = this.store().workspaceDirectory(record.id);
-    // Proves the sandbox still exists (the record may come from this instance's cache) and `cwd` is a directory.
-    (await this.files(record.id)).checkDirectory(request.cwd, "working directory");
+    // Proves the sandbox still exists (the record may come from this instance's cache) and a workspace `cwd` is a
+    // directory. A `cwd` elsewhere is the host's own under `none` (checked here); under namespaces it exists only
+    // inside: the probe enters it, and bubblewrap's failure to is the same NOT_FOUND (`runCommand`).
+    const files = await this.files(record.id);
+    const { cwd } = request;
+    if (cwd.kind === "workspace") {
+      try {
+        files.checkDirectory(cwd.path, "working directory");
+      } catch (error) {
+        // The same error, naming the same absolute directory, as a missing one elsewhere in the sandbox.
+        if (cwd.path === "" || !SandportError.hasCode(error, "NOT_FOUND")) throw error;
+        throw missingCwd(LOCAL_PROVIDER, resolveCwd(cwd, this.#options.workspaceRoot), { cause: error });
+      }
+    } else {
+      files.checkDirectory("", "workspace");
+      if (isolation === "none") checkHostDirectory(cwd.path);
+      else if (!probe) await this.#probeCwd(record, cwd);
+    }
     const usable = cgroups === "auto" ? record.cgroups : undefined;
     // A command without limits gets its leaf in the background (see `CommandTree`); with limits it joins it in `sh`.
     const limited = (usable?.limits.length ?? 0) > 0;
@@ -387,4 +427,20 @@ export class SandboxAccess {
 function withoutCgroups(record: SandboxRecord): SandboxRecord {
   const { cgroups: _ignored, ...rest } = record;
   return rest;
+}
+
+/** How long the run that proves a working directory may take; bubblewrap and `true` take 10-20 ms. */
+const CWD_PROBE_TIMEOUT_MS = 30_000;
+
+/** Under `none`, a working directory outside the workspace is the host's: `NOT_FOUND` unless it is a directory there. */
+function checkHostDirectory(path: string): void {
+  let directory = false;
+  try {
+    directory = statSync(path).isDirectory();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "ENOENT" && code !== "ENOTDIR") throw error;
+  }
+  if (!directory)
+    throw missingCwd(LOCAL_PROVIDER, path, { reason: "on the host, which commands see under isolation none" });
 }

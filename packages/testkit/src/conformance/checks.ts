@@ -18,6 +18,10 @@ export const CONFORMANCE_CHECKS = {
   "exec.argv-verbatim": "argv elements (quotes, spaces, $(), newlines, unicode, empty) arrive byte-identical",
   "exec.shell": "a shell request runs with sh semantics (pipes, expansion, redirection)",
   "exec.cwd": "cwd (relative, absolute inside the workspace) is the working directory; a missing one runs nothing",
+  "exec.cwd-anywhere":
+    "an absolute cwd outside the workspace (/tmp, /) is the working directory (exec, spawn, startCommand); a relative one is still the workspace's",
+  "exec.cwd-missing":
+    "a missing cwd, absolute or relative, is NOT_FOUND naming it in details.cwd (exec, spawn, startCommand), and runs nothing",
   "exec.env": "launch env and request env arrive; request env overrides launch env",
   "exec.env-isolation": "a variable in the test process's own environment is invisible at launch and at exec",
   "exec.exit-code": "a non-zero exit resolves with its exit code instead of throwing",

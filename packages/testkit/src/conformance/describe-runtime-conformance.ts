@@ -4,6 +4,7 @@ import { declareAsyncChecks } from "./async-exec.js";
 import { declareCapabilityChecks } from "./capabilities.js";
 import { isConformanceCheckId } from "./checks.js";
 import { declareCommandOutcomeChecks } from "./command-outcomes.js";
+import { declareCwdChecks } from "./cwd.js";
 import { declareExecChecks } from "./exec.js";
 import { declareLimitChecks } from "./exec-limits.js";
 import { declareFileOpsChecks } from "./file-ops.js";
@@ -65,6 +66,7 @@ export function describeRuntimeConformance<H extends SandboxHandle>(options: Run
     });
     suite.group("exec", {}, (group) => {
       declareExecChecks(group);
+      declareCwdChecks(group);
       declareLimitChecks(group);
       declareCommandOutcomeChecks(group, "exec");
       declareValidationChecks(group);

@@ -52,7 +52,7 @@ export function invalidExecCases(probeFile: string): readonly InvalidExecCase[] 
     bad("both argv and shell", { argv, shell }),
     bad("neither argv nor shell", { cwd: "." }),
     bad("cwd ..", { shell, cwd: ".." }),
-    bad("cwd absolute outside the workspace", { shell, cwd: "/tmp" }),
+    bad("cwd absolute with '..'", { shell, cwd: "/tmp/../etc" }),
     bad("cwd %2e%2e", { shell, cwd: "%2e%2e" }),
     bad("maxOutputBytes 0", { shell, maxOutputBytes: 0 }),
     bad("maxOutputBytes -1", { shell, maxOutputBytes: -1 }),

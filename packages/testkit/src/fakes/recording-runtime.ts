@@ -14,6 +14,7 @@ import {
   SandportError,
   sleep,
   unsupported,
+  type ValidatedExecRequest,
   validateExecRequest,
   validateFiles,
 } from "@sandport/core";
@@ -179,7 +180,7 @@ export class RecordingRuntime implements SandboxRuntime {
   }
 
   /** Commands: `echo <words>`, `exit <code>`, `sleep <ms>`, `write <path> <text>`. */
-  async #interpret(sandbox: RecordedSandbox, request: ExecRequest, signal?: AbortSignal): Promise<ExecResult> {
+  async #interpret(sandbox: RecordedSandbox, request: ValidatedExecRequest, signal?: AbortSignal): Promise<ExecResult> {
     const [program, ...args] = request.argv ?? request.shell?.split(" ") ?? [];
     const done = (exitCode: number, stdout = "", stderr = ""): ExecResult => ({
       exitCode,

@@ -1,4 +1,5 @@
 import { normalizeWorkspacePath, type SandboxRuntime, SandportError, toSandboxPath } from "@sandport/core";
+import { backendCwd } from "../harness/backend-cwd.js";
 
 /** Home and working directory of the default sandbox user `daytona`; it maps onto the backend workspace root. */
 export const DAYTONA_HOME = "/home/daytona";
@@ -25,6 +26,20 @@ export function toWorkspaceRelative(path: string): string {
     throw new PathRefusedError(`the emulator maps only ${DAYTONA_HOME} onto its workspace: ${reason}`, {
       cause: error,
     });
+  }
+}
+
+/**
+ * A process `cwd` for the backend (`backendCwd`): `undefined` for the home
+ * directory, workspace-relative under it, any other absolute directory
+ * (`/tmp`) as it is: the daemon runs a command anywhere in the machine.
+ */
+export function toBackendCwd(path: string): string | undefined {
+  try {
+    return backendCwd(path, DAYTONA_HOME);
+  } catch (error) {
+    const reason = SandportError.isInstance(error) ? error.message : String(error);
+    throw new PathRefusedError(`cwd ${JSON.stringify(path)} is refused: ${reason}`, { cause: error });
   }
 }
 

@@ -10,7 +10,7 @@ import { SandportError } from "@sandport/core";
 import type { EmulatorServer } from "../harness/http-server.js";
 import type { DaytonaContext } from "./context.js";
 import { DaemonError } from "./errors.js";
-import { DAYTONA_HOME, toWorkspaceRelative } from "./paths.js";
+import { DAYTONA_HOME, toBackendCwd } from "./paths.js";
 import { BadRequestError, optionalInteger, optionalString, readObject, stringMap } from "./request-body.js";
 import { runShell, UNBOUNDED_COMMAND_MS } from "./shell.js";
 import { toolboxRoutes } from "./toolbox-routes.js";
@@ -25,7 +25,7 @@ export function registerToolboxProcess(server: EmulatorServer, context: DaytonaC
     if (command === undefined) throw new BadRequestError("command is required");
     if (command.trim() === "") throw new BadRequestError("empty command");
     const cwdPath = optionalString(body, "cwd");
-    const cwd = cwdPath === undefined ? undefined : toWorkspaceRelative(cwdPath);
+    const cwd = cwdPath === undefined ? undefined : toBackendCwd(cwdPath);
     const envs = stringMap(body, "envs");
     const timeoutSeconds = optionalInteger(body, "timeout", 0);
     const controller = new AbortController();

@@ -33,7 +33,7 @@ for (const sdk of DAYTONA_SDKS) {
       await emulator.stop();
     });
 
-    it("executeCommand: cwd, env, exit codes, timeouts, a missing cwd, bad env names and paths outside home", async () => {
+    it("executeCommand: cwd (outside home too), env, exit codes, timeouts, a missing cwd, bad env names", async () => {
       await sandbox.fs.createFolder("work", "755");
       const here = await sandbox.process.executeCommand('pwd | xargs basename; echo "$FROM_CREATE $ONE"', "work", {
         ONE: "1",
@@ -58,11 +58,22 @@ for (const sdk of DAYTONA_SDKS) {
         artifacts: { stdout: "" },
       });
       await assert.rejects(sandbox.process.executeCommand("true", undefined, { "A-B": "1" }), DaytonaValidationError);
-      const outside = await sandbox.process.executeCommand("true", "/etc").then(
-        () => assert.fail("a cwd outside /home/daytona is refused"),
+      // A command runs anywhere in the machine: a cwd outside /home/daytona is a directory like any other.
+      assert.deepEqual(await sandbox.process.executeCommand("pwd", "/tmp"), {
+        exitCode: 0,
+        result: "/tmp\n",
+        artifacts: { stdout: "/tmp\n" },
+      });
+      assert.deepEqual(await sandbox.process.executeCommand("pwd", "/tmp/missing-here"), {
+        exitCode: -1,
+        result: "",
+        artifacts: { stdout: "" },
+      });
+      const traversal = await sandbox.process.executeCommand("true", "/tmp/../etc").then(
+        () => assert.fail("a cwd with '..' is refused"),
         (error: unknown) => error,
       );
-      assert.equal(statusOf(outside), 400);
+      assert.equal(statusOf(traversal), 400);
     });
 
     it("sessions: sync and async commands, exit codes, separate streams, order, follow over WebSocket", async () => {

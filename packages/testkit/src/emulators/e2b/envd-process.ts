@@ -8,13 +8,13 @@
  * @module
  */
 
-import { MAX_OUTPUT_BYTES, MAX_TERMINAL_CELLS, type TerminalSize } from "@sandport/core";
+import { MAX_OUTPUT_BYTES, MAX_TERMINAL_CELLS, SandportError, type TerminalSize } from "@sandport/core";
 import { type RpcContext, RpcError, type RpcStream, rpcRoute } from "../harness/connect-rpc.js";
 import type { EmulatorServer } from "../harness/http-server.js";
 import type { E2BContext } from "./context.js";
 import { envdGuard, envdUnaryRoutes, sandboxOf, selectProcess } from "./envd-guard.js";
 import { toRpcError } from "./errors.js";
-import { toWorkspaceRelative } from "./paths.js";
+import { E2B_HOME, toBackendCwd, toSandboxAbsolute } from "./paths.js";
 import type { EmulatedProcess, ProcessConfig, ProcessEvent } from "./process-table.js";
 
 const SERVICE = "process.Process";
@@ -172,10 +172,10 @@ async function start(
   const config = readConfig(request.process);
   let cwd: string | undefined;
   try {
-    const relative = config.cwd === undefined ? "" : toWorkspaceRelative(config.cwd);
-    cwd = relative === "" ? undefined : relative;
+    cwd = config.cwd === undefined ? undefined : toBackendCwd(config.cwd);
     // Without spawn, a stdin process starts in a wrapper at the workspace root: check its cwd the way the backend would.
-    if (cwd !== undefined && request.stdin === true && !context.backend.spawn && context.backend.stat) {
+    const inWorkspace = cwd !== undefined && !cwd.startsWith("/");
+    if (cwd !== undefined && inWorkspace && request.stdin === true && !context.backend.spawn && context.backend.stat) {
       const info = await context.backend.stat(sandbox.data.handle, cwd, { timeoutMs: 60_000 });
       if (info.kind !== "directory") throw new RpcError("invalid_argument", `cwd ${config.cwd} is not a directory`);
     }
@@ -205,6 +205,11 @@ async function start(
       listener,
     });
   } catch (error) {
+    // envd checks the directory before it starts anything (process handler: "cwd '<path>' does not exist").
+    if (SandportError.hasCode(error, "NOT_FOUND") && error.details?.cwd !== undefined) {
+      const absolute = cwd === undefined || cwd.startsWith("/") ? (cwd ?? E2B_HOME) : toSandboxAbsolute(cwd);
+      throw new RpcError("invalid_argument", `cwd '${absolute}' does not exist`);
+    }
     throw toRpcError(error);
   }
   // envd runs the command under the Start request's deadline, not under its

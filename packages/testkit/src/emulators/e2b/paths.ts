@@ -1,4 +1,5 @@
 import { normalizeWorkspacePath, type SandboxRuntime, SandportError, toSandboxPath } from "@sandport/core";
+import { backendCwd } from "../harness/backend-cwd.js";
 
 /** Home and default working directory of the E2B sandbox user; it maps onto the backend workspace root. */
 export const E2B_HOME = "/home/user";
@@ -25,6 +26,21 @@ export function toWorkspaceRelative(path: string): string {
   } catch (error) {
     const reason = SandportError.isInstance(error) ? error.message : String(error);
     throw new PathRefusedError(`the emulator maps only ${E2B_HOME} onto its workspace: ${reason}`, { cause: error });
+  }
+}
+
+/**
+ * A process `cwd` for the backend: `undefined` for the home directory (the
+ * backend's workspace root), a workspace-relative path under it, and any
+ * other absolute directory as it is (`/tmp`), since envd runs a process
+ * anywhere in the machine. `..` escapes and control characters are refused.
+ */
+export function toBackendCwd(path: string): string | undefined {
+  try {
+    return backendCwd(path, E2B_HOME);
+  } catch (error) {
+    const reason = SandportError.isInstance(error) ? error.message : String(error);
+    throw new PathRefusedError(`cwd ${JSON.stringify(path)} is refused: ${reason}`, { cause: error });
   }
 }
 

@@ -21,6 +21,9 @@ import {
 import { ExecTable } from "./exec-table.js";
 import { toWorkspaceRelative } from "./paths.js";
 
+/** The guest's `/tmp`, as a workspace-relative path of the backend: an image always has it. */
+const GUEST_TMP = "tmp";
+
 const LAUNCH_TIMEOUT_MS = 120_000;
 const DESTROY_TIMEOUT_MS = 60_000;
 /**
@@ -102,8 +105,11 @@ export class MicrosandboxState implements MicrosandboxContext {
       };
       try {
         const workdir = input.spec.workdir === null ? "" : toWorkspaceRelative(input.spec.workdir);
-        if (workdir !== "" && this.backend.mkdir) {
-          await this.backend.mkdir(handle, workdir, { timeoutMs: LAUNCH_TIMEOUT_MS });
+        // Every image has a /tmp (a command's cwd may be any guest directory), and the workdir exists once it runs.
+        for (const directory of [GUEST_TMP, workdir]) {
+          if (directory !== "" && this.backend.mkdir) {
+            await this.backend.mkdir(handle, directory, { timeoutMs: LAUNCH_TIMEOUT_MS });
+          }
         }
         if (this.stopping) throw new Error("the emulator is stopping");
       } catch (error) {

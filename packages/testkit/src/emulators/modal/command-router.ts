@@ -7,7 +7,8 @@
  * @module
  */
 
-import { MAX_OUTPUT_BYTES } from "@sandport/core";
+import { MAX_OUTPUT_BYTES, SandportError } from "@sandport/core";
+import { backendCwd } from "../harness/backend-cwd.js";
 import { commandProgram, commandsTakeStdin } from "./command-program.js";
 import { type ModalContext, unary } from "./context.js";
 import { stringMap } from "./control-plane.js";
@@ -16,7 +17,6 @@ import { fsToolsProgram, isFsToolsCommand, notEmulatedFsTool } from "./fs-tools.
 import type { GrpcCallContext, WireJson } from "./grpc-server.js";
 import { GrpcError, messageOf, toGrpcError } from "./grpc-status.js";
 import { NOT_YET_EMULATED, refuseNotYetEmulated } from "./interactive.js";
-import { PathRefusedError } from "./paths.js";
 import { checkEnvKeys, checkExecArgs } from "./request-rules.js";
 import type { EmulatedSandbox } from "./sandbox.js";
 import { secretEnv } from "./sandbox-lifecycle.js";
@@ -91,6 +91,12 @@ export function registerCommandRouter(context: ModalContext): void {
       await exec.started;
     } catch (error) {
       sandbox.removeExec(execId);
+      if (SandportError.hasCode(error, "NOT_FOUND") && error.details?.cwd !== undefined) {
+        const { cwd } = cwdOf(context, sandbox, request.workdir);
+        const absolute =
+          cwd === undefined ? context.paths.root : cwd.startsWith("/") ? cwd : `${context.paths.root}/${cwd}`;
+        throw new GrpcError("NOT_FOUND", `workdir ${absolute} does not exist`);
+      }
       throw toGrpcError(error);
     }
     return {};
@@ -198,17 +204,22 @@ async function writeStdin(
   }
 }
 
+/**
+ * An exec's `workdir` for the backend: under the workspace, relative; any
+ * other absolute directory (`/tmp`) as it is, since a Modal exec runs
+ * anywhere in its container. Without one, the sandbox's own workdir.
+ */
 function cwdOf(context: ModalContext, sandbox: EmulatedSandbox, workdir: unknown): { cwd?: string } {
-  let relative = sandbox.settings.workdir;
+  let cwd: string | undefined = sandbox.settings.workdir;
   if (typeof workdir === "string") {
     try {
-      relative = context.paths.toRelative(workdir);
+      cwd = backendCwd(workdir, context.paths.root);
     } catch (error) {
-      if (error instanceof PathRefusedError) throw new GrpcError("INVALID_ARGUMENT", `workdir: ${error.message}`);
+      if (SandportError.isInstance(error)) throw new GrpcError("INVALID_ARGUMENT", `workdir: ${error.message}`);
       throw error;
     }
   }
-  return relative === "" ? {} : { cwd: relative };
+  return cwd === undefined || cwd === "" ? {} : { cwd };
 }
 
 function exitJson(status: ExitStatus): WireJson {

@@ -174,7 +174,10 @@ describe("Modal emulator with the real modal SDK", () => {
     await sandbox.filesystem.makeDirectory("/workspace/elsewhere/deep");
     assert.match((await run(["pwd"])).stdout, /\/home\n$/, "the sandbox workdir is the default cwd");
     assert.match((await run(["pwd"], { workdir: "/workspace/elsewhere/deep" })).stdout, /\/elsewhere\/deep\n$/);
-    await assert.rejects(sandbox.exec(["pwd"], { workdir: "/etc" }), (error) => grpcCode(error) === 3);
+    // An exec runs anywhere in the container: a workdir outside the workspace is a directory like any other.
+    assert.equal((await run(["pwd"], { workdir: "/tmp" })).stdout, "/tmp\n");
+    await assert.rejects(sandbox.exec(["pwd"], { workdir: "/tmp/absent" }), (error) => grpcCode(error) === 5);
+    await assert.rejects(sandbox.exec(["pwd"], { workdir: "/tmp/../etc" }), (error) => grpcCode(error) === 3);
 
     // ContainerProcess._poll (TaskExecPoll) is what the SDK's own file writes use to check an exec.
     const sleeper = await sandbox.exec(["sleep", "0.5"]);

@@ -14,7 +14,7 @@ import { streamCommand } from "./command-stream.js";
 import { type EmulatedCommand, isEndingSignal } from "./command-table.js";
 import type { VercelContext } from "./context.js";
 import { badRequest, messageOf, notFound, replyFailure, sandboxStopped } from "./errors.js";
-import { mapArgument, toSandboxAbsolute, toWorkspaceRelative } from "./paths.js";
+import { mapArgument, toBackendCwd, toSandboxAbsolute } from "./paths.js";
 import { commandJson } from "./payloads.js";
 import { readInteger, readObject, readStringMap } from "./request-body.js";
 import { MAX_TIMEOUT_MS } from "./sandbox-create.js";
@@ -108,7 +108,7 @@ async function run(exchange: Exchange, context: VercelContext, target: SessionTa
   if (timeout === undefined) return;
   let cwd: string;
   try {
-    cwd = body.cwd === undefined || body.cwd === null ? "" : toWorkspaceRelative(body.cwd);
+    cwd = body.cwd === undefined || body.cwd === null ? "" : toBackendCwd(body.cwd);
   } catch (error) {
     badRequest(exchange, `cwd: ${messageOf(error)}`);
     return;

@@ -157,7 +157,8 @@ describe("Vercel emulator with the real @vercel/sandbox SDK", () => {
       () => sandbox.readFileToBuffer({ path: "/etc/hostname" }),
       () => sandbox.writeFiles([{ path: "/tmp/escape.txt", content: "x" }]),
       () => sandbox.writeFiles([{ path: "../escape.txt", content: "x" }]),
-      () => sandbox.runCommand({ cmd: "true", cwd: "/tmp" }),
+      () => sandbox.runCommand({ cmd: "true", cwd: "/tmp/absent" }),
+      () => sandbox.runCommand({ cmd: "true", cwd: "/tmp/../etc" }),
       () => sandbox.runCommand({ cmd: "true", cwd: "/vercel/sandbox/absent" }),
       () => sandbox.runCommand({ cmd: "id", sudo: true }),
     ]) {
@@ -165,6 +166,9 @@ describe("Vercel emulator with the real @vercel/sandbox SDK", () => {
       assert.equal(error.response.status, 400, error.message);
       assert.equal(error.json?.error?.code, "bad_request");
     }
+
+    // A command runs anywhere in the VM: a cwd outside /vercel/sandbox is a directory like any other.
+    assert.equal(await (await sandbox.runCommand({ cmd: "pwd", cwd: "/tmp" })).stdout(), "/tmp\n");
 
     const started = Date.now();
     const slow = await sandbox.runCommand("sleep", ["20"], { timeoutMs: 300 });

@@ -1,12 +1,14 @@
 /**
  * Sandbox paths: `/vercel/sandbox` (the default working directory of every
- * Vercel session) is the backend workspace; nothing else exists.
+ * Vercel session) is the backend workspace; files exist only there, while a
+ * command may run in any directory of the backend (`/tmp`).
  *
  * @module
  */
 
 import { posix } from "node:path";
 import { normalizeWorkspacePath, SandportError, toSandboxPath } from "@sandport/core";
+import { backendCwd } from "../harness/backend-cwd.js";
 
 /** The default working directory of a Vercel session; it maps onto the backend workspace root. */
 export const SANDBOX_ROOT = "/vercel/sandbox";
@@ -39,9 +41,25 @@ export function toWorkspaceRelative(path: unknown, base: string = SANDBOX_ROOT):
   }
 }
 
-/** The absolute sandbox path of a workspace-relative path. */
+/**
+ * A command's `cwd` for the backend (`backendCwd`): `""` for
+ * `/vercel/sandbox`, workspace-relative under it, any other absolute
+ * directory (`/tmp`) as it is, since a Vercel command runs anywhere in its
+ * VM. `..` segments and control characters are refused.
+ */
+export function toBackendCwd(path: unknown): string {
+  if (typeof path !== "string" || path === "") throw new PathRefusedError("cwd must be a non-empty string");
+  try {
+    return backendCwd(path, SANDBOX_ROOT) ?? "";
+  } catch (error) {
+    const reason = SandportError.isInstance(error) ? error.message : String(error);
+    throw new PathRefusedError(reason, { cause: error });
+  }
+}
+
+/** The absolute sandbox path of a backend `cwd` ({@link toBackendCwd}) or of a workspace-relative path. */
 export function toSandboxAbsolute(relative: string): string {
-  return toSandboxPath(SANDBOX_ROOT, relative);
+  return relative.startsWith("/") ? relative : toSandboxPath(SANDBOX_ROOT, relative);
 }
 
 /**
