@@ -3,6 +3,7 @@ import type { EmulatorServer } from "../harness/http-server.js";
 import type { RegisteredSandbox, SandboxRegistry } from "../harness/sandbox-registry.js";
 import type { DaytonaCredentials } from "./auth.js";
 import type { PreviewProxies } from "./preview-proxy.js";
+import type { PtySession } from "./pty-session.js";
 import type { SessionTable } from "./session-table.js";
 
 /** The Daytona states the emulator moves a sandbox through (a subset of the API's `SandboxState`). */
@@ -57,6 +58,8 @@ export interface DaytonaSandboxData {
   transition: Promise<void> | undefined;
   /** Sessions of the toolbox's process API. */
   readonly sessions: SessionTable;
+  /** PTY sessions of the toolbox (`process/pty`), by id; an ended one is removed. */
+  readonly ptys: Map<string, PtySession>;
   /** Aborts every `process/execute` command in flight (stop and delete kill them). */
   readonly commands: Set<AbortController>;
 }

@@ -21,6 +21,7 @@ import { DAYTONA_HOME } from "./paths.js";
 import { PreviewProxies } from "./preview-proxy.js";
 import { registerToolboxFiles } from "./toolbox-files.js";
 import { registerToolboxProcess } from "./toolbox-process.js";
+import { registerToolboxPty } from "./toolbox-pty.js";
 import { registerToolboxSessions } from "./toolbox-sessions.js";
 import { registerToolboxTransfer } from "./toolbox-transfer.js";
 
@@ -102,6 +103,7 @@ export async function startDaytonaEmulator(options: DaytonaEmulatorOptions = {})
   registerControlPlane(server, emulator);
   registerToolboxProcess(server, emulator);
   registerToolboxSessions(server, emulator);
+  registerToolboxPty(server, emulator);
   registerToolboxFiles(server, emulator);
   registerToolboxTransfer(server, emulator);
   return emulator;

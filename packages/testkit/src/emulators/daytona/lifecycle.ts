@@ -86,6 +86,7 @@ export class SandboxLifecycle {
         handle: undefined,
         transition: undefined,
         sessions: new SessionTable(),
+        ptys: new Map(),
         commands: new Set(),
       },
     };
@@ -144,6 +145,7 @@ export class SandboxLifecycle {
 
   async #killProcesses(sandbox: DaytonaSandbox): Promise<void> {
     for (const controller of sandbox.data.commands) controller.abort(new Error("the sandbox is stopping"));
+    for (const pty of sandbox.data.ptys.values()) pty.abort();
     await sandbox.data.sessions.clear();
   }
 
