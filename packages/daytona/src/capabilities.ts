@@ -4,7 +4,7 @@ import { remoteCapabilities } from "@sandport/core/adapter";
 /**
  * What `DaytonaRuntime` declares beyond its methods. Every structural
  * capability follows from the methods it has (reattach, labelSearch,
- * asyncExec, streaming, detachedLaunch, fileOps, interactive, ports); the rest:
+ * asyncExec, streaming, detachedLaunch, fileOps, interactive, ports, pty); the rest:
  *
  * - `verifiedCleanup: true`: `destroy` resolves only after Daytona reports the
  *   sandbox not found (or destroyed), and rejects `DESTROY_UNVERIFIED` otherwise.
@@ -20,8 +20,8 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  * - `binaryOutput: "not-exposed"`: the SDK hands output over as decoded text
  *   (a JSON string, or its log WebSocket through a `TextDecoder`), so output
  *   events carry the text's UTF-8.
- * - `pty: "not-exposed"`: Daytona has PTY sessions, but this adapter has no `openTerminal`: the
- *   SDK's `createPty` opens a shell session, where the port's terminal runs a given program.
+ * - `pty` (structural): `openTerminal` runs the program on the daemon's PTY session (the SDK's
+ *   `createPty`), `exec`ed from the login shell the session starts; see `terminal.ts`.
  * - modes: `outputStreams: "combined"`: `executeCommand` merges stdout and
  *   stderr, so every path (streams, interactive and async commands too, which
  *   run in sessions that could keep them apart) merges them where the command

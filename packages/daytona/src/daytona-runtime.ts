@@ -17,6 +17,8 @@ import {
   type SandportError,
   SPECIFICATION_VERSION,
   type StartCommandRequest,
+  type Terminal,
+  type TerminalRequest,
 } from "@sandport/core";
 import { commandLogs, commandStatus, startCommand } from "./async-commands.js";
 import { daytonaCapabilities } from "./capabilities.js";
@@ -33,6 +35,7 @@ import { portEndpoint } from "./ports.js";
 import { recreate } from "./recreate.js";
 import { type DaytonaSandboxDetails, sandboxDetails } from "./sandbox-details.js";
 import { spawn } from "./spawn.js";
+import { openTerminal } from "./terminal.js";
 
 /**
  * The Sandport runtime for Daytona sandboxes, through the Daytona SDK
@@ -98,6 +101,15 @@ export class DaytonaRuntime implements SandboxRuntime<DaytonaHandle> {
   /** Starts a command whose stdin stays open, in its own session. */
   spawn(handle: DaytonaHandle, request: ExecRequest, op?: OpOptions): Promise<SandboxProcess> {
     return spawn(this.#context, handle, request, op);
+  }
+
+  /**
+   * Starts a program on a terminal of the sandbox (the daemon's PTY session,
+   * through the SDK's `createPty`) and resolves once it runs. See
+   * `openTerminal` in `terminal.ts`: an exit by a signal reports no code and no signal.
+   */
+  openTerminal(handle: DaytonaHandle, request: TerminalRequest, op?: OpOptions): Promise<Terminal> {
+    return openTerminal(this.#context, handle, request, op);
   }
 
   /** Writes all files in one bulk upload. */

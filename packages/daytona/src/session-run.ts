@@ -194,7 +194,7 @@ export async function sendToSession(
  * session. The script's own `cd` still fails the command if the directory
  * goes in between.
  */
-async function checkCwd(sandbox: DaytonaSandbox, plan: CommandPlan, budget: CallBudget): Promise<void> {
+export async function checkCwd(sandbox: DaytonaSandbox, plan: CommandPlan, budget: CallBudget): Promise<void> {
   const seconds = Math.max(1, Math.ceil(Math.min(budget.remainingMs(), CWD_CHECK_MS) / 1000));
   const answer = await retry(
     () => sandbox.process.executeCommand("true", plan.cwd, {}, seconds),

@@ -101,6 +101,35 @@ export interface DaytonaProcess {
   ): Promise<void>;
   sendSessionCommandInput(sessionId: string, commandId: string, data: string): Promise<void>;
   deleteSession(sessionId: string): Promise<void>;
+  /**
+   * Starts the daemon's PTY session (an interactive login shell on a terminal) and connects to
+   * it over a WebSocket; resolves once the daemon confirmed the connection.
+   */
+  createPty(options: DaytonaPtyOptions): Promise<DaytonaPtyHandle>;
+  /** Kills a PTY session's shell and its descendants (`DELETE process/pty/{id}`). */
+  killPtySession(sessionId: string): Promise<void>;
+}
+
+/** What `process.createPty` gets. */
+export interface DaytonaPtyOptions {
+  readonly id: string;
+  readonly cwd?: string;
+  readonly envs?: Record<string, string>;
+  readonly cols?: number;
+  readonly rows?: number;
+  /** Each chunk of the terminal's output, in order. */
+  readonly onData: (data: Uint8Array) => void;
+}
+
+/** A connected PTY session (`PtyHandle`). */
+export interface DaytonaPtyHandle {
+  /** Sends bytes over the WebSocket; throws once it is no longer connected. */
+  sendInput(data: string | Uint8Array): Promise<void>;
+  /** `POST process/pty/{id}/resize`. */
+  resize(cols: number, rows: number): Promise<unknown>;
+  /** Resolves once the shell ended: its exit code (absent when the connection closed without one). */
+  wait(): Promise<{ exitCode?: number; error?: string }>;
+  disconnect(): Promise<void>;
 }
 
 /** One file of a batched upload. */

@@ -168,22 +168,12 @@ export class PtySession {
   }
 }
 
-/** Signal numbers of the names the backend reports, for the shell's `128 + n`. */
-const SIGNAL_NUMBERS: Readonly<Record<string, number>> = {
-  SIGHUP: 1,
-  SIGINT: 2,
-  SIGQUIT: 3,
-  SIGKILL: 9,
-  SIGUSR1: 10,
-  SIGUSR2: 12,
-  SIGTERM: 15,
-};
-
-/** The exit code the daemon reports: the status, or `128 + n` for a shell ended by signal `n`. */
+/**
+ * The exit code the daemon reports: the shell's status, or -1 for a shell
+ * ended by a signal (Go's `ExitError.ExitCode()`, which the daemon passes on).
+ */
 function exitCodeOf(exited: TerminalExitedEvent | undefined): number {
-  if (exited?.exitCode !== null && exited?.exitCode !== undefined) return exited.exitCode;
-  const number = exited?.signal ? SIGNAL_NUMBERS[exited.signal] : undefined;
-  return 128 + (number ?? 9);
+  return exited?.exitCode ?? -1;
 }
 
 /** The daemon's reason for a non-zero exit, in the close frame (`closeClientsWithExitCode`). */

@@ -103,6 +103,14 @@ for (const sdk of DAYTONA_SDKS) {
       assert.equal(alive.result.trim(), "gone", "the shell's background job dies with it");
     });
 
+    it("a shell ended by a signal reports exit code -1, as Go's ExitCode() does", async () => {
+      const pty = await sandbox.process.createPty({ id: "signalled", onData: () => {} });
+      // The shell replaces itself with one that kills itself: the session's process dies of SIGTERM.
+      await pty.sendInput("exec sh -c 'kill -TERM $$'\n");
+      const result = await pty.wait();
+      assert.equal(result.exitCode, -1);
+    });
+
     it("refuses a duplicate id, and cols or rows from 1000 on", async () => {
       const pty = await sandbox.process.createPty({ id: "three", onData: () => {} });
       await assert.rejects(sandbox.process.createPty({ id: "three", onData: () => {} }));
