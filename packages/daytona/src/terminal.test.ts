@@ -55,6 +55,7 @@ for (const sdk of SDKS) {
       await runtime.exec(handle, { argv: ["mkdir", "-p", "sub"] });
       const terminal = await runtime.openTerminal(handle, {
         shell:
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion, not a template
           'printf "%s|%s|%s|%s|%s" "${PWD##*/}" "$GREETING" "$(stty size)" "$TERM" "$(printenv SANDPORT_TERMINAL_SCRIPT || echo unset)"',
         cwd: "sub",
         env: { GREETING: "hi" },
