@@ -19,9 +19,10 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  * - `binaryOutput: true`: commands run in the SDK's binary mode, so output
  *   events carry the bytes Modal streams (the conformance suite sends all 256
  *   byte values through stdin and stdout).
- * - `pty: "not-exposed"`: Modal execs can have a PTY (`exec(..., { pty: true })`), but the JS
- *   SDK sets no window size and cannot resize it, which `Terminal.resize` needs; this adapter has
- *   no `openTerminal`.
+ * - `pty: "not-exposed"`: Modal execs can have a PTY (`exec(..., { pty: true })`), but `pty` is a
+ *   boolean: the JS SDK (0.11.1) always sends a fixed 80×24 window (`defaultSandboxPTYInfo`), and
+ *   neither it nor its protobuf has a call that resizes a running exec's terminal, which
+ *   `Terminal.resize` (and a requested size) needs; this adapter has no `openTerminal`.
  * - modes: `outputStreams: "separate"` (stdout and stderr are read apart);
  *   `filesystem: "persistent"` (files stay until the sandbox ends, for every
  *   client that reattaches; there is no stop to lose them); `lifetime:
