@@ -1,9 +1,18 @@
 import { randomUUID } from "node:crypto";
-import { composeShellCommand, EXEC_MARKER_ENV, type ExecRequest, invalidRequest, quoteShellArg } from "@sandport/core";
+import { posix } from "node:path";
+import {
+  composeShellCommand,
+  EXEC_MARKER_ENV,
+  type ExecRequest,
+  invalidRequest,
+  isMissingCwdExit,
+  quoteShellArg,
+} from "@sandport/core";
 import {
   assertCommandFits,
   cappedOutputScript,
   execCommands,
+  missingCwd,
   planStdin,
   runCommandToEnd,
   validCommand,
@@ -22,7 +31,8 @@ const EMBEDDED_STDIN_BYTES = 64 * 1024;
  * has no cwd, env or stdin field, so every caller value is quoted into the
  * command (`composeShellCommand`): the working directory, the request env
  * (exported over the launch env, sourced first) with the command's marker, and
- * `argv` or a `shell` script in its own `sh -c`. Output is capped in the
+ * `argv` or a `shell` script in its own `sh -c`; a working directory whose
+ * `cd` fails is `NOT_FOUND` (`missingCwd`), nothing run. Output is capped in the
  * session (`cappedOutputScript`). Stdin is embedded up to 64 KiB, else
  * written as a file the command opens and removes; none is `/dev/null`. The
  * run budget is the engine's: AgentCore takes no timeout, and refuses none
@@ -35,9 +45,11 @@ export function planCommand(options: ResolvedOptions, request: ExecRequest): Com
       field: "timeoutMs",
     });
   }
+  // Under the working directory relative to it (the script starts there), anywhere else (`/tmp`) absolute.
+  const outside = posix.relative(options.workingDirectory, cwd).startsWith("..");
   const composed = composeShellCommand({
     request: valid,
-    cwd: fromWorkingDirectory(options, cwd),
+    cwd: outside ? cwd : fromWorkingDirectory(options, cwd),
     env: { ...valid.env, [EXEC_MARKER_ENV]: marker },
   });
   const staged =
@@ -62,7 +74,14 @@ export function planCommand(options: ResolvedOptions, request: ExecRequest): Com
     .filter((line) => line !== undefined)
     .join("\n");
   assertCommandFits(command, PROVIDER);
-  return { command, marker, timeoutMs, maxOutputBytes, ...(staged?.upload ? { stdinUpload: staged.upload } : {}) };
+  return {
+    command,
+    cwd,
+    marker,
+    timeoutMs,
+    maxOutputBytes,
+    ...(staged?.upload ? { stdinUpload: staged.upload } : {}),
+  };
 }
 
 /**
@@ -73,7 +92,14 @@ export function planCommand(options: ResolvedOptions, request: ExecRequest): Com
  */
 export const { exec } = execCommands<AgentCoreContext, CommandPlan, never>({
   plan: (context, request) => planCommand(context.options, request),
-  run: (context, plan, { sandboxId, call, signal }) =>
-    runCommandToEnd(agentCoreCommand(context, sandboxId, plan, call), commandOptions(plan, signal)),
+  run: async (context, plan, { sandboxId, call, signal }) => {
+    const result = await runCommandToEnd(
+      agentCoreCommand(context, sandboxId, plan, call),
+      commandOptions(plan, signal),
+    );
+    // The script's `cd` failed: nothing ran (`composeShellCommand`).
+    if (isMissingCwdExit(result.exitCode, result.stderr)) throw missingCwd(PROVIDER, plan.cwd, { sandboxId });
+    return result;
+  },
   connect: false,
 });

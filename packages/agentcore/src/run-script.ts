@@ -17,6 +17,7 @@ export function runScript(
 ): Promise<ExecResult> {
   const plan = {
     command: script,
+    cwd: context.options.workingDirectory,
     marker: randomUUID(),
     timeoutMs: Math.max(1, call.remainingMs()),
     maxOutputBytes: SCRIPT_OUTPUT_BYTES,

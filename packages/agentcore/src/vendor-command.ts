@@ -19,6 +19,8 @@ import { fromWorkingDirectory, type ResolvedOptions } from "./options.js";
 export interface CommandPlan {
   /** The whole script, run by the session's shell in the working directory. */
   readonly command: string;
+  /** The command's working directory, absolute in the session (named by a missing-directory error). */
+  readonly cwd: string;
   /** Value of `EXEC_MARKER_ENV` for this command: its processes carry it. */
   readonly marker: string;
   /** Run budget in ms, kept by the engine (AgentCore takes no timeout). */

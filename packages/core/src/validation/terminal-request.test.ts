@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { SandportError } from "../errors/sandport-error.js";
+import { validateExecRequest } from "./requests.js";
 import { validateTerminalRequest, validateTerminalSignal, validateTerminalSize } from "./terminal-request.js";
 
 function refused(run: () => unknown, field?: string): void {
@@ -16,7 +17,9 @@ function refused(run: () => unknown, field?: string): void {
 test("a request without a size gets 80 by 24, and its command is validated as for exec", () => {
   const valid = validateTerminalRequest({ shell: "top", cwd: "/workspace/src", env: { TERM: "vt100" } });
   assert.deepEqual(valid.size, { cols: 80, rows: 24 });
-  assert.deepEqual(valid.command, { shell: "top", cwd: "src", env: { TERM: "vt100" } });
+  assert.deepEqual(valid.command, { shell: "top", cwd: { kind: "workspace", path: "src" }, env: { TERM: "vt100" } });
+  const outside = validateTerminalRequest({ argv: ["sh"], cwd: "/tmp" });
+  assert.deepEqual(outside.command.cwd, validateExecRequest({ argv: ["sh"], cwd: "/tmp" }).cwd);
   const sized = validateTerminalRequest({ argv: ["vim"], cols: 132, rows: 50, timeoutMs: 1000 });
   assert.deepEqual(sized.size, { cols: 132, rows: 50 });
   assert.equal(sized.command.timeoutMs, 1000);
