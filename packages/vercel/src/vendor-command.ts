@@ -137,8 +137,11 @@ export function commandFields({ cmd, args, cwd, env, timeoutMs }: CommandPlan) {
  */
 export function startRefusal(error: unknown, plan: CommandPlan, sandboxId: string): unknown {
   const message = error instanceof Error ? error.message : String(error);
-  if (httpStatusOf(error) !== 400 || !/\bcwd \S+ does not exist\b/.test(message)) return error;
-  return missingCwd(PROVIDER, plan.cwd, { sandboxId, reason: message, cause: error });
+  // SDK 3.0's APIError says only "Status code 400 is not ok" and keeps the answer's body in `text`.
+  const body = (error as { text?: unknown } | null)?.text;
+  const answer = typeof body === "string" ? `${message} ${body}` : message;
+  if (httpStatusOf(error) !== 400 || !/\bcwd \S+ does not exist\b/.test(answer)) return error;
+  return missingCwd(PROVIDER, plan.cwd, { sandboxId, reason: answer, cause: error });
 }
 
 /** True when Vercel answered a command start with an error: the command never ran. */
