@@ -9,6 +9,7 @@ import {
   type LaunchSpec,
   type OpOptions,
   type PortEndpoint,
+  type ReadOptions,
   type SandboxRuntime,
   type SandportError,
   SPECIFICATION_VERSION,
@@ -79,7 +80,7 @@ export class Agent37Runtime implements SandboxRuntime<Agent37Handle> {
   }
 
   /** Reads one file's bytes through the instance URL. */
-  readFile(handle: Agent37Handle, path: string, op?: OpOptions): Promise<Uint8Array> {
+  readFile(handle: Agent37Handle, path: string, op?: ReadOptions): Promise<Uint8Array> {
     return readFile(this.#context, handle, path, op);
   }
 

@@ -8,6 +8,7 @@ import {
   type Labels,
   type LaunchSpec,
   type OpOptions,
+  type ReadOptions,
   type SandboxRuntime,
   type SandportError,
   SPECIFICATION_VERSION,
@@ -78,7 +79,7 @@ export class AgentCoreRuntime implements SandboxRuntime<AgentCoreHandle> {
   }
 
   /** Reads one file's bytes. */
-  readFile(handle: AgentCoreHandle, path: string, op?: OpOptions): Promise<Uint8Array> {
+  readFile(handle: AgentCoreHandle, path: string, op?: ReadOptions): Promise<Uint8Array> {
     return readFile(this.#context, handle, path, op);
   }
 

@@ -69,6 +69,7 @@ export type {
   GuardedFileSettings,
   GuardedFiles,
   GuardedFilesRecipe,
+  GuardedReadTarget,
 } from "./adapter/guarded-files.js";
 export { guardedFileOps, guardedFiles } from "./adapter/guarded-files.js";
 export type {

@@ -100,6 +100,8 @@ export { LAUNCH_SPEC_KEYS, RESOURCE_LIMIT_KEYS } from "./port/launch-spec.js";
 export type { OpOptions } from "./port/op-options.js";
 export { OP_OPTION_KEYS } from "./port/op-options.js";
 export type { PortEndpoint } from "./port/port-endpoint.js";
+export type { ReadOptions } from "./port/read-options.js";
+export { DEFAULT_READ_MAX_BYTES, READ_OPTION_KEYS } from "./port/read-options.js";
 export { LAUNCH_KEY_LABEL, OWNER_LABEL } from "./port/reserved-labels.js";
 export type { SandboxHandle } from "./port/sandbox-handle.js";
 export type { SandboxProcess } from "./port/sandbox-process.js";
@@ -152,6 +154,8 @@ export {
   validatePositiveNumber,
   validateTimeoutMs,
 } from "./validation/numbers.js";
+export type { ValidatedReadOptions } from "./validation/read-options.js";
+export { readLimitExceeded, validateReadOptions } from "./validation/read-options.js";
 export type { ValidatedExecRequest, ValidatedFile, ValidationContext } from "./validation/requests.js";
 export {
   MAX_DECLARED_PORTS,

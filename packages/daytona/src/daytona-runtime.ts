@@ -12,6 +12,7 @@ import {
   type LaunchSpec,
   type OpOptions,
   type PortEndpoint,
+  type ReadOptions,
   type SandboxProcess,
   type SandboxRuntime,
   type SandportError,
@@ -118,7 +119,7 @@ export class DaytonaRuntime implements SandboxRuntime<DaytonaHandle> {
   }
 
   /** Reads one file's bytes. */
-  readFile(handle: DaytonaHandle, path: string, op?: OpOptions): Promise<Uint8Array> {
+  readFile(handle: DaytonaHandle, path: string, op?: ReadOptions): Promise<Uint8Array> {
     return readFile(this.#context, handle, path, op);
   }
 

@@ -12,6 +12,7 @@ import {
   type LaunchSpec,
   type OpOptions,
   type PortEndpoint,
+  type ReadOptions,
   type SandboxProcess,
   type SandboxRuntime,
   type SandportError,
@@ -111,7 +112,7 @@ export class E2BRuntime implements SandboxRuntime<E2BHandle> {
   }
 
   /** Reads one file's bytes. */
-  readFile(handle: E2BHandle, path: string, op?: OpOptions): Promise<Uint8Array> {
+  readFile(handle: E2BHandle, path: string, op?: ReadOptions): Promise<Uint8Array> {
     return readFile(this.#context, handle, path, op);
   }
 

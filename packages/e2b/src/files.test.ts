@@ -29,6 +29,19 @@ test("writeFiles sends all files in one batched upload; reads are binary-exact",
   await runtime.writeFiles(handle, []);
 });
 
+test("readFile's maxBytes: malformed is refused before any request; a larger file is OUTPUT_LIMIT once downloaded", async () => {
+  const handle = await runtime.launch();
+  await runtime.writeFiles(handle, [{ path: "ten.txt", content: "0123456789" }]);
+  emulator.resetRequests();
+  for (const maxBytes of [-1, 2.5, 2 ** 31]) {
+    await expectCode(runtime.readFile(handle, "ten.txt", { maxBytes }), "INVALID_REQUEST", String(maxBytes));
+  }
+  assert.equal(emulator.countRequests(), 0);
+  assert.equal(text(await runtime.readFile(handle, "ten.txt", { maxBytes: 10 })), "0123456789");
+  const refused = await expectCode(runtime.readFile(handle, "ten.txt", { maxBytes: 9 }), "OUTPUT_LIMIT");
+  assert.deepEqual(refused.details, { path: `${ROOT}/ten.txt`, size: 10, limit: 9 });
+});
+
 test("modes other than 0o644 are applied with one chmod command", async () => {
   const handle = await runtime.launch();
   emulator.resetRequests();

@@ -8,6 +8,7 @@ import {
   type Labels,
   type LaunchSpec,
   type OpOptions,
+  type ReadOptions,
   type SandboxRuntime,
   type SandportError,
   SPECIFICATION_VERSION,
@@ -76,7 +77,7 @@ export class FreestyleRuntime implements SandboxRuntime<FreestyleHandle> {
   }
 
   /** Reads one file's bytes. */
-  readFile(handle: FreestyleHandle, path: string, op?: OpOptions): Promise<Uint8Array> {
+  readFile(handle: FreestyleHandle, path: string, op?: ReadOptions): Promise<Uint8Array> {
     return readFile(this.#context, handle, path, op);
   }
 

@@ -39,6 +39,33 @@ describe("options", () => {
     }
   });
 
+  test("readOnlyPaths entries that would be hidden, break the workspace or expose host sockets are refused at construction", () => {
+    const refused = [
+      ["/", {}, /whole host/],
+      ["/tmp", {}, /overlaps \/tmp/],
+      ["/tmp/tool", {}, /overlaps \/tmp/],
+      ["/opt/../tmp/tool", {}, /overlaps \/tmp/],
+      ["/workspace/lib", {}, /workspace root \/workspace/],
+      ["/home", { workspaceRoot: "/home/user" }, /workspace root \/home\/user/],
+      ["/run", {}, /overlaps \/run.*connect\(\)/],
+      ["/run/user/0", {}, /overlaps \/run/],
+      ["/var", {}, /overlaps \/var\/run/],
+    ] as const;
+    for (const [path, extra, message] of refused) {
+      assert.throws(
+        () => new LocalRuntime({ readOnlyPaths: ["/opt/toolchain", path], ...extra }),
+        (error: unknown) =>
+          SandportError.hasCode(error, "INVALID_REQUEST") &&
+          error.message.includes(JSON.stringify(path)) &&
+          message.test(error.message),
+        path,
+      );
+    }
+    for (const path of ["/opt/toolchain", "/tmpfs-tools", "/runner/bin", "/workspaces", "/var/lib/tool"]) {
+      assert.doesNotThrow(() => new LocalRuntime({ readOnlyPaths: [path] }), path);
+    }
+  });
+
   test("a root that cannot be created says which path and how to choose another", async () => {
     // A regular file where a parent directory should be: no one, root included, can create the root.
     writeFileSync(join(root.path, "blocker"), "");

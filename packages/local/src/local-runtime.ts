@@ -15,6 +15,7 @@ import {
   type OperationTimeouts,
   type OpOptions,
   type PortEndpoint,
+  type ReadOptions,
   refuseReservedEnv,
   type SandboxProcess,
   type SandboxRuntime,
@@ -30,6 +31,7 @@ import {
   validateLabelQuery,
   validateLaunchSpec,
   validatePort,
+  validateReadOptions,
   validateTerminalRequest,
 } from "@sandport/core";
 import { EventQueue, runOperation } from "@sandport/core/adapter";
@@ -193,9 +195,14 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
     );
   }
 
-  /** Reads a file's bytes. A final symlink is refused; a missing file is `NOT_FOUND`. */
-  async readFile(handle: LocalHandle, path: string, op?: OpOptions): Promise<Uint8Array> {
-    return this.#fileCall(handle, path, op, "readFile", false, (files, relative) => files.read(relative));
+  /**
+   * Reads a file's bytes. A final symlink is refused; a missing file is
+   * `NOT_FOUND`; one larger than `op.maxBytes` (default 64 MiB) is
+   * `OUTPUT_LIMIT`, refused from the opened file's size before any byte is read.
+   */
+  async readFile(handle: LocalHandle, path: string, options?: ReadOptions): Promise<Uint8Array> {
+    const { op, maxBytes } = validateReadOptions(options, LOCAL_PROVIDER);
+    return this.#fileCall(handle, path, op, "readFile", false, (files, relative) => files.read(relative, maxBytes));
   }
 
   /** Entries of a directory, sorted by name. */

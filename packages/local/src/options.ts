@@ -7,6 +7,7 @@ import {
   OptionReader,
   type ResolvedCommonOptions,
 } from "@sandport/core/adapter";
+import { checkReadOnlyPath } from "./read-only-paths.js";
 
 /** The provider name `LocalRuntime` reports and stamps on its handles. */
 export const LOCAL_PROVIDER = "local";
@@ -63,6 +64,9 @@ export interface LocalRuntimeOptions extends CommonRuntimeOptions {
    * Extra absolute host paths mounted read-only at the same place inside the
    * sandbox (under `namespaces`), e.g. `["/opt/toolchain"]`. Missing paths are
    * skipped. Default: none; only `/usr` and a curated list of `/etc` entries are visible.
+   * Refused (`INVALID_REQUEST`): `/`, and entries at, under or above `/tmp`, the
+   * workspace root, `/run` or `/var/run`. A Unix socket inside an entry stays
+   * connectable: a read-only mount does not stop `connect()`.
    */
   readonly readOnlyPaths?: readonly string[];
   /**
@@ -213,6 +217,8 @@ export function resolveOptions(options: LocalRuntimeOptions = {}): ResolvedLocal
       '"sandbox" needs a runtime running as root (a command joins its sandbox\'s network namespace, which needs privileges an unprivileged process lacks)',
     );
   }
+  const workspaceRoot =
+    given.workspaceRoot === undefined ? LOCAL_WORKSPACE_ROOT : checkWorkspaceRoot(read, given.workspaceRoot);
   return {
     ...read.common(given, {
       runBudgetMs: 600_000,
@@ -223,11 +229,12 @@ export function resolveOptions(options: LocalRuntimeOptions = {}): ResolvedLocal
     isolation,
     killGraceMs: read.integer(given.killGraceMs, "killGraceMs", 0, 60_000) ?? DEFAULT_KILL_GRACE_MS,
     bwrapPath: hostPath(read, given.bwrapPath ?? DEFAULT_BWRAP_PATH, "bwrapPath"),
-    readOnlyPaths: Object.freeze(readOnlyPaths.map((path) => hostPath(read, path, "readOnlyPaths"))),
+    readOnlyPaths: Object.freeze(
+      readOnlyPaths.map((path) => checkReadOnlyPath(read, hostPath(read, path, "readOnlyPaths"), workspaceRoot)),
+    ),
     cgroups,
     sandboxUser: isolation === "namespaces" && runsAsRoot() ? sandboxUser : undefined,
-    workspaceRoot:
-      given.workspaceRoot === undefined ? LOCAL_WORKSPACE_ROOT : checkWorkspaceRoot(read, given.workspaceRoot),
+    workspaceRoot,
     namespaceScope,
     syscallFilter: isolation === "namespaces" && syscallFilter,
   };

@@ -1,5 +1,5 @@
 import { posix } from "node:path";
-import { MAX_READ_BYTES, SandportError, toSandboxPath } from "@sandport/core";
+import { SandportError, toSandboxPath } from "@sandport/core";
 import { guardedFiles, type WorkspaceRunner } from "@sandport/core/adapter";
 import type { MicrosandboxContext } from "./context.js";
 import { PROVIDER } from "./handle.js";
@@ -30,8 +30,8 @@ export const inWorkspace: WorkspaceRunner<MicrosandboxContext, MsbSandbox> = (
  * bytes streamed in the agent's 3 MiB chunks), several at once. Files asking
  * for a mode other than `0o644` get it from one `chmod` command. `readFile`
  * reads one file's bytes exactly, streamed from the agent: a missing file
- * rejects `NOT_FOUND`; one larger than `MAX_READ_BYTES` rejects `OUTPUT_LIMIT`
- * as soon as it has passed it.
+ * rejects `NOT_FOUND`; one larger than the call's `maxBytes` rejects
+ * `OUTPUT_LIMIT` as soon as it has passed it, without reading the rest.
  */
 export const { writeFiles, readFile } = guardedFiles<MicrosandboxContext, MsbSandbox>({
   inWorkspace,
@@ -42,18 +42,18 @@ export const { writeFiles, readFile } = guardedFiles<MicrosandboxContext, MsbSan
     await inParallel(deepestDirectories(files.map((file) => file.path)), (directory) => fs.mkdir(absolute(directory)));
     await inParallel(files, (file) => fs.write(absolute(file.path), file.content));
   },
-  read: async (_context, { instance, absolute, sandboxId, call }) => {
+  read: async (_context, { instance, absolute, sandboxId, call, maxBytes }) => {
     const chunks: Uint8Array[] = [];
     let total = 0;
     for await (const chunk of await instance.fs().readStream(absolute)) {
       total += chunk.length;
-      if (total > MAX_READ_BYTES) {
+      if (total > maxBytes) {
         throw new SandportError({
           code: "OUTPUT_LIMIT",
           provider: PROVIDER,
           retryable: false,
-          message: `microsandbox file ${absolute} is larger than ${MAX_READ_BYTES} bytes`,
-          details: { sandboxId, path: absolute },
+          message: `microsandbox file ${absolute} is larger than this read's maxBytes (${maxBytes}); pass a larger maxBytes to read it`,
+          details: { sandboxId, path: absolute, limit: maxBytes },
         });
       }
       chunks.push(chunk);

@@ -9,6 +9,7 @@ import {
   type Labels,
   type LaunchSpec,
   type OpOptions,
+  type ReadOptions,
   type SandboxProcess,
   type SandboxRuntime,
   type SandportError,
@@ -97,7 +98,7 @@ export class MicrosandboxRuntime implements SandboxRuntime<MicrosandboxHandle> {
   }
 
   /** Reads one file's bytes. */
-  readFile(handle: MicrosandboxHandle, path: string, op?: OpOptions): Promise<Uint8Array> {
+  readFile(handle: MicrosandboxHandle, path: string, op?: ReadOptions): Promise<Uint8Array> {
     return readFile(this.#context, handle, path, op);
   }
 

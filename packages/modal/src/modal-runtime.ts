@@ -10,6 +10,7 @@ import {
   type LaunchSpec,
   type OpOptions,
   type PortEndpoint,
+  type ReadOptions,
   type SandboxProcess,
   type SandboxRuntime,
   type SandportError,
@@ -93,7 +94,7 @@ export class ModalRuntime implements SandboxRuntime<ModalHandle> {
   }
 
   /** Reads one file's bytes. */
-  readFile(handle: ModalHandle, path: string, op?: OpOptions): Promise<Uint8Array> {
+  readFile(handle: ModalHandle, path: string, op?: ReadOptions): Promise<Uint8Array> {
     return readFile(this.#context, handle, path, op);
   }
 

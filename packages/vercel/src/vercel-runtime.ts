@@ -11,6 +11,7 @@ import {
   type LaunchSpec,
   type OpOptions,
   type PortEndpoint,
+  type ReadOptions,
   type SandboxRuntime,
   type SandportError,
   SPECIFICATION_VERSION,
@@ -86,7 +87,7 @@ export class VercelRuntime implements SandboxRuntime<VercelHandle> {
   }
 
   /** Reads one file's bytes. */
-  readFile(handle: VercelHandle, path: string, op?: OpOptions): Promise<Uint8Array> {
+  readFile(handle: VercelHandle, path: string, op?: ReadOptions): Promise<Uint8Array> {
     return readFile(this.#context, handle, path, op);
   }
 

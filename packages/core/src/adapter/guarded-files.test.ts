@@ -61,6 +61,36 @@ describe("guardedFiles", () => {
     assert.equal(new TextDecoder().decode(await readFile(context, { id: "a" }, "f")), "undefined");
     assert.equal(context.connects, 0);
   });
+
+  test("readFile validates maxBytes before any request and refuses a larger file with OUTPUT_LIMIT", async () => {
+    const context = new FakeContext();
+    context.add("a");
+    let reads = 0;
+    const caps: number[] = [];
+    const { readFile } = guardedFiles<FakeContext, { id: string }>({
+      inWorkspace: fakeGuard([]),
+      write: async () => {},
+      read: async (_context, { maxBytes }) => {
+        reads += 1;
+        caps.push(maxBytes);
+        return new Uint8Array(10);
+      },
+    });
+    for (const maxBytes of [-1, 1.5, Number.NaN, 2 ** 31, "10"]) {
+      const refused = await readFile(context, { id: "a" }, "f", { maxBytes } as never).catch((error: unknown) => error);
+      assert.ok(SandportError.hasCode(refused, "INVALID_REQUEST"), `maxBytes ${String(maxBytes)}`);
+    }
+    const typo = await readFile(context, { id: "a" }, "f", { maxByte: 5 } as never).catch((error: unknown) => error);
+    assert.ok(SandportError.hasCode(typo, "INVALID_REQUEST"));
+    assert.equal(reads, 0, "nothing was read for a refused option");
+    assert.equal((await readFile(context, { id: "a" }, "f", { maxBytes: 10 })).byteLength, 10);
+    const large = await readFile(context, { id: "a" }, "f", { maxBytes: 9 }).catch((error: unknown) => error);
+    assert.ok(SandportError.hasCode(large, "OUTPUT_LIMIT"));
+    assert.deepEqual(large.details, { path: "/work/f", size: 10, limit: 9 });
+    assert.match(large.message, /10 bytes.*maxBytes \(9\)/);
+    await readFile(context, { id: "a" }, "f");
+    assert.deepEqual(caps, [10, 9, 64 * 1024 * 1024], "the recipe is told the cap, the default when none is given");
+  });
 });
 
 describe("guardedFileOps", () => {

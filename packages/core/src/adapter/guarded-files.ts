@@ -1,6 +1,8 @@
 import type { FileInfo } from "../port/file-info.js";
 import type { FileInput } from "../port/file-input.js";
 import type { OpOptions } from "../port/op-options.js";
+import type { ReadOptions } from "../port/read-options.js";
+import { readLimitExceeded, validateReadOptions } from "../validation/read-options.js";
 import {
   type FileContext,
   type GuardedTarget,
@@ -24,20 +26,32 @@ export interface GuardedFilesRecipe<Context, Instance> extends GuardedFileSettin
   readonly writtenMode?: number;
   /** Writes the validated files (every path already guarded). */
   write(context: Context, target: GuardedWrite<Instance>): Promise<void>;
-  /** Reads one file's bytes (its path validated and guarded, its final symlink followed). */
-  read(context: Context, target: GuardedTarget<Instance>): Promise<Uint8Array>;
+  /**
+   * Reads one file's bytes (its path validated and guarded, its final symlink
+   * followed). `maxBytes` is the call's cap: a read that streams may stop past
+   * it with `OUTPUT_LIMIT`; a larger result is refused after it anyway.
+   */
+  read(context: Context, target: GuardedReadTarget<Instance>): Promise<Uint8Array>;
+}
+
+/** What a recipe's `read` is given: the guarded target and the call's `maxBytes`. */
+export interface GuardedReadTarget<Instance> extends GuardedTarget<Instance> {
+  /** The largest file the call returns (validated; the default applied). */
+  readonly maxBytes: number;
 }
 
 /** An adapter's `writeFiles` and `readFile`, each taking its context first. */
 export interface GuardedFiles<Context> {
   writeFiles(context: Context, handle: unknown, files: readonly FileInput[], op?: OpOptions): Promise<void>;
-  readFile(context: Context, handle: unknown, path: string, op?: OpOptions): Promise<Uint8Array>;
+  readFile(context: Context, handle: unknown, path: string, op?: ReadOptions): Promise<Uint8Array>;
 }
 
 /**
  * `writeFiles` (`onGuardedFiles` with the recipe's `writtenMode`) and
  * `readFile` (`onGuardedPath`: the workspace root refused, the final symlink
- * followed) from the vendor's write and read.
+ * followed) from the vendor's write and read. `readFile` validates its
+ * `maxBytes` before any request, and refuses a larger file with
+ * `OUTPUT_LIMIT` once downloaded: the vendors' reads cannot be capped.
  */
 export function guardedFiles<Context extends FileContext<Instance>, Instance>(
   recipe: GuardedFilesRecipe<Context, Instance>,
@@ -48,9 +62,17 @@ export function guardedFiles<Context extends FileContext<Instance>, Instance>(
   return {
     writeFiles: (context, handle, files, op) =>
       onGuardedFiles(context, handle, files, op, writeRule, inWorkspace, (target) => recipe.write(context, target)),
-    readFile: (context, handle, path, op) => {
+    readFile: async (context, handle, path, options) => {
+      const { op, maxBytes } = validateReadOptions(options, context.provider);
       const rule = { operation: "readFile", path, allowRoot: false, followFinal: true, ...reach };
-      return onGuardedPath(context, handle, op, rule, inWorkspace, (target) => recipe.read(context, target));
+      return onGuardedPath(context, handle, op, rule, inWorkspace, async (target) => {
+        const bytes = await recipe.read(context, { ...target, maxBytes });
+        // The vendors' reads have no cap: the file is downloaded whole, then refused.
+        if (bytes.byteLength > maxBytes) {
+          throw readLimitExceeded(context.provider, target.absolute, bytes.byteLength, maxBytes);
+        }
+        return bytes;
+      });
     },
   };
 }

@@ -36,8 +36,8 @@ export const ERROR_CODES = [
   /** A destroy was attempted but the sandbox could not be proven gone. */
   "DESTROY_UNVERIFIED",
   /**
-   * A file is larger than a read can return (`readFile` of more than
-   * {@link MAX_READ_BYTES}). Command output past its cap is not an error: the
+   * A file is larger than a read may return (`readFile` of more than its
+   * `maxBytes`, at most {@link MAX_READ_BYTES}). Command output past its cap is not an error: the
    * result says `truncated`.
    */
   "OUTPUT_LIMIT",
@@ -47,7 +47,7 @@ export const ERROR_CODES = [
   "UNEXPECTED",
 ] as const;
 
-/** The largest file `readFile` returns, in bytes (2 GiB - 1, the most one buffer read holds); larger is `OUTPUT_LIMIT`. */
+/** The largest `maxBytes` a `readFile` may ask for, in bytes (2 GiB - 1, the most one buffer read holds); its default is `DEFAULT_READ_MAX_BYTES`. */
 export const MAX_READ_BYTES = 2 ** 31 - 1;
 
 /** One of {@link ERROR_CODES}. */

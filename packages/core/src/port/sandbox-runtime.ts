@@ -10,6 +10,7 @@ import type { Labels } from "./labels.js";
 import type { LaunchSpec } from "./launch-spec.js";
 import type { OpOptions } from "./op-options.js";
 import type { PortEndpoint } from "./port-endpoint.js";
+import type { ReadOptions } from "./read-options.js";
 import type { SandboxHandle } from "./sandbox-handle.js";
 import type { SandboxProcess } from "./sandbox-process.js";
 import type { Terminal, TerminalRequest } from "./terminal.js";
@@ -61,9 +62,11 @@ export interface SandboxRuntime<H extends SandboxHandle = SandboxHandle> {
   writeFiles(handle: H, files: readonly FileInput[], op?: OpOptions): Promise<void>;
   /**
    * Read one file's bytes. A missing file rejects with `NOT_FOUND`; one larger
-   * than `MAX_READ_BYTES` (2 GiB - 1) with `OUTPUT_LIMIT`.
+   * than `op.maxBytes` (default `DEFAULT_READ_MAX_BYTES`, 64 MiB; at most
+   * `MAX_READ_BYTES`, 2 GiB - 1) with `OUTPUT_LIMIT`; a malformed `maxBytes`
+   * with `INVALID_REQUEST`.
    */
-  readFile(handle: H, path: string, op?: OpOptions): Promise<Uint8Array>;
+  readFile(handle: H, path: string, op?: ReadOptions): Promise<Uint8Array>;
   /** Destroy the sandbox and resolve once it is verified gone. Destroying an absent sandbox resolves. */
   destroy(handle: H, op?: OpOptions): Promise<void>;
 

@@ -1,7 +1,7 @@
 import { constants, type Dirent, fstatSync, lstatSync, mkdirSync, readdirSync, type Stats, unlinkSync } from "node:fs";
 import { type FileHandle, lstat, open, readdir } from "node:fs/promises";
 import { basename } from "node:path";
-import { type FileInfo, MAX_READ_BYTES, SandportError, type ValidatedFile } from "@sandport/core";
+import { type FileInfo, readLimitExceeded, type ValidatedFile } from "@sandport/core";
 import { AnchoredDirectory } from "./anchored-directory.js";
 import { errorCode, fileError, missingPath, refusePath } from "./file-errors.js";
 import { removeDirectoryVia, TreeRemovalError } from "./remove-tree.js";
@@ -94,8 +94,12 @@ export class WorkspaceFiles {
     }
   }
 
-  /** Reads a regular file's bytes (as a plain `Uint8Array`). */
-  async read(path: string): Promise<Uint8Array> {
+  /**
+   * Reads a regular file's bytes (as a plain `Uint8Array`). One larger than
+   * `maxBytes` is refused (`OUTPUT_LIMIT`) from the opened file's size, before
+   * any byte is read; one that grows meanwhile is read up to that size only.
+   */
+  async read(path: string, maxBytes: number): Promise<Uint8Array> {
     const { directory, missing } = this.#walker.walk(segmentsOf(parentOf(path)), path);
     try {
       if (missing.length > 0) throw missingPath(path);
@@ -106,7 +110,7 @@ export class WorkspaceFiles {
         // A directory, a FIFO or a device is refused without reading (a FIFO with no writer would read as empty).
         const stats = fstatSync(handle.fd);
         if (!stats.isFile()) throw refusePath(path, "is not a regular file");
-        if (stats.size > MAX_READ_BYTES) throw tooLarge(path, stats.size);
+        if (stats.size > maxBytes) throw readLimitExceeded("local", path, stats.size, maxBytes);
         return await readBytes(handle, stats.size);
       } finally {
         await handle.close();
@@ -254,15 +258,6 @@ export class WorkspaceFiles {
     }
     return AnchoredDirectory.open(this.#location.trashDirectory);
   }
-}
-
-function tooLarge(path: string, size: number): SandportError {
-  return new SandportError({
-    code: "OUTPUT_LIMIT",
-    provider: "local",
-    message: `${JSON.stringify(path)} is ${size} bytes, more than readFile returns (${MAX_READ_BYTES})`,
-    details: { path, size, limit: MAX_READ_BYTES },
-  });
 }
 
 /** Refuses a batch that writes a path both as a file and as the parent directory of another file. */

@@ -10,6 +10,7 @@ import type { FileOwner } from "../files/workspace-walk.js";
 import { LOCAL_PROVIDER } from "../options.js";
 import { parseSandboxRecord, type SandboxRecord } from "./sandbox-record.js";
 import { createRoot } from "./sandbox-root.js";
+import { abandonedStaging, STAGING_PREFIX, stagingName } from "./staging-name.js";
 
 /** Name of the workspace directory inside a sandbox directory. */
 const WORKSPACE = "workspace";
@@ -25,8 +26,6 @@ const TRASH = "trash";
 const PORTS = "ports";
 /** Directory inside the workspace that `TMPDIR` points at. */
 export const WORKSPACE_TMP = ".tmp";
-/** Prefix of half-built sandboxes; never listed, never a valid id. */
-const STAGING_PREFIX = ".staging-";
 
 const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 
@@ -107,13 +106,17 @@ export class SandboxStore {
 
   /**
    * Creates the root (mode 0700, or 0711 when commands run as another user,
-   * who must pass through it to reach a workspace). Idempotent per store.
+   * who must pass through it to reach a workspace), then removes the staging
+   * directories of this owner's launches whose process is gone (killed
+   * midway: nothing else would ever remove them). Idempotent per store.
    */
   ensureRoot(): Promise<void> {
-    this.#rootReady ??= createRoot(this.root, this.#fileOwner).catch((error) => {
-      this.#rootReady = undefined;
-      throw error;
-    });
+    this.#rootReady ??= createRoot(this.root, this.#fileOwner)
+      .then(() => this.#reclaimAbandonedStaging())
+      .catch((error) => {
+        this.#rootReady = undefined;
+        throw error;
+      });
     return this.#rootReady;
   }
 
@@ -125,7 +128,7 @@ export class SandboxStore {
    */
   async create(record: SandboxRecord): Promise<void> {
     await this.ensureRoot();
-    const name = `${STAGING_PREFIX}${record.id}`;
+    const name = stagingName(record.id, this.#owner);
     const staging = join(this.root, name);
     try {
       await mkdir(staging, { mode: 0o700 }).catch(async (error: NodeJS.ErrnoException) => {
@@ -280,6 +283,22 @@ export class SandboxStore {
     } catch {
       return false;
     }
+  }
+
+  /**
+   * Removes every staging directory that `abandonedStaging` proves this
+   * owner's and abandoned. Housekeeping: a failure leaves the leftover for
+   * the next runtime and never fails the launch that triggered it.
+   */
+  async #reclaimAbandonedStaging(): Promise<void> {
+    let names: string[];
+    try {
+      names = await readdir(this.root);
+    } catch {
+      return; // Unreadable now: the next runtime over this root tries again.
+    }
+    const abandoned = names.filter((name) => name.startsWith(STAGING_PREFIX) && abandonedStaging(name, this.#owner));
+    await Promise.all(abandoned.map((name) => this.#removeQuietly(name)));
   }
 
   /** Removes `<root>/<name>` whatever it holds; nothing to do when the root itself is gone. */

@@ -12,6 +12,8 @@ export const CONFORMANCE_CHECKS = {
   "files.mode": "a file written with mode 0o755 is executable by exec",
   "files.shared-with-exec": "files written by writeFiles are seen by commands, and files made by commands are readable",
   "files.not-found": "reading a missing file rejects with NOT_FOUND",
+  "files.max-bytes":
+    "readFile returns a file of exactly maxBytes, refuses one byte more with OUTPUT_LIMIT and a malformed maxBytes with INVALID_REQUEST",
   "files.path-escapes": "'..', absolute-outside, percent-encoded and NUL paths are refused with INVALID_REQUEST",
   "files.batch-refused": "a writeFiles batch with one bad entry writes none of its files",
   "files.symlink-escapes": "reads and writes through a symlink that points outside the workspace are refused",

@@ -116,4 +116,27 @@ export function declareFileChecks<H extends SandboxHandle>(group: CheckGroup<H>)
     );
     assert.equal(await fileExists(runtime, handle, "missing.txt"), false);
   });
+
+  group.check("files.max-bytes", async () => {
+    const handle = group.sandbox();
+    await runtime.writeFiles(handle, [{ path: "capped/ten.txt", content: "0123456789" }]);
+    assert.equal(utf8Decode(await runtime.readFile(handle, "capped/ten.txt", { maxBytes: 10 })), "0123456789");
+    const refused = await expectCode(
+      () => runtime.readFile(handle, "capped/ten.txt", { maxBytes: 9 }),
+      "OUTPUT_LIMIT",
+      "readFile of 10 bytes with maxBytes 9",
+    );
+    assert.equal(refused.details?.limit, 9, "details.limit names the cap");
+    for (const maxBytes of [-1, 0.5, 2 ** 31]) {
+      await expectCode(
+        () => runtime.readFile(handle, "capped/ten.txt", { maxBytes }),
+        "INVALID_REQUEST",
+        `readFile with maxBytes ${maxBytes}`,
+      );
+    }
+  });
+}
+
+function utf8Decode(bytes: Uint8Array): string {
+  return new TextDecoder().decode(bytes);
 }

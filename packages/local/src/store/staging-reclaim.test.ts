@@ -1,0 +1,61 @@
+// Leftovers of a launch killed midway: a new runtime over the same root removes the ones it can prove its own.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, describe, test } from "node:test";
+import { LocalRuntime } from "../index.js";
+import { identify, type ProcessIdentity } from "../processes/process-tree.js";
+import { temporaryDirectory } from "../runtime.fixture.js";
+import { stagingName } from "./staging-name.js";
+
+const root = temporaryDirectory("staging");
+after(() => root.remove());
+
+/** The identity a launch had, in a process that was then SIGKILLed (so its staging directory stays). */
+async function killedProcess(): Promise<ProcessIdentity> {
+  const child = spawn("/bin/sleep", ["1000"], { stdio: "ignore" });
+  await once(child, "spawn");
+  const identity = identify(child.pid as number);
+  assert.ok(identity, "the child is identified while it runs");
+  child.kill("SIGKILL");
+  await once(child, "exit");
+  return identity;
+}
+
+/** A staging directory as `SandboxStore.create` leaves it when its process dies before the rename. */
+function leftover(name: string): string {
+  const path = join(root.path, name);
+  mkdirSync(join(path, "workspace", ".tmp"), { recursive: true });
+  mkdirSync(join(path, "running"));
+  writeFileSync(join(path, "sandbox.json"), "{}");
+  return path;
+}
+
+describe("abandoned staging directories", () => {
+  test("a new runtime removes its owner's staging left by a killed process, and nothing it cannot prove abandoned or its own", {
+    skip: identify(process.pid) === undefined ? "needs /proc to identify processes" : false,
+  }, async () => {
+    mkdirSync(root.path, { recursive: true });
+    const dead = await killedProcess();
+    const abandoned = leftover(stagingName("sbx-abandoned", "sandport", dead));
+    const running = leftover(stagingName("sbx-running", "sandport", identify(process.pid)));
+    const foreign = leftover(stagingName("sbx-foreign", "someone-else", dead));
+    const unproven = leftover(".staging-sbx-oldform");
+    const runtime = new LocalRuntime({ root: root.path, isolation: "none" });
+    const handle = await runtime.launch();
+    assert.equal(existsSync(abandoned), false, "the killed launch's staging is reclaimed");
+    assert.ok(existsSync(running), "a launch whose process still runs is left alone");
+    assert.ok(existsSync(foreign), "another owner's staging is left alone");
+    assert.ok(existsSync(unproven), "a staging without its creator's identity is left alone");
+    assert.deepEqual(
+      readdirSync(root.path)
+        .filter((name) => name.startsWith(".staging-"))
+        .sort(),
+      [".staging-sbx-oldform", ...[running, foreign].map((path) => path.slice(root.path.length + 1))].sort(),
+      "the launch itself left no staging behind",
+    );
+    await runtime.destroy(handle);
+  });
+});
