@@ -138,6 +138,8 @@ export {
 export { destroyUnverified, foreignSandbox, processExited, sandboxNotFound } from "./adapter/sandbox-errors.js";
 export type { SdkLoader, SdkLoaderOptions, SdkPackage } from "./adapter/sdk-loader.js";
 export { createSdkLoader } from "./adapter/sdk-loader.js";
+export type { ShellTerminalPlan, ShellTerminalVendor } from "./adapter/shell-terminal.js";
+export { ShellTerminal, shellTerminalPlan } from "./adapter/shell-terminal.js";
 export type {
   SpawnOptions,
   SpawnRecipe,
