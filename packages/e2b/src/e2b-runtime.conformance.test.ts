@@ -25,8 +25,4 @@ describeRuntimeConformance({
     };
   },
   timeouts: { promptMs: 3_000 },
-  knownDeviations: {
-    "terminal.kill":
-      "envd signals a terminal's process only with SIGKILL (the SDK's pty.kill, SendSignal 9): kill('SIGTERM') is UNSUPPORTED",
-  },
 });

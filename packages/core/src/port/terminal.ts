@@ -118,7 +118,8 @@ export interface Terminal {
    * reports no status and no signal; another signal goes to the program's
    * process group, which decides what to do with it. Resolves once sent; after
    * the end it does nothing. `INVALID_REQUEST` for a signal not in
-   * {@link TERMINAL_SIGNALS}.
+   * {@link TERMINAL_SIGNALS}; `UNSUPPORTED`, nothing sent, for a signal other
+   * than `SIGKILL` where the provider can only kill a terminal's program.
    */
   kill(signal?: TerminalSignal): Promise<void>;
 }

@@ -135,7 +135,7 @@ export const CONFORMANCE_CHECKS = {
     "a full-screen program's escape sequences (clear, cursor moves, alternate screen) arrive byte for byte",
   "terminal.timeout": "a terminal that outlives its timeoutMs is killed: exited with timedOut true, exitCode null",
   "terminal.kill":
-    "kill('SIGTERM') reaches the program (exited says SIGTERM, exitCode null); kill() after the end is fine; SIGSTOP is refused",
+    "kill('SIGTERM') reaches the program (exited says SIGTERM, exitCode null), or is UNSUPPORTED, nothing sent, where only SIGKILL exists; kill() after the end is fine; SIGSTOP is refused",
   "terminal.abort":
     "aborting op.signal after openTerminal resolved kills the program promptly: exitCode null, no flags",
   "terminal.invalid-requests":

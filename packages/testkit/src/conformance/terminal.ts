@@ -163,10 +163,24 @@ export function declareTerminalChecks<H extends SandboxHandle>(group: CheckGroup
     const terminal = await open({ shell: "printf 'rea%s\\n' dy; exec sleep 30" });
     const reader = new TerminalReader(terminal, promptMs);
     await reader.until(/ready/);
-    await terminal.kill("SIGTERM");
-    const exited = await reader.end();
-    assert.equal(exited.signal, "SIGTERM", "sleep dies of the SIGTERM sent to it");
-    assert.equal(exited.exitCode, null, "a program ended by a signal has no exit code");
+    const refused = await terminal.kill("SIGTERM").then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    if (refused === undefined) {
+      const exited = await reader.end();
+      assert.equal(exited.signal, "SIGTERM", "sleep dies of the SIGTERM sent to it");
+      assert.equal(exited.exitCode, null, "a program ended by a signal has no exit code");
+    } else {
+      // A provider that can only kill a terminal's program refuses other signals, typed, and sends nothing.
+      await expectCode(() => Promise.reject(refused), "UNSUPPORTED", "kill('SIGTERM') where only SIGKILL exists");
+      await terminal.write("echo still-running\n");
+      await reader.until(/still-running/);
+      await terminal.kill();
+      const exited = await reader.end();
+      assert.equal(exited.exitCode, null, "a killed program has no exit code");
+      assert.equal(exited.timedOut, false, "killed, not timed out");
+    }
     await terminal.kill();
     await expectCode(() => terminal.kill("SIGSTOP" as never), "INVALID_REQUEST", "a signal outside TERMINAL_SIGNALS");
   });
