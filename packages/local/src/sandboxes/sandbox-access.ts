@@ -3,13 +3,13 @@ import {
   type CommandCwd,
   invalidRequest,
   type Labels,
-  type LaunchSpec,
   type PortEndpoint,
   SandportError,
   unsupported,
   type ValidatedExecRequest,
+  type ValidatedLaunchSpec,
 } from "@sandport/core";
-import { checkHandle, foreignSandbox, missingCwd, resolveCwd } from "@sandport/core/adapter";
+import { checkHandle, foreignSandbox, missingCwd, networkEnabled, resolveCwd } from "@sandport/core/adapter";
 import { probeCgroupHost } from "../cgroups/cgroup-host.js";
 import { createLeaf, createSandboxCgroups, nameLeaf, removeSandboxCgroups } from "../cgroups/cgroups.js";
 import { probeBwrap } from "../commands/bwrap.js";
@@ -72,11 +72,11 @@ export class SandboxAccess {
    * (`UNSUPPORTED`), sets up its cgroups, writes it to disk. If `signal` fired
    * meanwhile (the caller was already told it failed), removes it again.
    */
-  async launch(spec: LaunchSpec, signal: AbortSignal): Promise<LocalHandle> {
+  async launch(spec: ValidatedLaunchSpec, signal: AbortSignal): Promise<LocalHandle> {
     const isolation = this.#options.isolation;
     const resources = await checkLaunchable(spec, this.#options);
     const ports = spec.ports && spec.ports.length > 0 ? spec.ports : undefined;
-    const network = spec.network ?? isolation === "none";
+    const network = networkEnabled(spec.network, isolation === "none", LOCAL_PROVIDER);
     // A sandbox without network reaches its ports through a relay run by the runtime's own Node binary.
     const relayed = ports !== undefined && isolation === "namespaces" && !network;
     await this.requireIsolation(relayed ? [process.execPath] : []);

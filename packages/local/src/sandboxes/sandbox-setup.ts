@@ -1,6 +1,8 @@
 import { access, chmod, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { type LaunchSpec, type ResourceLimits, SandportError, unsupported } from "@sandport/core";
+import { type ResourceLimits, SandportError, unsupported, type ValidatedLaunchSpec } from "@sandport/core";
+import { refuseUnenforceableNetwork } from "@sandport/core/adapter";
+import { localCapabilities } from "../capabilities.js";
 import { SETPRIV_PATH } from "../commands/command-plan.js";
 import { LOCAL_PROVIDER, type ResolvedLocalOptions, type SandboxUser } from "../options.js";
 import { RELAY_FILE, RELAY_SOURCE } from "../ports/port-relay-source.js";
@@ -13,20 +15,22 @@ import {
 
 /**
  * Refuses (`UNSUPPORTED`) a launch the runtime cannot honour with its
- * options: a template, `network: false` under `none`, resource limits without
+ * options: a template, `network: "none"` under `none`, a network policy
+ * beyond the declared `networkPolicy`, resource limits without
  * cgroups or, as root, without `setpriv`. Returns the resource limits asked
  * for, if any.
  */
 export async function checkLaunchable(
-  spec: LaunchSpec,
+  spec: ValidatedLaunchSpec,
   options: ResolvedLocalOptions,
 ): Promise<ResourceLimits | undefined> {
   if (spec.template !== undefined) {
     throw unsupported(LOCAL_PROVIDER, "templates", "commands run on the host's /usr; launch without a template");
   }
-  if (options.isolation === "none" && spec.network === false) {
-    throw unsupported(LOCAL_PROVIDER, "network: false", 'isolation "none" cannot keep commands off the network');
+  if (options.isolation === "none" && spec.network === "none") {
+    throw unsupported(LOCAL_PROVIDER, 'network: "none"', 'isolation "none" cannot keep commands off the network');
   }
+  refuseUnenforceableNetwork(spec.network, localCapabilities(options.isolation).modes.networkPolicy, LOCAL_PROVIDER);
   const resources = spec.resources && Object.keys(spec.resources).length > 0 ? spec.resources : undefined;
   if (resources && options.cgroups === "disabled") {
     throw unsupported(LOCAL_PROVIDER, "resources", 'cgroups are disabled in the options (cgroups: "disabled")');
