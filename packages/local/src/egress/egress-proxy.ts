@@ -71,6 +71,8 @@ export class EgressProxy {
       this.#server.once("error", reject);
       this.#server.listen(path, () => {
         this.#server.off("error", reject);
+        // Never what keeps the process alive (as the port forwarders).
+        this.#server.unref();
         resolve();
       });
     });

@@ -4,6 +4,7 @@ import { type ResourceLimits, SandportError, unsupported, type ValidatedLaunchSp
 import { refuseUnenforceableNetwork } from "@sandport/core/adapter";
 import { localCapabilities } from "../capabilities.js";
 import { SETPRIV_PATH } from "../commands/command-plan.js";
+import { EGRESS_RELAY_FILE, EGRESS_RELAY_SOURCE } from "../egress/egress-relay-source.js";
 import { LOCAL_PROVIDER, type ResolvedLocalOptions, type SandboxUser } from "../options.js";
 import { RELAY_FILE, RELAY_SOURCE } from "../ports/port-relay-source.js";
 import {
@@ -31,6 +32,13 @@ export async function checkLaunchable(
     throw unsupported(LOCAL_PROVIDER, 'network: "none"', 'isolation "none" cannot keep commands off the network');
   }
   refuseUnenforceableNetwork(spec.network, localCapabilities(options.isolation).modes.networkPolicy, LOCAL_PROVIDER);
+  if (typeof spec.network === "object" && options.namespaceScope === "sandbox") {
+    throw unsupported(
+      LOCAL_PROVIDER,
+      'network allow lists with namespaceScope "sandbox"',
+      "the egress relay runs in each command's own network namespace; use the default scope",
+    );
+  }
   const resources = spec.resources && Object.keys(spec.resources).length > 0 ? spec.resources : undefined;
   if (resources && options.cgroups === "disabled") {
     throw unsupported(LOCAL_PROVIDER, "resources", 'cgroups are disabled in the options (cgroups: "disabled")');
@@ -108,6 +116,13 @@ export function isolationRefusal({ reason, root, sandboxUser, alsoReadable }: Is
 }
 
 /** Creates a sandbox's ports directory (read-only to commands) with the relay program in it. */
+/** Creates a sandbox's egress directory (readable by the sandbox user) with the egress relay in it. */
+export async function prepareEgressDirectory(directory: string): Promise<void> {
+  await mkdir(directory, { mode: 0o755 });
+  await chmod(directory, 0o755);
+  await writeFile(join(directory, EGRESS_RELAY_FILE), EGRESS_RELAY_SOURCE, { mode: 0o644 });
+}
+
 export async function preparePortsDirectory(directory: string): Promise<void> {
   await mkdir(directory, { mode: 0o755 });
   await chmod(directory, 0o755);
