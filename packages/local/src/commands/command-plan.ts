@@ -308,7 +308,8 @@ function proxyEnvironment(): Record<string, string> {
 function withEgressRelay(command: readonly string[], socket: string): string[] {
   const relay = `"$1" ${EGRESS_DIRECTORY}/${EGRESS_RELAY_FILE} ${EGRESS_PROXY_PORT} ${EGRESS_DIRECTORY}/$2 "$r"`;
   const script = [
-    'r=/tmp/.sandport-egress-$$; rm -f "$r"',
+    // $$ is the same in every command's own PID namespace: the FIFO's name must be unique in the shared /tmp.
+    "r=$(mktemp -u /tmp/.sandport-egress-XXXXXXXXXX)",
     `if mkfifo -m 600 "$r"; then ( ${relay}; [ -p "$r" ] && echo exited > "$r" ) </dev/null >/dev/null 2>&1 & read _ < "$r"; rm -f "$r"; fi`,
     'shift 2; exec "$@"',
   ].join("\n");

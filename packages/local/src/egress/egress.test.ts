@@ -84,6 +84,19 @@ describe("namespaces: network allow lists", { skip: skipNamespaces }, () => {
     }
   });
 
+  test("concurrent commands of one sandbox each get their relay (one FIFO name each in the shared /tmp)", async () => {
+    const handle = await runtime.launch({ network: { allow: [`allowed.test:${allowed.port}`, "127.0.0.1/32"] } });
+    try {
+      const url = `http://allowed.test:${allowed.port}/`;
+      const answers = await Promise.all(Array.from({ length: 4 }, () => fetch(handle, url)));
+      assert.deepEqual(answers, ["allowed", "allowed", "allowed", "allowed"]);
+      const left = await runtime.exec(handle, { shell: "ls -A /tmp" });
+      assert.doesNotMatch(left.stdout, /sandport-egress/, "no FIFO is left behind");
+    } finally {
+      await runtime.destroy(handle);
+    }
+  });
+
   test("an allowed name at host loopback is refused without a CIDR entry naming it", async () => {
     const handle = await runtime.launch({ network: { allow: [`allowed.test:${allowed.port}`] } });
     try {
