@@ -45,6 +45,7 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  * Aborting an exec's request does not stop the command on Agent37: the
  * kill of a command past its run budget, or of an aborted call, is a second
  * exec that sweeps its processes, best effort.
+ * - `networkPolicy: "unsupported"`: instances have open egress only, so `network: "none"` and allow lists are refused (`UNSUPPORTED`).
  */
 export const agent37Capabilities: DeclaredCapabilities = remoteCapabilities({
   lifecycle: "unknown",
@@ -55,6 +56,7 @@ export const agent37Capabilities: DeclaredCapabilities = remoteCapabilities({
     filesystem: "unknown",
     lifetime: "never-idle",
     isolation: "unknown",
+    networkPolicy: "unsupported",
   },
   absent: {
     streaming: "unsupported",

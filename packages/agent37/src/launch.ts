@@ -7,6 +7,7 @@ import {
   unsupported,
 } from "@sandport/core";
 import { createCallBudget, launchWithReclaim, metadataCodec, type OperationCall } from "@sandport/core/adapter";
+import { agent37Capabilities } from "./capabilities.js";
 import type { Agent37Context } from "./context.js";
 import { type Agent37Handle, PROVIDER } from "./handle.js";
 import type { Agent37CreateRequest } from "./internal/sdk-types.js";
@@ -37,6 +38,7 @@ const ENV_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
 export function launch(context: Agent37Context, spec?: LaunchSpec, op?: OpOptions): Promise<Agent37Handle> {
   const { options } = context;
   return launchWithReclaim(context, spec, op, {
+    networkPolicy: agent37Capabilities.modes.networkPolicy,
     plan: (valid, launchKey): Agent37CreateRequest => {
       if (valid.resources !== undefined) {
         throw unsupported(
@@ -45,8 +47,8 @@ export function launch(context: Agent37Context, spec?: LaunchSpec, op?: OpOption
           "an instance's shape is one of Agent37's fixed sizes, not limits",
         );
       }
-      if (valid.network === false) {
-        throw unsupported(PROVIDER, "network: false", "Agent37 instances have open egress");
+      if (valid.network === "none") {
+        throw unsupported(PROVIDER, 'network: "none"', "Agent37 instances have open egress");
       }
       if (valid.lifetimeMs !== undefined) {
         throw unsupported(PROVIDER, "lifetimeMs", "an Agent37 instance lives until it is deleted");

@@ -36,6 +36,7 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  *   calls `sessionTimeoutSeconds` a limit "regardless of ongoing activity",
  *   older SDK docs an idle timeout; a canary running a command past a short
  *   timeout would settle `deadline` or `idle-timeout`.
+ * - `networkPolicy: "not-exposed"`: the network mode belongs to the code interpreter, so a launch may only ask for the one the `network` option names; an allow list is refused (`UNSUPPORTED`).
  */
 export const agentCoreCapabilities: DeclaredCapabilities = remoteCapabilities({
   lifecycle: "unsupported",
@@ -46,6 +47,7 @@ export const agentCoreCapabilities: DeclaredCapabilities = remoteCapabilities({
     filesystem: "ephemeral",
     lifetime: "unknown",
     isolation: "microvm",
+    networkPolicy: "not-exposed",
   },
   absent: {
     streaming: "not-exposed",

@@ -7,7 +7,8 @@ import {
   SandportError,
   unsupported,
 } from "@sandport/core";
-import { createCallBudget, launchWithReclaim, type OperationCall } from "@sandport/core/adapter";
+import { createCallBudget, launchWithReclaim, networkEnabled, type OperationCall } from "@sandport/core/adapter";
+import { agentCoreCapabilities } from "./capabilities.js";
 import { type AgentCoreContext, envPath, labelsPath } from "./context.js";
 import { mapAgentCoreError } from "./errors.js";
 import { type AgentCoreHandle, PROVIDER } from "./handle.js";
@@ -43,6 +44,7 @@ interface LaunchPlan {
 export function launch(context: AgentCoreContext, spec?: LaunchSpec, op?: OpOptions): Promise<AgentCoreHandle> {
   const { options } = context;
   return launchWithReclaim(context, spec, op, {
+    networkPolicy: agentCoreCapabilities.modes.networkPolicy,
     plan: (valid, launchKey): LaunchPlan => {
       if (valid.resources !== undefined) {
         throw unsupported(PROVIDER, "resource limits", "every session is a microVM of 2 vCPU and 8 GB, not adjustable");
@@ -57,10 +59,10 @@ export function launch(context: AgentCoreContext, spec?: LaunchSpec, op?: OpOpti
           "a session runs the code interpreter's image: choose it with codeInterpreterId",
         );
       }
-      if (valid.network !== undefined && valid.network !== options.network) {
+      if (networkEnabled(valid.network, options.network, PROVIDER) !== options.network) {
         throw unsupported(
           PROVIDER,
-          `network: ${valid.network} per launch`,
+          `network: ${JSON.stringify(valid.network)} per launch`,
           "the network mode belongs to the code interpreter (CreateCodeInterpreter's networkConfiguration); the runtime's network option says which it has",
         );
       }

@@ -94,6 +94,7 @@ export {
 export { KnownSandboxes } from "./adapter/known-sandboxes.js";
 export type { LaunchContext, LaunchOptions, LaunchRecipe, PlannedLaunch } from "./adapter/launch-recipe.js";
 export { launchWithReclaim } from "./adapter/launch-recipe.js";
+export { networkEnabled, refuseUnenforceableNetwork } from "./adapter/network-support.js";
 export { satisfiesNodeRange } from "./adapter/node-range.js";
 export { onOwnedInfo } from "./adapter/owned-info.js";
 export type {

@@ -43,6 +43,7 @@ export type {
   FilesystemMode,
   IsolationMode,
   LifetimeMode,
+  NetworkPolicyMode,
   OutputStreamsMode,
 } from "./capabilities/modes.js";
 export { MODE_VALUES } from "./capabilities/modes.js";
@@ -97,6 +98,8 @@ export { FILE_INPUT_KEYS } from "./port/file-input.js";
 export type { Labels } from "./port/labels.js";
 export type { LaunchSpec, ResourceLimits } from "./port/launch-spec.js";
 export { LAUNCH_SPEC_KEYS, RESOURCE_LIMIT_KEYS } from "./port/launch-spec.js";
+export type { NetworkAllowList, NetworkPolicy } from "./port/network-policy.js";
+export { NETWORK_ALLOW_LIST_KEYS } from "./port/network-policy.js";
 export type { OpOptions } from "./port/op-options.js";
 export { OP_OPTION_KEYS } from "./port/op-options.js";
 export type { PortEndpoint } from "./port/port-endpoint.js";
@@ -146,6 +149,14 @@ export { refuseReservedEnv, validateEnv } from "./validation/env.js";
 export type { KeyShape } from "./validation/known-keys.js";
 export { describeValue, keyList, nearestKey, refuseUnknownKeys } from "./validation/known-keys.js";
 export { RESERVED_LABEL_PREFIX, validateLabelQuery, validateLabels } from "./validation/labels.js";
+export type { CidrRule, DomainRule, NetworkRule } from "./validation/network-policy.js";
+export {
+  addressToBigInt,
+  cidrContains,
+  MAX_NETWORK_RULES,
+  parseNetworkRule,
+  validateNetworkPolicy,
+} from "./validation/network-policy.js";
 export {
   MAX_OUTPUT_BYTES,
   MAX_TIMEOUT_MS,
@@ -156,7 +167,12 @@ export {
 } from "./validation/numbers.js";
 export type { ValidatedReadOptions } from "./validation/read-options.js";
 export { readLimitExceeded, validateReadOptions } from "./validation/read-options.js";
-export type { ValidatedExecRequest, ValidatedFile, ValidationContext } from "./validation/requests.js";
+export type {
+  ValidatedExecRequest,
+  ValidatedFile,
+  ValidatedLaunchSpec,
+  ValidationContext,
+} from "./validation/requests.js";
 export {
   MAX_DECLARED_PORTS,
   MAX_FILE_MODE,

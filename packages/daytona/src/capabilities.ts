@@ -31,6 +31,7 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  *   sandbox's files, which the emulator does by construction, so only a live
  *   run can prove it; `isolation: "unknown"`: a sandbox is a container or a
  *   VM by its class (see `DaytonaRuntime.sandboxDetails`), not one mode for all.
+ * - `networkPolicy: "all-or-none"`: `networkBlockAll` turns the network off or on; an allow list is refused (`UNSUPPORTED`).
  */
 export const daytonaCapabilities: DeclaredCapabilities = remoteCapabilities({
   lifecycle: "unknown",
@@ -41,5 +42,6 @@ export const daytonaCapabilities: DeclaredCapabilities = remoteCapabilities({
     filesystem: "unknown",
     lifetime: "idle-timeout",
     isolation: "unknown",
+    networkPolicy: "all-or-none",
   },
 });

@@ -1,5 +1,5 @@
-import { invalidRequest, type LaunchSpec, type ResourceLimits, unsupported } from "@sandport/core";
-import { metadataCodec } from "@sandport/core/adapter";
+import { invalidRequest, type ResourceLimits, unsupported, type ValidatedLaunchSpec } from "@sandport/core";
+import { metadataCodec, networkEnabled } from "@sandport/core/adapter";
 import { PROVIDER, SDK_LANGUAGE_LABEL } from "./handle.js";
 import type {
   DaytonaCreateBody,
@@ -36,7 +36,7 @@ export interface LaunchPlan {
  * inactivity: `autoStopMinutes`, `autoDeleteMinutes`); resources apply to
  * image builds only; `ports` need no declaration (any port has a preview link).
  */
-export function planLaunch(options: ResolvedOptions, valid: LaunchSpec, launchKey: string): LaunchPlan {
+export function planLaunch(options: ResolvedOptions, valid: ValidatedLaunchSpec, launchKey: string): LaunchPlan {
   if (valid.labels?.[SDK_LANGUAGE_LABEL] !== undefined) {
     throw invalidRequest(
       `label ${SDK_LANGUAGE_LABEL} is reserved: the Daytona SDK sets it on every sandbox`,
@@ -59,7 +59,7 @@ export function planLaunch(options: ResolvedOptions, valid: LaunchSpec, launchKe
     resources: resourcesOf(options, valid.resources, image !== undefined),
     env: { ...valid.env },
     labels: { ...metadataCodec.encode(options.owner, valid.labels, launchKey) },
-    networkBlockAll: !(valid.network ?? options.network),
+    networkBlockAll: !networkEnabled(valid.network, options.network, PROVIDER),
   };
 }
 

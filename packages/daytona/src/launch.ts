@@ -1,5 +1,6 @@
 import { type LaunchSpec, type OpOptions, retry } from "@sandport/core";
 import { type CallBudget, type LaunchRecipe, launchWithReclaim } from "@sandport/core/adapter";
+import { daytonaCapabilities } from "./capabilities.js";
 import { refusedOnly } from "./command-plan.js";
 import { type DaytonaContext, seconds } from "./context.js";
 import { type DaytonaHandle, handleFromSandbox } from "./handle.js";
@@ -25,6 +26,7 @@ import { repeatable } from "./run-script.js";
  */
 export function launch(context: DaytonaContext, spec?: LaunchSpec, op?: OpOptions): Promise<DaytonaHandle> {
   return launchWithReclaim(context, spec, op, {
+    networkPolicy: daytonaCapabilities.modes.networkPolicy,
     ...planAndReclaim(context),
     load: () => context.client(),
     create: (client, { plan }, call) => {
@@ -49,6 +51,7 @@ export function launch(context: DaytonaContext, spec?: LaunchSpec, op?: OpOption
  */
 export function launchDetached(context: DaytonaContext, spec?: LaunchSpec, op?: OpOptions): Promise<DaytonaHandle> {
   return launchWithReclaim(context, spec, op, {
+    networkPolicy: daytonaCapabilities.modes.networkPolicy,
     ...planAndReclaim(context),
     operation: "launchDetached",
     load: () => Promise.all([context.sdk(), context.api()]),

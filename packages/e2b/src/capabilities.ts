@@ -48,6 +48,7 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  *
  * PTY, snapshots and fork exist in E2B but have no place in the port
  * (`sandbox-v1`), so this adapter does not reach them (not exposed).
+ * - `networkPolicy: "all-or-none"`: `allowInternetAccess` turns the network off or on; an allow list is refused (`UNSUPPORTED`).
  */
 export const e2bCapabilities: DeclaredCapabilities = remoteCapabilities({
   lifecycle: "unknown",
@@ -58,6 +59,7 @@ export const e2bCapabilities: DeclaredCapabilities = remoteCapabilities({
     filesystem: "unknown",
     lifetime: "deadline",
     isolation: "microvm",
+    networkPolicy: "all-or-none",
   },
   absent: { detachedLaunch: "unsupported" },
 });

@@ -1,5 +1,6 @@
 import { type LaunchSpec, type OpOptions, SandportError, unsupported } from "@sandport/core";
-import { launchWithReclaim, metadataCodec } from "@sandport/core/adapter";
+import { launchWithReclaim, metadataCodec, networkEnabled } from "@sandport/core/adapter";
+import { e2bCapabilities } from "./capabilities.js";
 import type { E2BContext } from "./context.js";
 import { type E2BHandle, PROVIDER } from "./handle.js";
 import { deleteSandbox } from "./lifecycle.js";
@@ -24,6 +25,7 @@ import { checkExposablePort } from "./ports.js";
 export function launch(context: E2BContext, spec?: LaunchSpec, op?: OpOptions): Promise<E2BHandle> {
   const { options } = context;
   return launchWithReclaim(context, spec, op, {
+    networkPolicy: e2bCapabilities.modes.networkPolicy,
     plan: (valid) => {
       if (valid.resources !== undefined) {
         throw unsupported(PROVIDER, "resource limits", "E2B takes CPU and memory from the template");
@@ -38,7 +40,7 @@ export function launch(context: E2BContext, spec?: LaunchSpec, op?: OpOptions): 
         metadata: { ...metadataCodec.encode(options.owner, valid.labels, launchKey) },
         envs: { ...valid.env },
         timeoutMs: valid.lifetimeMs ?? options.lifetimeMs,
-        allowInternetAccess: valid.network ?? options.network,
+        allowInternetAccess: networkEnabled(valid.network, options.network, PROVIDER),
         lifecycle: { onTimeout: "kill" },
         network: { allowPublicTraffic: options.allowPublicTraffic },
       }),

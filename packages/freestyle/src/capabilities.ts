@@ -38,6 +38,7 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  *   nothing resets); `isolation: "microvm"` (each VM has its own guest kernel
  *   under a VMM, as the SDK documents); `filesystem: "unknown"` (pause keeps
  *   memory and disk by Freestyle's account; only a live run can prove it).
+ * - `networkPolicy: "all-or-none"`: the firewall has public egress or no rule; an allow list is refused (`UNSUPPORTED`).
  */
 export const freestyleCapabilities: DeclaredCapabilities = remoteCapabilities({
   lifecycle: "unknown",
@@ -48,6 +49,7 @@ export const freestyleCapabilities: DeclaredCapabilities = remoteCapabilities({
     filesystem: "unknown",
     lifetime: "deadline",
     isolation: "microvm",
+    networkPolicy: "all-or-none",
   },
   absent: {
     streaming: "not-exposed",

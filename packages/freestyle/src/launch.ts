@@ -6,7 +6,8 @@ import {
   SandportError,
   unsupported,
 } from "@sandport/core";
-import { createCallBudget, launchWithReclaim, type OperationCall } from "@sandport/core/adapter";
+import { createCallBudget, launchWithReclaim, networkEnabled, type OperationCall } from "@sandport/core/adapter";
+import { freestyleCapabilities } from "./capabilities.js";
 import type { FreestyleContext } from "./context.js";
 import { mapFreestyleError } from "./errors.js";
 import { API_STDIN_BYTES, launchEnvPath } from "./exec.js";
@@ -40,6 +41,7 @@ const PUBLIC_EGRESS: FreestyleFirewallRule = { action: "allow", source: {}, dest
 export function launch(context: FreestyleContext, spec?: LaunchSpec, op?: OpOptions): Promise<FreestyleHandle> {
   const { options } = context;
   return launchWithReclaim(context, spec, op, {
+    networkPolicy: freestyleCapabilities.modes.networkPolicy,
     plan: (valid, launchKey) => {
       if (valid.resources !== undefined) {
         throw unsupported(
@@ -69,7 +71,7 @@ export function launch(context: FreestyleContext, spec?: LaunchSpec, op?: OpOpti
         metadata: plan.metadata,
         ttlSeconds: Math.ceil((valid.lifetimeMs ?? options.lifetimeMs) / 1000),
         ...options.persistence,
-        firewall: { rules: (valid.network ?? options.network) ? [PUBLIC_EGRESS] : [] },
+        firewall: { rules: networkEnabled(valid.network, options.network, PROVIDER) ? [PUBLIC_EGRESS] : [] },
       }),
     idOf: (vm) => vm.vmId,
     hint: (error, launchKey) =>

@@ -15,7 +15,10 @@ export interface LocalHandle extends SandboxHandle {
    * only: the runtime locates a sandbox from `id` and its own `root`, never from this field.
    */
   readonly workspaceDirectory: string;
-  /** Whether commands in this sandbox may use the network (fixed at launch). */
+  /**
+   * Whether commands in this sandbox have the host's network (`"all"`, fixed at launch): `false` for
+   * `"none"` and for an allow list (whose commands reach out only through the egress proxy).
+   */
   readonly network: boolean;
 }
 

@@ -30,6 +30,8 @@ describe("options", () => {
       { killGraceMs: -1 },
       { cgroups: "maybe" },
       { readOnlyPaths: ["relative"] },
+      { onEgressRefused: "log" },
+      { egressResolver: { "allowed.test": "127.0.0.1" } },
     ]) {
       assert.throws(
         () => new LocalRuntime(bad as LocalRuntimeOptions),

@@ -7,6 +7,8 @@ import {
   OptionReader,
   type ResolvedCommonOptions,
 } from "@sandport/core/adapter";
+import type { EgressRefusedEvent } from "./egress/egress-proxy.js";
+import type { EgressResolver } from "./egress/egress-rules.js";
 import { checkReadOnlyPath } from "./read-only-paths.js";
 
 /** The provider name `LocalRuntime` reports and stamps on its handles. */
@@ -126,6 +128,20 @@ export interface LocalRuntimeOptions extends CommonRuntimeOptions {
    * to measure what the filter costs or to debug a program it breaks.
    */
   readonly syscallFilter?: boolean;
+  /**
+   * Told of every connection a sandbox's egress proxy refused (a launch with
+   * `network: { allow: [...] }`): the sandbox, the host and port asked for,
+   * the addresses it resolved to, and why. A throwing listener changes
+   * nothing. Default: none.
+   */
+  readonly onEgressRefused?: (event: EgressRefusedEvent) => void;
+  /**
+   * How the egress proxy resolves a host name to addresses. Default: the
+   * system resolver (`dns.lookup`, every address). For tests, to map names to
+   * local servers; the addresses given are checked as any others (loopback
+   * only through a CIDR entry).
+   */
+  readonly egressResolver?: EgressResolver;
 }
 
 /** Every option `LocalRuntime` takes; any other is refused, naming the nearest known one. */
@@ -141,6 +157,8 @@ export const LOCAL_OPTION_KEYS = keyList<LocalRuntimeOptions>({
   workspaceRoot: true,
   namespaceScope: true,
   syscallFilter: true,
+  onEgressRefused: true,
+  egressResolver: true,
 });
 
 /** A host user by number. */
@@ -164,6 +182,8 @@ export interface ResolvedLocalOptions extends ResolvedCommonOptions {
   readonly namespaceScope: NamespaceScope;
   /** Commands run under the syscall filter: `isolation` is `namespaces` and the option was not `false`. */
   readonly syscallFilter: boolean;
+  readonly onEgressRefused: ((event: EgressRefusedEvent) => void) | undefined;
+  readonly egressResolver: EgressResolver | undefined;
 }
 
 /**
@@ -237,7 +257,14 @@ export function resolveOptions(options: LocalRuntimeOptions = {}): ResolvedLocal
     workspaceRoot,
     namespaceScope,
     syscallFilter: isolation === "namespaces" && syscallFilter,
+    onEgressRefused: optionalFunction(read, given.onEgressRefused, "onEgressRefused"),
+    egressResolver: optionalFunction(read, given.egressResolver, "egressResolver"),
   };
+}
+
+function optionalFunction<F>(read: OptionReader, value: F | undefined, name: string): F | undefined {
+  if (value !== undefined && typeof value !== "function") throw read.refuse(name, "must be a function");
+  return value;
 }
 
 /** Whether this process runs as root (where switching to the sandbox user is possible and needed). */

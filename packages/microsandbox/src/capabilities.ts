@@ -47,6 +47,7 @@ export interface CapabilityBasis {
  * hardware virtualisation promotes it. `verifiedCleanup` stays `true`: it is
  * the adapter's own procedure (delete, then look until not found), the same
  * on both backends.
+ * - `networkPolicy: "all-or-none"`: `disableNetwork` turns the network off; an allow list is refused (`UNSUPPORTED`).
  */
 export function capabilitiesFor(basis: CapabilityBasis): DeclaredCapabilities {
   const cloud = basis.backend === "cloud";
@@ -59,6 +60,7 @@ export function capabilitiesFor(basis: CapabilityBasis): DeclaredCapabilities {
       filesystem: "unknown",
       lifetime: cloud ? (basis.idleTimeout ? "idle-timeout" : "deadline") : "unknown",
       isolation: "unknown",
+      networkPolicy: "all-or-none",
     },
     absent: { asyncExec: "not-exposed", detachedLaunch: "not-exposed", ports: "not-exposed" },
   });

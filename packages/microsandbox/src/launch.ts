@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { type LaunchSpec, type OpOptions, unsupported } from "@sandport/core";
-import { launchWithReclaim, metadataCodec } from "@sandport/core/adapter";
+import { type LaunchSpec, type OpOptions, unsupported, type ValidatedLaunchSpec } from "@sandport/core";
+import { launchWithReclaim, metadataCodec, networkEnabled } from "@sandport/core/adapter";
+import { microsandboxCapabilities } from "./capabilities.js";
 import type { MicrosandboxContext } from "./context.js";
 import { type MicrosandboxHandle, PROVIDER } from "./handle.js";
 import type { MsbSandboxBuilder } from "./internal/sdk-types.js";
@@ -37,6 +38,7 @@ interface LaunchPlan {
 export function launch(context: MicrosandboxContext, spec?: LaunchSpec, op?: OpOptions): Promise<MicrosandboxHandle> {
   const { options } = context;
   return launchWithReclaim(context, spec, op, {
+    networkPolicy: microsandboxCapabilities.modes.networkPolicy,
     plan: (valid, launchKey) => planLaunch(options, valid, launchKey),
     load: () => context.sdk(),
     // Once sent, a create cannot be taken back (the signal only stops one still waiting for its turn).
@@ -57,7 +59,7 @@ export function launch(context: MicrosandboxContext, spec?: LaunchSpec, op?: OpO
 }
 
 /** Checks a validated launch spec against the options and plans the builder calls. Throws `INVALID_REQUEST` / `UNSUPPORTED`. */
-function planLaunch(options: ResolvedOptions, valid: LaunchSpec, launchKey: string): LaunchPlan {
+function planLaunch(options: ResolvedOptions, valid: ValidatedLaunchSpec, launchKey: string): LaunchPlan {
   if (valid.ports !== undefined && valid.ports.length > 0) {
     throw unsupported(PROVIDER, "ports", "this runtime has no portEndpoint: ports are not exposed");
   }
@@ -84,7 +86,7 @@ function planLaunch(options: ResolvedOptions, valid: LaunchSpec, launchKey: stri
   const env = Object.freeze({ ...valid.env });
   const labels = { ...metadataCodec.encode(options.owner, valid.labels, launchKey) };
   const maxDurationSeconds = Math.ceil((valid.lifetimeMs ?? options.maxDurationMs) / 1000);
-  const network = valid.network ?? options.network;
+  const network = networkEnabled(valid.network, options.network, PROVIDER);
   const { idleTimeoutMs, snapshot, image, workspaceRoot } = options;
   const configure = (builder: MsbSandboxBuilder): MsbSandboxBuilder => {
     let next =

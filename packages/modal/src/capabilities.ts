@@ -36,6 +36,7 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  *
  * Snapshots, volumes and connect tokens exist in Modal but have no place in
  * the port (`sandbox-v1`), so this adapter does not reach them (not exposed).
+ * - `networkPolicy: "all-or-none"`: `blockNetwork` turns the network off or on; an allow list is refused (`UNSUPPORTED`).
  */
 export const modalCapabilities: DeclaredCapabilities = remoteCapabilities({
   lifecycle: "unsupported",
@@ -46,6 +47,7 @@ export const modalCapabilities: DeclaredCapabilities = remoteCapabilities({
     filesystem: "persistent",
     lifetime: "deadline",
     isolation: "container",
+    networkPolicy: "all-or-none",
   },
   absent: { asyncExec: "unsupported", detachedLaunch: "unsupported" },
 });

@@ -1,5 +1,6 @@
-import { invalidRequest, type LaunchSpec, type OpOptions, unsupported } from "@sandport/core";
-import { launchWithReclaim, metadataCodec } from "@sandport/core/adapter";
+import { invalidRequest, type LaunchSpec, type OpOptions, unsupported, type ValidatedLaunchSpec } from "@sandport/core";
+import { launchWithReclaim, metadataCodec, networkEnabled } from "@sandport/core/adapter";
+import { modalCapabilities } from "./capabilities.js";
 import type { ModalContext } from "./context.js";
 import { type ModalHandle, PROVIDER } from "./handle.js";
 import { inScope } from "./internal/call-scope.js";
@@ -27,6 +28,7 @@ import { MAX_MODAL_LIFETIME_MS, type ResolvedOptions } from "./options.js";
 export function launch(context: ModalContext, spec?: LaunchSpec, op?: OpOptions): Promise<ModalHandle> {
   const { options } = context;
   return launchWithReclaim(context, spec, op, {
+    networkPolicy: modalCapabilities.modes.networkPolicy,
     plan: (valid, launchKey) => createParams(options, valid, launchKey),
     load: async ({ spec: valid }) => {
       const app = await context.app();
@@ -47,7 +49,7 @@ export function launch(context: ModalContext, spec?: LaunchSpec, op?: OpOptions)
 }
 
 /** The create parameters of a validated spec; refuses (before any request) what Modal cannot honour. */
-function createParams(options: ResolvedOptions, spec: LaunchSpec, launchKey: string): ModalCreateParams {
+function createParams(options: ResolvedOptions, spec: ValidatedLaunchSpec, launchKey: string): ModalCreateParams {
   if (spec.resources?.maxProcesses !== undefined) {
     throw unsupported(PROVIDER, "resources.maxProcesses", "Modal limits CPU and memory, not processes");
   }
@@ -66,7 +68,7 @@ function createParams(options: ResolvedOptions, spec: LaunchSpec, launchKey: str
     workdir: options.workspaceRoot,
     env: { ...spec.env },
     tags: { ...metadataCodec.encode(options.owner, spec.labels, launchKey) },
-    blockNetwork: !(spec.network ?? options.network),
+    blockNetwork: !networkEnabled(spec.network, options.network, PROVIDER),
     ...(spec.resources?.cpus === undefined ? {} : { cpu: spec.resources.cpus }),
     ...(spec.resources?.memoryMiB === undefined ? {} : { memoryMiB: Math.ceil(spec.resources.memoryMiB) }),
     ...(ports === undefined ? {} : options.tunnels === "tls" ? { encryptedPorts: ports } : { unencryptedPorts: ports }),

@@ -33,6 +33,7 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  *
  * Snapshots, forks, network policy updates and drives exist in Vercel but
  * have no place in the port (`sandbox-v1`), so this adapter does not reach them.
+ * - `networkPolicy: "all-or-none"`: the network policy sent is `allow-all` or `deny-all`; an allow list is refused (`UNSUPPORTED`).
  */
 export const vercelCapabilities: DeclaredCapabilities = remoteCapabilities({
   lifecycle: "unknown",
@@ -43,6 +44,7 @@ export const vercelCapabilities: DeclaredCapabilities = remoteCapabilities({
     filesystem: "unknown",
     lifetime: "deadline",
     isolation: "microvm",
+    networkPolicy: "all-or-none",
   },
   absent: { interactive: "unsupported", fileOps: "not-exposed", detachedLaunch: "unknown" },
 });

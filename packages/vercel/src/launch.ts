@@ -6,7 +6,8 @@ import {
   SandportError,
   unsupported,
 } from "@sandport/core";
-import { createCallBudget, launchFailure, launchWithReclaim, whenAbsent } from "@sandport/core/adapter";
+import { createCallBudget, launchFailure, launchWithReclaim, networkEnabled, whenAbsent } from "@sandport/core/adapter";
+import { vercelCapabilities } from "./capabilities.js";
 import type { VercelContext } from "./context.js";
 import { isAlreadyExists, mapVercelError } from "./errors.js";
 import { PROVIDER, type VercelHandle } from "./handle.js";
@@ -38,6 +39,7 @@ const MEMORY_PER_VCPU_MIB = 2048;
 export function launch(context: VercelContext, spec?: LaunchSpec, op?: OpOptions): Promise<VercelHandle> {
   const { options, ownership } = context;
   return launchWithReclaim(context, spec, op, {
+    networkPolicy: vercelCapabilities.modes.networkPolicy,
     plan: (valid, launchKey) => {
       const { name, tags } = ownership.encode(options.owner, valid.labels, launchKey);
       if (name.length > MAX_NAME_LENGTH) {
@@ -78,7 +80,7 @@ export function launch(context: VercelContext, spec?: LaunchSpec, op?: OpOptions
         resources: { vcpus: plan.vcpus },
         env: { ...valid.env },
         tags: { ...plan.tags },
-        networkPolicy: (valid.network ?? options.network) ? "allow-all" : "deny-all",
+        networkPolicy: networkEnabled(valid.network, options.network, PROVIDER) ? "allow-all" : "deny-all",
         persistent: true,
         ...(options.region === undefined ? {} : { region: options.region }),
       }),

@@ -56,6 +56,7 @@ function fakeVendor(context: LaunchContext, creation: () => Promise<Made> = asyn
     sent = resolve;
   });
   const recipe: LaunchRecipe<{ readonly key: string }, string, Made, Handle> = {
+    networkPolicy: "all-or-none",
     plan: (_spec, launchKey) => {
       steps.push("plan");
       keys.push(launchKey);
@@ -150,6 +151,26 @@ describe("launchWithReclaim", () => {
       code: "UNSUPPORTED",
     });
     assert.deepEqual(vendor.steps, []);
+  });
+
+  test("an allow list the recipe cannot enforce is UNSUPPORTED before the plan; one it can is planned", async () => {
+    const context = new LaunchContext();
+    const vendor = fakeVendor(context);
+    await assert.rejects(
+      launchWithReclaim(context, { network: { allow: ["pypi.org"] } }, undefined, vendor.recipe),
+      (error: SandportError) => error.code === "UNSUPPORTED" && /allow list/.test(error.message),
+    );
+    await assert.rejects(
+      launchWithReclaim(context, { network: { allow: ["pypi.org"] } }, undefined, {
+        ...vendor.recipe,
+        networkPolicy: "cidr",
+      }),
+      { code: "UNSUPPORTED" },
+    );
+    assert.deepEqual(vendor.steps, []);
+    const enforcing = { ...vendor.recipe, networkPolicy: "domains" as const };
+    await launchWithReclaim(context, { network: { allow: ["pypi.org"] } }, undefined, enforcing);
+    assert.equal(vendor.steps[0], "plan");
   });
 
   test("a caller that gave up while the SDK loaded sends no create", async () => {

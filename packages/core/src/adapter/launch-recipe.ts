@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import type { Absence } from "../capabilities/absence.js";
+import type { NetworkPolicyMode } from "../capabilities/modes.js";
 import type { SandportError } from "../errors/sandport-error.js";
 import { RESERVED_ENV } from "../port/exec-markers.js";
 import type { Labels } from "../port/labels.js";
@@ -6,8 +8,9 @@ import type { LaunchSpec } from "../port/launch-spec.js";
 import type { OpOptions } from "../port/op-options.js";
 import type { OperationTimeouts } from "../timing/operation-timeouts.js";
 import { refuseReservedEnv } from "../validation/env.js";
-import { validateLaunchSpec } from "../validation/requests.js";
+import { type ValidatedLaunchSpec, validateLaunchSpec } from "../validation/requests.js";
 import { type AdapterContext, type CallBudget, type ContextOptions, createCallBudget } from "./adapter-context.js";
+import { refuseUnenforceableNetwork } from "./network-support.js";
 import { launchFailure } from "./reclaim-launch.js";
 import type { OperationCall } from "./run-operation.js";
 
@@ -28,7 +31,7 @@ export type LaunchContext = Pick<
 /** One launch as its steps see it: the validated spec, its launch key, and the adapter's plan of it. */
 export interface PlannedLaunch<Plan> {
   /** The spec, validated (`validateLaunchSpec`) with no reserved env name. */
-  readonly spec: LaunchSpec;
+  readonly spec: ValidatedLaunchSpec;
   /** The caller's launch key, or a fresh one: stored with the sandbox, by which an unanswered create is found. */
   readonly launchKey: string;
   /** The caller's labels, frozen, as the handle reports them. */
@@ -51,11 +54,17 @@ export interface LaunchRecipe<Plan, Vendor, Created, Handle> {
   /** The port method, in the call's errors: `"launch"` unless told (Daytona's `launchDetached`). */
   readonly operation?: string;
   /**
+   * The network policies the adapter enforces: its declared
+   * `capabilities.modes.networkPolicy`. A spec's policy beyond it is refused
+   * with `UNSUPPORTED` before the plan runs (`refuseUnenforceableNetwork`).
+   */
+  readonly networkPolicy: NetworkPolicyMode | Absence;
+  /**
    * The vendor's refusals of a validated spec (`UNSUPPORTED`, `INVALID_REQUEST`:
    * resources or ports it cannot take, a lifetime out of its range) and
    * everything the create will send. Runs before any request; throws to refuse.
    */
-  readonly plan: (spec: LaunchSpec, launchKey: string) => Plan;
+  readonly plan: (spec: ValidatedLaunchSpec, launchKey: string) => Plan;
   /** Waits for what the create needs (the SDK, a client): cancelled with the call, before anything is sent. */
   readonly load: (launch: PlannedLaunch<Plan>, call: OperationCall) => Promise<Vendor>;
   /**
@@ -87,7 +96,8 @@ export interface LaunchRecipe<Plan, Vendor, Created, Handle> {
 /**
  * The frame of every remote adapter's `launch`, around the vendor primitives
  * of a {@link LaunchRecipe}: `context.run` within `timeouts.launchMs`; the
- * spec validated and a reserved env name refused; the launch key (the
+ * spec validated and a reserved env name refused; a network policy beyond
+ * `recipe.networkPolicy` refused (`UNSUPPORTED`); the launch key (the
  * caller's, else a fresh UUID); the adapter's plan (its refusals, before any
  * request); the SDK waited for, after which a caller that gave up sends
  * nothing; the create sent without the caller's signal; a failed create's
@@ -118,6 +128,7 @@ export function launchWithReclaim<Plan, Vendor, Created, Handle>(
   const launching = context.run(op, { operation }, options.timeouts.launchMs, async (call) => {
     const valid = validateLaunchSpec(spec, provider);
     refuseReservedEnv(valid.env, RESERVED_ENV, "env", provider);
+    refuseUnenforceableNetwork(valid.network, recipe.networkPolicy, provider);
     const launchKey = valid.launchKey ?? randomUUID();
     const labels = Object.freeze({ ...valid.labels });
     const launch: PlannedLaunch<Plan> = { spec: valid, launchKey, labels, plan: recipe.plan(valid, launchKey) };

@@ -3,7 +3,13 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { remoteCapabilities } from "./remote-capabilities.js";
 
-const modes = { outputStreams: "separate", filesystem: "unknown", lifetime: "deadline", isolation: "microvm" } as const;
+const modes = {
+  outputStreams: "separate",
+  filesystem: "unknown",
+  lifetime: "deadline",
+  isolation: "microvm",
+  networkPolicy: "all-or-none",
+} as const;
 
 test("fills warmLease and verifiedCleanup, and keeps the adapter's own cells", () => {
   const declared = remoteCapabilities({ lifecycle: "unsupported", neverIdle: "unknown", binaryOutput: true, modes });

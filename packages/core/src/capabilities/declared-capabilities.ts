@@ -13,7 +13,7 @@ import type { CapabilityModes } from "./modes.js";
 export type DeclaredCapabilities = {
   readonly [K in DeclaredCapability]: Availability;
 } & {
-  /** Output, filesystem, lifetime and isolation modes. */
+  /** Output, filesystem, lifetime, isolation and network policy modes. */
   readonly modes: CapabilityModes;
   /**
    * Why a structural capability's methods are missing. Default: `not-exposed`.

@@ -26,12 +26,23 @@ export type LifetimeMode = "deadline" | "idle-timeout" | "never-idle";
  */
 export type IsolationMode = "microvm" | "container" | "namespaces" | "none";
 
+/**
+ * Which `LaunchSpec.network` policies a runtime enforces: `domains` (allow
+ * lists of domain names and CIDR ranges, as well as `"all"` and `"none"`),
+ * `cidr` (allow lists of CIDR ranges only), `all-or-none` (no allow list).
+ * An absence (`unsupported`, `not-exposed`) means not even that choice per
+ * launch: the runtime's own documentation says which one policy it has. A
+ * policy beyond what is declared is refused with `UNSUPPORTED`.
+ */
+export type NetworkPolicyMode = "domains" | "cidr" | "all-or-none";
+
 /** The modes a runtime declares. Each is a value or the reason it is not known. */
 export interface CapabilityModes {
   readonly outputStreams: OutputStreamsMode | Absence;
   readonly filesystem: FilesystemMode | Absence;
   readonly lifetime: LifetimeMode | Absence;
   readonly isolation: IsolationMode | Absence;
+  readonly networkPolicy: NetworkPolicyMode | Absence;
 }
 
 /** The legal values of each mode, for validating declarations and evidence. */
@@ -40,4 +51,5 @@ export const MODE_VALUES: { readonly [K in keyof CapabilityModes]: readonly stri
   filesystem: ["ephemeral", "persistent"],
   lifetime: ["deadline", "idle-timeout", "never-idle"],
   isolation: ["microvm", "container", "namespaces", "none"],
+  networkPolicy: ["domains", "cidr", "all-or-none"],
 };

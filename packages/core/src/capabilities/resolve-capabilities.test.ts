@@ -15,7 +15,13 @@ const declared: DeclaredCapabilities = {
   verifiedCleanup: "unknown",
   neverIdle: "not-exposed",
   binaryOutput: "unknown",
-  modes: { outputStreams: "unknown", filesystem: "ephemeral", lifetime: "unsupported", isolation: "unknown" },
+  modes: {
+    outputStreams: "unknown",
+    filesystem: "ephemeral",
+    lifetime: "unsupported",
+    isolation: "unknown",
+    networkPolicy: "unknown",
+  },
   absent: { detachedLaunch: "unsupported", pty: "unsupported" },
 };
 

@@ -1,5 +1,6 @@
 import { keyList } from "../validation/known-keys.js";
 import type { Labels } from "./labels.js";
+import type { NetworkPolicy } from "./network-policy.js";
 
 /** Resource limits requested for a sandbox. A runtime that cannot enforce one refuses with `UNSUPPORTED`. */
 export interface ResourceLimits {
@@ -29,11 +30,14 @@ export interface LaunchSpec {
    */
   readonly lifetimeMs?: number;
   /**
-   * Whether commands may reach the network. Default: the runtime's documented
-   * default (each adapter's options say which). A runtime that cannot honour the
-   * requested value refuses with `UNSUPPORTED`.
+   * Where commands may connect to: `"none"`, `"all"` or `{ allow: [...] }`
+   * (see {@link NetworkPolicy}); `true` means `"all"` and `false` `"none"`.
+   * Default: the runtime's documented default (each adapter's options say
+   * which). A runtime that cannot enforce the requested policy refuses it with
+   * `UNSUPPORTED` before anything is created (its `networkPolicy` capability
+   * says which it enforces); a policy is never silently widened.
    */
-  readonly network?: boolean;
+  readonly network?: NetworkPolicy | boolean;
   /** Resource limits; see {@link ResourceLimits}. */
   readonly resources?: ResourceLimits;
   /**

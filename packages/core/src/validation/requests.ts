@@ -2,11 +2,13 @@ import { invalidRequest } from "../errors/factories.js";
 import { EXEC_REQUEST_KEYS, type ExecRequest } from "../port/exec-request.js";
 import { FILE_INPUT_KEYS, type FileInput } from "../port/file-input.js";
 import { LAUNCH_SPEC_KEYS, type LaunchSpec, RESOURCE_LIMIT_KEYS } from "../port/launch-spec.js";
+import type { NetworkPolicy } from "../port/network-policy.js";
 import { OP_OPTION_KEYS, type OpOptions } from "../port/op-options.js";
 import { type CommandCwd, validateCwd } from "./command-cwd.js";
 import { validateEnv } from "./env.js";
 import { refuseUnknownKeys, refuseUnknownShape } from "./known-keys.js";
 import { validateLabels } from "./labels.js";
+import { validateNetworkPolicy } from "./network-policy.js";
 import { refuseNonNumber, validateMaxOutputBytes, validatePositiveNumber, validateTimeoutMs } from "./numbers.js";
 import { normalizeWorkspacePath } from "./workspace-path.js";
 
@@ -121,17 +123,15 @@ export function validateFiles(files: unknown, context: ValidationContext = {}): 
 /**
  * Validates a launch spec: no key beyond {@link LAUNCH_SPEC_KEYS} (nor in
  * `resources`), env, labels (no reserved keys), lifetime, resources, launch
- * key. Returns a clean copy.
+ * key, network policy. Returns a clean copy, its `network` in canonical form
+ * (`"none"`, `"all"` or `{ allow }`: never a boolean; see `validateNetworkPolicy`).
  */
-export function validateLaunchSpec(spec: unknown, provider?: string): LaunchSpec {
+export function validateLaunchSpec(spec: unknown, provider?: string): ValidatedLaunchSpec {
   if (spec === undefined) return {};
   refuseUnknownShape(spec, LAUNCH_SPEC_KEYS, "launch spec", provider);
   const raw = spec as LaunchSpec;
   if (raw.template !== undefined && (typeof raw.template !== "string" || raw.template === "")) {
     throw invalidRequest("template must be a non-empty string", {}, provider);
-  }
-  if (raw.network !== undefined && typeof raw.network !== "boolean") {
-    throw invalidRequest("network must be a boolean", {}, provider);
   }
   if (
     raw.launchKey !== undefined &&
@@ -156,7 +156,7 @@ export function validateLaunchSpec(spec: unknown, provider?: string): LaunchSpec
     env: validateEnv(raw.env, "env", provider),
     labels: validateLabels(raw.labels, { provider }),
     lifetimeMs: validateTimeoutMs(raw.lifetimeMs, "lifetimeMs", provider),
-    network: raw.network,
+    network: validateNetworkPolicy(raw.network, provider),
     launchKey: raw.launchKey,
     resources:
       resources === undefined
@@ -166,8 +166,11 @@ export function validateLaunchSpec(spec: unknown, provider?: string): LaunchSpec
             cpus: validatePositiveNumber(resources.cpus, "resources.cpus", provider),
             maxProcesses: validatePositiveNumber(resources.maxProcesses, "resources.maxProcesses", provider),
           }),
-  }) as LaunchSpec;
+  }) as ValidatedLaunchSpec;
 }
+
+/** A launch spec as {@link validateLaunchSpec} returns it: its network policy in canonical form, never a boolean. */
+export type ValidatedLaunchSpec = LaunchSpec & { readonly network?: NetworkPolicy };
 
 /** Most ports one launch may declare; a provider's own limit may be lower. */
 export const MAX_DECLARED_PORTS = 64;

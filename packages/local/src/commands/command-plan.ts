@@ -2,6 +2,12 @@ import { join } from "node:path";
 import { quoteShellArg, type ValidatedExecRequest } from "@sandport/core";
 import { resolveCwd } from "@sandport/core/adapter";
 import { joinFiles } from "../cgroups/cgroups.js";
+import {
+  EGRESS_DIRECTORY,
+  EGRESS_NODE_PATH,
+  EGRESS_PROXY_PORT,
+  EGRESS_RELAY_FILE,
+} from "../egress/egress-relay-source.js";
 import type { LocalIsolation } from "../options.js";
 import { RELAY_FILE, RELAY_NODE_PATH, RELAY_PORTS_DIRECTORY } from "../ports/port-relay-source.js";
 import { COMMAND_MARKER_VARIABLE, newCommandMarker } from "../processes/command-marker.js";
@@ -84,6 +90,12 @@ export interface PlanInput {
   readonly sandboxUser?: BwrapUser;
   /** Host ports directory of a sandbox whose declared ports are relayed (namespaces without network). */
   readonly portsDirectory?: string;
+  /**
+   * Host egress directory and this runtime's proxy socket in it, for a sandbox
+   * with an allow list: the egress relay runs beside the command and the proxy
+   * variables point at it (see `EGRESS_RELAY_SOURCE`).
+   */
+  readonly egress?: { readonly directory: string; readonly socket: string };
   /** Join the namespaces of the record's holder (`namespaceScope: "sandbox"`); needs `sandboxUser` (a root runtime). */
   readonly shareNamespaces?: boolean;
   /** Under `namespaces`: run the command under the syscall filter (see `syscall-filter.ts`). */
@@ -233,22 +245,22 @@ function planShared(
 function sandboxView(input: PlanInput, command: readonly string[]): BwrapInput {
   const { record, request } = input;
   const relayed = input.portsDirectory !== undefined && (record.ports?.length ?? 0) > 0;
+  const mounts: [string, string][] = [];
+  if (relayed)
+    mounts.push([process.execPath, RELAY_NODE_PATH], [input.portsDirectory as string, RELAY_PORTS_DIRECTORY]);
+  if (input.egress) mounts.push([process.execPath, EGRESS_NODE_PATH], [input.egress.directory, EGRESS_DIRECTORY]);
+  const ported = relayed ? withRelay(command, record.ports as readonly number[]) : [...command];
+  const environment = buildEnvironment(input.workspaceRoot, record.env, request.env);
   return {
-    ...(relayed
-      ? {
-          mounts: [
-            [process.execPath, RELAY_NODE_PATH],
-            [input.portsDirectory as string, RELAY_PORTS_DIRECTORY],
-          ],
-        }
-      : {}),
+    ...(mounts.length > 0 ? { mounts } : {}),
     workspaceDirectory: input.workspaceDirectory,
     workspaceRoot: input.workspaceRoot,
     cwd: resolveCwd(request.cwd, input.workspaceRoot),
     network: record.network,
     readOnlyPaths: input.readOnlyPaths,
-    env: buildEnvironment(input.workspaceRoot, record.env, request.env),
-    command: relayed ? withRelay(command, record.ports as readonly number[]) : [...command],
+    // The proxy variables first: the launch's or the request's own values win.
+    env: input.egress ? { ...proxyEnvironment(), ...environment } : environment,
+    command: input.egress ? withEgressRelay(ported, input.egress.socket) : ported,
     ...(input.syscallFilter ? { syscallFilter: true } : {}),
   };
 }
@@ -268,4 +280,38 @@ function joinThenExec(count: number): string {
 function joinInline(files: readonly string[]): string {
   const writes = files.map((file) => `echo $$ > ${quoteShellArg(file)}`).join(" && ");
   return `{ ${writes}; } || { echo "${JOIN_FAILED_MESSAGE}" >&2; exit ${JOIN_FAILED_EXIT}; }; `;
+}
+
+/** The proxy variables of a command with an allow list: every scheme through the egress relay, loopback direct. */
+function proxyEnvironment(): Record<string, string> {
+  const proxy = `http://127.0.0.1:${EGRESS_PROXY_PORT}`;
+  const direct = "localhost,127.0.0.1,::1";
+  return {
+    HTTP_PROXY: proxy,
+    HTTPS_PROXY: proxy,
+    ALL_PROXY: proxy,
+    http_proxy: proxy,
+    https_proxy: proxy,
+    all_proxy: proxy,
+    NO_PROXY: direct,
+    no_proxy: direct,
+  };
+}
+
+/**
+ * The command with the egress relay started first, in its network namespace:
+ * `sh` makes a FIFO in `/tmp`, starts the relay in the background (detached
+ * from the command's stdio), waits for its line on the FIFO (it listens), then
+ * `exec`s the command. A relay that exits first writes the line from its
+ * subshell instead, so the command still starts (with no way out at all).
+ */
+function withEgressRelay(command: readonly string[], socket: string): string[] {
+  const relay = `"$1" ${EGRESS_DIRECTORY}/${EGRESS_RELAY_FILE} ${EGRESS_PROXY_PORT} ${EGRESS_DIRECTORY}/$2 "$r"`;
+  const script = [
+    // $$ is the same in every command's own PID namespace: the FIFO's name must be unique in the shared /tmp.
+    "r=$(mktemp -u /tmp/.sandport-egress-XXXXXXXXXX)",
+    `if mkfifo -m 600 "$r"; then ( ${relay}; [ -p "$r" ] && echo exited > "$r" ) </dev/null >/dev/null 2>&1 & read _ < "$r"; rm -f "$r"; fi`,
+    'shift 2; exec "$@"',
+  ].join("\n");
+  return ["/bin/sh", "-c", script, "sh", EGRESS_NODE_PATH, socket, ...command];
 }

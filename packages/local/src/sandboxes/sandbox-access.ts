@@ -3,13 +3,13 @@ import {
   type CommandCwd,
   invalidRequest,
   type Labels,
-  type LaunchSpec,
   type PortEndpoint,
   SandportError,
   unsupported,
   type ValidatedExecRequest,
+  type ValidatedLaunchSpec,
 } from "@sandport/core";
-import { checkHandle, foreignSandbox, missingCwd, resolveCwd } from "@sandport/core/adapter";
+import { checkHandle, foreignSandbox, missingCwd, networkEnabled, resolveCwd } from "@sandport/core/adapter";
 import { probeCgroupHost } from "../cgroups/cgroup-host.js";
 import { createLeaf, createSandboxCgroups, nameLeaf, removeSandboxCgroups } from "../cgroups/cgroups.js";
 import { probeBwrap } from "../commands/bwrap.js";
@@ -17,6 +17,7 @@ import { planCommand, type SpawnPlan } from "../commands/command-plan.js";
 import { rescanInheritedDescriptors } from "../commands/inherited-descriptors.js";
 import { runCommand } from "../commands/process-runner.js";
 import type { RunningCommands } from "../commands/running-commands.js";
+import { EgressProxies } from "../egress/egress-proxies.js";
 import { WorkspaceFiles } from "../files/workspace-files.js";
 import { type LocalHandle, toHandle } from "../handle.js";
 import { defaultRoot, LOCAL_PROVIDER, type ResolvedLocalOptions } from "../options.js";
@@ -25,7 +26,13 @@ import { RunningMarkers } from "../processes/running-markers.js";
 import { killNamespaceHolder, type NamespaceHolder, openNamespaces } from "../processes/sandbox-namespaces.js";
 import { isExpired, matchesLabels, SANDBOX_RECORD_FORMAT, type SandboxRecord } from "../store/sandbox-record.js";
 import { notFound, SandboxStore } from "../store/sandbox-store.js";
-import { checkLaunchable, isolationRefusal, preparePortsDirectory, startNamespaces } from "./sandbox-setup.js";
+import {
+  checkLaunchable,
+  isolationRefusal,
+  prepareEgressDirectory,
+  preparePortsDirectory,
+  startNamespaces,
+} from "./sandbox-setup.js";
 import { stopSandboxProcesses } from "./sandbox-teardown.js";
 
 /**
@@ -40,6 +47,8 @@ export class SandboxAccess {
   readonly #files = new Map<string, WorkspaceFiles>();
   /** Port forwarders this instance serves, by sandbox id, then port. */
   readonly #forwarders = new Map<string, Map<number, Promise<PortForwarder>>>();
+  /** Egress proxies this instance serves, for sandboxes with an allow list. */
+  readonly #proxies: EgressProxies;
   #store: SandboxStore | undefined;
   /** Set once bubblewrap was found to work with the runtime's options (see {@link requireIsolation}). */
   #isolationConfirmed = false;
@@ -48,6 +57,7 @@ export class SandboxAccess {
   constructor(options: ResolvedLocalOptions, running: RunningCommands) {
     this.#options = options;
     this.#running = running;
+    this.#proxies = new EgressProxies(options);
     // Once per runtime, not per launch: the scan reads one file per open descriptor.
     rescanInheritedDescriptors();
   }
@@ -72,11 +82,13 @@ export class SandboxAccess {
    * (`UNSUPPORTED`), sets up its cgroups, writes it to disk. If `signal` fired
    * meanwhile (the caller was already told it failed), removes it again.
    */
-  async launch(spec: LaunchSpec, signal: AbortSignal): Promise<LocalHandle> {
+  async launch(spec: ValidatedLaunchSpec, signal: AbortSignal): Promise<LocalHandle> {
     const isolation = this.#options.isolation;
     const resources = await checkLaunchable(spec, this.#options);
     const ports = spec.ports && spec.ports.length > 0 ? spec.ports : undefined;
-    const network = spec.network ?? isolation === "none";
+    // An allow list: no network of its own; its commands reach out only through this runtime's egress proxy.
+    const egress = typeof spec.network === "object" ? spec.network : undefined;
+    const network = egress ? false : networkEnabled(spec.network, isolation === "none", LOCAL_PROVIDER);
     // A sandbox without network reaches its ports through a relay run by the runtime's own Node binary.
     const relayed = ports !== undefined && isolation === "namespaces" && !network;
     await this.requireIsolation(relayed ? [process.execPath] : []);
@@ -104,6 +116,7 @@ export class SandboxAccess {
       network,
       ...(resources ? { resources } : {}),
       ...(ports ? { ports } : {}),
+      ...(egress ? { egress } : {}),
       ...(spec.lifetimeMs === undefined ? {} : { expiresAt: new Date(now + spec.lifetimeMs).toISOString() }),
       ...(cgroups ? { cgroups } : {}),
       ...(namespaces ? { namespaces } : {}),
@@ -116,9 +129,10 @@ export class SandboxAccess {
       throw error;
     }
     this.#records.set(id, record);
-    if (relayed) {
+    if (relayed || egress) {
       try {
-        await preparePortsDirectory(this.store().portsDirectory(id));
+        if (relayed) await preparePortsDirectory(this.store().portsDirectory(id));
+        if (egress) await prepareEgressDirectory(this.store().egressDirectory(id));
       } catch (error) {
         await this.#destroyRecord(record).catch(() => {});
         throw error;
@@ -260,6 +274,7 @@ export class SandboxAccess {
       forwarder.then((started) => started.close()).catch(() => {});
     }
     this.#forwarders.delete(id);
+    void this.#proxies.close(id);
     this.#records.delete(id);
     this.#files.delete(id);
   }
@@ -397,6 +412,9 @@ export class SandboxAccess {
       ...(sandboxUser ? { sandboxUser } : {}),
       ...(this.#options.syscallFilter ? { syscallFilter: true } : {}),
       ...(record.ports && !record.network ? { portsDirectory: this.store().portsDirectory(record.id) } : {}),
+      ...(record.egress && isolation === "namespaces"
+        ? { egress: await this.#proxies.serve(record.id, record.egress, this.store().egressDirectory(record.id)) }
+        : {}),
     });
   }
 
@@ -414,6 +432,7 @@ export class SandboxAccess {
         await forwarder.then((started) => started.close()).catch(() => {});
       }
       this.#forwarders.delete(record.id);
+      await this.#proxies.close(record.id);
       await store.remove(record.id, names);
       this.#records.delete(record.id);
       this.#files.delete(record.id);

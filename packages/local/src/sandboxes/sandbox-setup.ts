@@ -1,7 +1,10 @@
 import { access, chmod, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { type LaunchSpec, type ResourceLimits, SandportError, unsupported } from "@sandport/core";
+import { type ResourceLimits, SandportError, unsupported, type ValidatedLaunchSpec } from "@sandport/core";
+import { refuseUnenforceableNetwork } from "@sandport/core/adapter";
+import { localCapabilities } from "../capabilities.js";
 import { SETPRIV_PATH } from "../commands/command-plan.js";
+import { EGRESS_RELAY_FILE, EGRESS_RELAY_SOURCE } from "../egress/egress-relay-source.js";
 import { LOCAL_PROVIDER, type ResolvedLocalOptions, type SandboxUser } from "../options.js";
 import { RELAY_FILE, RELAY_SOURCE } from "../ports/port-relay-source.js";
 import {
@@ -13,19 +16,28 @@ import {
 
 /**
  * Refuses (`UNSUPPORTED`) a launch the runtime cannot honour with its
- * options: a template, `network: false` under `none`, resource limits without
+ * options: a template, `network: "none"` under `none`, a network policy
+ * beyond the declared `networkPolicy`, resource limits without
  * cgroups or, as root, without `setpriv`. Returns the resource limits asked
  * for, if any.
  */
 export async function checkLaunchable(
-  spec: LaunchSpec,
+  spec: ValidatedLaunchSpec,
   options: ResolvedLocalOptions,
 ): Promise<ResourceLimits | undefined> {
   if (spec.template !== undefined) {
     throw unsupported(LOCAL_PROVIDER, "templates", "commands run on the host's /usr; launch without a template");
   }
-  if (options.isolation === "none" && spec.network === false) {
-    throw unsupported(LOCAL_PROVIDER, "network: false", 'isolation "none" cannot keep commands off the network');
+  if (options.isolation === "none" && spec.network === "none") {
+    throw unsupported(LOCAL_PROVIDER, 'network: "none"', 'isolation "none" cannot keep commands off the network');
+  }
+  refuseUnenforceableNetwork(spec.network, localCapabilities(options.isolation).modes.networkPolicy, LOCAL_PROVIDER);
+  if (typeof spec.network === "object" && options.namespaceScope === "sandbox") {
+    throw unsupported(
+      LOCAL_PROVIDER,
+      'network allow lists with namespaceScope "sandbox"',
+      "the egress relay runs in each command's own network namespace; use the default scope",
+    );
   }
   const resources = spec.resources && Object.keys(spec.resources).length > 0 ? spec.resources : undefined;
   if (resources && options.cgroups === "disabled") {
@@ -104,6 +116,13 @@ export function isolationRefusal({ reason, root, sandboxUser, alsoReadable }: Is
 }
 
 /** Creates a sandbox's ports directory (read-only to commands) with the relay program in it. */
+/** Creates a sandbox's egress directory (readable by the sandbox user) with the egress relay in it. */
+export async function prepareEgressDirectory(directory: string): Promise<void> {
+  await mkdir(directory, { mode: 0o755 });
+  await chmod(directory, 0o755);
+  await writeFile(join(directory, EGRESS_RELAY_FILE), EGRESS_RELAY_SOURCE, { mode: 0o644 });
+}
+
 export async function preparePortsDirectory(directory: string): Promise<void> {
   await mkdir(directory, { mode: 0o755 });
   await chmod(directory, 0o755);

@@ -1,4 +1,4 @@
-import { LAUNCH_KEY_LABEL, type Labels, OWNER_LABEL, type ResourceLimits } from "@sandport/core";
+import { LAUNCH_KEY_LABEL, type Labels, type NetworkAllowList, OWNER_LABEL, type ResourceLimits } from "@sandport/core";
 import type { NamespaceHolder } from "../processes/sandbox-namespaces.js";
 
 /** Format tag of a sandbox's metadata file. */
@@ -41,6 +41,13 @@ export interface SandboxRecord {
   readonly resources?: ResourceLimits;
   /** `LaunchSpec.ports`: where a sandbox without network runs a relay beside each command (see `PortForwarder`). */
   readonly ports?: readonly number[];
+  /**
+   * `LaunchSpec.network`'s allow list: the sandbox has no network of its own
+   * (`network` is false) and reaches only these destinations, through the
+   * runtime's egress proxy (see `EgressProxy`). A runtime that does not know
+   * this field runs the sandbox's commands without any network: it fails closed.
+   */
+  readonly egress?: NetworkAllowList;
   /** When `LaunchSpec.lifetimeMs` ends, ISO-8601; past it the sandbox is reclaimed on next access. */
   readonly expiresAt?: string;
   readonly cgroups?: SandboxCgroups;

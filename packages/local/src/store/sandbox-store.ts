@@ -24,6 +24,7 @@ const RUNNING = "running";
 const TRASH = "trash";
 /** Directory inside a sandbox directory for exposed ports: the relay program and its Unix sockets. */
 const PORTS = "ports";
+const EGRESS = "egress";
 /** Directory inside the workspace that `TMPDIR` points at. */
 export const WORKSPACE_TMP = ".tmp";
 
@@ -102,6 +103,11 @@ export class SandboxStore {
 
   portsDirectory(id: string): string {
     return join(this.root, id, PORTS);
+  }
+
+  /** Where a sandbox with an allow list keeps its egress relay and the proxies' sockets. */
+  egressDirectory(id: string): string {
+    return join(this.root, id, EGRESS);
   }
 
   /**

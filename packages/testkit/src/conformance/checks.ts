@@ -47,6 +47,8 @@ export const CONFORMANCE_CHECKS = {
   "lifecycle.label-search": "findByLabels finds exactly the sandboxes carrying every given label",
   "lifecycle.separate-workspaces": "a file written in one sandbox is absent from another",
   "lifecycle.invalid-launch": "an invalid launch spec is refused with INVALID_REQUEST and creates nothing",
+  "lifecycle.network-policy":
+    "a malformed network policy is INVALID_REQUEST, one beyond the declared networkPolicy UNSUPPORTED; neither sends a request nor creates a sandbox",
   "lifecycle.destroy":
     "destroy is verified: afterwards lookups find nothing, operations fail NOT_FOUND, again resolves",
   "lifecycle.destroy-running": "destroying a sandbox while a command runs settles that command's call promptly",

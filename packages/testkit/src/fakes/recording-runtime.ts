@@ -50,7 +50,14 @@ export const recordingCapabilities: DeclaredCapabilities = {
   neverIdle: true,
   // Its output events carry the UTF-8 encoding of their text, not raw bytes.
   binaryOutput: "unsupported",
-  modes: { outputStreams: "separate", filesystem: "ephemeral", lifetime: "never-idle", isolation: "none" },
+  // Its commands are a tiny language with no network to reach: no policy to choose.
+  modes: {
+    outputStreams: "separate",
+    filesystem: "ephemeral",
+    lifetime: "never-idle",
+    isolation: "none",
+    networkPolicy: "unsupported",
+  },
   // Its commands are a tiny language, not programs: there is nothing to put on a terminal.
   absent: { pty: "unsupported" },
 };
