@@ -30,7 +30,7 @@ for (const sdk of DAYTONA_SDKS) {
           (error: unknown) => error,
         );
         assert.ok(failure instanceof sdk.sdk.DaytonaError);
-        assert.match((failure as Error).message, /error reason: .*network: false/);
+        assert.match((failure as Error).message, /error reason: .*network: "none"/);
         const [errored] = emulator.liveSandboxes();
         assert.equal(errored?.state, "error");
         const listed = async (query: string) =>
