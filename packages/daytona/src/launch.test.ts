@@ -101,7 +101,7 @@ test("network: false asks for networkBlockAll (where the emulator's default back
   skip: ownLoopback ? "the emulator's default backend gives a sandbox its own loopback here" : undefined,
 }, async () => {
   const error = await expectCode(runtime.launch({ network: false, launchKey: "no-net" }), "PROVIDER_UNAVAILABLE");
-  assert.match(error.message, /network: false/);
+  assert.match(error.message, /network: "none"/);
   const errored = emulator.liveSandboxes().find((sandbox) => sandbox.metadata[LAUNCH_KEY_LABEL] === "no-net");
   assert.ok(errored, "the create made a sandbox, which ended in state error");
   assert.equal((await record(emulator, errored.id)).networkBlockAll, true);

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { type EvidenceRecord, parseEvidenceRecord } from "@sandport/core";
 import { CONFORMANCE_CHECKS } from "@sandport/testkit/conformance";
+import { namespacesSkipReason } from "@sandport/testkit/fakes";
 import { localOptions, runCli, scratchDirectory, UMBRELLA, useE2BEmulator } from "../cli.fixture.js";
 import { EXIT } from "../exit-codes.js";
 
@@ -43,7 +44,15 @@ describe("sandport canary (E2B emulator)", () => {
 
   test("writes a valid evidence record: versions, the suite's outcome, each probe with its timing", async () => {
     const out = join(fixture.scratch, "evidence", "e2b.json");
-    const { code, stdout, stderr } = await canary(out, "--run-id", "test-run-1", ...SKIP_COMMAND_ENDINGS);
+    // Without bubblewrap the emulator's home is a host directory, which a command in /tmp cannot reach by its path.
+    const unisolated = (await namespacesSkipReason()) === undefined ? [] : ["--skip-check", "exec.cwd-anywhere"];
+    const { code, stdout, stderr } = await canary(
+      out,
+      "--run-id",
+      "test-run-1",
+      ...SKIP_COMMAND_ENDINGS,
+      ...unisolated,
+    );
     assert.ok(COMMAND_ENDINGS.length >= 20, "the command-ending checks are found by their ids");
     assert.equal(code, EXIT.OK, stderr);
     assert.match(stdout, /canary e2b: passed .*evidence .*written to .*e2b\.json/);
