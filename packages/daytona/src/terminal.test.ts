@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { Terminal, TerminalEvent } from "@sandport/core";
-import { expectCode } from "@sandport/testkit/assertions";
+import { expectCode, waitFor } from "@sandport/testkit/assertions";
 import { emulated, SDKS } from "../test/emulated.js";
 
 async function drain(terminal: Terminal): Promise<{ text: string; exited: TerminalEvent | undefined }> {
@@ -97,11 +97,15 @@ for (const sdk of SDKS) {
       assert.ok(ptyRoutes().includes("DELETE /toolbox/:id/process/pty/:sessionId"), "the budget deleted the session");
       // On the emulator's unisolated backend the child is swept by its marker just after the exit is reported;
       // under bubblewrap it dies with the PID namespace at once. Either way it must go.
-      const gone = await waitUntil(async () => {
-        const alive = await runtime.exec(handle, { shell: `kill -0 ${child} 2>/dev/null && echo alive || echo gone` });
-        return alive.stdout.trim() === "gone";
-      });
-      assert.ok(gone, "the program's background child dies with the session");
+      await waitFor(
+        async () => {
+          const alive = await runtime.exec(handle, {
+            shell: `kill -0 ${child} 2>/dev/null && echo alive || echo gone`,
+          });
+          return alive.stdout.trim() === "gone";
+        },
+        { what: "the program's background child to die with the session" },
+      );
     });
 
     test("the output cap keeps exactly maxOutputBytes and kills the program: truncated", async () => {
@@ -135,14 +139,4 @@ for (const sdk of SDKS) {
       await expectCode(() => terminal.resize(10, 10), "NOT_FOUND", "a resize after the end");
     });
   });
-}
-
-/** Polls `condition` until it holds (true) or 5 s have passed (false). */
-async function waitUntil(condition: () => Promise<boolean>): Promise<boolean> {
-  const deadline = performance.now() + 5_000;
-  while (performance.now() < deadline) {
-    if (await condition()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return condition();
 }

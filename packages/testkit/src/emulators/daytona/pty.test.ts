@@ -3,6 +3,7 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { waitFor } from "../../assertions/index.js";
 import { deleteAll, openClient } from "./client.fixture.js";
 import { type DaytonaEmulator, startDaytonaEmulator } from "./emulator.js";
 import { DAYTONA_SDKS, type DaytonaClient, type DaytonaSandbox } from "./sdk.fixture.js";
@@ -101,11 +102,15 @@ for (const sdk of DAYTONA_SDKS) {
       await assert.rejects(sandbox.process.resizePtySession("two", 90, 20));
       // On an unisolated backend the job (its own process group) is swept by its marker just after the exit is
       // reported; under bubblewrap it dies with the PID namespace at once. Either way it must go.
-      const gone = await waitUntil(async () => {
-        const alive = await sandbox.process.executeCommand(`kill -0 ${sleeper} 2>/dev/null && echo alive || echo gone`);
-        return alive.result.trim() === "gone";
-      });
-      assert.ok(gone, "the shell's background job dies with it");
+      await waitFor(
+        async () => {
+          const alive = await sandbox.process.executeCommand(
+            `kill -0 ${sleeper} 2>/dev/null && echo alive || echo gone`,
+          );
+          return alive.result.trim() === "gone";
+        },
+        { what: "the shell's background job to die with it" },
+      );
     });
 
     it("a shell ended by a signal reports exit code -1, as Go's ExitCode() does", async () => {
@@ -125,14 +130,4 @@ for (const sdk of DAYTONA_SDKS) {
       await pty.wait();
     });
   });
-}
-
-/** Polls `condition` until it holds (true) or 5 s have passed (false). */
-async function waitUntil(condition: () => Promise<boolean>): Promise<boolean> {
-  const deadline = performance.now() + 5_000;
-  while (performance.now() < deadline) {
-    if (await condition()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return condition();
 }
