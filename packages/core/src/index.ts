@@ -110,6 +110,8 @@ export type { SandboxHandle } from "./port/sandbox-handle.js";
 export type { SandboxProcess } from "./port/sandbox-process.js";
 export type { SandboxRuntime, StartCommandRequest } from "./port/sandbox-runtime.js";
 export { SPECIFICATION_VERSION, START_COMMAND_REQUEST_KEYS } from "./port/sandbox-runtime.js";
+export type { SnapshotContents, SnapshotOptions, SnapshotRef } from "./port/snapshot.js";
+export { SNAPSHOT_OPTION_KEYS } from "./port/snapshot.js";
 export type {
   Terminal,
   TerminalEvent,
@@ -183,6 +185,9 @@ export {
   validatePort,
   validatePorts,
 } from "./validation/requests.js";
+export { validateSnapshotId } from "./validation/snapshot-id.js";
+export type { ValidatedSnapshotOptions } from "./validation/snapshot-options.js";
+export { validateSnapshotOptions } from "./validation/snapshot-options.js";
 export type { ValidatedTerminalRequest } from "./validation/terminal-request.js";
 export {
   validateTerminalRequest,

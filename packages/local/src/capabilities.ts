@@ -15,6 +15,7 @@ import type { LocalIsolation } from "./options.js";
  * - `detachedLaunch`: `unsupported`: launching is synchronous, there is no "still booting" state.
  * - `binaryOutput`: output events carry the bytes read from the command's pipes, untouched.
  * - `pty` is structural: `openTerminal` puts a program on a pseudo-terminal inside the sandbox.
+ * - `snapshots` is structural: `snapshot` copies the workspace, `launch({ from })` starts from the copy.
  */
 export function localCapabilities(isolation: LocalIsolation): DeclaredCapabilities {
   return Object.freeze({

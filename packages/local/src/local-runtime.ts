@@ -20,6 +20,8 @@ import {
   type SandboxProcess,
   type SandboxRuntime,
   SandportError,
+  type SnapshotOptions,
+  type SnapshotRef,
   SPECIFICATION_VERSION,
   type StartCommandRequest,
   splitStartCommandRequest,
@@ -32,6 +34,8 @@ import {
   validateLaunchSpec,
   validatePort,
   validateReadOptions,
+  validateSnapshotId,
+  validateSnapshotOptions,
   validateTerminalRequest,
 } from "@sandport/core";
 import { EventQueue, runOperation } from "@sandport/core/adapter";
@@ -46,6 +50,7 @@ import { COMMAND_MARKER_VARIABLE } from "./processes/command-marker.js";
 import { CommandRuns, toBytes, toLocalError } from "./sandboxes/command-runs.js";
 import { SandboxAccess } from "./sandboxes/sandbox-access.js";
 import { openLocalTerminal } from "./sandboxes/terminal-runs.js";
+import { LocalSnapshots } from "./snapshots/local-snapshots.js";
 import { notFound } from "./store/sandbox-store.js";
 
 /**
@@ -100,6 +105,7 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
   readonly #running = new RunningCommands();
   readonly #access: SandboxAccess;
   readonly #commands: CommandRuns;
+  readonly #snapshots: LocalSnapshots;
 
   /** Validates the options; does no I/O (the root and bubblewrap are looked at on first use). */
   constructor(options: LocalRuntimeOptions = {}) {
@@ -108,14 +114,22 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
     this.capabilities = localCapabilities(this.#options.isolation);
     this.#access = new SandboxAccess(this.#options, this.#running);
     this.#commands = new CommandRuns(this.#options, this.#access, this.#running);
+    this.#snapshots = new LocalSnapshots(this.#options, () => this.#access.store());
     assertCapabilitiesConsistent(this);
   }
 
-  /** Creates a sandbox. `template` is refused (the host's `/usr` is the only image). */
+  /**
+   * Creates a sandbox. `template` is refused (the host's `/usr` is the only
+   * image). With `from`, its workspace starts as a copy of the snapshot's
+   * files (`NOT_FOUND` when there is no such snapshot of ours).
+   */
   async launch(spec: LaunchSpec = {}, op?: OpOptions): Promise<LocalHandle> {
     const clean = validateLaunchSpec(spec, LOCAL_PROVIDER);
     refuseReservedEnv(clean.env, [COMMAND_MARKER_VARIABLE], "env", LOCAL_PROVIDER);
-    return this.#operation(op, this.#deadline("launch", "launchMs"), (signal) => this.#access.launch(clean, signal));
+    return this.#operation(op, this.#deadline("launch", "launchMs"), async (signal) => {
+      const seed = clean.from === undefined ? undefined : await this.#snapshots.seedFrom(clean.from);
+      return this.#access.launch(clean, signal, seed);
+    });
   }
 
   /**
@@ -316,6 +330,37 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
       await this.#access.requireLive(id);
       return new AsyncCommands(this.#access.store().commandsDirectory(id)).logs(checked);
     });
+  }
+
+  /**
+   * Copies the sandbox's workspace into a snapshot (`contents: "filesystem"`),
+   * kept under the root until `deleteSnapshot`. The copy never follows a
+   * symlink and never reads outside the workspace; it is not atomic: a
+   * command writing meanwhile may leave a file half-written in it, so take
+   * snapshots between commands. Processes, `/tmp` outside the workspace,
+   * FIFOs, sockets and device files are not kept; hard links become copies.
+   * Its cost is a copy of every file (a reflink where the file system
+   * clones: btrfs, XFS), bounded by the call's deadline (`launchMs`).
+   */
+  async snapshot(handle: LocalHandle, options?: SnapshotOptions): Promise<SnapshotRef> {
+    const id = this.#access.checkHandle(handle, "snapshot");
+    const { op, labels } = validateSnapshotOptions(options, LOCAL_PROVIDER);
+    return this.#operation(op, this.#deadline("snapshot", "launchMs"), async (signal) => {
+      await this.#access.requireLive(id);
+      return this.#snapshots.take(id, labels, signal);
+    });
+  }
+
+  /** Our snapshots carrying every given label (`{}`: all of ours), in id order. */
+  async listSnapshots(labels: Labels, op?: OpOptions): Promise<SnapshotRef[]> {
+    const query = validateLabelQuery(labels, LOCAL_PROVIDER);
+    return this.#operation(op, this.#deadline("listSnapshots", "lookupMs"), () => this.#snapshots.list(query));
+  }
+
+  /** Deletes a snapshot of ours and verifies it gone; absent resolves; a foreign one is `FOREIGN_SANDBOX`. */
+  async deleteSnapshot(snapshot: SnapshotRef | string, op?: OpOptions): Promise<void> {
+    const id = validateSnapshotId(snapshot, "snapshot", LOCAL_PROVIDER);
+    return this.#operation(op, this.#deadline("deleteSnapshot", "destroyMs"), () => this.#snapshots.delete(id));
   }
 
   #validateExec(request: ExecRequest): ValidatedExecRequest {

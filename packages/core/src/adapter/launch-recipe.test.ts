@@ -173,6 +173,18 @@ describe("launchWithReclaim", () => {
     assert.equal(vendor.steps[0], "plan");
   });
 
+  test("a launch from a snapshot is UNSUPPORTED before the plan unless the recipe restores snapshots", async () => {
+    const context = new LaunchContext();
+    const vendor = fakeVendor(context);
+    await assert.rejects(
+      launchWithReclaim(context, { from: "snap-1" }, undefined, vendor.recipe),
+      (error: SandportError) => error.code === "UNSUPPORTED" && /snapshot/.test(error.message),
+    );
+    assert.deepEqual(vendor.steps, [], "nothing planned, nothing sent: never launched fresh instead");
+    await launchWithReclaim(context, { from: "snap-1" }, undefined, { ...vendor.recipe, restoresSnapshots: true });
+    assert.equal(vendor.steps[0], "plan");
+  });
+
   test("a caller that gave up while the SDK loaded sends no create", async () => {
     const context = new LaunchContext();
     const vendor = fakeVendor(context);

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Absence } from "../capabilities/absence.js";
 import type { NetworkPolicyMode } from "../capabilities/modes.js";
+import { unsupported } from "../errors/factories.js";
 import type { SandportError } from "../errors/sandport-error.js";
 import { RESERVED_ENV } from "../port/exec-markers.js";
 import type { Labels } from "../port/labels.js";
@@ -60,6 +61,12 @@ export interface LaunchRecipe<Plan, Vendor, Created, Handle> {
    */
   readonly networkPolicy: NetworkPolicyMode | Absence;
   /**
+   * Whether the plan starts a sandbox from `LaunchSpec.from` (the adapter
+   * has `snapshot`). Without it, a spec with `from` is refused with
+   * `UNSUPPORTED` before the plan runs: never launched fresh instead.
+   */
+  readonly restoresSnapshots?: boolean;
+  /**
    * The vendor's refusals of a validated spec (`UNSUPPORTED`, `INVALID_REQUEST`:
    * resources or ports it cannot take, a lifetime out of its range) and
    * everything the create will send. Runs before any request; throws to refuse.
@@ -97,7 +104,8 @@ export interface LaunchRecipe<Plan, Vendor, Created, Handle> {
  * The frame of every remote adapter's `launch`, around the vendor primitives
  * of a {@link LaunchRecipe}: `context.run` within `timeouts.launchMs`; the
  * spec validated and a reserved env name refused; a network policy beyond
- * `recipe.networkPolicy` refused (`UNSUPPORTED`); the launch key (the
+ * `recipe.networkPolicy` refused (`UNSUPPORTED`), and so is `from` without
+ * `recipe.restoresSnapshots`; the launch key (the
  * caller's, else a fresh UUID); the adapter's plan (its refusals, before any
  * request); the SDK waited for, after which a caller that gave up sends
  * nothing; the create sent without the caller's signal; a failed create's
@@ -129,6 +137,9 @@ export function launchWithReclaim<Plan, Vendor, Created, Handle>(
     const valid = validateLaunchSpec(spec, provider);
     refuseReservedEnv(valid.env, RESERVED_ENV, "env", provider);
     refuseUnenforceableNetwork(valid.network, recipe.networkPolicy, provider);
+    if (valid.from !== undefined && recipe.restoresSnapshots !== true) {
+      throw unsupported(provider, "launching from a snapshot (LaunchSpec.from)", "this runtime takes no snapshots");
+    }
     const launchKey = valid.launchKey ?? randomUUID();
     const labels = Object.freeze({ ...valid.labels });
     const launch: PlannedLaunch<Plan> = { spec: valid, launchKey, labels, plan: recipe.plan(valid, launchKey) };

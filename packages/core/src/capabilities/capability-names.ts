@@ -11,6 +11,7 @@
  * - `interactive` ⇐ `spawn` (a running command's stdin is writable)
  * - `ports` ⇐ `portEndpoint` (a port a sandboxed server listens on is reachable from outside)
  * - `pty` ⇐ `openTerminal` (a program can run on a pseudo-terminal inside the sandbox)
+ * - `snapshots` ⇐ `snapshot`, `listSnapshots` and `deleteSnapshot` (and `launch` accepts `from`)
  * - `lifecycle` ⇐ `stop` and `start` (also declared, since presence alone cannot prove they work)
  */
 export const STRUCTURAL_CAPABILITIES = [
@@ -23,6 +24,7 @@ export const STRUCTURAL_CAPABILITIES = [
   "interactive",
   "ports",
   "pty",
+  "snapshots",
 ] as const;
 
 /** A capability that method presence decides. */

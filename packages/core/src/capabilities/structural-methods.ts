@@ -17,6 +17,7 @@ export const METHOD_GROUPS: Readonly<Record<string, readonly OptionalMethod[]>> 
   asyncExec: ["startCommand", "commandStatus", "commandLogs"],
   fileOps: ["listDir", "stat", "mkdir", "remove"],
   lifecycle: ["stop", "start"],
+  snapshots: ["snapshot", "listSnapshots", "deleteSnapshot"],
 };
 
 /** The methods each structural capability requires. */
@@ -30,6 +31,7 @@ export const STRUCTURAL_REQUIREMENTS: Readonly<Record<StructuralCapability, read
   interactive: ["spawn"],
   ports: ["portEndpoint"],
   pty: ["openTerminal"],
+  snapshots: ["snapshot", "listSnapshots", "deleteSnapshot"],
 };
 
 /** True when `runtime` has a callable member named `method`. */

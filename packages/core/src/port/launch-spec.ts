@@ -1,6 +1,7 @@
 import { keyList } from "../validation/known-keys.js";
 import type { Labels } from "./labels.js";
 import type { NetworkPolicy } from "./network-policy.js";
+import type { SnapshotRef } from "./snapshot.js";
 
 /** Resource limits requested for a sandbox. A runtime that cannot enforce one refuses with `UNSUPPORTED`. */
 export interface ResourceLimits {
@@ -56,6 +57,14 @@ export interface LaunchSpec {
    * may have created. The orchestrator sets it; most callers never do.
    */
   readonly launchKey?: string;
+  /**
+   * A snapshot to start from (as `snapshot` returned it, or its id): the new
+   * sandbox begins with what the snapshot holds. Only a runtime with
+   * `snapshot` (capability `snapshots`) accepts it; every other refuses with
+   * `UNSUPPORTED` before anything is created. A snapshot that does not exist,
+   * or is not this runtime's owner's, is `NOT_FOUND`.
+   */
+  readonly from?: SnapshotRef | string;
 }
 
 /** Every key a {@link ResourceLimits} may have; any other is refused with `INVALID_REQUEST`. */
@@ -71,4 +80,5 @@ export const LAUNCH_SPEC_KEYS = keyList<LaunchSpec>({
   resources: true,
   ports: true,
   launchKey: true,
+  from: true,
 });

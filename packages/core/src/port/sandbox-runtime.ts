@@ -13,6 +13,7 @@ import type { PortEndpoint } from "./port-endpoint.js";
 import type { ReadOptions } from "./read-options.js";
 import type { SandboxHandle } from "./sandbox-handle.js";
 import type { SandboxProcess } from "./sandbox-process.js";
+import type { SnapshotOptions, SnapshotRef } from "./snapshot.js";
 import type { Terminal, TerminalRequest } from "./terminal.js";
 
 /** The version of the port this file describes. A later port lives beside it under a new literal. */
@@ -119,4 +120,21 @@ export interface SandboxRuntime<H extends SandboxHandle = SandboxHandle> {
    * before or after the start, kills it; so does `destroy`.
    */
   openTerminal?(handle: H, request: TerminalRequest, op?: OpOptions): Promise<Terminal>;
+  /**
+   * Save the sandbox's state as a snapshot (see `SnapshotRef`), which
+   * `launch({ from })` starts new sandboxes from; the sandbox keeps running.
+   * A runtime with this member has `listSnapshots` and `deleteSnapshot` too
+   * and accepts `LaunchSpec.from`. What the snapshot holds (files, or memory
+   * too) is its `contents`; the runtime's documentation says what a command
+   * running meanwhile can leave in it.
+   */
+  snapshot?(handle: H, options?: SnapshotOptions): Promise<SnapshotRef>;
+  /** Every snapshot of ours carrying all the given labels (`{}`: all of ours). Never lists foreign snapshots. */
+  listSnapshots?(labels: Labels, op?: OpOptions): Promise<SnapshotRef[]>;
+  /**
+   * Delete a snapshot of ours, and resolve once it is gone; sandboxes started
+   * from it are untouched. An absent snapshot resolves; a foreign one rejects
+   * with `FOREIGN_SANDBOX`, untouched.
+   */
+  deleteSnapshot?(snapshot: SnapshotRef | string, op?: OpOptions): Promise<void>;
 }

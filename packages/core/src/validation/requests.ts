@@ -10,6 +10,7 @@ import { refuseUnknownKeys, refuseUnknownShape } from "./known-keys.js";
 import { validateLabels } from "./labels.js";
 import { validateNetworkPolicy } from "./network-policy.js";
 import { refuseNonNumber, validateMaxOutputBytes, validatePositiveNumber, validateTimeoutMs } from "./numbers.js";
+import { validateSnapshotId } from "./snapshot-id.js";
 import { normalizeWorkspacePath } from "./workspace-path.js";
 
 /** Context for request validation: where the workspace is and whom to name in errors. */
@@ -123,8 +124,10 @@ export function validateFiles(files: unknown, context: ValidationContext = {}): 
 /**
  * Validates a launch spec: no key beyond {@link LAUNCH_SPEC_KEYS} (nor in
  * `resources`), env, labels (no reserved keys), lifetime, resources, launch
- * key, network policy. Returns a clean copy, its `network` in canonical form
- * (`"none"`, `"all"` or `{ allow }`: never a boolean; see `validateNetworkPolicy`).
+ * key, network policy, the snapshot to start from. Returns a clean copy, its
+ * `network` in canonical form (`"none"`, `"all"` or `{ allow }`: never a
+ * boolean; see `validateNetworkPolicy`) and `from` as the snapshot's id
+ * (a snapshot of another provider is refused; see `validateSnapshotId`).
  */
 export function validateLaunchSpec(spec: unknown, provider?: string): ValidatedLaunchSpec {
   if (spec === undefined) return {};
@@ -158,6 +161,7 @@ export function validateLaunchSpec(spec: unknown, provider?: string): ValidatedL
     lifetimeMs: validateTimeoutMs(raw.lifetimeMs, "lifetimeMs", provider),
     network: validateNetworkPolicy(raw.network, provider),
     launchKey: raw.launchKey,
+    from: raw.from === undefined ? undefined : validateSnapshotId(raw.from, "from", provider),
     resources:
       resources === undefined
         ? undefined
@@ -169,8 +173,14 @@ export function validateLaunchSpec(spec: unknown, provider?: string): ValidatedL
   }) as ValidatedLaunchSpec;
 }
 
-/** A launch spec as {@link validateLaunchSpec} returns it: its network policy in canonical form, never a boolean. */
-export type ValidatedLaunchSpec = LaunchSpec & { readonly network?: NetworkPolicy };
+/**
+ * A launch spec as {@link validateLaunchSpec} returns it: its network policy
+ * in canonical form, never a boolean, and `from` the snapshot's id.
+ */
+export type ValidatedLaunchSpec = Omit<LaunchSpec, "network" | "from"> & {
+  readonly network?: NetworkPolicy;
+  readonly from?: string;
+};
 
 /** Most ports one launch may declare; a provider's own limit may be lower. */
 export const MAX_DECLARED_PORTS = 64;

@@ -79,10 +79,15 @@ export class SandboxAccess {
 
   /**
    * Creates a sandbox from a validated spec: refuses what cannot be honoured
-   * (`UNSUPPORTED`), sets up its cgroups, writes it to disk. If `signal` fired
+   * (`UNSUPPORTED`), sets up its cgroups, writes it to disk, its workspace
+   * filled by `seed` when given (a snapshot's files). If `signal` fired
    * meanwhile (the caller was already told it failed), removes it again.
    */
-  async launch(spec: ValidatedLaunchSpec, signal: AbortSignal): Promise<LocalHandle> {
+  async launch(
+    spec: ValidatedLaunchSpec,
+    signal: AbortSignal,
+    seed?: (workspace: string) => Promise<void>,
+  ): Promise<LocalHandle> {
     const isolation = this.#options.isolation;
     const resources = await checkLaunchable(spec, this.#options);
     const ports = spec.ports && spec.ports.length > 0 ? spec.ports : undefined;
@@ -122,7 +127,7 @@ export class SandboxAccess {
       ...(namespaces ? { namespaces } : {}),
     };
     try {
-      await this.store().create(record);
+      await this.store().create(record, seed);
     } catch (error) {
       if (namespaces) await killNamespaceHolder(namespaces, 2_000);
       await removeSandboxCgroups(cgroups);

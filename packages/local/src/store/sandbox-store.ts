@@ -130,9 +130,10 @@ export class SandboxStore {
    * Creates a sandbox directory with its metadata, an empty workspace (plus
    * its `.tmp`) and `running/` (every command writes its marker there, so it
    * is made here, beside the workspace, not on a command's path). `commands/`
-   * is created when first needed.
+   * is created when first needed. `seed`, when given, fills the workspace
+   * (a snapshot's files) before the sandbox appears.
    */
-  async create(record: SandboxRecord): Promise<void> {
+  async create(record: SandboxRecord, seed?: (workspace: string) => Promise<void>): Promise<void> {
     await this.ensureRoot();
     const name = stagingName(record.id, this.#owner);
     const staging = join(this.root, name);
@@ -145,6 +146,7 @@ export class SandboxStore {
         await mkdir(staging, { mode: 0o700 });
       });
       await this.#fill(staging, record);
+      if (seed) await seed(join(staging, WORKSPACE));
       await rename(staging, this.sandboxDirectory(record.id));
     } catch (error) {
       await this.#removeQuietly(name);

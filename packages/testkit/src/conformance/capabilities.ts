@@ -29,6 +29,7 @@ const OWN_METHODS: Readonly<Record<StructuralCapability, readonly string[]>> = {
   interactive: ["spawn"],
   ports: ["portEndpoint"],
   pty: ["openTerminal"],
+  snapshots: ["snapshot", "listSnapshots", "deleteSnapshot"],
 };
 /** Optional members beyond {@link OWN_METHODS}: `stop`/`start`, which the declared `lifecycle` covers. */
 const OPTIONAL_METHODS = [...Object.values(OWN_METHODS).flat(), "stop", "start"];
@@ -47,6 +48,7 @@ const EXERCISED_BY: Readonly<Partial<Record<CapabilityName, readonly string[]>>>
   interactive: ["interactive."],
   ports: ["ports.http"],
   pty: ["terminal."],
+  snapshots: ["snapshots.", "lifecycle.snapshot-refused"],
   binaryOutput: ["exec.binary-output", "interactive.binary-output"],
   lifecycle: ["lifecycle.stop-start"],
   verifiedCleanup: ["lifecycle.destroy", "lifecycle.destroy-running"],

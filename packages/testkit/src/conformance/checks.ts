@@ -49,6 +49,8 @@ export const CONFORMANCE_CHECKS = {
   "lifecycle.invalid-launch": "an invalid launch spec is refused with INVALID_REQUEST and creates nothing",
   "lifecycle.network-policy":
     "a malformed network policy is INVALID_REQUEST, one beyond the declared networkPolicy UNSUPPORTED; neither sends a request nor creates a sandbox",
+  "lifecycle.snapshot-refused":
+    "without snapshots, a launch from a snapshot is UNSUPPORTED, sends no request and creates nothing",
   "lifecycle.destroy":
     "destroy is verified: afterwards lookups find nothing, operations fail NOT_FOUND, again resolves",
   "lifecycle.destroy-running": "destroying a sandbox while a command runs settles that command's call promptly",
@@ -127,6 +129,8 @@ export const CONFORMANCE_CHECKS = {
     "startCommand: a non-zero exit right after 64 KiB of output → that exit code, every byte, both flags false",
   "interactive.kill-result":
     "kill() and an abort after the start each end a spawned command with exitCode null, timedOut and truncated false",
+  "snapshots.round-trip":
+    "a launch from a snapshot (ref or id) has the files as taken; listSnapshots finds it; once deleted, a launch from it is NOT_FOUND",
   "terminal.echo":
     "openTerminal: typed bytes come back echoed by the terminal and printed by cat; Ctrl-D ends it, exit 0",
   "terminal.resize": "resize is seen by stty size inside and delivers SIGWINCH to the foreground job",

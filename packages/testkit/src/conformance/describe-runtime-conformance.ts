@@ -15,6 +15,7 @@ import type { RuntimeConformanceOptions } from "./options.js";
 import { declarePathChecks } from "./paths.js";
 import { declarePortRuleChecks } from "./port-rules.js";
 import { declarePortChecks } from "./ports.js";
+import { declareSnapshotChecks } from "./snapshots.js";
 import { declareStreamingChecks } from "./streaming.js";
 import { ConformanceSuite } from "./suite.js";
 import { declareTerminalChecks } from "./terminal.js";
@@ -57,8 +58,10 @@ export function describeRuntimeConformance<H extends SandboxHandle>(options: Run
       for (const line of suite.deviations) process.stderr.write(`${line}\n`);
     });
     const caps = suite.capabilities;
-    const missing = (name: "asyncExec" | "streaming" | "fileOps" | "interactive" | "ports" | "pty", methods: string) =>
-      caps[name] === true ? undefined : `${name} is ${caps[name]}: the runtime has no ${methods}`;
+    const missing = (
+      name: "asyncExec" | "streaming" | "fileOps" | "interactive" | "ports" | "pty" | "snapshots",
+      methods: string,
+    ) => (caps[name] === true ? undefined : `${name} is ${caps[name]}: the runtime has no ${methods}`);
 
     suite.group("files", {}, (group) => {
       declareFileChecks(group);
@@ -91,6 +94,11 @@ export function describeRuntimeConformance<H extends SandboxHandle>(options: Run
       declareCommandOutcomeChecks(group, "interactive");
     });
     suite.group("terminal", { unavailable: missing("pty", "openTerminal") }, declareTerminalChecks);
+    suite.group(
+      "snapshots",
+      { unavailable: missing("snapshots", "snapshot/listSnapshots/deleteSnapshot") },
+      declareSnapshotChecks,
+    );
     suite.group("ports", { unavailable: missing("ports", "portEndpoint"), launch: false }, declarePortChecks);
     if (options.additionalTests) describe("additional", () => options.additionalTests?.(suite));
     suite.group("capabilities", { launch: false }, declareCapabilityChecks);
