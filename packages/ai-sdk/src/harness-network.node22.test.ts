@@ -2,16 +2,17 @@
 // by a real LocalRuntime (its egress proxy); a live change is the harness's own unsupported error, never a silent
 // no-op; a policy the runtime or the port cannot enforce is refused before anything is launched.
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { HarnessV1NetworkPolicy, HarnessV1NetworkSandboxSession } from "@ai-sdk/harness";
 import { SandportError } from "@sandport/core";
-import { LocalRuntime } from "@sandport/local";
-import { namespacesSkipReason, RecordingRuntime } from "@sandport/testkit/fakes";
+import {
+  type LocalTestRuntime,
+  localTestRuntime,
+  namespacesSkipReason,
+  RecordingRuntime,
+} from "@sandport/testkit/fakes";
 import { createHarnessSandboxProvider } from "./harness-provider.js";
 
 /** Network policies are enforced only under namespaces (`networkPolicy: "domains"`); without bubblewrap those tests skip. */
@@ -42,20 +43,20 @@ async function serve(body: string): Promise<{ server: Server; port: number }> {
 describe("a network policy given at creation is the launch's, enforced by the runtime", {
   skip: namespacesOnly,
 }, () => {
-  const root = mkdtempSync(join(tmpdir(), "sandport-ai-sdk-network-"));
-  // `*.test` names resolve to the host's loopback, where this test serves: the proxy dials them there.
-  const runtime = new LocalRuntime({
-    root,
-    isolation: "namespaces",
-    egressResolver: async (host) => (host.endsWith(".test") ? ["127.0.0.1"] : []),
-  });
+  let local: LocalTestRuntime;
+  let runtime: LocalTestRuntime["runtime"];
   let allowed: { server: Server; port: number };
   before(async () => {
+    // `*.test` names resolve to the host's loopback, where this test serves: the proxy dials them there.
+    local = await localTestRuntime("ai-sdk-network", {
+      egressResolver: async (host) => (host.endsWith(".test") ? ["127.0.0.1"] : []),
+    });
+    runtime = local.runtime;
     allowed = await serve("allowed");
   });
-  after(() => {
+  after(async () => {
     allowed.server.close();
-    rmSync(root, { recursive: true, force: true });
+    await local.cleanup();
   });
 
   test("custom: allowedHosts are reached, other names refused; the same policy again is accepted, another refused", async () => {
@@ -108,12 +109,11 @@ describe("a network policy given at creation is the launch's, enforced by the ru
 });
 
 test("a runtime that cannot enforce an allow list refuses it with the harness's error, nothing launched", async () => {
-  const root = mkdtempSync(join(tmpdir(), "sandport-ai-sdk-network-none-"));
+  // Under isolation "none" commands always have the host's network: the runtime enforces no policy.
+  const local = await localTestRuntime("ai-sdk-network-none", { isolation: "none" });
   try {
-    // Under isolation "none" commands always have the host's network: the runtime enforces no policy.
-    const runtime = new LocalRuntime({ root, isolation: "none" });
     const provider = createHarnessSandboxProvider({
-      runtime,
+      runtime: local.runtime,
       networkPolicy: { mode: "custom", allowedHosts: ["api.example.com"] },
     });
     await assert.rejects(
@@ -124,9 +124,9 @@ test("a runtime that cannot enforce an allow list refuses it with the harness's 
         return true;
       },
     );
-    assert.deepEqual(await runtime.findByLabels({}), [], "no sandbox was created");
+    assert.deepEqual(await local.runtime.findByLabels({}), [], "no sandbox was created");
   } finally {
-    rmSync(root, { recursive: true, force: true });
+    await local.cleanup();
   }
 });
 
