@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, test } from "node:test";
-import type { DeclaredCapabilities, NetworkPolicyMode } from "@sandport/core";
+import { type DeclaredCapabilities, type NetworkPolicyMode, SandportError } from "@sandport/core";
 import {
   type LocalTestRuntime,
   localTestRuntime,
@@ -78,6 +78,27 @@ except Exception as error: print('FAIL', type(error).__name__)"`;
   } finally {
     await handle.destroy();
     server.close();
+  }
+});
+
+test("where networkPolicy is false, a launch with an allow list is TanStack AI's unsupported error, nothing launched", async () => {
+  // Under isolation "none" commands always have the host's network: the runtime enforces no policy.
+  const plain = await localTestRuntime("tanstack-network-none", { isolation: "none" });
+  try {
+    const provider = sandportSandboxProvider({
+      runtime: plain.runtime,
+      launch: { network: { allow: ["api.example.com"] } },
+    });
+    assert.equal(provider.capabilities().networkPolicy, false);
+    await assert.rejects(provider.create({ id: "refused" }), (error: unknown) => {
+      assert.ok(error instanceof UnsupportedCapabilityError);
+      assert.equal(error.capability, "networkPolicy");
+      assert.ok(SandportError.hasCode(error.cause, "UNSUPPORTED"), "the runtime's refusal is the cause");
+      return true;
+    });
+    assert.deepEqual(await plain.runtime.findByLabels({}), [], "no sandbox was created");
+  } finally {
+    await plain.cleanup();
   }
 });
 
