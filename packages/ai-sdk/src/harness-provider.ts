@@ -2,6 +2,7 @@ import type { HarnessV1NetworkSandboxSession, HarnessV1SandboxProvider } from "@
 import {
   checkBridgeOptions,
   invalidRequest,
+  isNetworkRefusal,
   type Labels,
   type SandboxHandle,
   SandportError,
@@ -126,9 +127,4 @@ function launchNetwork(
     );
   }
   return mapHarnessNetworkPolicy(options.networkPolicy, "createHarnessSandboxProvider options.networkPolicy", provider);
-}
-
-/** The runtime's refusal of a launch's network policy: `UNSUPPORTED` about `network...` (nothing was created). */
-function isNetworkRefusal(error: unknown): error is SandportError {
-  return SandportError.hasCode(error, "UNSUPPORTED") && String(error.details.feature ?? "").startsWith("network");
 }

@@ -13,6 +13,7 @@ import type {
 import {
   bridgeBaseDirectory,
   checkBridgeOptions,
+  isNetworkRefusal,
   type SandboxHandle,
   type SandboxRuntime,
   SandportError,
@@ -221,9 +222,4 @@ function portNetworking(context: BridgeContext): SandboxNetworking {
       return endpoint.url;
     },
   };
-}
-
-/** The runtime's refusal of a launch's network policy: `UNSUPPORTED` about `network...` (nothing was created). */
-function isNetworkRefusal(error: unknown): error is SandportError {
-  return SandportError.hasCode(error, "UNSUPPORTED") && String(error.details.feature ?? "").startsWith("network");
 }

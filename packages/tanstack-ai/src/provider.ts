@@ -3,9 +3,10 @@ import {
   bridgeBaseDirectory,
   checkBridgeOptions,
   invalidRequest,
+  isNetworkRefusal,
   type OpOptions,
   type SandboxHandle,
-  SandportError,
+  type SandportError,
 } from "@sandport/core";
 import type {
   SandboxCapabilities,
@@ -148,11 +149,6 @@ class SandportSandboxProvider<H extends SandboxHandle> implements SandboxProvide
 
 function opOf(signal: AbortSignal | undefined): OpOptions {
   return signal === undefined ? {} : { signal };
-}
-
-/** The runtime's refusal of a launch's network policy: `UNSUPPORTED` about `network...` (nothing was created). */
-function isNetworkRefusal(error: unknown): error is SandportError {
-  return SandportError.hasCode(error, "UNSUPPORTED") && String(error.details.feature ?? "").startsWith("network");
 }
 
 /** TanStack AI's `UnsupportedCapabilityError` for `networkPolicy`, carrying the runtime's refusal as `cause`. */
