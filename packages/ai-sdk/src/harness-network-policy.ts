@@ -1,4 +1,3 @@
-import type { HarnessV1NetworkPolicy } from "@ai-sdk/harness";
 import {
   describeValue,
   invalidRequest,
@@ -101,6 +100,3 @@ function expectKind(list: readonly string[], kind: "domain" | "cidr", where: str
     provider,
   );
 }
-
-/** The harness policy type, re-exported for the options. */
-export type { HarnessV1NetworkPolicy };
