@@ -38,13 +38,10 @@ const NETWORK_MEMBERS = [
   "stop",
   "destroy",
   "restricted",
+  "setNetworkPolicy",
 ] as const;
-/** Optional network-session members left out: the port has no network policy, request transformations or port changes. */
-type OmittedNetworkMembers =
-  | "setNetworkPolicy"
-  | "setRequestTransformations"
-  | "addRequestTransformations"
-  | "setPorts";
+/** Optional network-session members left out: the port has no request transformations or port changes. */
+type OmittedNetworkMembers = "setRequestTransformations" | "addRequestTransformations" | "setPorts";
 /**
  * Session members newer than the harness: @ai-sdk/harness 1.0.122 builds on an older
  * `Experimental_SandboxSession` (provider-utils 5.0.46) without them. Its sessions carry them anyway.

@@ -1,3 +1,4 @@
+import type { HarnessV1NetworkPolicy } from "@ai-sdk/harness";
 import { BRIDGE_OPTION_SHAPE, type BridgeOptions, keyList, type LaunchSpec, type SandboxHandle } from "@sandport/core";
 
 /** Label carrying the harness `sessionId` a sandbox was created for: `resumeSession` finds it by this. */
@@ -13,6 +14,16 @@ export interface HarnessSandboxProviderOptions<H extends SandboxHandle = Sandbox
    * the session labels. Default: the runtime's defaults and no ports.
    */
   readonly launch?: LaunchSpec;
+  /**
+   * The sandboxes' outbound network policy, in the harness's terms, applied
+   * when each sandbox is launched (the port sets a policy at launch only):
+   * `allow-all` is the launch's `network: "all"`, `deny-all` is `"none"`,
+   * `custom` an allow list of its `allowedHosts` and `allowedCIDRs`. A
+   * `deniedCIDRs` list, or a policy the runtime cannot enforce, is the
+   * harness's `HarnessCapabilityUnsupportedError` before anything is
+   * launched. Give this or `launch.network`, not both. Default: the runtime's.
+   */
+  readonly networkPolicy?: HarnessV1NetworkPolicy;
   /** The provider's `providerId`. Default: `sandport-<runtime.provider>`. */
   readonly providerId?: string;
 }
@@ -21,5 +32,6 @@ export interface HarnessSandboxProviderOptions<H extends SandboxHandle = Sandbox
 export const HARNESS_PROVIDER_OPTION_KEYS = keyList<HarnessSandboxProviderOptions>({
   ...BRIDGE_OPTION_SHAPE,
   launch: true,
+  networkPolicy: true,
   providerId: true,
 });

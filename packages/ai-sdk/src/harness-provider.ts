@@ -1,11 +1,21 @@
 import type { HarnessV1NetworkSandboxSession, HarnessV1SandboxProvider } from "@ai-sdk/harness";
-import { checkBridgeOptions, type Labels, type SandboxHandle, SandportError } from "@sandport/core";
+import {
+  checkBridgeOptions,
+  invalidRequest,
+  isNetworkRefusal,
+  type Labels,
+  type SandboxHandle,
+  SandportError,
+  validateNetworkPolicy,
+} from "@sandport/core";
+import { type MappedNetworkPolicy, mapHarnessNetworkPolicy } from "./harness-network-policy.js";
 import {
   HARNESS_PROVIDER_OPTION_KEYS,
   type HarnessSandboxProviderOptions,
   IDENTITY_LABEL,
   SESSION_LABEL,
 } from "./harness-options.js";
+import { harnessCapabilityUnsupported, harnessUnsupportedFrom } from "./internal/unsupported.js";
 import { networkSession } from "./network-session.js";
 import { sessionOf } from "./session.js";
 import { opOptions, sessionContext } from "./session-context.js";
@@ -20,7 +30,11 @@ type CreateOptions = NonNullable<Parameters<HarnessV1SandboxProvider["createSess
  * with one that already has a sandbox adopts it, and `resumeSession` (present
  * only when the runtime has `findByLabels`) finds it again from another
  * process. With no snapshots in the port, `onFirstCreate` runs right after a
- * fresh launch; a failure there destroys the sandbox. No I/O until asked.
+ * fresh launch; a failure there destroys the sandbox. `networkPolicy` (or
+ * `launch.network`) is the policy each sandbox is launched with; the
+ * runtime's refusal of it (`UNSUPPORTED`, before anything is created) and a
+ * `deniedCIDRs` list are `HarnessCapabilityUnsupportedError`, and the
+ * session's `setNetworkPolicy` accepts only that same policy. No I/O until asked.
  */
 export function createHarnessSandboxProvider<H extends SandboxHandle>(
   options: HarnessSandboxProviderOptions<H>,
@@ -28,6 +42,7 @@ export function createHarnessSandboxProvider<H extends SandboxHandle>(
   checkBridgeOptions(options, HARNESS_PROVIDER_OPTION_KEYS, "createHarnessSandboxProvider options");
   const { runtime } = options;
   const ports = options.launch?.ports ?? [];
+  const network = launchNetwork(options, runtime.provider);
   const contextOf = (handle: H) =>
     sessionContext({
       runtime,
@@ -35,7 +50,9 @@ export function createHarnessSandboxProvider<H extends SandboxHandle>(
       ...(options.workingDirectory === undefined ? {} : { workingDirectory: options.workingDirectory }),
       ...(options.commandTimeoutMs === undefined ? {} : { commandTimeoutMs: options.commandTimeoutMs }),
     });
-  const wrap = (handle: H) => networkSession(contextOf(handle), ports);
+  // A sandbox launched here has the policy it was launched with; one found by its label, whatever it was given.
+  const wrap = (handle: H, launched: boolean) =>
+    networkSession(contextOf(handle), ports, launched ? network?.network : undefined);
 
   const findSession = async (sessionId: string, abortSignal?: AbortSignal): Promise<H | undefined> => {
     if (!runtime.findByLabels) return undefined;
@@ -45,14 +62,20 @@ export function createHarnessSandboxProvider<H extends SandboxHandle>(
 
   const createSession = async (create: CreateOptions = {}): Promise<HarnessV1NetworkSandboxSession> => {
     const { sessionId, abortSignal, identity, onFirstCreate } = create;
+    if (network?.unenforceable !== undefined) {
+      throw await harnessCapabilityUnsupported(runtime.provider, "network policy", network.unenforceable);
+    }
     const existing = sessionId === undefined ? undefined : await findSession(sessionId, abortSignal);
-    if (existing) return wrap(existing);
+    if (existing) return wrap(existing, false);
     const labels: Labels = {
       ...options.launch?.labels,
       ...(sessionId === undefined ? {} : { [SESSION_LABEL]: sessionId }),
       ...(identity === undefined ? {} : { [IDENTITY_LABEL]: identity }),
     };
-    const handle = await runtime.launch({ ...options.launch, labels }, opOptions(abortSignal));
+    const spec = { ...options.launch, labels, ...(network === undefined ? {} : { network: network.network }) };
+    const handle = await runtime.launch(spec, opOptions(abortSignal)).catch(async (error: unknown) => {
+      throw isNetworkRefusal(error) ? await harnessUnsupportedFrom(error) : error;
+    });
     if (onFirstCreate) {
       try {
         await onFirstCreate(sessionOf(contextOf(handle)), abortSignal === undefined ? {} : { abortSignal });
@@ -61,7 +84,7 @@ export function createHarnessSandboxProvider<H extends SandboxHandle>(
         throw error;
       }
     }
-    return wrap(handle);
+    return wrap(handle, true);
   };
 
   const resumeSession = async ({ sessionId, abortSignal }: { sessionId: string; abortSignal?: AbortSignal }) => {
@@ -74,7 +97,7 @@ export function createHarnessSandboxProvider<H extends SandboxHandle>(
         details: { sessionId },
       });
     }
-    return wrap(found);
+    return wrap(found, false);
   };
 
   return {
@@ -83,4 +106,25 @@ export function createHarnessSandboxProvider<H extends SandboxHandle>(
     createSession,
     ...(runtime.findByLabels ? { resumeSession } : {}),
   };
+}
+
+/**
+ * The policy every sandbox is launched with: `networkPolicy` mapped to the
+ * port's terms, else `launch.network` as validated, else none (the runtime's
+ * default). Both given is `INVALID_REQUEST`: one policy, said once.
+ */
+function launchNetwork(
+  options: HarnessSandboxProviderOptions<SandboxHandle>,
+  provider: string,
+): MappedNetworkPolicy | undefined {
+  const fromLaunch = validateNetworkPolicy(options.launch?.network, provider);
+  if (options.networkPolicy === undefined) return fromLaunch === undefined ? undefined : { network: fromLaunch };
+  if (fromLaunch !== undefined) {
+    throw invalidRequest(
+      "createHarnessSandboxProvider options: give networkPolicy or launch.network, not both",
+      { field: "networkPolicy" },
+      provider,
+    );
+  }
+  return mapHarnessNetworkPolicy(options.networkPolicy, "createHarnessSandboxProvider options.networkPolicy", provider);
 }

@@ -1,5 +1,6 @@
 import type { HarnessV1NetworkSandboxSession } from "@ai-sdk/harness";
-import type { SandboxHandle } from "@sandport/core";
+import type { NetworkPolicy, SandboxHandle } from "@sandport/core";
+import { mapHarnessNetworkPolicy, sameNetworkPolicy } from "./harness-network-policy.js";
 import { harnessCapabilityUnsupported } from "./internal/unsupported.js";
 import { sessionOf } from "./session.js";
 import type { SessionContext } from "./session-context.js";
@@ -10,13 +11,20 @@ type PortProtocol = "http" | "https" | "ws";
 /**
  * The harness's network session over one sandbox: the AI SDK session plus
  * its id, base directory, declared ports, port endpoints (the port's
- * `portEndpoint`), `stop` (the port's `stop`), `destroy` and the restricted
- * view. Network policy, request transformations and `setPorts` are left out:
- * the port has no such controls, and the harness treats them as optional.
+ * `portEndpoint`), `stop` (the port's `stop`), `destroy`, the restricted
+ * view and `setNetworkPolicy`. The port sets a sandbox's network policy when
+ * it is launched, never later: `setNetworkPolicy` resolves for the policy the
+ * sandbox was launched with (`launchedWith`; nothing to change) and rejects
+ * any other with `HarnessCapabilityUnsupportedError`, so a caller is never
+ * told a policy holds that does not. A sandbox adopted or resumed rather than
+ * launched here has no known policy: every call rejects. Request
+ * transformations and `setPorts` are left out: the port has no such controls,
+ * and the harness treats them as optional.
  */
 export function networkSession<H extends SandboxHandle>(
   context: SessionContext<H>,
   ports: readonly number[],
+  launchedWith: NetworkPolicy | undefined,
 ): HarnessV1NetworkSandboxSession {
   const { runtime, handle } = context;
   const provider = runtime.provider;
@@ -54,6 +62,23 @@ export function networkSession<H extends SandboxHandle>(
       await runtime.stop(handle);
     },
     destroy: () => runtime.destroy(handle),
+    setNetworkPolicy: async (policy) => {
+      const mapped = mapHarnessNetworkPolicy(policy, "setNetworkPolicy policy", provider);
+      if (
+        mapped.network !== undefined &&
+        launchedWith !== undefined &&
+        sameNetworkPolicy(mapped.network, launchedWith)
+      ) {
+        return;
+      }
+      throw await harnessCapabilityUnsupported(
+        provider,
+        "setNetworkPolicy",
+        launchedWith === undefined
+          ? "the port sets a sandbox's network policy when it is launched, and this sandbox's is not known here: give it as createHarnessSandboxProvider's networkPolicy"
+          : `the port sets a sandbox's network policy when it is launched, and this one was launched with ${JSON.stringify(launchedWith)}`,
+      );
+    },
     restricted: () => sessionOf(context),
   };
 }

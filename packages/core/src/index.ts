@@ -8,6 +8,7 @@
 export type { BridgeOptions } from "./bridges/bridge-options.js";
 export { BRIDGE_OPTION_SHAPE, bridgeBaseDirectory, checkBridgeOptions } from "./bridges/bridge-options.js";
 export { exitStatus, KILLED_EXIT_STATUS, TIMED_OUT_EXIT_STATUS } from "./bridges/exit-status.js";
+export { isNetworkRefusal } from "./bridges/network-refusal.js";
 export { whenFound } from "./bridges/when-found.js";
 export type { Absence, Availability } from "./capabilities/absence.js";
 export { ABSENCES, isAbsence, isPendingEvidence } from "./capabilities/absence.js";

@@ -132,6 +132,20 @@ describe("create with initial files", () => {
     assert.equal(sandbox.isRunning, true);
   });
 
+  test("a launch.network the runtime cannot enforce is NOT_SUPPORTED, the runtime's refusal as cause, nothing launched", async () => {
+    // Under isolation "none" commands always have the host's network: the runtime enforces no policy.
+    const plain = await localTestRuntime("langchain-network-none", { isolation: "none" });
+    try {
+      const sandbox = new Sandbox({ runtime: plain.runtime, launch: { network: { allow: ["api.example.com"] } } });
+      const error = await expectSandboxError(() => sandbox.initialize(), "NOT_SUPPORTED");
+      assert.ok(SandportError.hasCode(error.cause, "UNSUPPORTED"));
+      assert.equal(sandbox.isRunning, false);
+      assert.deepEqual(await plain.runtime.findByLabels({}), [], "no sandbox was created");
+    } finally {
+      await plain.cleanup();
+    }
+  });
+
   test("initial files that cannot be written are FILE_OPERATION_FAILED, and the sandbox launched for them is destroyed", async () => {
     // Twice: the batch, then the file alone (how uploadFiles tells which file failed).
     const runtime = new RecordingRuntime().fail({ method: "writeFiles", error: providerDown, times: 2 });

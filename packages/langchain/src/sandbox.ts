@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { BridgeOptions, ExecResult, Labels, LaunchSpec, SandboxHandle, SandboxRuntime } from "@sandport/core";
+import { isNetworkRefusal } from "@sandport/core";
 import type { BaseSandbox, ExecuteResponse, FileDownloadResponse, FileUploadResponse } from "deepagents";
 import { commandFailed, commandTimedOut, toExecuteResponse } from "./execute.js";
 import { downloadFiles, uploadFiles } from "./files.js";
@@ -157,7 +158,8 @@ function sandboxClass(sdk: DeepAgentsSdk): SandportDeepAgentsSandboxClass {
         handle = await this.runtime.launch(this.#launch);
       } catch (error) {
         const message = `Failed to create ${this.runtime.provider} sandbox: ${reasonOf(error)}`;
-        throw sandboxError(sdk, message, "SANDBOX_CREATION_FAILED", error);
+        // A launch.network the runtime cannot enforce is refused before anything is created: not a failure, a lack.
+        throw sandboxError(sdk, message, isNetworkRefusal(error) ? "NOT_SUPPORTED" : "SANDBOX_CREATION_FAILED", error);
       }
       this.#handle = handle;
       this.#id = `${this.runtime.provider}:${handle.id}`;

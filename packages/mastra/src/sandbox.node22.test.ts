@@ -176,6 +176,28 @@ describe("createMastraSandbox", () => {
     assert.equal((await sandbox.executeCommand!("echo hi")).stdout, "hi\n");
     await sandbox.destroy?.();
   });
+
+  test("a launch.network the runtime cannot enforce is Mastra's SandboxUnsupportedFeatureError at start, nothing launched", async () => {
+    // Under isolation "none" commands always have the host's network: the runtime enforces no policy.
+    const plain = await localTestRuntime("mastra-network-none", { isolation: "none" });
+    try {
+      const sandbox = await createMastraSandbox({
+        runtime: plain.runtime,
+        launch: { network: { allow: ["api.example.com"] } },
+      });
+      await assert.rejects(
+        async () => await sandbox.start?.(),
+        (error: unknown) => {
+          assert.ok(error instanceof SandboxUnsupportedFeatureError, String(error));
+          assert.ok(SandportError.hasCode(error.cause, "UNSUPPORTED"), "the runtime's refusal is the cause");
+          return true;
+        },
+      );
+      assert.deepEqual(await plain.runtime.findByLabels({}), [], "no sandbox was created");
+    } finally {
+      await plain.cleanup();
+    }
+  });
 });
 
 describe("the process manager", () => {

@@ -13,12 +13,14 @@ import type {
 import {
   bridgeBaseDirectory,
   checkBridgeOptions,
+  isNetworkRefusal,
   type SandboxHandle,
   type SandboxRuntime,
   SandportError,
 } from "@sandport/core";
 import type { BridgeContext } from "./context.js";
 import { executeCommand } from "./execute-command.js";
+import { withCause } from "./filesystem-errors.js";
 import { loadMastra } from "./internal/sdk.js";
 import { MASTRA_SANDBOX_OPTION_KEYS, type MastraSandboxOptions, SANDBOX_ID_LABEL } from "./options.js";
 import { canStartProcesses, createProcessManager } from "./process-manager.js";
@@ -48,7 +50,10 @@ export interface SandportWorkspaceSandbox<H extends SandboxHandle = SandboxHandl
  * the sandbox (`/tmp`; a relative one is resolved against the base, as
  * Mastra's `LocalSandbox` does), a missing one the port's `NOT_FOUND`; a
  * file path outside the workspace is Mastra's `PermissionError`, the port's
- * `SandportError` its `cause`.
+ * `SandportError` its `cause`. Mastra's contract has neither a terminal nor
+ * a network policy: a sandbox's policy is `launch.network`, and one the
+ * runtime cannot enforce is Mastra's `SandboxUnsupportedFeatureError` at
+ * `start()`, nothing launched.
  */
 export async function createMastraSandbox<H extends SandboxHandle>(
   options: MastraSandboxOptions<H>,
@@ -115,7 +120,12 @@ export async function createMastraSandbox<H extends SandboxHandle>(
 
     protected override async create(): Promise<void> {
       const labels = { ...options.launch?.labels, [SANDBOX_ID_LABEL]: this.id };
-      held = await runtime.launch({ ...options.launch, labels });
+      held = await runtime.launch({ ...options.launch, labels }).catch((error: unknown) => {
+        // Mastra's contract has no network policy of its own: a launch.network the runtime cannot enforce is
+        // refused (nothing created) and reported as Mastra reports a feature the sandbox lacks.
+        if (!isNetworkRefusal(error)) throw error;
+        throw withCause(new mastra.SandboxUnsupportedFeatureError(error.message, { feature: "network" }), error);
+      });
     }
 
     override async stop(): Promise<void> {

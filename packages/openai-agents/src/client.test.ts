@@ -2,7 +2,14 @@
 // serialised state keeps, and what create() has done before it returns.
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
-import { dir, file, Manifest, SandboxLifecycleError } from "@openai/agents-core/sandbox";
+import {
+  dir,
+  file,
+  Manifest,
+  SandboxLifecycleError,
+  SandboxUnsupportedFeatureError,
+} from "@openai/agents-core/sandbox";
+import { SandportError } from "@sandport/core";
 import { localTestRuntime, providerDown, RecordingRuntime } from "@sandport/testkit/fakes";
 import { SandportSandboxClient } from "./index.js";
 
@@ -10,6 +17,26 @@ const local = await localTestRuntime("openai-client");
 after(() => local.cleanup());
 
 describe("SandportSandboxClient", () => {
+  test("a launch.network the runtime cannot enforce is SandboxUnsupportedFeatureError, nothing launched", async () => {
+    // Under isolation "none" commands always have the host's network: the runtime enforces no policy.
+    const plain = await localTestRuntime("openai-network-none", { isolation: "none" });
+    try {
+      const client = new SandportSandboxClient({
+        runtime: plain.runtime,
+        launch: { network: { allow: ["api.example.com"] } },
+      });
+      await assert.rejects(client.create({ manifest: new Manifest({}) }), (error: unknown) => {
+        assert.ok(error instanceof SandboxUnsupportedFeatureError, String(error));
+        assert.equal(error.details?.feature, "network");
+        assert.ok(SandportError.hasCode(error.details?.cause, "UNSUPPORTED"), "the runtime's refusal is the cause");
+        return true;
+      });
+      assert.deepEqual(await plain.runtime.findByLabels({}), [], "no sandbox was created");
+    } finally {
+      await plain.cleanup();
+    }
+  });
+
   test("serialised state keeps plain environment values and never an ephemeral one; commands get both", async () => {
     const client = new SandportSandboxClient({ runtime: local.runtime });
     const manifest = new Manifest({

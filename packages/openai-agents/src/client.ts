@@ -5,7 +5,14 @@ import type {
   SandboxClientOptions,
   SandboxSessionSerializationOptions,
 } from "@openai/agents-core/sandbox";
-import { checkBridgeOptions, keyList, type LaunchSpec, type SandboxHandle, type SandboxRuntime } from "@sandport/core";
+import {
+  checkBridgeOptions,
+  isNetworkRefusal,
+  keyList,
+  type LaunchSpec,
+  type SandboxHandle,
+  type SandboxRuntime,
+} from "@sandport/core";
 import { loadAgentsSdk } from "./internal/sdk.js";
 import { applyPlan, checkConcurrencyLimits, planManifest, rootedManifest } from "./manifest.js";
 import { persistentEnvironment, restoredEnvironment } from "./persisted-environment.js";
@@ -70,7 +77,16 @@ export class SandportSandboxClient<H extends SandboxHandle = SandboxHandle>
     const manifest = rootedManifest(sdk, normalized.manifest, this.runtime.workspaceRoot, this.runtime.provider);
     const plan = planManifest(sdk, this.runtime, manifest);
     const environment = await manifest.resolveEnvironment();
-    const sandbox = await this.runtime.launch(this.#launch);
+    const sandbox = await this.runtime.launch(this.#launch).catch((error: unknown) => {
+      // The framework's client contract has no network policy: a launch.network the runtime cannot enforce
+      // (refused before anything is created) is reported as the framework reports a feature a sandbox lacks.
+      if (!isNetworkRefusal(error)) throw error;
+      throw new sdk.SandboxUnsupportedFeatureError(error.message, {
+        provider: this.runtime.provider,
+        feature: "network",
+        cause: error,
+      });
+    });
     try {
       await applyPlan(this.runtime, sandbox, plan);
     } catch (error) {

@@ -9,9 +9,15 @@ import type { SandboxCapabilities } from "@tanstack/ai-sandbox";
  * - `ports` when the runtime has `portEndpoint`.
  * - `backgroundProcesses` and `writableStdin` when it has `spawn` (a spawned command's stdin is writable).
  * - `durableFilesystem` when its `filesystem` mode is `persistent`.
- * - `snapshots`, `fork` and `networkPolicy` are false: the port has no snapshot,
- *   no fork and no egress allow/deny list, so the handle has no `snapshot` or
- *   `fork` member and the provider no `restoreSnapshot`.
+ * - `networkPolicy` when its `networkPolicy` mode enforces allow lists
+ *   (`domains`, or `cidr` for ranges only): a sandbox launched with
+ *   `launch.network: { allow: [...] }` reaches only those destinations. Not
+ *   for `all-or-none` (a launch is cut off or not, no list) or an absence.
+ *   TanStack AI's contract carries no egress policy to pass on: the policy is
+ *   the provider's `launch.network`.
+ * - `snapshots` and `fork` are false: the port has no snapshot and no fork,
+ *   so the handle has no `snapshot` or `fork` member and the provider no
+ *   `restoreSnapshot`.
  */
 export function tanstackCapabilities(runtime: SandboxRuntime): SandboxCapabilities {
   const resolved = resolveCapabilities(runtime);
@@ -23,7 +29,7 @@ export function tanstackCapabilities(runtime: SandboxRuntime): SandboxCapabiliti
     backgroundProcesses: resolved.interactive === true,
     writableStdin: resolved.interactive === true,
     snapshots: false,
-    networkPolicy: false,
+    networkPolicy: resolved.networkPolicy === "domains" || resolved.networkPolicy === "cidr",
     durableFilesystem: resolved.filesystem === "persistent",
     fork: false,
   };

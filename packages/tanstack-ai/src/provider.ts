@@ -3,8 +3,10 @@ import {
   bridgeBaseDirectory,
   checkBridgeOptions,
   invalidRequest,
+  isNetworkRefusal,
   type OpOptions,
   type SandboxHandle,
+  type SandportError,
 } from "@sandport/core";
 import type {
   SandboxCapabilities,
@@ -40,6 +42,9 @@ import {
  *   skills, instructions and setup are TanStack AI's bootstrap, run after
  *   `create` through the handle. The `policy` is not enforced here: harness
  *   adapters map it onto their own permissions, as with TanStack AI's own providers.
+ *   A `launch.network` the runtime cannot enforce (it refuses with
+ *   `UNSUPPORTED` before creating anything) is TanStack AI's
+ *   `UnsupportedCapabilityError` for `networkPolicy`, the `SandportError` its `cause`.
  * - `resume` finds the sandbox by its label (`findByLabels`), else by its
  *   Sandport id (`getById`), and resolves `null` when it is gone; a runtime
  *   with neither gets TanStack AI's `UnsupportedCapabilityError`.
@@ -88,10 +93,14 @@ class SandportSandboxProvider<H extends SandboxHandle> implements SandboxProvide
       if (existing) return new SandportSandboxHandle(this.#context(sdk, existing), id);
     }
     const env = input.env === undefined ? launch.env : { ...launch.env, ...input.env };
-    const sandbox = await runtime.launch(
-      { ...launch, ...(env === undefined ? {} : { env }), labels: { ...launch.labels, [SANDBOX_ID_LABEL]: id } },
-      opOf(input.signal),
-    );
+    const sandbox = await runtime
+      .launch(
+        { ...launch, ...(env === undefined ? {} : { env }), labels: { ...launch.labels, [SANDBOX_ID_LABEL]: id } },
+        opOf(input.signal),
+      )
+      .catch((error: unknown) => {
+        throw isNetworkRefusal(error) ? networkUnsupported(sdk, this.name, error) : error;
+      });
     return new SandportSandboxHandle(this.#context(sdk, sandbox), runtime.findByLabels ? id : sandbox.id);
   }
 
@@ -140,4 +149,10 @@ class SandportSandboxProvider<H extends SandboxHandle> implements SandboxProvide
 
 function opOf(signal: AbortSignal | undefined): OpOptions {
   return signal === undefined ? {} : { signal };
+}
+
+/** TanStack AI's `UnsupportedCapabilityError` for `networkPolicy`, carrying the runtime's refusal as `cause`. */
+function networkUnsupported(sdk: TanStackSandboxSdk, provider: string, error: SandportError): Error {
+  const refused = new sdk.UnsupportedCapabilityError(provider, "networkPolicy", error.message);
+  return Object.assign(refused, { cause: error });
 }

@@ -31,3 +31,13 @@ export async function harnessCapabilityUnsupported(
       : new SandportError({ code: "UNSUPPORTED", provider, message: sandportError.message, cause });
   return new HarnessCapabilityUnsupportedError({ message: sandportError.message, cause: wrapped });
 }
+
+/**
+ * The harness's `HarnessCapabilityUnsupportedError` for what the runtime
+ * itself refused with `UNSUPPORTED` (a network policy it cannot enforce, say),
+ * that `SandportError` as its `cause` and its message as the error's.
+ */
+export async function harnessUnsupportedFrom(error: SandportError): Promise<Error> {
+  const { HarnessCapabilityUnsupportedError } = await loadHarness();
+  return new HarnessCapabilityUnsupportedError({ message: error.message, cause: error });
+}

@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { unsupported } from "../errors/factories.js";
 import { SandportError } from "../errors/sandport-error.js";
 import { bridgeBaseDirectory, checkBridgeOptions } from "./bridge-options.js";
 import { exitStatus, KILLED_EXIT_STATUS, TIMED_OUT_EXIT_STATUS } from "./exit-status.js";
+import { isNetworkRefusal } from "./network-refusal.js";
 import { whenFound } from "./when-found.js";
 
 test("exitStatus keeps a real exit code, even when the command also timed out", () => {
@@ -49,4 +51,15 @@ test("checkBridgeOptions refuses an unknown key naming the nearest, and a timeou
   refused({}, /runtime must be a Sandport runtime/);
   refused(null, /demo options must be an object/);
   checkBridgeOptions({ runtime, workingDirectory: "app", commandTimeoutMs: 5, handle: { id: "x" } }, known, "demo");
+});
+
+test("isNetworkRefusal: a runtime's UNSUPPORTED about a network feature, nothing else", () => {
+  assert.equal(isNetworkRefusal(unsupported("local", "network allow lists", "it enforces none")), true);
+  assert.equal(isNetworkRefusal(unsupported("local", 'network: "none"', "no namespaces")), true);
+  assert.equal(isNetworkRefusal(unsupported("local", "ports", "none declared")), false);
+  assert.equal(
+    isNetworkRefusal(new SandportError({ code: "INVALID_REQUEST", message: "network", details: {} })),
+    false,
+  );
+  assert.equal(isNetworkRefusal(new Error("network allow lists")), false);
 });

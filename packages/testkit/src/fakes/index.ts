@@ -7,7 +7,7 @@
  * @module
  */
 
-export type { LocalTestRuntime, LocalTestSandbox } from "./local-test-runtime.js";
+export type { LocalTestRuntime, LocalTestRuntimeOptions, LocalTestSandbox } from "./local-test-runtime.js";
 export { localTestRuntime, localTestSandbox, namespacesSkipReason } from "./local-test-runtime.js";
 export type { ScriptedToolCall } from "./mock-model-steps.js";
 export { mockModelSteps } from "./mock-model-steps.js";

@@ -23,6 +23,36 @@ test("localTestRuntime runs commands, under namespaces wherever bubblewrap is in
   }
 });
 
+test("localTestRuntime options: isolation none on request, and the egress resolver handed to the runtime", async () => {
+  const plain = await localTestRuntime("testkit-plain", { isolation: "none" });
+  try {
+    assert.equal(plain.isolation, "none");
+    assert.equal(plain.runtime.capabilities.modes.networkPolicy, "unsupported");
+    assert.match(plain.namespacesOnly ?? "", /isolation: none|bubblewrap is unusable here/);
+  } finally {
+    await plain.cleanup();
+  }
+  const asked: string[] = [];
+  const local = await localTestRuntime("testkit-egress", {
+    egressResolver: async (host) => {
+      asked.push(host);
+      return [];
+    },
+  });
+  try {
+    if (local.isolation === "none") return; // allow lists need namespaces; the resolver is then never asked
+    const handle = await local.runtime.launch({ network: { allow: ["resolved.test"] } });
+    const fetched = await local.runtime.exec(handle, {
+      argv: ["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "http://resolved.test/"],
+    });
+    assert.equal(fetched.stdout, "403", "a name resolving to nothing is refused by the proxy");
+    assert.deepEqual(asked, ["resolved.test"]);
+    await local.runtime.destroy(handle);
+  } finally {
+    await local.cleanup();
+  }
+});
+
 test("withoutMethods hides methods from a real runtime and keeps the rest working on its private state", async () => {
   const local = await localTestRuntime("testkit-without");
   try {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SandportError } from "@sandport/core";
-import { LocalRuntime } from "@sandport/local";
+import { LocalRuntime, type LocalRuntimeOptions } from "@sandport/local";
 import { destroyEverySandbox } from "../emulators/harness/backend.js";
 
 /** A {@link LocalRuntime} over a fresh temporary root, for tests that drive a real runtime. */
@@ -60,6 +60,22 @@ async function probeNamespaces(): Promise<string | undefined> {
   }
 }
 
+/** What a test may choose of its {@link localTestRuntime}. */
+export interface LocalTestRuntimeOptions {
+  /**
+   * `"none"` for a runtime of plain processes even where bubblewrap works: a
+   * test of how code meets a runtime that isolates nothing (one that enforces
+   * no network policy, say). Default: namespaces where bubblewrap works.
+   */
+  readonly isolation?: "none";
+  /**
+   * How the runtime's egress proxy resolves names (its `egressResolver`): a
+   * test of network allow lists maps names such as `allowed.test` to the
+   * loopback server it runs. Default: the system resolver.
+   */
+  readonly egressResolver?: LocalRuntimeOptions["egressResolver"];
+}
+
 /**
  * A real local runtime for tests of code that drives runtimes (framework
  * bridges): namespace isolation where bubblewrap works, else plain processes,
@@ -67,11 +83,20 @@ async function probeNamespaces(): Promise<string | undefined> {
  * `namespacesOnly`. With `SANDPORT_REQUIRE_BWRAP=1` (CI), bubblewrap not
  * working throws instead, so such tests never quietly lose their isolation.
  */
-export async function localTestRuntime(prefix: string): Promise<LocalTestRuntime> {
-  const namespacesOnly = await namespacesSkipReason();
+export async function localTestRuntime(
+  prefix: string,
+  options: LocalTestRuntimeOptions = {},
+): Promise<LocalTestRuntime> {
+  const probed = await namespacesSkipReason();
   const root = mkdtempSync(join(tmpdir(), `sandport-${prefix}-`));
-  const isolation = namespacesOnly === undefined ? "namespaces" : "none";
-  const runtime = new LocalRuntime({ root, isolation });
+  const isolation = probed === undefined && options.isolation === undefined ? "namespaces" : "none";
+  const namespacesOnly =
+    isolation === "namespaces" ? undefined : (probed ?? "this test's runtime has isolation: none, chosen by the test");
+  const runtime = new LocalRuntime({
+    root,
+    isolation,
+    ...(options.egressResolver === undefined ? {} : { egressResolver: options.egressResolver }),
+  });
   const cleanup = async () => {
     try {
       await destroyEverySandbox(runtime);
