@@ -144,6 +144,21 @@ describe('namespaceScope "sandbox": network allow lists', { skip }, () => {
     }
   });
 
+  test('"all" goes through the same sandbox-wide relay: a name at host loopback is refused, observed', async () => {
+    const handle = await runtime.launch({ network: "all" });
+    try {
+      events.length = 0;
+      const result = await runtime.exec(handle, { argv: ["python3", "-c", FETCH, `http://allowed.test:${port}/`] });
+      assert.equal(result.stdout.trim(), "HTTP 403", result.stderr);
+      assert.deepEqual(
+        events.map((event) => [event.host, event.addresses]),
+        [["allowed.test", ["127.0.0.1"]]],
+      );
+    } finally {
+      await runtime.destroy(handle);
+    }
+  });
+
   test("the relay outlives the runtime process that started it and finds a later instance's proxy", async () => {
     const child = await runNodeChild(`
       import { LocalRuntime } from ${JSON.stringify(ENTRY)};
