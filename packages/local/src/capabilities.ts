@@ -11,7 +11,7 @@ import type { LocalIsolation } from "./options.js";
  * - modes: separate stdout/stderr, persistent files, `never-idle` lifetime, isolation as configured;
  *   `networkPolicy: "domains"` under `namespaces`: every sandbox has a network namespace of its own
  *   (only `lo`); for `"none"` that is all, for `"all"` and an allow list its one way out is the
- *   runtime's egress proxy on the host (HTTP `CONNECT` and plain HTTP, through the proxy variables),
+ *   runtime's egress proxy on the host (HTTP `CONNECT`, plain HTTP and SOCKS5 `CONNECT`, through the proxy variables),
  *   which resolves names itself and dials only public addresses (`"all"`, never this machine's own)
  *   or the list's entries (loopback, private and metadata addresses only where a CIDR entry names
  *   them). It stops: reaching the host's loopback services, private networks and the metadata
