@@ -140,6 +140,8 @@ export class EgressProxy {
       },
     );
     upstream.on("error", () => (res.headersSent ? res.destroy() : res.writeHead(502).end("upstream failed\n")));
+    // A client that leaves first (a sandbox's timeout, destroy) takes the upstream connection with it.
+    res.on("close", () => upstream.destroy());
     req.pipe(upstream);
   }
 
