@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer, request, type Server } from "node:http";
-import { connect } from "node:net";
+import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -129,6 +129,37 @@ describe("EgressProxy", () => {
       assert.match(await tunnel(path, "169.254.169.254:80"), /^HTTP\/1\.1 403/);
       assert.equal(events.length, 4);
     } finally {
+      await proxy.close();
+    }
+  });
+
+  test("a plain-HTTP client that leaves before the answer closes the proxy's upstream connection too", {
+    timeout: 10_000,
+  }, async () => {
+    const { proxy, path } = await proxyFor(["127.0.0.1/32"], "leaving");
+    // A server that takes the request and never answers: only the proxy can end the connection.
+    let upstream: Socket | undefined;
+    let arrived = () => {};
+    const requested = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    const silent = createServer((request) => {
+      upstream = request.socket;
+      arrived();
+    });
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    try {
+      const port = (silent.address() as { port: number }).port;
+      const client = connect(path);
+      client.on("error", () => {});
+      client.write(`GET http://127.0.0.1:${port}/ HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+      await requested;
+      const closed = new Promise<void>((resolve) => upstream?.once("close", () => resolve()));
+      client.destroy();
+      await closed;
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
       await proxy.close();
     }
   });
