@@ -24,6 +24,7 @@ import {
   refuseFields,
   stringMap,
 } from "./request-body.js";
+import { readDomainAllowList, readNetworkAllowList } from "./network-lists.js";
 import { sandboxJson } from "./sandbox-json.js";
 
 /** How long create (from a snapshot) and start wait for the sandbox to be started before answering, as the API does. */
@@ -48,8 +49,6 @@ const NOT_EMULATED_CREATE_FIELDS = [
   "kvm",
   "spot",
   "gpuType",
-  "networkAllowList",
-  "domainAllowList",
   "outboundProxyUrl",
   "otelEndpointOverride",
   "linkedSandbox",
@@ -226,6 +225,8 @@ async function create(exchange: Exchange, context: DaytonaContext): Promise<void
     labels: stringMap(body, "labels"),
     public: optionalBoolean(body, "public") ?? false,
     networkBlockAll: optionalBoolean(body, "networkBlockAll") ?? false,
+    networkAllowList: readNetworkAllowList(optionalString(body, "networkAllowList")),
+    domainAllowList: readDomainAllowList(optionalString(body, "domainAllowList")),
     target: optionalString(body, "target"),
     resources: {
       ...optionalField("cpu", optionalInteger(body, "cpu", 1)),
