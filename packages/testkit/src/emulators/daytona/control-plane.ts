@@ -14,6 +14,7 @@ import type { CreateSandboxInput, DaytonaContext, DaytonaSandbox } from "./conte
 import { listSandboxes } from "./control-plane-list.js";
 import { apiError, apiErrorReply, messageOf } from "./errors.js";
 import { resolveAutoArchiveInterval } from "./lifecycle.js";
+import { readDomainAllowList, readNetworkAllowList } from "./network-lists.js";
 import {
   BadRequestError,
   optionalBoolean,
@@ -24,7 +25,6 @@ import {
   refuseFields,
   stringMap,
 } from "./request-body.js";
-import { readDomainAllowList, readNetworkAllowList } from "./network-lists.js";
 import { sandboxJson } from "./sandbox-json.js";
 
 /** How long create (from a snapshot) and start wait for the sandbox to be started before answering, as the API does. */

@@ -30,9 +30,12 @@ export function readNetworkAllowList(list: string | undefined): string | undefin
   for (const network of entries(list)) {
     const [address = "", prefix] = network.split("/");
     if (!isIPv4(address)) {
-      throw new BadRequestError(`Invalid IP address: "${address}" in network "${network}". Must be a valid IPv4 address`);
+      throw new BadRequestError(
+        `Invalid IP address: "${address}" in network "${network}". Must be a valid IPv4 address`,
+      );
     }
-    if (!prefix) throw new BadRequestError(`Invalid network format: "${network}". Missing CIDR prefix length (e.g., /24)`);
+    if (!prefix)
+      throw new BadRequestError(`Invalid network format: "${network}". Missing CIDR prefix length (e.g., /24)`);
     const length = Number.parseInt(prefix, 10);
     if (!(length >= 0 && length <= 32)) {
       throw new BadRequestError(`Invalid CIDR prefix length: ${network}. Prefix must be between 0 and 32`);
