@@ -42,7 +42,7 @@ for (const sdk of SDKS) {
       ...(sdk === OLDEST
         ? {
             "lifecycle.network-allow":
-              "@daytonaio/sdk 0.180 does not send domainAllowList: a launch naming a domain is refused (UNSUPPORTED) after the create, which launch.test.ts proves",
+              "@daytonaio/sdk 0.180 does not send domainAllowList: a launch naming a domain is refused (UNSUPPORTED) after the create, which network.wire.test.ts proves",
           }
         : {}),
     },
