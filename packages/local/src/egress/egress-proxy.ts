@@ -1,6 +1,7 @@
 import { lookup } from "node:dns/promises";
 import { createServer, type IncomingMessage, request, type Server, type ServerResponse } from "node:http";
 import { connect, type Socket } from "node:net";
+import { networkInterfaces } from "node:os";
 import type { NetworkPolicy } from "@sandport/core";
 import { type EgressResolver, EgressRules } from "./egress-rules.js";
 
@@ -130,7 +131,12 @@ export class EgressProxy {
   }
 
   async #decide(host: string, port: number) {
-    const decision = await this.#rules.decide(host, port, this.#options.resolve ?? systemResolver);
+    let decision = await this.#rules.decide(host, port, this.#options.resolve ?? systemResolver);
+    if (decision.allowed && this.#options.policy === "all" && hostAddresses().has(decision.address)) {
+      // A public address of this machine reaches its services bound to every interface, as loopback would.
+      const reason = `${decision.address} is an address of this machine, which "all" does not reach`;
+      decision = { allowed: false, reason, addresses: [decision.address] };
+    }
     if (!decision.allowed) {
       const event: EgressRefusedEvent = {
         type: "egress-refused",
@@ -148,6 +154,16 @@ export class EgressProxy {
     }
     return decision;
   }
+}
+
+/** This machine's interface addresses, read afresh (interfaces come and go). */
+function hostAddresses(): Set<string> {
+  return new Set(
+    Object.values(networkInterfaces())
+      .flat()
+      .map((entry) => entry?.address)
+      .filter((address): address is string => address !== undefined),
+  );
 }
 
 /** `host:port` of a CONNECT target (`[v6]:port` too), or undefined when malformed. */
