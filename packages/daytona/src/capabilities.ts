@@ -31,7 +31,12 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  *   sandbox's files, which the emulator does by construction, so only a live
  *   run can prove it; `isolation: "unknown"`: a sandbox is a container or a
  *   VM by its class (see `DaytonaRuntime.sandboxDetails`), not one mode for all.
- * - `networkPolicy: "all-or-none"`: `networkBlockAll` turns the network off or on; an allow list is refused (`UNSUPPORTED`).
+ * - `networkPolicy: "domains"`: `networkBlockAll` turns the network off; an
+ *   allow list becomes Daytona's `networkAllowList` (IPv4 CIDR ranges) and
+ *   `domainAllowList` (names, `*.` wildcards), at most 10 of each; an IPv6
+ *   range, a `:port` or more entries are refused (`UNSUPPORTED`, naming the
+ *   entry) before any request. Names need an SDK from 0.216 (older ones drop
+ *   `domainAllowList`: the sandbox is deleted and the launch refused).
  */
 export const daytonaCapabilities: DeclaredCapabilities = remoteCapabilities({
   lifecycle: "unknown",
@@ -42,6 +47,6 @@ export const daytonaCapabilities: DeclaredCapabilities = remoteCapabilities({
     filesystem: "unknown",
     lifetime: "idle-timeout",
     isolation: "unknown",
-    networkPolicy: "all-or-none",
+    networkPolicy: "domains",
   },
 });

@@ -1,5 +1,5 @@
 import { invalidRequest, type ResourceLimits, unsupported, type ValidatedLaunchSpec } from "@sandport/core";
-import { metadataCodec, networkEnabled } from "@sandport/core/adapter";
+import { metadataCodec } from "@sandport/core/adapter";
 import { PROVIDER, SDK_LANGUAGE_LABEL } from "./handle.js";
 import type {
   DaytonaCreateBody,
@@ -7,6 +7,7 @@ import type {
   DaytonaSandboxRecord,
   DaytonaSdkModule,
 } from "./internal/sdk-types.js";
+import { type DaytonaNetworkFields, networkFields } from "./network-plan.js";
 import type { ResolvedOptions } from "./options.js";
 
 /** CPU, memory and disk as Daytona takes them: vCPUs and GiB, whole numbers. */
@@ -26,7 +27,8 @@ export interface LaunchPlan {
   readonly env: Record<string, string>;
   /** What the sandbox carries: the caller's labels, the ownership label and the launch key. */
   readonly labels: Record<string, string>;
-  readonly networkBlockAll: boolean;
+  /** `networkBlockAll`, and an allow list's `networkAllowList` and `domainAllowList`. */
+  readonly network: DaytonaNetworkFields;
 }
 
 /**
@@ -59,7 +61,7 @@ export function planLaunch(options: ResolvedOptions, valid: ValidatedLaunchSpec,
     resources: resourcesOf(options, valid.resources, image !== undefined),
     env: { ...valid.env },
     labels: { ...metadataCodec.encode(options.owner, valid.labels, launchKey) },
-    networkBlockAll: !networkEnabled(valid.network, options.network, PROVIDER),
+    network: networkFields(valid.network, options.network),
   };
 }
 
@@ -75,7 +77,7 @@ export function createParams(options: ResolvedOptions, plan: LaunchPlan): Dayton
     autoStopInterval: options.autoStopMinutes,
     autoArchiveInterval: options.autoArchiveMinutes,
     autoDeleteInterval: options.autoDeleteMinutes,
-    networkBlockAll: plan.networkBlockAll,
+    ...plan.network,
     ...(options.volumes.length === 0 ? {} : { volumes: options.volumes.map((volume) => ({ ...volume })) }),
   };
 }
@@ -97,7 +99,7 @@ export function createBody(options: ResolvedOptions, plan: LaunchPlan, sdk: Dayt
     autoStopInterval: options.autoStopMinutes,
     autoArchiveInterval: options.autoArchiveMinutes,
     autoDeleteInterval: options.autoDeleteMinutes,
-    networkBlockAll: plan.networkBlockAll,
+    ...plan.network,
     ...(options.volumes.length === 0 ? {} : { volumes: options.volumes.map((volume) => ({ ...volume })) }),
   };
 }
@@ -105,7 +107,7 @@ export function createBody(options: ResolvedOptions, plan: LaunchPlan, sdk: Dayt
 /**
  * A create body that launches a sandbox the way `record` was launched: its
  * snapshot (or build), user, env, labels, target, resources, lifecycle
- * intervals, volumes, network and visibility. Its files are not copied.
+ * intervals, volumes, network (its allow lists too) and visibility. Its files are not copied.
  */
 export function replacementBody(options: ResolvedOptions, record: DaytonaSandboxRecord): DaytonaCreateBody {
   const dockerfile = record.buildInfo?.dockerfileContent;
@@ -123,6 +125,8 @@ export function replacementBody(options: ResolvedOptions, record: DaytonaSandbox
     autoArchiveInterval: record.autoArchiveInterval ?? options.autoArchiveMinutes,
     autoDeleteInterval: record.autoDeleteInterval ?? options.autoDeleteMinutes,
     networkBlockAll: record.networkBlockAll ?? !options.network,
+    ...(record.networkAllowList ? { networkAllowList: record.networkAllowList } : {}),
+    ...(record.domainAllowList ? { domainAllowList: record.domainAllowList } : {}),
     ...(record.volumes && record.volumes.length > 0
       ? {
           volumes: record.volumes.map(({ volumeId, mountPath, subpath }) => ({

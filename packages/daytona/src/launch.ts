@@ -8,6 +8,7 @@ import type { DaytonaSandbox } from "./internal/sdk-types.js";
 import { createBody, createParams, type LaunchPlan, planLaunch } from "./launch-plan.js";
 import { deleteSandbox } from "./lifecycle.js";
 import { findByLaunchKey } from "./lookup.js";
+import { refuseDroppedDomainList } from "./network-plan.js";
 import { repeatable } from "./run-script.js";
 
 /**
@@ -15,7 +16,10 @@ import { repeatable } from "./run-script.js";
  * Daytona answers once it is started; an image build is waited for; a create
  * Daytona refused with 429 or 503 is sent again), carrying
  * the ownership label, the launch key and the caller's labels, with explicit
- * lifecycle intervals, env, network and volumes; then creates the workspace.
+ * lifecycle intervals, env, network (an allow list as `networkAllowList` and
+ * `domainAllowList`) and volumes; then creates the workspace. A sandbox that
+ * does not report the `domainAllowList` it was asked for (an SDK older than
+ * 0.216 drops it) is deleted and the launch refused `UNSUPPORTED`.
  *
  * The create is not cancelled when the caller's signal or deadline fires (the
  * call still rejects at once): whatever it produces is destroyed in the
@@ -34,7 +38,8 @@ export function launch(context: DaytonaContext, spec?: LaunchSpec, op?: OpOption
       return retry(() => client.create(params, { timeout: seconds(call.remainingMs()) }), refusedOnly(call.signal));
     },
     idOf: (sandbox) => sandbox.id,
-    setup: async (sandbox, { labels }, call) => {
+    setup: async (sandbox, { labels, plan }, call) => {
+      refuseDroppedDomainList(plan.network.domainAllowList, (sandbox as { domainAllowList?: unknown }).domainAllowList);
       await prepareWorkspace(context, sandbox, call);
       context.remember(sandbox.id, sandbox);
       return handleFromSandbox({ id: sandbox.id, labels, createdAt: sandbox.createdAt });
@@ -63,7 +68,10 @@ export function launchDetached(context: DaytonaContext, spec?: LaunchSpec, op?: 
       );
     },
     idOf: ({ data }) => data.id,
-    setup: async ({ data }, { labels }) => handleFromSandbox({ id: data.id, labels, createdAt: data.createdAt }),
+    setup: async ({ data }, { labels, plan }) => {
+      refuseDroppedDomainList(plan.network.domainAllowList, data.domainAllowList);
+      return handleFromSandbox({ id: data.id, labels, createdAt: data.createdAt });
+    },
   });
 }
 

@@ -107,7 +107,9 @@ const LAUNCHED_AS = {
   autoStopInterval: 30,
   autoArchiveInterval: 60,
   autoDeleteInterval: 120,
-  networkBlockAll: true,
+  networkBlockAll: false,
+  networkAllowList: "203.0.113.0/24",
+  domainAllowList: "api.example.com,*.example.org",
   volumes: [{ volumeId: "vol-1", mountPath: "/data", subpath: "team" }],
 };
 

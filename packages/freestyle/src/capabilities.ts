@@ -38,7 +38,10 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  *   nothing resets); `isolation: "microvm"` (each VM has its own guest kernel
  *   under a VMM, as the SDK documents); `filesystem: "unknown"` (pause keeps
  *   memory and disk by Freestyle's account; only a live run can prove it).
- * - `networkPolicy: "all-or-none"`: the firewall has public egress or no rule; an allow list is refused (`UNSUPPORTED`).
+ * - `networkPolicy: "cidr"`: the firewall (required on every create) has the
+ *   public-egress rule, no rule, or one rule per CIDR range of an allow list
+ *   (`destination: { cidr }`, every port and protocol). A domain entry is
+ *   refused (`UNSUPPORTED`): Freestyle's firewall matchers have no domain.
  */
 export const freestyleCapabilities: DeclaredCapabilities = remoteCapabilities({
   lifecycle: "unknown",
@@ -49,7 +52,7 @@ export const freestyleCapabilities: DeclaredCapabilities = remoteCapabilities({
     filesystem: "unknown",
     lifetime: "deadline",
     isolation: "microvm",
-    networkPolicy: "all-or-none",
+    networkPolicy: "cidr",
   },
   absent: {
     streaming: "not-exposed",

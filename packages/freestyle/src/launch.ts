@@ -6,28 +6,26 @@ import {
   SandportError,
   unsupported,
 } from "@sandport/core";
-import { createCallBudget, launchWithReclaim, networkEnabled, type OperationCall } from "@sandport/core/adapter";
+import { createCallBudget, launchWithReclaim, type OperationCall } from "@sandport/core/adapter";
 import { freestyleCapabilities } from "./capabilities.js";
 import type { FreestyleContext } from "./context.js";
 import { mapFreestyleError } from "./errors.js";
 import { API_STDIN_BYTES, launchEnvPath } from "./exec.js";
 import { type FreestyleHandle, PROVIDER } from "./handle.js";
-import type { FreestyleFirewallRule } from "./internal/sdk-types.js";
 import { deleteVm } from "./lifecycle.js";
 import { findByLaunchKey } from "./lookup.js";
+import { firewallRules } from "./network-plan.js";
 import { fromHome, type ResolvedOptions } from "./options.js";
 import { launchMetadata, slugFor } from "./ownership.js";
 import { runScript } from "./run-script.js";
 
 /** Longest launch key Freestyle's metadata can hold. */
 const MAX_LAUNCH_KEY = 63;
-/** The one rule that lets a VM reach the public Internet (`source: {}` is the VM being created). */
-const PUBLIC_EGRESS: FreestyleFirewallRule = { action: "allow", source: {}, destination: { public: true } };
-
 /**
  * Creates a VM carrying the ownership marks (metadata and a slug under the
  * name prefix; see `ownership.ts`), the launch key and the caller's labels,
- * with every lifetime field and the firewall sent explicitly; then creates the
+ * with every lifetime field and the firewall sent explicitly (an allow list
+ * as one rule per CIDR range); then creates the
  * workspace directory and writes the launch env file, in one command.
  *
  * The create request is not cancelled when the caller's signal or deadline
@@ -71,7 +69,7 @@ export function launch(context: FreestyleContext, spec?: LaunchSpec, op?: OpOpti
         metadata: plan.metadata,
         ttlSeconds: Math.ceil((valid.lifetimeMs ?? options.lifetimeMs) / 1000),
         ...options.persistence,
-        firewall: { rules: networkEnabled(valid.network, options.network, PROVIDER) ? [PUBLIC_EGRESS] : [] },
+        firewall: { rules: firewallRules(valid.network, options.network) },
       }),
     idOf: (vm) => vm.vmId,
     hint: (error, launchKey) =>

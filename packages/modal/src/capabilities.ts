@@ -36,7 +36,12 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  *
  * Snapshots, volumes and connect tokens exist in Modal but have no place in
  * the port (`sandbox-v1`), so this adapter does not reach them (not exposed).
- * - `networkPolicy: "all-or-none"`: `blockNetwork` turns the network off or on; an allow list is refused (`UNSUPPORTED`).
+ * - `networkPolicy: "cidr"`: `blockNetwork` turns the network off; an allow
+ *   list of CIDR ranges becomes `outboundCidrAllowlist`, which Modal enforces
+ *   for every protocol and port. A domain entry is refused (`UNSUPPORTED`):
+ *   Modal's `outboundDomainAllowlist` (beta) admits only TLS to port 443 of a
+ *   name, narrower than the port's name entry (every port) and unable to say
+ *   a port other than 443.
  */
 export const modalCapabilities: DeclaredCapabilities = remoteCapabilities({
   lifecycle: "unsupported",
@@ -47,7 +52,7 @@ export const modalCapabilities: DeclaredCapabilities = remoteCapabilities({
     filesystem: "persistent",
     lifetime: "deadline",
     isolation: "container",
-    networkPolicy: "all-or-none",
+    networkPolicy: "cidr",
   },
   absent: { asyncExec: "unsupported", detachedLaunch: "unsupported" },
 });

@@ -1,5 +1,5 @@
 import { invalidRequest, type LaunchSpec, type OpOptions, unsupported, type ValidatedLaunchSpec } from "@sandport/core";
-import { launchWithReclaim, metadataCodec, networkEnabled } from "@sandport/core/adapter";
+import { launchWithReclaim, metadataCodec } from "@sandport/core/adapter";
 import { modalCapabilities } from "./capabilities.js";
 import type { ModalContext } from "./context.js";
 import { type ModalHandle, PROVIDER } from "./handle.js";
@@ -7,12 +7,14 @@ import { inScope } from "./internal/call-scope.js";
 import type { ModalCreateParams } from "./internal/sdk-types.js";
 import { terminateSandbox } from "./lifecycle.js";
 import { findByLaunchKey } from "./lookup.js";
+import { networkFields } from "./network-plan.js";
 import { MAX_MODAL_LIFETIME_MS, type ResolvedOptions } from "./options.js";
 
 /**
  * Creates a V2 sandbox in the configured App: the ownership tag, the launch
  * key and the caller's labels as server-side tags, an explicit lifetime
- * (whole seconds), env, `blockNetwork`, the workspace as its `workdir`, and
+ * (whole seconds), env, `blockNetwork` or an allow list's
+ * `outboundCidrAllowlist`, the workspace as its `workdir`, and
  * the declared ports as tunnels. The App and the image are resolved first
  * (once per runtime); they are safe to cancel.
  *
@@ -68,7 +70,7 @@ function createParams(options: ResolvedOptions, spec: ValidatedLaunchSpec, launc
     workdir: options.workspaceRoot,
     env: { ...spec.env },
     tags: { ...metadataCodec.encode(options.owner, spec.labels, launchKey) },
-    blockNetwork: !networkEnabled(spec.network, options.network, PROVIDER),
+    ...networkFields(spec.network, options.network),
     ...(spec.resources?.cpus === undefined ? {} : { cpu: spec.resources.cpus }),
     ...(spec.resources?.memoryMiB === undefined ? {} : { memoryMiB: Math.ceil(spec.resources.memoryMiB) }),
     ...(ports === undefined ? {} : options.tunnels === "tls" ? { encryptedPorts: ports } : { unencryptedPorts: ports }),

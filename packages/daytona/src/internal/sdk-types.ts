@@ -50,6 +50,10 @@ export interface DaytonaCreateParams {
   readonly autoArchiveInterval: number;
   readonly autoDeleteInterval: number;
   readonly networkBlockAll: boolean;
+  /** IPv4 CIDR ranges, comma-separated (every supported SDK). */
+  readonly networkAllowList?: string;
+  /** Names and `*.` wildcards, comma-separated (0.216 on; older SDKs drop it: see `refuseDroppedDomainList`). */
+  readonly domainAllowList?: string;
   readonly volumes?: DaytonaVolumeMount[];
 }
 
@@ -206,6 +210,8 @@ export interface DaytonaSandboxRecord {
   readonly autoArchiveInterval?: number;
   readonly autoDeleteInterval?: number;
   readonly networkBlockAll?: boolean;
+  readonly networkAllowList?: string | null;
+  readonly domainAllowList?: string | null;
   readonly volumes?: DaytonaVolumeMount[];
   readonly buildInfo?: { readonly dockerfileContent?: string };
   readonly sandboxClass?: string;
@@ -228,6 +234,8 @@ export interface DaytonaCreateBody {
   readonly autoArchiveInterval: number;
   readonly autoDeleteInterval: number;
   readonly networkBlockAll: boolean;
+  readonly networkAllowList?: string;
+  readonly domainAllowList?: string;
   readonly volumes?: DaytonaVolumeMount[];
 }
 

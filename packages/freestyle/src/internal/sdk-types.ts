@@ -34,11 +34,14 @@ export interface FreestyleVmData {
   readonly createdAt: string;
 }
 
-/** One firewall rule of a create: `{ source: {} }` is the VM being created. */
+/**
+ * One firewall rule of a create: `{ source: {} }` is the VM being created; the
+ * destination is the public Internet or one address range (IPv4 or IPv6).
+ */
 export interface FreestyleFirewallRule {
   readonly action: "allow";
   readonly source: Record<string, never>;
-  readonly destination: { readonly public: true };
+  readonly destination: { readonly public: true } | { readonly cidr: string };
 }
 
 /** Options of `vms.create` as this adapter sends them: every lifetime field explicit. */

@@ -95,6 +95,8 @@ export interface ModalCreateParams {
   /** Server-side tags: the ownership marker, the launch key and the caller's labels. */
   readonly tags: Record<string, string>;
   readonly blockNetwork: boolean;
+  /** The only CIDR ranges the sandbox may reach (any protocol); never beside `blockNetwork: true`. */
+  readonly outboundCidrAllowlist?: string[];
   readonly cpu?: number;
   readonly memoryMiB?: number;
   /** Ports tunnelled with TLS (`https://` URLs). */

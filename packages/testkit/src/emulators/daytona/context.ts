@@ -36,6 +36,10 @@ export interface DaytonaSandboxData {
   readonly env: Readonly<Record<string, string>>;
   readonly public: boolean;
   readonly networkBlockAll: boolean;
+  /** IPv4 CIDR ranges, comma-separated, as sent (absent: none). */
+  readonly networkAllowList: string | undefined;
+  /** Names and `*.` wildcards, comma-separated, as sent (absent: none). */
+  readonly domainAllowList: string | undefined;
   readonly target: string;
   readonly resources: DaytonaResources;
   /** Minutes; reported, not enforced. `0` disables. */
@@ -77,6 +81,8 @@ export interface CreateSandboxInput {
   readonly labels: Record<string, string>;
   readonly public: boolean;
   readonly networkBlockAll: boolean;
+  readonly networkAllowList: string | undefined;
+  readonly domainAllowList: string | undefined;
   readonly target: string | undefined;
   readonly resources: Partial<DaytonaResources>;
   readonly autoStopInterval: number | undefined;

@@ -14,6 +14,7 @@ import type { CreateSandboxInput, DaytonaContext, DaytonaSandbox } from "./conte
 import { listSandboxes } from "./control-plane-list.js";
 import { apiError, apiErrorReply, messageOf } from "./errors.js";
 import { resolveAutoArchiveInterval } from "./lifecycle.js";
+import { readDomainAllowList, readNetworkAllowList } from "./network-lists.js";
 import {
   BadRequestError,
   optionalBoolean,
@@ -48,8 +49,6 @@ const NOT_EMULATED_CREATE_FIELDS = [
   "kvm",
   "spot",
   "gpuType",
-  "networkAllowList",
-  "domainAllowList",
   "outboundProxyUrl",
   "otelEndpointOverride",
   "linkedSandbox",
@@ -226,6 +225,8 @@ async function create(exchange: Exchange, context: DaytonaContext): Promise<void
     labels: stringMap(body, "labels"),
     public: optionalBoolean(body, "public") ?? false,
     networkBlockAll: optionalBoolean(body, "networkBlockAll") ?? false,
+    networkAllowList: readNetworkAllowList(optionalString(body, "networkAllowList")),
+    domainAllowList: readDomainAllowList(optionalString(body, "domainAllowList")),
     target: optionalString(body, "target"),
     resources: {
       ...optionalField("cpu", optionalInteger(body, "cpu", 1)),

@@ -44,6 +44,12 @@ export interface DaytonaEmulatorOptions {
   readonly target?: string;
   /** Extra milliseconds before a state change settles, to make transitional states observable. Default: 0. */
   readonly transitionDelayMs?: number;
+  /**
+   * Replaces DNS for the default backend's egress proxy, which enforces
+   * `networkAllowList` and `domainAllowList` (the conformance suite passes
+   * `conformanceEgressResolver`). Ignored with `backend`.
+   */
+  readonly egressResolver?: (host: string) => Promise<readonly string[]>;
 }
 
 /** The connection options that point the Daytona SDK at an emulator, every field explicit. */
@@ -82,7 +88,11 @@ export async function startDaytonaEmulator(options: DaytonaEmulatorOptions = {})
   if (!Number.isInteger(transitionDelayMs) || transitionDelayMs < 0) {
     throw new RangeError(`transitionDelayMs must be a non-negative integer, got ${transitionDelayMs}`);
   }
-  const backend = await resolveBackend(options.backend, { workspaceRoot: DAYTONA_HOME, sharedProcesses: true });
+  const backend = await resolveBackend(options.backend, {
+    workspaceRoot: DAYTONA_HOME,
+    sharedProcesses: true,
+    ...(options.egressResolver === undefined ? {} : { egressResolver: options.egressResolver }),
+  });
   let server: EmulatorServer;
   try {
     server = await EmulatorServer.start({ errorReply: errorReplyByPath });
@@ -183,6 +193,8 @@ class DaytonaEmulatorImpl
       labels: { ...metadata },
       public: false,
       networkBlockAll: false,
+      networkAllowList: undefined,
+      domainAllowList: undefined,
       target: undefined,
       resources: {},
       autoStopInterval: undefined,

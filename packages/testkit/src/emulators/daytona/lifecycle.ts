@@ -15,6 +15,7 @@ import { delay } from "../harness/http-server.js";
 import type { SandboxRegistry } from "../harness/sandbox-registry.js";
 import type { CreateSandboxInput, DaytonaSandbox, DaytonaSandboxData, DaytonaState } from "./context.js";
 import { messageOf } from "./errors.js";
+import { backendNetwork } from "./network-lists.js";
 import { SessionTable } from "./session-table.js";
 
 const LAUNCH_TIMEOUT_MS = 120_000;
@@ -74,6 +75,8 @@ export class SandboxLifecycle {
         env: { ...input.env },
         public: input.public,
         networkBlockAll: input.networkBlockAll,
+        networkAllowList: input.networkAllowList,
+        domainAllowList: input.domainAllowList,
         target: input.target || this.#settings.defaultTarget,
         resources: { cpu: 1, gpu: 0, memory: 1, disk: 3, ...input.resources },
         autoStopInterval: input.autoStopInterval ?? DEFAULT_AUTO_STOP,
@@ -93,7 +96,7 @@ export class SandboxLifecycle {
     registry.add(sandbox);
     this.#transition(sandbox, "creating", async () => {
       sandbox.data.handle = await backend.launch(
-        { network: !input.networkBlockAll },
+        { network: backendNetwork(input) },
         { timeoutMs: LAUNCH_TIMEOUT_MS, signal: this.#closing.signal },
       );
       return "started";

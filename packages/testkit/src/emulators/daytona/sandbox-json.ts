@@ -37,6 +37,8 @@ export function sandboxListItemJson(sandbox: DaytonaSandbox, context: DaytonaCon
     recoverable: false,
     public: data.public,
     networkBlockAll: data.networkBlockAll,
+    ...(data.networkAllowList === undefined ? {} : { networkAllowList: data.networkAllowList }),
+    ...(data.domainAllowList === undefined ? {} : { domainAllowList: data.domainAllowList }),
     cpu: data.resources.cpu,
     gpu: data.resources.gpu,
     memory: data.resources.memory,

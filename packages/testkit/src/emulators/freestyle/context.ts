@@ -50,6 +50,8 @@ export interface FreestyleVmData {
   readonly firewallRules: readonly FirewallRuleRecord[];
   /** Whether a firewall rule lets the VM reach the public Internet; the backend launch's `network`. */
   readonly publicEgress: boolean;
+  /** The ranges outbound firewall rules let the VM reach; without public egress, the backend's allow list. */
+  readonly egressRanges: readonly string[];
   /** Working directory of `/v1` commands and relative `/v1` file paths (a VM path). */
   readonly legacyWorkdir: string | null;
   /** The backend sandbox that does the real work. */
@@ -80,6 +82,7 @@ export interface CreateVmInput {
   readonly automaticRestart: boolean;
   readonly firewallRules: readonly FirewallRuleRecord[];
   readonly publicEgress: boolean;
+  readonly egressRanges: readonly string[];
   readonly legacyWorkdir: string | null;
   readonly foreign: boolean;
 }

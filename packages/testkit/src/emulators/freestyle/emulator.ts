@@ -55,6 +55,7 @@ export async function startFreestyleEmulator(options: FreestyleEmulatorOptions =
   const backend = await resolveBackend(options.backend, {
     workspaceRoot: options.workspaceDirectory ?? FREESTYLE_WORKSPACE,
     sharedProcesses: true,
+    ...(options.egressResolver === undefined ? {} : { egressResolver: options.egressResolver }),
   });
   let server: EmulatorServer;
   let settings: Settings;
@@ -177,6 +178,7 @@ class FreestyleEmulatorImpl
       automaticRestart: true,
       firewallRules: [],
       publicEgress: true,
+      egressRanges: [],
       legacyWorkdir: null,
       foreign: true,
     });

@@ -85,6 +85,7 @@ export function registerLegacyRoutes(server: EmulatorServer, context: FreestyleC
       automaticRestart: true,
       firewallRules: [],
       publicEgress: true,
+      egressRanges: [],
       legacyWorkdir: workdir,
       foreign: false,
     });

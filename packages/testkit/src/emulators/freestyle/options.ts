@@ -11,6 +11,12 @@ export interface FreestyleEmulatorOptions {
    * `@sandport/local` in a temporary directory, `isolation: "none"`.
    */
   readonly backend?: EmulatorBackend;
+  /**
+   * Replaces DNS for the default backend's egress proxy, which enforces the
+   * ranges of outbound firewall rules (the conformance suite passes
+   * `conformanceEgressResolver`). Ignored with `backend`.
+   */
+  readonly egressResolver?: (host: string) => Promise<readonly string[]>;
   /** Largest page `GET /v5/vms` returns (the client's `limit` can only lower it). Default: 3, so callers must page. */
   readonly pageSize?: number;
   /**

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { SandboxRuntime } from "@sandport/core";
+import type { NetworkPolicy, SandboxRuntime } from "@sandport/core";
 import { SandboxRegistry } from "../harness/sandbox-registry.js";
 import type { CreateVmInput, FreestyleVm, FreestyleVmData } from "./context.js";
 import { fromBackendError } from "./errors.js";
@@ -48,7 +48,7 @@ export class VmFleet {
     const backend = this.#backend();
     let handle: FreestyleVmData["handle"];
     try {
-      handle = await backend.launch({ network: input.publicEgress }, { timeoutMs: LAUNCH_TIMEOUT_MS });
+      handle = await backend.launch({ network: backendNetwork(input) }, { timeoutMs: LAUNCH_TIMEOUT_MS });
     } catch (error) {
       throw fromBackendError(error);
     }
@@ -74,6 +74,7 @@ export class VmFleet {
         automaticRestart: input.automaticRestart,
         firewallRules: input.firewallRules,
         publicEgress: input.publicEgress,
+        egressRanges: input.egressRanges,
         legacyWorkdir: input.legacyWorkdir,
         handle,
         updatedAt: now,
@@ -124,4 +125,14 @@ export class VmFleet {
     this.uploads.clear();
     await Promise.allSettled(this.registry.all().map((vm) => this.deleteVm(vm)));
   }
+}
+
+/**
+ * The port policy that enforces a VM's outbound firewall rules on the backend:
+ * the public Internet is everything the backend reaches; else the outbound
+ * ranges are an allow list; no outbound rule is no network.
+ */
+function backendNetwork(input: CreateVmInput): NetworkPolicy {
+  if (input.publicEgress) return "all";
+  return input.egressRanges.length === 0 ? "none" : { allow: [...input.egressRanges] };
 }

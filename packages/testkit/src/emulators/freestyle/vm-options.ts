@@ -9,6 +9,7 @@
  * @module
  */
 
+import { parseNetworkRule } from "@sandport/core";
 import { randomToken } from "../harness/sandbox-registry.js";
 import { ApiError, badRequest, notEmulated } from "./api.js";
 import type { CreateVmInput, FirewallRuleRecord, VmLimits } from "./context.js";
@@ -63,7 +64,7 @@ export function parseCreateVm(body: Record<string, unknown>, knownSnapshots: Rea
   if (reassignSlug && slug === null) throw badRequest("reassignSlug requires slug");
   const limits = {} as VmLimits;
   for (const field of LIMIT_FIELDS) limits[field] = parseLimit(body, field) ?? null;
-  const { rules, publicEgress } = parseFirewall(body.firewall);
+  const { rules, publicEgress, egressRanges } = parseFirewall(body.firewall);
   return {
     slug,
     reassignSlug,
@@ -74,6 +75,7 @@ export function parseCreateVm(body: Record<string, unknown>, knownSnapshots: Rea
     automaticRestart: optionalBoolean(body, "automaticRestart") ?? true,
     firewallRules: rules,
     publicEgress,
+    egressRanges,
   };
 }
 
@@ -151,12 +153,24 @@ function parseMetadata(value: unknown, options: { allowEmptyValues?: boolean } =
   return metadata;
 }
 
-function parseFirewall(value: unknown): { rules: FirewallRuleRecord[]; publicEgress: boolean } {
+/**
+ * The rules of a create's `firewall`, whether one lets the VM reach the public
+ * Internet, and the ranges outbound rules let it reach (`{ source: {},
+ * destination: { cidr } }`). A range must be canonical (the SDK leaves that to
+ * the server); an outbound range narrowed to a port or protocol is not
+ * emulated (the backend's allow list has no port for a range).
+ */
+function parseFirewall(value: unknown): {
+  rules: FirewallRuleRecord[];
+  publicEgress: boolean;
+  egressRanges: string[];
+} {
   if (typeof value !== "object" || value === null || !Array.isArray((value as { rules?: unknown }).rules)) {
     throw badRequest("firewall is required: { rules: [...] } (an empty list is a VM with no network access)");
   }
   const now = new Date().toISOString();
   let publicEgress = false;
+  const egressRanges: string[] = [];
   const rules = (value as { rules: unknown[] }).rules.map((rule, index): FirewallRuleRecord => {
     const path = `firewall.rules[${index}]`;
     if (typeof rule !== "object" || rule === null) throw badRequest(`${path} must be an object`);
@@ -176,7 +190,15 @@ function parseFirewall(value: unknown): { rules: FirewallRuleRecord[]; publicEgr
     const from = source as Record<string, unknown>;
     const to = destination as Record<string, unknown>;
     // Inside a create, an endpoint with no identity is the VM being created.
-    if (!IDENTITY_FIELDS.some((field) => from[field] !== undefined) && to.public === true) publicEgress = true;
+    const outbound = !IDENTITY_FIELDS.some((field) => from[field] !== undefined);
+    if (to.cidr !== undefined) checkCidr(`${path}.destination.cidr`, to.cidr);
+    if (outbound && to.public === true) publicEgress = true;
+    if (outbound && typeof to.cidr === "string") {
+      if (to.port !== undefined || to.protocol !== undefined) {
+        throw notEmulated(`${path}: an outbound range narrowed to a port or protocol`);
+      }
+      egressRanges.push(to.cidr);
+    }
     return {
       id: `fwr_${randomToken(20)}`,
       action: "allow",
@@ -186,7 +208,20 @@ function parseFirewall(value: unknown): { rules: FirewallRuleRecord[]; publicEgr
       createdAt: now,
     };
   });
-  return { rules, publicEgress };
+  return { rules, publicEgress, egressRanges };
+}
+
+/** A range as the server keeps it: an IPv4 or IPv6 `network/prefix` with no bits set below the prefix. */
+function checkCidr(path: string, value: unknown): void {
+  if (typeof value !== "string" || !value.includes("/")) {
+    throw badRequest(`${path} must be a CIDR: address/prefix, e.g. 203.0.113.0/24 or 2001:db8::/32`);
+  }
+  try {
+    if (parseNetworkRule(value).kind === "cidr") return;
+  } catch {
+    // Reported below.
+  }
+  throw badRequest(`${path} \`${value}\` is not a canonical CIDR (an address, a prefix length, host bits zero)`);
 }
 
 /** A limit in seconds: `undefined` when absent, `null` for none (`-1` or `null`). */

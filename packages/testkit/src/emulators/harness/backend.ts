@@ -34,6 +34,13 @@ export interface DefaultBackendShape {
    * PID namespace per command.
    */
   readonly sharedProcesses?: boolean;
+  /**
+   * Replaces DNS for the default backend's egress proxy (`LocalRuntime`'s
+   * `egressResolver`), which enforces the allow lists an emulator translates
+   * a provider's egress rules into: the conformance suite's
+   * `conformanceEgressResolver`, so that its names resolve offline.
+   */
+  readonly egressResolver?: (host: string) => Promise<readonly string[]>;
 }
 
 /**
@@ -137,6 +144,7 @@ async function createLocalRuntime(root: string, shape: DefaultBackendShape | und
   const { LocalRuntime } = await loadLocal();
   if (shape === undefined) return new LocalRuntime({ root, isolation: "none" });
   const { workspaceRoot } = shape;
+  const egress = shape.egressResolver === undefined ? {} : { egressResolver: shape.egressResolver };
   const isolation = await defaultBackendIsolation();
   if (isolation.isolated && (isolation.namespaceScope === "sandbox" || !shape.sharedProcesses)) {
     // hostNetwork: an emulated sandbox with network is the provider's machine with open egress, whose every
@@ -149,9 +157,10 @@ async function createLocalRuntime(root: string, shape: DefaultBackendShape | und
       workspaceRoot,
       namespaceScope: isolation.namespaceScope,
       hostNetwork: true,
+      ...egress,
     });
   }
-  return new LocalRuntime({ root, isolation: "none", workspaceRoot });
+  return new LocalRuntime({ root, isolation: "none", workspaceRoot, ...egress });
 }
 
 async function loadLocal(): Promise<typeof import("@sandport/local")> {

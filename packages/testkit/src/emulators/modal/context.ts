@@ -2,6 +2,7 @@ import type { SandboxRuntime } from "@sandport/core";
 import type { SandboxRegistry } from "../harness/sandbox-registry.js";
 import type { ModalAuth } from "./auth.js";
 import type { GrpcCallContext, MethodHandler, WireJson } from "./grpc-server.js";
+import type { OutboundNetwork } from "./network-access.js";
 import type { SandboxPaths } from "./paths.js";
 import type { EmulatedSandbox, SandboxEnd } from "./sandbox.js";
 import type { ModalState } from "./state.js";
@@ -21,8 +22,8 @@ export interface CreateSandboxInput {
   readonly timeoutSecs: number;
   readonly idleTimeoutSecs: number | undefined;
   readonly tags: Record<string, string>;
-  /** `blockNetwork` as the backend's `network: false`; `undefined` leaves the backend's default. */
-  readonly network: boolean | undefined;
+  /** `networkAccess`: open, blocked, or an outbound allowlist (see `network-access.ts`). */
+  readonly network: OutboundNetwork;
   readonly cpus: number | undefined;
   readonly memoryMiB: number | undefined;
   /** Container ports opened as tunnels (`openPorts`), each reachable through the backend's `portEndpoint`. */

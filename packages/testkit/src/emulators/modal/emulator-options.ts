@@ -13,6 +13,12 @@ export interface ModalEmulatorOptions {
    * `@sandport/local` in a temporary directory, `isolation: "none"`.
    */
   readonly backend?: EmulatorBackend;
+  /**
+   * Replaces DNS for the default backend's egress proxy, which enforces an
+   * outbound allowlist (the conformance suite passes
+   * `conformanceEgressResolver`). Ignored with `backend`.
+   */
+  readonly egressResolver?: (host: string) => Promise<readonly string[]>;
   /** Largest page `SandboxListV2` returns. Default: 3, small so that callers must page. */
   readonly pageSize?: number;
   /** The absolute sandbox directory that maps onto the backend workspace. Default: `/workspace`. */

@@ -473,7 +473,7 @@ describe("Modal emulator launch settings", () => {
     });
     const plain = await client.sandboxes.create(app, image);
     assert.deepEqual(launches, [
-      { env: { A: "1" }, lifetimeMs: 90_000, network: false, resources: { cpus: 0.5, memoryMiB: 256 } },
+      { env: { A: "1" }, lifetimeMs: 90_000, network: "none", resources: { cpus: 0.5, memoryMiB: 256 } },
       { lifetimeMs: 360_000 },
     ]);
     const echo = await limited.exec(["sh", "-c", "echo $A"]);

@@ -54,7 +54,11 @@ export async function startModalEmulator(options: ModalEmulatorOptions = {}): Pr
     authTokenTtlSeconds: options.authTokenTtlSeconds ?? 1200,
     routerTokenTtlSeconds: options.routerTokenTtlSeconds ?? 3600,
   });
-  const backend = await resolveBackend(options.backend, { workspaceRoot: workspacePath, sharedProcesses: true });
+  const backend = await resolveBackend(options.backend, {
+    workspaceRoot: workspacePath,
+    sharedProcesses: true,
+    ...(options.egressResolver === undefined ? {} : { egressResolver: options.egressResolver }),
+  });
   let server: GrpcEmulatorServer<ModalListener>;
   try {
     server = await GrpcEmulatorServer.start<ModalListener>(
@@ -184,7 +188,7 @@ class ModalEmulatorImpl
       timeoutSecs: 3600,
       idleTimeoutSecs: undefined,
       tags: { ...metadata },
-      network: undefined,
+      network: { type: "OPEN", allowedCidrs: [], allowedDomains: [] },
       cpus: undefined,
       memoryMiB: undefined,
       ports: [],

@@ -2,6 +2,7 @@ import type { LaunchSpec, SandboxRuntime } from "@sandport/core";
 import type { CreateSandboxInput } from "./context.js";
 import { toGrpcError } from "./grpc-status.js";
 import { ulidId } from "./ids.js";
+import { backendNetwork } from "./network-access.js";
 import { EmulatedSandbox } from "./sandbox.js";
 import type { ModalState } from "./state.js";
 
@@ -14,8 +15,8 @@ const BACKEND_LIFETIME_MARGIN_MS = 60_000;
 
 /**
  * Launch the backend workspace of a new sandbox and build its record (not yet
- * registered or armed). `blockNetwork`, cpu and memory become the launch's
- * `network` and `resources`, so a backend that cannot honour them refuses the
+ * registered or armed). `networkAccess` (see `network-access.ts`), cpu and
+ * memory become the launch's `network` and `resources`, so a backend that cannot honour them refuses the
  * create with its own reason; the sandbox env becomes the launch env, and
  * the tunnel ports are declared as the launch's `ports`.
  */
@@ -28,10 +29,11 @@ export async function launchSandbox(
     ...(input.cpus === undefined ? {} : { cpus: input.cpus }),
     ...(input.memoryMiB === undefined ? {} : { memoryMiB: input.memoryMiB }),
   };
+  const network = backendNetwork(input.network);
   const spec: LaunchSpec = {
     ...(Object.keys(input.env).length > 0 ? { env: input.env } : {}),
     lifetimeMs: input.timeoutSecs * 1000 + BACKEND_LIFETIME_MARGIN_MS,
-    ...(input.network === undefined ? {} : { network: input.network }),
+    ...(network === undefined ? {} : { network }),
     ...(Object.keys(resources).length > 0 ? { resources } : {}),
     ...(input.ports.length > 0 ? { ports: input.ports.map((tunnel) => tunnel.port) } : {}),
   };
@@ -58,6 +60,7 @@ export async function launchSandbox(
       timeoutSecs: input.timeoutSecs,
       idleTimeoutSecs: input.idleTimeoutSecs,
       ports: input.ports,
+      network: input.network,
       createdAt: state.nextCreatedAt(),
       foreign: input.foreign,
     },

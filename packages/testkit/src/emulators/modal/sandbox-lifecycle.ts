@@ -10,6 +10,7 @@ import { stringMap } from "./control-plane.js";
 import type { GrpcCallContext, WireJson } from "./grpc-server.js";
 import { GrpcError } from "./grpc-status.js";
 import { NOT_YET_EMULATED, refuseNotYetEmulated } from "./interactive.js";
+import { readNetworkAccess } from "./network-access.js";
 import { PathRefusedError } from "./paths.js";
 import { checkEnvKeys, checkIdleTimeout, checkSandboxName } from "./request-rules.js";
 import type { EmulatedSandbox } from "./sandbox.js";
@@ -55,7 +56,7 @@ export function registerSandboxLifecycle(context: ModalContext): void {
         throw error;
       }
     }
-    const network = (definition.networkAccess ?? {}) as Record<string, unknown>;
+    const network = readNetworkAccess(definition.networkAccess);
     const resources = (definition.resources ?? {}) as Record<string, unknown>;
     const env = {
       ...secretEnv(context, definition.secretIds, request.secretSources),
@@ -72,7 +73,7 @@ export function registerSandboxLifecycle(context: ModalContext): void {
       timeoutSecs,
       idleTimeoutSecs,
       tags: tagMap(request.tags),
-      network: network.networkAccessType === "BLOCKED" ? false : undefined,
+      network,
       cpus: resources.milliCpu ? Number(resources.milliCpu) / 1000 : undefined,
       memoryMiB: resources.memoryMb ? Number(resources.memoryMb) : undefined,
       ports: tunnelPorts(context, definition),
@@ -215,8 +216,6 @@ function refuseUnemulated(context: ModalContext, definition: Record<string, unkn
   if (definition.experimentalOutboundPolicy !== undefined) refused.push("experimentalOutboundPolicy");
   if (nonEmpty(definition.enableSnapshot)) refused.push("snapshots");
   if (nonEmpty(definition.inboundCidrAllowlist)) refused.push("inboundCidrAllowlist");
-  const network = (definition.networkAccess ?? {}) as Record<string, unknown>;
-  if (network.networkAccessType === "ALLOWLIST") refused.push("outbound allowlists");
   const gpu = ((definition.resources ?? {}) as Record<string, Record<string, unknown> | undefined>).gpuConfig;
   if (nonEmpty(gpu?.gpuType) || Number(gpu?.count ?? 0) > 0) refused.push("GPUs");
   if (refused.length === 0) return;

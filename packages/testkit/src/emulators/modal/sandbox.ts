@@ -3,6 +3,7 @@ import { CommandTable } from "../harness/command-table.js";
 import type { TunnelPort } from "./context.js";
 import type { ExecProcess } from "./exec-process.js";
 import { GrpcError } from "./grpc-status.js";
+import type { OutboundNetwork } from "./network-access.js";
 
 /** Modal's `GenericResult` statuses that end a sandbox. */
 export type SandboxEnd = "GENERIC_STATUS_TERMINATED" | "GENERIC_STATUS_TIMEOUT";
@@ -24,6 +25,8 @@ export interface SandboxSettings {
   readonly idleTimeoutSecs: number | undefined;
   /** Ports opened as tunnels at create. */
   readonly ports: readonly TunnelPort[];
+  /** `networkAccess` as created: open, blocked, or an outbound allowlist. */
+  readonly network: OutboundNetwork;
   /** Creation time, epoch seconds (unique per emulator, so list pages never split a tie). */
   readonly createdAt: number;
   /** True for sandboxes seeded with `seedForeignSandbox`. */
