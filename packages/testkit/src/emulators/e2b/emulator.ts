@@ -14,6 +14,7 @@ import { SandboxRegistry } from "../harness/sandbox-registry.js";
 import type { ProviderEmulator } from "../harness/types.js";
 import type { CreateSandboxInput, E2BContext, E2BSandbox, E2BSandboxData } from "./context.js";
 import { registerControlPlane } from "./control-plane.js";
+import { backendPolicy } from "./egress.js";
 import { registerEnvdFiles } from "./envd-files.js";
 import { registerEnvdFilesystem } from "./envd-filesystem.js";
 import { registerEnvdInput } from "./envd-input.js";
@@ -176,7 +177,7 @@ class E2BEmulatorImpl extends EmulatorFacade<EmulatorServer, E2BSandboxData> imp
       envVars: {},
       timeoutSeconds: 3600,
       autoPause: false,
-      network: true,
+      egress: { allowInternetAccess: true },
       allowPublicTraffic: true,
       foreign: true,
     });
@@ -185,7 +186,8 @@ class E2BEmulatorImpl extends EmulatorFacade<EmulatorServer, E2BSandboxData> imp
 
   async createSandbox(input: CreateSandboxInput): Promise<E2BSandbox> {
     if (this.stopping) throw new Error("the emulator is stopping");
-    const handle = await this.backend.launch({ network: input.network }, { timeoutMs: LAUNCH_TIMEOUT_MS });
+    const network = backendPolicy(input.egress);
+    const handle = await this.backend.launch({ network }, { timeoutMs: LAUNCH_TIMEOUT_MS });
     const now = Date.now();
     const sandbox: E2BSandbox = {
       id: this.registry.newId("i"),
@@ -198,6 +200,8 @@ class E2BEmulatorImpl extends EmulatorFacade<EmulatorServer, E2BSandboxData> imp
         envVars: input.envVars,
         envdAccessToken: randomBytes(16).toString("hex"),
         trafficAccessToken: input.allowPublicTraffic ? undefined : randomBytes(16).toString("hex"),
+        egress: input.egress,
+        allowPublicTraffic: input.allowPublicTraffic,
         autoPause: input.autoPause,
         startedAt: now,
         endAt: now,
