@@ -54,7 +54,7 @@ test("allow-list entries E2B cannot express are refused before any request, nami
 });
 
 test("an allow list reaches E2B as allowOut under a deny-all, with the internet off", {
-  skip: await namespacesSkipReason(),
+  skip: unisolated,
 }, async () => {
   const handle = await runtime.launch({ network: { allow: ["Example.com", "*.npmjs.org", "203.0.113.0/24"] } });
   const info = await Sandbox.getInfo(handle.id, emulator.sdkOptions);
