@@ -260,7 +260,11 @@ function sandboxView(input: PlanInput, command: readonly string[]): BwrapInput {
     readOnlyPaths: input.readOnlyPaths,
     // The proxy variables first: the launch's or the request's own values win.
     env: input.egress ? { ...proxyEnvironment(), ...environment } : environment,
-    command: input.egress ? withEgressRelay(ported, input.egress.socket) : ported,
+    command: !input.egress
+      ? ported
+      : input.shareNamespaces
+        ? withSharedEgressRelay(ported, input.egress.socket)
+        : withEgressRelay(ported, input.egress.socket),
     ...(input.syscallFilter ? { syscallFilter: true } : {}),
   };
 }
@@ -306,12 +310,30 @@ function proxyEnvironment(): Record<string, string> {
  * subshell instead, so the command still starts (with no way out at all).
  */
 function withEgressRelay(command: readonly string[], socket: string): string[] {
-  const relay = `"$1" ${EGRESS_DIRECTORY}/${EGRESS_RELAY_FILE} ${EGRESS_PROXY_PORT} ${EGRESS_DIRECTORY}/$2 "$r"`;
+  const relay = `"$1" ${EGRESS_DIRECTORY}/${EGRESS_RELAY_FILE} own ${EGRESS_PROXY_PORT} ${EGRESS_DIRECTORY}/$2 "$r"`;
   const script = [
     // $$ is the same in every command's own PID namespace: the FIFO's name must be unique in the shared /tmp.
     "r=$(mktemp -u /tmp/.sandport-egress-XXXXXXXXXX)",
     `if mkfifo -m 600 "$r"; then ( ${relay}; [ -p "$r" ] && echo exited > "$r" ) </dev/null >/dev/null 2>&1 & read _ < "$r"; rm -f "$r"; fi`,
     'shift 2; exec "$@"',
   ].join("\n");
+  return ["/bin/sh", "-c", script, "sh", EGRESS_NODE_PATH, socket, ...command];
+}
+
+/** How `/proc/net/tcp` lists a socket listening on the relay's address (`127.0.0.1:3128`, state `0A`). */
+const RELAY_LISTENING = `: 0100007F:${EGRESS_PROXY_PORT.toString(16).toUpperCase().padStart(4, "0")} 00000000:0000 0A `;
+
+/**
+ * The command, in a sandbox whose commands share one network namespace
+ * (`namespaceScope: "sandbox"`), after making sure the sandbox's one egress
+ * relay listens there: a `grep` of `/proc/net/tcp` (that namespace's sockets)
+ * finds it, or the relay's `shared` launcher starts it (once, whichever
+ * command comes first) and returns once the address answers. The relay then
+ * lives, in a session of its own, until destroy kills the sandbox's PID
+ * namespace. No FIFO, no descriptor of the command is left with it.
+ */
+function withSharedEgressRelay(command: readonly string[], socket: string): string[] {
+  const launch = `"$1" ${EGRESS_DIRECTORY}/${EGRESS_RELAY_FILE} shared ${EGRESS_PROXY_PORT} ${EGRESS_DIRECTORY}/$2`;
+  const script = `grep -qsF '${RELAY_LISTENING}' /proc/net/tcp || ${launch} </dev/null >/dev/null 2>&1; shift 2; exec "$@"`;
   return ["/bin/sh", "-c", script, "sh", EGRESS_NODE_PATH, socket, ...command];
 }

@@ -32,13 +32,6 @@ export async function checkLaunchable(
     throw unsupported(LOCAL_PROVIDER, 'network: "none"', 'isolation "none" cannot keep commands off the network');
   }
   refuseUnenforceableNetwork(spec.network, localCapabilities(options.isolation).modes.networkPolicy, LOCAL_PROVIDER);
-  if (typeof spec.network === "object" && options.namespaceScope === "sandbox") {
-    throw unsupported(
-      LOCAL_PROVIDER,
-      'network allow lists with namespaceScope "sandbox"',
-      "the egress relay runs in each command's own network namespace; use the default scope",
-    );
-  }
   const resources = spec.resources && Object.keys(spec.resources).length > 0 ? spec.resources : undefined;
   if (resources && options.cgroups === "disabled") {
     throw unsupported(LOCAL_PROVIDER, "resources", 'cgroups are disabled in the options (cgroups: "disabled")');
@@ -115,7 +108,6 @@ export function isolationRefusal({ reason, root, sandboxUser, alsoReadable }: Is
   );
 }
 
-/** Creates a sandbox's ports directory (read-only to commands) with the relay program in it. */
 /** Creates a sandbox's egress directory (readable by the sandbox user) with the egress relay in it. */
 export async function prepareEgressDirectory(directory: string): Promise<void> {
   await mkdir(directory, { mode: 0o755 });
@@ -123,6 +115,7 @@ export async function prepareEgressDirectory(directory: string): Promise<void> {
   await writeFile(join(directory, EGRESS_RELAY_FILE), EGRESS_RELAY_SOURCE, { mode: 0o644 });
 }
 
+/** Creates a sandbox's ports directory (read-only to commands) with the relay program in it. */
 export async function preparePortsDirectory(directory: string): Promise<void> {
   await mkdir(directory, { mode: 0o755 });
   await chmod(directory, 0o755);

@@ -52,7 +52,7 @@ const EXERCISED_BY: Readonly<Partial<Record<CapabilityName, readonly string[]>>>
   verifiedCleanup: ["lifecycle.destroy", "lifecycle.destroy-running"],
   outputStreams: ["exec.output-streams", "exec.output-cap", "async.start-status-logs", "streaming.events"],
   isolation: ["exec.result-shape", "streaming.events"],
-  networkPolicy: ["lifecycle.network-policy"],
+  networkPolicy: ["lifecycle.network-policy", "lifecycle.network-allow"],
   filesystem: ["lifecycle.stop-start"],
 };
 

@@ -49,6 +49,8 @@ export const CONFORMANCE_CHECKS = {
   "lifecycle.invalid-launch": "an invalid launch spec is refused with INVALID_REQUEST and creates nothing",
   "lifecycle.network-policy":
     "a malformed network policy is INVALID_REQUEST, one beyond the declared networkPolicy UNSUPPORTED; neither sends a request nor creates a sandbox",
+  "lifecycle.network-allow":
+    "from inside: an allow list's name (domains) or address (cidr) fetches its server's body, others fail; network none reaches neither",
   "lifecycle.destroy":
     "destroy is verified: afterwards lookups find nothing, operations fail NOT_FOUND, again resolves",
   "lifecycle.destroy-running": "destroying a sandbox while a command runs settles that command's call promptly",

@@ -8,6 +8,7 @@
 export type { ConformanceCheckId } from "./checks.js";
 export { CONFORMANCE_CHECKS } from "./checks.js";
 export { describeRuntimeConformance } from "./describe-runtime-conformance.js";
+export { CONFORMANCE_EGRESS_NAMES, conformanceEgressResolver } from "./egress-probe.js";
 export type {
   ConformanceContext,
   ConformanceTimeouts,

@@ -4,13 +4,14 @@ import { type LaunchSpec, OWNER_LABEL, type SandboxHandle } from "@sandport/core
 import { declareAbortedCallChecks } from "./aborted-calls.js";
 import { assertSucceeded, expectCode, fileExists, pollUntil, readText } from "./assertions.js";
 import { declareDestroyChecks } from "./destroy.js";
+import { declareNetworkAllowChecks } from "./network-allow.js";
 import { declareNetworkPolicyChecks } from "./network-policy.js";
 import { type CheckGroup, GROUP_LABEL, RUN_LABEL } from "./suite.js";
 
 /**
  * Registers the sandbox lifecycle checks: handles, reattach (same and new
  * instance), label search, separate workspaces, refused launches (network
- * policies too), verified
+ * policies too), network policies enforced from inside, verified
  * destroy, detached launch and stop/start.
  */
 export function declareLifecycleChecks<H extends SandboxHandle>(group: CheckGroup<H>): void {
@@ -169,6 +170,7 @@ export function declareLifecycleChecks<H extends SandboxHandle>(group: CheckGrou
   });
 
   declareNetworkPolicyChecks(group);
+  declareNetworkAllowChecks(group);
   declareDestroyChecks(group, noReattach, noSearch);
   declareAbortedCallChecks(group);
   declareOptionalLifecycleChecks(group, noReattach);

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SandportError } from "@sandport/core";
 import { LocalRuntime, type LocalRuntimeOptions } from "@sandport/local";
-import { describeRuntimeConformance } from "./index.js";
+import { conformanceEgressResolver, describeRuntimeConformance } from "./index.js";
 
 /**
  * `undefined` when namespace isolation works here, else why not. Under
@@ -39,9 +39,15 @@ for (const isolation of ["namespaces", "none"] as const) {
     unavailable: isolation === "namespaces" ? unavailable : undefined,
     createRuntime: () => {
       const root = mkdtempSync(join(tmpdir(), `sandport-conformance-${isolation}-`));
-      const options: LocalRuntimeOptions = { root, isolation, owner: "conformance" };
+      const options: LocalRuntimeOptions = {
+        root,
+        isolation,
+        owner: "conformance",
+        egressResolver: conformanceEgressResolver,
+      };
       return {
         runtime: new LocalRuntime(options),
+        egressProbe: true,
         reopen: () => new LocalRuntime(options),
         cleanup: () => rmSync(root, { recursive: true, force: true }),
       };

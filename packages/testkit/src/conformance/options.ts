@@ -22,6 +22,13 @@ export interface RuntimeFixture<H extends SandboxHandle = SandboxHandle> {
    * sent nothing.
    */
   readonly requestCount?: () => number;
+  /**
+   * The runtime resolves the conformance names (`allowed.sandport.test`,
+   * `denied.sandport.test`) with `conformanceEgressResolver`, so that its
+   * egress reaches the test servers on this machine's loopback. Enables
+   * `lifecycle.network-allow`; without it that check is skipped, saying so.
+   */
+  readonly egressProbe?: true;
 }
 
 /** Time budgets of the suite, in milliseconds. */

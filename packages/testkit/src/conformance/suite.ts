@@ -85,6 +85,8 @@ export class ConformanceSuite<H extends SandboxHandle> implements ConformanceCon
   readonly httpServer: (port: number) => ExecRequest;
   /** The fixture's request counter, when it has one. */
   readonly requestCount: (() => number) | undefined;
+  /** The fixture's runtime resolves the conformance egress names (`RuntimeFixture.egressProbe`). */
+  readonly egressProbe: boolean;
   /** A line for every known deviation that failed as listed, printed when the suite ends. */
   readonly deviations: string[] = [];
   private readonly launchSpec: LaunchSpec;
@@ -104,6 +106,7 @@ export class ConformanceSuite<H extends SandboxHandle> implements ConformanceCon
     const reopen = fixture.reopen;
     this.reopen = reopen ? async () => reopen() : undefined;
     this.requestCount = fixture.requestCount;
+    this.egressProbe = fixture.egressProbe === true;
     this.httpServer = options.httpServer ?? defaultHttpServer;
   }
 
