@@ -34,6 +34,12 @@ export interface E2BEmulatorOptions {
    */
   readonly backend?: EmulatorBackend;
   /**
+   * Replaces DNS for the default backend's egress proxy, which enforces
+   * `network.allowOut` (the conformance suite passes
+   * `conformanceEgressResolver`). Ignored with `backend`.
+   */
+  readonly egressResolver?: (host: string) => Promise<readonly string[]>;
+  /**
    * Largest page `GET /v2/sandboxes` returns (the client's `limit` can only
    * lower it). Default: 3, small so that callers must follow `x-next-token`.
    */
@@ -87,7 +93,10 @@ export async function startE2BEmulator(options: E2BEmulatorOptions = {}): Promis
   const envdVersion = options.envdVersion ?? DEFAULT_ENVD_VERSION;
   if (!/^\d+\.\d+\.\d+$/.test(envdVersion))
     throw new RangeError(`envdVersion must look like 0.5.7, got ${envdVersion}`);
-  const backend = await resolveBackend(options.backend, { workspaceRoot: E2B_HOME });
+  const backend = await resolveBackend(options.backend, {
+    workspaceRoot: E2B_HOME,
+    ...(options.egressResolver === undefined ? {} : { egressResolver: options.egressResolver }),
+  });
   let server: EmulatorServer;
   // Set right after the server starts, before it can receive a request.
   let emulator: E2BEmulatorImpl | undefined;

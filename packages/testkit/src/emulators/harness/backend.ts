@@ -34,6 +34,13 @@ export interface DefaultBackendShape {
    * PID namespace per command.
    */
   readonly sharedProcesses?: boolean;
+  /**
+   * Replaces DNS for the default backend's egress proxy (`LocalRuntime`'s
+   * `egressResolver`), which enforces the allow lists an emulator translates
+   * a provider's egress rules into: the conformance suite's
+   * `conformanceEgressResolver`, so that its names resolve offline.
+   */
+  readonly egressResolver?: (host: string) => Promise<readonly string[]>;
 }
 
 /**
@@ -137,11 +144,18 @@ async function createLocalRuntime(root: string, shape: DefaultBackendShape | und
   const { LocalRuntime } = await loadLocal();
   if (shape === undefined) return new LocalRuntime({ root, isolation: "none" });
   const { workspaceRoot } = shape;
+  const egress = shape.egressResolver === undefined ? {} : { egressResolver: shape.egressResolver };
   const isolation = await defaultBackendIsolation();
   if (isolation.isolated && (isolation.namespaceScope === "sandbox" || !shape.sharedProcesses)) {
-    return new LocalRuntime({ root, isolation: "namespaces", workspaceRoot, namespaceScope: isolation.namespaceScope });
+    return new LocalRuntime({
+      root,
+      isolation: "namespaces",
+      workspaceRoot,
+      namespaceScope: isolation.namespaceScope,
+      ...egress,
+    });
   }
-  return new LocalRuntime({ root, isolation: "none", workspaceRoot });
+  return new LocalRuntime({ root, isolation: "none", workspaceRoot, ...egress });
 }
 
 async function loadLocal(): Promise<typeof import("@sandport/local")> {
