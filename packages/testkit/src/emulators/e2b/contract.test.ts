@@ -111,10 +111,11 @@ describe("E2B emulator contract (raw requests)", () => {
   });
 
   it("the detail reports allowInternetAccess and the network rules as created", async () => {
-    const id = await create({ allow_internet_access: false, network: { allowPublicTraffic: false } });
+    // Nothing denied, so any backend can run it (allowOut alone restricts nothing).
+    const id = await create({ network: { allowPublicTraffic: false, allowOut: ["1.1.1.1"] } });
     const detail = (await send("GET", `/sandboxes/${id}`)).body as Record<string, unknown>;
-    assert.equal(detail.allowInternetAccess, false);
-    assert.deepEqual(detail.network, { allowPublicTraffic: false });
+    assert.equal(detail.allowInternetAccess, true);
+    assert.deepEqual(detail.network, { allowPublicTraffic: false, allowOut: ["1.1.1.1"] });
   });
 
   it("list: limit is an integer from 1 to 100", async () => {
