@@ -37,7 +37,7 @@ export interface SandportSandboxAdapterOptions<H extends SandboxHandle = Sandbox
    * module, and the host reaches the relay through the runtime's
    * `portEndpoint`, so the sandbox's network stays closed. Where the sandbox
    * turns out to share the host's loopback (`LocalRuntime` with `isolation:
-   * "none"`, or a launch with `network: true`), the host's bridge already
+   * "none"`, or with `hostNetwork` and a launch with `network: true`), the host's bridge already
    * holds that port: the relay finds it (see `LoopbackProbe`) and runs the
    * module directly instead. `"host-network"`: no relay and no probe, for
    * runtimes whose sandboxes always share the host's loopback, with or

@@ -7,8 +7,8 @@ export const PROBE_HEADER = "x-sandport-probe";
 
 /**
  * A one-run beacon on the host's 127.0.0.1 that tells whether a sandbox
- * shares the host's loopback (`LocalRuntime` with `isolation: "none"`, or a
- * launch with `network: true`). There the host's own bridge already holds
+ * shares the host's loopback (`LocalRuntime` with `isolation: "none"`, or with
+ * `hostNetwork` and a launch with `network: true`). There the host's own bridge already holds
  * 127.0.0.1:bridgePort, so the relay cannot listen on it, and need not: the
  * module reaches the bridge directly. The relay asks the beacon's port on its
  * own 127.0.0.1 before listening: an answer carrying {@link answer} means the

@@ -1,5 +1,5 @@
 // Sandboxes that share the host's loopback (LocalRuntime with isolation
-// "none", or namespaces with a launch's `network: true`): the host's own
+// "none", or namespaces with `hostNetwork` and a launch's `network: true`): the host's own
 // bridge already holds 127.0.0.1:bridgePort there, so the default route must
 // find it and run the module directly instead of relaying. agent-native's
 // real run-code tool drives the adapter; this file runs under Node 22.
@@ -14,18 +14,27 @@ import { registerSandboxAdapter } from "../node_modules/@agent-native/core/dist/
 import { SandportSandboxAdapter } from "./index.js";
 
 const local = await localTestRuntime("agent-native-shared");
-// LocalRuntime under isolation "none": the testkit's runtime class, as this package does not depend on @sandport/local.
+// LocalRuntime under isolation "none" and with hostNetwork: the testkit's runtime class, as this package does not
+// depend on @sandport/local.
 const LocalRuntime = local.runtime.constructor as new (options: {
   root: string;
-  isolation: "none";
+  isolation: "none" | "namespaces";
+  hostNetwork?: boolean;
 }) => typeof local.runtime;
 const root = mkdtempSync(join(tmpdir(), "sandport-agent-native-none-"));
 const plain = new LocalRuntime({ root, isolation: "none" });
+const sharingRoot = mkdtempSync(join(tmpdir(), "sandport-agent-native-host-network-"));
+// Only `network: "all"` with hostNetwork shares the host's network namespace under namespaces.
+const sharing = new LocalRuntime({ root: sharingRoot, isolation: "namespaces", hostNetwork: true });
 after(async () => {
   try {
     for (const handle of await plain.findByLabels({})) await plain.destroy(handle);
+    if (local.namespacesOnly === undefined) {
+      for (const handle of await sharing.findByLabels({})) await sharing.destroy(handle);
+    }
   } finally {
     rmSync(root, { recursive: true, force: true });
+    rmSync(sharingRoot, { recursive: true, force: true });
     await local.cleanup();
   }
 });
@@ -80,10 +89,10 @@ describe("the default route on a sandbox that shares the host's loopback", () =>
     }
   });
 
-  test("namespaces with the launch's network: the sandbox shares the host's network, and the module still gets through", {
+  test("namespaces with hostNetwork and the launch's network: the sandbox shares the host's network, and the module still gets through", {
     skip: local.namespacesOnly,
   }, async () => {
-    registerSandboxAdapter(new SandportSandboxAdapter({ runtime: local.runtime, launch: { network: true } }));
+    registerSandboxAdapter(new SandportSandboxAdapter({ runtime: sharing, launch: { network: true } }));
     const runCode = createRunCodeEntry(() => actions as never);
     assert.ok(answered(await runCode.run({ code: lookup("gamma") }), "gamma"));
   });

@@ -9,9 +9,19 @@ import type { LocalIsolation } from "./options.js";
  * - `verifiedCleanup`: `destroy` kills what runs there, removes the directory and checks it is gone.
  * - `neverIdle`: nothing reclaims an idle sandbox (only an explicit `lifetimeMs`, lazily; see `LocalRuntime`).
  * - modes: separate stdout/stderr, persistent files, `never-idle` lifetime, isolation as configured;
- *   `networkPolicy: "domains"` under `namespaces` (a network namespace of its own, the host's for
- *   `"all"`, or for an allow list its own reaching out only through the runtime's egress proxy),
- *   `"unsupported"` under `none` (commands always have the host's network: `"none"` is refused too).
+ *   `networkPolicy: "domains"` under `namespaces`: every sandbox has a network namespace of its own
+ *   (only `lo`); for `"none"` that is all, for `"all"` and an allow list its one way out is the
+ *   runtime's egress proxy on the host (HTTP `CONNECT`, plain HTTP and SOCKS5 `CONNECT`, through the proxy variables),
+ *   which resolves names itself and dials only public addresses (`"all"`, never this machine's own)
+ *   or the list's entries (loopback, private and metadata addresses only where a CIDR entry names
+ *   them). It stops: reaching the host's loopback services, private networks and the metadata
+ *   service, and any destination off the list; DNS from inside (no resolver). It does not stop:
+ *   anything sent to an allowed destination, domain fronting behind an allowed name (the proxy sees
+ *   the `CONNECT` name, not the TLS SNI or `Host`), whatever broad entries (`*.amazonaws.com`)
+ *   let in, or data leaked in the names the proxy looks up. Programs that ignore the proxy variables
+ *   reach nothing. The `hostNetwork` option makes `"all"` share the host's network namespace
+ *   instead, giving all of that up. `"unsupported"` under `none` (commands always have the host's
+ *   network: `"none"` and allow lists are refused).
  * - `detachedLaunch`: `unsupported`: launching is synchronous, there is no "still booting" state.
  * - `binaryOutput`: output events carry the bytes read from the command's pipes, untouched.
  * - `pty` is structural: `openTerminal` puts a program on a pseudo-terminal inside the sandbox.

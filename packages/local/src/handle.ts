@@ -16,8 +16,10 @@ export interface LocalHandle extends SandboxHandle {
    */
   readonly workspaceDirectory: string;
   /**
-   * Whether commands in this sandbox have the host's network (`"all"`, fixed at launch): `false` for
-   * `"none"` and for an allow list (whose commands reach out only through the egress proxy).
+   * Whether commands in this sandbox share the host's network (fixed at launch): `true` under
+   * `isolation: "none"` and for `"all"` with the `hostNetwork` option; `false` for `"none"`, for an
+   * allow list and for `"all"` without `hostNetwork` (whose commands reach out only through the
+   * egress proxy).
    */
   readonly network: boolean;
 }

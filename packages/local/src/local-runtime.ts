@@ -55,8 +55,8 @@ import { notFound } from "./store/sandbox-store.js";
  * Under `isolation: "namespaces"` (the default) each command runs under
  * bubblewrap: its workspace, mounted at `/workspace` (the `workspaceRoot` option), is the only writable path;
  * `/usr` and a few `/etc` entries are read-only; it has its own PID, user, IPC,
- * UTS, cgroup and (unless the launch asks for `network: true`) network
- * namespace; no capabilities; host-global `/proc` entries read-only; and an
+ * UTS, cgroup and (unless the launch asks for `network: "all"` with the
+ * `hostNetwork` option) network namespace; no capabilities; host-global `/proc` entries read-only; and an
  * environment built only from the launch and request env (plus `PATH`,
  * `HOME=/workspace`, `TMPDIR=/workspace/.tmp`). When this process is root,
  * commands run as the unprivileged `sandboxUser`, who owns the workspace.
@@ -227,8 +227,8 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
 
   /**
    * Where to reach `port` of the sandbox from this machine (`http://127.0.0.1:<port>`,
-   * no headers). Under `none`, and with `network: true`, that is the host's own
-   * port. Without network, the port must be declared at launch (`LaunchSpec.ports`,
+   * no headers). Under `none`, and with `network: "all"` and `hostNetwork`, that is
+   * the host's own port. Otherwise, the port must be declared at launch (`LaunchSpec.ports`,
    * else `INVALID_REQUEST`): the endpoint is a host port on `127.0.0.1` that this
    * runtime instance forwards to the port inside each command's network
    * namespace, through a Unix socket, without giving the sandbox any network.

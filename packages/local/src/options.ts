@@ -142,6 +142,19 @@ export interface LocalRuntimeOptions extends CommonRuntimeOptions {
    * only through a CIDR entry).
    */
   readonly egressResolver?: EgressResolver;
+  /**
+   * Under `isolation: "namespaces"`: a launch with `network: "all"` (or
+   * `true`) shares the host's network namespace, as before this option
+   * existed. It gives up what `"all"` otherwise keeps: the sandbox then
+   * reaches the host's own loopback services (databases, admin ports, this
+   * runtime's own servers), the private networks and the cloud metadata
+   * service the host reaches, speaks any protocol (raw TCP, UDP, DNS) to
+   * anyone, and its servers listen on the host's own ports (reachable on any
+   * port without declaring it). Default `false`: `"all"` is a network
+   * namespace of its own whose only way out is the egress proxy, to public
+   * addresses. Allow lists and `"none"` are unchanged by it.
+   */
+  readonly hostNetwork?: boolean;
 }
 
 /** Every option `LocalRuntime` takes; any other is refused, naming the nearest known one. */
@@ -159,6 +172,7 @@ export const LOCAL_OPTION_KEYS = keyList<LocalRuntimeOptions>({
   syscallFilter: true,
   onEgressRefused: true,
   egressResolver: true,
+  hostNetwork: true,
 });
 
 /** A host user by number. */
@@ -184,6 +198,8 @@ export interface ResolvedLocalOptions extends ResolvedCommonOptions {
   readonly syscallFilter: boolean;
   readonly onEgressRefused: ((event: EgressRefusedEvent) => void) | undefined;
   readonly egressResolver: EgressResolver | undefined;
+  /** `network: "all"` shares the host's network namespace (see `LocalRuntimeOptions.hostNetwork`). */
+  readonly hostNetwork: boolean;
 }
 
 /**
@@ -237,6 +253,8 @@ export function resolveOptions(options: LocalRuntimeOptions = {}): ResolvedLocal
       '"sandbox" needs a runtime running as root (a command joins its sandbox\'s network namespace, which needs privileges an unprivileged process lacks)',
     );
   }
+  const hostNetwork = given.hostNetwork ?? false;
+  if (typeof hostNetwork !== "boolean") throw read.refuse("hostNetwork", "must be true or false");
   const workspaceRoot =
     given.workspaceRoot === undefined ? LOCAL_WORKSPACE_ROOT : checkWorkspaceRoot(read, given.workspaceRoot);
   return {
@@ -259,6 +277,7 @@ export function resolveOptions(options: LocalRuntimeOptions = {}): ResolvedLocal
     syscallFilter: isolation === "namespaces" && syscallFilter,
     onEgressRefused: optionalFunction(read, given.onEgressRefused, "onEgressRefused"),
     egressResolver: optionalFunction(read, given.egressResolver, "egressResolver"),
+    hostNetwork,
   };
 }
 

@@ -85,11 +85,21 @@ describe("namespaces: confinement", { skip: skipNamespaces }, () => {
       await isolated.destroy(handle);
     });
 
-    test("control: with network: true the same probe reaches it", async () => {
+    test('with network: "all", still unreachable: the sandbox reaches out only through the egress proxy', async () => {
       const handle = await isolated.launch({ network: true });
+      assert.equal(handle.network, false);
       const result = await isolated.exec(handle, { shell: probe(), timeoutMs: 20_000 });
-      assert.match(result.stdout, /REACHED host-ok/);
+      assert.doesNotMatch(result.stdout, /REACHED/);
       await isolated.destroy(handle);
+    });
+
+    test("control: with hostNetwork and network: true the same probe reaches it", async () => {
+      const sharing = runtime({ isolation: "namespaces", hostNetwork: true });
+      const handle = await sharing.launch({ network: true });
+      assert.equal(handle.network, true);
+      const result = await sharing.exec(handle, { shell: probe(), timeoutMs: 20_000 });
+      assert.match(result.stdout, /REACHED host-ok/);
+      await sharing.destroy(handle);
     });
   });
 });

@@ -8,7 +8,7 @@ import { EgressProxy } from "./egress-proxy.js";
 
 /**
  * The egress proxies one runtime instance serves: one per sandbox with an
- * allow list, started when its first command is planned, listening on
+ * allow list or with `"all"` (unless `hostNetwork`), started when its first command is planned, listening on
  * `<egress directory>/<instance>.sock` (a name of this instance's own, so
  * that several instances serving one sandbox never take each other's
  * socket), closed when the sandbox is destroyed.
@@ -29,7 +29,7 @@ export class EgressProxies {
    */
   async serve(
     sandboxId: string,
-    policy: NetworkAllowList,
+    policy: NetworkAllowList | "all",
     directory: string,
   ): Promise<{ readonly directory: string; readonly socket: string }> {
     let started = this.#started.get(sandboxId);
@@ -49,7 +49,7 @@ export class EgressProxies {
     await started?.then((proxy) => proxy.close()).catch(() => {});
   }
 
-  async #start(sandboxId: string, policy: NetworkAllowList, directory: string): Promise<EgressProxy> {
+  async #start(sandboxId: string, policy: NetworkAllowList | "all", directory: string): Promise<EgressProxy> {
     const { onEgressRefused, egressResolver } = this.#options;
     const proxy = new EgressProxy({
       sandboxId,

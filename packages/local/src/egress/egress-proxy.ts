@@ -1,8 +1,10 @@
 import { lookup } from "node:dns/promises";
 import { createServer, type IncomingMessage, request, type Server, type ServerResponse } from "node:http";
-import { connect, type Socket } from "node:net";
+import { connect, createServer as createNetServer, type Server as NetServer, type Socket } from "node:net";
+import { networkInterfaces } from "node:os";
 import type { NetworkPolicy } from "@sandport/core";
 import { type EgressResolver, EgressRules } from "./egress-rules.js";
+import { SOCKS5_VERSION, serveSocks5 } from "./socks5.js";
 
 /** A connection the egress proxy refused: where the sandbox tried to go and why it may not. */
 export interface EgressRefusedEvent {
@@ -40,28 +42,40 @@ export const systemResolver: EgressResolver = async (host) =>
  * A sandbox's allowlist proxy on the host, listening on a Unix socket that is
  * bound into the sandbox (the sandbox has no network of its own but its
  * loopback). It speaks HTTP: `CONNECT host:port` (HTTPS and any TCP
- * protocol) and absolute-form requests (`GET http://host/path`, plain HTTP).
- * It resolves names itself and dials only what {@link EgressRules} allows;
- * anything else is answered `403` and reported to `onRefused`.
+ * protocol) and absolute-form requests (`GET http://host/path`, plain HTTP);
+ * and, on the same socket, SOCKS5 `CONNECT` without authentication (a
+ * connection whose first byte is 5; see `serveSocks5`). It resolves names
+ * itself and dials only what {@link EgressRules} allows; anything else is
+ * answered `403` (SOCKS5: "not allowed by ruleset") and reported to `onRefused`.
  */
 export class EgressProxy {
   readonly #options: EgressProxyOptions;
   readonly #rules: EgressRules;
-  readonly #server: Server;
+  readonly #http: Server;
+  /** What listens: hands each connection to SOCKS5 or to {@link #http} by its first byte. */
+  readonly #server: NetServer;
   readonly #sockets = new Set<Socket>();
 
   /** Builds the proxy; nothing listens until {@link listen}. */
   constructor(options: EgressProxyOptions) {
     this.#options = options;
     this.#rules = new EgressRules(options.policy);
-    this.#server = createServer((req, res) => void this.#forward(req, res));
-    this.#server.on(
+    this.#http = createServer((req, res) => void this.#forward(req, res));
+    this.#http.on(
       "connect",
       (req: IncomingMessage, socket: Socket, head: Buffer) => void this.#tunnel(req, socket, head),
     );
-    this.#server.on("connection", (socket: Socket) => {
+    this.#server = createNetServer((socket) => {
       this.#sockets.add(socket);
       socket.on("close", () => this.#sockets.delete(socket));
+      socket.on("error", () => socket.destroy());
+      socket.once("data", (first: Buffer) => {
+        if (first[0] === SOCKS5_VERSION) return serveSocks5(socket, first, (host, port) => this.#decide(host, port));
+        socket.pause();
+        socket.unshift(first);
+        this.#http.emit("connection", socket);
+        socket.resume();
+      });
     });
   }
 
@@ -130,7 +144,12 @@ export class EgressProxy {
   }
 
   async #decide(host: string, port: number) {
-    const decision = await this.#rules.decide(host, port, this.#options.resolve ?? systemResolver);
+    let decision = await this.#rules.decide(host, port, this.#options.resolve ?? systemResolver);
+    if (decision.allowed && this.#options.policy === "all" && hostAddresses().has(decision.address)) {
+      // A public address of this machine reaches its services bound to every interface, as loopback would.
+      const reason = `${decision.address} is an address of this machine, which "all" does not reach`;
+      decision = { allowed: false, reason, addresses: [decision.address] };
+    }
     if (!decision.allowed) {
       const event: EgressRefusedEvent = {
         type: "egress-refused",
@@ -148,6 +167,16 @@ export class EgressProxy {
     }
     return decision;
   }
+}
+
+/** This machine's interface addresses, read afresh (interfaces come and go). */
+function hostAddresses(): Set<string> {
+  return new Set(
+    Object.values(networkInterfaces())
+      .flat()
+      .map((entry) => entry?.address)
+      .filter((address): address is string => address !== undefined),
+  );
 }
 
 /** `host:port` of a CONNECT target (`[v6]:port` too), or undefined when malformed. */

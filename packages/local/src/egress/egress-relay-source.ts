@@ -61,9 +61,13 @@ function connectFirst(candidates, done) {
 
 function serve(onListening, onError) {
   const server = net.createServer((client) => {
+    let closed = false;
     client.on("error", () => client.destroy());
+    client.on("close", () => (closed = true));
     connectFirst(proxies(), (upstream) => {
       if (!upstream) return client.destroy();
+      // The client left while the proxy was being reached (a launcher's probe does).
+      if (closed) return upstream.destroy();
       client.pipe(upstream);
       upstream.pipe(client);
       upstream.on("error", () => client.destroy());
@@ -101,13 +105,7 @@ async function launch() {
 if (mode === "own") {
   serve(() => fs.writeFileSync(ready, "ready\\n"), () => process.exit(1));
 } else if (mode === "serve") {
-  serve(
-    () => {
-      fs.writeSync(1, "ready\\n");
-      fs.closeSync(1);
-    },
-    () => process.exit(1),
-  );
+  serve(() => {}, () => process.exit(1));
 } else if (mode === "shared") {
   launch().then(() => process.exit(0), () => process.exit(1));
 } else {

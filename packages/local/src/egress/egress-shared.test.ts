@@ -79,8 +79,11 @@ describe('namespaceScope "sandbox": network allow lists', { skip }, () => {
     assert.ok(pidNamespace, "the sandbox has namespaces of its own");
     let relays: number[] = [];
     try {
-      const fetch = async (url: string) =>
-        (await runtime.exec(handle, { argv: ["python3", "-c", FETCH, url] })).stdout.trim();
+      const fetch = async (url: string) => {
+        const result = await runtime.exec(handle, { argv: ["python3", "-c", FETCH, url] });
+        assert.equal(result.exitCode, 0, `${url}: ${result.stderr}`);
+        return result.stdout.trim();
+      };
       events.length = 0;
       assert.equal(await fetch(`http://allowed.test:${port}/`), "allowed");
       assert.equal(await fetch(`http://elsewhere.test:${port}/`), "HTTP 403");
@@ -122,6 +125,38 @@ describe('namespaceScope "sandbox": network allow lists', { skip }, () => {
       "the relay did not outlive destroy",
     );
     assert.deepEqual(relaysIn(pidNamespace), []);
+  });
+
+  test("concurrent first commands all reach it, through one relay", async () => {
+    const handle = await runtime.launch({ network: { allow: [`allowed.test:${port}`, "127.0.0.1/32"] } });
+    try {
+      const record = JSON.parse(readFileSync(join(root.path, handle.id, "sandbox.json"), "utf8")) as SandboxRecord;
+      const url = `http://allowed.test:${port}/`;
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, async () =>
+          (await runtime.exec(handle, { argv: ["python3", "-c", FETCH, url] })).stdout.trim(),
+        ),
+      );
+      assert.deepEqual(answers, Array(6).fill("allowed"));
+      assert.equal(relaysIn(record.namespaces?.pidNamespace as string).length, 1, "the losers of the race left none");
+    } finally {
+      await runtime.destroy(handle);
+    }
+  });
+
+  test('"all" goes through the same sandbox-wide relay: a name at host loopback is refused, observed', async () => {
+    const handle = await runtime.launch({ network: "all" });
+    try {
+      events.length = 0;
+      const result = await runtime.exec(handle, { argv: ["python3", "-c", FETCH, `http://allowed.test:${port}/`] });
+      assert.equal(result.stdout.trim(), "HTTP 403", result.stderr);
+      assert.deepEqual(
+        events.map((event) => [event.host, event.addresses]),
+        [["allowed.test", ["127.0.0.1"]]],
+      );
+    } finally {
+      await runtime.destroy(handle);
+    }
   });
 
   test("the relay outlives the runtime process that started it and finds a later instance's proxy", async () => {

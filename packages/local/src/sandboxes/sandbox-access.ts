@@ -86,9 +86,13 @@ export class SandboxAccess {
     const isolation = this.#options.isolation;
     const resources = await checkLaunchable(spec, this.#options);
     const ports = spec.ports && spec.ports.length > 0 ? spec.ports : undefined;
-    // An allow list: no network of its own; its commands reach out only through this runtime's egress proxy.
-    const egress = typeof spec.network === "object" ? spec.network : undefined;
-    const network = egress ? false : networkEnabled(spec.network, isolation === "none", LOCAL_PROVIDER);
+    // An allow list, or "all" under namespaces without hostNetwork: no network of its own; its commands reach out
+    // only through this runtime's egress proxy (to public addresses only, for "all").
+    const open =
+      typeof spec.network === "object" ? false : networkEnabled(spec.network, isolation === "none", LOCAL_PROVIDER);
+    const proxied = open && isolation === "namespaces" && !this.#options.hostNetwork;
+    const egress = typeof spec.network === "object" ? spec.network : proxied ? "all" : undefined;
+    const network = open && !proxied;
     // A sandbox without network reaches its ports through a relay run by the runtime's own Node binary.
     const relayed = ports !== undefined && isolation === "namespaces" && !network;
     await this.requireIsolation(relayed ? [process.execPath] : []);

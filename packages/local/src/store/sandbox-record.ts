@@ -42,12 +42,13 @@ export interface SandboxRecord {
   /** `LaunchSpec.ports`: where a sandbox without network runs a relay beside each command (see `PortForwarder`). */
   readonly ports?: readonly number[];
   /**
-   * `LaunchSpec.network`'s allow list: the sandbox has no network of its own
-   * (`network` is false) and reaches only these destinations, through the
+   * `LaunchSpec.network`'s allow list, or `"all"` (without `hostNetwork`):
+   * the sandbox has no network of its own (`network` is false) and reaches
+   * only these destinations (`"all"`: public addresses), through the
    * runtime's egress proxy (see `EgressProxy`). A runtime that does not know
    * this field runs the sandbox's commands without any network: it fails closed.
    */
-  readonly egress?: NetworkAllowList;
+  readonly egress?: NetworkAllowList | "all";
   /** When `LaunchSpec.lifetimeMs` ends, ISO-8601; past it the sandbox is reclaimed on next access. */
   readonly expiresAt?: string;
   readonly cgroups?: SandboxCgroups;

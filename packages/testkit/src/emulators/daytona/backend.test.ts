@@ -53,7 +53,8 @@ for (const sdk of DAYTONA_SDKS) {
     it("networkBlockAll on a namespaced LocalRuntime cuts the sandbox off the network", async (context) => {
       const root = await mkdtemp(join(tmpdir(), "sandport-daytona-namespaces-"));
       try {
-        const runtime = new LocalRuntime({ root });
+        // As the default backend: an open Daytona sandbox is a machine with open egress (see backend.ts).
+        const runtime = new LocalRuntime({ root, hostNetwork: true });
         try {
           await runtime.destroy(await runtime.launch({ network: false }));
         } catch (error) {

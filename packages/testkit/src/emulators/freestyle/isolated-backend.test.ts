@@ -43,7 +43,8 @@ describe("Freestyle emulator over a namespaces backend", { skip: await namespace
 
   before(async () => {
     root = await mkdtemp(join(tmpdir(), "sandport-freestyle-namespaces-"));
-    local = new LocalRuntime({ root, isolation: "namespaces" });
+    // As the default backend: an emulated VM with an egress rule is a machine with open egress (see backend.ts).
+    local = new LocalRuntime({ root, isolation: "namespaces", hostNetwork: true });
     emulator = await startFreestyleEmulator({ backend: local });
     freestyle = new Freestyle(emulator.sdkOptions);
   });

@@ -147,11 +147,16 @@ async function createLocalRuntime(root: string, shape: DefaultBackendShape | und
   const egress = shape.egressResolver === undefined ? {} : { egressResolver: shape.egressResolver };
   const isolation = await defaultBackendIsolation();
   if (isolation.isolated && (isolation.namespaceScope === "sandbox" || !shape.sharedProcesses)) {
+    // hostNetwork: an emulated sandbox with network is the provider's machine with open egress, whose every
+    // listening port the provider's port URLs reach (the emulators serve them at 127.0.0.1:<port>, undeclared
+    // ones too) and which the emulators' tests reach on this machine's loopback. Allow lists and "none" are
+    // unchanged: they still go through the egress proxy or have no way out.
     return new LocalRuntime({
       root,
       isolation: "namespaces",
       workspaceRoot,
       namespaceScope: isolation.namespaceScope,
+      hostNetwork: true,
       ...egress,
     });
   }

@@ -8,7 +8,7 @@ import { defaultBackendIsolation, destroyEverySandbox } from "./backend.js";
 
 /**
  * A namespaced `LocalRuntime` with its workspace at `workspaceRoot`, with the
- * `namespaceScope` the default backend uses here, in a fresh root that `dispose` removes.
+ * `namespaceScope` the default backend uses here and its `hostNetwork`, in a fresh root that `dispose` removes.
  */
 export async function shapedBackend(
   workspaceRoot: string,
@@ -16,7 +16,7 @@ export async function shapedBackend(
   const root = await mkdtemp(join(tmpdir(), "sandport-emulator-shaped-"));
   const isolation = await defaultBackendIsolation();
   const namespaceScope = isolation.isolated ? isolation.namespaceScope : "command";
-  const runtime = new LocalRuntime({ root, isolation: "namespaces", workspaceRoot, namespaceScope });
+  const runtime = new LocalRuntime({ root, isolation: "namespaces", workspaceRoot, namespaceScope, hostNetwork: true });
   return {
     runtime,
     dispose: async () => {
