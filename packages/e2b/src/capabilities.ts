@@ -48,7 +48,16 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  *
  * PTY, snapshots and fork exist in E2B but have no place in the port
  * (`sandbox-v1`), so this adapter does not reach them (not exposed).
- * - `networkPolicy: "all-or-none"`: `allowInternetAccess` turns the network off or on; an allow list is refused (`UNSUPPORTED`).
+ * - `networkPolicy: "domains"`: `"all"` and `"none"` are `allowInternetAccess`; an allow
+ *   list is E2B's egress rules, `network.allowOut` with `denyOut: ["0.0.0.0/0"]` (and
+ *   `allowInternetAccess: false`, the same deny-all), see `egress.ts`. Domains, `*.`
+ *   wildcards (any name below, not the name itself, as E2B matches them) and IPv4 ranges
+ *   are sent as written; a domain with a `:port` and an IPv6 range are refused
+ *   (`UNSUPPORTED`, naming the entry). E2B filters names only for HTTP on port 80 (the
+ *   `Host` header) and TLS on port 443 (SNI): a listed name on another port is reached
+ *   only if its address is in a listed range, so a domain entry allows less than the
+ *   port's "every port", never more. When the list names a domain, E2B also allows its
+ *   nameserver 8.8.8.8 so that names resolve.
  */
 export const e2bCapabilities: DeclaredCapabilities = remoteCapabilities({
   lifecycle: "unknown",
@@ -59,7 +68,7 @@ export const e2bCapabilities: DeclaredCapabilities = remoteCapabilities({
     filesystem: "unknown",
     lifetime: "deadline",
     isolation: "microvm",
-    networkPolicy: "all-or-none",
+    networkPolicy: "domains",
   },
   absent: { detachedLaunch: "unsupported" },
 });

@@ -5,11 +5,13 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { LAUNCH_KEY_LABEL, OWNER_LABEL } from "@sandport/core";
 import { expectCode, waitFor } from "@sandport/testkit/assertions";
+import { namespacesSkipReason } from "@sandport/testkit/fakes";
 import { Sandbox } from "e2b";
 import { emulated } from "../test/emulated.js";
 
 const CREATE = "POST /v2/sandboxes";
 
+const unisolated = await namespacesSkipReason();
 const { emulator, runtime, runtimeWith } = await emulated({ owner: "launch-tests", lifetimeMs: 900_000 });
 
 const ours = () => emulator.liveSandboxes().filter((sandbox) => sandbox.metadata[OWNER_LABEL] === "launch-tests");
@@ -40,6 +42,26 @@ test("invalid or unenforceable launch specs are refused before any request", asy
   await expectCode(runtime.launch({ env: { SANDPORT_EXEC_ID: "forged" } }), "INVALID_REQUEST");
   await expectCode(runtime.launch({ resources: { cpus: 2 } }), "UNSUPPORTED");
   assert.equal(emulator.countRequests(), 0);
+});
+
+test("allow-list entries E2B cannot express are refused before any request, naming the entry", async () => {
+  emulator.resetRequests();
+  for (const entry of ["api.example.com:443", "2001:db8::/32"]) {
+    const error = await expectCode(runtime.launch({ network: { allow: ["example.com", entry] } }), "UNSUPPORTED");
+    assert.equal(error.details.entry, entry);
+  }
+  assert.equal(emulator.countRequests(), 0);
+});
+
+test("an allow list reaches E2B as allowOut under a deny-all, with the internet off", {
+  skip: unisolated,
+}, async () => {
+  const handle = await runtime.launch({ network: { allow: ["Example.com", "*.npmjs.org", "203.0.113.0/24"] } });
+  const info = await Sandbox.getInfo(handle.id, emulator.sdkOptions);
+  assert.equal(info.allowInternetAccess, false);
+  assert.deepEqual(info.network?.allowOut, ["example.com", "*.npmjs.org", "203.0.113.0/24"]);
+  assert.deepEqual(info.network?.denyOut, ["0.0.0.0/0"]);
+  await runtime.destroy(handle);
 });
 
 test("create errors are typed: 429 and 503 refusals, and a lost response whose sandbox is reclaimed in the background", async () => {

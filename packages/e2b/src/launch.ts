@@ -1,7 +1,8 @@
 import { type LaunchSpec, type OpOptions, SandportError, unsupported } from "@sandport/core";
-import { launchWithReclaim, metadataCodec, networkEnabled } from "@sandport/core/adapter";
+import { launchWithReclaim, metadataCodec } from "@sandport/core/adapter";
 import { e2bCapabilities } from "./capabilities.js";
 import type { E2BContext } from "./context.js";
+import { e2bEgress } from "./egress.js";
 import { type E2BHandle, PROVIDER } from "./handle.js";
 import { deleteSandbox } from "./lifecycle.js";
 import { findByLaunchKey } from "./lookup.js";
@@ -10,7 +11,9 @@ import { checkExposablePort } from "./ports.js";
 /**
  * Creates a sandbox carrying the ownership marker, the launch key and the
  * caller's labels as E2B metadata, with an explicit lifetime, env, network
- * and public-traffic setting; then creates the workspace directory.
+ * and public-traffic setting; then creates the workspace directory. An allow
+ * list is sent as E2B's egress rules (`e2bEgress`), and entries E2B cannot
+ * express are refused before any request.
  * `LaunchSpec.ports` is validated (E2B's envd port 49983 is refused) and
  * otherwise unused: E2B serves every port without a declaration.
  *
@@ -32,17 +35,22 @@ export function launch(context: E2BContext, spec?: LaunchSpec, op?: OpOptions): 
       }
       // E2B needs no declaration (every port is reachable); only its own envd port is refused.
       for (const port of valid.ports ?? []) checkExposablePort(port, "ports");
+      return { egress: e2bEgress(valid.network, options.network) };
     },
     load: () => context.sdk(),
-    create: (sdk, { spec: valid, launchKey }, call) =>
+    create: (sdk, { spec: valid, launchKey, plan: { egress } }, call) =>
       sdk.Sandbox.create(valid.template ?? options.template, {
         ...context.fields({ remainingMs: call.remainingMs }),
         metadata: { ...metadataCodec.encode(options.owner, valid.labels, launchKey) },
         envs: { ...valid.env },
         timeoutMs: valid.lifetimeMs ?? options.lifetimeMs,
-        allowInternetAccess: networkEnabled(valid.network, options.network, PROVIDER),
+        allowInternetAccess: egress.allowInternetAccess,
         lifecycle: { onTimeout: "kill" },
-        network: { allowPublicTraffic: options.allowPublicTraffic },
+        network: {
+          allowPublicTraffic: options.allowPublicTraffic,
+          ...(egress.allowOut === undefined ? {} : { allowOut: [...egress.allowOut] }),
+          ...(egress.denyOut === undefined ? {} : { denyOut: [...egress.denyOut] }),
+        },
       }),
     idOf: (sandbox) => sandbox.sandboxId,
     setup: async (created, { labels }, call) => {

@@ -33,7 +33,16 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  *
  * Snapshots, forks, network policy updates and drives exist in Vercel but
  * have no place in the port (`sandbox-v1`), so this adapter does not reach them.
- * - `networkPolicy: "all-or-none"`: the network policy sent is `allow-all` or `deny-all`; an allow list is refused (`UNSUPPORTED`).
+ * - `networkPolicy: "domains"`: `"all"` is `allow-all`, `"none"` (and an empty allow list)
+ *   `deny-all`; an allow list is Vercel's user-defined policy, which denies everything
+ *   else: domains and `*.` wildcards in `allow`, IPv4 and IPv6 ranges in `subnets.allow`
+ *   (see `egress.ts`). A domain with a `:port` is refused (`UNSUPPORTED`, naming the
+ *   entry): Vercel's rules have no ports. Vercel matches a domain by the name of a TLS
+ *   handshake (SNI; Postgres over TLS too), so plain HTTP to a listed name is refused
+ *   unless its address is in a listed range: less than the port's, never more. Its
+ *   firewall documents two looser edges: a policy with ranges but no domain leaves the
+ *   sandbox's resolver open (names resolve, so DNS can carry data out), and it does not
+ *   say whether `*.example.com` also matches `example.com` (the port's wildcard does not).
  */
 export const vercelCapabilities: DeclaredCapabilities = remoteCapabilities({
   lifecycle: "unknown",
@@ -44,7 +53,7 @@ export const vercelCapabilities: DeclaredCapabilities = remoteCapabilities({
     filesystem: "unknown",
     lifetime: "deadline",
     isolation: "microvm",
-    networkPolicy: "all-or-none",
+    networkPolicy: "domains",
   },
   absent: { interactive: "unsupported", fileOps: "not-exposed", detachedLaunch: "unknown" },
 });

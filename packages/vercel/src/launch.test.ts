@@ -5,11 +5,19 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { OWNER_LABEL } from "@sandport/core";
 import { expectCode, waitFor } from "@sandport/testkit/assertions";
+import { defaultBackendIsolation } from "@sandport/testkit/emulators";
 import { Sandbox } from "@vercel/sandbox";
 import { emulated, SDK_VERSIONS, type SdkVersion } from "../test/emulated.js";
 
 const CREATE = "POST /v3/sandboxes";
 const MKDIR = "POST /v2/sandboxes/sessions/:sessionId/fs/mkdir";
+
+// Only the emulator's namespaced backend (one namespace set per sandbox, as root) enforces an allow list.
+const isolation = await defaultBackendIsolation();
+const unenforced =
+  isolation.isolated && isolation.namespaceScope === "sandbox"
+    ? undefined
+    : "the emulator's backend enforces an allow list only under bubblewrap with one namespace set per sandbox";
 
 for (const version of Object.keys(SDK_VERSIONS) as SdkVersion[]) {
   describe(`launch with @vercel/sandbox ${version}`, async () => {
@@ -60,6 +68,25 @@ for (const version of Object.keys(SDK_VERSIONS) as SdkVersion[]) {
       const sandbox = await stored(handle.id);
       assert.deepEqual([sandbox.timeout, sandbox.vcpus, sandbox.image], [60_000, 4, "vercel/sandbox/node24"]);
       await runtime.destroy(handle);
+    });
+
+    test("an allow list reaches Vercel as its user-defined policy: domains in allow, ranges in subnets.allow", {
+      skip: unenforced,
+    }, async () => {
+      const handle = await runtime.launch({ network: { allow: ["Example.com", "*.npmjs.org", "203.0.113.0/24"] } });
+      const sandbox = await stored(handle.id);
+      assert.deepEqual(sandbox.networkPolicy, {
+        allow: ["example.com", "*.npmjs.org"],
+        subnets: { allow: ["203.0.113.0/24"] },
+      });
+      await runtime.destroy(handle);
+    });
+
+    test("a domain with a port is refused before any request, naming the entry", async () => {
+      emulator.resetRequests();
+      const error = await expectCode(runtime.launch({ network: { allow: ["api.example.com:443"] } }), "UNSUPPORTED");
+      assert.equal(error.details.entry, "api.example.com:443");
+      assert.equal(emulator.countRequests(), 0);
     });
 
     test("what Vercel would refuse, or cannot do, is refused before any request", async () => {

@@ -6,9 +6,10 @@ import {
   SandportError,
   unsupported,
 } from "@sandport/core";
-import { createCallBudget, launchFailure, launchWithReclaim, networkEnabled, whenAbsent } from "@sandport/core/adapter";
+import { createCallBudget, launchFailure, launchWithReclaim, whenAbsent } from "@sandport/core/adapter";
 import { vercelCapabilities } from "./capabilities.js";
 import type { VercelContext } from "./context.js";
+import { vercelNetworkPolicy } from "./egress.js";
 import { isAlreadyExists, mapVercelError } from "./errors.js";
 import { PROVIDER, type VercelHandle } from "./handle.js";
 import { deleteSandbox } from "./lifecycle.js";
@@ -24,7 +25,8 @@ const MEMORY_PER_VCPU_MIB = 2048;
 /**
  * Creates a sandbox named `<namePrefix><launch key>`, tagged with the caller's
  * labels and `sandport.owner`, with an explicit lifetime, vCPUs, network
- * policy, env, declared ports and persistence; then creates the workspace
+ * policy (an allow list as Vercel's user-defined policy, see `egress.ts`),
+ * env, declared ports and persistence; then creates the workspace
  * directory. Everything Vercel would refuse for a known reason (too many
  * labels or ports, a name too long, resources it cannot give) is refused
  * before any request.
@@ -60,7 +62,8 @@ export function launch(context: VercelContext, spec?: LaunchSpec, op?: OpOptions
       if (ports.length > MAX_PORTS) {
         throw invalidRequest(`Vercel exposes at most ${MAX_PORTS} ports per sandbox`, { field: "ports" }, PROVIDER);
       }
-      return { name, tags, ports, vcpus: vcpusFor(valid.resources, options.vcpus) };
+      const networkPolicy = vercelNetworkPolicy(valid.network, options.network);
+      return { name, tags, ports, vcpus: vcpusFor(valid.resources, options.vcpus), networkPolicy };
     },
     load: async () => {
       const sdk = await context.sdk();
@@ -80,7 +83,7 @@ export function launch(context: VercelContext, spec?: LaunchSpec, op?: OpOptions
         resources: { vcpus: plan.vcpus },
         env: { ...valid.env },
         tags: { ...plan.tags },
-        networkPolicy: networkEnabled(valid.network, options.network, PROVIDER) ? "allow-all" : "deny-all",
+        networkPolicy: plan.networkPolicy,
         persistent: true,
         ...(options.region === undefined ? {} : { region: options.region }),
       }),

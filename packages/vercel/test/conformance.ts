@@ -1,7 +1,7 @@
 // The shared conformance suite over the Vercel emulator, for one SDK version. Names
 // outside the runtime's prefix are foreign by construction, so the id that names no
 // sandbox is one inside it.
-import { describeRuntimeConformance } from "@sandport/testkit/conformance";
+import { conformanceEgressResolver, describeRuntimeConformance } from "@sandport/testkit/conformance";
 import { defaultBackendIsolation } from "@sandport/testkit/emulators";
 import { startVercelEmulator } from "@sandport/testkit/emulators/vercel";
 import { VercelRuntime } from "../src/vercel-runtime.js";
@@ -20,17 +20,21 @@ export async function describeVercelConformance(version: SdkVersion): Promise<vo
           skip: {
             "async.output-cap-result":
               "needs bubblewrap with one namespace set per sandbox: under the unisolated emulator backend the sandbox-side output cap is unproven",
+            "lifecycle.network-allow":
+              "needs bubblewrap with one namespace set per sandbox: only then does the emulator's backend enforce an allow list (elsewhere the emulated create fails)",
           },
         }),
     name: `VercelRuntime (real @vercel/sandbox ${version} → Vercel emulator)`,
     createRuntime: async () => {
-      const emulator = await startVercelEmulator();
+      // The backend's egress proxy resolves the conformance names to this machine's test servers.
+      const emulator = await startVercelEmulator({ egressResolver: conformanceEgressResolver });
       const options = { ...emulatorOptions(emulator, version), owner: "conformance" };
       return {
         runtime: new VercelRuntime(options),
         reopen: () => new VercelRuntime(options),
         cleanup: () => emulator.stop(),
         requestCount: () => emulator.countRequests(),
+        egressProbe: true,
       };
     },
     unknownSandboxId: "sandport-conformance-no-such-sandbox",

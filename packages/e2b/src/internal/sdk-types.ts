@@ -50,7 +50,13 @@ export interface E2BCreateOptions extends E2BConnectionFields {
    * requests carrying the sandbox's traffic access token. Always sent; SDKs
    * before 2.7 drop it (the sandbox is then public, which `launch` detects).
    */
-  readonly network: { readonly allowPublicTraffic: boolean };
+  readonly network: {
+    readonly allowPublicTraffic: boolean;
+    /** Destinations allowed despite `denyOut` (domains, `*.` wildcards, IPv4 addresses and ranges). */
+    readonly allowOut?: string[];
+    /** Destinations denied: here only ever `["0.0.0.0/0"]`, with `allowOut`. */
+    readonly denyOut?: string[];
+  };
 }
 
 /** Options of `Sandbox.connect`. */

@@ -29,8 +29,15 @@ export type VercelConnection = {
   readonly signal?: AbortSignal;
 };
 
-/** A network policy as this adapter sends it: everything or nothing. */
-export type VercelNetworkPolicy = "allow-all" | "deny-all";
+/**
+ * A network policy as this adapter sends it: everything, nothing, or the
+ * SDK's user-defined form, which denies everything but the listed domains
+ * (`allow`) and address ranges (`subnets.allow`).
+ */
+export type VercelNetworkPolicy =
+  | "allow-all"
+  | "deny-all"
+  | { readonly allow: string[]; readonly subnets?: { readonly allow: string[] } };
 
 /** Options of `Sandbox.create` as this adapter sends them: every field explicit. */
 export type VercelCreateParams = VercelConnection & {

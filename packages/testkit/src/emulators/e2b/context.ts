@@ -1,5 +1,6 @@
 import type { SandboxHandle, SandboxRuntime } from "@sandport/core";
 import type { RegisteredSandbox, SandboxRegistry } from "../harness/sandbox-registry.js";
+import type { E2BEgress } from "./egress.js";
 import type { ProcessTable } from "./process-table.js";
 
 /** E2B-specific state of one emulated sandbox. */
@@ -14,6 +15,10 @@ export interface E2BSandboxData {
    * request to one of its ports must carry it in `e2b-traffic-access-token`.
    */
   readonly trafficAccessToken: string | undefined;
+  /** Egress rules as the create sent them (`allow_internet_access`, `network.allowOut`/`denyOut`). */
+  readonly egress: E2BEgress;
+  /** Whether ports are public (`network.allowPublicTraffic`, default true). */
+  readonly allowPublicTraffic: boolean;
   /** What happens at `endAt`: pause (`autoPause`) or kill. */
   readonly autoPause: boolean;
   /** Epoch milliseconds. */
@@ -35,7 +40,8 @@ export interface CreateSandboxInput {
   readonly envVars: Record<string, string>;
   readonly timeoutSeconds: number;
   readonly autoPause: boolean;
-  readonly network: boolean;
+  /** Egress rules; the backend sandbox is launched with the port policy that enforces them. */
+  readonly egress: E2BEgress;
   /** `false` makes the sandbox private: its ports need its traffic access token. */
   readonly allowPublicTraffic: boolean;
   readonly foreign: boolean;

@@ -97,6 +97,27 @@ describe("E2B emulator contract (raw requests)", () => {
     assert.equal(emulator.liveSandboxes().length, 0);
   });
 
+  it("network.allowOut and denyOut: arrays of strings; IPs, CIDR blocks and (allowOut only) domains", async () => {
+    const refused = (network: unknown) => send("POST", "/v2/sandboxes", { templateID: "base", network });
+    assertError(await refused({ allowOut: "example.com" }), 400, /^validation error: .*"\/network\/allowOut".*array/);
+    assertError(await refused({ denyOut: [1] }), 400, /^validation error: .*"\/network\/denyOut\/0".*string/);
+    assertError(await refused({ denyOut: ["example.com"] }), 400, /invalid denyOut entry "example.com"/);
+    assertError(await refused({ allowOut: ["not a host"] }), 400, /invalid allowOut entry "not a host"/);
+    assertError(await refused({ allowOut: ["10.0.0.0/33"] }), 400, /invalid allowOut entry/);
+    assert.equal(emulator.liveSandboxes().length, 0);
+    // A deny list that is not a deny-all is valid for E2B, but the backend cannot enforce it.
+    assertError(await refused({ denyOut: ["8.8.8.8"] }), 500, /sandbox could not be created: .*deny list/);
+    assert.equal(emulator.liveSandboxes().length, 0);
+  });
+
+  it("the detail reports allowInternetAccess and the network rules as created", async () => {
+    // Nothing denied, so any backend can run it (allowOut alone restricts nothing).
+    const id = await create({ network: { allowPublicTraffic: false, allowOut: ["1.1.1.1"] } });
+    const detail = (await send("GET", `/sandboxes/${id}`)).body as Record<string, unknown>;
+    assert.equal(detail.allowInternetAccess, true);
+    assert.deepEqual(detail.network, { allowPublicTraffic: false, allowOut: ["1.1.1.1"] });
+  });
+
   it("list: limit is an integer from 1 to 100", async () => {
     assertError(await send("GET", "/v2/sandboxes?limit=0"), 400, /^validation error: .*"limit".*at least 1/);
     assertError(await send("GET", "/v2/sandboxes?limit=101"), 400, /^validation error: .*"limit".*at most 100/);

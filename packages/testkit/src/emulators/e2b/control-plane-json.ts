@@ -55,7 +55,12 @@ export function detailJson(sandbox: E2BSandbox, context: E2BContext) {
     ...listedJson(sandbox, context),
     envdAccessToken: sandbox.data.envdAccessToken,
     domain: null,
-    allowInternetAccess: null,
+    allowInternetAccess: sandbox.data.egress.allowInternetAccess,
+    network: {
+      allowPublicTraffic: sandbox.data.allowPublicTraffic,
+      ...(sandbox.data.egress.allowOut === undefined ? {} : { allowOut: [...sandbox.data.egress.allowOut] }),
+      ...(sandbox.data.egress.denyOut === undefined ? {} : { denyOut: [...sandbox.data.egress.denyOut] }),
+    },
     lifecycle: { onTimeout: sandbox.data.autoPause ? "pause" : "kill", autoResume: false },
   };
 }

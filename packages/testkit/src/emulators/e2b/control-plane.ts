@@ -12,6 +12,7 @@ import type { RouteDefinition } from "../harness/router.js";
 import type { E2BContext, E2BSandbox } from "./context.js";
 import { badRequest, detailJson, sandboxJson, validationError } from "./control-plane-json.js";
 import { listV1, listV2 } from "./control-plane-list.js";
+import { readEgress } from "./egress.js";
 import { messageOf } from "./errors.js";
 
 /** Longest lifetime E2B accepts: a Pro team's `MaxLengthHours` (24). */
@@ -236,6 +237,8 @@ async function create(exchange: Exchange, context: E2BContext, defaultTimeout: n
     );
     return;
   }
+  const egress = readEgress(exchange, body, network);
+  if (!egress) return;
   let sandbox: E2BSandbox;
   try {
     sandbox = await context.createSandbox({
@@ -244,7 +247,7 @@ async function create(exchange: Exchange, context: E2BContext, defaultTimeout: n
       envVars,
       timeoutSeconds,
       autoPause: body.autoPause === true,
-      network: body.allow_internet_access !== false,
+      egress,
       allowPublicTraffic: network.allowPublicTraffic !== false,
       foreign: false,
     });

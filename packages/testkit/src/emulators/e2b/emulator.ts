@@ -14,6 +14,7 @@ import { SandboxRegistry } from "../harness/sandbox-registry.js";
 import type { ProviderEmulator } from "../harness/types.js";
 import type { CreateSandboxInput, E2BContext, E2BSandbox, E2BSandboxData } from "./context.js";
 import { registerControlPlane } from "./control-plane.js";
+import { backendPolicy } from "./egress.js";
 import { registerEnvdFiles } from "./envd-files.js";
 import { registerEnvdFilesystem } from "./envd-filesystem.js";
 import { registerEnvdInput } from "./envd-input.js";
@@ -32,6 +33,12 @@ export interface E2BEmulatorOptions {
    * and the workspace at `/home/user` where bubblewrap works, else `isolation: "none"`.
    */
   readonly backend?: EmulatorBackend;
+  /**
+   * Replaces DNS for the default backend's egress proxy, which enforces
+   * `network.allowOut` (the conformance suite passes
+   * `conformanceEgressResolver`). Ignored with `backend`.
+   */
+  readonly egressResolver?: (host: string) => Promise<readonly string[]>;
   /**
    * Largest page `GET /v2/sandboxes` returns (the client's `limit` can only
    * lower it). Default: 3, small so that callers must follow `x-next-token`.
@@ -86,7 +93,10 @@ export async function startE2BEmulator(options: E2BEmulatorOptions = {}): Promis
   const envdVersion = options.envdVersion ?? DEFAULT_ENVD_VERSION;
   if (!/^\d+\.\d+\.\d+$/.test(envdVersion))
     throw new RangeError(`envdVersion must look like 0.5.7, got ${envdVersion}`);
-  const backend = await resolveBackend(options.backend, { workspaceRoot: E2B_HOME });
+  const backend = await resolveBackend(options.backend, {
+    workspaceRoot: E2B_HOME,
+    ...(options.egressResolver === undefined ? {} : { egressResolver: options.egressResolver }),
+  });
   let server: EmulatorServer;
   // Set right after the server starts, before it can receive a request.
   let emulator: E2BEmulatorImpl | undefined;
@@ -176,7 +186,7 @@ class E2BEmulatorImpl extends EmulatorFacade<EmulatorServer, E2BSandboxData> imp
       envVars: {},
       timeoutSeconds: 3600,
       autoPause: false,
-      network: true,
+      egress: { allowInternetAccess: true },
       allowPublicTraffic: true,
       foreign: true,
     });
@@ -185,7 +195,8 @@ class E2BEmulatorImpl extends EmulatorFacade<EmulatorServer, E2BSandboxData> imp
 
   async createSandbox(input: CreateSandboxInput): Promise<E2BSandbox> {
     if (this.stopping) throw new Error("the emulator is stopping");
-    const handle = await this.backend.launch({ network: input.network }, { timeoutMs: LAUNCH_TIMEOUT_MS });
+    const network = backendPolicy(input.egress);
+    const handle = await this.backend.launch({ network }, { timeoutMs: LAUNCH_TIMEOUT_MS });
     const now = Date.now();
     const sandbox: E2BSandbox = {
       id: this.registry.newId("i"),
@@ -198,6 +209,8 @@ class E2BEmulatorImpl extends EmulatorFacade<EmulatorServer, E2BSandboxData> imp
         envVars: input.envVars,
         envdAccessToken: randomBytes(16).toString("hex"),
         trafficAccessToken: input.allowPublicTraffic ? undefined : randomBytes(16).toString("hex"),
+        egress: input.egress,
+        allowPublicTraffic: input.allowPublicTraffic,
         autoPause: input.autoPause,
         startedAt: now,
         endAt: now,

@@ -1,6 +1,7 @@
 import type { SandboxHandle, SandboxRuntime } from "@sandport/core";
 import type { RegisteredSandbox, SandboxRegistry } from "../harness/sandbox-registry.js";
 import type { CommandTable } from "./command-table.js";
+import type { ReportedNetworkPolicy } from "./network-policy.js";
 import type { SandboxLifecycle } from "./sandbox-lifecycle.js";
 
 /** Session states the emulator produces (the API also knows pending, stopping, failed, aborted, snapshotting). */
@@ -38,8 +39,8 @@ export interface VercelSandboxData {
   readonly vcpus: number;
   /** Default session lifetime in milliseconds. */
   readonly timeout: number;
-  /** Whether commands may reach the network (`networkPolicy` allow-all or deny-all). */
-  readonly network: boolean;
+  /** The network policy as Vercel reports it; the backend sandbox enforces its port equivalent. */
+  readonly networkPolicy: ReportedNetworkPolicy;
   /** Declared ports, each reachable at its preview host (see `exposed-ports.ts`). */
   readonly ports: readonly number[];
   /** Random token in the preview hosts of this sandbox's ports (`sb-<token>-<port>.vercel.run`). */
@@ -71,7 +72,8 @@ export interface CreateSandboxInput {
   readonly failoverRegions: readonly string[] | undefined;
   readonly vcpus: number;
   readonly timeout: number;
-  readonly network: boolean;
+  /** The network policy as created (reported as Vercel reports it). */
+  readonly networkPolicy: ReportedNetworkPolicy;
   readonly ports: readonly number[];
   readonly env: Readonly<Record<string, string>>;
   readonly tags: Record<string, string>;

@@ -336,7 +336,11 @@ describe("Vercel emulator with the real @vercel/sandbox SDK", () => {
       ["6 tags", { tags: { a: "1", b: "2", c: "3", d: "4", e: "5", f: "6" } }],
       ["a name with a slash", { name: "a/b" }],
       ["a reserved name", { name: "sessions" }],
-      ["a domain allow-list", { networkPolicy: { allow: ["example.com"] } }],
+      [
+        "a domain rule with a transform",
+        { networkPolicy: { allow: { "example.com": [{ transform: [{ headers: { a: "b" } }] }] } } },
+      ],
+      ["denied ranges", { networkPolicy: { allow: ["example.com"], subnets: { deny: ["10.0.0.0/8"] } } }],
       ["a git source", { source: { type: "git", url: "https://example.com/repo.git" } }],
       ["a timeout over 24 h", { timeout: 25 * 60 * 60 * 1000 }],
     ];

@@ -41,6 +41,12 @@ export interface VercelEmulatorOptions {
    */
   readonly backend?: EmulatorBackend;
   /**
+   * Replaces DNS for the default backend's egress proxy, which enforces a
+   * user-defined `networkPolicy` (the conformance suite passes
+   * `conformanceEgressResolver`). Ignored with `backend`.
+   */
+  readonly egressResolver?: (host: string) => Promise<readonly string[]>;
+  /**
    * Largest page `GET /v2/sandboxes` returns (the client's `limit` can only
    * lower it). Default: 3, small so that callers must follow the cursor.
    */
@@ -92,7 +98,11 @@ export async function startVercelEmulator(options: VercelEmulatorOptions = {}): 
     teamId: options.teamId ?? `team_${randomToken(24)}`,
     projectId: options.projectId ?? `prj_${randomToken(28)}`,
   };
-  const backend = await resolveBackend(options.backend, { workspaceRoot: SANDBOX_ROOT, sharedProcesses: true });
+  const backend = await resolveBackend(options.backend, {
+    workspaceRoot: SANDBOX_ROOT,
+    sharedProcesses: true,
+    ...(options.egressResolver === undefined ? {} : { egressResolver: options.egressResolver }),
+  });
   const sandboxes = new SandboxLifecycle(backend.runtime, credentials.projectId);
   const findRoute = (hostname: string) => findPreviewRoute(sandboxes.registry.all(), hostname);
   let server: EmulatorServer | undefined;
@@ -184,7 +194,7 @@ class VercelEmulatorImpl
         failoverRegions: undefined,
         vcpus: 2,
         timeout: DEFAULT_TIMEOUT_MS,
-        network: true,
+        networkPolicy: { mode: "allow-all" },
         ports: [],
         env: {},
         tags: { ...metadata },

@@ -3,6 +3,7 @@
 import type { EmulatedCommand } from "./command-table.js";
 import type { VercelSandbox, VercelSession } from "./context.js";
 import { routesFor } from "./exposed-ports.js";
+import type { ReportedNetworkPolicy } from "./network-policy.js";
 import { SANDBOX_ROOT } from "./paths.js";
 
 /** Memory per vCPU in MB, as Vercel allots it. */
@@ -46,7 +47,7 @@ export function sandboxJson(sandbox: VercelSandbox) {
     ...(data.image === undefined ? {} : { image: data.image }),
     ...(data.runtime === undefined ? {} : { runtime: data.runtime }),
     timeout: data.timeout,
-    networkPolicy: { mode: data.network ? "allow-all" : "deny-all" },
+    networkPolicy: reportedPolicyJson(data.networkPolicy),
     createdAt: sandbox.createdAt,
     updatedAt: data.updatedAt,
     ...(session.status === "running" ? { expiresAt: session.startedAt + session.timeout } : {}),
@@ -76,5 +77,15 @@ export function commandJson(command: EmulatedCommand) {
     exitCode: command.exitCode,
     startedAt: command.startedAt,
     ...(command.durationMs === undefined ? {} : { durationMs: command.durationMs }),
+  };
+}
+
+/** A network policy as Vercel reports it, its lists copied. */
+function reportedPolicyJson(policy: ReportedNetworkPolicy) {
+  if (policy.mode !== "custom") return { mode: policy.mode };
+  return {
+    mode: policy.mode,
+    ...(policy.allowedDomains === undefined ? {} : { allowedDomains: [...policy.allowedDomains] }),
+    ...(policy.allowedCIDRs === undefined ? {} : { allowedCIDRs: [...policy.allowedCIDRs] }),
   };
 }

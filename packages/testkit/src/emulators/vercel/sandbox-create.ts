@@ -11,6 +11,7 @@ import { randomToken } from "../harness/sandbox-registry.js";
 import { checkProject } from "./auth.js";
 import type { CreateSandboxInput, VercelContext, VercelSandbox } from "./context.js";
 import { badRequest, replyFailure } from "./errors.js";
+import { readNetworkPolicy } from "./network-policy.js";
 import { sandboxAndSessionJson } from "./payloads.js";
 import { readInteger, readObject, readOptionalString, readStringMap } from "./request-body.js";
 
@@ -68,9 +69,9 @@ function parseCreate(
       return undefined;
     }
   }
-  const network = networkOf(body.networkPolicy);
-  if (network === undefined) {
-    badRequest(exchange, "networkPolicy: only allow-all (the default) and deny-all are emulated");
+  const network = readNetworkPolicy(body.networkPolicy);
+  if ("refused" in network) {
+    badRequest(exchange, network.refused);
     return undefined;
   }
   const name = readOptionalString(exchange, body.name, "name");
@@ -135,7 +136,7 @@ function parseCreate(
     failoverRegions,
     vcpus,
     timeout,
-    network,
+    networkPolicy: network.policy,
     ports,
     env,
     tags,
@@ -143,18 +144,6 @@ function parseCreate(
     runtime,
     foreign: false,
   };
-}
-
-/**
- * Whether commands may reach the network under a policy: `allow-all` (the
- * default) or `deny-all`, which the backend must honour (or refuse) as the
- * port's `network`. Domain rules have no port equivalent: `undefined`.
- */
-function networkOf(policy: unknown): boolean | undefined {
-  if (policy === undefined || policy === null) return true;
-  if (typeof policy !== "object") return undefined;
-  const mode = (policy as Record<string, unknown>).mode;
-  return mode === "allow-all" ? true : mode === "deny-all" ? false : undefined;
 }
 
 function readPorts(exchange: Exchange, value: unknown): number[] | undefined {

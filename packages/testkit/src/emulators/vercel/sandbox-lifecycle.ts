@@ -5,10 +5,11 @@
  * @module
  */
 
-import type { SandboxHandle, SandboxRuntime } from "@sandport/core";
+import type { NetworkPolicy, SandboxHandle, SandboxRuntime } from "@sandport/core";
 import { randomToken, SandboxRegistry } from "../harness/sandbox-registry.js";
 import { CommandTable } from "./command-table.js";
 import type { CreateSandboxInput, VercelSandbox, VercelSandboxData, VercelSession } from "./context.js";
+import { backendPolicy } from "./network-policy.js";
 
 const LAUNCH_TIMEOUT_MS = 120_000;
 const DESTROY_TIMEOUT_MS = 60_000;
@@ -48,7 +49,7 @@ export class SandboxLifecycle {
   /** Launch a backend workspace and start the sandbox's first session. The name must be reserved. */
   async create(input: CreateSandboxInput): Promise<VercelSandbox> {
     if (this.#closed) throw new Error("the emulator is stopping");
-    const workspace = await this.#launch(input.network, input.ports);
+    const workspace = await this.#launch(backendPolicy(input.networkPolicy), input.ports);
     if (this.#closed) {
       await this.#backend.destroy(workspace.handle, { timeoutMs: DESTROY_TIMEOUT_MS }).catch(() => undefined);
       throw new Error("the emulator is stopping");
@@ -67,7 +68,7 @@ export class SandboxLifecycle {
         failoverRegions: input.failoverRegions,
         vcpus: input.vcpus,
         timeout: input.timeout,
-        network: input.network,
+        networkPolicy: input.networkPolicy,
         ports: input.ports,
         previewToken: randomToken(16),
         env: input.env,
@@ -117,7 +118,7 @@ export class SandboxLifecycle {
       if (sandbox.data.session.status === "running" || this.registry.get(sandbox.id) !== sandbox) return;
       const data = sandbox.data;
       if (!data.handle) {
-        const workspace = await this.#launch(data.network, data.ports);
+        const workspace = await this.#launch(backendPolicy(data.networkPolicy), data.ports);
         data.handle = workspace.handle;
         data.workspacePath = workspace.path;
       }
@@ -157,7 +158,7 @@ export class SandboxLifecycle {
    * Launch a backend sandbox (declaring the ports, so a backend without
    * network still forwards them) and learn where its workspace is as commands see it.
    */
-  async #launch(network: boolean, ports: readonly number[]): Promise<{ handle: SandboxHandle; path: string }> {
+  async #launch(network: NetworkPolicy, ports: readonly number[]): Promise<{ handle: SandboxHandle; path: string }> {
     const spec = ports.length > 0 ? { network, ports } : { network };
     const handle = await this.#backend.launch(spec, { timeoutMs: LAUNCH_TIMEOUT_MS });
     try {
