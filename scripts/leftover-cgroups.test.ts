@@ -15,7 +15,8 @@ test("a sandbox's cgroups are found under our own, traced to our pid, and gone a
   const runtime = new LocalRuntime({ root, isolation: "none" });
   const handle = await runtime.launch({});
   try {
-    await runtime.exec(handle, { argv: ["true"] });
+    // A command still running holds its leaf (destroy kills it); a finished one's leaf may be kept or removed.
+    await runtime.spawn(handle, { argv: ["sleep", "30"] });
     const mine = ([...sandportCgroups()] as string[]).filter((path) => path.endsWith(`/sandport-${handle.id}`));
     if (mine.length === 0) return context.skip("the runtime makes no cgroups here (no writable hierarchy)");
     assert.ok(

@@ -2,7 +2,7 @@ import { type LaunchSpec, type OpOptions, SandportError, unsupported } from "@sa
 import { launchWithReclaim, metadataCodec } from "@sandport/core/adapter";
 import { e2bCapabilities } from "./capabilities.js";
 import type { E2BContext } from "./context.js";
-import { e2bEgress } from "./egress.js";
+import { e2bEgress } from "./network-plan.js";
 import { type E2BHandle, PROVIDER } from "./handle.js";
 import { deleteSandbox } from "./lifecycle.js";
 import { findByLaunchKey } from "./lookup.js";

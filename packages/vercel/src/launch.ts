@@ -9,7 +9,7 @@ import {
 import { createCallBudget, launchFailure, launchWithReclaim, whenAbsent } from "@sandport/core/adapter";
 import { vercelCapabilities } from "./capabilities.js";
 import type { VercelContext } from "./context.js";
-import { vercelNetworkPolicy } from "./egress.js";
+import { vercelNetworkPolicy } from "./network-plan.js";
 import { isAlreadyExists, mapVercelError } from "./errors.js";
 import { PROVIDER, type VercelHandle } from "./handle.js";
 import { deleteSandbox } from "./lifecycle.js";

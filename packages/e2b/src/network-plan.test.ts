@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { SandportError, validateNetworkPolicy } from "@sandport/core";
-import { e2bEgress } from "./egress.js";
+import { e2bEgress } from "./network-plan.js";
 
 const policy = (allow: string[]) => validateNetworkPolicy({ allow });
 

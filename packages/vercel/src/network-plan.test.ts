@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { SandportError, validateNetworkPolicy } from "@sandport/core";
-import { vercelNetworkPolicy } from "./egress.js";
+import { vercelNetworkPolicy } from "./network-plan.js";
 
 const policy = (allow: string[]) => validateNetworkPolicy({ allow });
 
