@@ -143,8 +143,7 @@ export class SandportSandboxClient<H extends SandboxHandle = SandboxHandle>
   ): Promise<Record<string, unknown>> {
     const sdk = await loadAgentsSdk();
     const spec = state.snapshotSpec ?? null;
-    if (spec !== null)
-      state.snapshot = await replaceSnapshot(sdk, this.runtime, state.sandbox, spec, state.snapshot ?? null);
+    if (spec !== null) await replaceSnapshot(sdk, this.runtime, state, spec);
     return {
       manifest: sdk.serializeManifestRecord(state.manifest),
       sandbox: structuredClone(state.sandbox),

@@ -8,6 +8,7 @@ import {
   validateLabels,
 } from "@sandport/core";
 import type { AgentsSdk } from "./internal/sdk.js";
+import type { SandportSessionState } from "./session.js";
 
 /** The `type` of {@link SandportSnapshotSpec} and {@link SandportSnapshot}. */
 export const SANDPORT_SNAPSHOT_TYPE = "sandport";
@@ -89,17 +90,17 @@ export function checkSnapshotSpec<H extends SandboxHandle>(
 }
 
 /**
- * Takes a snapshot of the sandbox under `spec`, labelled with the sandbox's
- * id, and deletes `previous` once it is taken (as the framework's own clients
+ * Takes a snapshot of the state's sandbox under `spec`, labelled with the
+ * sandbox's id, records it as the state's `snapshot`, and deletes the one
+ * the state had before once it is taken (as the framework's own clients
  * replace a session's snapshot): a session keeps one. A runtime without
  * snapshots (a state recorded elsewhere) is `SandboxUnsupportedFeatureError`.
  */
 export async function replaceSnapshot<H extends SandboxHandle>(
   sdk: AgentsSdk,
   runtime: SandboxRuntime<H>,
-  sandbox: H,
+  state: SandportSessionState<H>,
   spec: SandportSnapshotSpec,
-  previous: SandportSnapshot | null,
 ): Promise<SandportSnapshot> {
   if (!hasSnapshots(runtime) || !runtime.snapshot || !runtime.deleteSnapshot) {
     throw new sdk.SandboxUnsupportedFeatureError(
@@ -110,9 +111,14 @@ export async function replaceSnapshot<H extends SandboxHandle>(
       },
     );
   }
+  const { sandbox } = state;
+  const previous = state.snapshot ?? null;
   const ref = await runtime.snapshot(sandbox, { labels: { ...spec.labels, [SNAPSHOT_SANDBOX_LABEL]: sandbox.id } });
+  // Recorded before the old one is deleted: a failed delete leaves the old one behind, never the state without its newest.
+  const taken: SandportSnapshot = { id: ref.id, type: SANDPORT_SNAPSHOT_TYPE, ref };
+  state.snapshot = taken;
   if (previous !== null && previous.ref.id !== ref.id) await runtime.deleteSnapshot(previous.ref);
-  return { id: ref.id, type: SANDPORT_SNAPSHOT_TYPE, ref };
+  return taken;
 }
 
 /** A recorded snapshot of this runtime's, or `null` (anything else in a stored record is not ours to restore). */
