@@ -3,6 +3,7 @@
 // runtime without the port's snapshots is TanStack AI's unsupported error with nothing taken or launched.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { type LaunchSpec, type OpOptions, SandportError } from "@sandport/core";
 import { type LocalTestRuntime, localTestRuntime, withoutMethods } from "@sandport/testkit/fakes";
 import { defineSandbox, defineWorkspace, InMemorySandboxStore, UnsupportedCapabilityError } from "@tanstack/ai-sandbox";
 import { SANDBOX_ID_LABEL } from "./options.js";
@@ -71,6 +72,30 @@ describe("on a runtime with snapshots", () => {
       } finally {
         await forked.destroy();
       }
+    } finally {
+      await source.destroy();
+    }
+  });
+
+  test("a fork whose launch fails deletes its snapshot and passes the launch's error on", async () => {
+    // The runtime as it is, except that a launch from a snapshot fails (a provider out of capacity, say).
+    const refusing = new Proxy(local.runtime, {
+      get(target, key) {
+        if (key === "launch") {
+          return (spec: LaunchSpec, op?: OpOptions) =>
+            spec.from === undefined
+              ? target.launch(spec, op)
+              : Promise.reject(new SandportError({ code: "RATE_LIMITED", provider: "local", message: "no capacity" }));
+        }
+        const value = Reflect.get(target, key, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const source = await sandportSandboxProvider({ runtime: refusing }).create({ id: "fork-refused" });
+    try {
+      const before = (await local.runtime.listSnapshots({})).length;
+      await assert.rejects(source.fork?.() ?? Promise.resolve(), { code: "RATE_LIMITED" });
+      assert.equal((await local.runtime.listSnapshots({})).length, before, "the fork's snapshot is deleted");
     } finally {
       await source.destroy();
     }
