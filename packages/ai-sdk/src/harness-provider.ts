@@ -8,6 +8,7 @@ import {
   SandportError,
   validateNetworkPolicy,
 } from "@sandport/core";
+import { identitySnapshots, newestIdentitySnapshot } from "./harness-identity-snapshots.js";
 import { type MappedNetworkPolicy, mapHarnessNetworkPolicy } from "./harness-network-policy.js";
 import {
   HARNESS_PROVIDER_OPTION_KEYS,
@@ -29,8 +30,13 @@ type CreateOptions = NonNullable<Parameters<HarnessV1SandboxProvider["createSess
  * sandbox per harness session. A `sessionId` is stored as a label: creating
  * with one that already has a sandbox adopts it, and `resumeSession` (present
  * only when the runtime has `findByLabels`) finds it again from another
- * process. With no snapshots in the port, `onFirstCreate` runs right after a
- * fresh launch; a failure there destroys the sandbox. `networkPolicy` (or
+ * process. `onFirstCreate` runs right after a fresh launch; a failure there
+ * destroys the sandbox. Where the runtime has the port's snapshots and the
+ * harness gives an `identity`, the sandbox is then snapshotted (labelled
+ * `ai-sdk.harness/identity=<identity>`), and a later `createSession` with the
+ * same identity launches from the newest such snapshot and skips
+ * `onFirstCreate`: the bootstrap is baked in, as the contract asks of a
+ * snapshot-capable provider. Without snapshots every fresh launch runs it. `networkPolicy` (or
  * `launch.network`) is the policy each sandbox is launched with; the
  * runtime's refusal of it (`UNSUPPORTED`, before anything is created) and a
  * `deniedCIDRs` list are `HarnessCapabilityUnsupportedError`, and the
@@ -72,13 +78,27 @@ export function createHarnessSandboxProvider<H extends SandboxHandle>(
       ...(sessionId === undefined ? {} : { [SESSION_LABEL]: sessionId }),
       ...(identity === undefined ? {} : { [IDENTITY_LABEL]: identity }),
     };
-    const spec = { ...options.launch, labels, ...(network === undefined ? {} : { network: network.network }) };
+    // A bootstrap snapshotted for this identity is launched from instead of bootstrapping again.
+    const snapshots = identity === undefined ? undefined : identitySnapshots(runtime);
+    const seed =
+      snapshots === undefined || identity === undefined
+        ? undefined
+        : await newestIdentitySnapshot(snapshots, identity, abortSignal);
+    const spec = {
+      ...options.launch,
+      labels,
+      ...(network === undefined ? {} : { network: network.network }),
+      ...(seed === undefined ? {} : { from: seed }),
+    };
     const handle = await runtime.launch(spec, opOptions(abortSignal)).catch(async (error: unknown) => {
       throw isNetworkRefusal(error) ? await harnessUnsupportedFrom(error) : error;
     });
-    if (onFirstCreate) {
+    if (onFirstCreate && seed === undefined) {
       try {
         await onFirstCreate(sessionOf(contextOf(handle)), abortSignal === undefined ? {} : { abortSignal });
+        if (snapshots !== undefined && identity !== undefined) {
+          await snapshots.snapshot(handle, { labels: { [IDENTITY_LABEL]: identity }, ...opOptions(abortSignal) });
+        }
       } catch (error) {
         await runtime.destroy(handle).catch(() => {});
         throw error;

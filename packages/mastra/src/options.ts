@@ -16,6 +16,15 @@ export interface MastraSandboxOptions<H extends SandboxHandle = SandboxHandle> e
   readonly launch?: LaunchSpec;
   /** Environment for every command and process, below each call's own `env` (Mastra's `setEnv` overlay). */
   readonly env?: Record<string, string>;
+  /**
+   * As Mastra's LocalSandbox's: the named checkpoint a freshly launched
+   * sandbox starts from and `snapshot()` persists to, kept in the runtime's
+   * snapshots (labelled `mastra/checkpoint=<name>`). A runtime without
+   * snapshots refuses it (`SandboxUnsupportedFeatureError`).
+   */
+  readonly checkpointName?: string;
+  /** A checkpoint a fresh launch starts from when `checkpointName` has none yet; never written. */
+  readonly seedCheckpointName?: string;
 }
 
 /** Every key of {@link MastraSandboxOptions}; any other is refused, naming the nearest known one. */
@@ -25,4 +34,6 @@ export const MASTRA_SANDBOX_OPTION_KEYS = keyList<MastraSandboxOptions>({
   handle: true,
   launch: true,
   env: true,
+  checkpointName: true,
+  seedCheckpointName: true,
 });

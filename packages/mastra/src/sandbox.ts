@@ -18,6 +18,7 @@ import {
   type SandboxRuntime,
   SandportError,
 } from "@sandport/core";
+import { checkpointsOf, persistCheckpoint, seedCheckpoint } from "./checkpoints.js";
 import type { BridgeContext } from "./context.js";
 import { executeCommand } from "./execute-command.js";
 import { withCause } from "./filesystem-errors.js";
@@ -61,6 +62,7 @@ export async function createMastraSandbox<H extends SandboxHandle>(
   checkBridgeOptions(options, MASTRA_SANDBOX_OPTION_KEYS, "createMastraSandbox options");
   const mastra = await loadMastra();
   const { runtime } = options;
+  const checkpoints = checkpointsOf(mastra, runtime, options);
   const root = runtime.workspaceRoot;
   const base = bridgeBaseDirectory(options);
   let held: H | undefined;
@@ -86,6 +88,8 @@ export async function createMastraSandbox<H extends SandboxHandle>(
     readonly provider = `sandport-${runtime.provider}`;
     status: ProviderStatus = "pending";
     readonly runtime = runtime;
+    /** True where the runtime has the port's snapshots: `snapshot()` persists `checkpointName`. */
+    override readonly supportsCheckpoints = checkpoints !== undefined;
 
     constructor() {
       super({
@@ -120,7 +124,10 @@ export async function createMastraSandbox<H extends SandboxHandle>(
 
     protected override async create(): Promise<void> {
       const labels = { ...options.launch?.labels, [SANDBOX_ID_LABEL]: this.id };
-      held = await runtime.launch({ ...options.launch, labels }).catch((error: unknown) => {
+      // As Mastra's LocalSandbox seeds an empty working directory: only a fresh sandbox starts from a checkpoint.
+      const seed = await seedCheckpoint(checkpoints, options);
+      const from = seed === undefined ? {} : { from: seed };
+      held = await runtime.launch({ ...options.launch, labels, ...from }).catch((error: unknown) => {
         // Mastra's contract has no network policy of its own: a launch.network the runtime cannot enforce is
         // refused (nothing created) and reported as Mastra reports a feature the sandbox lacks.
         if (!isNetworkRefusal(error)) throw error;
@@ -146,6 +153,17 @@ export async function createMastraSandbox<H extends SandboxHandle>(
       }
       // What Mastra's stop wrapper sets after this hook, so a direct call leaves the same state: the next call starts it again.
       this.status = "stopped";
+    }
+
+    /**
+     * Persists the sandbox as `checkpointName`'s checkpoint (a new snapshot,
+     * the older ones deleted once it is taken); without a `checkpointName`
+     * nothing to do, as Mastra's LocalSandbox.
+     */
+    override async snapshot(): Promise<void> {
+      if (checkpoints === undefined || options.checkpointName === undefined) return;
+      await this.ensureRunning();
+      await persistCheckpoint(checkpoints, context.handle(), options.checkpointName);
     }
 
     override async destroy(): Promise<void> {

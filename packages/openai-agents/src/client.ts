@@ -13,10 +13,17 @@ import {
   type SandboxHandle,
   type SandboxRuntime,
 } from "@sandport/core";
-import { loadAgentsSdk } from "./internal/sdk.js";
+import { type AgentsSdk, loadAgentsSdk } from "./internal/sdk.js";
 import { applyPlan, checkConcurrencyLimits, planManifest, rootedManifest } from "./manifest.js";
 import { persistentEnvironment, restoredEnvironment } from "./persisted-environment.js";
 import { SandportSandboxSession, type SandportSessionState } from "./session.js";
+import {
+  checkSnapshotSpec,
+  hasSnapshots,
+  recordedSnapshot,
+  recordedSnapshotSpec,
+  replaceSnapshot,
+} from "./snapshots.js";
 
 /** What {@link SandportSandboxClient} is built from. */
 export interface SandportSandboxClientOptions<H extends SandboxHandle = SandboxHandle> {
@@ -37,6 +44,12 @@ export const SANDBOX_CLIENT_OPTION_KEYS = keyList<SandportSandboxClientOptions>(
  * and writes it before returning;
  * `delete` destroys the sandbox; sessions serialise to their handle and
  * `resume` finds the sandbox again by id (needs the runtime's `getById`).
+ *
+ * Snapshots: with `snapshot: sandportSnapshot()` (where the runtime has the
+ * port's snapshots), serialising a session's state takes a snapshot of its
+ * workspace, replacing the one before, and `resume` of a state whose sandbox
+ * is gone launches a new sandbox from it, as UnixLocal restores its snapshot
+ * into a new workspace. A sandbox still there is resumed as it is.
  */
 export class SandportSandboxClient<H extends SandboxHandle = SandboxHandle>
   implements SandboxClient<SandboxClientOptions, SandportSessionState<H>>
@@ -67,26 +80,12 @@ export class SandportSandboxClient<H extends SandboxHandle = SandboxHandle>
   ): Promise<SandportSandboxSession<H>> {
     const sdk = await loadAgentsSdk();
     const normalized = sdk.normalizeSandboxClientCreateArgs(args, manifestOptions);
-    if (normalized.snapshot !== undefined) {
-      throw new sdk.SandboxUnsupportedFeatureError("Sandport sessions cannot start from a workspace snapshot", {
-        provider: this.runtime.provider,
-        feature: "snapshot",
-      });
-    }
     checkConcurrencyLimits(sdk, this.runtime.provider, normalized.concurrencyLimits);
     const manifest = rootedManifest(sdk, normalized.manifest, this.runtime.workspaceRoot, this.runtime.provider);
+    const snapshotSpec = checkSnapshotSpec(sdk, this.runtime, normalized.snapshot, manifest);
     const plan = planManifest(sdk, this.runtime, manifest);
     const environment = await manifest.resolveEnvironment();
-    const sandbox = await this.runtime.launch(this.#launch).catch((error: unknown) => {
-      // The framework's client contract has no network policy: a launch.network the runtime cannot enforce
-      // (refused before anything is created) is reported as the framework reports a feature a sandbox lacks.
-      if (!isNetworkRefusal(error)) throw error;
-      throw new sdk.SandboxUnsupportedFeatureError(error.message, {
-        provider: this.runtime.provider,
-        feature: "network",
-        cause: error,
-      });
-    });
+    const sandbox = await this.#launchSandbox(sdk, this.#launch);
     try {
       await applyPlan(this.runtime, sandbox, plan);
     } catch (error) {
@@ -103,7 +102,23 @@ export class SandportSandboxClient<H extends SandboxHandle = SandboxHandle>
     }
     return new SandportSandboxSession({
       runtime: this.runtime,
-      state: { manifest, environment, sandbox, workspaceReady: true },
+      state: { manifest, environment, sandbox, workspaceReady: true, snapshotSpec, snapshot: null },
+    });
+  }
+
+  /**
+   * Launches `spec`. The framework's client contract has no network policy: a
+   * `launch.network` the runtime cannot enforce (refused before anything is
+   * created) is reported as the framework reports a feature a sandbox lacks.
+   */
+  #launchSandbox(sdk: AgentsSdk, spec: LaunchSpec): Promise<H> {
+    return this.runtime.launch(spec).catch((error: unknown) => {
+      if (!isNetworkRefusal(error)) throw error;
+      throw new sdk.SandboxUnsupportedFeatureError(error.message, {
+        provider: this.runtime.provider,
+        feature: "network",
+        cause: error,
+      });
     });
   }
 
@@ -118,16 +133,22 @@ export class SandportSandboxClient<H extends SandboxHandle = SandboxHandle>
    * (`serializeManifestRecord`: its persistent environment only), the handle,
    * and the resolved environment less what the manifest marks ephemeral or
    * draws from a secret reference, which never reach the serialised state.
+   * Under a `sandportSnapshot()` spec it first takes a snapshot of the
+   * workspace (deleting the session's previous one, as UnixLocal replaces
+   * its snapshot when it serialises), and records it and the spec.
    */
   async serializeSessionState(
     state: SandportSessionState<H>,
     _options?: SandboxSessionSerializationOptions,
   ): Promise<Record<string, unknown>> {
     const sdk = await loadAgentsSdk();
+    const spec = state.snapshotSpec ?? null;
+    if (spec !== null) await replaceSnapshot(sdk, this.runtime, state, spec);
     return {
       manifest: sdk.serializeManifestRecord(state.manifest),
       sandbox: structuredClone(state.sandbox),
       environment: persistentEnvironment(sdk, state.manifest, state.environment),
+      ...(spec === null ? {} : { snapshotSpec: structuredClone(spec), snapshot: structuredClone(state.snapshot) }),
     };
   }
 
@@ -151,10 +172,17 @@ export class SandportSandboxClient<H extends SandboxHandle = SandboxHandle>
       sandbox,
       environment: await restoredEnvironment(sdk, manifest, state.environment),
       workspaceReady: true,
+      snapshotSpec: recordedSnapshotSpec(state.snapshotSpec),
+      snapshot: recordedSnapshot(state.snapshot, this.runtime.provider),
     };
   }
 
-  /** Reconnects to a session's sandbox by id (the runtime's `getById`); a sandbox that is gone is an error. */
+  /**
+   * Reconnects to a session's sandbox by id (the runtime's `getById`). A
+   * sandbox that is gone is restored from the state's snapshot, if it has one
+   * (a new sandbox launched from it, which the returned session's state
+   * names); without one it is `SandboxLifecycleError`.
+   */
   async resume(state: SandportSessionState<H>): Promise<SandportSandboxSession<H>> {
     const sdk = await loadAgentsSdk();
     const getById = this.runtime.getById;
@@ -165,6 +193,17 @@ export class SandportSandboxClient<H extends SandboxHandle = SandboxHandle>
       });
     }
     const sandbox = await getById.call(this.runtime, state.sandbox.id);
+    const snapshot = state.snapshot ?? null;
+    if (sandbox === undefined && snapshot !== null) {
+      if (!hasSnapshots(this.runtime)) {
+        throw new sdk.SandboxUnsupportedFeatureError(
+          `sandbox ${state.sandbox.id} is gone and ${this.runtime.provider} has no snapshots to restore it from`,
+          { provider: this.runtime.provider, feature: "snapshot" },
+        );
+      }
+      const restored = await this.#launchSandbox(sdk, { ...this.#launch, from: snapshot.ref });
+      return new SandportSandboxSession({ runtime: this.runtime, state: { ...state, sandbox: restored } });
+    }
     if (sandbox === undefined) {
       throw new sdk.SandboxLifecycleError(`sandbox ${state.sandbox.id} is gone: the session cannot resume`, {
         provider: this.runtime.provider,

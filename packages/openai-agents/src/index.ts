@@ -13,3 +13,10 @@ export {
   type SandportSandboxSessionOptions,
   type SandportSessionState,
 } from "./session.js";
+export {
+  SANDPORT_SNAPSHOT_TYPE,
+  type SandportSnapshot,
+  type SandportSnapshotSpec,
+  SNAPSHOT_SANDBOX_LABEL,
+  sandportSnapshot,
+} from "./snapshots.js";

@@ -28,6 +28,7 @@ import { type AgentsSdk, loadAgentsSdk } from "./internal/sdk.js";
 import { applyPlan, planEntries, planManifest } from "./manifest.js";
 import { portEndpointFor } from "./ports.js";
 import { refuseRunAs } from "./run-as.js";
+import type { SandportSnapshot, SandportSnapshotSpec } from "./snapshots.js";
 
 /** The state of a session over a Sandport sandbox: the framework's fields plus the sandbox's handle. */
 export interface SandportSessionState<H extends SandboxHandle = SandboxHandle> extends SandboxSessionState {
@@ -35,6 +36,10 @@ export interface SandportSessionState<H extends SandboxHandle = SandboxHandle> e
   environment: Record<string, string>;
   /** The sandbox: a plain, serialisable handle (`getById` rebuilds it in another process). */
   sandbox: H;
+  /** Where the session's workspace is snapshotted when its state is serialised; `null` or absent: nowhere. */
+  snapshotSpec?: SandportSnapshotSpec | null;
+  /** The snapshot its state was last serialised with, which `resume` restores once the sandbox is gone. */
+  snapshot?: SandportSnapshot | null;
 }
 
 /** What {@link SandportSandboxSession} is built from. */

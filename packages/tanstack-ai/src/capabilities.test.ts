@@ -25,7 +25,7 @@ before(async () => {
 });
 after(() => local.cleanup());
 
-test("a full runtime has ports, background processes with stdin, a durable filesystem and, isolated, a network policy; never snapshots or fork", () => {
+test("a full runtime has ports, background processes with stdin, a durable filesystem, snapshots and fork and, isolated, a network policy", () => {
   assert.deepEqual(tanstackCapabilities(local.runtime), {
     fs: true,
     exec: true,
@@ -33,11 +33,11 @@ test("a full runtime has ports, background processes with stdin, a durable files
     ports: true,
     backgroundProcesses: true,
     writableStdin: true,
-    snapshots: false,
+    snapshots: true,
     // The local runtime enforces allow lists under namespaces; with isolation "none" it enforces no policy.
     networkPolicy: local.isolation === "namespaces",
     durableFilesystem: true,
-    fork: false,
+    fork: true,
   });
 });
 
@@ -105,8 +105,15 @@ test("where networkPolicy is false, a launch with an allow list is TanStack AI's
 test("a runtime with only the required methods and ephemeral files lacks ports, processes and durability", () => {
   const capabilities = tanstackCapabilities(new RecordingRuntime());
   assert.deepEqual(
-    [capabilities.ports, capabilities.backgroundProcesses, capabilities.writableStdin, capabilities.durableFilesystem],
-    [false, false, false, false],
+    [
+      capabilities.ports,
+      capabilities.backgroundProcesses,
+      capabilities.writableStdin,
+      capabilities.durableFilesystem,
+      capabilities.snapshots,
+      capabilities.fork,
+    ],
+    [false, false, false, false, false, false],
   );
   assert.deepEqual([capabilities.fs, capabilities.exec, capabilities.env], [true, true, true]);
 });
@@ -134,13 +141,9 @@ test("without spawn, portEndpoint and the file operations, those calls are TanSt
   }
 });
 
-test("the handle has no snapshot or fork member and the provider no restoreSnapshot", async () => {
-  const provider = sandportSandboxProvider({ runtime: local.runtime });
-  assert.equal(provider.restoreSnapshot, undefined);
-  const handle = await provider.create({});
+test("the handle has no fs.watch member: TanStack AI polls instead", async () => {
+  const handle = await sandportSandboxProvider({ runtime: local.runtime }).create({});
   try {
-    assert.equal(handle.snapshot, undefined);
-    assert.equal(handle.fork, undefined);
     assert.equal(handle.fs.watch, undefined);
   } finally {
     await handle.destroy();

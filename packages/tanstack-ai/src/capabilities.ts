@@ -15,9 +15,12 @@ import type { SandboxCapabilities } from "@tanstack/ai-sandbox";
  *   for `all-or-none` (a launch is cut off or not, no list) or an absence.
  *   TanStack AI's contract carries no egress policy to pass on: the policy is
  *   the provider's `launch.network`.
- * - `snapshots` and `fork` are false: the port has no snapshot and no fork,
- *   so the handle has no `snapshot` or `fork` member and the provider no
- *   `restoreSnapshot`.
+ * - `snapshots` and `fork` when it has the port's snapshots (`snapshot`,
+ *   `listSnapshots`, `deleteSnapshot`, and `launch({ from })`): the handle's
+ *   `snapshot` and the provider's `restoreSnapshot` map onto them, and `fork`
+ *   is a snapshot and a launch from it. Otherwise the provider has no
+ *   `restoreSnapshot` and the handle's `snapshot` and `fork` are TanStack
+ *   AI's `UnsupportedCapabilityError`.
  */
 export function tanstackCapabilities(runtime: SandboxRuntime): SandboxCapabilities {
   const resolved = resolveCapabilities(runtime);
@@ -28,9 +31,9 @@ export function tanstackCapabilities(runtime: SandboxRuntime): SandboxCapabiliti
     ports: resolved.ports === true,
     backgroundProcesses: resolved.interactive === true,
     writableStdin: resolved.interactive === true,
-    snapshots: false,
+    snapshots: resolved.snapshots === true,
     networkPolicy: resolved.networkPolicy === "domains" || resolved.networkPolicy === "cidr",
     durableFilesystem: resolved.filesystem === "persistent",
-    fork: false,
+    fork: resolved.snapshots === true,
   };
 }

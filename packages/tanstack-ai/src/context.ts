@@ -1,4 +1,4 @@
-import type { SandboxHandle, SandboxRuntime } from "@sandport/core";
+import type { LaunchSpec, SandboxHandle, SandboxRuntime } from "@sandport/core";
 import type { TanStackSandboxSdk } from "./internal/sdk.js";
 
 /** What every part of one TanStack AI handle shares: the runtime, its sandbox, the loaded framework, the names. */
@@ -15,6 +15,12 @@ export interface HandleContext<H extends SandboxHandle = SandboxHandle> {
   readonly baseDirectory: string;
   /** Limit of commands and background processes, when the provider was given one. */
   readonly commandTimeoutMs?: number;
+  /**
+   * How a fork of the sandbox is launched: the provider's `launch`, its `env`
+   * the one this sandbox was launched with where the handle knows it (it
+   * created, restored or forked the sandbox), else the provider's.
+   */
+  readonly forkLaunch: LaunchSpec;
 }
 
 /** TanStack AI's `UnsupportedCapabilityError` for `capability`, saying which port method is missing. */

@@ -7,11 +7,13 @@ import type {
   SandboxPorts,
   SandboxHandle as TanStackSandboxHandle,
   SandboxProcess as TanStackSandboxProcess,
+  SnapshotRef as TanStackSnapshotRef,
 } from "@tanstack/ai-sandbox";
 import { tanstackCapabilities } from "./capabilities.js";
 import { type HandleContext, requireMethod } from "./context.js";
 import { sandportFs } from "./fs.js";
 import { sandportProcess } from "./process.js";
+import { forkSandbox, takeSnapshot } from "./snapshots.js";
 
 /**
  * TanStack AI's `SandboxHandle` over one Sandport sandbox, as
@@ -29,7 +31,15 @@ import { sandportProcess } from "./process.js";
  * - `env.set` adds to an overlay this handle puts under every later command's
  *   own env (as TanStack AI's local provider does); it is not in the sandbox,
  *   so a handle from `resume` starts without it. The launch env is there.
- * - No `snapshot`, no `fork`: the port has neither.
+ * - `snapshot(label)` takes a port snapshot of the sandbox (labelled
+ *   `tanstack-ai/sandbox-id=<id>` and `tanstack-ai/snapshot-label=<label>`);
+ *   the provider's `restoreSnapshot` launches a new sandbox from its id.
+ *   `fork()` is a new sandbox from the state now: a snapshot, a launch from
+ *   it under a fresh id (with this handle's `env.set` overlay), the snapshot
+ *   deleted. Both need the runtime's snapshots (`capabilities.snapshots` and
+ *   `fork`); without them they are TanStack AI's `UnsupportedCapabilityError`,
+ *   nothing taken or launched. A snapshot holds the sandbox's files (the
+ *   runtime's snapshot `contents` say whether memory too).
  */
 export class SandportSandboxHandle<H extends SandboxHandle = SandboxHandle> implements TanStackSandboxHandle {
   /** The id the provider finds this sandbox by: its `tanstack-ai/sandbox-id` label, or the Sandport id (see the provider). */
@@ -53,12 +63,13 @@ export class SandportSandboxHandle<H extends SandboxHandle = SandboxHandle> impl
   /** The Sandport handle of the sandbox. */
   readonly sandbox: H;
   readonly #context: HandleContext<H>;
-  #overlay: Readonly<Record<string, string>> = {};
+  #overlay: Readonly<Record<string, string>>;
 
-  /** A handle over `context.sandbox`, found again by `id`. */
-  constructor(context: HandleContext<H>, id: string) {
+  /** A handle over `context.sandbox`, found again by `id`; `overlay` is the `env.set` overlay it starts with. */
+  constructor(context: HandleContext<H>, id: string, overlay: Readonly<Record<string, string>> = {}) {
     const { runtime, sandbox, sdk } = context;
     this.#context = context;
+    this.#overlay = overlay;
     this.id = id;
     this.sandbox = sandbox;
     this.provider = context.providerName;
@@ -84,6 +95,17 @@ export class SandportSandboxHandle<H extends SandboxHandle = SandboxHandle> impl
         this.#overlay = { ...this.#overlay, ...validateEnv(vars, "env", runtime.provider) };
       },
     };
+  }
+
+  /** A snapshot of the sandbox's files, labelled `label` (see the class). */
+  snapshot(label?: string): Promise<TanStackSnapshotRef> {
+    return takeSnapshot(this.#context, this.id, label);
+  }
+
+  /** A new sandbox from this one's state now, through a snapshot deleted once it is up (see the class). */
+  async fork(): Promise<SandportSandboxHandle<H>> {
+    const forked = await forkSandbox(this.#context, this.id, this.#context.forkLaunch);
+    return new SandportSandboxHandle({ ...this.#context, sandbox: forked.sandbox }, forked.handleId, this.#overlay);
   }
 
   /** Destroys the sandbox, resolving once the runtime has verified it gone. */

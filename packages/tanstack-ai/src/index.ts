@@ -11,3 +11,4 @@ export { tanstackCapabilities } from "./capabilities.js";
 export { SandportSandboxHandle } from "./handle.js";
 export { SANDBOX_ID_LABEL, type SandportSandboxProviderOptions } from "./options.js";
 export { sandportSandboxProvider } from "./provider.js";
+export { SNAPSHOT_LABEL } from "./snapshots.js";

@@ -3,27 +3,29 @@ import {
   bridgeBaseDirectory,
   checkBridgeOptions,
   invalidRequest,
-  isNetworkRefusal,
+  type LaunchSpec,
   type OpOptions,
   type SandboxHandle,
-  type SandportError,
 } from "@sandport/core";
 import type {
   SandboxCapabilities,
   SandboxCreateInput,
   SandboxDestroyInput,
   SandboxProvider,
+  SandboxRestoreInput,
   SandboxResumeInput,
 } from "@tanstack/ai-sandbox";
 import { tanstackCapabilities } from "./capabilities.js";
 import type { HandleContext } from "./context.js";
 import { SandportSandboxHandle } from "./handle.js";
 import { loadTanStackSandbox, type TanStackSandboxSdk } from "./internal/sdk.js";
+import { type LabelledSandbox, launchLabelled } from "./launch-labelled.js";
 import {
   SANDBOX_ID_LABEL,
   SANDPORT_SANDBOX_PROVIDER_OPTION_KEYS,
   type SandportSandboxProviderOptions,
 } from "./options.js";
+import { hasSnapshots } from "./snapshots.js";
 
 /**
  * A TanStack AI `SandboxProvider` over any Sandport runtime, for
@@ -49,9 +51,18 @@ import {
  *   Sandport id (`getById`), and resolves `null` when it is gone; a runtime
  *   with neither gets TanStack AI's `UnsupportedCapabilityError`.
  * - `destroy` finds it the same way and destroys it; an absent sandbox resolves.
- * - No `restoreSnapshot`: the port has no snapshots.
+ * - `restoreSnapshot` (only where the runtime has the port's snapshots, as
+ *   TanStack AI's contract has it) launches a new sandbox from a snapshot a
+ *   handle took (`launch({ from })`), under a fresh id, `env` merged over
+ *   `launch.env` as in `create`. Its files are the snapshot's: the
+ *   `workspace` is not applied again (TanStack AI does not bootstrap a
+ *   restored sandbox either). `defineSandbox` then takes a snapshot after
+ *   setup by default and restores from it when the sandbox is gone.
+ *   Snapshots outlive their sandbox; TanStack AI never deletes one: the
+ *   runtime's `listSnapshots({ "tanstack-ai/sandbox-id": id })` and
+ *   `deleteSnapshot` do.
  *
- * `@tanstack/ai-sandbox` is loaded on the first `create`, `resume` or `destroy`.
+ * `@tanstack/ai-sandbox` is loaded on the first `create`, `resume`, `destroy` or `restoreSnapshot`.
  */
 export function sandportSandboxProvider<H extends SandboxHandle>(
   options: SandportSandboxProviderOptions<H>,
@@ -62,11 +73,14 @@ export function sandportSandboxProvider<H extends SandboxHandle>(
 
 class SandportSandboxProvider<H extends SandboxHandle> implements SandboxProvider {
   readonly name: string;
+  /** Present only where the runtime has the port's snapshots (see `sandportSandboxProvider`). */
+  readonly restoreSnapshot?: (input: SandboxRestoreInput) => Promise<SandportSandboxHandle<H>>;
   readonly #options: SandportSandboxProviderOptions<H>;
 
   constructor(options: SandportSandboxProviderOptions<H>) {
     this.#options = options;
     this.name = `sandport-${options.runtime.provider}`;
+    if (hasSnapshots(options.runtime)) this.restoreSnapshot = (input) => this.#restore(input);
   }
 
   capabilities(): SandboxCapabilities {
@@ -92,16 +106,35 @@ class SandportSandboxProvider<H extends SandboxHandle> implements SandboxProvide
       const [existing] = await runtime.findByLabels({ [SANDBOX_ID_LABEL]: id }, opOf(input.signal));
       if (existing) return new SandportSandboxHandle(this.#context(sdk, existing), id);
     }
-    const env = input.env === undefined ? launch.env : { ...launch.env, ...input.env };
-    const sandbox = await runtime
-      .launch(
-        { ...launch, ...(env === undefined ? {} : { env }), labels: { ...launch.labels, [SANDBOX_ID_LABEL]: id } },
-        opOf(input.signal),
-      )
-      .catch((error: unknown) => {
-        throw isNetworkRefusal(error) ? networkUnsupported(sdk, this.name, error) : error;
-      });
-    return new SandportSandboxHandle(this.#context(sdk, sandbox), runtime.findByLabels ? id : sandbox.id);
+    const spec = withEnv(launch, input.env);
+    const launched = await launchLabelled({ runtime, sdk, providerName: this.name }, spec, id, opOf(input.signal));
+    return this.#handle(sdk, launched, spec);
+  }
+
+  /** `restoreSnapshot`: a new sandbox from the snapshot, under a fresh id (see `sandportSandboxProvider`). */
+  async #restore(input: SandboxRestoreInput): Promise<SandportSandboxHandle<H>> {
+    const { runtime, launch = {} } = this.#options;
+    if (typeof input.snapshotId !== "string" || input.snapshotId === "") {
+      throw invalidRequest(
+        "restoreSnapshot: snapshotId must be a non-empty string",
+        { field: "snapshotId" },
+        runtime.provider,
+      );
+    }
+    const sdk = await loadTanStackSandbox();
+    const spec = withEnv(launch, input.env);
+    const launched = await launchLabelled(
+      { runtime, sdk, providerName: this.name },
+      { ...spec, from: input.snapshotId },
+      randomUUID(),
+      opOf(input.signal),
+    );
+    return this.#handle(sdk, launched, spec);
+  }
+
+  /** The handle of a sandbox this provider launched with `spec`; its forks launch with `spec` too. */
+  #handle(sdk: TanStackSandboxSdk, launched: LabelledSandbox<H>, spec: LaunchSpec): SandportSandboxHandle<H> {
+    return new SandportSandboxHandle(this.#context(sdk, launched.sandbox, spec), launched.handleId);
   }
 
   async resume(input: SandboxResumeInput): Promise<SandportSandboxHandle<H> | null> {
@@ -134,13 +167,15 @@ class SandportSandboxProvider<H extends SandboxHandle> implements SandboxProvide
     );
   }
 
-  #context(sdk: TanStackSandboxSdk, sandbox: H): HandleContext<H> {
-    const { runtime, commandTimeoutMs } = this.#options;
+  /** What a handle shares; `launched` is the spec the sandbox was launched with, when known (for its forks). */
+  #context(sdk: TanStackSandboxSdk, sandbox: H, launched?: LaunchSpec): HandleContext<H> {
+    const { runtime, commandTimeoutMs, launch = {} } = this.#options;
     return {
       runtime,
       sandbox,
       sdk,
       providerName: this.name,
+      forkLaunch: launched ?? launch,
       baseDirectory: bridgeBaseDirectory(this.#options),
       ...(commandTimeoutMs === undefined ? {} : { commandTimeoutMs }),
     };
@@ -151,8 +186,7 @@ function opOf(signal: AbortSignal | undefined): OpOptions {
   return signal === undefined ? {} : { signal };
 }
 
-/** TanStack AI's `UnsupportedCapabilityError` for `networkPolicy`, carrying the runtime's refusal as `cause`. */
-function networkUnsupported(sdk: TanStackSandboxSdk, provider: string, error: SandportError): Error {
-  const refused = new sdk.UnsupportedCapabilityError(provider, "networkPolicy", error.message);
-  return Object.assign(refused, { cause: error });
+/** `launch` with `env` merged over its own, as `create` and `restoreSnapshot` launch. */
+function withEnv(launch: LaunchSpec, env: Record<string, string> | undefined): LaunchSpec {
+  return env === undefined ? launch : { ...launch, env: { ...launch.env, ...env } };
 }
