@@ -32,11 +32,17 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  *   run can prove it; `isolation: "unknown"`: a sandbox is a container or a
  *   VM by its class (see `DaytonaRuntime.sandboxDetails`), not one mode for all.
  * - `networkPolicy: "all-or-none"`: `networkBlockAll` turns the network off or on; an allow list is refused (`UNSUPPORTED`).
+ * - `memoryLimit`, `cpuLimit`, `processLimit`: `memoryMiB` (whole GiB) and `cpus` (whole vCPUs) become the
+ *   sandbox's `resources` on create (anything else `UNSUPPORTED`), unseen live: `unknown`; `maxProcesses` is
+ *   refused: `unsupported`.
  */
 export const daytonaCapabilities: DeclaredCapabilities = remoteCapabilities({
   lifecycle: "unknown",
   neverIdle: "unknown",
   binaryOutput: "not-exposed",
+  memoryLimit: "unknown",
+  cpuLimit: "unknown",
+  processLimit: "unsupported",
   modes: {
     outputStreams: "combined",
     filesystem: "unknown",

@@ -39,11 +39,16 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  *   under a VMM, as the SDK documents); `filesystem: "unknown"` (pause keeps
  *   memory and disk by Freestyle's account; only a live run can prove it).
  * - `networkPolicy: "all-or-none"`: the firewall has public egress or no rule; an allow list is refused (`UNSUPPORTED`).
+ * - `memoryLimit`, `cpuLimit`, `processLimit`: the launch refuses every `resources` limit (`UNSUPPORTED`): a
+ *   VM's size comes from its snapshot.
  */
 export const freestyleCapabilities: DeclaredCapabilities = remoteCapabilities({
   lifecycle: "unknown",
   neverIdle: "unknown",
   binaryOutput: "not-exposed",
+  memoryLimit: "unsupported",
+  cpuLimit: "unsupported",
+  processLimit: "unsupported",
   modes: {
     outputStreams: "separate",
     filesystem: "unknown",

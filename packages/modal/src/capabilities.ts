@@ -37,11 +37,16 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  * Snapshots, volumes and connect tokens exist in Modal but have no place in
  * the port (`sandbox-v1`), so this adapter does not reach them (not exposed).
  * - `networkPolicy: "all-or-none"`: `blockNetwork` turns the network off or on; an allow list is refused (`UNSUPPORTED`).
+ * - `memoryLimit`, `cpuLimit`, `processLimit`: `memoryMiB` and `cpus` become the sandbox's `memoryMiB` and `cpu`
+ *   on create, unseen live: `unknown`; `maxProcesses` is refused: `unsupported`.
  */
 export const modalCapabilities: DeclaredCapabilities = remoteCapabilities({
   lifecycle: "unsupported",
   neverIdle: "unknown",
   binaryOutput: true,
+  memoryLimit: "unknown",
+  cpuLimit: "unknown",
+  processLimit: "unsupported",
   modes: {
     outputStreams: "separate",
     filesystem: "persistent",

@@ -34,11 +34,17 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  * Snapshots, forks, network policy updates and drives exist in Vercel but
  * have no place in the port (`sandbox-v1`), so this adapter does not reach them.
  * - `networkPolicy: "all-or-none"`: the network policy sent is `allow-all` or `deny-all`; an allow list is refused (`UNSUPPORTED`).
+ * - `memoryLimit`, `cpuLimit`, `processLimit`: `cpus` (1, 2, 4, 6 or 8) and `memoryMiB` (2048 per vCPU) become
+ *   the sandbox's vCPU count on create (anything else `UNSUPPORTED`), unseen live: `unknown`; `maxProcesses` is
+ *   refused: `unsupported`.
  */
 export const vercelCapabilities: DeclaredCapabilities = remoteCapabilities({
   lifecycle: "unknown",
   neverIdle: "unsupported",
   binaryOutput: "unsupported",
+  memoryLimit: "unknown",
+  cpuLimit: "unknown",
+  processLimit: "unsupported",
   modes: {
     outputStreams: "separate",
     filesystem: "unknown",

@@ -15,6 +15,9 @@ const declared: DeclaredCapabilities = {
   verifiedCleanup: "unknown",
   neverIdle: "not-exposed",
   binaryOutput: "unknown",
+  memoryLimit: "unknown",
+  cpuLimit: "unknown",
+  processLimit: "unsupported",
   modes: {
     outputStreams: "unknown",
     filesystem: "ephemeral",
