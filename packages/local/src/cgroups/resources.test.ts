@@ -147,6 +147,10 @@ for (const [label, configuration] of configurations) {
 
 test("with cgroups disabled, a resource request is refused with UNSUPPORTED and nothing is created", async () => {
   const rt = runtime({ isolation: "none", cgroups: "disabled", owner: "refusals" });
+  const declared = [rt.capabilities.memoryLimit, rt.capabilities.cpuLimit, rt.capabilities.processLimit];
+  assert.deepEqual(declared, ["not-exposed", "not-exposed", "not-exposed"]);
+  const enforcing = runtime({ isolation: "none" }).capabilities;
+  assert.deepEqual([enforcing.memoryLimit, enforcing.cpuLimit, enforcing.processLimit], [true, true, true]);
   for (const resources of [{ memoryMiB: 64 }, { maxProcesses: 4 }, { cpus: 1 }]) {
     await assert.rejects(rt.launch({ resources }), (error) => SandportError.hasCode(error, "UNSUPPORTED"));
   }
