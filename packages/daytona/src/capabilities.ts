@@ -35,6 +35,7 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  * - `memoryLimit`, `cpuLimit`, `processLimit`: `memoryMiB` (whole GiB) and `cpus` (whole vCPUs) become the
  *   sandbox's `resources` on create (anything else `UNSUPPORTED`), unseen live: `unknown`; `maxProcesses` is
  *   refused: `unsupported`.
+ * - `diskLimit: "unknown"`: `diskMiB` (whole GiB) becomes the sandbox's `disk` on create, unseen live.
  */
 export const daytonaCapabilities: DeclaredCapabilities = remoteCapabilities({
   lifecycle: "unknown",
@@ -43,6 +44,7 @@ export const daytonaCapabilities: DeclaredCapabilities = remoteCapabilities({
   memoryLimit: "unknown",
   cpuLimit: "unknown",
   processLimit: "unsupported",
+  diskLimit: "unknown",
   modes: {
     outputStreams: "combined",
     filesystem: "unknown",

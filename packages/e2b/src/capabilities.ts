@@ -49,7 +49,7 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  * PTY, snapshots and fork exist in E2B but have no place in the port
  * (`sandbox-v1`), so this adapter does not reach them (not exposed).
  * - `networkPolicy: "all-or-none"`: `allowInternetAccess` turns the network off or on; an allow list is refused (`UNSUPPORTED`).
- * - `memoryLimit`, `cpuLimit`, `processLimit`: the launch refuses every `resources` limit (`UNSUPPORTED`): E2B
+ * - `memoryLimit`, `cpuLimit`, `processLimit`, `diskLimit`: the launch refuses every `resources` limit (`UNSUPPORTED`): E2B
  *   takes CPU and memory from the template.
  */
 export const e2bCapabilities: DeclaredCapabilities = remoteCapabilities({
@@ -59,6 +59,7 @@ export const e2bCapabilities: DeclaredCapabilities = remoteCapabilities({
   memoryLimit: "unsupported",
   cpuLimit: "unsupported",
   processLimit: "unsupported",
+  diskLimit: "unsupported",
   modes: {
     outputStreams: "separate",
     filesystem: "unknown",

@@ -39,7 +39,7 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  *   under a VMM, as the SDK documents); `filesystem: "unknown"` (pause keeps
  *   memory and disk by Freestyle's account; only a live run can prove it).
  * - `networkPolicy: "all-or-none"`: the firewall has public egress or no rule; an allow list is refused (`UNSUPPORTED`).
- * - `memoryLimit`, `cpuLimit`, `processLimit`: the launch refuses every `resources` limit (`UNSUPPORTED`): a
+ * - `memoryLimit`, `cpuLimit`, `processLimit`, `diskLimit`: the launch refuses every `resources` limit (`UNSUPPORTED`): a
  *   VM's size comes from its snapshot.
  */
 export const freestyleCapabilities: DeclaredCapabilities = remoteCapabilities({
@@ -49,6 +49,7 @@ export const freestyleCapabilities: DeclaredCapabilities = remoteCapabilities({
   memoryLimit: "unsupported",
   cpuLimit: "unsupported",
   processLimit: "unsupported",
+  diskLimit: "unsupported",
   modes: {
     outputStreams: "separate",
     filesystem: "unknown",

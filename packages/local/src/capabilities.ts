@@ -21,6 +21,8 @@ import type { CgroupUsage, LocalIsolation } from "./options.js";
  *   their v1 files), written and read back at launch; a host with no writable cgroup hierarchy for
  *   one refuses it at launch with `UNSUPPORTED`, never ignoring it. With `cgroups: "disabled"`
  *   every limit is refused: `not-exposed`.
+ * - `diskLimit: "unsupported"`: `diskMiB` is refused at launch; a workspace is a host directory, and
+ *   bounding one needs a size-limited mount or quotas, privileges this runtime does not assume.
  */
 export function localCapabilities(isolation: LocalIsolation, cgroups: CgroupUsage = "auto"): DeclaredCapabilities {
   const limits = cgroups === "disabled" ? "not-exposed" : true;
@@ -33,6 +35,7 @@ export function localCapabilities(isolation: LocalIsolation, cgroups: CgroupUsag
     memoryLimit: limits,
     cpuLimit: limits,
     processLimit: limits,
+    diskLimit: "unsupported",
     modes: Object.freeze({
       outputStreams: "separate",
       filesystem: "persistent",

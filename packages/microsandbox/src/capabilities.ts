@@ -51,6 +51,8 @@ export interface CapabilityBasis {
  * - `memoryLimit`, `cpuLimit`, `processLimit`: `memoryMiB` and `cpus` (whole vCPUs) become the microVM's memory
  *   and vCPUs, unseen live: `unknown`; `maxProcesses` is refused (microsandbox limits processes per user):
  *   `unsupported`.
+ * - `diskLimit: "not-exposed"`: microsandbox sizes a microVM's root disk (`RootDiskBuilder.size`), which this
+ *   adapter does not reach yet; `diskMiB` is refused.
  */
 export function capabilitiesFor(basis: CapabilityBasis): DeclaredCapabilities {
   const cloud = basis.backend === "cloud";
@@ -61,6 +63,7 @@ export function capabilitiesFor(basis: CapabilityBasis): DeclaredCapabilities {
     memoryLimit: "unknown",
     cpuLimit: "unknown",
     processLimit: "unsupported",
+    diskLimit: "not-exposed",
     modes: {
       outputStreams: cloud ? "separate" : "unknown",
       filesystem: "unknown",

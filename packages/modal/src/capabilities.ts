@@ -38,7 +38,11 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  * the port (`sandbox-v1`), so this adapter does not reach them (not exposed).
  * - `networkPolicy: "all-or-none"`: `blockNetwork` turns the network off or on; an allow list is refused (`UNSUPPORTED`).
  * - `memoryLimit`, `cpuLimit`, `processLimit`: `memoryMiB` and `cpus` become the sandbox's `memoryMiB` and `cpu`
- *   on create, unseen live: `unknown`; `maxProcesses` is refused: `unsupported`.
+ *   on create, unseen live: `unknown`. Those are the SDK's reservations; its hard limits are
+ *   `memoryLimitMiB` and `cpuLimit`, which this adapter does not send yet, so a ceiling is not
+ *   shown to hold. `maxProcesses` is refused: `unsupported`.
+ * - `diskLimit: "not-exposed"`: the SDK's sandbox create takes no disk size (Modal's wire has an
+ *   ephemeral disk size in its resources); `diskMiB` is refused.
  */
 export const modalCapabilities: DeclaredCapabilities = remoteCapabilities({
   lifecycle: "unsupported",
@@ -47,6 +51,7 @@ export const modalCapabilities: DeclaredCapabilities = remoteCapabilities({
   memoryLimit: "unknown",
   cpuLimit: "unknown",
   processLimit: "unsupported",
+  diskLimit: "not-exposed",
   modes: {
     outputStreams: "separate",
     filesystem: "persistent",

@@ -37,6 +37,7 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  * - `memoryLimit`, `cpuLimit`, `processLimit`: `cpus` (1, 2, 4, 6 or 8) and `memoryMiB` (2048 per vCPU) become
  *   the sandbox's vCPU count on create (anything else `UNSUPPORTED`), unseen live: `unknown`; `maxProcesses` is
  *   refused: `unsupported`.
+ * - `diskLimit: "unsupported"`: a sandbox's create takes no disk size; `diskMiB` is refused.
  */
 export const vercelCapabilities: DeclaredCapabilities = remoteCapabilities({
   lifecycle: "unknown",
@@ -45,6 +46,7 @@ export const vercelCapabilities: DeclaredCapabilities = remoteCapabilities({
   memoryLimit: "unknown",
   cpuLimit: "unknown",
   processLimit: "unsupported",
+  diskLimit: "unsupported",
   modes: {
     outputStreams: "separate",
     filesystem: "unknown",

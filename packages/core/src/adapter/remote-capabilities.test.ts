@@ -3,7 +3,12 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { remoteCapabilities } from "./remote-capabilities.js";
 
-const limits = { memoryLimit: "unknown", cpuLimit: "unknown", processLimit: "unsupported" } as const;
+const limits = {
+  memoryLimit: "unknown",
+  cpuLimit: "unknown",
+  processLimit: "unsupported",
+  diskLimit: "unsupported",
+} as const;
 
 const modes = {
   outputStreams: "separate",

@@ -44,6 +44,8 @@ export type StructuralCapability = (typeof STRUCTURAL_CAPABILITIES)[number];
  *   refused, CPU is throttled to the share). `unsupported` where the launch
  *   refuses the limit (`UNSUPPORTED`, before anything is created); `unknown`
  *   where it is passed on to the provider's sizes but nobody has seen it hold.
+ * - `diskLimit`: `LaunchSpec.resources.diskMiB` bounds what the sandbox can
+ *   write; absent (and refused at launch) where nothing can enforce it.
  */
 export const DECLARED_CAPABILITIES = [
   "warmLease",
@@ -54,6 +56,7 @@ export const DECLARED_CAPABILITIES = [
   "memoryLimit",
   "cpuLimit",
   "processLimit",
+  "diskLimit",
 ] as const;
 
 /** A yes/no capability the adapter declares. */

@@ -18,6 +18,7 @@ const declared: DeclaredCapabilities = {
   memoryLimit: "unknown",
   cpuLimit: "unknown",
   processLimit: "unsupported",
+  diskLimit: "unsupported",
   modes: {
     outputStreams: "unknown",
     filesystem: "ephemeral",

@@ -156,3 +156,15 @@ test("with cgroups disabled, a resource request is refused with UNSUPPORTED and 
   }
   assert.deepEqual(await rt.findByLabels({}), []);
 });
+
+test("diskMiB is refused with UNSUPPORTED before anything is created, cgroups or not; a malformed one is INVALID_REQUEST", async () => {
+  const rt = runtime({ isolation: "none", owner: "disk-refusals" });
+  assert.equal(rt.capabilities.diskLimit, "unsupported");
+  const refusal = await rt.launch({ resources: { diskMiB: 1024 } }).catch((error: unknown) => error);
+  assert.ok(SandportError.hasCode(refusal, "UNSUPPORTED"), String(refusal));
+  assert.match(refusal.message, /diskMiB/);
+  await assert.rejects(rt.launch({ resources: { diskMiB: -1 } }), (error) =>
+    SandportError.hasCode(error, "INVALID_REQUEST"),
+  );
+  assert.deepEqual(await rt.findByLabels({}), []);
+});

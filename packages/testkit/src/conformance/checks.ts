@@ -134,7 +134,7 @@ export const CONFORMANCE_CHECKS = {
   "limits.processes":
     "a fork bomb under resources.maxProcesses fails with limit 'processes', not timedOut; the next command forks and runs",
   "limits.refused":
-    "a resource limit declared unsupported or not-exposed is refused at launch with UNSUPPORTED, and nothing is launched",
+    "a resource limit (memory, cpus, processes, disk) declared unsupported or not-exposed is refused at launch with UNSUPPORTED, and nothing is launched",
   "snapshots.round-trip":
     "a launch from a snapshot (ref or id) has the files as taken; listSnapshots finds it; once deleted, a launch from it is NOT_FOUND",
   "terminal.echo":

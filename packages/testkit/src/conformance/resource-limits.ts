@@ -23,6 +23,7 @@ const LIMITS = [
   ["memoryLimit", { memoryMiB: 64 }],
   ["cpuLimit", { cpus: 1 }],
   ["processLimit", { maxProcesses: PROCESS_LIMIT }],
+  ["diskLimit", { diskMiB: 1024 }],
 ] as const satisfies readonly (readonly [string, ResourceLimits])[];
 
 /**

@@ -54,6 +54,7 @@ export const recordingCapabilities: DeclaredCapabilities = {
   memoryLimit: "unsupported",
   cpuLimit: "unsupported",
   processLimit: "unsupported",
+  diskLimit: "unsupported",
   // Its commands are a tiny language with no network to reach: no policy to choose.
   modes: {
     outputStreams: "separate",
