@@ -46,11 +46,17 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  * kill of a command past its run budget, or of an aborted call, is a second
  * exec that sweeps its processes, best effort.
  * - `networkPolicy: "unsupported"`: instances have open egress only, so `network: "none"` and allow lists are refused (`UNSUPPORTED`).
+ * - `memoryLimit`, `cpuLimit`, `processLimit`, `diskLimit`: the launch refuses every `resources` limit (`UNSUPPORTED`): an
+ *   instance's shape is one of fixed sizes.
  */
 export const agent37Capabilities: DeclaredCapabilities = remoteCapabilities({
   lifecycle: "unknown",
   neverIdle: "unknown",
   binaryOutput: "unsupported",
+  memoryLimit: "unsupported",
+  cpuLimit: "unsupported",
+  processLimit: "unsupported",
+  diskLimit: "unsupported",
   modes: {
     outputStreams: "separate",
     filesystem: "unknown",

@@ -37,11 +37,17 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  *   older SDK docs an idle timeout; a canary running a command past a short
  *   timeout would settle `deadline` or `idle-timeout`.
  * - `networkPolicy: "not-exposed"`: the network mode belongs to the code interpreter, so a launch may only ask for the one the `network` option names; an allow list is refused (`UNSUPPORTED`).
+ * - `memoryLimit`, `cpuLimit`, `processLimit`, `diskLimit`: the launch refuses every `resources` limit (`UNSUPPORTED`): every
+ *   session is the same fixed microVM.
  */
 export const agentCoreCapabilities: DeclaredCapabilities = remoteCapabilities({
   lifecycle: "unsupported",
   neverIdle: "unsupported",
   binaryOutput: "unsupported",
+  memoryLimit: "unsupported",
+  cpuLimit: "unsupported",
+  processLimit: "unsupported",
+  diskLimit: "unsupported",
   modes: {
     outputStreams: "separate",
     filesystem: "ephemeral",

@@ -55,6 +55,7 @@ export {
   startCommandRun,
   VENDOR_TIMEOUT_SLACK_MS,
 } from "./adapter/command-engine.js";
+export { withLimit } from "./adapter/command-limit.js";
 export type { ConfirmGoneOptions, GoneVerdict } from "./adapter/confirm-gone.js";
 export { confirmGone } from "./adapter/confirm-gone.js";
 export type { DestroyPrimitives } from "./adapter/destroy-verified.js";

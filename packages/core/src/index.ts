@@ -92,7 +92,7 @@ export type { ExecEvent, ExecExitedEvent, ExecOutputEvent, ExecStartedEvent } fr
 export { COMMAND_ENV, EXEC_MARKER_ENV, RESERVED_ENV, SESSION_ENV } from "./port/exec-markers.js";
 export type { ArgvExecRequest, ExecOptions, ExecRequest, ShellExecRequest } from "./port/exec-request.js";
 export { EXEC_REQUEST_KEYS } from "./port/exec-request.js";
-export type { ExecResult } from "./port/exec-result.js";
+export type { ExecResult, ResourceLimitKind } from "./port/exec-result.js";
 export type { FileInfo, FileKind } from "./port/file-info.js";
 export type { FileInput } from "./port/file-input.js";
 export { FILE_INPUT_KEYS } from "./port/file-input.js";

@@ -37,11 +37,19 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  *   range, a `:port` or more entries are refused (`UNSUPPORTED`, naming the
  *   entry) before any request. Names need an SDK from 0.216 (older ones drop
  *   `domainAllowList`: the sandbox is deleted and the launch refused).
+ * - `memoryLimit`, `cpuLimit`, `processLimit`: `memoryMiB` (whole GiB) and `cpus` (whole vCPUs) become the
+ *   sandbox's `resources` on create (anything else `UNSUPPORTED`), unseen live: `unknown`; `maxProcesses` is
+ *   refused: `unsupported`.
+ * - `diskLimit: "unknown"`: `diskMiB` (whole GiB) becomes the sandbox's `disk` on create, unseen live.
  */
 export const daytonaCapabilities: DeclaredCapabilities = remoteCapabilities({
   lifecycle: "unknown",
   neverIdle: "unknown",
   binaryOutput: "not-exposed",
+  memoryLimit: "unknown",
+  cpuLimit: "unknown",
+  processLimit: "unsupported",
+  diskLimit: "unknown",
   modes: {
     outputStreams: "combined",
     filesystem: "unknown",

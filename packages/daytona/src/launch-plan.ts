@@ -162,11 +162,15 @@ function resourcesOf(
   if (limits.memoryMiB !== undefined && limits.memoryMiB % 1024 !== 0) {
     throw unsupported(PROVIDER, "resources.memoryMiB that is not whole GiB", "Daytona allocates memory in GiB");
   }
+  if (limits.diskMiB !== undefined && limits.diskMiB % 1024 !== 0) {
+    throw unsupported(PROVIDER, "resources.diskMiB that is not whole GiB", "Daytona sizes disks in GiB");
+  }
   return {
     ...configured,
     ...dropUndefined({
       cpu: limits.cpus,
       memory: limits.memoryMiB === undefined ? undefined : limits.memoryMiB / 1024,
+      disk: limits.diskMiB === undefined ? undefined : limits.diskMiB / 1024,
     }),
   };
 }

@@ -67,15 +67,15 @@ test("defaults are sent too: 15 minutes to stop, 7 days to archive, never delete
   assert.match((stored.labels as Record<string, string>)[LAUNCH_KEY_LABEL] ?? "", /^[0-9a-f-]{36}$/);
 });
 
-test("an image is built with the configured resources; the spec's whole-GiB resources win", async () => {
+test("an image is built with the configured resources; the spec's whole-GiB resources (memory, disk) win", async () => {
   const builder = runtimeWith({ image: "python:3.12-slim", resources: { cpu: 2, memoryGiB: 4, diskGiB: 5 } });
-  const handle = await builder.launch({ resources: { memoryMiB: 8192 } });
+  const handle = await builder.launch({ resources: { memoryMiB: 8192, diskMiB: 10_240 } });
   const stored = await record(emulator, handle.id);
   assert.match(
     String((stored.buildInfo as { dockerfileContent?: string }).dockerfileContent),
     /FROM python:3\.12-slim/,
   );
-  assert.deepEqual([stored.cpu, stored.memory, stored.disk], [2, 8, 5]);
+  assert.deepEqual([stored.cpu, stored.memory, stored.disk], [2, 8, 10]);
   assert.equal((await builder.exec(handle, { argv: ["true"] })).exitCode, 0);
 });
 
@@ -126,6 +126,7 @@ test("invalid or unenforceable launch specs are refused before any request", asy
   await expectCode(builder.launch({ resources: { cpus: 1.5 } }), "UNSUPPORTED");
   await expectCode(builder.launch({ resources: { memoryMiB: 1000 } }), "UNSUPPORTED");
   await expectCode(builder.launch({ resources: { maxProcesses: 10 } }), "UNSUPPORTED");
+  await expectCode(builder.launch({ resources: { diskMiB: 1000 } }), "UNSUPPORTED");
   await expectCode(runtime.launchDetached({ lifetimeMs: 1 }), "UNSUPPORTED");
   assert.equal(emulator.countRequests(), 0);
 });

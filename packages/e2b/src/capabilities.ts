@@ -50,7 +50,7 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  * (`sandbox-v1`), so this adapter does not reach them (not exposed).
  * - `networkPolicy: "domains"`: `"all"` and `"none"` are `allowInternetAccess`; an allow
  *   list is E2B's egress rules, `network.allowOut` with `denyOut: ["0.0.0.0/0"]` (and
- *   `allowInternetAccess: false`, the same deny-all), see `egress.ts`. Domains, `*.`
+ *   `allowInternetAccess: false`, the same deny-all), see `network-plan.ts`. Domains, `*.`
  *   wildcards (any name below, not the name itself, as E2B matches them) and IPv4 ranges
  *   are sent as written; a domain with a `:port` and an IPv6 range are refused
  *   (`UNSUPPORTED`, naming the entry). E2B filters names only for HTTP on port 80 (the
@@ -58,11 +58,17 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  *   only if its address is in a listed range, so a domain entry allows less than the
  *   port's "every port", never more. When the list names a domain, E2B also allows its
  *   nameserver 8.8.8.8 so that names resolve.
+ * - `memoryLimit`, `cpuLimit`, `processLimit`, `diskLimit`: the launch refuses every `resources` limit (`UNSUPPORTED`): E2B
+ *   takes CPU and memory from the template.
  */
 export const e2bCapabilities: DeclaredCapabilities = remoteCapabilities({
   lifecycle: "unknown",
   neverIdle: "unknown",
   binaryOutput: "not-exposed",
+  memoryLimit: "unsupported",
+  cpuLimit: "unsupported",
+  processLimit: "unsupported",
+  diskLimit: "unsupported",
   modes: {
     outputStreams: "separate",
     filesystem: "unknown",

@@ -42,11 +42,17 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  *   public-egress rule, no rule, or one rule per CIDR range of an allow list
  *   (`destination: { cidr }`, every port and protocol). A domain entry is
  *   refused (`UNSUPPORTED`): Freestyle's firewall matchers have no domain.
+ * - `memoryLimit`, `cpuLimit`, `processLimit`, `diskLimit`: the launch refuses every `resources` limit (`UNSUPPORTED`): a
+ *   VM's size comes from its snapshot.
  */
 export const freestyleCapabilities: DeclaredCapabilities = remoteCapabilities({
   lifecycle: "unknown",
   neverIdle: "unknown",
   binaryOutput: "not-exposed",
+  memoryLimit: "unsupported",
+  cpuLimit: "unsupported",
+  processLimit: "unsupported",
+  diskLimit: "unsupported",
   modes: {
     outputStreams: "separate",
     filesystem: "unknown",

@@ -1,5 +1,5 @@
 import type { DeclaredCapabilities } from "@sandport/core";
-import type { LocalIsolation } from "./options.js";
+import type { CgroupUsage, LocalIsolation } from "./options.js";
 
 /**
  * What `LocalRuntime` declares about itself, for the given isolation mode.
@@ -26,14 +26,26 @@ import type { LocalIsolation } from "./options.js";
  * - `binaryOutput`: output events carry the bytes read from the command's pipes, untouched.
  * - `pty` is structural: `openTerminal` puts a program on a pseudo-terminal inside the sandbox.
  * - `snapshots` is structural: `snapshot` copies the workspace, `launch({ from })` starts from the copy.
+ * - `memoryLimit`, `cpuLimit`, `processLimit`: with `cgroups: "auto"`, `memoryMiB`, `cpus` and
+ *   `maxProcesses` become the sandbox's cgroup limits (`memory.max`, `cpu.max`, `pids.max`, or
+ *   their v1 files), written and read back at launch; a host with no writable cgroup hierarchy for
+ *   one refuses it at launch with `UNSUPPORTED`, never ignoring it. With `cgroups: "disabled"`
+ *   every limit is refused: `not-exposed`.
+ * - `diskLimit: "unsupported"`: `diskMiB` is refused at launch; a workspace is a host directory, and
+ *   bounding one needs a size-limited mount or quotas, privileges this runtime does not assume.
  */
-export function localCapabilities(isolation: LocalIsolation): DeclaredCapabilities {
+export function localCapabilities(isolation: LocalIsolation, cgroups: CgroupUsage = "auto"): DeclaredCapabilities {
+  const limits = cgroups === "disabled" ? "not-exposed" : true;
   return Object.freeze({
     warmLease: true,
     lifecycle: "unsupported",
     verifiedCleanup: true,
     neverIdle: true,
     binaryOutput: true,
+    memoryLimit: limits,
+    cpuLimit: limits,
+    processLimit: limits,
+    diskLimit: "unsupported",
     modes: Object.freeze({
       outputStreams: "separate",
       filesystem: "persistent",

@@ -111,7 +111,7 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
   constructor(options: LocalRuntimeOptions = {}) {
     this.#options = resolveOptions(options);
     this.workspaceRoot = this.#options.workspaceRoot;
-    this.capabilities = localCapabilities(this.#options.isolation);
+    this.capabilities = localCapabilities(this.#options.isolation, this.#options.cgroups);
     this.#access = new SandboxAccess(this.#options, this.#running);
     this.#commands = new CommandRuns(this.#options, this.#access, this.#running);
     this.#snapshots = new LocalSnapshots(this.#options, () => this.#access.store());

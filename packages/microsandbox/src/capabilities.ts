@@ -48,6 +48,11 @@ export interface CapabilityBasis {
  * the adapter's own procedure (delete, then look until not found), the same
  * on both backends.
  * - `networkPolicy: "all-or-none"`: `disableNetwork` turns the network off; an allow list is refused (`UNSUPPORTED`).
+ * - `memoryLimit`, `cpuLimit`, `processLimit`: `memoryMiB` and `cpus` (whole vCPUs) become the microVM's memory
+ *   and vCPUs, unseen live: `unknown`; `maxProcesses` is refused (microsandbox limits processes per user):
+ *   `unsupported`.
+ * - `diskLimit: "not-exposed"`: microsandbox sizes a microVM's root disk (`RootDiskBuilder.size`), which this
+ *   adapter does not reach yet; `diskMiB` is refused.
  */
 export function capabilitiesFor(basis: CapabilityBasis): DeclaredCapabilities {
   const cloud = basis.backend === "cloud";
@@ -55,6 +60,10 @@ export function capabilitiesFor(basis: CapabilityBasis): DeclaredCapabilities {
     lifecycle: "unknown",
     neverIdle: basis.idleTimeout ? "not-exposed" : "unknown",
     binaryOutput: cloud ? true : "unknown",
+    memoryLimit: "unknown",
+    cpuLimit: "unknown",
+    processLimit: "unsupported",
+    diskLimit: "not-exposed",
     modes: {
       outputStreams: cloud ? "separate" : "unknown",
       filesystem: "unknown",

@@ -71,6 +71,9 @@ function planLaunch(options: ResolvedOptions, valid: ValidatedLaunchSpec, launch
       "microsandbox limits processes per user (rlimit), not per sandbox",
     );
   }
+  if (resources.diskMiB !== undefined) {
+    throw unsupported(PROVIDER, "resources.diskMiB", "this adapter does not size the microVM's root disk yet");
+  }
   if (resources.cpus !== undefined && !Number.isInteger(resources.cpus)) {
     throw unsupported(PROVIDER, "fractional resources.cpus", "microsandbox gives whole virtual CPUs");
   }

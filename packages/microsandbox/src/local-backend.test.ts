@@ -197,6 +197,7 @@ describe("MicrosandboxRuntime on the local backend (fake SDK)", () => {
     const runtime = localRuntime(fake);
     await expectCode(() => runtime.launch({ resources: { cpus: 0.5 } }), "UNSUPPORTED", "fractional cpus");
     await expectCode(() => runtime.launch({ resources: { maxProcesses: 10 } }), "UNSUPPORTED", "maxProcesses");
+    await expectCode(() => runtime.launch({ resources: { diskMiB: 2048 } }), "UNSUPPORTED", "diskMiB");
     await expectCode(() => runtime.launch({ ports: [8080] }), "UNSUPPORTED", "ports");
     await expectCode(
       () => runtime.launch({ env: { SANDPORT_EXEC_ID: "x" } }),

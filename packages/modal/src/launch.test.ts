@@ -57,6 +57,7 @@ test("invalid or unenforceable launch specs are refused before any request", asy
   await expectCode(runtime.launch({ lifetimeMs: 999 }), "INVALID_REQUEST");
   await expectCode(runtime.launch({ lifetimeMs: 24 * 3_600_000 + 1_000 }), "INVALID_REQUEST");
   await expectCode(runtime.launch({ resources: { maxProcesses: 10 } }), "UNSUPPORTED");
+  await expectCode(runtime.launch({ resources: { diskMiB: 2048 } }), "UNSUPPORTED");
   await expectCode(runtime.launch({ ports: [0] }), "INVALID_REQUEST");
   assert.equal(emulator.countRequests(), 0);
 });

@@ -55,6 +55,9 @@ function createParams(options: ResolvedOptions, spec: ValidatedLaunchSpec, launc
   if (spec.resources?.maxProcesses !== undefined) {
     throw unsupported(PROVIDER, "resources.maxProcesses", "Modal limits CPU and memory, not processes");
   }
+  if (spec.resources?.diskMiB !== undefined) {
+    throw unsupported(PROVIDER, "resources.diskMiB", "the SDK's sandbox create takes no disk size");
+  }
   const lifetimeMs = spec.lifetimeMs === undefined ? options.maxLifetimeMs : Math.floor(spec.lifetimeMs / 1000) * 1000;
   if (lifetimeMs < 1000 || lifetimeMs > MAX_MODAL_LIFETIME_MS) {
     throw invalidRequest(

@@ -36,18 +36,26 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  * - `networkPolicy: "domains"`: `"all"` is `allow-all`, `"none"` (and an empty allow list)
  *   `deny-all`; an allow list is Vercel's user-defined policy, which denies everything
  *   else: domains and `*.` wildcards in `allow`, IPv4 and IPv6 ranges in `subnets.allow`
- *   (see `egress.ts`). A domain with a `:port` is refused (`UNSUPPORTED`, naming the
+ *   (see `network-plan.ts`). A domain with a `:port` is refused (`UNSUPPORTED`, naming the
  *   entry): Vercel's rules have no ports. Vercel matches a domain by the name of a TLS
  *   handshake (SNI; Postgres over TLS too), so plain HTTP to a listed name is refused
  *   unless its address is in a listed range: less than the port's, never more. Its
  *   firewall documents two looser edges: a policy with ranges but no domain leaves the
  *   sandbox's resolver open (names resolve, so DNS can carry data out), and it does not
  *   say whether `*.example.com` also matches `example.com` (the port's wildcard does not).
+ * - `memoryLimit`, `cpuLimit`, `processLimit`: `cpus` (1, 2, 4, 6 or 8) and `memoryMiB` (2048 per vCPU) become
+ *   the sandbox's vCPU count on create (anything else `UNSUPPORTED`), unseen live: `unknown`; `maxProcesses` is
+ *   refused: `unsupported`.
+ * - `diskLimit: "unsupported"`: a sandbox's create takes no disk size; `diskMiB` is refused.
  */
 export const vercelCapabilities: DeclaredCapabilities = remoteCapabilities({
   lifecycle: "unknown",
   neverIdle: "unsupported",
   binaryOutput: "unsupported",
+  memoryLimit: "unknown",
+  cpuLimit: "unknown",
+  processLimit: "unsupported",
+  diskLimit: "unsupported",
   modes: {
     outputStreams: "separate",
     filesystem: "unknown",

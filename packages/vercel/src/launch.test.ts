@@ -101,6 +101,7 @@ for (const version of Object.keys(SDK_VERSIONS) as SdkVersion[]) {
       await expectCode(runtime.launch({ launchKey: "k".repeat(120) }), "INVALID_REQUEST");
       await expectCode(runtime.launch({ launchKey: "has space" }), "INVALID_REQUEST");
       await expectCode(runtime.launch({ resources: { maxProcesses: 10 } }), "UNSUPPORTED");
+      await expectCode(runtime.launch({ resources: { diskMiB: 2048 } }), "UNSUPPORTED");
       await expectCode(runtime.launch({ resources: { cpus: 1.5 } }), "UNSUPPORTED");
       // Vercel takes 1 or an even number of vCPUs: 3 (or the 6144 MiB that come with 3) is refused here, not by the API.
       await expectCode(runtime.launch({ resources: { cpus: 3 } }), "UNSUPPORTED");

@@ -107,12 +107,15 @@ export function launch(context: VercelContext, spec?: LaunchSpec, op?: OpOptions
  * vCPUs for a launch's resource limits: `cpus` must be a count Vercel
  * gives (1, 2, 4, 6 or 8: its create reference takes 1 or an even number, at
  * most 8) and `memoryMiB` the 2048 MiB per vCPU that comes with them; Vercel
- * has no process limit. Anything else is `UNSUPPORTED`.
+ * has no process limit and takes no disk size. Anything else is `UNSUPPORTED`.
  */
 function vcpusFor(resources: ResourceLimits | undefined, fallback: number): number {
   if (resources === undefined) return fallback;
   if (resources.maxProcesses !== undefined) {
     throw unsupported(PROVIDER, "resources.maxProcesses", "Vercel has no process limit");
+  }
+  if (resources.diskMiB !== undefined) {
+    throw unsupported(PROVIDER, "resources.diskMiB", "a Vercel sandbox's create takes no disk size");
   }
   const fromMemory = resources.memoryMiB === undefined ? undefined : resources.memoryMiB / MEMORY_PER_VCPU_MIB;
   const vcpus = resources.cpus ?? fromMemory ?? fallback;

@@ -47,4 +47,13 @@ describe("async command results", () => {
     const normal = asyncCommandLogs(under, { exitCode: 3, durationMs: 30, timedOut: false, capped: false }, 0);
     assert.deepEqual([normal.exitCode, normal.truncated, normal.timedOut], [3, false, false]);
   });
+
+  test("logs: a limit the vendor recorded is kept for a failed end and dropped for a successful one", () => {
+    const output = new OutputCollector(64);
+    const killed = asyncCommandLogs(output, { exitCode: 137, durationMs: 5, timedOut: false, limit: "memory" }, 0);
+    assert.deepEqual([killed.exitCode, killed.limit], [137, "memory"]);
+    const coped = asyncCommandLogs(output, { exitCode: 0, durationMs: 5, timedOut: false, limit: "processes" }, 0);
+    assert.equal("limit" in coped, false);
+    assert.equal("limit" in asyncCommandLogs(output, { exitCode: 137, durationMs: 5, timedOut: false }, 0), false);
+  });
 });

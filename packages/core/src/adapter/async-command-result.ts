@@ -1,6 +1,7 @@
 import type { CommandStatus } from "../port/command.js";
-import type { ExecResult } from "../port/exec-result.js";
+import type { ExecResult, ResourceLimitKind } from "../port/exec-result.js";
 import type { OutputCollector } from "../streams/output-collector.js";
+import { withLimit } from "./command-limit.js";
 
 /** Exit code reported for an async command that vanished without an exit record (the port's rule). */
 export const VANISHED_EXIT = 255;
@@ -9,13 +10,15 @@ export const VANISHED_EXIT = 255;
  * How a started async command ended, as the adapter read it (an exit record,
  * the vendor's command object): its exit code (`null` when killed), how long
  * it ran, whether its watchdog killed it at its run budget, and whether its
- * output cap stopped it (the cap mark of `asyncOutputCapScript`).
+ * output cap stopped it (the cap mark of `asyncOutputCapScript`), and the
+ * resource limit that stopped it where the vendor says so (`ExecResult.limit`).
  */
 export interface AsyncCommandEnd {
   readonly exitCode: number | null;
   readonly durationMs: number;
   readonly timedOut: boolean;
   readonly capped?: boolean;
+  readonly limit?: ResourceLimitKind;
 }
 
 /** The end of a command that left no record: exit 255, as `CommandStatus` says. */
@@ -37,7 +40,7 @@ export function asyncCommandStatus(end: AsyncCommandEnd | "running"): CommandSta
  * the time it has run; once ended, the same rule as {@link asyncCommandStatus}.
  * Output past the cap (the collector's `truncated`) means the cap stopped it
  * (`exitCode: null`); `timedOut` is only for the run budget, and not when the
- * cap stopped the command first.
+ * cap stopped the command first; `limit` as {@link withLimit} says.
  */
 export function asyncCommandLogs(
   output: OutputCollector,
@@ -47,5 +50,5 @@ export function asyncCommandLogs(
   if (end === "running") return output.result(null, Math.max(0, runningForMs));
   const timedOut = end.timedOut && end.capped !== true;
   const stopped = timedOut || end.capped === true || output.truncated;
-  return output.result(stopped ? null : end.exitCode, end.durationMs, timedOut);
+  return withLimit(output.result(stopped ? null : end.exitCode, end.durationMs, timedOut), end.limit);
 }

@@ -13,6 +13,10 @@ import {
   type VendorEnd,
   type VendorProcess,
 } from "./command-engine.js";
+import { spawnCommand, type VendorStdin } from "./spawned-process.js";
+
+/** Stdin of a spawned fake: nothing is written in these tests. */
+const noStdin: VendorStdin = { write: async () => {}, close: async () => {} };
 
 /** A vendor process the test drives: it writes output and ends when told, or when killed. */
 class FakeVendor implements VendorCommand {
@@ -174,6 +178,54 @@ describe("the command engine", () => {
     const runError = await run.finished.catch((caught: unknown) => caught);
     assert.ok(SandportError.hasCode(runError, "DEADLINE_EXCEEDED"));
     assert.equal(runError.details.outcomeUnknown, true);
+  });
+});
+
+describe("the resource limit of a command's result", () => {
+  test("a vendor end that names a limit reaches the result and the exited event of a spawned command", async () => {
+    const vendor = new FakeVendor();
+    const run = await startCommandRun(vendor, options());
+    vendor.end({ kind: "exited", exitCode: 137, limit: "memory" });
+    const result = await run.finished;
+    assert.deepEqual([result.exitCode, result.limit, result.timedOut], [137, "memory", false]);
+
+    const spawned = new FakeVendor();
+    const process = await spawnCommand(spawned, { ...options(), stdin: () => noStdin });
+    spawned.end({ kind: "killed", limit: "processes" });
+    const events: ExecEvent[] = [];
+    for await (const event of process.events) events.push(event);
+    const exited = events.at(-1);
+    assert.ok(exited?.type === "exited");
+    assert.deepEqual([exited.result.exitCode, exited.result.limit], [null, "processes"]);
+  });
+
+  test("exit 137 without the vendor naming a limit has none: the code alone is never read as one", async () => {
+    const vendor = new FakeVendor();
+    const run = await startCommandRun(vendor, options());
+    vendor.end({ kind: "exited", exitCode: 137 });
+    const result = await run.finished;
+    assert.equal(result.exitCode, 137);
+    assert.equal("limit" in result, false);
+  });
+
+  test("a command that exited 0 reports no limit, even if the vendor saw one hit while it ran", async () => {
+    const vendor = new FakeVendor();
+    const run = await startCommandRun(vendor, options());
+    vendor.end({ kind: "exited", exitCode: 0, limit: "processes" });
+    assert.equal("limit" in (await run.finished), false);
+  });
+
+  test("a limit and the run budget are reported side by side: timedOut says who stopped it", async () => {
+    const vendor = new FakeVendor();
+    vendor.onKill = "ignore";
+    const run = await startCommandRun(vendor, options({ timeoutMs: 10 }));
+    await new Promise<void>((resolve) => {
+      const wait = () => (run.stopReason === "timeout" ? resolve() : setImmediate(wait));
+      wait();
+    });
+    vendor.end({ kind: "killed", limit: "processes" });
+    const result = await run.finished;
+    assert.deepEqual([result.timedOut, result.exitCode, result.limit], [true, null, "processes"]);
   });
 });
 

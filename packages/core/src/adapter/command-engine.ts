@@ -1,8 +1,9 @@
 import { SandportError } from "../errors/sandport-error.js";
 import type { ExecEvent } from "../port/exec-event.js";
-import type { ExecResult } from "../port/exec-result.js";
+import type { ExecResult, ResourceLimitKind } from "../port/exec-result.js";
 import { ByteOutputCollector } from "../streams/byte-output-collector.js";
 import { OutputCollector, type OutputStream } from "../streams/output-collector.js";
+import { withLimit } from "./command-limit.js";
 
 /**
  * Why the engine stopped a command before it ended by itself: its run budget
@@ -30,14 +31,19 @@ export function ranOutOfTime(durationMs: number, timeoutMs: number): boolean {
   return durationMs >= timeoutMs - VENDOR_TIMEOUT_SLACK_MS;
 }
 
-/** How a vendor process ended, as the adapter reads it from its SDK. */
+/**
+ * How a vendor process ended, as the adapter reads it from its SDK. `limit` is
+ * set only where the vendor itself says a sandbox resource limit stopped the
+ * command (its OOM report, a process-limit error): never from the exit code
+ * alone. See `ExecResult.limit`.
+ */
 export type VendorEnd =
   /** It exited by itself with this code (or the vendor reports one after a kill; a stop still wins). */
-  | { readonly kind: "exited"; readonly exitCode: number }
+  | { readonly kind: "exited"; readonly exitCode: number; readonly limit?: ResourceLimitKind }
   /** The vendor ended it for its own timeout (the run budget the adapter sent it). */
   | { readonly kind: "timed-out" }
   /** It was killed (by a signal, or the vendor reports no code): `exitCode: null`. */
-  | { readonly kind: "killed" }
+  | { readonly kind: "killed"; readonly limit?: ResourceLimitKind }
   /** Its output stream broke: it may still run and what it did is unknown. */
   | { readonly kind: "lost"; readonly error: unknown };
 
@@ -120,7 +126,8 @@ export interface CommandRun {
  * vendor's code only when the process exited by itself and the engine never
  * stopped it (any stop, a vendor timeout or a kill: `null`); `timedOut` only
  * when the run budget ended it; `truncated` when output passed the cap;
- * `durationMs` from the start request to the end seen.
+ * `durationMs` from the start request to the end seen; `limit` when the
+ * vendor's end names one and the command did not succeed ({@link withLimit}).
  */
 export function commandResult(
   output: Pick<OutputCollector, "result">,
@@ -130,7 +137,8 @@ export function commandResult(
 ): ExecResult {
   const timedOut = stopReason === "timeout" || (stopReason === undefined && end?.kind === "timed-out");
   const exitCode = stopReason === undefined && end?.kind === "exited" ? end.exitCode : null;
-  return output.result(exitCode, Math.max(0, Math.round(durationMs)), timedOut);
+  const limit = end?.kind === "exited" || end?.kind === "killed" ? end.limit : undefined;
+  return withLimit(output.result(exitCode, Math.max(0, Math.round(durationMs)), timedOut), limit);
 }
 
 /** The default error of a command whose output stream broke: it was stopped, and what it did is unknown. */

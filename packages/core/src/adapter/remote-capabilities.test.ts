@@ -3,6 +3,13 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { remoteCapabilities } from "./remote-capabilities.js";
 
+const limits = {
+  memoryLimit: "unknown",
+  cpuLimit: "unknown",
+  processLimit: "unsupported",
+  diskLimit: "unsupported",
+} as const;
+
 const modes = {
   outputStreams: "separate",
   filesystem: "unknown",
@@ -12,13 +19,20 @@ const modes = {
 } as const;
 
 test("fills warmLease and verifiedCleanup, and keeps the adapter's own cells", () => {
-  const declared = remoteCapabilities({ lifecycle: "unsupported", neverIdle: "unknown", binaryOutput: true, modes });
+  const declared = remoteCapabilities({
+    lifecycle: "unsupported",
+    neverIdle: "unknown",
+    binaryOutput: true,
+    ...limits,
+    modes,
+  });
   assert.deepEqual(declared, {
     warmLease: "unknown",
     verifiedCleanup: true,
     lifecycle: "unsupported",
     neverIdle: "unknown",
     binaryOutput: true,
+    ...limits,
     modes,
   });
   assert.equal("absent" in declared, false);
@@ -30,6 +44,7 @@ test("freezes the declaration, its modes and its absences, without freezing what
     lifecycle: "unknown",
     neverIdle: "unknown",
     binaryOutput: "not-exposed",
+    ...limits,
     modes: { ...modes },
     absent: { ...absent },
   } as const;

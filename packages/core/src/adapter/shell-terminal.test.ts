@@ -149,6 +149,17 @@ describe("shellTerminalPlan and ShellTerminal", () => {
     assert.equal(exited?.type === "exited" && exited.exitCode, null);
   });
 
+  test("a limit the vendor names for the shell's end is on the exited event; none is made up from a code", async () => {
+    const limited = new ShellTerminal("fake", shellTerminalPlan("true"), recordingVendor().vendor);
+    limited.finish({ kind: "killed", limit: "memory" });
+    const exited = (await eventsOf(limited)).at(-1);
+    assert.deepEqual(exited?.type === "exited" && [exited.exitCode, exited.limit], [null, "memory"]);
+    const plain = new ShellTerminal("fake", shellTerminalPlan("true"), recordingVendor().vendor);
+    plain.finish({ kind: "exited", exitCode: 137 });
+    const end = (await eventsOf(plain)).at(-1);
+    assert.equal(end?.type === "exited" && "limit" in end, false);
+  });
+
   test("the shell ending before the sequence rejects running() with UNEXPECTED and its cause", async () => {
     const terminal = new ShellTerminal("fake", shellTerminalPlan("true"), recordingVendor().vendor);
     terminal.started(60_000, 1024);

@@ -183,8 +183,16 @@ export class ShellTerminal implements Terminal {
       this.#stopReason,
       performance.now() - this.#startedAt,
     );
-    const { exitCode, timedOut, durationMs } = result;
-    this.#queue.push({ type: "exited", exitCode, signal: null, timedOut, truncated, durationMs });
+    const { exitCode, timedOut, durationMs, limit } = result;
+    this.#queue.push({
+      type: "exited",
+      exitCode,
+      signal: null,
+      timedOut,
+      truncated,
+      durationMs,
+      ...(limit === undefined ? {} : { limit }),
+    });
     this.#queue.end();
   }
 

@@ -38,6 +38,14 @@ export type StructuralCapability = (typeof STRUCTURAL_CAPABILITIES)[number];
  * - `verifiedCleanup`: `destroy` proves the sandbox is gone, not merely asks.
  * - `neverIdle`: a sandbox is not reclaimed for idleness while it exists.
  * - `binaryOutput`: output events carry the exact bytes a command wrote (`ExecOutputEvent.bytes`).
+ * - `memoryLimit`, `cpuLimit`, `processLimit`: `LaunchSpec.resources.memoryMiB`,
+ *   `cpus` and `maxProcesses` are enforced on everything the sandbox runs (a
+ *   command past the memory limit is killed, forks past the process limit are
+ *   refused, CPU is throttled to the share). `unsupported` where the launch
+ *   refuses the limit (`UNSUPPORTED`, before anything is created); `unknown`
+ *   where it is passed on to the provider's sizes but nobody has seen it hold.
+ * - `diskLimit`: `LaunchSpec.resources.diskMiB` bounds what the sandbox can
+ *   write; absent (and refused at launch) where nothing can enforce it.
  */
 export const DECLARED_CAPABILITIES = [
   "warmLease",
@@ -45,6 +53,10 @@ export const DECLARED_CAPABILITIES = [
   "verifiedCleanup",
   "neverIdle",
   "binaryOutput",
+  "memoryLimit",
+  "cpuLimit",
+  "processLimit",
+  "diskLimit",
 ] as const;
 
 /** A yes/no capability the adapter declares. */

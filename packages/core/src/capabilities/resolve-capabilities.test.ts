@@ -15,6 +15,10 @@ const declared: DeclaredCapabilities = {
   verifiedCleanup: "unknown",
   neverIdle: "not-exposed",
   binaryOutput: "unknown",
+  memoryLimit: "unknown",
+  cpuLimit: "unknown",
+  processLimit: "unsupported",
+  diskLimit: "unsupported",
   modes: {
     outputStreams: "unknown",
     filesystem: "ephemeral",

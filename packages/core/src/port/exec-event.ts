@@ -29,7 +29,11 @@ export interface ExecOutputEvent {
   readonly bytes: Uint8Array;
 }
 
-/** The command has finished. Always the last event; carries the whole result, output included. */
+/**
+ * The command has finished. Always the last event; carries the whole result,
+ * output included: `result.limit` says when a resource limit stopped it, as
+ * for `exec`.
+ */
 export interface ExecExitedEvent {
   readonly type: "exited";
   readonly result: ExecResult;

@@ -1,6 +1,16 @@
 import type { IsolationMode } from "../capabilities/modes.js";
 
 /**
+ * A sandbox resource limit a runtime can say stopped a command: `memory`
+ * (`ResourceLimits.memoryMiB`: the kernel killed a process of the command at
+ * the limit), `processes` (`ResourceLimits.maxProcesses`: the command tried
+ * to start a process past the limit and was refused), `disk` (a write failed
+ * at the sandbox's disk bound). There is no `cpu`: a CPU limit slows a
+ * command down and never stops it.
+ */
+export type ResourceLimitKind = "memory" | "processes" | "disk";
+
+/**
  * The outcome of a finished command. A non-zero exit is a result, not an error.
  */
 export interface ExecResult {
@@ -38,6 +48,22 @@ export interface ExecResult {
    * for a command that timed out, at least its `timeoutMs`.
    */
   readonly durationMs: number;
+  /**
+   * The sandbox resource limit this command was stopped at, on the runtime's
+   * own evidence: set only when the runtime (or its provider) recorded the
+   * limit being enforced on the sandbox while this command ran (an OOM kill,
+   * a refused fork, a write refused at the disk bound) and the command did
+   * not end successfully (a non-zero exit, a signal, or a stop by the
+   * runtime). Never inferred from an exit code such as 137 alone.
+   *
+   * Absent when no limit was hit, or the runtime cannot tell: most hosted
+   * providers report nothing of the kind (each runtime's documentation says
+   * whether it sets this). It says why the command failed, not who ended it:
+   * `timedOut`, `truncated` and `exitCode` keep their meaning, so a fork bomb
+   * held at `maxProcesses` until its run budget ran out is `timedOut: true`
+   * and `limit: "processes"`.
+   */
+  readonly limit?: ResourceLimitKind;
   /** The isolation the command actually ran under, where the runtime reports it. */
   readonly isolation?: IsolationMode;
 }

@@ -11,6 +11,14 @@ export interface ResourceLimits {
   readonly cpus?: number;
   /** Maximum number of processes alive at once. */
   readonly maxProcesses?: number;
+  /**
+   * Disk ceiling in MiB for what the sandbox writes (its workspace and any
+   * other writable filesystem it has). Only a runtime whose `diskLimit`
+   * capability is not an absence accepts it; every other refuses it with
+   * `UNSUPPORTED` before anything is created, never letting a workspace fill
+   * the host's disk unbounded while the caller believes it bounded.
+   */
+  readonly diskMiB?: number;
 }
 
 /** What to launch. Every field is optional; absent fields take the runtime's documented default. */
@@ -68,7 +76,12 @@ export interface LaunchSpec {
 }
 
 /** Every key a {@link ResourceLimits} may have; any other is refused with `INVALID_REQUEST`. */
-export const RESOURCE_LIMIT_KEYS = keyList<ResourceLimits>({ memoryMiB: true, cpus: true, maxProcesses: true });
+export const RESOURCE_LIMIT_KEYS = keyList<ResourceLimits>({
+  memoryMiB: true,
+  cpus: true,
+  maxProcesses: true,
+  diskMiB: true,
+});
 
 /** Every key a {@link LaunchSpec} may have; any other is refused with `INVALID_REQUEST`. */
 export const LAUNCH_SPEC_KEYS = keyList<LaunchSpec>({

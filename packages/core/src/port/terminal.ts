@@ -1,5 +1,6 @@
 import { keyList } from "../validation/known-keys.js";
 import type { ArgvExecRequest, ShellExecRequest } from "./exec-request.js";
+import type { ResourceLimitKind } from "./exec-result.js";
 
 /** Fields of an exec request that a terminal takes too: where it runs, its environment, its budgets. */
 type TerminalExecFields = "cwd" | "env" | "timeoutMs" | "maxOutputBytes";
@@ -68,6 +69,9 @@ export interface TerminalOutputEvent {
  * - Stopped by the runtime: `exitCode` and `signal` null, and `timedOut` when
  *   the run budget ran out, `truncated` when the output passed the cap, neither
  *   for `kill()` / `kill("SIGKILL")`, an aborted `op.signal` or `destroy`.
+ *
+ * `limit` says a sandbox resource limit stopped the program, with the same
+ * rule as `ExecResult.limit`.
  */
 export interface TerminalExitedEvent {
   readonly type: "exited";
@@ -76,6 +80,8 @@ export interface TerminalExitedEvent {
   readonly timedOut: boolean;
   readonly truncated: boolean;
   readonly durationMs: number;
+  /** The resource limit the program was stopped at, where the runtime can tell; see `ExecResult.limit`. */
+  readonly limit?: ResourceLimitKind;
 }
 
 /** One event of a terminal, in order: `output` chunks, then one `exited`. */

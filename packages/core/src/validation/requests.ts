@@ -169,6 +169,7 @@ export function validateLaunchSpec(spec: unknown, provider?: string): ValidatedL
             memoryMiB: validatePositiveNumber(resources.memoryMiB, "resources.memoryMiB", provider),
             cpus: validatePositiveNumber(resources.cpus, "resources.cpus", provider),
             maxProcesses: validatePositiveNumber(resources.maxProcesses, "resources.maxProcesses", provider),
+            diskMiB: validatePositiveNumber(resources.diskMiB, "resources.diskMiB", provider),
           }),
   }) as ValidatedLaunchSpec;
 }

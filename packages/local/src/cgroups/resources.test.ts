@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { SandportError } from "@sandport/core";
+import { type ExecEvent, SandportError, type TerminalEvent } from "@sandport/core";
 import { LocalRuntime, type LocalRuntimeOptions } from "../index.js";
 import { runsAsRoot } from "../options.js";
 import { bwrapSkipReason, temporaryDirectory } from "../runtime.fixture.js";
@@ -27,6 +27,10 @@ function runtime(options: LocalRuntimeOptions): LocalRuntime {
 const allocate =
   "node -e \"const kept=[];for(let i=0;i<16;i++)kept.push(Buffer.alloc(16*1024*1024,1));console.log('ALLOCATED',kept.length)\"";
 const forkMany = "for i in $(seq 40); do sleep 0.2 & done; wait; echo FORKED";
+// Holds ever more memory: `tail` keeps the whole of a line that never ends.
+const memoryBomb = "head -c 512m /dev/zero | tail";
+// Forks children that hold their process slot, far past the limit; the shell fails at the first refused fork.
+const forkBomb = "for i in $(seq 200); do sleep 600 & done; wait";
 
 const configurations: [string, LocalRuntimeOptions][] = [
   ["namespaces", { isolation: "namespaces" }],
@@ -68,6 +72,60 @@ for (const [label, configuration] of configurations) {
       await Promise.all([rt.destroy(limited), rt.destroy(unlimited)]);
     });
 
+    test("a memory bomb is killed at memoryMiB and says so; the next command of the sandbox runs", async () => {
+      const handle = await rt.launch({ resources: { memoryMiB: 64 } });
+      const bomb = await rt.exec(handle, { shell: memoryBomb, timeoutMs: 60_000 });
+      assert.equal(bomb.limit, "memory", JSON.stringify(bomb));
+      assert.equal(bomb.timedOut, false);
+      assert.notEqual(bomb.exitCode, 0);
+      const next = await rt.exec(handle, { shell: "echo still here", timeoutMs: 30_000 });
+      assert.deepEqual([next.exitCode, next.stdout, "limit" in next], [0, "still here\n", false]);
+      // A failure after the kill is not blamed on it: only a change seen during a command counts.
+      const later = await rt.exec(handle, { shell: "exit 3" });
+      assert.deepEqual([later.exitCode, "limit" in later], [3, false]);
+      await rt.destroy(handle);
+    });
+
+    test("a fork bomb is stopped at maxProcesses and says so; nothing of it is left, the next command runs", async () => {
+      const handle = await rt.launch({ resources: { maxProcesses: 20 } });
+      const events: ExecEvent[] = [];
+      for await (const event of rt.execStream(handle, { shell: forkBomb, timeoutMs: 120_000 })) events.push(event);
+      const exited = events.at(-1);
+      assert.ok(exited?.type === "exited");
+      const bomb = exited.result;
+      // The kernel kills nothing here: the shell's fork is refused and it exits with an error by itself.
+      assert.equal(bomb.limit, "processes", JSON.stringify(bomb));
+      assert.equal(bomb.timedOut, false);
+      assert.notEqual(bomb.exitCode, 0);
+      assert.notEqual(bomb.exitCode, null);
+      assert.match(bomb.stderr, /fork/i);
+      // The next command needs process slots: it runs only because the bomb's sleepers were killed with it.
+      const next = await rt.exec(handle, { shell: "sleep 0 & sleep 0 & wait; echo still here", timeoutMs: 30_000 });
+      assert.deepEqual([next.exitCode, next.stdout, "limit" in next], [0, "still here\n", false]);
+      await rt.destroy(handle);
+    });
+
+    test("a terminal's program killed at memoryMiB has limit on its exited event", async () => {
+      const handle = await rt.launch({ resources: { memoryMiB: 64 } });
+      const terminal = await rt.openTerminal(handle, { shell: memoryBomb, timeoutMs: 60_000 });
+      let exited: TerminalEvent | undefined;
+      for await (const event of terminal.events) if (event.type === "exited") exited = event;
+      assert.ok(exited?.type === "exited");
+      assert.equal(exited.limit, "memory", JSON.stringify(exited));
+      assert.notEqual(exited.exitCode, 0);
+      await rt.destroy(handle);
+    });
+
+    test("commands under limits that hit none report no limit, whether they succeed or fail", async () => {
+      const handle = await rt.launch({ resources: { memoryMiB: 64, maxProcesses: 20, cpus: 1 } });
+      const ok = await rt.exec(handle, { shell: "echo fine" });
+      const failed = await rt.exec(handle, { shell: "exit 137" });
+      assert.deepEqual([ok.exitCode, "limit" in ok], [0, false]);
+      // Exit 137 alone is no evidence of a limit.
+      assert.deepEqual([failed.exitCode, "limit" in failed], [137, false]);
+      await rt.destroy(handle);
+    });
+
     test("cpus: the CPU quota is written to the sandbox's cgroup, and cgroups are removed on destroy", async () => {
       const handle = await rt.launch({ resources: { cpus: 0.5 } });
       const record = JSON.parse(readFileSync(join(root.path, handle.id, "sandbox.json"), "utf8")) as SandboxRecord;
@@ -89,8 +147,24 @@ for (const [label, configuration] of configurations) {
 
 test("with cgroups disabled, a resource request is refused with UNSUPPORTED and nothing is created", async () => {
   const rt = runtime({ isolation: "none", cgroups: "disabled", owner: "refusals" });
+  const declared = [rt.capabilities.memoryLimit, rt.capabilities.cpuLimit, rt.capabilities.processLimit];
+  assert.deepEqual(declared, ["not-exposed", "not-exposed", "not-exposed"]);
+  const enforcing = runtime({ isolation: "none" }).capabilities;
+  assert.deepEqual([enforcing.memoryLimit, enforcing.cpuLimit, enforcing.processLimit], [true, true, true]);
   for (const resources of [{ memoryMiB: 64 }, { maxProcesses: 4 }, { cpus: 1 }]) {
     await assert.rejects(rt.launch({ resources }), (error) => SandportError.hasCode(error, "UNSUPPORTED"));
   }
+  assert.deepEqual(await rt.findByLabels({}), []);
+});
+
+test("diskMiB is refused with UNSUPPORTED before anything is created, cgroups or not; a malformed one is INVALID_REQUEST", async () => {
+  const rt = runtime({ isolation: "none", owner: "disk-refusals" });
+  assert.equal(rt.capabilities.diskLimit, "unsupported");
+  const refusal = await rt.launch({ resources: { diskMiB: 1024 } }).catch((error: unknown) => error);
+  assert.ok(SandportError.hasCode(refusal, "UNSUPPORTED"), String(refusal));
+  assert.match(refusal.message, /diskMiB/);
+  await assert.rejects(rt.launch({ resources: { diskMiB: -1 } }), (error) =>
+    SandportError.hasCode(error, "INVALID_REQUEST"),
+  );
   assert.deepEqual(await rt.findByLabels({}), []);
 });

@@ -58,13 +58,16 @@ export class LocalTerminal implements Terminal {
   finish(outcome: RunOutcome, status: HelperStatus | undefined): void {
     this.#ended = true;
     const stopped = outcome.timedOut || outcome.truncated || outcome.exitCode === null;
+    const exitCode = !stopped && status?.kind === "exit" ? status.code : null;
     this.#queue.push({
       type: "exited",
-      exitCode: !stopped && status?.kind === "exit" ? status.code : null,
+      exitCode,
       signal: !stopped && status?.kind === "signal" ? status.signal : null,
       timedOut: outcome.timedOut,
       truncated: outcome.truncated,
       durationMs: outcome.durationMs,
+      // The port's rule (`withLimit`): a program that exited 0 reports none.
+      ...(outcome.limit === undefined || exitCode === 0 ? {} : { limit: outcome.limit }),
     });
     this.#queue.end();
   }

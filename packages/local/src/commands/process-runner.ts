@@ -1,5 +1,5 @@
 import { type ChildProcess, type StdioOptions, spawn } from "node:child_process";
-import { SandportError } from "@sandport/core";
+import { type ResourceLimitKind, SandportError } from "@sandport/core";
 import { missingCwd } from "@sandport/core/adapter";
 import { releaseLeaf } from "../cgroups/cgroups.js";
 import { LOCAL_PROVIDER } from "../options.js";
@@ -44,6 +44,12 @@ export interface RunOutcome {
   readonly truncated: boolean;
   readonly timedOut: boolean;
   readonly durationMs: number;
+  /**
+   * A resource limit the sandbox's cgroups enforced while the command ran,
+   * whatever its end (set by `CommandRuns`; the result reports it only for a
+   * command that did not succeed).
+   */
+  readonly limit?: ResourceLimitKind;
 }
 
 /** How long output may still arrive after the command exited, before the pipes are closed on our side. */

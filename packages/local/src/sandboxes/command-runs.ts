@@ -5,8 +5,9 @@ import {
   toSandportError,
   type ValidatedExecRequest,
 } from "@sandport/core";
-import type { EventQueue } from "@sandport/core/adapter";
+import { type EventQueue, withLimit } from "@sandport/core/adapter";
 import { releaseLeaf } from "../cgroups/cgroups.js";
+import { awaitProcessesReleased, limitBetween, readLimitCounters } from "../cgroups/limit-counters.js";
 import { LocalProcess } from "../commands/local-process.js";
 import { type RunOptions, type RunOutcome, runCommand } from "../commands/process-runner.js";
 import type { RunningCommands } from "../commands/running-commands.js";
@@ -20,7 +21,11 @@ export type RunCallbacks = Pick<RunOptions, "onStarted" | "onOutput" | "onStdin"
  * The command runs behind `LocalRuntime`'s `exec`, `execStream` and `spawn`:
  * each command is planned for a live sandbox, tracked among this instance's
  * running commands (which `destroy` stops first) and registered where a
- * `destroy` in another process finds it.
+ * `destroy` in another process finds it. A sandbox with resource limits has
+ * its cgroups' counters read before the command starts and after it ends: an
+ * OOM kill or a refused fork counted in between is the outcome's `limit`
+ * (counted for the whole sandbox, so a command running beside the one that
+ * hit the limit sees it too, and reports it if it also failed).
  */
 export class CommandRuns {
   readonly #options: ResolvedLocalOptions;
@@ -52,7 +57,9 @@ export class CommandRuns {
           if (plan.leaf) await releaseLeaf(plan.leaf).catch(() => {});
           throw combined.reason;
         }
-        return runCommand({
+        // The sandbox's limit counters, read before and after: a change between is this command's to report.
+        const before = await readLimitCounters(record.cgroups);
+        const outcome = await runCommand({
           plan,
           ...(request.stdin === undefined ? {} : { stdin: toBytes(request.stdin) }),
           timeoutMs: request.timeoutMs ?? this.#options.runBudgetMs,
@@ -64,6 +71,10 @@ export class CommandRuns {
           },
           ...callbacks,
         });
+        const limit = limitBetween(before, await readLimitCounters(record.cgroups));
+        if (limit === undefined) return outcome;
+        if (limit === "processes" && before) await awaitProcessesReleased(record.cgroups, before);
+        return { ...outcome, limit };
       });
     } finally {
       unmark?.();
@@ -150,17 +161,20 @@ export class CommandRuns {
     return process;
   }
 
-  /** The port's `ExecResult` for a run's outcome. */
+  /** The port's `ExecResult` for a run's outcome; `limit` by the port's one rule (`withLimit`). */
   result(outcome: RunOutcome): ExecResult {
-    return {
-      exitCode: outcome.exitCode,
-      stdout: outcome.stdout.toString("utf8"),
-      stderr: outcome.stderr.toString("utf8"),
-      truncated: outcome.truncated,
-      timedOut: outcome.timedOut,
-      durationMs: outcome.durationMs,
-      isolation: this.#options.isolation,
-    };
+    return withLimit(
+      {
+        exitCode: outcome.exitCode,
+        stdout: outcome.stdout.toString("utf8"),
+        stderr: outcome.stderr.toString("utf8"),
+        truncated: outcome.truncated,
+        timedOut: outcome.timedOut,
+        durationMs: outcome.durationMs,
+        isolation: this.#options.isolation,
+      },
+      outcome.limit,
+    );
   }
 }
 

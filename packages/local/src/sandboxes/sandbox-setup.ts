@@ -15,6 +15,17 @@ import {
 } from "../processes/sandbox-namespaces.js";
 
 /**
+ * Why the local runtime has no disk bound: a workspace is a host directory,
+ * and every way to cap one needs what the runtime does not assume (a loop
+ * device or size-limited mount: mount rights on the host; project quotas:
+ * root and a filesystem mounted with them; a tmpfs in bubblewrap's `--size`:
+ * gone when the command's namespace ends, and counted against memory).
+ */
+const LOCAL_DISK_REFUSAL =
+  "a workspace is a host directory; bounding it needs a size-limited mount or filesystem quotas, " +
+  "which need privileges this runtime does not assume";
+
+/**
  * Refuses (`UNSUPPORTED`) a launch the runtime cannot honour with its
  * options: a template, `network: "none"` under `none`, a network policy
  * beyond the declared `networkPolicy`, resource limits without
@@ -33,6 +44,9 @@ export async function checkLaunchable(
   }
   refuseUnenforceableNetwork(spec.network, localCapabilities(options.isolation).modes.networkPolicy, LOCAL_PROVIDER);
   const resources = spec.resources && Object.keys(spec.resources).length > 0 ? spec.resources : undefined;
+  if (resources?.diskMiB !== undefined) {
+    throw unsupported(LOCAL_PROVIDER, "resources.diskMiB", LOCAL_DISK_REFUSAL);
+  }
   if (resources && options.cgroups === "disabled") {
     throw unsupported(LOCAL_PROVIDER, "resources", 'cgroups are disabled in the options (cgroups: "disabled")');
   }

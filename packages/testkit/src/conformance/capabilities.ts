@@ -55,6 +55,8 @@ const EXERCISED_BY: Readonly<Partial<Record<CapabilityName, readonly string[]>>>
   outputStreams: ["exec.output-streams", "exec.output-cap", "async.start-status-logs", "streaming.events"],
   isolation: ["exec.result-shape", "streaming.events"],
   networkPolicy: ["lifecycle.network-policy", "lifecycle.network-allow"],
+  memoryLimit: ["limits.memory"],
+  processLimit: ["limits.processes"],
   filesystem: ["lifecycle.stop-start"],
 };
 

@@ -131,6 +131,12 @@ export const CONFORMANCE_CHECKS = {
     "startCommand: a non-zero exit right after 64 KiB of output → that exit code, every byte, both flags false",
   "interactive.kill-result":
     "kill() and an abort after the start each end a spawned command with exitCode null, timedOut and truncated false",
+  "limits.memory":
+    "a memory bomb under resources.memoryMiB is killed with limit 'memory', not timedOut; the next command runs",
+  "limits.processes":
+    "a fork bomb under resources.maxProcesses fails with limit 'processes', not timedOut; the next command forks and runs",
+  "limits.refused":
+    "a resource limit (memory, cpus, processes, disk) declared unsupported or not-exposed is refused at launch with UNSUPPORTED, and nothing is launched",
   "snapshots.round-trip":
     "a launch from a snapshot (ref or id) has the files as taken; listSnapshots finds it; once deleted, a launch from it is NOT_FOUND",
   "terminal.echo":

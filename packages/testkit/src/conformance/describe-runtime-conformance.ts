@@ -15,6 +15,7 @@ import type { RuntimeConformanceOptions } from "./options.js";
 import { declarePathChecks } from "./paths.js";
 import { declarePortRuleChecks } from "./port-rules.js";
 import { declarePortChecks } from "./ports.js";
+import { declareResourceLimitChecks } from "./resource-limits.js";
 import { declareSnapshotChecks } from "./snapshots.js";
 import { declareStreamingChecks } from "./streaming.js";
 import { ConformanceSuite } from "./suite.js";
@@ -74,6 +75,7 @@ export function describeRuntimeConformance<H extends SandboxHandle>(options: Run
       declareCommandOutcomeChecks(group, "exec");
       declareValidationChecks(group);
     });
+    suite.group("limits", { launch: false }, declareResourceLimitChecks);
     suite.group("lifecycle", {}, declareLifecycleChecks);
     suite.group("port", {}, declarePortRuleChecks);
     suite.group(

@@ -50,6 +50,11 @@ export const recordingCapabilities: DeclaredCapabilities = {
   neverIdle: true,
   // Its output events carry the UTF-8 encoding of their text, not raw bytes.
   binaryOutput: "unsupported",
+  // Its commands run in-process: no limit of `LaunchSpec.resources` is enforced.
+  memoryLimit: "unsupported",
+  cpuLimit: "unsupported",
+  processLimit: "unsupported",
+  diskLimit: "unsupported",
   // Its commands are a tiny language with no network to reach: no policy to choose.
   modes: {
     outputStreams: "separate",

@@ -1,0 +1,131 @@
+import assert from "node:assert/strict";
+import type { ExecResult, LaunchSpec, ResourceLimits, SandboxHandle } from "@sandport/core";
+import { SandportError } from "@sandport/core";
+import { expectCode } from "./assertions.js";
+import { type CheckGroup, GROUP_LABEL, RUN_LABEL } from "./suite.js";
+
+/** Memory limits tried in turn, smallest first: a runtime that sizes memory in GiB refuses 64 MiB. */
+const MEMORY_LIMITS_MIB = [64, 1024] as const;
+
+/** The process limit of `limits.processes`: room for a shell and a few helpers, not for the bomb. */
+const PROCESS_LIMIT = 20;
+
+/** Holds ever more memory, four times the limit: `tail` keeps the whole of a line that never ends. */
+function memoryBomb(limitMiB: number): string {
+  return `head -c ${limitMiB * 4}m /dev/zero | tail`;
+}
+
+/** Forks children that hold their slot, far past the limit: the shell fails at the first refused fork. */
+const FORK_BOMB = "for i in $(seq 200); do sleep 600 & done; wait";
+
+/** The declared capability of each limit, and a request for it. */
+const LIMITS = [
+  ["memoryLimit", { memoryMiB: 64 }],
+  ["cpuLimit", { cpus: 1 }],
+  ["processLimit", { maxProcesses: PROCESS_LIMIT }],
+  ["diskLimit", { diskMiB: 1024 }],
+] as const satisfies readonly (readonly [string, ResourceLimits])[];
+
+/**
+ * Registers the resource-limit checks. Each launches its own sandbox with
+ * the limit, and runs only where the runtime declares the limit enforced
+ * (`memoryLimit`, `processLimit` true); elsewhere it is skipped with the
+ * declared value. `limits.refused` checks the other side: a limit declared
+ * `unsupported` or `not-exposed` is refused at launch.
+ */
+export function declareResourceLimitChecks<H extends SandboxHandle>(group: CheckGroup<H>): void {
+  const { runtime, suite } = group;
+  const caps = suite.capabilities;
+  const unless = (name: "memoryLimit" | "processLimit") =>
+    caps[name] === true ? undefined : `${name} is ${caps[name]}: the runtime does not declare it enforced`;
+  const budget = Math.max(suite.timeouts.commandTimeoutMs, 60_000);
+
+  /** The result of a command that must come back and leave the sandbox working. */
+  const runsNext = async (handle: H, what: string) => {
+    const next = await runtime.exec(handle, { shell: "sleep 0 & sleep 0 & wait; echo still here", timeoutMs: budget });
+    assert.deepEqual(
+      [next.exitCode, next.stdout, next.limit],
+      [0, "still here\n", undefined],
+      `the next command after ${what}`,
+    );
+  };
+
+  group.check(
+    "limits.memory",
+    async () => {
+      const { handle, memoryMiB } = await launchWithMemory(group);
+      try {
+        const bomb = await runtime.exec(handle, { shell: memoryBomb(memoryMiB), timeoutMs: budget });
+        assert.equal(bomb.limit, "memory", `the result says memory: ${summary(bomb)}`);
+        assert.notEqual(bomb.exitCode, 0, "a command killed at its limit did not succeed");
+        assert.equal(bomb.timedOut, false, "killed at its limit, not its timeout");
+        await runsNext(handle, "a memory bomb");
+      } finally {
+        await suite.destroy(handle);
+      }
+    },
+    { unavailable: unless("memoryLimit") },
+  );
+
+  group.check(
+    "limits.processes",
+    async () => {
+      const handle = await suite.launch(labelled({ resources: { maxProcesses: PROCESS_LIMIT } }));
+      try {
+        const bomb = await runtime.exec(handle, { shell: FORK_BOMB, timeoutMs: budget });
+        assert.equal(bomb.limit, "processes", `the result says processes: ${summary(bomb)}`);
+        assert.notEqual(bomb.exitCode, 0, "a command held at its process limit did not succeed");
+        assert.equal(bomb.timedOut, false, "the shell failed at the refused fork; it did not run on");
+        await runsNext(handle, "a fork bomb");
+      } finally {
+        await suite.destroy(handle);
+      }
+    },
+    { unavailable: unless("processLimit") },
+  );
+
+  const refused = LIMITS.filter(([name]) => caps[name] === "unsupported" || caps[name] === "not-exposed");
+  group.check(
+    "limits.refused",
+    async () => {
+      for (const [name, resources] of refused) {
+        const labels = { [GROUP_LABEL]: `limits-refused-${name}` };
+        await expectCode(
+          () => suite.launch({ resources, labels }),
+          "UNSUPPORTED",
+          `a launch with ${JSON.stringify(resources)} (${name} is ${caps[name]})`,
+        );
+        if (caps.labelSearch === true) {
+          const found = await runtime.findByLabels!({ [RUN_LABEL]: suite.runId, ...labels });
+          assert.deepEqual(found, [], `nothing was launched for ${name}`);
+        }
+      }
+    },
+    { unavailable: refused.length === 0 ? "every limit is declared enforced or unknown" : undefined },
+  );
+}
+
+/** Launches with the smallest memory limit of {@link MEMORY_LIMITS_MIB} the runtime accepts. */
+async function launchWithMemory<H extends SandboxHandle>(
+  group: CheckGroup<H>,
+): Promise<{ handle: H; memoryMiB: number }> {
+  let refusal: unknown;
+  for (const memoryMiB of MEMORY_LIMITS_MIB) {
+    try {
+      return { handle: await group.suite.launch(labelled({ resources: { memoryMiB } })), memoryMiB };
+    } catch (error) {
+      if (!SandportError.hasCode(error, "UNSUPPORTED")) throw error;
+      refusal = error;
+    }
+  }
+  throw refusal;
+}
+
+function labelled(spec: LaunchSpec): LaunchSpec {
+  return { ...spec, labels: { [GROUP_LABEL]: "limits" } };
+}
+
+function summary(result: ExecResult): string {
+  const { exitCode, timedOut, truncated, limit } = result;
+  return JSON.stringify({ exitCode, timedOut, truncated, limit, stderr: result.stderr.slice(0, 300) });
+}
