@@ -25,7 +25,7 @@ const MEMORY_PER_VCPU_MIB = 2048;
 /**
  * Creates a sandbox named `<namePrefix><launch key>`, tagged with the caller's
  * labels and `sandport.owner`, with an explicit lifetime, vCPUs, network
- * policy (an allow list as Vercel's user-defined policy, see `egress.ts`),
+ * policy (an allow list as Vercel's user-defined policy, see `network-plan.ts`),
  * env, declared ports and persistence; then creates the workspace
  * directory. Everything Vercel would refuse for a known reason (too many
  * labels or ports, a name too long, resources it cannot give) is refused
