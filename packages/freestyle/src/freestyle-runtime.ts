@@ -65,7 +65,10 @@ export class FreestyleRuntime implements SandboxRuntime<FreestyleHandle> {
     assertCapabilitiesConsistent(this);
   }
 
-  /** Creates a VM with ownership marks, launch key, labels, lifetime and firewall; creates the workspace. */
+  /**
+   * Creates a VM with ownership marks, launch key, labels, lifetime and firewall (booted from a
+   * snapshot of ours with `from`, `NOT_FOUND` before any create otherwise); creates the workspace.
+   */
   launch(spec?: LaunchSpec, op?: OpOptions): Promise<FreestyleHandle> {
     return launch(this.#context, spec, op);
   }

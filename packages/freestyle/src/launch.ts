@@ -28,6 +28,8 @@ const MAX_LAUNCH_KEY = 63;
  * with every lifetime field and the firewall sent explicitly (an allow list
  * as one rule per CIDR range); then creates the
  * workspace directory and writes the launch env file, in one command.
+ * With `from`, the VM boots from that snapshot, proven ours by one `GET`
+ * first (`NOT_FOUND` otherwise, or when the create finds it deleted since).
  *
  * The create request is not cancelled when the caller's signal or deadline
  * fires (the call still rejects at once): the API finishes a create anyway,
