@@ -11,7 +11,7 @@
 
 import type { SandboxRuntime } from "@sandport/core";
 import type { EmulatorServer } from "../harness/http-server.js";
-import { emptyReply, jsonReply, notEmulated } from "./api.js";
+import { emptyReply, jsonReply, notEmulated, vmNotFound } from "./api.js";
 import type { FreestyleContext } from "./context.js";
 import { fromBackendError } from "./errors.js";
 import { integerParam } from "./list.js";
@@ -45,7 +45,8 @@ export function registerSnapshotRoutes(server: EmulatorServer, context: Freestyl
     try {
       taken = await backend.snapshot(vm.data.handle, { timeoutMs: SNAPSHOT_TIMEOUT_MS, signal: call.signal });
     } catch (error) {
-      throw fromBackendError(error);
+      // The VM's sandbox went away meanwhile (a delete, a lifetime): the VM is gone.
+      throw fromBackendError(error, vmNotFound(vm.id));
     }
     // Claimed once the files are kept: a slug taken meanwhile refuses this one, and its backend copy goes.
     if (slug !== null) {
