@@ -18,7 +18,7 @@ import { firewallRules } from "./network-plan.js";
 import { fromHome, type ResolvedOptions } from "./options.js";
 import { launchMetadata, slugFor } from "./ownership.js";
 import { runScript } from "./run-script.js";
-import { assertRestorable, isSnapshotNotFound, snapshotNotFound } from "./snapshots.js";
+import { assertRestorable, snapshotNotFound } from "./snapshots.js";
 
 /** Longest launch key Freestyle's metadata can hold. */
 const MAX_LAUNCH_KEY = 63;
@@ -89,7 +89,8 @@ export function launch(context: FreestyleContext, spec?: LaunchSpec, op?: OpOpti
         })
         .catch((error: unknown) => {
           // Deleted since it was checked: Freestyle refused the create, so nothing was made.
-          if (valid.from !== undefined && isSnapshotNotFound(error)) throw snapshotNotFound(valid.from, error);
+          const code = (error as { code?: unknown }).code;
+          if (valid.from !== undefined && code === "SNAPSHOT_NOT_FOUND") throw snapshotNotFound(valid.from, error);
           throw error;
         }),
     idOf: (vm) => vm.vmId,

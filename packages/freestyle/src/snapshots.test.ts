@@ -117,6 +117,23 @@ test("another owner's snapshot is never listed, deleted or launched from; a miss
   await Promise.all([other.destroy(theirs), runtime.destroy(source)]);
 });
 
+test("a snapshot deleted between the check and the create: NOT_FOUND from Freestyle's refusal, nothing launched", async () => {
+  const source = await runtime.launch();
+  const ref = await runtime.snapshot(source);
+  // Deletes the snapshot just before the create reaches Freestyle (after the runtime's own lookup).
+  const racing = runtimeWith({
+    fetch: async (input, init) => {
+      if (init?.method === "POST" && String(input).endsWith("/v5/vms")) await freestyle.vms.snapshots.delete(ref.id);
+      return globalThis.fetch(input, init);
+    },
+  });
+  const before = emulator.liveSandboxes().length;
+  const error = await expectCode(racing.launch({ from: ref }), "NOT_FOUND");
+  assert.match(String(error.message), /does not exist/);
+  assert.equal(emulator.liveSandboxes().length, before, "no VM was made");
+  await runtime.destroy(source);
+});
+
 test("malformed snapshot ids, options and specs are INVALID_REQUEST before any request", async () => {
   const source = await runtime.launch();
   const elsewhere: SnapshotRef = {
