@@ -20,6 +20,13 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  *   cannot serve one; not reached.
  * - `detachedLaunch: "not-exposed"`: launch waits for the create to answer.
  *
+ * `snapshots` is there (structural): `snapshot` is Freestyle's live
+ * `vm.snapshot()`, memory and disk (`filesystem+memory`), after which the VM
+ * keeps running (docs.freestyle.sh: running VMs make "live" snapshots);
+ * `listSnapshots`/`deleteSnapshot` use `freestyle.vms.snapshots`, and a launch
+ * boots from one by `snapshotId`. Snapshots have no metadata: ownership and
+ * labels ride in the slug and display name (see `snapshot-marks.ts`).
+ *
  * Declared:
  * - `verifiedCleanup: true`: `destroy` resolves only once `GET /v5/vms/{id}`
  *   answers 404, and rejects `DESTROY_UNVERIFIED` otherwise.

@@ -11,6 +11,8 @@ import {
   type ReadOptions,
   type SandboxRuntime,
   type SandportError,
+  type SnapshotOptions,
+  type SnapshotRef,
   SPECIFICATION_VERSION,
 } from "@sandport/core";
 import { freestyleCapabilities } from "./capabilities.js";
@@ -23,6 +25,7 @@ import { launch } from "./launch.js";
 import { destroy, start, stop } from "./lifecycle.js";
 import { findByLabels, getById } from "./lookup.js";
 import { type FreestyleRuntimeOptions, resolveOptions } from "./options.js";
+import { deleteSnapshot, listSnapshots, snapshot } from "./snapshots.js";
 
 /**
  * The Sandport runtime for Freestyle VMs, through the `freestyle` SDK (0.2.x,
@@ -32,7 +35,8 @@ import { type FreestyleRuntimeOptions, resolveOptions } from "./options.js";
  * carries the call's deadline and signal, so nothing comes from
  * `FREESTYLE_API_KEY` and no request outlives its call. VMs carry an owner
  * marker and a launch key as metadata and a slug under the name prefix; others
- * are never listed, reattached or destroyed. Every command is sent with a
+ * are never listed, reattached or destroyed. Snapshots (memory and disk) are
+ * marked by slug and display name the same way. Every command is sent with a
  * timeout; every call has a deadline.
  *
  * ```ts
@@ -61,7 +65,10 @@ export class FreestyleRuntime implements SandboxRuntime<FreestyleHandle> {
     assertCapabilitiesConsistent(this);
   }
 
-  /** Creates a VM with ownership marks, launch key, labels, lifetime and firewall; creates the workspace. */
+  /**
+   * Creates a VM with ownership marks, launch key, labels, lifetime and firewall (booted from a
+   * snapshot of ours with `from`, `NOT_FOUND` before any create otherwise); creates the workspace.
+   */
   launch(spec?: LaunchSpec, op?: OpOptions): Promise<FreestyleHandle> {
     return launch(this.#context, spec, op);
   }
@@ -124,6 +131,26 @@ export class FreestyleRuntime implements SandboxRuntime<FreestyleHandle> {
   /** Removes a file or directory tree. */
   remove(handle: FreestyleHandle, path: string, op?: OpOptions): Promise<void> {
     return remove(this.#context, handle, path, op);
+  }
+
+  /**
+   * Takes a Freestyle snapshot of the VM: memory and disk (`contents:
+   * "filesystem+memory"`), so a VM launched from it (`launch({ from })`)
+   * resumes what ran in it; the VM keeps running. Marked as ours (slug and
+   * display name), with the labels kept in the display name.
+   */
+  snapshot(handle: FreestyleHandle, options?: SnapshotOptions): Promise<SnapshotRef> {
+    return snapshot(this.#context, handle, options);
+  }
+
+  /** Our snapshots carrying every given label (`{}`: all of ours), from Freestyle's list. */
+  listSnapshots(labels: Labels, op?: OpOptions): Promise<SnapshotRef[]> {
+    return listSnapshots(this.#context, labels, op);
+  }
+
+  /** Deletes a snapshot of ours; absent resolves; a foreign one is `FOREIGN_SANDBOX`, untouched. */
+  deleteSnapshot(snapshotRef: SnapshotRef | string, op?: OpOptions): Promise<void> {
+    return deleteSnapshot(this.#context, snapshotRef, op);
   }
 
   /**

@@ -18,6 +18,7 @@ import { firewallRules } from "./network-plan.js";
 import { fromHome, type ResolvedOptions } from "./options.js";
 import { launchMetadata, slugFor } from "./ownership.js";
 import { runScript } from "./run-script.js";
+import { assertRestorable, snapshotNotFound } from "./snapshots.js";
 
 /** Longest launch key Freestyle's metadata can hold. */
 const MAX_LAUNCH_KEY = 63;
@@ -27,6 +28,8 @@ const MAX_LAUNCH_KEY = 63;
  * with every lifetime field and the firewall sent explicitly (an allow list
  * as one rule per CIDR range); then creates the
  * workspace directory and writes the launch env file, in one command.
+ * With `from`, the VM boots from that snapshot, proven ours by one `GET`
+ * first (`NOT_FOUND` otherwise, or when the create finds it deleted since).
  *
  * The create request is not cancelled when the caller's signal or deadline
  * fires (the call still rejects at once): the API finishes a create anyway,
@@ -40,7 +43,15 @@ export function launch(context: FreestyleContext, spec?: LaunchSpec, op?: OpOpti
   const { options } = context;
   return launchWithReclaim(context, spec, op, {
     networkPolicy: freestyleCapabilities.modes.networkPolicy,
+    restoresSnapshots: true,
     plan: (valid, launchKey) => {
+      if (valid.from !== undefined && valid.template !== undefined) {
+        throw invalidRequest(
+          "template and from are exclusive: a VM boots from one snapshot",
+          { field: "template" },
+          PROVIDER,
+        );
+      }
       if (valid.resources !== undefined) {
         throw unsupported(
           PROVIDER,
@@ -56,21 +67,32 @@ export function launch(context: FreestyleContext, spec?: LaunchSpec, op?: OpOpti
       }
       return {
         metadata: launchMetadata(options.owner, valid.labels, launchKey),
-        setup: setupScript(options, valid.env),
+        setup: setupScript(options, valid.env, valid.from !== undefined),
       };
     },
     // Not bound to the caller: a create already sent is followed to its end (through the SDK's polling,
     // for a slow one) for as long as the cleanup may take, so what it makes can be destroyed by id.
-    load: () => context.client(createCallBudget(options.orphanCleanupMs)),
+    // A snapshot to boot from is proven ours first (NOT_FOUND otherwise), before anything is created.
+    load: async ({ spec: valid }, call) => {
+      if (valid.from !== undefined) await assertRestorable(context, valid.from, call);
+      return context.client(createCallBudget(options.orphanCleanupMs));
+    },
     create: (client, { spec: valid, launchKey, plan }) =>
-      client.vms.create({
-        snapshotId: valid.template ?? options.snapshot,
-        slug: slugFor(options.namePrefix, options.owner, launchKey),
-        metadata: plan.metadata,
-        ttlSeconds: Math.ceil((valid.lifetimeMs ?? options.lifetimeMs) / 1000),
-        ...options.persistence,
-        firewall: { rules: firewallRules(valid.network, options.network) },
-      }),
+      client.vms
+        .create({
+          snapshotId: valid.from ?? valid.template ?? options.snapshot,
+          slug: slugFor(options.namePrefix, options.owner, launchKey),
+          metadata: plan.metadata,
+          ttlSeconds: Math.ceil((valid.lifetimeMs ?? options.lifetimeMs) / 1000),
+          ...options.persistence,
+          firewall: { rules: firewallRules(valid.network, options.network) },
+        })
+        .catch((error: unknown) => {
+          // Deleted since it was checked: Freestyle refused the create, so nothing was made.
+          const code = (error as { code?: unknown }).code;
+          if (valid.from !== undefined && code === "SNAPSHOT_NOT_FOUND") throw snapshotNotFound(valid.from, error);
+          throw error;
+        }),
     idOf: (vm) => vm.vmId,
     hint: (error, launchKey) =>
       (error as { code?: unknown }).code === "SLUG_TAKEN"
@@ -95,12 +117,21 @@ interface SetupScript {
 /**
  * The launch's one command: create the workspace directory and, when the
  * launch has an env, write it (mode 0600, outside the workspace) as
- * `export NAME='value'` lines that every command sources first.
+ * `export NAME='value'` lines that every command sources first. A VM booted
+ * from a snapshot has the source's disk, env file included: without an env
+ * of its own, that file is removed, so the source's env never leaks into it.
  */
-function setupScript(options: ResolvedOptions, env: Readonly<Record<string, string>> | undefined): SetupScript {
+function setupScript(
+  options: ResolvedOptions,
+  env: Readonly<Record<string, string>> | undefined,
+  restored: boolean,
+): SetupScript {
   const workspace = quoteShellArg(fromHome(options, options.workspaceRoot));
   const entries = Object.entries(env ?? {});
-  if (entries.length === 0) return { command: `mkdir -p -- ${workspace}` };
+  if (entries.length === 0) {
+    const dropEnv = restored ? ` && rm -f -- ${quoteShellArg(launchEnvPath(options))}` : "";
+    return { command: `mkdir -p -- ${workspace}${dropEnv}` };
+  }
   const content = new TextEncoder().encode(
     entries.map(([name, value]) => `export ${name}=${quoteShellArg(value)}\n`).join(""),
   );

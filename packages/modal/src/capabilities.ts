@@ -34,8 +34,17 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  * - `detachedLaunch` is `unsupported`: the adapter's create answers once the
  *   sandbox can run commands.
  *
- * Snapshots, volumes and connect tokens exist in Modal but have no place in
- * the port (`sandbox-v1`), so this adapter does not reach them (not exposed).
+ * - `snapshots` is `not-exposed`: the three members go together, and the
+ *   SDK (0.11.1) cannot own, label or list a snapshot. A filesystem snapshot
+ *   (`sandbox.snapshotFilesystem()`) is an Image: `images.delete` removes it
+ *   and a create boots from it, but an Image has no tags, labels or owner,
+ *   and `client.images` lists nothing (listing published names is
+ *   `ImageListTags`, only on the SDK's internal `cpClient`). Memory
+ *   snapshots (`experimentalSnapshot`) have no list or delete either. So a
+ *   launch from a snapshot is `UNSUPPORTED` before any request.
+ *
+ * Volumes and connect tokens exist in Modal but have no place in the port
+ * (`sandbox-v1`), so this adapter does not reach them (not exposed).
  * - `networkPolicy: "cidr"`: `blockNetwork` turns the network off; an allow
  *   list of CIDR ranges becomes `outboundCidrAllowlist`, which Modal enforces
  *   for every protocol and port. A domain entry is refused (`UNSUPPORTED`):
@@ -64,5 +73,5 @@ export const modalCapabilities: DeclaredCapabilities = remoteCapabilities({
     isolation: "container",
     networkPolicy: "cidr",
   },
-  absent: { asyncExec: "unsupported", detachedLaunch: "unsupported" },
+  absent: { asyncExec: "unsupported", detachedLaunch: "unsupported", snapshots: "not-exposed" },
 });

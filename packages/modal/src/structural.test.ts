@@ -130,13 +130,24 @@ test("ownership: a sandbox without our tag is foreign on every method; list resu
   assert.equal(await runtime.getById(ID(3)), undefined, "an unknown sandbox is absent");
 });
 
-test("Modal has no stop/start or async exec: the methods are absent, not no-ops", () => {
+test("Modal has no stop/start, async exec or snapshots: the methods are absent, not no-ops", () => {
   const { runtime } = setup();
   const methods = runtime as unknown as Record<string, unknown>;
-  for (const name of ["stop", "start", "startCommand", "commandStatus", "commandLogs", "launchDetached"]) {
+  for (const name of [
+    "stop",
+    "start",
+    "startCommand",
+    "commandStatus",
+    "commandLogs",
+    "launchDetached",
+    "snapshot",
+    "listSnapshots",
+    "deleteSnapshot",
+  ]) {
     assert.equal(name in methods, false, name);
   }
   assert.equal(runtime.capabilities.lifecycle, "unsupported");
+  assert.equal(runtime.capabilities.absent?.snapshots, "not-exposed", "declared, with the reason in capabilities.ts");
 });
 
 test("deadlines: a create or exec start that never answers rejects DEADLINE_EXCEEDED on time", async () => {

@@ -131,6 +131,41 @@ export interface FreestyleFilesystem {
   stat(path: string): Promise<FreestyleFileStat>;
 }
 
+/** A snapshot as the API reports it (the fields this adapter reads). */
+export interface FreestyleSnapshotData {
+  /** `sh-…`. */
+  readonly id: string;
+  readonly sourceVmId?: string | null;
+  readonly slug?: string | null;
+  readonly displayName?: string | null;
+  /** ISO-8601. */
+  readonly createdAt: string;
+}
+
+/** Options of `vm.snapshot` as this adapter sends them: the ownership marks (see `snapshot-marks.ts`). */
+export interface FreestyleSnapshotOptions {
+  readonly slug: string;
+  readonly displayName: string;
+}
+
+/** What `vm.snapshot` resolves with. */
+export interface FreestyleSnapshotCreated {
+  readonly snapshotId: string;
+  readonly snapshot: FreestyleSnapshotData;
+}
+
+/** `freestyle.vms.snapshots`. */
+export interface FreestyleSnapshots {
+  list(options: { readonly limit: number; readonly offset: number }): Promise<{
+    readonly snapshots: FreestyleSnapshotData[];
+    /** How many snapshots there are, over every page. */
+    readonly totalCount: number;
+  }>;
+  /** By id or slug; rejects 404 `SNAPSHOT_NOT_FOUND` when absent. */
+  get(idOrSlug: string): Promise<FreestyleSnapshotData>;
+  delete(idOrSlug: string): Promise<void>;
+}
+
 /** A handle to one VM (`vms.ref`, no request). */
 export interface FreestyleVm {
   readonly id: string;
@@ -138,6 +173,8 @@ export interface FreestyleVm {
   exec(options: FreestyleExecOptions): Promise<FreestyleExecResult>;
   start(): Promise<unknown>;
   pause(): Promise<unknown>;
+  /** Memory and disk; the VM keeps running. */
+  snapshot(options: FreestyleSnapshotOptions): Promise<FreestyleSnapshotCreated>;
 }
 
 /** `freestyle.vms`. */
@@ -148,6 +185,7 @@ export interface FreestyleVms {
   list(options: FreestyleListOptions): Promise<FreestyleListResult>;
   delete(idOrSlug: string): Promise<void>;
   ref(idOrSlug: string): FreestyleVm;
+  readonly snapshots: FreestyleSnapshots;
 }
 
 /** A client (`new Freestyle(...)`). */

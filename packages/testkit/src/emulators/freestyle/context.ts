@@ -1,6 +1,7 @@
-import type { SandboxHandle, SandboxRuntime } from "@sandport/core";
+import type { SandboxHandle, SandboxRuntime, SnapshotRef } from "@sandport/core";
 import type { RegisteredSandbox, SandboxRegistry } from "../harness/sandbox-registry.js";
 import type { BackgroundRequests } from "./background.js";
+import type { SnapshotShelf } from "./snapshot-shelf.js";
 import type { UploadSessions } from "./uploads.js";
 
 /** VM states of the `/v5` API. The emulator uses `running`, `paused` and `stopped`. */
@@ -85,6 +86,8 @@ export interface CreateVmInput {
   readonly egressRanges: readonly string[];
   readonly legacyWorkdir: string | null;
   readonly foreign: boolean;
+  /** The backend snapshot whose files the VM starts with (a VM created from one of the emulator's snapshots). */
+  readonly restoreFrom?: SnapshotRef;
 }
 
 /** The emulator's state and lifecycle operations, shared by its route modules. */
@@ -102,6 +105,8 @@ export interface FreestyleContext {
   readonly registry: SandboxRegistry<FreestyleVmData>;
   readonly background: BackgroundRequests;
   readonly uploads: UploadSessions;
+  /** The snapshots taken (`POST /v5/vms/{id}/snapshot`), which create also boots from. */
+  readonly shelf: SnapshotShelf;
   /** Aborted when the emulator stops; work detached from its connection listens to it. */
   readonly stopSignal: AbortSignal;
   /** A VM by id, or by slug. */

@@ -379,7 +379,6 @@ describe("Freestyle emulator with the real freestyle SDK", () => {
     await assert.rejects(vm.pty.open({ onData: () => {}, onExit: () => {} }), /404/);
     assert.equal((await apiError(vm.pty.list())).status, 404);
     assert.equal((await apiError(vm.firewallRules())).status, 404);
-    assert.equal((await apiError(vm.snapshot())).status, 404);
     const tls = await apiError(
       create({
         tls: {
@@ -394,7 +393,6 @@ describe("Freestyle emulator with the real freestyle SDK", () => {
       `GET /v5/vms/${vmId}/pty`,
       `GET /v5/vms/${vmId}/pty/sessions`,
       `GET /v5/firewall/rules?vmId=${vmId}`,
-      `POST /v5/vms/${vmId}/snapshot`,
     ]);
     assert.equal(emulator.liveSandboxes().length, 1);
   });

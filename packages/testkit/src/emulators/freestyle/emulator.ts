@@ -20,6 +20,8 @@ import { registerLegacyRoutes } from "./legacy-v1.js";
 import { type FreestyleEmulatorOptions, resolveSettings, type Settings } from "./options.js";
 import { registerPublishedPortRoutes } from "./published-ports.js";
 import { addApiRoute } from "./routes.js";
+import { SnapshotShelf } from "./snapshot-shelf.js";
+import { registerSnapshotRoutes, snapshotting } from "./snapshots.js";
 import { registerUploadRoutes, type UploadSessions } from "./uploads.js";
 import { VmFleet } from "./vm-fleet.js";
 import { DEFAULT_SNAPSHOT } from "./vm-options.js";
@@ -75,6 +77,7 @@ export async function startFreestyleEmulator(options: FreestyleEmulatorOptions =
   }
   const emulator = new FreestyleEmulatorImpl(server, backend, settings);
   registerVmRoutes(server, emulator);
+  registerSnapshotRoutes(server, emulator);
   registerExecRoute(server, emulator);
   registerFileRoutes(server, emulator);
   registerUploadRoutes(server, emulator);
@@ -97,6 +100,7 @@ class FreestyleEmulatorImpl
   readonly linuxUser: string;
   readonly snapshots: ReadonlySet<string>;
   readonly background: BackgroundRequests;
+  readonly shelf = new SnapshotShelf();
   /** The VMs and their lifecycle, which the context's VM operations are. */
   readonly #fleet: VmFleet;
   readonly #stopController = new AbortController();
@@ -192,5 +196,12 @@ class FreestyleEmulatorImpl
   protected async shutDown(): Promise<void> {
     this.background.clear();
     await this.#fleet.close();
+    // The backend's copies go too (a caller's backend outlives the emulator).
+    const kept = this.shelf.all();
+    for (const stored of kept) this.shelf.remove(stored.id);
+    if (kept.length > 0) {
+      const backend = snapshotting(this.backend);
+      await Promise.allSettled(kept.map((stored) => backend.deleteSnapshot(stored.backend)));
+    }
   }
 }

@@ -28,7 +28,8 @@ export function parseMetadataFilter(filter: string): [string, string][] {
     });
 }
 
-function integerParam(query: URLSearchParams, name: string, min: number, max: number): number | undefined {
+/** An integer query parameter within `[min, max]`; `undefined` when absent, 400 otherwise. */
+export function integerParam(query: URLSearchParams, name: string, min: number, max: number): number | undefined {
   const raw = query.get(name);
   if (raw === null || raw === "") return undefined;
   const value = Number(raw);

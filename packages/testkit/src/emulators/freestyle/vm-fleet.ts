@@ -12,6 +12,7 @@ import type { CreateVmInput, FreestyleVm, FreestyleVmData } from "./context.js";
 import { fromBackendError } from "./errors.js";
 import { armTimers, beginRun, clearTimers, endRun, type LimitActions } from "./lifecycle.js";
 import { claimSlug } from "./slugs.js";
+import { snapshotNotFound } from "./snapshot-shelf.js";
 import { UploadSessions } from "./uploads.js";
 
 const LAUNCH_TIMEOUT_MS = 120_000;
@@ -48,9 +49,10 @@ export class VmFleet {
     const backend = this.#backend();
     let handle: FreestyleVmData["handle"];
     try {
-      handle = await backend.launch({ network: backendNetwork(input) }, { timeoutMs: LAUNCH_TIMEOUT_MS });
+      const from = input.restoreFrom === undefined ? {} : { from: input.restoreFrom };
+      handle = await backend.launch({ network: backendNetwork(input), ...from }, { timeoutMs: LAUNCH_TIMEOUT_MS });
     } catch (error) {
-      throw fromBackendError(error);
+      throw fromBackendError(error, input.restoreFrom && snapshotNotFound(input.snapshotId));
     }
     try {
       if (this.#closed) throw new Error("the emulator is stopping");

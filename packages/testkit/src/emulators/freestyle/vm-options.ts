@@ -45,7 +45,10 @@ const IDENTITY_FIELDS = ["vmId", "vpcId", "tunnelId", "cidr", "public"] as const
 export type CreateVmRequest = Omit<CreateVmInput, "foreign" | "legacyWorkdir">;
 
 /** Parse a create body. Throws `ApiError`. */
-export function parseCreateVm(body: Record<string, unknown>, knownSnapshots: ReadonlySet<string>): CreateVmRequest {
+export function parseCreateVm(
+  body: Record<string, unknown>,
+  knownSnapshot: (idOrSlug: string) => boolean,
+): CreateVmRequest {
   for (const field of ["vpcs", "networks"] as const) {
     const value = body[field];
     if (value !== undefined && value !== null && !(Array.isArray(value) && value.length === 0)) {
@@ -55,7 +58,7 @@ export function parseCreateVm(body: Record<string, unknown>, knownSnapshots: Rea
   if (body.placement !== undefined && body.placement !== null) throw notEmulated("placement (anti-affinity)");
   refusePublishedPorts(body.tls);
   const snapshotId = optionalString(body, "snapshotId") ?? DEFAULT_SNAPSHOT;
-  if (!(BASE_SNAPSHOTS as readonly string[]).includes(snapshotId) && !knownSnapshots.has(snapshotId)) {
+  if (!(BASE_SNAPSHOTS as readonly string[]).includes(snapshotId) && !knownSnapshot(snapshotId)) {
     throw new ApiError(404, "SNAPSHOT_NOT_FOUND", `snapshot not found: ${snapshotId}`);
   }
   const slug = optionalString(body, "slug") ?? null;
@@ -125,7 +128,8 @@ export function checkMetadataSize(metadata: Record<string, string>): void {
   }
 }
 
-function checkSlug(slug: string): void {
+/** A VM's or a snapshot's slug: 1-63 characters of `[a-z0-9-]`, no leading, trailing or repeated hyphen. */
+export function checkSlug(slug: string): void {
   if (slug.length > 63 || !SLUG_PATTERN.test(slug)) {
     throw badRequest(
       `slug ${JSON.stringify(slug)} must be 1-63 characters of [a-z0-9-] without leading, trailing or repeated hyphens`,
@@ -225,7 +229,7 @@ function checkCidr(path: string, value: unknown): void {
 }
 
 /** A limit in seconds: `undefined` when absent, `null` for none (`-1` or `null`). */
-function parseLimit(body: Record<string, unknown>, field: keyof VmLimits): number | null | undefined {
+export function parseLimit(body: Record<string, unknown>, field: keyof VmLimits): number | null | undefined {
   const value = body[field];
   if (value === undefined) return undefined;
   if (value === null || value === -1) return null;
@@ -235,7 +239,7 @@ function parseLimit(body: Record<string, unknown>, field: keyof VmLimits): numbe
   return value;
 }
 
-function optionalString(body: Record<string, unknown>, field: string): string | undefined {
+export function optionalString(body: Record<string, unknown>, field: string): string | undefined {
   const value = body[field];
   if (value === undefined || value === null) return undefined;
   if (typeof value !== "string") throw badRequest(`${field} must be a string`);

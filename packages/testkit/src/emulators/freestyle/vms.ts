@@ -20,8 +20,13 @@ export function registerVmRoutes(server: EmulatorServer, context: FreestyleConte
     addApiRoute(server, context, method, pattern, handler);
 
   add("POST", "/v5/vms", async (call) => {
-    const request = parseCreateVm(call.json(), context.snapshots);
-    const vm = await context.createVm({ ...request, legacyWorkdir: null, foreign: false });
+    const known = (name: string) => context.snapshots.has(name) || context.shelf.find(name) !== undefined;
+    const request = parseCreateVm(call.json(), known);
+    // A snapshot of the emulator's own is booted as its backend copy, and reported by its id (the slug may move).
+    const stored = context.shelf.find(request.snapshotId);
+    const restore = stored === undefined ? {} : { snapshotId: stored.id, restoreFrom: stored.backend };
+    const vm = await context.createVm({ ...request, ...restore, legacyWorkdir: null, foreign: false });
+    if (stored !== undefined) stored.lastUsedAt = Date.now();
     return jsonReply(200, createdVmJson(vm));
   });
   add("GET", "/v5/vms", (call) => listVms(call, context));

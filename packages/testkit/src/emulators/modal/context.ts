@@ -1,4 +1,4 @@
-import type { SandboxRuntime } from "@sandport/core";
+import type { SandboxRuntime, SnapshotRef } from "@sandport/core";
 import type { SandboxRegistry } from "../harness/sandbox-registry.js";
 import type { ModalAuth } from "./auth.js";
 import type { GrpcCallContext, MethodHandler, WireJson } from "./grpc-server.js";
@@ -17,6 +17,8 @@ export interface CreateSandboxInput {
   readonly environment: string;
   readonly name: string | undefined;
   readonly imageId: string;
+  /** The backend snapshot the workspace starts from (an image that is a filesystem snapshot). */
+  readonly from?: SnapshotRef;
   readonly env: Record<string, string>;
   readonly workdir: string;
   readonly timeoutSecs: number;

@@ -60,7 +60,7 @@ export function registerControlPlane(context: ModalContext): void {
   });
 
   implement("ImageFromId", (request) => {
-    const image = typeof request.imageId === "string" ? state.images.get(request.imageId) : undefined;
+    const image = state.image(request.imageId);
     if (!image) throw new GrpcError("NOT_FOUND", `Could not find image with ID ${String(request.imageId)}`);
     return { imageId: image.id };
   });

@@ -23,6 +23,7 @@ import type { EmulatedSandbox, SandboxEnd } from "./sandbox.js";
 import { DESTROY_TIMEOUT_MS, launchSandbox } from "./sandbox-launch.js";
 import { registerSandboxLifecycle } from "./sandbox-lifecycle.js";
 import { registerSandboxList } from "./sandbox-list.js";
+import { dropSnapshotImages, registerSnapshotImages } from "./snapshot-images.js";
 import { ModalState } from "./state.js";
 import { registerTunnels } from "./tunnels.js";
 import { loadModalWire, type ModalWire } from "./wire-definitions.js";
@@ -82,6 +83,7 @@ export async function startModalEmulator(options: ModalEmulatorOptions = {}): Pr
   registerSandboxLifecycle(emulator);
   registerSandboxList(emulator);
   registerCommandRouter(emulator);
+  registerSnapshotImages(emulator);
   registerTunnels(emulator);
   return emulator;
 }
@@ -243,5 +245,6 @@ class ModalEmulatorImpl
     for (const { data } of this.registry.all())
       void this.endSandbox(data, "GENERIC_STATUS_TERMINATED", "the emulator stopped");
     await Promise.allSettled([...this.#ending]);
+    await dropSnapshotImages(this);
   }
 }

@@ -36,6 +36,7 @@ export async function launchSandbox(
     ...(network === undefined ? {} : { network }),
     ...(Object.keys(resources).length > 0 ? { resources } : {}),
     ...(input.ports.length > 0 ? { ports: input.ports.map((tunnel) => tunnel.port) } : {}),
+    ...(input.from === undefined ? {} : { from: input.from }),
   };
   const handle = await backend.launch(spec, { timeoutMs: LAUNCH_TIMEOUT_MS }).catch((error: unknown) => {
     throw toGrpcError(error);

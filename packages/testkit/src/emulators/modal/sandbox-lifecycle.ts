@@ -35,7 +35,8 @@ export function registerSandboxLifecycle(context: ModalContext): void {
     const definition = (request.definition ?? {}) as Record<string, unknown>;
     refuseUnemulated(context, definition);
     const imageId = String(definition.imageId ?? "");
-    if (!state.images.has(imageId)) throw new GrpcError("NOT_FOUND", `Image ${imageId} not found`);
+    const image = state.image(imageId);
+    if (!image) throw new GrpcError("NOT_FOUND", `Image ${imageId} not found`);
     const timeoutSecs = Number(definition.timeoutSecs ?? 300);
     if (!(timeoutSecs > 0 && timeoutSecs <= MAX_TIMEOUT_SECS)) {
       throw new GrpcError("INVALID_ARGUMENT", `timeout must be between 1 and ${MAX_TIMEOUT_SECS} seconds`);
@@ -68,6 +69,7 @@ export function registerSandboxLifecycle(context: ModalContext): void {
       environment: app.environment,
       name,
       imageId,
+      ...(image.snapshot === undefined ? {} : { from: image.snapshot }),
       env,
       workdir,
       timeoutSecs,

@@ -1,3 +1,4 @@
+import type { SnapshotRef } from "@sandport/core";
 import { GrpcError } from "./grpc-status.js";
 import { objectId } from "./ids.js";
 import type { EmulatedSandbox } from "./sandbox.js";
@@ -21,6 +22,17 @@ export interface ModalSecret {
   readonly env: Readonly<Record<string, string>>;
 }
 
+/** An image: built from a definition, or a sandbox's filesystem snapshot. */
+export interface ModalImage {
+  readonly id: string;
+  /** The build request's layers (`snapshot:<id>` for a snapshot, which no build matches). */
+  readonly definition: string;
+  /** A snapshot's files: the backend runtime's snapshot of the sandbox, which a create from the image launches from. */
+  readonly snapshot?: SnapshotRef;
+  /** Epoch ms after which a snapshot's image is gone (`ttlSeconds`); absent: never. */
+  readonly expiresAt?: number;
+}
+
 /** The default environment, which an empty `environmentName` means. */
 export const DEFAULT_ENVIRONMENT = "main";
 
@@ -33,7 +45,7 @@ export class ModalState {
   readonly #apps = new Map<string, ModalApp>();
   readonly #appsById = new Map<string, ModalApp>();
   /** Images by id; `definition` is the build request's layers, to deduplicate builds. */
-  readonly images = new Map<string, { readonly id: string; readonly definition: string }>();
+  readonly images = new Map<string, ModalImage>();
   readonly secrets = new Map<string, ModalSecret>();
   readonly #secretsByName = new Map<string, ModalSecret>();
   readonly sandboxes = new Map<string, EmulatedSandbox>();
@@ -71,6 +83,12 @@ export class ModalState {
     this.#apps.set(key, app);
     this.#appsById.set(app.id, app);
     return app;
+  }
+
+  /** An image by id; `undefined` when absent, or a snapshot's past its lifetime (a hard cutoff). */
+  image(id: unknown): ModalImage | undefined {
+    const image = typeof id === "string" ? this.images.get(id) : undefined;
+    return image !== undefined && (image.expiresAt === undefined || Date.now() < image.expiresAt) ? image : undefined;
   }
 
   /** An app by id, else `NOT_FOUND`. */
