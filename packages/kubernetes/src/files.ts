@@ -1,0 +1,86 @@
+import { posix } from "node:path";
+import { quoteShellArg, SandportError, toSandboxPath } from "@sandport/core";
+import { guardedFiles } from "@sandport/core/adapter";
+import type { KubernetesContext } from "./context.js";
+import { PROVIDER } from "./handle.js";
+import { inWorkspace, runScript } from "./run-script.js";
+
+/**
+ * `writeFiles` and `readFile`. With sandboxd: one `PUT /v1/files/{path}`
+ * per file (raw bytes, atomic temp+rename, parents made, `?mode=` the
+ * file's), one `GET` to read; paths are sent relative to sandboxd's root,
+ * which is the workspace. With pod exec: one command per file, its bytes
+ * on stdin (`cat` into a temporary file, `chmod`, `mv` over the target:
+ * atomic too), and `base64` of the file to read. A missing file is `NOT_FOUND`.
+ */
+export const { writeFiles, readFile } = guardedFiles<KubernetesContext, string>({
+  inWorkspace,
+  write: async (context, { sandboxId, instance, files, call }) => {
+    for (const file of files) {
+      if (context.options.dataPlane === "sandboxd") {
+        await context
+          .requireSandboxd("writeFiles")
+          .writeFile(instance, file.path, file.content, file.mode, call)
+          .catch((error: unknown) => {
+            throw context.mapError(error, { operation: "writeFiles", sandboxId, path: file.path });
+          });
+        continue;
+      }
+      const target = quoteShellArg(toSandboxPath(context.options.workspaceRoot, file.path));
+      const temporary = quoteShellArg(
+        posix.join(
+          posix.dirname(toSandboxPath(context.options.workspaceRoot, file.path)),
+          `.sandport-${Date.now()}-${Math.random().toString(36).slice(2)}`,
+        ),
+      );
+      const script = [
+        `mkdir -p -- "$(dirname -- ${target})"`,
+        `cat > ${temporary}`,
+        `chmod ${(file.mode & 0o7777).toString(8)} ${temporary}`,
+        `mv -f -- ${temporary} ${target}`,
+      ].join(" && ");
+      const result = await runScript(context, sandboxId, instance, script, call, file.content);
+      if (result.exitCode !== 0) throw failed(sandboxId, "writeFiles", file.path, result.stderr, result.exitCode);
+    }
+  },
+  read: async (context, { sandboxId, instance, absolute, call }) => {
+    if (context.options.dataPlane === "sandboxd") {
+      const relative = posix.relative(context.options.workspaceRoot, absolute);
+      return context
+        .requireSandboxd("readFile")
+        .readFile(instance, relative, call)
+        .catch((error: unknown) => {
+          throw context.mapError(error, { operation: "readFile", sandboxId, path: absolute });
+        });
+    }
+    const path = quoteShellArg(absolute);
+    const result = await runScript(context, sandboxId, instance, `[ -f ${path} ] || exit 66\nbase64 < ${path}`, call);
+    if (result.exitCode === 66) {
+      throw new SandportError({
+        code: "NOT_FOUND",
+        provider: PROVIDER,
+        retryable: false,
+        message: `kubernetes readFile: ${absolute} does not exist in claim ${sandboxId}`,
+        details: { operation: "readFile", sandboxId, path: absolute },
+      });
+    }
+    if (result.exitCode !== 0) throw failed(sandboxId, "readFile", absolute, result.stderr, result.exitCode);
+    return new Uint8Array(Buffer.from(result.stdout.replace(/\s+/g, ""), "base64"));
+  },
+});
+
+function failed(
+  sandboxId: string,
+  operation: string,
+  path: string,
+  stderr: string,
+  exitCode: number | null,
+): SandportError {
+  return new SandportError({
+    code: "UNEXPECTED",
+    provider: PROVIDER,
+    retryable: false,
+    message: `kubernetes ${operation} of ${path} failed in claim ${sandboxId}: ${stderr.trim() || `exit ${exitCode}`}`,
+    details: { operation, sandboxId, path, exitCode },
+  });
+}
