@@ -9,9 +9,9 @@ import {
 import type { ProcessPlane } from "./data-plane.js";
 import { isNotFound, mapKubernetesError } from "./errors.js";
 import { claimNameOf, PROVIDER, validClaimName } from "./handle.js";
-import { KubeApi } from "./internal/kube-api.js";
-import { POD_NAME_ANNOTATION, SANDBOX_NAME_ANNOTATION, type SandboxClaim } from "./internal/kube-types.js";
 import { Sandboxd } from "./internal/sandboxd.js";
+import { KubeApi } from "./internal/sdk.js";
+import { POD_NAME_ANNOTATION, SANDBOX_NAME_ANNOTATION, type SandboxClaim } from "./internal/sdk-types.js";
 import { decodeLabels } from "./labels.js";
 import type { ResolvedOptions } from "./options.js";
 import { podExecPlane } from "./pod-exec-plane.js";

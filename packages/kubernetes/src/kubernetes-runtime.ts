@@ -18,7 +18,7 @@ import {
 } from "@sandport/core";
 import { kubernetesCapabilities } from "./capabilities.js";
 import { KubernetesContext } from "./context.js";
-import { exec, execStream, spawn } from "./exec.js";
+import { exec, execStream } from "./exec.js";
 import { listDir, mkdir, remove, stat } from "./file-ops.js";
 import { readFile, writeFiles } from "./files.js";
 import { type KubernetesHandle, PROVIDER } from "./handle.js";
@@ -27,6 +27,7 @@ import { destroy, start, stop } from "./lifecycle.js";
 import { findByLabels, getById } from "./lookup.js";
 import { type KubernetesRuntimeOptions, resolveOptions } from "./options.js";
 import { portEndpoint } from "./ports.js";
+import { spawn } from "./spawn.js";
 
 /**
  * The Sandport runtime for a Kubernetes cluster running

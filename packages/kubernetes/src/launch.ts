@@ -5,7 +5,7 @@ import type { KubernetesCapabilities } from "./capabilities.js";
 import { type KubernetesContext, sandboxNameOf } from "./context.js";
 import { hasStatus } from "./errors.js";
 import { type KubernetesHandle, PROVIDER } from "./handle.js";
-import { conditionOf, type SandboxClaim } from "./internal/kube-types.js";
+import { conditionOf, type SandboxClaim } from "./internal/sdk-types.js";
 import { encodeLabels } from "./labels.js";
 import { deleteClaim } from "./lifecycle.js";
 import { findByLaunchKey } from "./lookup.js";

@@ -4,7 +4,7 @@ import type { KubernetesContext } from "./context.js";
 import { sandboxNameOf } from "./context.js";
 import { isNotFound } from "./errors.js";
 import { PROVIDER } from "./handle.js";
-import { conditionOf } from "./internal/kube-types.js";
+import { conditionOf } from "./internal/sdk-types.js";
 import { pause } from "./launch.js";
 
 /** Between two looks at a sandbox while it suspends or resumes. */

@@ -1,7 +1,7 @@
 import { listPages, ownedLookups, type SandboxListing } from "@sandport/core/adapter";
 import type { KubernetesContext } from "./context.js";
 import { handleFromClaim, type KubernetesHandle, validClaimName } from "./handle.js";
-import type { SandboxClaim } from "./internal/kube-types.js";
+import type { SandboxClaim } from "./internal/sdk-types.js";
 import { labelSelector } from "./labels.js";
 
 /**

@@ -3,7 +3,7 @@ import { createCallBudget, markerSweepScript, sandboxNotFound, type VendorEnd } 
 import type { OutputSink, PlaneProcess, ProcessPlane } from "./data-plane.js";
 import { KubernetesMalformedAnswer } from "./errors.js";
 import { PROVIDER } from "./handle.js";
-import type { KubeApi } from "./internal/kube-api.js";
+import type { KubeApi } from "./internal/sdk.js";
 import { type ClientWebSocket, openWebSocket } from "./internal/websocket.js";
 
 /** The exec subprotocols, preferred first: v5 can close stdin, v4 cannot. */

@@ -1,8 +1,8 @@
 import type { CallBudget } from "@sandport/core/adapter";
 import { KubernetesMalformedAnswer } from "../errors.js";
 import { GrpcClient } from "./grpc.js";
-import { apiError } from "./kube-api.js";
 import { int32, ProtoWriter, readFields } from "./protobuf.js";
+import { apiError } from "./sdk.js";
 import { nodeTransport, type Transport } from "./transport.js";
 
 /** sandboxd's REST port, behind the router. */

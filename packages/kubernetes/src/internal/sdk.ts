@@ -1,6 +1,6 @@
 import { type CallBudget, retryAfterMs } from "@sandport/core/adapter";
 import { KubernetesApiError, KubernetesMalformedAnswer } from "../errors.js";
-import type { ObjectList, Pod, Sandbox, SandboxClaim } from "./kube-types.js";
+import type { ObjectList, Pod, Sandbox, SandboxClaim } from "./sdk-types.js";
 import { nodeTransport, type Transport } from "./transport.js";
 
 /** What the API client needs of the runtime's options. */
