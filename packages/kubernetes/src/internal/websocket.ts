@@ -28,7 +28,8 @@ export interface ClientWebSocket {
   onClose: (error?: Error) => void;
 }
 
-const GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC11B85";
+/** RFC 6455, section 1.3. */
+const GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
 
 /**
  * A minimal WebSocket client over `node:http`/`node:https` upgrade, for the
