@@ -43,7 +43,7 @@ export const { writeFiles, readFile } = guardedFiles<KubernetesContext, string>(
       if (result.exitCode !== 0) throw failed(sandboxId, "writeFiles", file.path, result.stderr, result.exitCode);
     }
   },
-  read: async (context, { sandboxId, instance, absolute, call }) => {
+  read: async (context, { sandboxId, instance, absolute, call, maxBytes }) => {
     if (context.options.dataPlane === "sandboxd") {
       const relative = posix.relative(context.options.workspaceRoot, absolute);
       return context
@@ -54,7 +54,18 @@ export const { writeFiles, readFile } = guardedFiles<KubernetesContext, string>(
         });
     }
     const path = quoteShellArg(absolute);
-    const result = await runScript(context, sandboxId, instance, `[ -f ${path} ] || exit 66\nbase64 < ${path}`, call);
+    // base64 is 4 characters per 3 bytes, in lines of 76: the script's output cap follows the read's.
+    const encodedBytes = Math.ceil(maxBytes / 3) * 4;
+    const cap = encodedBytes + Math.ceil(encodedBytes / 76) + 1024;
+    const result = await runScript(
+      context,
+      sandboxId,
+      instance,
+      `[ -f ${path} ] || exit 66\nbase64 < ${path}`,
+      call,
+      undefined,
+      cap,
+    );
     if (result.exitCode === 66) {
       throw new SandportError({
         code: "NOT_FOUND",
@@ -62,6 +73,15 @@ export const { writeFiles, readFile } = guardedFiles<KubernetesContext, string>(
         retryable: false,
         message: `kubernetes readFile: ${absolute} does not exist in claim ${sandboxId}`,
         details: { operation: "readFile", sandboxId, path: absolute },
+      });
+    }
+    if (result.truncated) {
+      throw new SandportError({
+        code: "OUTPUT_LIMIT",
+        provider: PROVIDER,
+        retryable: false,
+        message: `kubernetes readFile: ${absolute} in claim ${sandboxId} is larger than maxBytes (${maxBytes})`,
+        details: { operation: "readFile", sandboxId, path: absolute, maxBytes },
       });
     }
     if (result.exitCode !== 0) throw failed(sandboxId, "readFile", absolute, result.stderr, result.exitCode);

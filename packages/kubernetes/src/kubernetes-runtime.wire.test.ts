@@ -11,7 +11,10 @@ for (const dataPlane of ["sandboxd", "pod-exec"] as const) {
 
     test("launch, files, exec with stdin, streaming, lookups and destroy", async () => {
       const handle = await runtime.launch({ labels: { job: "wire 1/é" } });
-      await runtime.writeFiles(handle, [{ path: "in/a.txt", content: "a" }, { path: "bin.dat", content: Uint8Array.of(0, 255, 10) }]);
+      await runtime.writeFiles(handle, [
+        { path: "in/a.txt", content: "a" },
+        { path: "bin.dat", content: Uint8Array.of(0, 255, 10) },
+      ]);
       assert.equal((await runtime.exec(handle, { argv: ["cat", "in/a.txt"] })).stdout, "a");
       assert.deepEqual([...(await runtime.readFile(handle, "bin.dat"))], [0, 255, 10]);
       const piped = await runtime.exec(handle, { shell: "tr a-z A-Z; echo err >&2; exit 3", stdin: "hello" });

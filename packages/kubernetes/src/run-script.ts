@@ -17,12 +17,13 @@ export function runScript(
   script: string,
   call: CallBudget & { readonly signal: AbortSignal },
   stdin?: Uint8Array,
+  maxOutputBytes = SCRIPT_OUTPUT_BYTES,
 ): Promise<ExecResult> {
   const plan: CommandPlan = {
     script: stdin === undefined ? `exec 0</dev/null\n${script}` : script,
     cwd: "/",
     timeoutMs: Math.max(1, call.remainingMs()),
-    maxOutputBytes: SCRIPT_OUTPUT_BYTES,
+    maxOutputBytes,
     openStdin: false,
     marker: randomUUID(),
     ...(stdin === undefined ? {} : { stdin }),

@@ -1,7 +1,8 @@
-import { SandportError } from "@sandport/core";
+import { MISSING_CWD_EXIT, quoteShellArg, SandportError } from "@sandport/core";
 import {
   type CommandRunOptions,
   KILL_DEADLINE_MS,
+  missingCwd,
   type StdinCommand,
   type VendorProcess,
 } from "@sandport/core/adapter";
@@ -32,6 +33,8 @@ export function kubernetesCommand(
   return {
     rawOutput: true,
     start: async (output, signal): Promise<VendorProcess> => {
+      // A spawn's script may already have read input by the time its `cd` fails; a first command checks the directory.
+      if (plan.openStdin) await assertCwd(plane, pod, plan, claimName, signal);
       const process = await plane.start(pod, plan.script, plan.marker, output, signal);
       started = process;
       if (!plan.openStdin && plan.stdin !== undefined) {
@@ -58,6 +61,21 @@ export function kubernetesCommand(
       close: () => stdinCall("closeStdin", (process) => process.closeStdin()),
     },
   };
+}
+
+/** Refuses (`NOT_FOUND`, `missingCwd`) a plan whose working directory does not exist, with one short command. */
+async function assertCwd(
+  plane: ProcessPlane,
+  pod: string,
+  plan: CommandPlan,
+  claimName: string,
+  signal: AbortSignal,
+): Promise<void> {
+  const check = `exec 0</dev/null; cd -- ${quoteShellArg(plan.cwd)} 2>/dev/null || exit ${MISSING_CWD_EXIT}`;
+  const process = await plane.start(pod, check, plan.marker, () => {}, signal);
+  const end = await process.ended;
+  if (end.kind === "exited" && end.exitCode === MISSING_CWD_EXIT)
+    throw missingCwd(PROVIDER, plan.cwd, { sandboxId: claimName });
 }
 
 /** The engine's options for `plan`, on `signal`. */

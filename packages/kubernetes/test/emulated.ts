@@ -19,13 +19,17 @@ export interface Emulated {
 }
 
 /** The runtime options that point at `emulator` on `dataPlane` (the sandboxd pool, or the plain one for pod exec). */
-export function emulatorOptions(emulator: KubernetesEmulator, dataPlane: DataPlane = "sandboxd"): KubernetesRuntimeOptions {
+export function emulatorOptions(
+  emulator: KubernetesEmulator,
+  dataPlane: DataPlane = "sandboxd",
+): KubernetesRuntimeOptions {
   return {
     cluster: { server: emulator.apiServerUrl, token: emulator.token },
     namespace: emulator.namespace,
     warmPool: dataPlane === "sandboxd" ? "sandboxd-pool" : "plain-pool",
     dataPlane,
-    ...(dataPlane === "sandboxd" ? { routerUrl: emulator.routerUrl } : {}),
+    // The router reaches any port of any pod, so pod exec has it too (for portEndpoint).
+    routerUrl: emulator.routerUrl,
   };
 }
 
