@@ -101,8 +101,9 @@ export async function startKubernetesEmulator(options: KubernetesEmulatorOptions
         statusErrorReply(exchange, 404, "the server could not find the requested resource"),
     });
     routerHttp = await EmulatorServer.start({ log, faults, errorReply: detailErrorReply });
-    front = await RouterFront.start(Number(new URL(routerHttp.url).port), grpc);
+    front = await RouterFront.start(Number(new URL(routerHttp.url).port), await grpc.listen());
   } catch (error) {
+    grpc.stop();
     await Promise.all([api?.stop(), routerHttp?.stop()]);
     await backend.dispose();
     throw error;

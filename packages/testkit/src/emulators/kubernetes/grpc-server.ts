@@ -9,7 +9,7 @@
  */
 
 import { createServer, type Http2Server, type IncomingHttpHeaders, type ServerHttp2Stream } from "node:http2";
-import type { Socket } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import type { FaultInjector } from "../harness/faults.js";
 import { delay } from "../harness/http-server.js";
 import type { RequestLog } from "../harness/request-log.js";
@@ -58,11 +58,16 @@ export interface GrpcCall {
 /** Serves a call: sends its messages; throws a GrpcError for a non-OK end. */
 export type GrpcHandler = (call: GrpcCall) => Promise<void>;
 
-/** An h2c gRPC server whose connections are handed to it (see {@link GrpcServer.accept}). */
+/**
+ * An h2c gRPC server on its own loopback port; the router's front hands it
+ * the connections that open with the HTTP/2 preface (piped, since an http2
+ * session reads its socket below the stream where sniffed bytes were put back).
+ */
 export class GrpcServer {
   readonly #server: Http2Server;
   readonly #handlers = new Map<string, GrpcHandler>();
   readonly #aborts = new Set<AbortController>();
+  readonly #sockets = new Set<Socket>();
 
   constructor(
     readonly log: RequestLog,
@@ -74,6 +79,10 @@ export class GrpcServer {
       this.#serve(stream, headers).catch(() => stream.destroy());
     });
     this.#server.on("sessionError", () => {});
+    this.#server.on("connection", (socket: Socket) => {
+      this.#sockets.add(socket);
+      socket.on("close", () => this.#sockets.delete(socket));
+    });
   }
 
   /** Serve `path` with `handler`. */
@@ -81,15 +90,19 @@ export class GrpcServer {
     this.#handlers.set(path, handler);
   }
 
-  /** Take over a connection whose first bytes (put back already) are the HTTP/2 preface. */
-  accept(socket: Socket): void {
-    this.#server.emit("connection", socket);
+  /** Listen on 127.0.0.1 and an ephemeral port; resolves the port. */
+  listen(): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.#server.once("error", reject);
+      this.#server.listen(0, "127.0.0.1", () => resolve((this.#server.address() as AddressInfo).port));
+    });
   }
 
   /** Abort every call in progress. */
   stop(): void {
     for (const abort of this.#aborts) abort.abort(new Error("emulator stopped"));
     this.#server.close();
+    for (const socket of this.#sockets) socket.destroy();
   }
 
   async #serve(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): Promise<void> {

@@ -10,7 +10,7 @@
 
 import type { Exchange } from "../harness/exchange.js";
 import { PODS } from "./kinds.js";
-import { PodProcessHandle, type ProcessEvent } from "./pod-process.js";
+import { CommandNotFoundError, PodProcessHandle, type ProcessEvent } from "./pod-process.js";
 import type { PodRuntime } from "./pod-runtime.js";
 import { KubeApiError, notFound } from "./status.js";
 
@@ -58,6 +58,33 @@ export async function servePodExec(
   const wantStdout = flag("stdout");
   const wantStderr = flag("stderr") && !tty;
 
+  const socket = exchange.acceptWebSocket({ protocol });
+  if (socket === undefined) return;
+  // Client messages are applied in arrival order, once the process has started (frames sent
+  // right after the handshake wait for it).
+  let markStarted: (process: PodProcessHandle | undefined) => void = () => {};
+  let inbound: Promise<PodProcessHandle | undefined> = new Promise((resolve) => {
+    markStarted = resolve;
+  });
+  socket.onMessage = (data) => {
+    const channel = data[0];
+    const payload = data.subarray(1);
+    inbound = inbound.then(async (process) => {
+      try {
+        if (process === undefined) return process;
+        if (channel === STDIN && wantStdin) await process.write(payload);
+        else if (channel === RESIZE) {
+          const size = JSON.parse(payload.toString("utf8")) as { Width?: number; Height?: number };
+          if (size.Width && size.Height) await process.resize(size.Width, size.Height);
+        } else if (channel === CLOSE && protocol === "v5.channel.k8s.io" && payload[0] === STDIN) {
+          await process.closeStdin();
+        }
+      } catch {
+        // A write to a process that just ended is dropped, as the kubelet drops it.
+      }
+      return process;
+    });
+  };
   let process: PodProcessHandle;
   try {
     process = await PodProcessHandle.start(pod, {
@@ -66,31 +93,24 @@ export async function servePodExec(
       ...(tty ? { pty: { cols: 80, rows: 24 } } : {}),
     });
   } catch (error) {
-    throw new KubeApiError(500, "InternalError", `failed to start the command: ${String(error)}`);
-  }
-  if (!wantStdin) await process.closeStdin().catch(() => {});
-  const socket = exchange.acceptWebSocket({ protocol });
-  if (socket === undefined) {
-    await process.stop();
+    markStarted(undefined);
+    // The kubelet upgrades first, then reports a command it cannot start on the error channel.
+    const message =
+      error instanceof CommandNotFoundError
+        ? `exec: "${command[0]}": executable file not found in $PATH`
+        : `failed to start the command: ${error instanceof Error ? error.message : String(error)}`;
+    socket.send(
+      framed(ERROR, Buffer.from(JSON.stringify({ metadata: {}, status: "Failure", message, reason: "InternalError" }))),
+    );
+    socket.close(1000);
+    await new Promise<void>((resolve) => {
+      if (socket.signal.aborted) resolve();
+      else socket.signal.addEventListener("abort", () => resolve(), { once: true });
+    });
     return;
   }
-  // Client messages are applied in arrival order.
-  let inbound = Promise.resolve();
-  socket.onMessage = (data) => {
-    const channel = data[0];
-    const payload = data.subarray(1);
-    inbound = inbound
-      .then(async () => {
-        if (channel === STDIN && wantStdin) await process.write(payload);
-        else if (channel === RESIZE) {
-          const size = JSON.parse(payload.toString("utf8")) as { Width?: number; Height?: number };
-          if (size.Width && size.Height) await process.resize(size.Width, size.Height);
-        } else if (channel === CLOSE && protocol === "v5.channel.k8s.io" && payload[0] === STDIN) {
-          await process.closeStdin();
-        }
-      })
-      .catch(() => {});
-  };
+  if (!wantStdin) await process.closeStdin().catch(() => {});
+  markStarted(process);
   await new Promise<void>((resolve) => {
     const onGone = () => {
       void process.stop().finally(resolve);

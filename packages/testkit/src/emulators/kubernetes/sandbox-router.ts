@@ -234,7 +234,7 @@ export class RouterFront {
   readonly #sockets = new Set<Socket>();
   #url = "";
 
-  private constructor(httpPort: number, grpc: GrpcServer) {
+  private constructor(httpPort: number, grpcPort: number) {
     this.#server = createNetServer((socket) => {
       this.#sockets.add(socket);
       socket.on("close", () => this.#sockets.delete(socket));
@@ -242,13 +242,11 @@ export class RouterFront {
       socket.once("data", (first: Buffer) => {
         socket.pause();
         socket.unshift(first);
-        if (first.subarray(0, 4).toString("latin1") === "PRI ") {
-          grpc.accept(socket);
-          socket.resume();
-          return;
-        }
-        const upstream = connect(httpPort, "127.0.0.1");
+        const port = first.subarray(0, 4).toString("latin1") === "PRI " ? grpcPort : httpPort;
+        const upstream = connect(port, "127.0.0.1");
         this.#sockets.add(upstream);
+        upstream.setNoDelay(true);
+        socket.setNoDelay(true);
         upstream.on("close", () => {
           this.#sockets.delete(upstream);
           socket.destroy();
@@ -261,9 +259,9 @@ export class RouterFront {
     });
   }
 
-  /** Listen on 127.0.0.1 and an ephemeral port, handing HTTP/1.1 to `httpPort`. */
-  static async start(httpPort: number, grpc: GrpcServer): Promise<RouterFront> {
-    const front = new RouterFront(httpPort, grpc);
+  /** Listen on 127.0.0.1 and an ephemeral port, handing HTTP/1.1 to `httpPort` and h2c to `grpcPort`. */
+  static async start(httpPort: number, grpcPort: number): Promise<RouterFront> {
+    const front = new RouterFront(httpPort, grpcPort);
     await new Promise<void>((resolve, reject) => {
       front.#server.once("error", reject);
       front.#server.listen(0, "127.0.0.1", () => resolve());
