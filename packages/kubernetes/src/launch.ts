@@ -7,7 +7,7 @@ import { hasStatus } from "./errors.js";
 import { type KubernetesHandle, PROVIDER } from "./handle.js";
 import { conditionOf, type SandboxClaim } from "./internal/sdk-types.js";
 import { encodeLabels } from "./labels.js";
-import { deleteClaim } from "./lifecycle.js";
+import { deleteClaimAndWait } from "./lifecycle.js";
 import { findByLaunchKey } from "./lookup.js";
 import { runScript } from "./run-script.js";
 
@@ -104,7 +104,7 @@ export function launch(
         ...(ready.metadata.creationTimestamp ? { createdAt: ready.metadata.creationTimestamp } : {}),
       } as KubernetesHandle;
     },
-    destroy: (claimName, budget) => deleteClaim(context, claimName, budget),
+    destroy: (claimName, budget) => deleteClaimAndWait(context, claimName, budget),
     findByLaunchKey: (key, budget) => findByLaunchKey(context, key, budget),
     hint: (error) =>
       hasStatus(error, 404)

@@ -39,6 +39,24 @@ export async function deleteClaim(context: KubernetesContext, claimName: string,
 }
 
 /**
+ * Deletes a claim in the foreground and waits, within `budget`, until the
+ * API server no longer has it (so its sandbox and pod are gone too): the
+ * background cleanup of a launch that failed after its claim was made.
+ */
+export async function deleteClaimAndWait(
+  context: KubernetesContext,
+  claimName: string,
+  budget: CallBudget,
+): Promise<boolean> {
+  const was = await deleteClaim(context, claimName, budget);
+  const signal = AbortSignal.timeout(Math.max(1, budget.remainingMs()));
+  while ((await context.describe(claimName, "background cleanup", budget)) !== undefined) {
+    await pause(STATUS_POLL_MS, signal);
+  }
+  return was;
+}
+
+/**
  * Suspends the claim's sandbox (`spec.operatingMode: Suspended`) and
  * resolves once its `Suspended` condition is `True`: the pod is deleted,
  * so running processes, memory and files outside volumes end; the Sandbox
