@@ -5,18 +5,22 @@ import type { KubernetesContext } from "./context.js";
 import { PROVIDER } from "./handle.js";
 import { inWorkspace, runScript } from "./run-script.js";
 
+/** How many files of one `writeFiles` are in flight at once (neither plane has a batch upload). */
+const FILE_CONCURRENCY = 8;
+
 /**
  * `writeFiles` and `readFile`. With sandboxd: one `PUT /v1/files/{path}`
  * per file (raw bytes, atomic temp+rename, parents made, `?mode=` the
  * file's), one `GET` to read; paths are sent relative to sandboxd's root,
  * which is the workspace. With pod exec: one command per file, its bytes
  * on stdin (`cat` into a temporary file, `chmod`, `mv` over the target:
- * atomic too), and `base64` of the file to read. A missing file is `NOT_FOUND`.
+ * atomic too), and `base64` of the file to read; at most 8 files at once.
+ * A missing file is `NOT_FOUND`.
  */
 export const { writeFiles, readFile } = guardedFiles<KubernetesContext, string>({
   inWorkspace,
   write: async (context, { sandboxId, instance, files, call }) => {
-    for (const file of files) {
+    await eachLimited(files, FILE_CONCURRENCY, async (file) => {
       if (context.options.dataPlane === "sandboxd") {
         await context
           .requireSandboxd("writeFiles")
@@ -24,7 +28,7 @@ export const { writeFiles, readFile } = guardedFiles<KubernetesContext, string>(
           .catch((error: unknown) => {
             throw context.mapError(error, { operation: "writeFiles", sandboxId, path: file.path });
           });
-        continue;
+        return;
       }
       const target = quoteShellArg(toSandboxPath(context.options.workspaceRoot, file.path));
       const temporary = quoteShellArg(
@@ -41,7 +45,7 @@ export const { writeFiles, readFile } = guardedFiles<KubernetesContext, string>(
       ].join(" && ");
       const result = await runScript(context, sandboxId, instance, script, call, file.content);
       if (result.exitCode !== 0) throw failed(sandboxId, "writeFiles", file.path, result.stderr, result.exitCode);
-    }
+    });
   },
   read: async (context, { sandboxId, instance, absolute, call, maxBytes }) => {
     if (context.options.dataPlane === "sandboxd") {
@@ -88,6 +92,24 @@ export const { writeFiles, readFile } = guardedFiles<KubernetesContext, string>(
     return new Uint8Array(Buffer.from(result.stdout.replace(/\s+/g, ""), "base64"));
   },
 });
+
+/** Runs `work` on every item, at most `limit` at once; rejects with the first failure once the rest have settled. */
+async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failure: { readonly error: unknown } | undefined;
+  const worker = async () => {
+    while (next < items.length && !failure) {
+      const item = items[next++] as T;
+      try {
+        await work(item);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (failure) throw failure.error;
+}
 
 function failed(
   sandboxId: string,

@@ -9,13 +9,17 @@ import { emulated } from "../test/emulated.js";
 
 const { emulator, runtime, runtimeWith } = await emulated({ owner: "launch" });
 
+/** An object as the API server answers it, read loosely: each test asserts the fields it reads. */
+// biome-ignore lint/suspicious/noExplicitAny: API objects are read field by field, each asserted.
+type Json = Record<string, any>;
+
 /** One object of the API server, as it answers (`undefined` on 404). */
-async function get(path: string): Promise<Record<string, any> | undefined> {
+async function get(path: string): Promise<Json | undefined> {
   const response = await fetch(`${emulator.apiServerUrl}${path}`, {
     headers: { authorization: `Bearer ${emulator.token}` },
   });
   if (response.status === 404) return undefined;
-  return (await response.json()) as Record<string, any>;
+  return (await response.json()) as Json;
 }
 const claimPath = (name: string) =>
   `/apis/extensions.agents.x-k8s.io/v1beta1/namespaces/${emulator.namespace}/sandboxclaims/${name}`;
