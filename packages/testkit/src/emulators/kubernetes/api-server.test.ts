@@ -286,3 +286,43 @@ describe("Kubernetes emulator: API server", () => {
     assert.equal((await api(emulator, `${CORE_SANDBOXES}/${kept.status.sandbox.name}`)).status, 404);
   });
 });
+
+describe("Kubernetes emulator: Sandboxes made directly and the emulator's own view", () => {
+  let emulator: KubernetesEmulator;
+  before(async () => {
+    emulator = await startKubernetesEmulator({ warmPools: [] });
+  });
+  after(() => emulator.stop());
+
+  test("POST a Sandbox with a podTemplate: it gets a pod and becomes Ready; DELETE removes pod and Sandbox", async () => {
+    const events = await watch(emulator, `${CORE_SANDBOXES}?fieldSelector=metadata.name%3Ddirect`);
+    const created = await api(emulator, CORE_SANDBOXES, {
+      method: "POST",
+      body: {
+        metadata: { name: "direct", labels: { mine: "yes" } },
+        spec: { podTemplate: { spec: { containers: [{ name: "sandboxd", image: "sandboxd" }] } } },
+      },
+    });
+    assert.equal(created.status, 201);
+    assert.equal(readyOf(created.body), "False");
+    await events.until((event) => readyOf(event.object) === "True");
+    events.close();
+    assert.equal((await api(emulator, `${PODS_PATH}/direct`)).status, 200);
+    assert.deepEqual(
+      emulator.liveSandboxes().map((sandbox) => [sandbox.id, sandbox.state, sandbox.metadata.mine]),
+      [["direct", "running", "yes"]],
+    );
+    const health = await fetch(`${emulator.routerUrl}/v1/health`, { headers: routing("direct", 8080) });
+    assert.equal(health.status, 200);
+    const missingTemplate = await api(emulator, CORE_SANDBOXES, {
+      method: "POST",
+      body: { metadata: { name: "x" }, spec: {} },
+    });
+    assert.equal(missingTemplate.status, 422);
+    const deleted = await api(emulator, `${CORE_SANDBOXES}/direct`, { method: "DELETE" });
+    assert.equal(deleted.status, 200);
+    assert.equal((await api(emulator, `${PODS_PATH}/direct`)).status, 404);
+    assert.equal((await api(emulator, `${CORE_SANDBOXES}/direct`)).status, 404);
+    assert.deepEqual(emulator.liveSandboxes(), []);
+  });
+});

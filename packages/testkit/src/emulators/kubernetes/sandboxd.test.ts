@@ -308,3 +308,51 @@ describe("Kubernetes emulator: sandboxd through the router", () => {
     );
   });
 });
+
+describe("Kubernetes emulator: the router to a pod's own port", () => {
+  let emulator: KubernetesEmulator;
+  before(async () => {
+    emulator = await startKubernetesEmulator({ warmPools: [{ name: "pool", template: "sandboxd" }] });
+  });
+  after(() => emulator.stop());
+
+  test("X-Sandbox-Port other than sandboxd's reaches a server the pod runs; 502 while nothing listens", async (t) => {
+    const sandbox = (
+      await claimReady(emulator, { metadata: { name: "server" }, spec: { warmPoolRef: { name: "pool" } } })
+    ).status.sandbox.name;
+    const client = processClient(emulator);
+    t.after(() => client.close());
+    const page = () => fetch(`${emulator.routerUrl}/hello.txt`, { headers: routing(sandbox, 8765) });
+    assert.equal((await page()).status, 502);
+    await fetch(`${emulator.routerUrl}/v1/files/hello.txt`, {
+      method: "PUT",
+      headers: routing(sandbox, 8080),
+      body: "served",
+    });
+    // The server says it listens; then it is read through the router.
+    let listening: () => void = () => {};
+    const ready = new Promise<void>((resolve) => {
+      listening = resolve;
+    });
+    let said = "";
+    const { call, done } = startStream(
+      client,
+      startRequest([
+        "node",
+        "-e",
+        "require('node:http').createServer((q, r) => r.end('served')).listen(8765, '127.0.0.1', () => console.log('listening'))",
+      ]),
+      routingMetadata(sandbox),
+      (event) => {
+        if (event.kind === "stdout" || event.kind === "stderr") said += event.data.toString();
+        if (said.includes("listening")) listening();
+      },
+    );
+    await Promise.race([ready, done.then(() => assert.fail(`the server ended: ${said}`))]);
+    const response = await page();
+    assert.equal(response.status, 200);
+    assert.equal(await response.text(), "served");
+    call.cancel();
+    await done.catch(() => {});
+  });
+});
