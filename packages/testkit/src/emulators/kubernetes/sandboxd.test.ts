@@ -324,11 +324,6 @@ describe("Kubernetes emulator: the router to a pod's own port", () => {
     t.after(() => client.close());
     const page = () => fetch(`${emulator.routerUrl}/hello.txt`, { headers: routing(sandbox, 8765) });
     assert.equal((await page()).status, 502);
-    await fetch(`${emulator.routerUrl}/v1/files/hello.txt`, {
-      method: "PUT",
-      headers: routing(sandbox, 8080),
-      body: "served",
-    });
     // The server says it listens; then it is read through the router.
     let listening: () => void = () => {};
     const ready = new Promise<void>((resolve) => {
