@@ -255,6 +255,27 @@ describe("Kubernetes emulator: API server", () => {
     assert.equal((await api(emulator, `${EXT}/sandboxclaims/doomed`)).status, 404);
   });
 
+  test("background deletion removes the claim at once and its Sandbox after; orphan leaves the Sandbox", async () => {
+    const background = await claimReady(emulator, {
+      metadata: { name: "bg" },
+      spec: { warmPoolRef: { name: "pool" } },
+    });
+    const orphan = await claimReady(emulator, {
+      metadata: { name: "orphan" },
+      spec: { warmPoolRef: { name: "pool" } },
+    });
+    const gone = await api(emulator, `${EXT}/sandboxclaims/bg`, { method: "DELETE" });
+    assert.equal(gone.status, 200);
+    assert.equal((await api(emulator, `${EXT}/sandboxclaims/bg`)).status, 404);
+    const left = await api(emulator, `${EXT}/sandboxclaims/orphan?propagationPolicy=Orphan`, { method: "DELETE" });
+    assert.equal(left.status, 200);
+    await emulator.settle();
+    assert.equal((await api(emulator, `${CORE_SANDBOXES}/${background.status.sandbox.name}`)).status, 404);
+    assert.equal((await api(emulator, `${PODS_PATH}/${background.status.sandbox.name}`)).status, 404);
+    assert.equal((await api(emulator, `${CORE_SANDBOXES}/${orphan.status.sandbox.name}`)).status, 200);
+    assert.equal((await api(emulator, `${EXT}/sandboxclaims/nope`, { method: "DELETE" })).status, 404);
+  });
+
   test("lifecycle.shutdownTime expires a claim: Delete removes it with its Sandbox; Retain keeps it as ClaimExpired", async () => {
     const soon = new Date(Date.now() + 1_500).toISOString();
     const kept = await claimReady(emulator, {
