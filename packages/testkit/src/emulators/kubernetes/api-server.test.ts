@@ -255,6 +255,27 @@ describe("Kubernetes emulator: API server", () => {
     assert.equal((await api(emulator, `${EXT}/sandboxclaims/doomed`)).status, 404);
   });
 
+  test("background deletion removes the claim at once and its Sandbox after; orphan leaves the Sandbox", async () => {
+    const background = await claimReady(emulator, {
+      metadata: { name: "bg" },
+      spec: { warmPoolRef: { name: "pool" } },
+    });
+    const orphan = await claimReady(emulator, {
+      metadata: { name: "orphan" },
+      spec: { warmPoolRef: { name: "pool" } },
+    });
+    const gone = await api(emulator, `${EXT}/sandboxclaims/bg`, { method: "DELETE" });
+    assert.equal(gone.status, 200);
+    assert.equal((await api(emulator, `${EXT}/sandboxclaims/bg`)).status, 404);
+    const left = await api(emulator, `${EXT}/sandboxclaims/orphan?propagationPolicy=Orphan`, { method: "DELETE" });
+    assert.equal(left.status, 200);
+    await emulator.settle();
+    assert.equal((await api(emulator, `${CORE_SANDBOXES}/${background.status.sandbox.name}`)).status, 404);
+    assert.equal((await api(emulator, `${PODS_PATH}/${background.status.sandbox.name}`)).status, 404);
+    assert.equal((await api(emulator, `${CORE_SANDBOXES}/${orphan.status.sandbox.name}`)).status, 200);
+    assert.equal((await api(emulator, `${EXT}/sandboxclaims/nope`, { method: "DELETE" })).status, 404);
+  });
+
   test("lifecycle.shutdownTime expires a claim: Delete removes it with its Sandbox; Retain keeps it as ClaimExpired", async () => {
     const soon = new Date(Date.now() + 1_500).toISOString();
     const kept = await claimReady(emulator, {
@@ -284,5 +305,45 @@ describe("Kubernetes emulator: API server", () => {
     assert.equal((await api(emulator, `${CORE_SANDBOXES}/${expiring.status.sandbox.name}`)).status, 404);
     assert.equal((await api(emulator, `${EXT}/sandboxclaims/retained`)).status, 200);
     assert.equal((await api(emulator, `${CORE_SANDBOXES}/${kept.status.sandbox.name}`)).status, 404);
+  });
+});
+
+describe("Kubernetes emulator: Sandboxes made directly and the emulator's own view", () => {
+  let emulator: KubernetesEmulator;
+  before(async () => {
+    emulator = await startKubernetesEmulator({ warmPools: [] });
+  });
+  after(() => emulator.stop());
+
+  test("POST a Sandbox with a podTemplate: it gets a pod and becomes Ready; DELETE removes pod and Sandbox", async () => {
+    const events = await watch(emulator, `${CORE_SANDBOXES}?fieldSelector=metadata.name%3Ddirect`);
+    const created = await api(emulator, CORE_SANDBOXES, {
+      method: "POST",
+      body: {
+        metadata: { name: "direct", labels: { mine: "yes" } },
+        spec: { podTemplate: { spec: { containers: [{ name: "sandboxd", image: "sandboxd" }] } } },
+      },
+    });
+    assert.equal(created.status, 201);
+    assert.equal(readyOf(created.body), "False");
+    await events.until((event) => readyOf(event.object) === "True");
+    events.close();
+    assert.equal((await api(emulator, `${PODS_PATH}/direct`)).status, 200);
+    assert.deepEqual(
+      emulator.liveSandboxes().map((sandbox) => [sandbox.id, sandbox.state, sandbox.metadata.mine]),
+      [["direct", "running", "yes"]],
+    );
+    const health = await fetch(`${emulator.routerUrl}/v1/health`, { headers: routing("direct", 8080) });
+    assert.equal(health.status, 200);
+    const missingTemplate = await api(emulator, CORE_SANDBOXES, {
+      method: "POST",
+      body: { metadata: { name: "x" }, spec: {} },
+    });
+    assert.equal(missingTemplate.status, 422);
+    const deleted = await api(emulator, `${CORE_SANDBOXES}/direct`, { method: "DELETE" });
+    assert.equal(deleted.status, 200);
+    assert.equal((await api(emulator, `${PODS_PATH}/direct`)).status, 404);
+    assert.equal((await api(emulator, `${CORE_SANDBOXES}/direct`)).status, 404);
+    assert.deepEqual(emulator.liveSandboxes(), []);
   });
 });

@@ -43,6 +43,10 @@ export interface Watch {
 /** Open `?watch=true` on a collection path (query without `watch`). */
 export async function watch(emulator: KubernetesEmulator, pathWithQuery: string): Promise<Watch> {
   const abort = new AbortController();
+  // A bound for failure only: a watch that never sees its event fails the test (whose after()
+  // then stops the emulator) instead of hanging it.
+  const bound = setTimeout(() => abort.abort(new Error("watch bound of 60 s reached")), 60_000);
+  bound.unref();
   const separator = pathWithQuery.includes("?") ? "&" : "?";
   const response = await fetch(`${emulator.apiServerUrl}${pathWithQuery}${separator}watch=true`, {
     headers: { authorization: `Bearer ${emulator.token}` },
@@ -75,7 +79,10 @@ export async function watch(emulator: KubernetesEmulator, pathWithQuery: string)
         if (match(event)) return seen;
       }
     },
-    close: () => abort.abort(),
+    close: () => {
+      clearTimeout(bound);
+      abort.abort();
+    },
   };
 }
 

@@ -114,7 +114,7 @@ export async function startKubernetesEmulator(options: KubernetesEmulatorOptions
     store,
     claims,
     sandboxes,
-    exec: (exchange, ns, name) => servePodExec(exchange, sandboxes.podRuntime(ns, name), ns, name),
+    exec: (exchange, ns, name) => servePodExec(exchange, sandboxes.podRuntime(ns, name), name),
   });
   registerRouterRoutes(routerHttp, routerParts);
   registerProcessService(grpc, routerParts);

@@ -25,14 +25,8 @@ const RESIZE = 4;
 const CLOSE = 255;
 
 /** Serve one exec request on a pod (the caller checked the token). */
-export async function servePodExec(
-  exchange: Exchange,
-  pod: PodRuntime | undefined,
-  namespace: string,
-  name: string,
-): Promise<void> {
+export async function servePodExec(exchange: Exchange, pod: PodRuntime | undefined, name: string): Promise<void> {
   if (pod === undefined || !pod.running) throw notFound(PODS, name);
-  void namespace;
   const query = exchange.url.searchParams;
   const command = query.getAll("command");
   if (command.length === 0) throw new KubeApiError(400, "BadRequest", "you must specify at least 1 command");

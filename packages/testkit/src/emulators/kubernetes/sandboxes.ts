@@ -37,6 +37,7 @@ export type SandboxObserver = (sandbox: KubeObject | undefined, namespace: strin
 export class SandboxController {
   readonly #pods = new Map<string, PodRuntime>();
   readonly #pending = new Set<Promise<unknown>>();
+  readonly #deletions = new Map<string, Promise<void>>();
   #observer: SandboxObserver = () => {};
   #stopping = false;
 
@@ -105,7 +106,17 @@ export class SandboxController {
   }
 
   /** Delete a Sandbox: its pod goes (processes, backend sandbox), then the Sandbox object. Resolves when both are gone. */
-  async delete(namespace: string, name: string): Promise<void> {
+  delete(namespace: string, name: string): Promise<void> {
+    // A second delete while one runs waits for the first, so the Sandbox never goes before its pod.
+    const key = `${namespace}/${name}`;
+    const running = this.#deletions.get(key);
+    if (running !== undefined) return running;
+    const work = this.#delete(namespace, name).finally(() => this.#deletions.delete(key));
+    this.#deletions.set(key, work);
+    return work;
+  }
+
+  async #delete(namespace: string, name: string): Promise<void> {
     const sandbox = this.store.find(SANDBOXES, namespace, name);
     if (sandbox === undefined) return;
     if (sandbox.metadata.deletionTimestamp === undefined) {
@@ -135,9 +146,11 @@ export class SandboxController {
     });
   }
 
-  /** Wait for every background launch, suspend and resume to settle. */
+  /** Wait for every background launch, suspend, resume and deletion to settle. */
   async settle(): Promise<void> {
-    while (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);
+    while (this.#pending.size > 0 || this.#deletions.size > 0) {
+      await Promise.allSettled([...this.#pending, ...this.#deletions.values()]);
+    }
   }
 
   /** Stop making pods and remove every backend sandbox. */
