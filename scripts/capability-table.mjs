@@ -36,6 +36,24 @@ const INSPECT = {
   daytona: (module) => [["`sandport/daytona`", new module.DaytonaRuntime({ apiKey: "inspection-only" })]],
   e2b: (module) => [["`sandport/e2b`", new module.E2BRuntime({ apiKey: "inspection-only" })]],
   freestyle: (module) => [["`sandport/freestyle`", new module.FreestyleRuntime({ apiKey: "inspection-only" })]],
+  // The same capabilities over either data plane today; one column each, so a difference would show.
+  kubernetes: (module) => {
+    const cluster = { server: "https://inspection-only.invalid", token: "inspection-only" };
+    return [
+      [
+        "`sandport/kubernetes` (sandboxd)",
+        new module.KubernetesRuntime({
+          cluster,
+          warmPool: "inspection-only",
+          routerUrl: "http://inspection-only.invalid",
+        }),
+      ],
+      [
+        "`sandport/kubernetes` (pod exec)",
+        new module.KubernetesRuntime({ cluster, warmPool: "inspection-only", dataPlane: "pod-exec" }),
+      ],
+    ];
+  },
   // Its capabilities follow the backend the runtime is bound to: one column per backend.
   microsandbox: (module) => [
     [

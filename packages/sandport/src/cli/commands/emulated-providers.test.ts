@@ -6,6 +6,7 @@ import { after, before, describe, test } from "node:test";
 import { type Agent37Emulator, startAgent37Emulator } from "@sandport/testkit/emulators/agent37";
 import { type AgentCoreEmulator, startAgentCoreEmulator } from "@sandport/testkit/emulators/agentcore";
 import { type FreestyleEmulator, startFreestyleEmulator } from "@sandport/testkit/emulators/freestyle";
+import { type KubernetesEmulator, startKubernetesEmulator } from "@sandport/testkit/emulators/kubernetes";
 import { type ModalEmulator, startModalEmulator } from "@sandport/testkit/emulators/modal";
 import { runCli } from "../cli.fixture.js";
 import { EXIT } from "../exit-codes.js";
@@ -112,5 +113,32 @@ describe("sandport run (AgentCore emulator)", () => {
     assert.ok(
       emulator.requests.every((request) => /Credential=AKIDCLITEST\//.test(request.headers.authorization ?? "")),
     );
+  });
+});
+
+describe("sandport run (Kubernetes emulator)", () => {
+  let emulator: KubernetesEmulator;
+  before(async () => {
+    emulator = await startKubernetesEmulator();
+  });
+  after(() => emulator.stop());
+
+  test("claims a sandbox with the server, token, pool and router from SANDPORT_KUBERNETES_*, streams its output, exits with its code and deletes the claim", async () => {
+    const args = ["run", "--quiet", "--provider", "kubernetes", "--endpoint", emulator.apiServerUrl];
+    const { code, stdout, stderr } = await runCli([...args, "--env", "GREETING=hi", ...WORKLOAD], {
+      env: {
+        SANDPORT_KUBERNETES_TOKEN: emulator.token,
+        SANDPORT_KUBERNETES_WARM_POOL: "sandboxd-pool",
+        SANDPORT_KUBERNETES_ROUTER_URL: emulator.routerUrl,
+      },
+    });
+    assert.equal(code, 5, stderr);
+    assert.equal(stdout, "hi\n");
+    assert.equal(stderr, "err\n");
+    const claims = await fetch(
+      `${emulator.apiServerUrl}/apis/extensions.agents.x-k8s.io/v1beta1/namespaces/${emulator.namespace}/sandboxclaims`,
+      { headers: { authorization: `Bearer ${emulator.token}` } },
+    ).then((response) => response.json() as Promise<{ items: unknown[] }>);
+    assert.deepEqual(claims.items, [], "the claim was deleted");
   });
 });

@@ -144,7 +144,7 @@ export class Exchange {
       const timer = setTimeout(() => {
         if (this.#response.destroyed || this.signal.aborted) return;
         this.#record.status = status;
-        this.#response.writeHead(status, { ...headers, "content-length": bytes?.length ?? 0 });
+        this.#response.writeHead(status, { ...headers, "content-length": this.#contentLength(headers, bytes) });
         this.#response.end(bytes);
       }, disruption.ms);
       timer.unref();
@@ -152,7 +152,7 @@ export class Exchange {
     }
     this.#record.status = status;
     const response = this.#response;
-    response.writeHead(status, { ...headers, "content-length": bytes?.length ?? 0 });
+    response.writeHead(status, { ...headers, "content-length": this.#contentLength(headers, bytes) });
     if (disruption?.kind === "cut") {
       // Headers and half the body, then the connection dies.
       if (bytes && bytes.length > 1) response.write(bytes.subarray(0, Math.floor(bytes.length / 2)));
@@ -161,6 +161,14 @@ export class Exchange {
       return;
     }
     response.end(bytes);
+  }
+
+  /** The body's length; a HEAD answer (no body) may state the length a GET would have. */
+  #contentLength(headers: OutgoingHttpHeaders, bytes: Buffer | undefined): number | string {
+    const stated = headers["content-length"];
+    return this.method === "HEAD" && (typeof stated === "string" || typeof stated === "number")
+      ? stated
+      : (bytes?.length ?? 0);
   }
 
   /** Answer with a JSON body. */

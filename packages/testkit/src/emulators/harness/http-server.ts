@@ -16,6 +16,10 @@ export interface EmulatorServerOptions {
   readonly errorReply?: ErrorReplier;
   /** Largest request body accepted, in bytes. Default: 256 MiB. */
   readonly maxBodyBytes?: number;
+  /** Where requests are recorded, when shared with another server of the same emulator. Default: a new log. */
+  readonly log?: RequestLog;
+  /** Which faults apply, when shared with another server of the same emulator. Default: new rules. */
+  readonly faults?: FaultInjector;
 }
 
 /** The default error shape: `{ "code": <status>, "message": ... }`, as most REST APIs answer. */
@@ -38,8 +42,8 @@ export const jsonErrorReply: ErrorReplier = (exchange, status, message, retryAft
  * connection, which is then closed.
  */
 export class EmulatorServer {
-  readonly log = new RequestLog();
-  readonly faults = new FaultInjector();
+  readonly log: RequestLog;
+  readonly faults: FaultInjector;
   readonly #router = new Router();
   readonly #server: Server;
   readonly #sockets = new Set<Socket>();
@@ -50,6 +54,8 @@ export class EmulatorServer {
 
   private constructor(options: EmulatorServerOptions) {
     this.#options = options;
+    this.log = options.log ?? new RequestLog();
+    this.faults = options.faults ?? new FaultInjector();
     this.#server = createServer((request, response) => {
       this.#handle(request, response).catch(() => {
         if (!response.headersSent) response.destroy();

@@ -7,7 +7,10 @@ export type ErrorReplier = (exchange: Exchange, status: number, message: string,
 export interface RouteDefinition {
   /** HTTP method, upper case. */
   readonly method: string;
-  /** Path pattern; `:name` segments capture one path segment into `exchange.params`. */
+  /**
+   * Path pattern; `:name` segments capture one path segment into `exchange.params`, and a
+   * last `*name` segment captures one or more remaining segments (undecoded, joined by `/`).
+   */
   readonly pattern: string;
   /** Route name used in request records and fault rules. Default: `"<METHOD> <pattern>"`. */
   readonly name?: string;
@@ -47,14 +50,19 @@ export class Router {
     const segments = splitPath(pathname);
     let best: { match: RouteMatch; literals: number } | undefined;
     for (const route of this.#routes) {
-      if (route.definition.method !== method || route.segments.length !== segments.length) continue;
+      if (route.definition.method !== method) continue;
+      const rest = route.segments.at(-1)?.startsWith("*") === true;
+      if (rest ? segments.length < route.segments.length : route.segments.length !== segments.length) continue;
       const params: Record<string, string> = {};
       let literals = 0;
       let ok = true;
-      for (let index = 0; index < segments.length && ok; index++) {
+      for (let index = 0; index < route.segments.length && ok; index++) {
         const expected = route.segments[index]!;
         const actual = segments[index]!;
-        if (expected.startsWith(":")) {
+        if (expected.startsWith("*")) {
+          // A trailing `*name` takes every remaining segment, still percent-encoded, joined by `/`.
+          params[expected.slice(1)] = segments.slice(index).join("/");
+        } else if (expected.startsWith(":")) {
           let decoded: string;
           try {
             decoded = decodeURIComponent(actual);

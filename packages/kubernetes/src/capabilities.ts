@@ -1,0 +1,58 @@
+import type { DeclaredCapabilities } from "@sandport/core";
+import { remoteCapabilities } from "@sandport/core/adapter";
+import type { DataPlane } from "./options.js";
+
+/** `KubernetesRuntime`'s capabilities, whose modes name the network policy a launch is held to. */
+export type KubernetesCapabilities = DeclaredCapabilities;
+
+/**
+ * What `KubernetesRuntime` declares beyond its methods, by data plane.
+ * Structural capabilities follow from the methods: `reattach`,
+ * `labelSearch`, `streaming` (sandboxd's `Start` stream, or the exec
+ * WebSocket, as output arrives), `interactive` (`spawn`: stdin through
+ * `WriteStdin` or channel 0; closing it needs exec's v5), `fileOps`
+ * (commands in the pod) and `ports` (the router, `X-Sandbox-Port`) are
+ * there. The absent ones:
+ *
+ * - `asyncExec: "not-exposed"`: sandboxd forgets a process once its
+ *   `Start` stream ends, so a detached command needs the kit's file-backed
+ *   recipe; not wired in yet.
+ * - `pty: "not-exposed"`: sandboxd's `Start` takes a PTY and `ResizeTTY`
+ *   exists (exec has `tty` and channel 4); no terminal is wired in yet.
+ * - `detachedLaunch: "not-exposed"`: a claim is one create; its readiness is waited for.
+ *
+ * Declared:
+ * - `lifecycle: "unknown"`: `stop`/`start` set the sandbox's
+ *   `operatingMode` and wait for `Suspended`/`Ready`, run against the
+ *   emulator; whether the claim controller leaves a suspended sandbox
+ *   alone on a real cluster is not yet shown by a canary.
+ * - `neverIdle: true`: a claim without `lifetimeMs` has no
+ *   `shutdownTime` and agent-sandbox ends nothing for idleness.
+ * - `binaryOutput: true`: both planes carry output as bytes.
+ * - modes: `outputStreams: "separate"`; `filesystem: "ephemeral"` (the
+ *   workspace is the pod's, unless the template mounts a volume there);
+ *   `lifetime: "never-idle"`; `isolation: "unknown"` (runc, gVisor or
+ *   Kata: the template's RuntimeClass decides); `networkPolicy:
+ *   "not-exposed"`: agent-sandbox applies one NetworkPolicy per template,
+ *   so a launch may ask only for what the `network` option says the
+ *   template gives; allow lists are refused (`UNSUPPORTED`).
+ */
+export function kubernetesCapabilities(_dataPlane: DataPlane): KubernetesCapabilities {
+  return remoteCapabilities({
+    lifecycle: "unknown",
+    neverIdle: true,
+    binaryOutput: true,
+    modes: {
+      outputStreams: "separate",
+      filesystem: "ephemeral",
+      lifetime: "never-idle",
+      isolation: "unknown",
+      networkPolicy: "not-exposed",
+    },
+    absent: {
+      asyncExec: "not-exposed",
+      pty: "not-exposed",
+      detachedLaunch: "not-exposed",
+    },
+  });
+}

@@ -1,0 +1,128 @@
+import { posix } from "node:path";
+import { quoteShellArg, SandportError, toSandboxPath } from "@sandport/core";
+import { guardedFiles } from "@sandport/core/adapter";
+import type { KubernetesContext } from "./context.js";
+import { PROVIDER } from "./handle.js";
+import { inWorkspace, runScript } from "./run-script.js";
+
+/** How many files of one `writeFiles` are in flight at once (neither plane has a batch upload). */
+const FILE_CONCURRENCY = 8;
+
+/**
+ * `writeFiles` and `readFile`. With sandboxd: one `PUT /v1/files/{path}`
+ * per file (raw bytes, atomic temp+rename, parents made, `?mode=` the
+ * file's), one `GET` to read; paths are sent relative to sandboxd's root,
+ * which is the workspace. With pod exec: one command per file, its bytes
+ * on stdin (`cat` into a temporary file, `chmod`, `mv` over the target:
+ * atomic too), and `base64` of the file to read; at most 8 files at once.
+ * A missing file is `NOT_FOUND`.
+ */
+export const { writeFiles, readFile } = guardedFiles<KubernetesContext, string>({
+  inWorkspace,
+  write: async (context, { sandboxId, instance, files, call }) => {
+    await eachLimited(files, FILE_CONCURRENCY, async (file) => {
+      if (context.options.dataPlane === "sandboxd") {
+        await context
+          .requireSandboxd("writeFiles")
+          .writeFile(instance, file.path, file.content, file.mode, call)
+          .catch((error: unknown) => {
+            throw context.mapError(error, { operation: "writeFiles", sandboxId, path: file.path });
+          });
+        return;
+      }
+      const target = quoteShellArg(toSandboxPath(context.options.workspaceRoot, file.path));
+      const temporary = quoteShellArg(
+        posix.join(
+          posix.dirname(toSandboxPath(context.options.workspaceRoot, file.path)),
+          `.sandport-${Date.now()}-${Math.random().toString(36).slice(2)}`,
+        ),
+      );
+      const script = [
+        `mkdir -p -- "$(dirname -- ${target})"`,
+        `cat > ${temporary}`,
+        `chmod ${(file.mode & 0o7777).toString(8)} ${temporary}`,
+        `mv -f -- ${temporary} ${target}`,
+      ].join(" && ");
+      const result = await runScript(context, sandboxId, instance, script, call, file.content);
+      if (result.exitCode !== 0) throw failed(sandboxId, "writeFiles", file.path, result.stderr, result.exitCode);
+    });
+  },
+  read: async (context, { sandboxId, instance, absolute, call, maxBytes }) => {
+    if (context.options.dataPlane === "sandboxd") {
+      const relative = posix.relative(context.options.workspaceRoot, absolute);
+      return context
+        .requireSandboxd("readFile")
+        .readFile(instance, relative, call)
+        .catch((error: unknown) => {
+          throw context.mapError(error, { operation: "readFile", sandboxId, path: absolute });
+        });
+    }
+    const path = quoteShellArg(absolute);
+    // base64 is 4 characters per 3 bytes, in lines of 76: the script's output cap follows the read's.
+    const encodedBytes = Math.ceil(maxBytes / 3) * 4;
+    const cap = encodedBytes + Math.ceil(encodedBytes / 76) + 1024;
+    const result = await runScript(
+      context,
+      sandboxId,
+      instance,
+      `[ -f ${path} ] || exit 66\nbase64 < ${path}`,
+      call,
+      undefined,
+      cap,
+    );
+    if (result.exitCode === 66) {
+      throw new SandportError({
+        code: "NOT_FOUND",
+        provider: PROVIDER,
+        retryable: false,
+        message: `kubernetes readFile: ${absolute} does not exist in claim ${sandboxId}`,
+        details: { operation: "readFile", sandboxId, path: absolute },
+      });
+    }
+    if (result.truncated) {
+      throw new SandportError({
+        code: "OUTPUT_LIMIT",
+        provider: PROVIDER,
+        retryable: false,
+        message: `kubernetes readFile: ${absolute} in claim ${sandboxId} is larger than maxBytes (${maxBytes})`,
+        details: { operation: "readFile", sandboxId, path: absolute, maxBytes },
+      });
+    }
+    if (result.exitCode !== 0) throw failed(sandboxId, "readFile", absolute, result.stderr, result.exitCode);
+    return new Uint8Array(Buffer.from(result.stdout.replace(/\s+/g, ""), "base64"));
+  },
+});
+
+/** Runs `work` on every item, at most `limit` at once; rejects with the first failure once the rest have settled. */
+async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failure: { readonly error: unknown } | undefined;
+  const worker = async () => {
+    while (next < items.length && !failure) {
+      const item = items[next++] as T;
+      try {
+        await work(item);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (failure) throw failure.error;
+}
+
+function failed(
+  sandboxId: string,
+  operation: string,
+  path: string,
+  stderr: string,
+  exitCode: number | null,
+): SandportError {
+  return new SandportError({
+    code: "UNEXPECTED",
+    provider: PROVIDER,
+    retryable: false,
+    message: `kubernetes ${operation} of ${path} failed in claim ${sandboxId}: ${stderr.trim() || `exit ${exitCode}`}`,
+    details: { operation, sandboxId, path, exitCode },
+  });
+}

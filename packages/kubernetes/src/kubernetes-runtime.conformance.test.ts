@@ -1,0 +1,30 @@
+// The shared conformance suite through KubernetesRuntime against the cluster
+// emulator from @sandport/testkit (API server, warm pools, sandbox-router,
+// sandboxd, pod exec; every pod a real local sandbox), over each data plane.
+
+import { describeRuntimeConformance } from "@sandport/testkit/conformance";
+import { startKubernetesEmulator } from "@sandport/testkit/emulators/kubernetes";
+import { emulatorOptions } from "../test/emulated.js";
+import { KubernetesRuntime } from "./kubernetes-runtime.js";
+import type { KubernetesRuntimeOptions } from "./options.js";
+
+for (const dataPlane of ["pod-exec", "sandboxd"] as const) {
+  describeRuntimeConformance({
+    name: `KubernetesRuntime (${dataPlane} → Kubernetes emulator)`,
+    createRuntime: async () => {
+      const emulator = await startKubernetesEmulator();
+      const options: KubernetesRuntimeOptions = {
+        ...emulatorOptions(emulator, dataPlane),
+        owner: "conformance",
+        launchEnv: "cold-start",
+      };
+      return {
+        runtime: new KubernetesRuntime(options),
+        reopen: () => new KubernetesRuntime(options),
+        cleanup: () => emulator.stop(),
+        requestCount: () => emulator.countRequests(),
+      };
+    },
+    timeouts: { promptMs: 3_000 },
+  });
+}

@@ -1,0 +1,133 @@
+import { EXEC_MARKER_ENV, unsupported } from "@sandport/core";
+import { createCallBudget, markerSweepScript, sandboxNotFound, type VendorEnd } from "@sandport/core/adapter";
+import type { OutputSink, PlaneProcess, ProcessPlane } from "./data-plane.js";
+import { KubernetesMalformedAnswer } from "./errors.js";
+import { PROVIDER } from "./handle.js";
+import type { KubeApi } from "./internal/sdk.js";
+import { type ClientWebSocket, openWebSocket } from "./internal/websocket.js";
+
+/** The exec subprotocols, preferred first: v5 can close stdin, v4 cannot. */
+export const EXEC_PROTOCOLS = ["v5.channel.k8s.io", "v4.channel.k8s.io"] as const;
+const STDIN = 0;
+const STDOUT = 1;
+const STDERR = 2;
+const STATUS = 3;
+/** v5's close message: channel 255, then the channel to close. */
+const CLOSE = 255;
+
+/**
+ * The pod `exec` subresource as a data plane, for templates without
+ * sandboxd: one WebSocket per command on the API server
+ * (`v5.channel.k8s.io`, else `v4`), its first byte the channel (0 stdin,
+ * 1 stdout, 2 stderr, 3 the final `Status`). The status gives the exit
+ * code (`NonZeroExitCode` with an `ExitCode` cause; `Success` is 0). Exec
+ * has no process id and no signal: the kill runs a second exec that kills
+ * every process carrying the command's marker (`markerSweepScript`), then
+ * closes the socket. Closing stdin needs v5; on v4 it is refused.
+ */
+export function podExecPlane(api: KubeApi, container: string | undefined, requestMs: () => number): ProcessPlane {
+  const containers = new Map<string, string>();
+  const containerOf = async (pod: string, signal: AbortSignal): Promise<string> => {
+    if (container !== undefined) return container;
+    const known = containers.get(pod);
+    if (known !== undefined) return known;
+    const found = await api.getPod(pod, { ...createCallBudget(requestMs()), signal });
+    const names = (found.spec?.containers ?? []).map((one) => one.name).filter((name) => name !== "sandboxd");
+    const first = names[0] ?? found.spec?.containers?.[0]?.name;
+    if (first === undefined) throw new KubernetesMalformedAnswer(`pod ${pod} lists no container`);
+    containers.set(pod, first);
+    return first;
+  };
+  const open = async (pod: string, argv: readonly string[], signal: AbortSignal): Promise<ClientWebSocket> => {
+    const target = await containerOf(pod, signal);
+    const query = new URLSearchParams();
+    for (const part of argv) query.append("command", part);
+    query.set("container", target);
+    query.set("stdin", "true");
+    query.set("stdout", "true");
+    query.set("stderr", "true");
+    query.set("tty", "false");
+    return openWebSocket({
+      url: api.url(`/api/v1/namespaces/${api.namespace}/pods/${encodeURIComponent(pod)}/exec?${query}`),
+      headers: { authorization: api.authorization() },
+      protocols: EXEC_PROTOCOLS,
+      ...(api.caPem === undefined ? {} : { caPem: api.caPem }),
+      signal,
+    });
+  };
+  const plane: ProcessPlane = {
+    start: async (pod, script, marker, output: OutputSink, signal) => {
+      const socket = await open(pod, ["sh", "-c", script], signal);
+      let status: VendorEnd | undefined;
+      const ended = new Promise<VendorEnd>((resolve) => {
+        socket.onMessage = (message) => {
+          const channel = message[0];
+          const data = message.subarray(1);
+          if (channel === STDOUT) output("stdout", data);
+          else if (channel === STDERR) output("stderr", data);
+          else if (channel === STATUS) status = readStatus(data);
+        };
+        socket.onClose = (error) =>
+          resolve(status ?? { kind: "lost", error: error ?? new Error("the exec stream closed without a status") });
+      });
+      const stdinClosable = socket.protocol === "v5.channel.k8s.io";
+      const process: PlaneProcess = {
+        pid: marker,
+        ended,
+        write: async (data) => {
+          if (status) throw sandboxNotFound(PROVIDER, pod, "write");
+          const message = new Uint8Array(data.byteLength + 1);
+          message[0] = STDIN;
+          message.set(data, 1);
+          socket.send(message);
+        },
+        closeStdin: async () => {
+          if (!stdinClosable) {
+            throw unsupported(
+              PROVIDER,
+              "closeStdin",
+              `closing stdin needs v5.channel.k8s.io; the API server chose ${socket.protocol}`,
+            );
+          }
+          socket.send(Uint8Array.of(CLOSE, STDIN));
+        },
+        kill: async (killSignal) => {
+          if (status) return;
+          const sweep = await open(pod, ["sh", "-c", markerSweepScript(EXEC_MARKER_ENV, marker)], killSignal);
+          await new Promise<void>((resolve) => {
+            sweep.onClose = () => resolve();
+            killSignal.addEventListener("abort", () => resolve(), { once: true });
+          });
+          socket.close();
+        },
+      };
+      return process;
+    },
+  };
+  return plane;
+}
+
+/** The end a final `Status` message says: `Success` 0, `NonZeroExitCode` its code, anything else a lost run. */
+export function readStatus(data: Uint8Array): VendorEnd {
+  let status: {
+    status?: unknown;
+    reason?: unknown;
+    message?: unknown;
+    details?: { causes?: { reason?: unknown; message?: unknown }[] };
+  };
+  try {
+    status = JSON.parse(new TextDecoder().decode(data));
+  } catch (error) {
+    return { kind: "lost", error };
+  }
+  if (status.status === "Success") return { kind: "exited", exitCode: 0 };
+  if (status.reason === "NonZeroExitCode") {
+    const cause = status.details?.causes?.find((one) => one.reason === "ExitCode");
+    const code = Number(cause?.message);
+    if (Number.isInteger(code)) return { kind: "exited", exitCode: code };
+  }
+  return {
+    kind: "lost",
+    error: new Error(`exec ended with ${String(status.message ?? status.reason ?? "an unknown status")}`),
+  };
+}

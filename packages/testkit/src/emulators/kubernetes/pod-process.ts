@@ -1,0 +1,231 @@
+/**
+ * One process in an emulated pod, run for real on the backend: without a
+ * terminal through `spawn` (stdout and stderr apart, stdin open), in its own
+ * process group so a signal reaches the group, as sandboxd starts its
+ * children (`Setpgid`); with a terminal through `openTerminal` (merged
+ * output, resize). Used by sandboxd's process service and by pod exec.
+ *
+ * @module
+ */
+
+import { randomBytes } from "node:crypto";
+import type { SandboxProcess, Terminal } from "@sandport/core";
+import type { PodProcess, PodRuntime } from "./pod-runtime.js";
+
+/** What a process reports, in order: output chunks, then one exit. */
+export type ProcessEvent =
+  | { readonly type: "stdout" | "stderr"; readonly bytes: Uint8Array }
+  | { readonly type: "exit"; readonly exitCode: number; readonly signaled: boolean };
+
+/** The signals sandboxd delivers. */
+export type ProcessSignal = "SIGINT" | "SIGTERM" | "SIGKILL";
+
+/** What to start. */
+export interface ProcessSpec {
+  /** argv, no shell. */
+  readonly command: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+  /** Workspace-relative or absolute working directory on the backend. */
+  readonly cwd?: string;
+  /** Start on a terminal of this size. */
+  readonly pty?: { readonly cols: number; readonly rows: number };
+}
+
+// A day: a pod's process runs until it ends or is signalled, as under sandboxd (no deadline of its own).
+const UNBOUNDED_MS = 24 * 60 * 60 * 1000;
+const OUTPUT_CAP_BYTES = 64 * 1024 * 1024;
+
+// bash with job control puts the command in a process group of its own and
+// writes that group's id where a signal can find it; `set +m` after the
+// launch keeps bash from printing job notices on stderr.
+// Its first stdout line says whether the command exists (`N`) or is being
+// started (`S`), so a missing program fails the start as sandboxd's does
+// (exec.ErrNotFound → NOT_FOUND) instead of becoming exit 127.
+const GROUP_WRAPPER =
+  'pidfile=$1; shift; command -v "$1" >/dev/null 2>&1 || { printf "N\\n"; exit 127; }; printf "S\\n"; set -m; "$@" & child=$!; set +m; echo "$child" > "$pidfile"; wait "$child"; code=$?; rm -f "$pidfile"; exit "$code"';
+
+/** The program of a command was not found (sandboxd: NOT_FOUND). */
+export class CommandNotFoundError extends Error {}
+
+/** A process started in a pod. */
+export class PodProcessHandle implements PodProcess {
+  readonly #pod: PodRuntime;
+  readonly #events: ProcessEvent[] = [];
+  readonly #listeners = new Set<(event: ProcessEvent) => void>();
+  readonly #pidFile: string;
+  #spawned: SandboxProcess | undefined;
+  #terminal: Terminal | undefined;
+  #signaled = false;
+  #exited = false;
+  readonly done: Promise<void>;
+  #resolveDone: () => void = () => {};
+
+  private constructor(pod: PodRuntime) {
+    this.#pod = pod;
+    this.#pidFile = `/tmp/.emulated-sandboxd-${randomBytes(8).toString("hex")}.pgid`;
+    this.done = new Promise((resolve) => {
+      this.#resolveDone = resolve;
+    });
+  }
+
+  /** Start a process; rejects when the backend cannot start it or the pod is not running. */
+  static async start(pod: PodRuntime, spec: ProcessSpec): Promise<PodProcessHandle> {
+    const process = new PodProcessHandle(pod);
+    if (!pod.track(process)) throw new Error("the pod is not running");
+    try {
+      await process.#launch(spec);
+    } catch (error) {
+      pod.untrack(process);
+      throw error;
+    }
+    return process;
+  }
+
+  /** True when it runs on a terminal. */
+  get hasTerminal(): boolean {
+    return this.#terminal !== undefined;
+  }
+
+  /** True once it exited. */
+  get exited(): boolean {
+    return this.#exited;
+  }
+
+  /** Hear every event so far and from now on. Returns the way to stop listening. */
+  subscribe(listener: (event: ProcessEvent) => void): () => void {
+    for (const event of this.#events) listener(event);
+    if (!this.#exited) this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Bytes to its stdin. */
+  async write(bytes: Uint8Array): Promise<void> {
+    if (this.#terminal) await this.#terminal.write(bytes);
+    else await this.#spawned?.write(bytes);
+  }
+
+  /** End its stdin (on a terminal: the EOF character). */
+  async closeStdin(): Promise<void> {
+    if (this.#terminal) await this.#terminal.write(new Uint8Array([4]));
+    else await this.#spawned?.closeStdin();
+  }
+
+  /** New terminal size; false without a terminal. */
+  async resize(cols: number, rows: number): Promise<boolean> {
+    if (!this.#terminal) return false;
+    await this.#terminal.resize(cols, rows);
+    return true;
+  }
+
+  /** Deliver a signal to its process group. */
+  async signal(signal: ProcessSignal): Promise<void> {
+    if (this.#exited) return;
+    this.#signaled = true;
+    if (this.#terminal) {
+      await this.#terminal.kill(signal);
+      return;
+    }
+    const name = signal.slice(3);
+    // The group id appears once bash has forked the command: wait for the file, then signal the group.
+    const script = `for i in $(seq 200); do [ -s "$1" ] && break; sleep 0.01; done; [ -s "$1" ] || exit 0; kill -s ${name} -- "-$(cat "$1")" 2>/dev/null; exit 0`;
+    await this.#pod.runtime.exec(this.#pod.handle, {
+      argv: ["sh", "-c", script, "sh", this.#pidFile],
+      timeoutMs: 30_000,
+    });
+  }
+
+  /** The pod goes away: kill the group, then the wrapper. */
+  async stop(): Promise<void> {
+    if (this.#exited) return;
+    await this.signal("SIGKILL").catch(() => {});
+    await this.#spawned?.kill().catch(() => {});
+    await this.done;
+  }
+
+  async #launch(spec: ProcessSpec): Promise<void> {
+    const runtime = this.#pod.runtime;
+    const base = {
+      env: { ...this.#pod.env, ...spec.env },
+      ...(spec.cwd === undefined ? {} : { cwd: spec.cwd }),
+      timeoutMs: UNBOUNDED_MS,
+      maxOutputBytes: OUTPUT_CAP_BYTES,
+    };
+    if (spec.pty !== undefined) {
+      if (!runtime.openTerminal) throw new Error("the backend runtime has no terminals");
+      const terminal = await runtime.openTerminal(this.#pod.handle, {
+        argv: [...spec.command],
+        ...base,
+        cols: spec.pty.cols,
+        rows: spec.pty.rows,
+      });
+      this.#terminal = terminal;
+      void this.#pump(async () => {
+        for await (const event of terminal.events) {
+          if (event.type === "output") this.#emit({ type: "stdout", bytes: event.bytes });
+          else
+            return { exitCode: event.signal === null ? (event.exitCode ?? -1) : -1, signaled: event.signal !== null };
+        }
+        return { exitCode: -1, signaled: false };
+      });
+      return;
+    }
+    if (!runtime.spawn) throw new Error("the backend runtime cannot spawn processes");
+    const spawned = await runtime.spawn(this.#pod.handle, {
+      argv: ["bash", "-c", GROUP_WRAPPER, "bash", this.#pidFile, ...spec.command],
+      ...base,
+    });
+    this.#spawned = spawned;
+    let header: Buffer | undefined = Buffer.alloc(0);
+    let settle: (error?: Error) => void = () => {};
+    const started = new Promise<void>((resolve, reject) => {
+      settle = (error) => (error ? reject(error) : resolve());
+    });
+    void this.#pump(async () => {
+      for await (const event of spawned.events) {
+        if (event.type === "stdout" && header !== undefined) {
+          // The wrapper's first line is its own; what follows is the command's.
+          header = Buffer.concat([header, event.bytes]);
+          const end = header.indexOf(10);
+          if (end === -1) continue;
+          const verdict = header.subarray(0, end).toString();
+          const rest = header.subarray(end + 1);
+          header = undefined;
+          if (verdict !== "S")
+            settle(new CommandNotFoundError(`${spec.command[0]}: executable file not found in $PATH`));
+          else settle();
+          if (rest.length > 0) this.#emit({ type: "stdout", bytes: rest });
+          continue;
+        }
+        if (event.type === "stdout" || event.type === "stderr") this.#emit({ type: event.type, bytes: event.bytes });
+        if (event.type === "exited") {
+          const code = event.result.exitCode ?? -1;
+          return { exitCode: code, signaled: false };
+        }
+      }
+      return { exitCode: -1, signaled: false };
+    });
+    void this.done.then(() => settle(new Error("the process ended before it started")));
+    await started;
+  }
+
+  async #pump(follow: () => Promise<{ exitCode: number; signaled: boolean }>): Promise<void> {
+    let outcome: { exitCode: number; signaled: boolean };
+    try {
+      outcome = await follow();
+    } catch {
+      outcome = { exitCode: -1, signaled: false };
+    }
+    // bash reports a child ended by signal N as 128+N; sandboxd (Go's ExitCode) reports -1.
+    const bySignal = outcome.signaled || (this.#signaled && outcome.exitCode > 128 && outcome.exitCode <= 128 + 64);
+    this.#exited = true;
+    this.#emit({ type: "exit", exitCode: bySignal ? -1 : outcome.exitCode, signaled: bySignal });
+    this.#listeners.clear();
+    this.#pod.untrack(this);
+    this.#resolveDone();
+  }
+
+  #emit(event: ProcessEvent): void {
+    this.#events.push(event);
+    for (const listener of [...this.#listeners]) listener(event);
+  }
+}
