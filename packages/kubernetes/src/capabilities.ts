@@ -36,12 +36,18 @@ export type KubernetesCapabilities = DeclaredCapabilities;
  *   "not-exposed"`: agent-sandbox applies one NetworkPolicy per template,
  *   so a launch may ask only for what the `network` option says the
  *   template gives; allow lists are refused (`UNSUPPORTED`).
+ * - `memoryLimit`, `cpuLimit`, `processLimit`, `diskLimit`: the launch refuses every
+ *   `resources` limit (`UNSUPPORTED`): a sandbox's resources are its template's pod spec.
  */
 export function kubernetesCapabilities(_dataPlane: DataPlane): KubernetesCapabilities {
   return remoteCapabilities({
     lifecycle: "unknown",
     neverIdle: true,
     binaryOutput: true,
+    memoryLimit: "unsupported",
+    cpuLimit: "unsupported",
+    processLimit: "unsupported",
+    diskLimit: "unsupported",
     modes: {
       outputStreams: "separate",
       filesystem: "ephemeral",
