@@ -4,7 +4,18 @@ import { remoteCapabilities } from "@sandport/core/adapter";
 /**
  * What `DaytonaRuntime` declares beyond its methods. Every structural
  * capability follows from the methods it has (reattach, labelSearch,
- * asyncExec, streaming, detachedLaunch, fileOps, interactive, ports, pty); the rest:
+ * asyncExec, streaming, detachedLaunch, fileOps, interactive, ports, pty,
+ * snapshots); the rest:
+ *
+ * - `snapshots` (structural): `snapshot` is Daytona's own snapshot of a sandbox
+ *   (the SDK's `createSnapshot`): the sandbox is `snapshotting` for a moment,
+ *   then back in its state, still running (the port's meaning);
+ *   `contents: "filesystem"`. `launch({ from })` looks the snapshot up, then
+ *   creates the sandbox from it. Daytona keeps no labels on a snapshot, so its
+ *   owner (a digest), time, source and labels travel in its name
+ *   (`snapshot-name.ts`): a name over 256 characters is refused `UNSUPPORTED`,
+ *   and a snapshot not named by this owner is never listed, deleted
+ *   (`FOREIGN_SANDBOX`) or launched from (`NOT_FOUND`), before any request.
  *
  * - `verifiedCleanup: true`: `destroy` resolves only after Daytona reports the
  *   sandbox not found (or destroyed), and rejects `DESTROY_UNVERIFIED` otherwise.

@@ -16,6 +16,8 @@ import {
   type SandboxProcess,
   type SandboxRuntime,
   type SandportError,
+  type SnapshotOptions,
+  type SnapshotRef,
   SPECIFICATION_VERSION,
   type StartCommandRequest,
   type Terminal,
@@ -35,6 +37,7 @@ import { type DaytonaRuntimeOptions, resolveOptions } from "./options.js";
 import { portEndpoint } from "./ports.js";
 import { recreate } from "./recreate.js";
 import { type DaytonaSandboxDetails, sandboxDetails } from "./sandbox-details.js";
+import { deleteSnapshot, listSnapshots, snapshot } from "./snapshots.js";
 import { spawn } from "./spawn.js";
 import { openTerminal } from "./terminal.js";
 
@@ -151,6 +154,27 @@ export class DaytonaRuntime implements SandboxRuntime<DaytonaHandle> {
   /** Every sandbox of ours carrying all the labels (`{}`: all of ours), across every page of the list API. */
   findByLabels(labels: Labels, op?: OpOptions): Promise<DaytonaHandle[]> {
     return findByLabels(this.#context, labels, op);
+  }
+
+  /**
+   * Takes a Daytona snapshot of a started sandbox (`contents: "filesystem"`):
+   * the sandbox is `snapshotting` for a moment and keeps running;
+   * `launch({ from })` starts new sandboxes from it. Its name carries its
+   * owner, source and labels (Daytona keeps no labels on snapshots), so labels
+   * too long for a name are refused (`UNSUPPORTED`).
+   */
+  snapshot(handle: DaytonaHandle, options?: SnapshotOptions): Promise<SnapshotRef> {
+    return snapshot(this.#context, handle, options);
+  }
+
+  /** Our snapshots carrying every given label (`{}`: all of ours), across every page of the organization's. */
+  listSnapshots(labels: Labels, op?: OpOptions): Promise<SnapshotRef[]> {
+    return listSnapshots(this.#context, labels, op);
+  }
+
+  /** Deletes a snapshot of ours; absent resolves; one not named by this owner is `FOREIGN_SANDBOX`, untouched. */
+  deleteSnapshot(snapshotRef: SnapshotRef | string, op?: OpOptions): Promise<void> {
+    return deleteSnapshot(this.#context, snapshotRef, op);
   }
 
   /** Stops the sandbox (its files stay). */

@@ -9,6 +9,7 @@ import type {
 } from "./internal/sdk-types.js";
 import { type DaytonaNetworkFields, networkFields } from "./network-plan.js";
 import type { ResolvedOptions } from "./options.js";
+import { ownedSnapshotName } from "./snapshots.js";
 
 /** CPU, memory and disk as Daytona takes them: vCPUs and GiB, whole numbers. */
 interface Resources {
@@ -21,6 +22,8 @@ interface Resources {
 export interface LaunchPlan {
   /** The snapshot, or absent for Daytona's default (or for an image build). */
   readonly snapshot: string | undefined;
+  /** `LaunchSpec.from`: one of our snapshots (also `snapshot`), checked to exist before the create. */
+  readonly from: string | undefined;
   /** The image to build from, when no snapshot is named. */
   readonly image: string | undefined;
   readonly resources: Resources | undefined;
@@ -37,6 +40,7 @@ export interface LaunchPlan {
  * deadline-style `lifetimeMs` has no Daytona equivalent (sandboxes end by
  * inactivity: `autoStopMinutes`, `autoDeleteMinutes`); resources apply to
  * image builds only; `ports` need no declaration (any port has a preview link).
+ * `from` is a snapshot of ours by its name (`NOT_FOUND` otherwise), sent as the snapshot.
  */
 export function planLaunch(options: ResolvedOptions, valid: ValidatedLaunchSpec, launchKey: string): LaunchPlan {
   if (valid.labels?.[SDK_LANGUAGE_LABEL] !== undefined) {
@@ -53,10 +57,15 @@ export function planLaunch(options: ResolvedOptions, valid: ValidatedLaunchSpec,
       "Daytona ends sandboxes by inactivity, not by a deadline: see autoStopMinutes and autoDeleteMinutes",
     );
   }
-  const snapshot = valid.template ?? options.snapshot;
+  if (valid.from !== undefined && valid.template !== undefined) {
+    throw invalidRequest("from and template exclude each other: both name a snapshot", { field: "from" }, PROVIDER);
+  }
+  const from = valid.from === undefined ? undefined : ownedSnapshotName(options.owner, valid.from);
+  const snapshot = from ?? valid.template ?? options.snapshot;
   const image = snapshot === undefined ? options.image : undefined;
   return {
     snapshot,
+    from,
     image,
     resources: resourcesOf(options, valid.resources, image !== undefined),
     env: { ...valid.env },

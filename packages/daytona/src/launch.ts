@@ -10,8 +10,12 @@ import { deleteSandbox } from "./lifecycle.js";
 import { findByLaunchKey } from "./lookup.js";
 import { refuseDroppedDomainList } from "./network-plan.js";
 import { repeatable } from "./run-script.js";
+import { assertSnapshotExists } from "./snapshots.js";
 
 /**
+ * With `from`, the snapshot (one of ours, else `NOT_FOUND` before any request)
+ * is looked up first (a deleted one is `NOT_FOUND`, nothing created) and sent as the snapshot.
+ *
  * Creates a sandbox with the SDK's `create` (one request from a snapshot:
  * Daytona answers once it is started; an image build is waited for; a create
  * Daytona refused with 429 or 503 is sent again), carrying
@@ -32,7 +36,10 @@ export function launch(context: DaytonaContext, spec?: LaunchSpec, op?: OpOption
   return launchWithReclaim(context, spec, op, {
     networkPolicy: daytonaCapabilities.modes.networkPolicy,
     ...planAndReclaim(context),
-    load: () => context.client(),
+    load: async ({ plan }) => {
+      if (plan.from !== undefined) await assertSnapshotExists(context, plan.from);
+      return context.client();
+    },
     create: (client, { plan }, call) => {
       const params = createParams(context.options, plan);
       return retry(() => client.create(params, { timeout: seconds(call.remainingMs()) }), refusedOnly(call.signal));
@@ -59,7 +66,10 @@ export function launchDetached(context: DaytonaContext, spec?: LaunchSpec, op?: 
     networkPolicy: daytonaCapabilities.modes.networkPolicy,
     ...planAndReclaim(context),
     operation: "launchDetached",
-    load: () => Promise.all([context.sdk(), context.api()]),
+    load: async ({ plan }) => {
+      if (plan.from !== undefined) await assertSnapshotExists(context, plan.from);
+      return Promise.all([context.sdk(), context.api()]);
+    },
     create: ([sdk, api], { plan }, call) => {
       const body = createBody(context.options, plan, sdk);
       return retry(
@@ -92,8 +102,12 @@ async function prepareWorkspace(context: DaytonaContext, sandbox: DaytonaSandbox
 /** What both launches share: the plan of a spec (Daytona's refusals), and the delete and search of their cleanup. */
 function planAndReclaim(
   context: DaytonaContext,
-): Pick<LaunchRecipe<LaunchPlan, unknown, unknown, DaytonaHandle>, "plan" | "destroy" | "findByLaunchKey"> {
+): Pick<
+  LaunchRecipe<LaunchPlan, unknown, unknown, DaytonaHandle>,
+  "plan" | "destroy" | "findByLaunchKey" | "restoresSnapshots"
+> {
   return {
+    restoresSnapshots: true,
     plan: (valid, launchKey) => planLaunch(context.options, valid, launchKey),
     destroy: (sandboxId, budget) => deleteSandbox(context, sandboxId, budget),
     findByLaunchKey: (key, budget) => findByLaunchKey(context, key, budget),

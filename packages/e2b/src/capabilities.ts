@@ -46,8 +46,20 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  * - `pty` (structural): `openTerminal` runs the program on envd's terminal (the SDK's `pty`),
  *   `exec`ed from the login shell `pty.create` starts; see `terminal.ts`.
  *
- * PTY, snapshots and fork exist in E2B but have no place in the port
- * (`sandbox-v1`), so this adapter does not reach them (not exposed).
+ * - `snapshots` (structural): `snapshot` is E2B's own (`POST
+ *   /sandboxes/{id}/snapshots`): E2B pauses the sandbox briefly, saves its disk
+ *   and memory, and resumes it, so the source keeps running (the port's
+ *   meaning); `contents: "filesystem+memory"`, E2B's default full snapshot
+ *   (the SDK 2.51 sends no mode). `launch({ from })` creates the sandbox with
+ *   the snapshot's id as its template. E2B keeps no metadata on a snapshot,
+ *   so its owner (a digest), creation time, source and labels travel in its
+ *   name (`snapshot-name.ts`): labels that would make the name longer than
+ *   190 characters are refused `UNSUPPORTED`, and a snapshot whose name is not
+ *   this owner's is never listed, deleted (`FOREIGN_SANDBOX`) or launched from
+ *   (`NOT_FOUND`), all before any request.
+ *
+ * Fork (`POST /sandboxes/{id}/fork`) exists in E2B but has no place in the
+ * port (`sandbox-v1`), so this adapter does not reach it (not exposed).
  * - `networkPolicy: "domains"`: `"all"` and `"none"` are `allowInternetAccess`; an allow
  *   list is E2B's egress rules, `network.allowOut` with `denyOut: ["0.0.0.0/0"]` (and
  *   `allowInternetAccess: false`, the same deny-all), see `network-plan.ts`. Domains, `*.`

@@ -16,6 +16,8 @@ import {
   type SandboxProcess,
   type SandboxRuntime,
   type SandportError,
+  type SnapshotOptions,
+  type SnapshotRef,
   SPECIFICATION_VERSION,
   type StartCommandRequest,
   type Terminal,
@@ -33,6 +35,7 @@ import { destroy, start, stop } from "./lifecycle.js";
 import { findByLabels, getById } from "./lookup.js";
 import { type E2BRuntimeOptions, resolveOptions } from "./options.js";
 import { portEndpoint } from "./ports.js";
+import { deleteSnapshot, listSnapshots, snapshot } from "./snapshots.js";
 import { spawn } from "./spawn.js";
 import { openTerminal } from "./terminal.js";
 
@@ -154,6 +157,27 @@ export class E2BRuntime implements SandboxRuntime<E2BHandle> {
   /** Resumes a paused sandbox. */
   start(handle: E2BHandle, op?: OpOptions): Promise<void> {
     return start(this.#context, handle, op);
+  }
+
+  /**
+   * Takes an E2B snapshot (`contents: "filesystem+memory"`): E2B pauses the
+   * sandbox briefly, saves its disk and memory, and resumes it, so it keeps
+   * running; `launch({ from })` starts new sandboxes from it. The snapshot's
+   * name carries its owner, source and labels (E2B keeps no metadata on
+   * snapshots), so labels too long for a name are refused (`UNSUPPORTED`).
+   */
+  snapshot(handle: E2BHandle, options?: SnapshotOptions): Promise<SnapshotRef> {
+    return snapshot(this.#context, handle, options);
+  }
+
+  /** Our snapshots carrying every given label (`{}`: all of ours), across every page of `GET /snapshots`. */
+  listSnapshots(labels: Labels, op?: OpOptions): Promise<SnapshotRef[]> {
+    return listSnapshots(this.#context, labels, op);
+  }
+
+  /** Deletes a snapshot of ours; absent resolves; one not named by this owner is `FOREIGN_SANDBOX`, untouched. */
+  deleteSnapshot(snapshotRef: SnapshotRef | string, op?: OpOptions): Promise<void> {
+    return deleteSnapshot(this.#context, snapshotRef, op);
   }
 
   /** Entries of a directory. */

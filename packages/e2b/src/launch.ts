@@ -1,4 +1,4 @@
-import { type LaunchSpec, type OpOptions, SandportError, unsupported } from "@sandport/core";
+import { invalidRequest, type LaunchSpec, type OpOptions, SandportError, unsupported } from "@sandport/core";
 import { launchWithReclaim, metadataCodec } from "@sandport/core/adapter";
 import { e2bCapabilities } from "./capabilities.js";
 import type { E2BContext } from "./context.js";
@@ -7,6 +7,7 @@ import { type E2BHandle, PROVIDER } from "./handle.js";
 import { deleteSandbox } from "./lifecycle.js";
 import { findByLaunchKey } from "./lookup.js";
 import { checkExposablePort } from "./ports.js";
+import { ownedSnapshotId } from "./snapshots.js";
 
 /**
  * Creates a sandbox carrying the ownership marker, the launch key and the
@@ -15,7 +16,9 @@ import { checkExposablePort } from "./ports.js";
  * list is sent as E2B's egress rules (`e2bEgress`), and entries E2B cannot
  * express are refused before any request.
  * `LaunchSpec.ports` is validated (E2B's envd port 49983 is refused) and
- * otherwise unused: E2B serves every port without a declaration.
+ * otherwise unused: E2B serves every port without a declaration. With
+ * `from`, the snapshot (one of ours, else `NOT_FOUND` before any request) is
+ * the template; E2B answers 404 for one that no longer exists.
  *
  * The create request is not cancelled when the caller's signal or deadline
  * fires (the call still rejects at once): it runs on, and whatever it produces
@@ -29,17 +32,29 @@ export function launch(context: E2BContext, spec?: LaunchSpec, op?: OpOptions): 
   const { options } = context;
   return launchWithReclaim(context, spec, op, {
     networkPolicy: e2bCapabilities.modes.networkPolicy,
+    restoresSnapshots: true,
     plan: (valid) => {
       if (valid.resources !== undefined) {
         throw unsupported(PROVIDER, "resource limits", "E2B takes CPU and memory from the template");
       }
       // E2B needs no declaration (every port is reachable); only its own envd port is refused.
       for (const port of valid.ports ?? []) checkExposablePort(port, "ports");
-      return { egress: e2bEgress(valid.network, options.network) };
+      if (valid.from !== undefined && valid.template !== undefined) {
+        throw invalidRequest(
+          "from and template exclude each other: an E2B snapshot is a template",
+          { field: "from" },
+          PROVIDER,
+        );
+      }
+      const from = valid.from === undefined ? undefined : ownedSnapshotId(context, valid.from);
+      return {
+        egress: e2bEgress(valid.network, options.network),
+        template: from ?? valid.template ?? options.template,
+      };
     },
     load: () => context.sdk(),
-    create: (sdk, { spec: valid, launchKey, plan: { egress } }, call) =>
-      sdk.Sandbox.create(valid.template ?? options.template, {
+    create: (sdk, { spec: valid, launchKey, plan: { egress, template } }, call) =>
+      sdk.Sandbox.create(template, {
         ...context.fields({ remainingMs: call.remainingMs }),
         metadata: { ...metadataCodec.encode(options.owner, valid.labels, launchKey) },
         envs: { ...valid.env },

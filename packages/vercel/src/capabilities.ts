@@ -31,8 +31,17 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  *   adapter does not wrap); `detachedLaunch` is `unknown` (whether the create
  *   answers before the session runs is not established).
  *
- * Snapshots, forks, network policy updates and drives exist in Vercel but
- * have no place in the port (`sandbox-v1`), so this adapter does not reach them.
+ * - `snapshots: "not-exposed"`: Vercel's `sandbox.snapshot()` stops the sandbox
+ *   it snapshots (the SDK: "this sandbox will be stopped as part of the snapshot
+ *   creation process"; Vercel's docs: the sandbox "shuts down automatically and
+ *   becomes unreachable"), so its processes end and its session is over. The
+ *   port's `snapshot` leaves the source running, so the adapter has no
+ *   `snapshot` (nor `listSnapshots`, `deleteSnapshot`), and a launch with
+ *   `from` is refused `UNSUPPORTED` before any request. `stop` is the
+ *   snapshot a persistent sandbox already gets (its files kept for `start`).
+ *
+ * Forks, network policy updates and drives exist in Vercel but have no place
+ * in the port (`sandbox-v1`), so this adapter does not reach them.
  * - `networkPolicy: "domains"`: `"all"` is `allow-all`, `"none"` (and an empty allow list)
  *   `deny-all`; an allow list is Vercel's user-defined policy, which denies everything
  *   else: domains and `*.` wildcards in `allow`, IPv4 and IPv6 ranges in `subnets.allow`
@@ -63,7 +72,7 @@ export const vercelCapabilities: DeclaredCapabilities = remoteCapabilities({
     isolation: "microvm",
     networkPolicy: "domains",
   },
-  absent: { interactive: "unsupported", fileOps: "not-exposed", detachedLaunch: "unknown" },
+  absent: { interactive: "unsupported", fileOps: "not-exposed", detachedLaunch: "unknown", snapshots: "not-exposed" },
 });
 
 /** @deprecated Renamed {@link vercelCapabilities}, as every provider's `<p>Capabilities`; this alias will be removed. */

@@ -166,6 +166,33 @@ export interface DaytonaSandbox {
   waitUntilStopped(timeout?: number): Promise<void>;
   getUserHomeDir(): Promise<string | undefined>;
   getPreviewLink(port: number): Promise<{ url: string; token: string }>;
+  /**
+   * Snapshots the sandbox's filesystem under `name` and waits until it is back
+   * in its previous state (`timeout` in seconds). From 0.216; 0.180 has only
+   * {@link DaytonaSandbox._experimental_createSnapshot}.
+   */
+  createSnapshot?(name: string, timeout?: number): Promise<void>;
+  /** The same call under its older name (0.180 and later, deprecated from 0.216). */
+  _experimental_createSnapshot?(name: string, timeout?: number): Promise<void>;
+}
+
+/** A snapshot as the SDK's `SnapshotService` reports it (`SnapshotDto`), every field the adapter reads. */
+export interface DaytonaSnapshotRecord {
+  readonly id: string;
+  readonly name: string;
+}
+
+/** The SDK's `SnapshotService` (`daytona.snapshot`), through the calls every supported version has. */
+export interface DaytonaSnapshotService {
+  /** One page (from 1) of the organization's snapshots. */
+  list(
+    page?: number,
+    limit?: number,
+  ): Promise<{ readonly items: DaytonaSnapshotRecord[]; readonly totalPages: number }>;
+  /** A snapshot by id or name; `DaytonaNotFoundError` when absent. */
+  get(idOrName: string): Promise<DaytonaSnapshotRecord>;
+  /** Deletes a snapshot. Pass the object `get` returned: 0.180 takes no name, only the object, whose id it uses. */
+  delete(snapshot: string | DaytonaSnapshotRecord): Promise<void>;
 }
 
 /** The Daytona client. */
@@ -173,6 +200,8 @@ export interface DaytonaClient {
   /** Creates a sandbox and waits until it is started (a build included); `timeout` in seconds. */
   create(params: DaytonaCreateParams, options: { timeout: number }): Promise<DaytonaSandbox>;
   get(sandboxIdOrName: string): Promise<DaytonaSandbox>;
+  /** The organization's snapshots. */
+  readonly snapshot: DaytonaSnapshotService;
 }
 
 /** The module shape this adapter needs from the SDK. */

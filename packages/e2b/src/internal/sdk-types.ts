@@ -218,6 +218,19 @@ export interface E2BSandbox {
   getHost(port: number): string;
 }
 
+/** What the snapshot calls report about one snapshot (E2B's `SnapshotInfo`: nothing more). */
+export interface E2BSnapshotInfo {
+  /** `<team>/<name>:<tag>` for a named snapshot; what `Sandbox.create` takes as the template. */
+  readonly snapshotId: string;
+  readonly names: string[];
+}
+
+/** The paginator `Sandbox.listSnapshots` returns. */
+export interface E2BSnapshotPaginator {
+  readonly hasNext: boolean;
+  nextItems(options?: E2BConnectionFields): Promise<E2BSnapshotInfo[]>;
+}
+
 /** The static side of the SDK's `Sandbox` class. */
 export interface E2BSandboxClass {
   create(template: string, options: E2BCreateOptions): Promise<E2BSandbox>;
@@ -229,6 +242,18 @@ export interface E2BSandboxClass {
   /** Resolves `false` when the sandbox was already paused. */
   pause(sandboxId: string, options: E2BConnectionFields): Promise<boolean>;
   list(options: E2BListOptions): E2BSandboxPaginator;
+  /**
+   * `POST /sandboxes/{id}/snapshots`; the sandbox keeps running. Optional:
+   * SDKs before it lack the snapshot calls, and `snapshot` then refuses.
+   */
+  createSnapshot?(
+    sandboxId: string,
+    options: E2BConnectionFields & { readonly name?: string },
+  ): Promise<E2BSnapshotInfo>;
+  /** `GET /snapshots`, the team's snapshots, page by page. */
+  listSnapshots?(options: Omit<E2BConnectionFields, "signal"> & { readonly limit?: number }): E2BSnapshotPaginator;
+  /** `DELETE /templates/{id}`; resolves `false` when it was not found. */
+  deleteSnapshot?(snapshotId: string, options: E2BConnectionFields): Promise<boolean>;
 }
 
 /** The module shape this adapter needs from the `e2b` package. */

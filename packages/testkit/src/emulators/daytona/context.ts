@@ -5,9 +5,18 @@ import type { DaytonaCredentials } from "./auth.js";
 import type { PreviewProxies } from "./preview-proxy.js";
 import type { PtySession } from "./pty-session.js";
 import type { SessionTable } from "./session-table.js";
+import type { DaytonaSnapshot, SnapshotTable } from "./snapshot-table.js";
 
 /** The Daytona states the emulator moves a sandbox through (a subset of the API's `SandboxState`). */
-export type DaytonaState = "creating" | "starting" | "started" | "stopping" | "stopped" | "destroying" | "error";
+export type DaytonaState =
+  | "creating"
+  | "starting"
+  | "started"
+  | "stopping"
+  | "stopped"
+  | "snapshotting"
+  | "destroying"
+  | "error";
 
 /** Resources as the API reports them: vCPUs, GPUs, memory and disk in GiB. */
 export interface DaytonaResources {
@@ -89,6 +98,8 @@ export interface CreateSandboxInput {
   readonly autoArchiveInterval: number | undefined;
   readonly autoDeleteInterval: number | undefined;
   readonly foreign: boolean;
+  /** The snapshot taken from a sandbox that `snapshot` names, whose files the new sandbox starts with. */
+  readonly from?: DaytonaSnapshot;
 }
 
 /** The emulator's state and lifecycle operations, shared by its route modules. */
@@ -104,6 +115,10 @@ export interface DaytonaContext {
   readonly defaultTarget: string;
   /** The preview listeners (one per sandbox and port). */
   readonly previews: PreviewProxies;
+  /** The organization's snapshots taken from sandboxes, each a real snapshot of the backend. */
+  readonly snapshots: SnapshotTable;
+  /** Move a started sandbox to `snapshotting`, take the snapshot `name`, then back to `started`. */
+  snapshotSandbox(sandbox: DaytonaSandbox, name: string): void;
   /** A sandbox by id or by name. */
   find(idOrName: string): DaytonaSandbox | undefined;
   /** Register a sandbox in state `creating` and launch it in the background. Throws when a name is taken. */

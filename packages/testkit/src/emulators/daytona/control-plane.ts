@@ -12,6 +12,7 @@ import { delay, type EmulatorServer } from "../harness/http-server.js";
 import { checkCredentials } from "./auth.js";
 import type { CreateSandboxInput, DaytonaContext, DaytonaSandbox } from "./context.js";
 import { listSandboxes } from "./control-plane-list.js";
+import { registerSnapshotRoutes } from "./control-plane-snapshots.js";
 import { apiError, apiErrorReply, messageOf } from "./errors.js";
 import { resolveAutoArchiveInterval } from "./lifecycle.js";
 import { readDomainAllowList, readNetworkAllowList } from "./network-lists.js";
@@ -83,6 +84,7 @@ export function registerControlPlane(server: EmulatorServer, context: DaytonaCon
   };
 
   add("POST", "/api/sandbox", (exchange) => create(exchange, context));
+  registerSnapshotRoutes(add, context);
   for (const literal of ["paginated", "for-runner", "regions"]) {
     // These would otherwise be taken for a sandbox named after them.
     add("GET", `/api/sandbox/${literal}`, (exchange) => {
@@ -216,7 +218,12 @@ async function create(exchange: Exchange, context: DaytonaContext): Promise<void
   if (buildInfo === undefined && ["cpu", "gpu", "memory", "disk"].some((field) => body[field])) {
     throw new BadRequestError("Cannot specify Sandbox resources when using a snapshot");
   }
+  const from = snapshot === undefined ? undefined : context.snapshots.find(snapshot);
+  if (snapshot !== undefined && !from && context.snapshots.wasDeleted(snapshot)) {
+    throw new ApiRefusal(404, `Snapshot ${snapshot} not found`);
+  }
   const input: CreateSandboxInput = {
+    ...(from === undefined ? {} : { from }),
     name: optionalString(body, "name"),
     snapshot,
     buildInfo,

@@ -19,6 +19,7 @@ import { errorReplyByPath } from "./errors.js";
 import { SandboxLifecycle } from "./lifecycle.js";
 import { DAYTONA_HOME } from "./paths.js";
 import { PreviewProxies } from "./preview-proxy.js";
+import { SnapshotTable } from "./snapshot-table.js";
 import { registerToolboxFiles } from "./toolbox-files.js";
 import { registerToolboxProcess } from "./toolbox-process.js";
 import { registerToolboxPty } from "./toolbox-pty.js";
@@ -134,6 +135,7 @@ class DaytonaEmulatorImpl
   readonly pageSize: number;
   readonly target: string;
   readonly previews: PreviewProxies;
+  readonly snapshots = new SnapshotTable(() => this.backend);
   readonly #lifecycle: SandboxLifecycle;
 
   constructor(server: EmulatorServer, backend: ResolvedBackend, settings: Settings) {
@@ -214,6 +216,10 @@ class DaytonaEmulatorImpl
     return this.#lifecycle.create(input);
   }
 
+  snapshotSandbox(sandbox: DaytonaSandbox, name: string): void {
+    this.#lifecycle.snapshot(sandbox, name, this.snapshots);
+  }
+
   startSandbox(sandbox: DaytonaSandbox): void {
     this.#lifecycle.start(sandbox);
   }
@@ -230,5 +236,6 @@ class DaytonaEmulatorImpl
   protected async shutDown(): Promise<void> {
     await this.previews.closeAll();
     await this.#lifecycle.destroyAll();
+    await this.snapshots.clear();
   }
 }

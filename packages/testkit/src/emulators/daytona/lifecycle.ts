@@ -17,6 +17,7 @@ import type { CreateSandboxInput, DaytonaSandbox, DaytonaSandboxData, DaytonaSta
 import { messageOf } from "./errors.js";
 import { backendNetwork } from "./network-lists.js";
 import { SessionTable } from "./session-table.js";
+import type { SnapshotTable } from "./snapshot-table.js";
 
 const LAUNCH_TIMEOUT_MS = 120_000;
 const DESTROY_TIMEOUT_MS = 60_000;
@@ -95,8 +96,9 @@ export class SandboxLifecycle {
     };
     registry.add(sandbox);
     this.#transition(sandbox, "creating", async () => {
+      const from = input.from?.backend;
       sandbox.data.handle = await backend.launch(
-        { network: backendNetwork(input) },
+        { network: backendNetwork(input), ...(from === undefined ? {} : { from }) },
         { timeoutMs: LAUNCH_TIMEOUT_MS, signal: this.#closing.signal },
       );
       return "started";
@@ -119,6 +121,16 @@ export class SandboxLifecycle {
       if (!ephemeral) return "stopped";
       await this.#destroyWorkspace(sandbox);
       return "destroyed";
+    });
+  }
+
+  /** `started` → `snapshotting` → `started`: the backend's snapshot of the running sandbox, kept in `table` as `name`. */
+  snapshot(sandbox: DaytonaSandbox, name: string, table: SnapshotTable): void {
+    this.#transition(sandbox, "snapshotting", async () => {
+      const handle = sandbox.data.handle;
+      if (!handle) throw new Error("the sandbox has no workspace");
+      await table.take({ id: sandbox.id, handle }, name);
+      return "started";
     });
   }
 

@@ -2,6 +2,7 @@ import type { SandboxHandle, SandboxRuntime } from "@sandport/core";
 import type { RegisteredSandbox, SandboxRegistry } from "../harness/sandbox-registry.js";
 import type { E2BEgress } from "./egress.js";
 import type { ProcessTable } from "./process-table.js";
+import type { E2BSnapshot, SnapshotTable } from "./snapshot-table.js";
 
 /** E2B-specific state of one emulated sandbox. */
 export interface E2BSandboxData {
@@ -45,6 +46,8 @@ export interface CreateSandboxInput {
   /** `false` makes the sandbox private: its ports need its traffic access token. */
   readonly allowPublicTraffic: boolean;
   readonly foreign: boolean;
+  /** The snapshot to start from (its files copied into the new sandbox), when `templateID` names one. */
+  readonly from?: E2BSnapshot;
 }
 
 /** The emulator's state and lifecycle operations, shared by its route modules. */
@@ -54,6 +57,10 @@ export interface E2BContext {
   readonly pageSize: number;
   readonly backend: SandboxRuntime;
   readonly registry: SandboxRegistry<E2BSandboxData>;
+  /** The emulated team's slug: the namespace of named snapshots (`<team>/<alias>:<tag>`). */
+  readonly teamSlug: string;
+  /** The team's snapshot templates, each a real snapshot of the backend. */
+  readonly snapshots: SnapshotTable;
   createSandbox(input: CreateSandboxInput): Promise<E2BSandbox>;
   /** Remove the sandbox, kill its processes and destroy its backend workspace. */
   killSandbox(sandbox: E2BSandbox): Promise<void>;

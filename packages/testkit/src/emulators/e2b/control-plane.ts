@@ -12,6 +12,7 @@ import type { RouteDefinition } from "../harness/router.js";
 import type { E2BContext, E2BSandbox } from "./context.js";
 import { badRequest, detailJson, sandboxJson, validationError } from "./control-plane-json.js";
 import { listV1, listV2 } from "./control-plane-list.js";
+import { createSnapshot, deleteSnapshotTemplate, listSnapshots } from "./control-plane-snapshots.js";
 import { readEgress } from "./egress.js";
 import { messageOf } from "./errors.js";
 
@@ -48,6 +49,9 @@ export function registerControlPlane(server: Pick<EmulatorServer, "route">, cont
   add("POST", "/v2/sandboxes/:id/connect", (exchange) => connect(exchange, context, 300));
   add("POST", "/sandboxes/:id/connect", (exchange) => connect(exchange, context, undefined));
   add("POST", "/sandboxes/:id/resume", (exchange) => resume(exchange, context));
+  add("POST", "/sandboxes/:id/snapshots", (exchange) => createSnapshot(exchange, context));
+  add("GET", "/snapshots", (exchange) => listSnapshots(exchange, context));
+  add("DELETE", "/templates/:id", (exchange) => deleteSnapshotTemplate(exchange, context));
 }
 
 function checkApiKey(exchange: Exchange, context: E2BContext): boolean {
@@ -239,10 +243,17 @@ async function create(exchange: Exchange, context: E2BContext, defaultTimeout: n
   }
   const egress = readEgress(exchange, body, network);
   if (!egress) return;
+  const from = context.snapshots.find(body.templateID);
+  // Any plain template name runs on the backend; a namespaced or tagged one must be a snapshot of the team.
+  if (!from && /[/:]/.test(body.templateID)) {
+    exchange.json(404, { code: 404, message: `template '${body.templateID}' not found` });
+    return;
+  }
   let sandbox: E2BSandbox;
   try {
     sandbox = await context.createSandbox({
-      templateId: body.templateID,
+      templateId: from?.templateId ?? body.templateID,
+      ...(from === undefined ? {} : { from }),
       metadata,
       envVars,
       timeoutSeconds,

@@ -22,6 +22,7 @@ import { registerEnvdProcess } from "./envd-process.js";
 import { E2B_HOME } from "./paths.js";
 import { ProcessTable } from "./process-table.js";
 import { PortTraffic } from "./sandbox-ports.js";
+import { SnapshotTable } from "./snapshot-table.js";
 
 /** Options of {@link startE2BEmulator}. */
 export interface E2BEmulatorOptions {
@@ -80,6 +81,8 @@ export interface E2BEmulator extends ProviderEmulator {
 const DEFAULT_ENVD_VERSION = "0.5.7";
 /** A domain that resolves nowhere: sandbox hosts under it are reached only by a `Host` the client sets. */
 const DOMAIN = "e2b-emulator.invalid";
+/** The emulated team's slug, the namespace of its named snapshots. */
+const TEAM_SLUG = "sandport-emulator";
 const DEFAULT_PAGE_SIZE = 3;
 const LAUNCH_TIMEOUT_MS = 120_000;
 const DESTROY_TIMEOUT_MS = 60_000;
@@ -140,6 +143,8 @@ class E2BEmulatorImpl extends EmulatorFacade<EmulatorServer, E2BSandboxData> imp
   readonly envdVersion: string;
   readonly pageSize: number;
   readonly domain = DOMAIN;
+  readonly teamSlug = TEAM_SLUG;
+  readonly snapshots = new SnapshotTable(() => this.backend);
   /** HTTP to sandbox ports (`sandbox-ports.ts`). */
   readonly ports = new PortTraffic(this, DOMAIN);
 
@@ -196,7 +201,11 @@ class E2BEmulatorImpl extends EmulatorFacade<EmulatorServer, E2BSandboxData> imp
   async createSandbox(input: CreateSandboxInput): Promise<E2BSandbox> {
     if (this.stopping) throw new Error("the emulator is stopping");
     const network = backendPolicy(input.egress);
-    const handle = await this.backend.launch({ network }, { timeoutMs: LAUNCH_TIMEOUT_MS });
+    const from = input.from?.backend;
+    const handle = await this.backend.launch(
+      { network, ...(from === undefined ? {} : { from }) },
+      { timeoutMs: LAUNCH_TIMEOUT_MS },
+    );
     const now = Date.now();
     const sandbox: E2BSandbox = {
       id: this.registry.newId("i"),
@@ -268,5 +277,6 @@ class E2BEmulatorImpl extends EmulatorFacade<EmulatorServer, E2BSandboxData> imp
 
   protected async shutDown(): Promise<void> {
     await Promise.allSettled(this.registry.all().map((sandbox) => this.killSandbox(sandbox)));
+    await this.snapshots.clear();
   }
 }
