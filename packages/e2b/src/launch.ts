@@ -2,10 +2,10 @@ import { invalidRequest, type LaunchSpec, type OpOptions, SandportError, unsuppo
 import { launchWithReclaim, metadataCodec } from "@sandport/core/adapter";
 import { e2bCapabilities } from "./capabilities.js";
 import type { E2BContext } from "./context.js";
-import { e2bEgress } from "./network-plan.js";
 import { type E2BHandle, PROVIDER } from "./handle.js";
 import { deleteSandbox } from "./lifecycle.js";
 import { findByLaunchKey } from "./lookup.js";
+import { e2bEgress } from "./network-plan.js";
 import { checkExposablePort } from "./ports.js";
 import { ownedSnapshotId } from "./snapshots.js";
 

@@ -9,11 +9,11 @@ import {
 import { createCallBudget, launchFailure, launchWithReclaim, whenAbsent } from "@sandport/core/adapter";
 import { vercelCapabilities } from "./capabilities.js";
 import type { VercelContext } from "./context.js";
-import { vercelNetworkPolicy } from "./network-plan.js";
 import { isAlreadyExists, mapVercelError } from "./errors.js";
 import { PROVIDER, type VercelHandle } from "./handle.js";
 import { deleteSandbox } from "./lifecycle.js";
 import { findByLaunchKey } from "./lookup.js";
+import { vercelNetworkPolicy } from "./network-plan.js";
 import { isVercelVcpuCount } from "./options.js";
 import { MAX_LABELS, MAX_NAME_LENGTH } from "./ownership.js";
 
