@@ -47,6 +47,8 @@ export interface CapabilityBasis {
  * hardware virtualisation promotes it. `verifiedCleanup` stays `true`: it is
  * the adapter's own procedure (delete, then look until not found), the same
  * on both backends.
+ * - `stopKeeps: "unknown"`: what survives `stop` then `start` (files, processes) waits for
+ *   live evidence (the conformance check `lifecycle.stop-keeps`).
  * - `networkPolicy: "all-or-none"`: `disableNetwork` turns the network off; an allow list is refused (`UNSUPPORTED`).
  */
 export function capabilitiesFor(basis: CapabilityBasis): DeclaredCapabilities {
@@ -61,6 +63,7 @@ export function capabilitiesFor(basis: CapabilityBasis): DeclaredCapabilities {
       lifetime: cloud ? (basis.idleTimeout ? "idle-timeout" : "deadline") : "unknown",
       isolation: "unknown",
       networkPolicy: "all-or-none",
+      stopKeeps: "unknown",
     },
     absent: { asyncExec: "not-exposed", detachedLaunch: "not-exposed", ports: "not-exposed" },
   });

@@ -36,6 +36,7 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  *
  * Snapshots, volumes and connect tokens exist in Modal but have no place in
  * the port (`sandbox-v1`), so this adapter does not reach them (not exposed).
+ * - `stopKeeps: "unsupported"`: there is no stop or start.
  * - `networkPolicy: "cidr"`: `blockNetwork` turns the network off; an allow
  *   list of CIDR ranges becomes `outboundCidrAllowlist`, which Modal enforces
  *   for every protocol and port. A domain entry is refused (`UNSUPPORTED`):
@@ -53,6 +54,7 @@ export const modalCapabilities: DeclaredCapabilities = remoteCapabilities({
     lifetime: "deadline",
     isolation: "container",
     networkPolicy: "cidr",
+    stopKeeps: "unsupported",
   },
   absent: { asyncExec: "unsupported", detachedLaunch: "unsupported" },
 });
