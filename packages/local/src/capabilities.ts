@@ -5,9 +5,18 @@ import type { LocalIsolation } from "./options.js";
  * What `LocalRuntime` declares about itself, for the given isolation mode.
  *
  * - `warmLease`: sandboxes persist until destroyed and `findByLabels` finds them.
- * - `lifecycle`: `unsupported`. A sandbox is a directory; there is nothing to pause.
+ * - `lifecycle`: `true` where this process can freeze sandboxes (`freezable`: Linux 5.14+, a
+ *   cgroup v2 hierarchy this process may create cgroups in, `cgroups` not `"disabled"`; decided
+ *   once per process at construction, see `freezerSupport`): `stop` freezes every process of the
+ *   sandbox with the cgroup v2 freezer and `start` thaws them. Elsewhere `unsupported` (a non-root
+ *   user without a delegated cgroup v2 subtree, cgroup v1-only hosts, `cgroups: "disabled"`), and
+ *   the runtime has no `stop`/`start` at all, so the declaration and the methods agree.
+ *   Under `isolation: "none"` a process that moved itself out of the sandbox's cgroup (root can)
+ *   is not frozen.
  * - `verifiedCleanup`: `destroy` kills what runs there, removes the directory and checks it is gone.
  * - `neverIdle`: nothing reclaims an idle sandbox (only an explicit `lifetimeMs`, lazily; see `LocalRuntime`).
+ * - `stopKeeps`: `filesystem+memory` with `lifecycle` (frozen processes resume where they were, the
+ *   workspace untouched), else `unsupported`.
  * - modes: separate stdout/stderr, persistent files, `never-idle` lifetime, isolation as configured;
  *   `networkPolicy: "domains"` under `namespaces`: every sandbox has a network namespace of its own
  *   (only `lo`); for `"none"` that is all, for `"all"` and an allow list its one way out is the
@@ -27,10 +36,10 @@ import type { LocalIsolation } from "./options.js";
  * - `pty` is structural: `openTerminal` puts a program on a pseudo-terminal inside the sandbox.
  * - `snapshots` is structural: `snapshot` copies the workspace, `launch({ from })` starts from the copy.
  */
-export function localCapabilities(isolation: LocalIsolation): DeclaredCapabilities {
+export function localCapabilities(isolation: LocalIsolation, freezable = false): DeclaredCapabilities {
   return Object.freeze({
     warmLease: true,
-    lifecycle: "unsupported",
+    lifecycle: freezable ? true : "unsupported",
     verifiedCleanup: true,
     neverIdle: true,
     binaryOutput: true,
@@ -40,6 +49,7 @@ export function localCapabilities(isolation: LocalIsolation): DeclaredCapabiliti
       lifetime: "never-idle",
       isolation,
       networkPolicy: isolation === "none" ? "unsupported" : "domains",
+      stopKeeps: freezable ? "filesystem+memory" : "unsupported",
     }),
     absent: Object.freeze({ detachedLaunch: "unsupported" }),
   });
