@@ -56,6 +56,7 @@ const EXERCISED_BY: Readonly<Partial<Record<CapabilityName, readonly string[]>>>
   isolation: ["exec.result-shape", "streaming.events"],
   networkPolicy: ["lifecycle.network-policy", "lifecycle.network-allow"],
   filesystem: ["lifecycle.stop-start"],
+  stopKeeps: ["lifecycle.stop-keeps"],
 };
 
 function checksOf(capability: CapabilityName): ConformanceCheckId[] {
