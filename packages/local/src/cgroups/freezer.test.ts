@@ -1,7 +1,8 @@
 // Whether a runtime declares lifecycle: decided from the process's kernel, cgroup mounts and write access.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { type FreezerFacts, judgeFreezer } from "./freezer.js";
+import { SandportError } from "@sandport/core";
+import { addFreezer, type FreezerFacts, judgeFreezer } from "./freezer.js";
 
 const facts: FreezerFacts = {
   platform: "linux",
@@ -41,4 +42,11 @@ test("a kernel of 5.14 or later qualifies, whatever its suffix", () => {
     assert.deepEqual(judgeFreezer({ ...facts, kernel }), { ok: true }, kernel);
   }
   assert.equal(judgeFreezer({ ...facts, kernel: "5.13.19" }).ok, false);
+});
+
+test("a launch where no writable cgroup v2 hierarchy turned up after all is refused UNSUPPORTED, naming the way out", async () => {
+  await assert.rejects(
+    addFreezer({ legacy: {} }, "sbx-none", undefined),
+    (error: unknown) => SandportError.hasCode(error, "UNSUPPORTED") && /cgroups: "disabled"/.test(error.message),
+  );
 });

@@ -1,5 +1,5 @@
 import { accessSync, constants, readFileSync } from "node:fs";
-import { access, mkdir, readFile, writeFile } from "node:fs/promises";
+import { access, mkdir, readFile, rmdir, writeFile } from "node:fs/promises";
 import { release } from "node:os";
 import { join } from "node:path";
 import { sleep, unsupported } from "@sandport/core";
@@ -117,12 +117,20 @@ export async function addFreezer(
     );
   }
   const directory = join(unified.directory, `sandport-${sandboxId}`);
+  let made = false;
   try {
-    await mkdir(directory).catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== "EEXIST") throw error;
-    });
+    await mkdir(directory).then(
+      () => {
+        made = true;
+      },
+      (error: NodeJS.ErrnoException) => {
+        if (error.code !== "EEXIST") throw error;
+      },
+    );
     await access(join(directory, "cgroup.freeze"));
   } catch (error) {
+    // One that createSandboxCgroups made is the caller's to remove, with the rest.
+    if (made) await rmdir(directory).catch(() => {});
     throw unsupported(
       LOCAL_PROVIDER,
       "stop/start",
