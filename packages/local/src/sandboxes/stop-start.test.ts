@@ -7,6 +7,7 @@ import { after, describe, test } from "node:test";
 import { SandportError } from "@sandport/core";
 import { freezerSupport } from "../cgroups/freezer.js";
 import { LocalRuntime, type LocalRuntimeOptions } from "../index.js";
+import { runsAsRoot } from "../options.js";
 import {
   bwrapSkipReason,
   processesWithArgument,
@@ -58,10 +59,25 @@ function isStoppedRefusal(error: unknown): boolean {
   return SandportError.hasCode(error, "INVALID_REQUEST") && error.details?.state === "stopped";
 }
 
-for (const isolation of ["namespaces", "none"] as const) {
-  describe(`stop and start under isolation ${isolation}`, async () => {
-    const noBwrap = isolation === "namespaces" ? await bwrapSkipReason() : undefined;
-    const options: LocalRuntimeOptions = { root: root.path, isolation, owner: `stop-start-${isolation}` };
+const variants = [
+  { isolation: "namespaces", namespaceScope: "command" },
+  { isolation: "namespaces", namespaceScope: "sandbox" },
+  { isolation: "none", namespaceScope: "command" },
+] as const;
+
+for (const { isolation, namespaceScope } of variants) {
+  describe(`stop and start under isolation ${isolation}, namespaceScope ${namespaceScope}`, async () => {
+    const noBwrap =
+      isolation === "namespaces"
+        ? ((await bwrapSkipReason()) ??
+          (namespaceScope === "sandbox" && !runsAsRoot() ? "shared namespaces need a root runtime" : undefined))
+        : undefined;
+    const options: LocalRuntimeOptions = {
+      root: root.path,
+      isolation,
+      ...(noBwrap === undefined && namespaceScope === "sandbox" ? { namespaceScope } : {}),
+      owner: `stop-start-${isolation}-${namespaceScope}`,
+    };
     const runtime = new LocalRuntime(options);
 
     test("declares lifecycle and stopKeeps as the host allows", () => {
@@ -91,6 +107,14 @@ for (const isolation of ["namespaces", "none"] as const) {
 
         for (const [what, call] of [
           ["exec", () => runtime.exec(handle, { argv: ["true"] })],
+          [
+            "execStream",
+            async () => {
+              for await (const _event of runtime.execStream(handle, { argv: ["true"] })) {
+                // Refused on the first iteration.
+              }
+            },
+          ],
           ["spawn", () => runtime.spawn(handle, { argv: ["true"] })],
           ["startCommand", () => runtime.startCommand(handle, { argv: ["true"], sessionId: "other" })],
           ["openTerminal", () => runtime.openTerminal(handle, { argv: ["true"] })],
