@@ -111,7 +111,8 @@ export class SandboxAccess {
     await this.requireIsolation(relayed ? [process.execPath] : []);
     const id = SandboxStore.newId();
     const host = this.#options.cgroups === "auto" ? await probeCgroupHost() : { legacy: {} };
-    // Under namespaces a command's processes die with its PID namespace: a cgroup is needed only for limits.
+    // Under namespaces a command's processes die with its PID namespace: a cgroup is needed only for limits
+    // and, where the runtime can stop sandboxes, the freezer.
     const tracking = this.#options.cgroups === "auto" && isolation === "none";
     let cgroups = await createSandboxCgroups(host, id, resources ? { resources, tracking } : { tracking });
     if (this.#freezable) {
