@@ -46,7 +46,7 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  * kill of a command past its run budget, or of an aborted call, is a second
  * exec that sweeps its processes, best effort.
  * - `stopKeeps: "unknown"`: what survives `stop` then `start` (files, processes) waits for
- *   live evidence (the conformance check `lifecycle.stop-keeps`).
+ *   live evidence (the canary's `stopKeeps` probe; `lifecycle.stop-keeps` then proves a declared value).
  * - `networkPolicy: "unsupported"`: instances have open egress only, so `network: "none"` and allow lists are refused (`UNSUPPORTED`).
  */
 export const agent37Capabilities: DeclaredCapabilities = remoteCapabilities({

@@ -32,7 +32,7 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  *   run can prove it; `isolation: "unknown"`: a sandbox is a container or a
  *   VM by its class (see `DaytonaRuntime.sandboxDetails`), not one mode for all.
  * - `stopKeeps: "unknown"`: what survives `stop` then `start` (files, processes) waits for
- *   live evidence (the conformance check `lifecycle.stop-keeps`).
+ *   live evidence (the canary's `stopKeeps` probe; `lifecycle.stop-keeps` then proves a declared value).
  * - `networkPolicy: "domains"`: `networkBlockAll` turns the network off; an
  *   allow list becomes Daytona's `networkAllowList` (IPv4 CIDR ranges) and
  *   `domainAllowList` (names, `*.` wildcards), at most 10 of each; an IPv6

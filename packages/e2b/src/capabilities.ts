@@ -49,7 +49,7 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  * PTY, snapshots and fork exist in E2B but have no place in the port
  * (`sandbox-v1`), so this adapter does not reach them (not exposed).
  * - `stopKeeps: "unknown"`: what survives `stop` then `start` (files, processes) waits for
- *   live evidence (the conformance check `lifecycle.stop-keeps`).
+ *   live evidence (the canary's `stopKeeps` probe; `lifecycle.stop-keeps` then proves a declared value).
  * - `networkPolicy: "domains"`: `"all"` and `"none"` are `allowInternetAccess`; an allow
  *   list is E2B's egress rules, `network.allowOut` with `denyOut: ["0.0.0.0/0"]` (and
  *   `allowInternetAccess: false`, the same deny-all), see `egress.ts`. Domains, `*.`

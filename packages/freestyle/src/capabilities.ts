@@ -39,7 +39,7 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  *   under a VMM, as the SDK documents); `filesystem: "unknown"` (pause keeps
  *   memory and disk by Freestyle's account; only a live run can prove it).
  * - `stopKeeps: "unknown"`: what survives `stop` then `start` (files, processes) waits for
- *   live evidence (the conformance check `lifecycle.stop-keeps`).
+ *   live evidence (the canary's `stopKeeps` probe; `lifecycle.stop-keeps` then proves a declared value).
  * - `networkPolicy: "cidr"`: the firewall (required on every create) has the
  *   public-egress rule, no rule, or one rule per CIDR range of an allow list
  *   (`destination: { cidr }`, every port and protocol). A domain entry is

@@ -48,7 +48,7 @@ export interface CapabilityBasis {
  * the adapter's own procedure (delete, then look until not found), the same
  * on both backends.
  * - `stopKeeps: "unknown"`: what survives `stop` then `start` (files, processes) waits for
- *   live evidence (the conformance check `lifecycle.stop-keeps`).
+ *   live evidence (the canary's `stopKeeps` probe; `lifecycle.stop-keeps` then proves a declared value).
  * - `networkPolicy: "all-or-none"`: `disableNetwork` turns the network off; an allow list is refused (`UNSUPPORTED`).
  */
 export function capabilitiesFor(basis: CapabilityBasis): DeclaredCapabilities {

@@ -34,7 +34,7 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  * Snapshots, forks, network policy updates and drives exist in Vercel but
  * have no place in the port (`sandbox-v1`), so this adapter does not reach them.
  * - `stopKeeps: "unknown"`: what survives `stop` then `start` (files, processes) waits for
- *   live evidence (the conformance check `lifecycle.stop-keeps`).
+ *   live evidence (the canary's `stopKeeps` probe; `lifecycle.stop-keeps` then proves a declared value).
  * - `networkPolicy: "domains"`: `"all"` is `allow-all`, `"none"` (and an empty allow list)
  *   `deny-all`; an allow list is Vercel's user-defined policy, which denies everything
  *   else: domains and `*.` wildcards in `allow`, IPv4 and IPv6 ranges in `subnets.allow`
