@@ -78,10 +78,21 @@ const INSPECT = {
       }),
     ],
   ],
-  local: (module) => [
-    ["`sandport/local`", new module.LocalRuntime({ isolation: "namespaces" })],
-    ['`sandport/local` (`isolation: "none"`)', new module.LocalRuntime({ isolation: "none" })],
-  ],
+  // Whether a local runtime has stop/start depends on the host it runs on (the cgroup v2 freezer; see
+  // packages/local/README.md, "Stop and start"): the table shows a host that can freeze, whichever host
+  // generates it, and the README says below the table what the cells are elsewhere.
+  local: (module) =>
+    [
+      ["`sandport/local`", "namespaces"],
+      ['`sandport/local` (`isolation: "none"`)', "none"],
+    ].map(([name, isolation]) => [
+      name,
+      Object.assign(Object.create(new module.LocalRuntime({ isolation })), {
+        capabilities: module.localCapabilities(isolation, { freezable: true }),
+        stop: async () => {},
+        start: async () => {},
+      }),
+    ]),
 };
 
 const rows = [];

@@ -45,6 +45,8 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  * Aborting an exec's request does not stop the command on Agent37: the
  * kill of a command past its run budget, or of an aborted call, is a second
  * exec that sweeps its processes, best effort.
+ * - `stopKeeps: "unknown"`: what survives `stop` then `start` (files, processes) waits for
+ *   live evidence (the canary's `stopKeeps` probe; `lifecycle.stop-keeps` then proves a declared value).
  * - `networkPolicy: "unsupported"`: instances have open egress only, so `network: "none"` and allow lists are refused (`UNSUPPORTED`).
  * - `memoryLimit`, `cpuLimit`, `processLimit`, `diskLimit`: the launch refuses every `resources` limit (`UNSUPPORTED`): an
  *   instance's shape is one of fixed sizes.
@@ -63,6 +65,7 @@ export const agent37Capabilities: DeclaredCapabilities = remoteCapabilities({
     lifetime: "never-idle",
     isolation: "unknown",
     networkPolicy: "unsupported",
+    stopKeeps: "unknown",
   },
   absent: {
     streaming: "unsupported",

@@ -36,6 +36,7 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  *   calls `sessionTimeoutSeconds` a limit "regardless of ongoing activity",
  *   older SDK docs an idle timeout; a canary running a command past a short
  *   timeout would settle `deadline` or `idle-timeout`.
+ * - `stopKeeps: "unsupported"`: there is no `start` to come back to.
  * - `networkPolicy: "not-exposed"`: the network mode belongs to the code interpreter, so a launch may only ask for the one the `network` option names; an allow list is refused (`UNSUPPORTED`).
  * - `memoryLimit`, `cpuLimit`, `processLimit`, `diskLimit`: the launch refuses every `resources` limit (`UNSUPPORTED`): every
  *   session is the same fixed microVM.
@@ -54,6 +55,7 @@ export const agentCoreCapabilities: DeclaredCapabilities = remoteCapabilities({
     lifetime: "unknown",
     isolation: "microvm",
     networkPolicy: "not-exposed",
+    stopKeeps: "unsupported",
   },
   absent: {
     streaming: "not-exposed",

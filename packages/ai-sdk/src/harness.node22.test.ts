@@ -141,20 +141,23 @@ test("create (bootstrap, port endpoint, a turn), detach, resume by session id in
 test("the network session: id, base directory, ports, ws endpoints, restricted view, stop without the port's stop", {
   skip: namespacesOnly,
 }, async () => {
-  const provider = createHarnessSandboxProvider({ runtime: local.runtime, launch: { ports: [PORT] } });
+  // A runtime without stop (where this host could freeze sandboxes, the local runtime has one).
+  const unstoppable = await localTestRuntime("ai-sdk-harness-no-stop", { stoppable: false });
+  const provider = createHarnessSandboxProvider({ runtime: unstoppable.runtime, launch: { ports: [PORT] } });
   const session = await provider.createSession();
   try {
-    assert.equal(session.defaultWorkingDirectory, local.runtime.workspaceRoot);
+    assert.equal(session.defaultWorkingDirectory, unstoppable.runtime.workspaceRoot);
     assert.deepEqual(session.ports, [PORT]);
-    assert.ok((await local.runtime.getById(session.id))?.id);
+    assert.ok((await unstoppable.runtime.getById(session.id))?.id);
     const endpoint = await session.getPortEndpoint({ port: PORT, protocol: "ws" });
     assert.match(endpoint.url, /^ws:\/\//);
     assert.equal(await session.getPortUrl({ port: PORT }), (await session.getPortEndpoint({ port: PORT })).url);
     const restricted = session.restricted();
     assert.equal("destroy" in restricted || "getPortEndpoint" in restricted, false);
-    assert.equal((await restricted.run({ command: "pwd" })).stdout.trim(), local.runtime.workspaceRoot);
+    assert.equal((await restricted.run({ command: "pwd" })).stdout.trim(), unstoppable.runtime.workspaceRoot);
     await assert.rejects(async () => await session.stop(), { name: "AI_HarnessCapabilityUnsupportedError" });
   } finally {
     await session.destroy();
+    await unstoppable.cleanup();
   }
 });

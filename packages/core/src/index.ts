@@ -46,6 +46,7 @@ export type {
   LifetimeMode,
   NetworkPolicyMode,
   OutputStreamsMode,
+  StopKeepsMode,
 } from "./capabilities/modes.js";
 export { MODE_VALUES } from "./capabilities/modes.js";
 export { parseEvidenceRecord } from "./capabilities/parse-evidence-record.js";

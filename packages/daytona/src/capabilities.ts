@@ -42,6 +42,8 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  *   sandbox's files, which the emulator does by construction, so only a live
  *   run can prove it; `isolation: "unknown"`: a sandbox is a container or a
  *   VM by its class (see `DaytonaRuntime.sandboxDetails`), not one mode for all.
+ * - `stopKeeps: "unknown"`: what survives `stop` then `start` (files, processes) waits for
+ *   live evidence (the canary's `stopKeeps` probe; `lifecycle.stop-keeps` then proves a declared value).
  * - `networkPolicy: "domains"`: `networkBlockAll` turns the network off; an
  *   allow list becomes Daytona's `networkAllowList` (IPv4 CIDR ranges) and
  *   `domainAllowList` (names, `*.` wildcards), at most 10 of each; an IPv6
@@ -67,5 +69,6 @@ export const daytonaCapabilities: DeclaredCapabilities = remoteCapabilities({
     lifetime: "idle-timeout",
     isolation: "unknown",
     networkPolicy: "domains",
+    stopKeeps: "unknown",
   },
 });

@@ -57,6 +57,8 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  *   190 characters are refused `UNSUPPORTED`, and a snapshot whose name is not
  *   this owner's is never listed, deleted (`FOREIGN_SANDBOX`) or launched from
  *   (`NOT_FOUND`), all before any request.
+ * - `stopKeeps: "unknown"`: what survives `stop` then `start` (files, processes) waits for
+ *   live evidence (the canary's `stopKeeps` probe; `lifecycle.stop-keeps` then proves a declared value).
  *
  * Fork (`POST /sandboxes/{id}/fork`) exists in E2B but has no place in the
  * port (`sandbox-v1`), so this adapter does not reach it (not exposed).
@@ -87,6 +89,7 @@ export const e2bCapabilities: DeclaredCapabilities = remoteCapabilities({
     lifetime: "deadline",
     isolation: "microvm",
     networkPolicy: "domains",
+    stopKeeps: "unknown",
   },
   absent: { detachedLaunch: "unsupported" },
 });

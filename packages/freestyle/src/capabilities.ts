@@ -45,6 +45,8 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  *   nothing resets); `isolation: "microvm"` (each VM has its own guest kernel
  *   under a VMM, as the SDK documents); `filesystem: "unknown"` (pause keeps
  *   memory and disk by Freestyle's account; only a live run can prove it).
+ * - `stopKeeps: "unknown"`: what survives `stop` then `start` (files, processes) waits for
+ *   live evidence (the canary's `stopKeeps` probe; `lifecycle.stop-keeps` then proves a declared value).
  * - `networkPolicy: "cidr"`: the firewall (required on every create) has the
  *   public-egress rule, no rule, or one rule per CIDR range of an allow list
  *   (`destination: { cidr }`, every port and protocol). A domain entry is
@@ -66,6 +68,7 @@ export const freestyleCapabilities: DeclaredCapabilities = remoteCapabilities({
     lifetime: "deadline",
     isolation: "microvm",
     networkPolicy: "cidr",
+    stopKeeps: "unknown",
   },
   absent: {
     streaming: "not-exposed",

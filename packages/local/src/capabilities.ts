@@ -2,12 +2,22 @@ import type { DeclaredCapabilities } from "@sandport/core";
 import type { CgroupUsage, LocalIsolation } from "./options.js";
 
 /**
- * What `LocalRuntime` declares about itself, for the given isolation mode.
+ * What `LocalRuntime` declares about itself, for the given isolation mode, its
+ * `cgroups` option and whether this process can freeze sandboxes (`freezable`).
  *
  * - `warmLease`: sandboxes persist until destroyed and `findByLabels` finds them.
- * - `lifecycle`: `unsupported`. A sandbox is a directory; there is nothing to pause.
+ * - `lifecycle`: `true` where this process can freeze sandboxes (`freezable`: Linux 5.14+, a
+ *   cgroup v2 hierarchy this process may create cgroups in, `cgroups` not `"disabled"`; decided
+ *   once per process at construction, see `freezerSupport`): `stop` freezes every process of the
+ *   sandbox with the cgroup v2 freezer and `start` thaws them. Elsewhere `unsupported` (a non-root
+ *   user without a delegated cgroup v2 subtree, cgroup v1-only hosts, `cgroups: "disabled"`), and
+ *   the runtime has no `stop`/`start` at all, so the declaration and the methods agree.
+ *   Under `isolation: "none"` a process that moved itself out of the sandbox's cgroup (root can)
+ *   is not frozen.
  * - `verifiedCleanup`: `destroy` kills what runs there, removes the directory and checks it is gone.
  * - `neverIdle`: nothing reclaims an idle sandbox (only an explicit `lifetimeMs`, lazily; see `LocalRuntime`).
+ * - `stopKeeps`: `filesystem+memory` with `lifecycle` (frozen processes resume where they were, the
+ *   workspace untouched), else `unsupported`.
  * - modes: separate stdout/stderr, persistent files, `never-idle` lifetime, isolation as configured;
  *   `networkPolicy: "domains"` under `namespaces`: every sandbox has a network namespace of its own
  *   (only `lo`); for `"none"` that is all, for `"all"` and an allow list its one way out is the
@@ -34,11 +44,14 @@ import type { CgroupUsage, LocalIsolation } from "./options.js";
  * - `diskLimit: "unsupported"`: `diskMiB` is refused at launch; a workspace is a host directory, and
  *   bounding one needs a size-limited mount or quotas, privileges this runtime does not assume.
  */
-export function localCapabilities(isolation: LocalIsolation, cgroups: CgroupUsage = "auto"): DeclaredCapabilities {
+export function localCapabilities(
+  isolation: LocalIsolation,
+  { cgroups = "auto", freezable = false }: { readonly cgroups?: CgroupUsage; readonly freezable?: boolean } = {},
+): DeclaredCapabilities {
   const limits = cgroups === "disabled" ? "not-exposed" : true;
   return Object.freeze({
     warmLease: true,
-    lifecycle: "unsupported",
+    lifecycle: freezable ? true : "unsupported",
     verifiedCleanup: true,
     neverIdle: true,
     binaryOutput: true,
@@ -52,6 +65,7 @@ export function localCapabilities(isolation: LocalIsolation, cgroups: CgroupUsag
       lifetime: "never-idle",
       isolation,
       networkPolicy: isolation === "none" ? "unsupported" : "domains",
+      stopKeeps: freezable ? "filesystem+memory" : "unsupported",
     }),
     absent: Object.freeze({ detachedLaunch: "unsupported" }),
   });

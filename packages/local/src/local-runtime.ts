@@ -41,6 +41,7 @@ import {
 import { EventQueue, runOperation } from "@sandport/core/adapter";
 import { localCapabilities } from "./capabilities.js";
 import { releaseLeaf } from "./cgroups/cgroups.js";
+import { type FreezerSupport, freezerSupport } from "./cgroups/freezer.js";
 import { AsyncCommands, checkRef, commandIdFor } from "./commands/async-commands.js";
 import { RunningCommands } from "./commands/running-commands.js";
 import type { WorkspaceFiles } from "./files/workspace-files.js";
@@ -106,13 +107,49 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
   readonly #access: SandboxAccess;
   readonly #commands: CommandRuns;
   readonly #snapshots: LocalSnapshots;
+  /**
+   * Freezes every process of the sandbox (the cgroup v2 freezer) and resolves
+   * once the kernel says all are frozen; from then on `exec`, `execStream`,
+   * `spawn`, `openTerminal` and `startCommand` are refused with
+   * `INVALID_REQUEST` (`details.state: "stopped"`) until `start`, from any
+   * runtime over the same root: the state is recorded on disk. File
+   * operations, `snapshot`, `portEndpoint` and the async command lookups keep
+   * working (the workspace is a host directory; a port's connections wait for
+   * `start`). Run budgets keep counting while stopped: a command whose
+   * timeout passes is killed (SIGKILL reaches frozen processes). Stopping a
+   * stopped sandbox is a no-op; `destroy` thaws it first, then kills
+   * everything as usual. Present only where this process can freeze
+   * sandboxes (see `lifecycle` in `localCapabilities`), and then every launch
+   * gives its sandbox a freezer cgroup or is refused with `UNSUPPORTED`; a
+   * sandbox launched without one (by a runtime with `cgroups: "disabled"`)
+   * is refused `UNSUPPORTED`.
+   */
+  readonly stop?: (handle: LocalHandle, op?: OpOptions) => Promise<void>;
+  /** Thaws a stopped sandbox's processes, which continue where they were, and lets commands in again. Starting a running sandbox is a no-op. Present with `stop`. */
+  readonly start?: (handle: LocalHandle, op?: OpOptions) => Promise<void>;
 
-  /** Validates the options; does no I/O (the root and bubblewrap are looked at on first use). */
+  /**
+   * Validates the options. The only I/O: deciding, once per process, whether
+   * sandboxes can be stopped (reads `/proc/self/cgroup` and
+   * `/proc/self/mountinfo`, and checks write access to this process's own
+   * cgroup; see `freezerSupport`). The root and bubblewrap are looked at on first use.
+   */
   constructor(options: LocalRuntimeOptions = {}) {
     this.#options = resolveOptions(options);
     this.workspaceRoot = this.#options.workspaceRoot;
-    this.capabilities = localCapabilities(this.#options.isolation, this.#options.cgroups);
-    this.#access = new SandboxAccess(this.#options, this.#running);
+    const lifecycle: FreezerSupport =
+      this.#options.cgroups === "auto"
+        ? freezerSupport()
+        : { ok: false, reason: "cgroups are disabled in the options" };
+    this.capabilities = localCapabilities(this.#options.isolation, {
+      cgroups: this.#options.cgroups,
+      freezable: lifecycle.ok,
+    });
+    this.#access = new SandboxAccess(this.#options, this.#running, lifecycle.ok);
+    if (lifecycle.ok) {
+      this.stop = (handle, op) => this.#lifecycle(handle, op, "stop");
+      this.start = (handle, op) => this.#lifecycle(handle, op, "start");
+    }
     this.#commands = new CommandRuns(this.#options, this.#access, this.#running);
     this.#snapshots = new LocalSnapshots(this.#options, () => this.#access.store());
     assertCapabilitiesConsistent(this);
@@ -361,6 +398,13 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
   async deleteSnapshot(snapshot: SnapshotRef | string, op?: OpOptions): Promise<void> {
     const id = validateSnapshotId(snapshot, "snapshot", LOCAL_PROVIDER);
     return this.#operation(op, this.#deadline("deleteSnapshot", "destroyMs"), () => this.#snapshots.delete(id));
+  }
+
+  #lifecycle(handle: LocalHandle, op: OpOptions | undefined, operation: "stop" | "start"): Promise<void> {
+    const id = this.#access.checkHandle(handle, operation);
+    return this.#operation(op, this.#deadline(operation, "lifecycleMs"), (signal) =>
+      operation === "stop" ? this.#access.stop(id, signal) : this.#access.start(id, signal),
+    );
   }
 
   #validateExec(request: ExecRequest): ValidatedExecRequest {

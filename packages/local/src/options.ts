@@ -73,9 +73,11 @@ export interface LocalRuntimeOptions extends CommonRuntimeOptions {
   readonly readOnlyPaths?: readonly string[];
   /**
    * `auto` (default): use a writable cgroup hierarchy, where one exists, to
-   * enforce `LaunchSpec.resources` and (under `isolation: "none"`) to kill
-   * processes that left the command's process group. `disabled`: never touch
-   * cgroups; resource limits are then refused with `UNSUPPORTED`, and under
+   * enforce `LaunchSpec.resources`, (under `isolation: "none"`) to kill
+   * processes that left the command's process group, and, where the cgroup v2
+   * freezer is writable, to `stop` and `start` sandboxes. `disabled`: never touch
+   * cgroups; resource limits are then refused with `UNSUPPORTED`, the runtime
+   * has no `stop`/`start` (`lifecycle: "unsupported"`), and under
    * `none` a command's process group and the processes carrying its
    * `SANDPORT_LOCAL_COMMAND_ID` are killed (a process that left the group and
    * cleared its environment survives).
@@ -204,9 +206,9 @@ export interface ResolvedLocalOptions extends ResolvedCommonOptions {
 
 /**
  * Default per-call deadlines, in ms: launch 60 s, lookups 60 s, file
- * operations 120 s, destroy 60 s; an exec call's deadline is its run budget
+ * operations 120 s, destroy 60 s, stop and start 60 s (`lifecycleMs`); an exec call's deadline is its run budget
  * plus `killGraceMs` plus `execGraceMs` (30 s), so the command's own timeout
- * always fires first. (`lifecycleMs` is unused: a local sandbox has no stop or start.)
+ * always fires first.
  */
 export const DEFAULT_LOCAL_TIMEOUTS: OperationTimeouts = Object.freeze({
   launchMs: 60_000,

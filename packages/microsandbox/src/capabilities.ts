@@ -47,6 +47,8 @@ export interface CapabilityBasis {
  * hardware virtualisation promotes it. `verifiedCleanup` stays `true`: it is
  * the adapter's own procedure (delete, then look until not found), the same
  * on both backends.
+ * - `stopKeeps: "unknown"`: what survives `stop` then `start` (files, processes) waits for
+ *   live evidence (the canary's `stopKeeps` probe; `lifecycle.stop-keeps` then proves a declared value).
  * - `networkPolicy: "all-or-none"`: `disableNetwork` turns the network off; an allow list is refused (`UNSUPPORTED`).
  * - `memoryLimit`, `cpuLimit`, `processLimit`: `memoryMiB` and `cpus` (whole vCPUs) become the microVM's memory
  *   and vCPUs, unseen live: `unknown`; `maxProcesses` is refused (microsandbox limits processes per user):
@@ -70,6 +72,7 @@ export function capabilitiesFor(basis: CapabilityBasis): DeclaredCapabilities {
       lifetime: cloud ? (basis.idleTimeout ? "idle-timeout" : "deadline") : "unknown",
       isolation: "unknown",
       networkPolicy: "all-or-none",
+      stopKeeps: "unknown",
     },
     absent: { asyncExec: "not-exposed", detachedLaunch: "not-exposed", ports: "not-exposed" },
   });

@@ -42,6 +42,7 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  *   `ImageListTags`, only on the SDK's internal `cpClient`). Memory
  *   snapshots (`experimentalSnapshot`) have no list or delete either. So a
  *   launch from a snapshot is `UNSUPPORTED` before any request.
+ * - `stopKeeps: "unsupported"`: there is no stop or start.
  *
  * Volumes and connect tokens exist in Modal but have no place in the port
  * (`sandbox-v1`), so this adapter does not reach them (not exposed).
@@ -72,6 +73,7 @@ export const modalCapabilities: DeclaredCapabilities = remoteCapabilities({
     lifetime: "deadline",
     isolation: "container",
     networkPolicy: "cidr",
+    stopKeeps: "unsupported",
   },
   absent: { asyncExec: "unsupported", detachedLaunch: "unsupported", snapshots: "not-exposed" },
 });

@@ -39,6 +39,8 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  *   `snapshot` (nor `listSnapshots`, `deleteSnapshot`), and a launch with
  *   `from` is refused `UNSUPPORTED` before any request. `stop` is the
  *   snapshot a persistent sandbox already gets (its files kept for `start`).
+ * - `stopKeeps: "unknown"`: what survives `stop` then `start` (files, processes) waits for
+ *   live evidence (the canary's `stopKeeps` probe; `lifecycle.stop-keeps` then proves a declared value).
  *
  * Forks, network policy updates and drives exist in Vercel but have no place
  * in the port (`sandbox-v1`), so this adapter does not reach them.
@@ -71,6 +73,7 @@ export const vercelCapabilities: DeclaredCapabilities = remoteCapabilities({
     lifetime: "deadline",
     isolation: "microvm",
     networkPolicy: "domains",
+    stopKeeps: "unknown",
   },
   absent: { interactive: "unsupported", fileOps: "not-exposed", detachedLaunch: "unknown", snapshots: "not-exposed" },
 });

@@ -29,6 +29,17 @@ describe("assertCapabilitiesConsistent", () => {
     assert.match(problems[0] ?? "", /declared unsupported/);
   });
 
+  test("flags what survives a stop declared for a runtime without stop/start", () => {
+    const modes = { ...recordingCapabilities.modes, stopKeeps: "filesystem" };
+    const problems = findCapabilityContradictions(runtime({ capabilities: { ...recordingCapabilities, modes } }));
+    assert.match(problems.join(), /modes.stopKeeps is declared filesystem but stop\/start are missing/);
+    const absent = { ...recordingCapabilities.modes, stopKeeps: "unsupported" };
+    assert.deepEqual(
+      findCapabilityContradictions(runtime({ capabilities: { ...recordingCapabilities, modes: absent } })),
+      [],
+    );
+  });
+
   test("flags half-implemented method groups", () => {
     assert.match(findCapabilityContradictions(runtime({ startCommand: noop })).join(), /asyncExec is half-implemented/);
     assert.match(findCapabilityContradictions(runtime({ listDir: noop, stat: noop })).join(), /fileOps/);

@@ -38,6 +38,10 @@ export function findCapabilityContradictions(runtime: SandboxRuntime): string[] 
   if (hasLifecycle && (declared.lifecycle === "unsupported" || declared.lifecycle === "not-exposed")) {
     problems.push(`stop/start are present but lifecycle is declared ${declared.lifecycle}`);
   }
+  const stopKeeps = declared.modes?.stopKeeps;
+  if (!hasLifecycle && stopKeeps !== undefined && !isAbsence(stopKeeps)) {
+    problems.push(`modes.stopKeeps is declared ${stopKeeps} but stop/start are missing`);
+  }
   for (const [name, reason] of Object.entries(declared.absent ?? {})) {
     const methods = STRUCTURAL_REQUIREMENTS[name as StructuralCapability];
     if (!methods) problems.push(`absent.${name} is not a structural capability`);

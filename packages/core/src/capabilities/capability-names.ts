@@ -63,7 +63,14 @@ export const DECLARED_CAPABILITIES = [
 export type DeclaredCapability = (typeof DECLARED_CAPABILITIES)[number];
 
 /** Mode names; see `CapabilityModes`. */
-export const MODE_NAMES = ["outputStreams", "filesystem", "lifetime", "isolation", "networkPolicy"] as const;
+export const MODE_NAMES = [
+  "outputStreams",
+  "filesystem",
+  "lifetime",
+  "isolation",
+  "networkPolicy",
+  "stopKeeps",
+] as const;
 
 /** One of the mode names. */
 export type ModeName = (typeof MODE_NAMES)[number];

@@ -13,7 +13,7 @@ import type { CapabilityModes } from "./modes.js";
 export type DeclaredCapabilities = {
   readonly [K in DeclaredCapability]: Availability;
 } & {
-  /** Output, filesystem, lifetime, isolation and network policy modes. */
+  /** Output, filesystem, lifetime, isolation, network policy and what survives a stop (`stopKeeps`) modes. */
   readonly modes: CapabilityModes;
   /**
    * Why a structural capability's methods are missing. Default: `not-exposed`.

@@ -36,6 +36,17 @@ export type IsolationMode = "microvm" | "container" | "namespaces" | "none";
  */
 export type NetworkPolicyMode = "domains" | "cidr" | "all-or-none";
 
+/**
+ * What survives `stop` then `start`: `filesystem` (the workspace's files; no
+ * process survives), `filesystem+memory` (the files and every process, which
+ * continues where it was: a server keeps serving, a loop keeps counting), or
+ * `nothing` (the sandbox comes back blank). A runtime without `stop`/`start`
+ * declares an absence (`unsupported`); one whose provider has not been
+ * watched doing it says `unknown`. The conformance check
+ * `lifecycle.stop-keeps` proves a declared value.
+ */
+export type StopKeepsMode = "filesystem" | "filesystem+memory" | "nothing";
+
 /** The modes a runtime declares. Each is a value or the reason it is not known. */
 export interface CapabilityModes {
   readonly outputStreams: OutputStreamsMode | Absence;
@@ -43,6 +54,7 @@ export interface CapabilityModes {
   readonly lifetime: LifetimeMode | Absence;
   readonly isolation: IsolationMode | Absence;
   readonly networkPolicy: NetworkPolicyMode | Absence;
+  readonly stopKeeps: StopKeepsMode | Absence;
 }
 
 /** The legal values of each mode, for validating declarations and evidence. */
@@ -52,4 +64,5 @@ export const MODE_VALUES: { readonly [K in keyof CapabilityModes]: readonly stri
   lifetime: ["deadline", "idle-timeout", "never-idle"],
   isolation: ["microvm", "container", "namespaces", "none"],
   networkPolicy: ["domains", "cidr", "all-or-none"],
+  stopKeeps: ["filesystem", "filesystem+memory", "nothing"],
 };

@@ -26,7 +26,8 @@ export interface CgroupHost {
   readonly legacy: Readonly<Record<string, CgroupParent>>;
 }
 
-interface Mount {
+/** One cgroup mount from `/proc/self/mountinfo`. */
+export interface Mount {
   readonly mountPoint: string;
   readonly root: string;
   readonly type: string;
@@ -85,7 +86,8 @@ async function detect(): Promise<CgroupHost> {
   return unified ? { unified, legacy } : { legacy };
 }
 
-function parseMount(line: string): Mount | undefined {
+/** Parses one line of `/proc/self/mountinfo`; `undefined` unless it is a cgroup (v1 or v2) mount. */
+export function parseMount(line: string): Mount | undefined {
   const [left, right] = line.split(" - ");
   if (!left || !right) return undefined;
   const fields = left.split(" ");
@@ -104,7 +106,8 @@ function decodeMountField(field: string): string {
   return field.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(Number.parseInt(octal, 8)));
 }
 
-function ownDirectory(mount: Mount, path: string): string | undefined {
+/** Where `path` (a cgroup path from `/proc/self/cgroup`) is under `mount`, or `undefined` when outside it. */
+export function ownDirectory(mount: Mount, path: string): string | undefined {
   if (mount.root !== "/" && path !== mount.root && !path.startsWith(`${mount.root}/`)) return undefined;
   const relative = mount.root === "/" ? path : path.slice(mount.root.length);
   return join(mount.mountPoint, relative);

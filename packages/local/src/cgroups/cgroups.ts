@@ -136,11 +136,11 @@ export async function releaseLeaf(leaf: CgroupDirectory): Promise<void> {
   await removeCgroup(leaf.version, leaf.directory);
 }
 
-/** The `cgroup.procs` files a command must join before it may fork: every limit cgroup, and its leaf. */
+/** The `cgroup.procs` files a command must join before it may fork: every limit cgroup, the freezer, and its leaf. */
 export function joinFiles(cgroups: SandboxCgroups | undefined, leaf: string | undefined): string[] {
-  const directories = (cgroups?.limits ?? [])
-    .map((limit) => limit.directory)
-    .filter((directory) => directory !== cgroups?.tracking?.directory);
+  const directories = [...(cgroups?.limits ?? []), ...(cgroups?.freezer ? [cgroups.freezer] : [])]
+    .map((cgroup) => cgroup.directory)
+    .filter((directory, index, all) => directory !== cgroups?.tracking?.directory && all.indexOf(directory) === index);
   if (leaf) directories.push(leaf);
   return directories.map((directory) => join(directory, "cgroup.procs"));
 }
@@ -217,7 +217,9 @@ export async function removeSandboxCgroups(cgroups: SandboxCgroups | undefined):
   const all = [...cgroups.limits];
   const tracking = cgroups.tracking;
   if (tracking) leafPool.forget(tracking.directory);
-  if (tracking && !all.some((limit) => limit.directory === tracking.directory)) all.push(tracking);
+  for (const extra of [tracking, cgroups.freezer]) {
+    if (extra && !all.some((known) => known.directory === extra.directory)) all.push(extra);
+  }
   let ok = true;
   for (const { version, directory } of all) ok = (await removeCgroup(version, directory)) && ok;
   return ok;

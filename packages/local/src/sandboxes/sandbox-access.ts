@@ -12,6 +12,7 @@ import {
 import { checkHandle, foreignSandbox, missingCwd, networkEnabled, resolveCwd } from "@sandport/core/adapter";
 import { probeCgroupHost } from "../cgroups/cgroup-host.js";
 import { createLeaf, createSandboxCgroups, nameLeaf, removeSandboxCgroups } from "../cgroups/cgroups.js";
+import { addFreezer } from "../cgroups/freezer.js";
 import { probeBwrap } from "../commands/bwrap.js";
 import { planCommand, type SpawnPlan } from "../commands/command-plan.js";
 import { rescanInheritedDescriptors } from "../commands/inherited-descriptors.js";
@@ -26,6 +27,7 @@ import { RunningMarkers } from "../processes/running-markers.js";
 import { killNamespaceHolder, type NamespaceHolder, openNamespaces } from "../processes/sandbox-namespaces.js";
 import { isExpired, matchesLabels, SANDBOX_RECORD_FORMAT, type SandboxRecord } from "../store/sandbox-record.js";
 import { notFound, SandboxStore } from "../store/sandbox-store.js";
+import { refuseIfStopped, startSandbox, stopSandbox } from "./sandbox-lifecycle.js";
 import {
   checkLaunchable,
   isolationRefusal,
@@ -52,11 +54,17 @@ export class SandboxAccess {
   #store: SandboxStore | undefined;
   /** Set once bubblewrap was found to work with the runtime's options (see {@link requireIsolation}). */
   #isolationConfirmed = false;
+  /** Every sandbox gets a freezer cgroup at launch, so that `stop` can freeze it (the runtime declares `lifecycle`). */
+  readonly #freezable: boolean;
 
-  /** @param running the runtime's registry of commands in flight, which `destroy` stops first */
-  constructor(options: ResolvedLocalOptions, running: RunningCommands) {
+  /**
+   * @param running the runtime's registry of commands in flight, which `destroy` stops first
+   * @param freezable whether each launch must give its sandbox a freezer cgroup (refusing the launch when it cannot)
+   */
+  constructor(options: ResolvedLocalOptions, running: RunningCommands, freezable = false) {
     this.#options = options;
     this.#running = running;
+    this.#freezable = freezable;
     this.#proxies = new EgressProxies(options);
     // Once per runtime, not per launch: the scan reads one file per open descriptor.
     rescanInheritedDescriptors();
@@ -103,9 +111,18 @@ export class SandboxAccess {
     await this.requireIsolation(relayed ? [process.execPath] : []);
     const id = SandboxStore.newId();
     const host = this.#options.cgroups === "auto" ? await probeCgroupHost() : { legacy: {} };
-    // Under namespaces a command's processes die with its PID namespace: a cgroup is needed only for limits.
+    // Under namespaces a command's processes die with its PID namespace: a cgroup is needed only for limits
+    // and, where the runtime can stop sandboxes, the freezer.
     const tracking = this.#options.cgroups === "auto" && isolation === "none";
-    const cgroups = await createSandboxCgroups(host, id, resources ? { resources, tracking } : { tracking });
+    let cgroups = await createSandboxCgroups(host, id, resources ? { resources, tracking } : { tracking });
+    if (this.#freezable) {
+      try {
+        cgroups = await addFreezer(host, id, cgroups);
+      } catch (error) {
+        await removeSandboxCgroups(cgroups);
+        throw error;
+      }
+    }
     let namespaces: NamespaceHolder | undefined;
     try {
       namespaces = await startNamespaces(this.#options, network);
@@ -320,6 +337,16 @@ export class SandboxAccess {
     return handles;
   }
 
+  /** Freezes every process of a live sandbox and refuses commands until {@link start} (see `stopSandbox`). */
+  async stop(id: string, signal: AbortSignal): Promise<void> {
+    await stopSandbox(this.store(), await this.requireLive(id), signal);
+  }
+
+  /** Thaws a stopped sandbox's processes and lets commands in again (see `startSandbox`). */
+  async start(id: string, signal: AbortSignal): Promise<void> {
+    await startSandbox(this.store(), await this.requireLive(id), signal);
+  }
+
   /** Destroys an owned sandbox (absent is success; foreign is `FOREIGN_SANDBOX`). */
   async destroy(id: string): Promise<void> {
     // A record once seen is ours for good (records never change); only an unseen id needs reading.
@@ -360,6 +387,7 @@ export class SandboxAccess {
   async planFor(record: SandboxRecord, request: ValidatedExecRequest, probe = false): Promise<SpawnPlan> {
     const { isolation, cgroups } = this.#options;
     await this.requireIsolation();
+    await refuseIfStopped(this.store(), record.id);
     if (isolation === "none" && !record.network) {
       throw unsupported(
         LOCAL_PROVIDER,

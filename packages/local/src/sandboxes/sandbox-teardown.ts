@@ -1,6 +1,7 @@
 import { readdir } from "node:fs/promises";
 import { SandportError, sleep } from "@sandport/core";
 import { removeSandboxCgroups } from "../cgroups/cgroups.js";
+import { thawQuietly } from "../cgroups/freezer.js";
 import { AsyncCommands } from "../commands/async-commands.js";
 import type { RunningCommands } from "../commands/running-commands.js";
 import { LOCAL_PROVIDER, type ResolvedLocalOptions } from "../options.js";
@@ -22,7 +23,8 @@ export interface TeardownInput {
 
 /**
  * Stops everything running in the sandbox, the first five steps of
- * `SandboxAccess`'s destroy:
+ * `SandboxAccess`'s destroy, after thawing a stopped sandbox (its processes
+ * then see the SIGTERM of a polite stop, as a running sandbox's do):
  * 1. commands this instance runs (aborted, then awaited);
  * 2. async commands (their supervisors and process groups, from their records);
  * 3. commands other processes run there (from their markers in `running/`);
@@ -35,6 +37,7 @@ export interface TeardownInput {
  */
 export async function stopSandboxProcesses({ record, store, running, options }: TeardownInput): Promise<string[]> {
   const grace = options.killGraceMs;
+  await thawQuietly(record.cgroups);
   await running.stopAll(record.id, grace + 2_000);
   // `commands/` exists only once something used it; `running/` may be missing in sandboxes of older versions.
   const names = await readdir(store.sandboxDirectory(record.id)).catch(() => [] as string[]);

@@ -22,6 +22,13 @@ export interface SandboxCgroups {
    * v1. Absent when commands are not tracked by cgroup.
    */
   readonly tracking?: CgroupDirectory;
+  /**
+   * The sandbox's cgroup v2 directory whose `cgroup.freeze` stops and resumes
+   * it (see `addFreezer`): every command joins it, or (under `none`) a leaf
+   * beneath it, which is then also `tracking`. Absent for a sandbox that
+   * cannot be stopped.
+   */
+  readonly freezer?: CgroupDirectory;
 }
 
 /** What `sandbox.json` holds: everything needed to rebuild a handle and run commands, from any process. */

@@ -81,10 +81,15 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   {
     name: "sweep",
-    description: "find owned sandboxes older than a duration; with --yes destroy them and verify each is gone",
+    description:
+      "find owned sandboxes (and, with --snapshots, snapshots) older than a duration; with --yes destroy them and verify each is gone",
     providerRequired: true,
     required: [["--older-than <duration>", "only sandboxes created longer ago than this (e.g. 2h, 0s)"]],
-    flags: [["--yes", "destroy them (default: list only)"], JSON_FLAG("the outcome")],
+    flags: [
+      ["--yes", "destroy them (default: list only)"],
+      ["--snapshots", "also the owner's snapshots (runtimes with listSnapshots and deleteSnapshot)"],
+      JSON_FLAG("the outcome"),
+    ],
     repeatable: [["--label <key=value>", "only sandboxes carrying this label"]],
     load: () => import("./commands/sweep.js"),
   },

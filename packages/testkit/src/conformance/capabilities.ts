@@ -58,6 +58,7 @@ const EXERCISED_BY: Readonly<Partial<Record<CapabilityName, readonly string[]>>>
   memoryLimit: ["limits.memory"],
   processLimit: ["limits.processes"],
   filesystem: ["lifecycle.stop-start"],
+  stopKeeps: ["lifecycle.stop-keeps"],
 };
 
 function checksOf(capability: CapabilityName): ConformanceCheckId[] {

@@ -7,6 +7,7 @@ import { declareDestroyChecks } from "./destroy.js";
 import { declareNetworkAllowChecks } from "./network-allow.js";
 import { declareNetworkPolicyChecks } from "./network-policy.js";
 import { declareSnapshotRefusalChecks } from "./snapshots.js";
+import { declareStopKeepsChecks } from "./stop-keeps.js";
 import { type CheckGroup, GROUP_LABEL, RUN_LABEL } from "./suite.js";
 
 /**
@@ -178,7 +179,7 @@ export function declareLifecycleChecks<H extends SandboxHandle>(group: CheckGrou
   declareOptionalLifecycleChecks(group, noReattach);
 }
 
-/** Registers the checks of optional lifecycle members: `launchDetached`, `stop`/`start`. */
+/** Registers the checks of optional lifecycle members: `launchDetached`, `stop`/`start` (and what a stop keeps). */
 function declareOptionalLifecycleChecks<H extends SandboxHandle>(
   group: CheckGroup<H>,
   noReattach: string | undefined,
@@ -228,4 +229,5 @@ function declareOptionalLifecycleChecks<H extends SandboxHandle>(
           : `lifecycle is ${caps.lifecycle}: the runtime has no stop/start`,
     },
   );
+  declareStopKeepsChecks(group);
 }

@@ -74,6 +74,13 @@ export interface LocalTestRuntimeOptions {
    * loopback server it runs. Default: the system resolver.
    */
   readonly egressResolver?: LocalRuntimeOptions["egressResolver"];
+  /**
+   * `false` for a runtime without `stop`/`start` (`cgroups: "disabled"`)
+   * even where this host could freeze sandboxes: a test of how code meets a
+   * runtime that cannot stop one. Default: `stop`/`start` where the host
+   * allows them (see the local runtime's "Stop and start").
+   */
+  readonly stoppable?: false;
 }
 
 /**
@@ -96,6 +103,7 @@ export async function localTestRuntime(
     root,
     isolation,
     ...(options.egressResolver === undefined ? {} : { egressResolver: options.egressResolver }),
+    ...(options.stoppable === false ? { cgroups: "disabled" as const } : {}),
   });
   const cleanup = async () => {
     try {

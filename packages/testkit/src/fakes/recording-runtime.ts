@@ -62,6 +62,7 @@ export const recordingCapabilities: DeclaredCapabilities = {
     lifetime: "never-idle",
     isolation: "none",
     networkPolicy: "unsupported",
+    stopKeeps: "unsupported",
   },
   // Its commands are a tiny language, not programs: there is nothing to put on a terminal.
   absent: { pty: "unsupported" },

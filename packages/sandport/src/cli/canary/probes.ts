@@ -100,6 +100,55 @@ export const PROBES: Readonly<Partial<Record<string, Probe>>> = {
       if (result.stderr === "" && result.stdout.includes("out") && result.stdout.includes("err")) return "combined";
       return { notSeen: `unexpected output ${JSON.stringify(result.stdout)} / ${JSON.stringify(result.stderr)}` };
     }),
+  /**
+   * What survives stop and start: a file written before, and a shell loop
+   * left running before (it records its pid; afterwards `kill -0` and its
+   * `/proc` command line say whether that very process is still there, with
+   * no waiting window to guess from). Both: `filesystem+memory`; the file
+   * only: `filesystem`; neither: `nothing`. It assumes commands share a PID
+   * namespace, as on a provider's machine (the local runtime, which gives
+   * each command its own, declares this mode and is never probed).
+   */
+  stopKeeps: async (context) => {
+    const { runtime, signal } = context;
+    if (!runtime.stop || !runtime.start) return { notSeen: "the runtime has no stop/start" };
+    if (!runtime.spawn && !runtime.startCommand)
+      return { notSeen: "no spawn or startCommand to leave a process running" };
+    return withSandbox(context, "stop-keeps", async (handle) => {
+      await runtime.writeFiles(handle, [{ path: "stop-keeps/kept.txt", content: "kept" }], { signal });
+      const loop = "echo $$ > stop-keeps/pid; while :; do sleep 1; done # sandport-stop-keeps";
+      // An async command needs no kill: the sandbox's destroy stops it.
+      const spawned = runtime.spawn ? await runtime.spawn(handle, { shell: loop }, { signal }) : undefined;
+      if (!spawned) await runtime.startCommand!(handle, { shell: loop, sessionId: "stop-keeps" }, { signal });
+      try {
+        const started = await runtime.exec(
+          handle,
+          { shell: "for i in $(seq 300); do test -s stop-keeps/pid && exit 0; sleep 0.1; done; exit 1" },
+          { signal },
+        );
+        if (started.exitCode !== 0) return { notSeen: "the loop never started" };
+        await runtime.stop!(handle, { signal });
+        await runtime.start!(handle, { signal });
+        const alive = await runtime.exec(
+          handle,
+          { shell: 'pid=$(cat stop-keeps/pid) && kill -0 "$pid" && grep -q sandport-stop-keeps "/proc/$pid/cmdline"' },
+          { signal },
+        );
+        let kept: boolean;
+        try {
+          kept = decode(await runtime.readFile(handle, "stop-keeps/kept.txt", { signal })) === "kept";
+        } catch (error) {
+          if (!SandportError.hasCode(error, "NOT_FOUND")) throw error;
+          kept = false;
+        }
+        if (alive.exitCode === 0)
+          return kept ? "filesystem+memory" : { notSeen: "the process survived, the file did not" };
+        return kept ? "filesystem" : "nothing";
+      } finally {
+        await spawned?.kill().catch(() => {});
+      }
+    });
+  },
   /** Whether files survive stop and start. */
   filesystem: async (context) => {
     const { runtime, signal } = context;

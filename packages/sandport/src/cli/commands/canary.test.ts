@@ -64,17 +64,24 @@ describe("sandport canary (E2B emulator)", () => {
     assert.ok(Date.now() - Date.parse(record.recordedAt) < 10 * 60_000);
     assert.equal(record.conformance.failed, 0, record.conformance.failures.join("\n"));
     assert.ok(record.conformance.passed > 50, `${record.conformance.passed} checks passed`);
-    // E2B declares warmLease, lifecycle, neverIdle and filesystem unknown; neverIdle has no probe.
+    // E2B declares warmLease, lifecycle, neverIdle, filesystem and stopKeeps unknown; neverIdle has no probe.
     assert.deepEqual(
       record.probes.map((probe) => [probe.capability, probe.outcome]),
       [
         ["warmLease", "passed"],
         ["lifecycle", "passed"],
         ["filesystem", "passed"],
+        ["stopKeeps", "passed"],
       ],
     );
     for (const probe of record.probes) assert.ok(probe.durationMs > 0, `${probe.capability} has a timing`);
-    assert.deepEqual(record.observed, { warmLease: true, lifecycle: true, filesystem: "persistent" });
+    // The emulator's pause kills the sandbox's processes and keeps its files (its README says so).
+    assert.deepEqual(record.observed, {
+      warmLease: true,
+      lifecycle: true,
+      filesystem: "persistent",
+      stopKeeps: "filesystem",
+    });
     assert.deepEqual(fixture.emulator().liveSandboxes(), [], "the suite and the probes left nothing behind");
     // Where it was gathered, and with what: the emulator's URL, and the idle time of the warm-lease probe.
     assert.deepEqual(record.endpoint, { kind: "custom", url: fixture.emulator().url.replace(/\/$/, "") });
@@ -117,7 +124,7 @@ describe("sandport canary (E2B emulator)", () => {
       assert.ok(record.conformance.passed >= KEPT_CHECKS.size, `${record.conformance.passed} checks passed`);
       const outcomes = Object.fromEntries(record.probes.map((probe) => [probe.capability, probe]));
       assert.equal(outcomes.warmLease?.outcome, "passed");
-      for (const capability of ["lifecycle", "filesystem"]) {
+      for (const capability of ["lifecycle", "filesystem", "stopKeeps"]) {
         const probe = outcomes[capability];
         assert.equal(probe?.outcome, "failed", capability);
         assert.match(probe?.outcome === "failed" ? probe.reason : "", /^PROVIDER_UNAVAILABLE: /);

@@ -11,6 +11,7 @@ import { EXIT } from "../exit-codes.js";
 interface SweepReport {
   dryRun: boolean;
   sandboxes: { id: string; outcome: string; ageMs: number | null; labels: Record<string, string> }[];
+  snapshots?: { id: string; outcome: string; ageMs: number | null; labels: Record<string, string> }[];
 }
 
 const OWNER = "sweep-test";
@@ -169,5 +170,51 @@ describe("sandport sweep (local)", () => {
     assert.equal(await ours.getById(old.id), undefined);
     assert.ok(await theirs.getById(other.id));
     await theirs.destroy(other);
+  });
+
+  test("--snapshots lists the owner's snapshots with their age, deletes the old ones with --yes, never another owner's", async () => {
+    const ours = new LocalRuntime({ root, isolation: "none", owner: OWNER });
+    const theirs = new LocalRuntime({ root, isolation: "none", owner: "someone-else" });
+    const source = await ours.launch({});
+    const otherSource = await theirs.launch({});
+    const kept = await ours.snapshot(source, { labels: { job: "a" } });
+    const labelled = await ours.snapshot(source, { labels: { job: "b" } });
+    const foreign = await theirs.snapshot(otherSource, { labels: { job: "a" } });
+    const sweep = (...args: string[]) =>
+      runCli(["sweep", "--provider", "local", ...localOptions(root), "--owner", OWNER, "--snapshots", ...args]);
+    const ids = async (runtime: LocalRuntime) => (await runtime.listSnapshots({})).map((snapshot) => snapshot.id);
+
+    const dry = await sweep("--older-than", "1h", "--json");
+    assert.equal(dry.code, EXIT.OK, dry.stderr);
+    const listed = (JSON.parse(dry.stdout) as SweepReport).snapshots ?? [];
+    assert.deepEqual(listed.map((snapshot) => snapshot.id).sort(), [kept.id, labelled.id].sort(), "only ours");
+    for (const snapshot of listed) {
+      assert.equal(snapshot.outcome, "kept: younger");
+      assert.ok(snapshot.ageMs !== null && snapshot.ageMs >= 0 && snapshot.ageMs < 3_600_000, `age ${snapshot.ageMs}`);
+    }
+
+    const text = await sweep("--older-than", "0s");
+    assert.match(text.stdout, new RegExp(`^${kept.id} .* job=a .*would delete$`, "m"));
+    assert.match(text.stdout, /^dry run: pass --yes to delete 2 snapshot\(s\)$/m);
+    assert.deepEqual((await ids(ours)).sort(), [kept.id, labelled.id].sort(), "a dry run deletes nothing");
+
+    const narrowed = await sweep("--older-than", "0s", "--label", "job=b", "--yes", "--json");
+    assert.equal(narrowed.code, EXIT.OK, narrowed.stderr);
+    const report = JSON.parse(narrowed.stdout) as SweepReport;
+    assert.deepEqual(
+      report.snapshots?.map((snapshot) => [snapshot.id, snapshot.outcome]),
+      [[labelled.id, "deleted"]],
+    );
+    assert.deepEqual(report.sandboxes, [], "the source sandbox carries no job label");
+    assert.deepEqual(await ids(ours), [kept.id], "only the labelled snapshot went");
+    assert.deepEqual(await ids(theirs), [foreign.id], "another owner's snapshot is untouched");
+
+    const all = await sweep("--older-than", "0s", "--yes");
+    assert.equal(all.code, EXIT.OK, all.stderr);
+    assert.match(all.stderr, new RegExp(`^✔ ${kept.id}: deleted$`, "m"));
+    assert.deepEqual(await ids(ours), []);
+    assert.deepEqual(await ids(theirs), [foreign.id], "another owner's snapshot is still untouched");
+    await theirs.deleteSnapshot(foreign);
+    await theirs.destroy(otherSource);
   });
 });

@@ -8,20 +8,32 @@ import { renderTable } from "../output/table.js";
 import { createRuntime } from "../providers/create-runtime.js";
 import { providersFor, settingsFor } from "../providers/load.js";
 import { type DestroyOutcome, destroyVerified } from "../sweep/destroy-verified.js";
-import { planSweep } from "../sweep/sweep-plan.js";
+import {
+  deleteSnapshotVerified,
+  planSnapshotSweep,
+  requireSnapshots,
+  type SnapshotDeleteOutcome,
+  type SnapshotSweepItem,
+} from "../sweep/snapshot-sweep.js";
+import { planSweep, type SweepAction } from "../sweep/sweep-plan.js";
 
 /** Flags of `sandport sweep`. */
 interface SweepFlags extends ProviderFlags {
   readonly olderThan: string;
   readonly label: string[];
   readonly yes?: boolean;
+  readonly snapshots?: boolean;
 }
 
 /**
  * `sandport sweep`: lists the owner's sandboxes (the runtime never lists
  * another owner's) carrying the labels, and marks those older than
  * `--older-than`. A dry run by default; with `--yes` each is destroyed and
- * verified gone, and its outcome reported. Exits 1 when any is not verified gone.
+ * verified gone, and its outcome reported. With `--snapshots`, the owner's
+ * snapshots carrying the labels too (the runtime never lists another owner's;
+ * one without `listSnapshots`/`deleteSnapshot` is refused before anything is
+ * listed), each deleted with `--yes` and checked gone from the listing. Exits
+ * 1 when any is not verified gone.
  */
 export default async function sweep(context: CliContext, flags: SweepFlags): Promise<number> {
   const olderThanMs = parseDuration(flags.olderThan, "--older-than");
@@ -29,6 +41,7 @@ export default async function sweep(context: CliContext, flags: SweepFlags): Pro
   const [descriptor] = providersFor(context, flags);
   const { runtime } = await createRuntime(descriptor!, settingsFor(context, flags), context.terminal.redactor);
   if (!runtime.findByLabels) throw unsupported(runtime.provider, "sweep", "the runtime cannot list its sandboxes");
+  const snapshotRuntime = flags.snapshots ? requireSnapshots(runtime) : undefined;
   const progress = new Progress(context.terminal, { quiet: flags.json });
   progress.step(`listing ${runtime.provider} sandboxes`);
   const items = planSweep(await runtime.findByLabels(labels, { signal: context.signal }), olderThanMs, Date.now());
@@ -47,9 +60,28 @@ export default async function sweep(context: CliContext, flags: SweepFlags): Pro
       );
     }
   }
-  const outcomeOf = (id: string, action: string) =>
-    outcomes.get(id)?.outcome ??
-    (action === "destroy" ? "would destroy" : action === "keep-young" ? "kept: younger" : "kept: age unknown");
+  let snapshots: SnapshotSweepItem[] | undefined;
+  const snapshotOutcomes = new Map<string, SnapshotDeleteOutcome>();
+  if (snapshotRuntime) {
+    progress.step(`listing ${runtime.provider} snapshots`);
+    snapshots = await planSnapshotSweep(snapshotRuntime, labels, olderThanMs, Date.now(), context.signal);
+    const expired = snapshots.filter((item) => item.action === "destroy");
+    progress.done(`${snapshots.length} owned snapshot(s), ${expired.length} older than ${flags.olderThan}`);
+    if (flags.yes) {
+      for (const [index, { snapshot }] of expired.entries()) {
+        progress.step(`deleting snapshot ${snapshot.id} (${index + 1}/${expired.length})`);
+        const outcome = await deleteSnapshotVerified(snapshotRuntime, snapshot, context.signal);
+        snapshotOutcomes.set(snapshot.id, outcome);
+        progress.done(
+          `${snapshot.id}: ${outcome.outcome}${outcome.reason ? ` (${outcome.reason})` : ""}`,
+          outcome.outcome !== "deleted",
+        );
+      }
+    }
+  }
+  const outcomeOf = (id: string, action: SweepAction) => outcomes.get(id)?.outcome ?? planned(action, "would destroy");
+  const snapshotOutcomeOf = (id: string, action: SweepAction) =>
+    snapshotOutcomes.get(id)?.outcome ?? planned(action, "would delete");
 
   if (flags.json) {
     context.terminal.json({
@@ -64,18 +96,61 @@ export default async function sweep(context: CliContext, flags: SweepFlags): Pro
         outcome: outcomeOf(item.handle.id, item.action),
         ...(outcomes.get(item.handle.id)?.reason ? { reason: outcomes.get(item.handle.id)?.reason } : {}),
       })),
+      ...(snapshots
+        ? {
+            snapshots: snapshots.map((item) => ({
+              id: item.snapshot.id,
+              labels: item.snapshot.labels,
+              sourceId: item.snapshot.sourceId,
+              createdAt: item.snapshot.createdAt,
+              ageMs: item.ageMs ?? null,
+              outcome: snapshotOutcomeOf(item.snapshot.id, item.action),
+              ...(snapshotOutcomes.get(item.snapshot.id)?.reason
+                ? { reason: snapshotOutcomes.get(item.snapshot.id)?.reason }
+                : {}),
+            })),
+          }
+        : {}),
     });
-  } else if (items.length > 0) {
-    const rows = items.map((item) => [
-      item.handle.id,
-      item.ageMs === undefined ? "?" : formatDuration(item.ageMs),
-      Object.entries(item.handle.labels)
-        .map(([key, value]) => `${key}=${value}`)
-        .join(","),
-      outcomeOf(item.handle.id, item.action),
-    ]);
-    context.terminal.line(renderTable(["sandbox", "age", "labels", "outcome"], rows));
-    if (!flags.yes && doomed.length > 0) context.terminal.line(`dry run: pass --yes to destroy ${doomed.length}`);
+  } else {
+    if (items.length > 0) {
+      const rows = items.map((item) => [
+        item.handle.id,
+        age(item.ageMs),
+        labelText(item.handle.labels),
+        outcomeOf(item.handle.id, item.action),
+      ]);
+      context.terminal.line(renderTable(["sandbox", "age", "labels", "outcome"], rows));
+      if (!flags.yes && doomed.length > 0) context.terminal.line(`dry run: pass --yes to destroy ${doomed.length}`);
+    }
+    if (snapshots && snapshots.length > 0) {
+      const rows = snapshots.map((item) => [
+        item.snapshot.id,
+        age(item.ageMs),
+        labelText(item.snapshot.labels),
+        snapshotOutcomeOf(item.snapshot.id, item.action),
+      ]);
+      context.terminal.line(renderTable(["snapshot", "age", "labels", "outcome"], rows));
+      const expired = snapshots.filter((item) => item.action === "destroy").length;
+      if (!flags.yes && expired > 0) context.terminal.line(`dry run: pass --yes to delete ${expired} snapshot(s)`);
+    }
   }
-  return [...outcomes.values()].every((outcome) => outcome.outcome === "destroyed") ? EXIT.OK : EXIT.FAILED;
+  const allDestroyed = [...outcomes.values()].every((outcome) => outcome.outcome === "destroyed");
+  const allDeleted = [...snapshotOutcomes.values()].every((outcome) => outcome.outcome === "deleted");
+  return allDestroyed && allDeleted ? EXIT.OK : EXIT.FAILED;
+}
+
+/** What a dry run (or a kept item) reports: `removal` for one old enough, else why it is kept. */
+function planned(action: SweepAction, removal: string): string {
+  return action === "destroy" ? removal : action === "keep-young" ? "kept: younger" : "kept: age unknown";
+}
+
+function age(ageMs: number | undefined): string {
+  return ageMs === undefined ? "?" : formatDuration(ageMs);
+}
+
+function labelText(labels: Readonly<Record<string, string>>): string {
+  return Object.entries(labels)
+    .map(([key, value]) => `${key}=${value}`)
+    .join(",");
 }

@@ -16,10 +16,20 @@ export interface SweepItem {
  * `olderThanMs`. One without a creation time is kept: its age cannot be shown.
  */
 export function planSweep(handles: readonly SandboxHandle[], olderThanMs: number, now: number): SweepItem[] {
-  return handles.map((handle) => {
-    const created = handle.createdAt === undefined ? Number.NaN : Date.parse(handle.createdAt);
-    if (Number.isNaN(created)) return { handle, ageMs: undefined, action: "keep-age-unknown" };
-    const ageMs = Math.max(0, now - created);
-    return { handle, ageMs, action: ageMs >= olderThanMs ? "destroy" : "keep-young" };
-  });
+  return handles.map((handle) => ({ handle, ...judgeAge(handle.createdAt, olderThanMs, now) }));
+}
+
+/**
+ * The age of something created at `createdAt` (ISO 8601) and whether a sweep
+ * removes it: at or past `olderThanMs`; a missing or garbled time keeps it.
+ */
+export function judgeAge(
+  createdAt: string | undefined,
+  olderThanMs: number,
+  now: number,
+): { readonly ageMs: number | undefined; readonly action: SweepAction } {
+  const created = createdAt === undefined ? Number.NaN : Date.parse(createdAt);
+  if (Number.isNaN(created)) return { ageMs: undefined, action: "keep-age-unknown" };
+  const ageMs = Math.max(0, now - created);
+  return { ageMs, action: ageMs >= olderThanMs ? "destroy" : "keep-young" };
 }
