@@ -36,6 +36,8 @@ export type KubernetesCapabilities = DeclaredCapabilities;
  *   "not-exposed"`: agent-sandbox applies one NetworkPolicy per template,
  *   so a launch may ask only for what the `network` option says the
  *   template gives; allow lists are refused (`UNSUPPORTED`).
+ * - `stopKeeps: "unknown"`: a suspended sandbox's pod is deleted and its volumes kept, so
+ *   files on a volume survive and processes do not; no canary has shown it on a cluster yet.
  * - `memoryLimit`, `cpuLimit`, `processLimit`, `diskLimit`: the launch refuses every
  *   `resources` limit (`UNSUPPORTED`): a sandbox's resources are its template's pod spec.
  */
@@ -54,6 +56,7 @@ export function kubernetesCapabilities(_dataPlane: DataPlane): KubernetesCapabil
       lifetime: "never-idle",
       isolation: "unknown",
       networkPolicy: "not-exposed",
+      stopKeeps: "unknown",
     },
     absent: {
       asyncExec: "not-exposed",

@@ -16,6 +16,7 @@ const modes = {
   lifetime: "deadline",
   isolation: "microvm",
   networkPolicy: "all-or-none",
+  stopKeeps: "unknown",
 } as const;
 
 test("fills warmLease and verifiedCleanup, and keeps the adapter's own cells", () => {

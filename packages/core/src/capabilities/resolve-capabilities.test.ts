@@ -25,6 +25,7 @@ const declared: DeclaredCapabilities = {
     lifetime: "unsupported",
     isolation: "unknown",
     networkPolicy: "unknown",
+    stopKeeps: "unknown",
   },
   absent: { detachedLaunch: "unsupported", pty: "unsupported" },
 };
