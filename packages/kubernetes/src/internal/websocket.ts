@@ -22,10 +22,22 @@ export interface ClientWebSocket {
   send(data: Uint8Array): void;
   /** Sends a close frame and ends the connection. */
   close(): void;
+  /**
+   * Starts delivering what the server sends: each whole message to
+   * `onMessage`, in order, then `onClose` once, when the connection ended (a
+   * close frame, or the socket ended or broke). Until it is called nothing
+   * is read, so nothing is lost: a server may answer and close before the
+   * caller is ready (the bytes then wait in the socket).
+   */
+  listen(handlers: WebSocketHandlers): void;
+}
+
+/** Where a {@link ClientWebSocket} delivers what it receives. */
+export interface WebSocketHandlers {
   /** Each whole message the server sends, in order. */
-  onMessage: (data: Uint8Array) => void;
-  /** Once, when the connection ended (a close frame, or the socket ended or broke). */
-  onClose: (error?: Error) => void;
+  readonly onMessage: (data: Uint8Array) => void;
+  /** Once, after the last message: `error` when the connection broke rather than closed. */
+  readonly onClose: (error?: Error) => void;
 }
 
 /** RFC 6455, section 1.3. */
@@ -99,6 +111,18 @@ function frames(socket: Duplex, head: Buffer, protocol: string): ClientWebSocket
   let buffered = head;
   let fragments: Buffer[] = [];
   let closed = false;
+  let handlers: WebSocketHandlers | undefined;
+  /** How the socket ended before anyone listened (`null`: it ended cleanly), delivered after what it had sent. */
+  let endedEarly: Error | null | undefined;
+  const end = (error?: Error) => {
+    if (closed) return;
+    closed = true;
+    handlers?.onClose(error);
+  };
+  const socketEnded = (error: Error) => {
+    if (handlers) end(error);
+    else endedEarly ??= error;
+  };
   const ws: ClientWebSocket = {
     protocol,
     send: (data) => {
@@ -109,15 +133,16 @@ function frames(socket: Duplex, head: Buffer, protocol: string): ClientWebSocket
       socket.write(frame(8, new Uint8Array([0x03, 0xe8])));
       socket.end();
     },
-    onMessage: () => {},
-    onClose: () => {},
-  };
-  const end = (error?: Error) => {
-    if (closed) return;
-    closed = true;
-    ws.onClose(error);
+    listen: (given) => {
+      if (handlers) throw new Error("a WebSocket is listened to once");
+      handlers = given;
+      parse();
+      if (endedEarly) end(endedEarly);
+    },
   };
   const parse = () => {
+    // Nothing is taken out of the buffer before the caller listens: a message read then would be lost.
+    if (!handlers) return;
     for (;;) {
       if (buffered.byteLength < 2) return;
       const first = buffered[0] as number;
@@ -160,7 +185,7 @@ function frames(socket: Duplex, head: Buffer, protocol: string): ClientWebSocket
       if (fin) {
         const message = fragments.length === 1 ? (fragments[0] as Buffer) : Buffer.concat(fragments);
         fragments = [];
-        ws.onMessage(message);
+        handlers.onMessage(message);
       }
     }
   };
@@ -168,10 +193,8 @@ function frames(socket: Duplex, head: Buffer, protocol: string): ClientWebSocket
     buffered = buffered.byteLength === 0 ? chunk : Buffer.concat([buffered, chunk]);
     parse();
   });
-  socket.on("error", (error) => end(error));
-  socket.on("close", () => end(new Error("the WebSocket connection closed without a close frame")));
-  // After the caller has set its handlers (its `await` resumes in a microtask, before this).
-  setImmediate(parse);
+  socket.on("error", (error) => socketEnded(error));
+  socket.on("close", () => socketEnded(new Error("the WebSocket connection closed without a close frame")));
   return ws;
 }
 
