@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { lstatSync, readdirSync, readlinkSync, statSync } from "node:fs";
+import { lstatSync, readdirSync, readlinkSync } from "node:fs";
 import { WORKSPACE_TMP } from "../store/sandbox-store.js";
 import { FILTER_DESCRIPTOR, syscallFilter } from "./syscall-filter.js";
 
@@ -58,12 +58,14 @@ let readOnlyProc: string[] | undefined;
  * (SysRq) simply does not list it.
  */
 export function readOnlyProcEntries(): readonly string[] {
-  readOnlyProc ??= readdirSync("/proc", { withFileTypes: true }).flatMap((entry) => {
-    const name = entry.name;
+  // Names only: with types, Node may lstat every entry, and a process directory can vanish between the
+  // listing and its lstat (ENOENT). The per-process entries are skipped by name before anything is looked at.
+  readOnlyProc ??= readdirSync("/proc").flatMap((name) => {
     if (/^\d+$/.test(name) || (WRITABLE_PROC_ENTRIES as readonly string[]).includes(name)) return [];
-    if (entry.isDirectory()) return [name];
     try {
-      return entry.isFile() && (statSync(`/proc/${name}`).mode & 0o222) !== 0 ? [name] : [];
+      const stats = lstatSync(`/proc/${name}`);
+      if (stats.isDirectory()) return [name];
+      return stats.isFile() && (stats.mode & 0o222) !== 0 ? [name] : [];
     } catch {
       return [];
     }
