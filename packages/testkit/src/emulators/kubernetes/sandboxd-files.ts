@@ -118,14 +118,20 @@ async function write(exchange: Exchange, pod: PodRuntime, target: string): Promi
     [{ path: backendPath(temporary, root), content: exchange.body, mode: Number.parseInt(modeText, 8) }],
     OP,
   );
-  const renamed = await pod.runtime.exec(
-    pod.handle,
-    { argv: ["mv", "-f", "--", backendPath(temporary, root), backendPath(target, root)], timeoutMs: 60_000 },
-    OP,
-  );
+  const rename = () =>
+    pod.runtime.exec(
+      pod.handle,
+      { argv: ["mv", "-f", "--", backendPath(temporary, root), backendPath(target, root)], timeoutMs: 60_000 },
+      OP,
+    );
+  let renamed = await rename();
+  // A backend command that died by a signal nobody sent (exit 137 or none, nothing on stderr: seen rarely
+  // on a loaded machine, cause not yet found) is not sandboxd refusing the write: the rename is tried once more.
+  if ((renamed.exitCode === null || renamed.exitCode === 137) && renamed.stderr === "") renamed = await rename();
   if (renamed.exitCode !== 0) {
     await pod.runtime.remove?.(pod.handle, backendPath(temporary, root), OP).catch(() => {});
-    throw new FileApiError(400, "INVALID_ARGUMENT", `cannot write ${target}: ${renamed.stderr.trim()}`);
+    const why = renamed.stderr.trim() || `mv exited ${renamed.exitCode}`;
+    throw new FileApiError(400, "INVALID_ARGUMENT", `cannot write ${target}: ${why}`);
   }
   exchange.reply(204, {});
 }
