@@ -62,7 +62,12 @@ export function declareStopKeepsChecks<H extends SandboxHandle>(group: CheckGrou
         }
         assert.equal(await readText(runtime, handle, "stop-keeps/kept.txt"), "kept", "a file written before stop");
         if (declared !== "filesystem+memory") return;
-        const resumedAt = await readCount(runtime, handle);
+        // The first whole value after start (a read may fall between the loop's truncate and its write: 0).
+        const resumedAt = await pollUntil(
+          () => readCount(runtime, handle),
+          (count) => count !== 0,
+          { timeoutMs: suite.timeouts.hookMs, intervalMs: 10, what: "the background loop's count after start" },
+        );
         // The first value that differs: a loop that goes on writes resumedAt + 1 (or more); a new one writes 1.
         const next = await pollUntil(
           () => readCount(runtime, handle),
