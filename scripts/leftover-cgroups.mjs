@@ -84,12 +84,29 @@ export function removeCgroup(directory) {
   }
 }
 
+/** The test file a process runs (`node --test` gives each file a process of its own), or undefined. */
+function testFileOf(pid) {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8")
+      .split("\0")
+      .find((arg) => arg.endsWith(".test.ts"));
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Watches the process tree under `rootPid` (polling /proc) and remembers every pid seen in it,
- * so that a leftover cgroup's leaves can be traced to this run rather than a concurrent one.
+ * so that a leftover cgroup's leaves can be traced to this run rather than a concurrent one. It also
+ * notes, for each `sandport-*` cgroup that appears, which test files were running at that moment
+ * (`origins`): a sandbox's cgroup has no leaf naming a process under namespaces, so this is what
+ * tells which test left it.
  */
 export function watchDescendants(rootPid, intervalMs = 200) {
   const seen = new Set();
+  const files = new Map();
+  const known = sandportCgroups();
+  const origins = new Map();
   const sample = () => {
     const parents = new Map();
     for (const name of readdirSync("/proc")) {
@@ -101,19 +118,26 @@ export function watchDescendants(rootPid, intervalMs = 200) {
         // Exited while we looked.
       }
     }
+    const running = new Set();
     for (const [pid] of parents) {
       for (let at = pid, hops = 0; at > 1 && hops < 64; at = parents.get(at) ?? 0, hops += 1) {
         if (at === rootPid || seen.has(at)) {
+          if (!seen.has(pid)) files.set(pid, testFileOf(pid));
           seen.add(pid);
+          if (files.get(pid)) running.add(files.get(pid));
           break;
         }
       }
+    }
+    for (const directory of sandportCgroups()) {
+      if (!known.has(directory) && !origins.has(directory)) origins.set(directory, running);
     }
   };
   const timer = setInterval(sample, intervalMs);
   timer.unref();
   return {
     seen,
+    origins,
     stop() {
       clearInterval(timer);
       sample();

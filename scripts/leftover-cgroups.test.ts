@@ -1,13 +1,14 @@
 // The leftover-cgroup check of scripts/run-tests.mjs sees the cgroups a real sandbox makes, traces
 // them to the process that ran its commands, and sees them go when the sandbox is destroyed.
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { LocalRuntime } from "sandport/local";
 // @ts-expect-error: a plain ES module script without type declarations.
-import { leafPids, sandportCgroups } from "./leftover-cgroups.mjs";
+import { leafPids, sandportCgroups, watchDescendants } from "./leftover-cgroups.mjs";
 
 test("a sandbox's cgroups are found under our own, traced to our pid, and gone after destroy", async (context) => {
   const root = mkdtempSync(join(tmpdir(), "sandport-leftover-"));
@@ -30,4 +31,23 @@ test("a sandbox's cgroups are found under our own, traced to our pid, and gone a
     ([...sandportCgroups()] as string[]).filter((path) => path.endsWith(`/sandport-${handle.id}`)),
     [],
   );
+});
+
+test("a cgroup that appears is noted with the test files running at that moment", async (context) => {
+  const root = mkdtempSync(join(tmpdir(), "sandport-leftover-"));
+  context.after(() => rmSync(root, { recursive: true, force: true }));
+  // A stand-in for a test file's process: a child of this one whose arguments name a test file.
+  const child = spawn("sh", ["-c", "sleep 30", "stand-in.test.ts"], { stdio: "ignore" });
+  context.after(() => child.kill("SIGKILL"));
+  const watcher = watchDescendants(process.pid, 60_000);
+  const runtime = new LocalRuntime({ root, isolation: "none" });
+  const handle = await runtime.launch({});
+  try {
+    watcher.stop();
+    const mine = ([...sandportCgroups()] as string[]).filter((path) => path.endsWith(`/sandport-${handle.id}`));
+    if (mine.length === 0) return context.skip("the runtime makes no cgroups here (no writable hierarchy)");
+    for (const path of mine) assert.ok(watcher.origins.get(path)?.has("stand-in.test.ts"), path);
+  } finally {
+    await runtime.destroy(handle);
+  }
 });

@@ -85,12 +85,14 @@ function runTests(nodeBinary, testFiles) {
 }
 
 /** Lists the `sandport-*` cgroups this run left (see the top of this file), removes them, and says whether any. */
-function reportLeftoverCgroups(before, pids) {
+function reportLeftoverCgroups(before, { seen: pids, origins }) {
   const inCi = process.env.CI === "true";
   const left = [...sandportCgroups()].filter((directory) => !before.has(directory));
   const ours = left.filter((directory) => inCi || leafPids(directory).some((pid) => pids.has(pid)));
   for (const directory of ours) {
-    console.error(`a test left the host cgroup ${directory} behind (a sandbox it never destroyed)`);
+    const during = [...(origins.get(directory) ?? [])];
+    const when = during.length > 0 ? `; it appeared while these test files ran: ${during.join(", ")}` : "";
+    console.error(`a test left the host cgroup ${directory} behind (a sandbox it never destroyed)${when}`);
     removeCgroup(directory);
   }
   const others = left.length - ours.length;
@@ -113,5 +115,5 @@ if (needNode22.length > 0) {
   }
 }
 descendants.stop();
-if (reportLeftoverCgroups(cgroupsBefore, descendants.seen)) failed = true;
+if (reportLeftoverCgroups(cgroupsBefore, descendants)) failed = true;
 process.exit(failed ? 1 : 0);
