@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
+import { setTimeout } from "node:timers/promises";
 import { LocalRuntime } from "sandport/local";
 // @ts-expect-error: a plain ES module script without type declarations.
 import { leafPids, sandportCgroups, watchDescendants } from "./leftover-cgroups.mjs";
@@ -20,10 +21,10 @@ test("a sandbox's cgroups are found under our own, traced to our pid, and gone a
     await runtime.spawn(handle, { argv: ["sleep", "30"] });
     const mine = ([...sandportCgroups()] as string[]).filter((path) => path.endsWith(`/sandport-${handle.id}`));
     if (mine.length === 0) return context.skip("the runtime makes no cgroups here (no writable hierarchy)");
-    assert.ok(
-      mine.some((path) => leafPids(path).includes(process.pid)),
-      `a leaf names this process: ${mine.join(", ")}`,
-    );
+    // A command without limits is moved into its leaf in the background, after spawn resolved: wait for it.
+    const traced = () => mine.some((path) => leafPids(path).includes(process.pid));
+    for (let round = 0; round < 1_000 && !traced(); round++) await setTimeout(10);
+    assert.ok(traced(), `a leaf names this process: ${mine.join(", ")}`);
   } finally {
     await runtime.destroy(handle);
   }

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { SandboxRuntime } from "@sandport/core";
+import type { SandboxHandle, SandboxRuntime } from "@sandport/core";
 
 /**
  * Where an emulator runs its sandboxes for real: a runtime from the port, or a
@@ -80,12 +80,38 @@ export async function resolveBackend(backend?: EmulatorBackend, shape?: DefaultB
  * sees), so that removing its root leaves nothing behind: no process an
  * emulated command started, no cgroup the runtime made for a sandbox
  * (deleting the directory alone would leave both). A sandbox that cannot be
- * destroyed does not stop the others. Tests that bring their own
- * `LocalRuntime` call it before removing its root.
+ * destroyed does not stop the others. A destroy that fails is tried again
+ * (destroy is safe to repeat: a loaded machine can take longer than one
+ * destroy waits for killed processes to go); one that still fails rejects
+ * the call, naming each sandbox and why, after the others were destroyed.
+ * Tests that bring their own `LocalRuntime` call it before removing its root.
  */
 export async function destroyEverySandbox(runtime: SandboxRuntime): Promise<void> {
-  const handles = (await runtime.findByLabels?.({}).catch(() => [])) ?? [];
-  await Promise.all(handles.map((handle) => runtime.destroy(handle).catch(() => {})));
+  const handles = (await runtime.findByLabels?.({})) ?? [];
+  const failures = await Promise.all(handles.map((handle) => destroyPatiently(runtime, handle)));
+  const left = failures.filter((failure): failure is Error => failure !== undefined);
+  if (left.length > 0) {
+    throw new AggregateError(
+      left,
+      `the backend could not destroy ${left.length} sandbox(es): ${left.map((error) => error.message).join("; ")}`,
+    );
+  }
+}
+
+/** How many times {@link destroyEverySandbox} calls destroy on one sandbox. */
+const DESTROY_ATTEMPTS = 3;
+
+async function destroyPatiently(runtime: SandboxRuntime, handle: SandboxHandle): Promise<Error | undefined> {
+  let last: unknown;
+  for (let attempt = 0; attempt < DESTROY_ATTEMPTS; attempt++) {
+    try {
+      await runtime.destroy(handle);
+      return undefined;
+    } catch (error) {
+      last = error;
+    }
+  }
+  return new Error(`sandbox ${handle.id}: ${last instanceof Error ? last.message : String(last)}`, { cause: last });
 }
 
 /**
