@@ -59,6 +59,13 @@ export { invalidRequest, toSandportError, unsupported } from "./errors/factories
 export type { SandportErrorOptions } from "./errors/sandport-error.js";
 export { SandportError } from "./errors/sandport-error.js";
 
+export type { FleetClock } from "./fleet/fleet-clock.js";
+export { SYSTEM_CLOCK } from "./fleet/fleet-clock.js";
+export type { LimitedRuntime } from "./fleet/limit-runtime.js";
+export { limitRuntime } from "./fleet/limit-runtime.js";
+export type { LimiterEvent, LimiterOptions } from "./fleet/limiter-options.js";
+export { LIMITER_OPTION_KEYS } from "./fleet/limiter-options.js";
+
 export type { OrchestratorEvent, OrchestratorListener } from "./orchestrator/events.js";
 export type {
   OrchestratorOptions,
