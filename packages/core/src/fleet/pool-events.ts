@@ -70,7 +70,7 @@ export type PoolEvent =
 export interface PoolCloseReport {
   /** True when every sandbox the pool owned is verified gone and nothing failed. */
   readonly ok: boolean;
-  /** Sandboxes `close` destroyed (idle, and leases not released in time). */
+  /** Sandboxes destroyed once `close` began: released while it waited (`drainMs`), idle, and revoked. */
   readonly destroyed: readonly string[];
   /** Leases still out when the pool closed; their sandboxes were destroyed (or are in `failures`). */
   readonly revokedLeases: readonly string[];

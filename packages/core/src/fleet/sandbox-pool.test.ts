@@ -250,6 +250,28 @@ describe("SandboxPool over the local runtime", () => {
     assert.equal((await pool.close()).ok, true);
   });
 
+  test("aborting a waiting lease leaves the queue; close waits drainMs for a lease still out", async () => {
+    const clock = new ManualClock();
+    const { pool } = await openPool({ minIdle: 1, max: 1, clock });
+    await pool.whenSettled();
+    const first = await pool.lease();
+    const controller = new AbortController();
+    const aborted = pool.lease({ signal: controller.signal });
+    assert.equal(pool.stats().waiting, 1);
+    controller.abort(new Error("caller gave up"));
+    await assert.rejects(aborted, (error) => SandportError.hasCode(error, "ABORTED"));
+    assert.equal(pool.stats().waiting, 0);
+    const closing = pool.close({ drainMs: 60_000 });
+    // The drain waits on the pool clock, which never moves here: only the release can end it.
+    await clock.sleepsAsked(2);
+    assert.equal(first.state, "leased");
+    await pool.release(first);
+    const report = await closing;
+    assert.deepEqual(report.revokedLeases, []);
+    assert.deepEqual(report.destroyed, [first.handle.id]);
+    assert.equal(await exists(first.handle.id), false);
+  });
+
   test("a failed launch rejects the lease waiting on it with its error, and a lost launch is found and destroyed", async () => {
     const refused = new SandportError({
       code: "PROVIDER_UNAVAILABLE",

@@ -86,6 +86,8 @@ export class SandboxPool<H extends SandboxHandle = SandboxHandle> {
   #closing: Promise<PoolCloseReport> | undefined;
   #timer: ReturnType<typeof setInterval> | undefined;
   #onLeaseEnded: (() => void) | undefined;
+  /** Sandboxes released and destroyed while `close` waited for leases. */
+  readonly #drained: string[] = [];
 
   private constructor(runtime: SandboxRuntime<H>, options: SandboxPoolOptions) {
     this.#options = resolvePoolOptions(runtime, options);
@@ -199,8 +201,10 @@ export class SandboxPool<H extends SandboxHandle = SandboxHandle> {
     if (this.#leases.size === 0) this.#onLeaseEnded?.();
     const { member } = entry;
     if (mode === "destroy" || this.#closing) {
+      const closing = this.#closing !== undefined;
       const error = await this.#track(this.#destroy(member));
       if (error) throw error;
+      if (closing) this.#drained.push(member.handle.id);
       this.#listener.emit({ type: "destroyed", sandboxId: member.handle.id, reason: "released" });
       this.#fill();
       return;
@@ -280,7 +284,7 @@ export class SandboxPool<H extends SandboxHandle = SandboxHandle> {
     }
     this.#leases.clear();
     await this.whenSettled();
-    const destroyed: string[] = [];
+    const destroyed: string[] = [...this.#drained];
     await Promise.all(
       [...this.#members].map(async (member) => {
         if ((await this.#destroy(member)) !== undefined) return;
