@@ -5,6 +5,7 @@ import type { SandboxRuntime } from "../port/sandbox-runtime.js";
 import { keyList, refuseUnknownShape } from "../validation/known-keys.js";
 import { validateLabels } from "../validation/labels.js";
 import { validateTimeoutMs } from "../validation/numbers.js";
+import { validateExecRequest } from "../validation/requests.js";
 import type { FleetClock } from "./fleet-clock.js";
 import { wholeCount } from "./limiter-options.js";
 import type { PoolEvent } from "./pool-events.js";
@@ -67,7 +68,8 @@ export interface SandboxPoolOptions {
   /**
    * Run the health check on every idle sandbox before it is leased. Default:
    * only where the runtime does not declare `warmLease` (there an idle sandbox
-   * may have been reclaimed or suspended by the provider unseen).
+   * may have been reclaimed or suspended by the provider unseen). The
+   * declaration is read, not evidence: pass `false` where a canary observed it.
    */
   readonly checkBeforeLease?: boolean;
   /** Default deadline of `lease()`. Default 300 000. */
@@ -151,6 +153,10 @@ export function resolvePoolOptions(runtime: SandboxRuntime, options: unknown): R
   if (max < minIdle) throw invalidRequest(`SandboxPool options.max (${max}) is below minIdle (${minIdle})`, {});
   if (given.reset !== undefined && given.reset !== "replace" && given.reset !== "clean-workspace") {
     throw invalidRequest('SandboxPool options.reset must be "replace" or "clean-workspace"', { field: "reset" });
+  }
+  if (given.healthCheck !== undefined) {
+    // Checked once here: a malformed check would otherwise fail on every sandbox and replace them all.
+    validateExecRequest(given.healthCheck, { root: runtime.workspaceRoot, provider: runtime.provider });
   }
   refuseUnknownShape(given.timeouts ?? {}, Object.keys(DEFAULT_POOL_TIMEOUTS), "SandboxPool options.timeouts");
   const timeouts = { ...DEFAULT_POOL_TIMEOUTS };

@@ -232,6 +232,41 @@ describe("SandboxPool over the local runtime", () => {
     }
   });
 
+  test("a lease gives up after three sandboxes in a row fail the health check before it", async () => {
+    const { pool, events } = await openPool({
+      minIdle: 1,
+      max: 1,
+      checkBeforeLease: true,
+      healthCheck: { argv: ["false"] },
+    });
+    await assert.rejects(pool.lease(), (error) => {
+      assert.ok(SandportError.isInstance(error));
+      assert.match(error.message, /3 sandboxes in a row failed the health check/);
+      return true;
+    });
+    await pool.whenSettled();
+    assert.equal(events.filter((event) => event.type === "replaced").length, 3);
+    assert.equal((await pool.close()).ok, true);
+  });
+
+  test("refuses malformed options before launching anything", async () => {
+    const before = (await runtime.findByLabels({})).length;
+    for (const options of [
+      { poolId: "has space" },
+      { poolId: "p", launch: { launchKey: "mine" } },
+      { poolId: "p", launch: { labels: { [POOL_LABEL]: "other" } } },
+      { poolId: "p", minIdle: 3, max: 2 },
+      { poolId: "p", healthCheck: { argv: [] } },
+      { poolId: "p", reset: "wipe" },
+      { poolId: "p", maxIdle: 5 },
+    ]) {
+      await assert.rejects(SandboxPool.open(runtime, options as SandboxPoolOptions), (error) =>
+        SandportError.hasCode(error, "INVALID_REQUEST"),
+      );
+    }
+    assert.equal((await runtime.findByLabels({})).length, before);
+  });
+
   test("at max, a lease waits for a release, and past its deadline fails with DEADLINE_EXCEEDED", async () => {
     const clock = new ManualClock();
     const { pool } = await openPool({ minIdle: 1, max: 1, reset: "clean-workspace", clock });

@@ -41,6 +41,9 @@ interface LeaseEntry<H extends SandboxHandle> {
   readonly setState: (state: LeaseState) => void;
 }
 
+/** Health checks failed in a row within one `lease()` before it gives up (each sandbox replaced). */
+const UNHEALTHY_IN_A_ROW = 3;
+
 /** Options of {@link SandboxPool.close}. */
 export interface PoolCloseOptions {
   /** How long to wait for leases still out to be released before destroying their sandboxes. Default 0. */
@@ -138,8 +141,8 @@ export class SandboxPool<H extends SandboxHandle = SandboxHandle> {
    * `checkBeforeLease`; one past `maxIdleMs` or failing is replaced and the
    * next taken), else one launched or released for this call. Rejects with
    * `DEADLINE_EXCEEDED` past `timeoutMs`, `ABORTED` on `signal`, the launch's
-   * error when the launch made for it failed, and `INVALID_REQUEST` once the
-   * pool is closed.
+   * error when the launch made for it failed, the check's error after three
+   * sandboxes in a row failed it, and `INVALID_REQUEST` once the pool is closed.
    */
   async lease(options: LeaseOptions = {}): Promise<SandboxLease<H>> {
     refuseUnknownShape(options, LEASE_OPTION_KEYS, "SandboxPool lease options");
@@ -147,6 +150,7 @@ export class SandboxPool<H extends SandboxHandle = SandboxHandle> {
     if (this.#closing) throw this.#closedError();
     const started = this.#clock.now();
     this.#refillPaused = false;
+    let unhealthy = 0;
     for (;;) {
       const member = await this.#take(timeoutMs - (this.#clock.now() - started), timeoutMs, options.signal);
       if (this.#clock.now() - member.idleSince > this.#options.maxIdleMs) {
@@ -158,6 +162,8 @@ export class SandboxPool<H extends SandboxHandle = SandboxHandle> {
         if (this.#closing) throw this.#closedError();
         if (problem) {
           this.#replace(member, "unhealthy", problem);
+          // A check that fails on sandbox after sandbox says the spec or the check is broken: stop launching.
+          if (++unhealthy >= UNHEALTHY_IN_A_ROW) throw this.#allUnhealthy(problem);
           continue;
         }
       }
@@ -428,6 +434,17 @@ export class SandboxPool<H extends SandboxHandle = SandboxHandle> {
         () => {},
       );
       this.#fill();
+    });
+  }
+
+  #allUnhealthy(last: SandportError): SandportError {
+    return new SandportError({
+      code: last.code,
+      provider: this.runtime.provider,
+      retryable: false,
+      message: `pool ${this.poolId}: ${UNHEALTHY_IN_A_ROW} sandboxes in a row failed the health check (${last.message}); each was replaced`,
+      cause: last,
+      details: { poolId: this.poolId, operation: "lease" },
     });
   }
 
