@@ -325,4 +325,14 @@ describe("limitRuntime and RATE_LIMITED", () => {
     }
     assert.equal(runtime.calls.length, 0);
   });
+
+  test("a malformed launch spec is refused before it queues", async () => {
+    const { runtime, events, limited } = setup();
+    await assert.rejects(limited.launch({ labels: { "sandport.owner": "me" } }), (error) =>
+      SandportError.hasCode(error, "INVALID_REQUEST"),
+    );
+    assert.deepEqual(events, []);
+    assert.equal(runtime.calls.length, 0);
+    assert.equal(limited.load().inFlight, 0);
+  });
 });

@@ -4,6 +4,7 @@ import type { LaunchSpec } from "../port/launch-spec.js";
 import type { OpOptions } from "../port/op-options.js";
 import type { SandboxHandle } from "../port/sandbox-handle.js";
 import type { SandboxRuntime } from "../port/sandbox-runtime.js";
+import { validateLaunchSpec } from "../validation/requests.js";
 import { SYSTEM_CLOCK } from "./fleet-clock.js";
 import { FleetListener } from "./fleet-listener.js";
 import { LaunchSlots } from "./launch-slots.js";
@@ -114,6 +115,8 @@ export function limitRuntime<H extends SandboxHandle>(
 
   /** A launch: a slot first, then the call, repeated on a rate limit only with a launch key. */
   async function launchThrough(operation: "launch" | "launchDetached", spec: LaunchSpec, op?: OpOptions) {
+    // A malformed spec is refused now, not after waiting its turn for a slot it could never use.
+    validateLaunchSpec(spec, runtime.provider);
     const deadlineMs = Math.min(limits.queueDeadlineMs, op?.timeoutMs ?? Infinity);
     const waitedMs = await slots.acquire(operation, deadlineMs, op?.signal);
     const rest =

@@ -5,7 +5,7 @@ import type { SandboxRuntime } from "../port/sandbox-runtime.js";
 import { keyList, refuseUnknownShape } from "../validation/known-keys.js";
 import { validateLabels } from "../validation/labels.js";
 import { validateTimeoutMs } from "../validation/numbers.js";
-import { validateExecRequest } from "../validation/requests.js";
+import { validateExecRequest, validateLaunchSpec } from "../validation/requests.js";
 import type { FleetClock } from "./fleet-clock.js";
 import { wholeCount } from "./limiter-options.js";
 import type { PoolEvent } from "./pool-events.js";
@@ -137,6 +137,8 @@ export function resolvePoolOptions(runtime: SandboxRuntime, options: unknown): R
     });
   }
   const launch = given.launch ?? {};
+  // A malformed spec is refused now, not by every launch the pool would make.
+  validateLaunchSpec(launch, runtime.provider);
   if (launch.launchKey !== undefined) {
     throw invalidRequest("SandboxPool options.launch.launchKey is set by the pool for each launch", {
       field: "launch.launchKey",

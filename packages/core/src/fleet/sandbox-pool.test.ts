@@ -259,6 +259,7 @@ describe("SandboxPool over the local runtime", () => {
       { poolId: "p", healthCheck: { argv: [] } },
       { poolId: "p", reset: "wipe" },
       { poolId: "p", maxIdle: 5 },
+      { poolId: "p", launch: { lifetimeMs: -1 } },
     ]) {
       await assert.rejects(SandboxPool.open(runtime, options as SandboxPoolOptions), (error) =>
         SandportError.hasCode(error, "INVALID_REQUEST"),
