@@ -1,10 +1,11 @@
 import { launchReclaimOf } from "../adapter/reclaim-launch.js";
+import { toSandportError } from "../errors/factories.js";
 import { SandportError } from "../errors/sandport-error.js";
 import { LAUNCH_KEY_LABEL } from "../port/reserved-labels.js";
 import type { SandboxHandle } from "../port/sandbox-handle.js";
 import type { SandboxRuntime } from "../port/sandbox-runtime.js";
 import type { PoolFailure } from "./pool-events.js";
-import type { PoolTimeouts } from "./pool-options.js";
+import { POOL_LABEL, type PoolTimeouts } from "./pool-options.js";
 
 /** Codes after which a launch may or may not have created a sandbox. */
 const OUTCOME_UNKNOWN = new Set(["DEADLINE_EXCEEDED", "PROVIDER_UNAVAILABLE", "UNEXPECTED", "ABORTED"]);
@@ -66,4 +67,31 @@ function possibleLeak(runtime: SandboxRuntime, launchKey: string, error: Sandpor
     cause,
     details: { launchKey, possibleLeak: true },
   });
+}
+
+/**
+ * Destroys every sandbox carrying `poolId` (what a pool with that id left
+ * when its process ended without `close`). Rejects only when the search
+ * fails; a destroy that fails is returned as a failure.
+ */
+export async function reclaimLeftovers(
+  runtime: SandboxRuntime,
+  poolId: string,
+  timeouts: PoolTimeouts,
+): Promise<{ readonly reclaimed: string[]; readonly failures: PoolFailure[] }> {
+  const findByLabels = runtime.findByLabels as NonNullable<SandboxRuntime["findByLabels"]>;
+  const left = await findByLabels.call(runtime, { [POOL_LABEL]: poolId }, { timeoutMs: timeouts.lookupMs });
+  const reclaimed: string[] = [];
+  const failures: PoolFailure[] = [];
+  await Promise.all(
+    left.map(async (handle) => {
+      try {
+        await runtime.destroy(handle, { timeoutMs: timeouts.destroyMs });
+        reclaimed.push(handle.id);
+      } catch (error) {
+        failures.push({ operation: "reclaim", sandboxId: handle.id, error: toSandportError(error, runtime.provider) });
+      }
+    }),
+  );
+  return { reclaimed, failures };
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { invalidRequest, toSandportError } from "../errors/factories.js";
-import { SandportError } from "../errors/sandport-error.js";
+import type { SandportError } from "../errors/sandport-error.js";
 import type { SandboxHandle } from "../port/sandbox-handle.js";
 import type { SandboxRuntime } from "../port/sandbox-runtime.js";
 import { abortError } from "../timing/abort.js";
@@ -8,8 +8,10 @@ import { refuseUnknownShape } from "../validation/known-keys.js";
 import { validateTimeoutMs } from "../validation/numbers.js";
 import { type FleetClock, SYSTEM_CLOCK } from "./fleet-clock.js";
 import { FleetListener } from "./fleet-listener.js";
+import { LeaseQueue } from "./lease-queue.js";
+import { allUnhealthy, healthProblem, leaseDeadline, poolClosed, UNHEALTHY_IN_A_ROW } from "./pool-checks.js";
 import type { PoolCloseReport, PoolEvent, PoolFailure, ReplaceReason } from "./pool-events.js";
-import { settleFailedLaunch } from "./pool-launch.js";
+import { reclaimLeftovers, settleFailedLaunch } from "./pool-launch.js";
 import {
   createLease,
   LEASE_OPTION_KEYS,
@@ -19,8 +21,8 @@ import {
   type ReleaseOptions,
   type SandboxLease,
 } from "./pool-lease.js";
-import { POOL_LABEL, type ResolvedPoolOptions, resolvePoolOptions, type SandboxPoolOptions } from "./pool-options.js";
-import { cleanWorkspace, type WorkspaceLayout, workspaceLayout } from "./workspace-reset.js";
+import { type ResolvedPoolOptions, resolvePoolOptions, type SandboxPoolOptions } from "./pool-options.js";
+import { cleanWorkspace, restorableLayout, type WorkspaceLayout } from "./workspace-reset.js";
 
 /** One sandbox the pool owns. */
 interface Member<H extends SandboxHandle> {
@@ -31,18 +33,10 @@ interface Member<H extends SandboxHandle> {
   fresh: WorkspaceLayout | undefined;
 }
 
-interface Waiter<H extends SandboxHandle> {
-  readonly resolve: (member: Member<H>) => void;
-  readonly reject: (error: SandportError) => void;
-}
-
 interface LeaseEntry<H extends SandboxHandle> {
   readonly member: Member<H>;
   readonly setState: (state: LeaseState) => void;
 }
-
-/** Health checks failed in a row within one `lease()` before it gives up (each sandbox replaced). */
-const UNHEALTHY_IN_A_ROW = 3;
 
 /** Options of {@link SandboxPool.close}. */
 export interface PoolCloseOptions {
@@ -76,7 +70,7 @@ export class SandboxPool<H extends SandboxHandle = SandboxHandle> {
   /** Every launched sandbox not yet destroyed: idle, leased, being checked, reset or destroyed. */
   readonly #members = new Set<Member<H>>();
   readonly #idle: Member<H>[] = [];
-  readonly #waiters: Waiter<H>[] = [];
+  readonly #waiters: LeaseQueue<Member<H>>;
   readonly #leases = new Map<SandboxLease<H>, LeaseEntry<H>>();
   readonly #tasks = new Set<Promise<unknown>>();
   readonly #failures: PoolFailure[] = [];
@@ -98,6 +92,7 @@ export class SandboxPool<H extends SandboxHandle = SandboxHandle> {
     this.poolId = this.#options.poolId;
     this.#clock = options.clock ?? SYSTEM_CLOCK;
     this.#listener = new FleetListener<PoolEvent>(options.onEvent, runtime.provider);
+    this.#waiters = new LeaseQueue(this.#clock, runtime.provider);
   }
 
   /**
@@ -147,7 +142,7 @@ export class SandboxPool<H extends SandboxHandle = SandboxHandle> {
   async lease(options: LeaseOptions = {}): Promise<SandboxLease<H>> {
     refuseUnknownShape(options, LEASE_OPTION_KEYS, "SandboxPool lease options");
     const timeoutMs = validateTimeoutMs(options.timeoutMs, "lease timeoutMs") ?? this.#options.leaseTimeoutMs;
-    if (this.#closing) throw this.#closedError();
+    if (this.#closing) throw poolClosed(this.poolId);
     const started = this.#clock.now();
     this.#refillPaused = false;
     let unhealthy = 0;
@@ -159,11 +154,11 @@ export class SandboxPool<H extends SandboxHandle = SandboxHandle> {
       }
       if (this.#options.checkBeforeLease) {
         const problem = await this.#track(this.#check(member));
-        if (this.#closing) throw this.#closedError();
+        if (this.#closing) throw poolClosed(this.poolId);
         if (problem) {
           this.#replace(member, "unhealthy", problem);
           // A check that fails on sandbox after sandbox says the spec or the check is broken: stop launching.
-          if (++unhealthy >= UNHEALTHY_IN_A_ROW) throw this.#allUnhealthy(problem);
+          if (++unhealthy >= UNHEALTHY_IN_A_ROW) throw allUnhealthy(this.runtime.provider, this.poolId, problem);
           continue;
         }
       }
@@ -274,7 +269,7 @@ export class SandboxPool<H extends SandboxHandle = SandboxHandle> {
 
   async #shutdown(drainMs: number): Promise<PoolCloseReport> {
     clearInterval(this.#timer);
-    for (const waiter of this.#waiters.splice(0)) waiter.reject(this.#closedError());
+    this.#waiters.rejectAll(() => poolClosed(this.poolId));
     if (drainMs > 0 && this.#leases.size > 0) {
       const stop = new AbortController();
       const drained = new Promise<void>((resolve) => {
@@ -311,23 +306,9 @@ export class SandboxPool<H extends SandboxHandle = SandboxHandle> {
 
   /** Destroys what an earlier pool with this id left. */
   async #reclaim(): Promise<void> {
-    const { lookupMs, destroyMs } = this.#options.timeouts;
-    const findByLabels = this.runtime.findByLabels as NonNullable<SandboxRuntime<H>["findByLabels"]>;
-    const left = await findByLabels.call(this.runtime, { [POOL_LABEL]: this.poolId }, { timeoutMs: lookupMs });
-    await Promise.all(
-      left.map(async (handle) => {
-        try {
-          await this.runtime.destroy(handle, { timeoutMs: destroyMs });
-          this.#listener.emit({ type: "reclaimed", sandboxId: handle.id });
-        } catch (error) {
-          this.#fail({
-            operation: "reclaim",
-            sandboxId: handle.id,
-            error: toSandportError(error, this.runtime.provider),
-          });
-        }
-      }),
-    );
+    const { reclaimed, failures } = await reclaimLeftovers(this.runtime, this.poolId, this.#options.timeouts);
+    for (const sandboxId of reclaimed) this.#listener.emit({ type: "reclaimed", sandboxId });
+    for (const failure of failures) this.#fail(failure);
   }
 
   /** Launches until idle (and arriving) sandboxes meet the demand, within `max`. */
@@ -360,24 +341,18 @@ export class SandboxPool<H extends SandboxHandle = SandboxHandle> {
           const error = toSandportError(raw, this.runtime.provider);
           this.#listener.emit({ type: "launch-failed", launchKey, error });
           this.#refillPaused = true;
-          this.#waiters.shift()?.reject(error);
+          this.#waiters.rejectOldest(error);
           for (const failure of await settleFailedLaunch(this.runtime, launchKey, error, this.#options.timeouts)) {
             this.#fail(failure);
           }
           return;
         }
         this.#listener.emit({ type: "launched", sandboxId: handle.id, durationMs: this.#clock.now() - started });
-        const member: Member<H> = { handle, idleSince: this.#clock.now(), fresh: undefined };
-        let problem: SandportError | undefined;
-        if (this.#options.reset === "clean-workspace") {
-          try {
-            const layout = await workspaceLayout(this.runtime, handle, this.#options.timeouts.execMs);
-            // Only a workspace of empty directories can be proven restored; any other is reset by replacement.
-            if (layout.others.length === 0) member.fresh = layout;
-          } catch (error) {
-            problem = toSandportError(error, this.runtime.provider);
-          }
-        }
+        const { fresh, problem } =
+          this.#options.reset === "clean-workspace"
+            ? await restorableLayout(this.runtime, handle, this.#options.timeouts.execMs)
+            : {};
+        const member: Member<H> = { handle, idleSince: this.#clock.now(), fresh };
         this.#launching--;
         this.#members.add(member);
         if (problem) this.#replace(member, "unhealthy", problem);
@@ -389,9 +364,7 @@ export class SandboxPool<H extends SandboxHandle = SandboxHandle> {
   /** Hands `member` to the first waiting `lease()`, or keeps it idle. */
   #offer(member: Member<H>, idleSince: number): void {
     member.idleSince = idleSince;
-    const waiter = this.#closing ? undefined : this.#waiters.shift();
-    if (waiter) waiter.resolve(member);
-    else this.#idle.push(member);
+    if (this.#closing || !this.#waiters.offer(member)) this.#idle.push(member);
   }
 
   /** An idle sandbox, or one that becomes idle within `remainingMs`. */
@@ -399,84 +372,17 @@ export class SandboxPool<H extends SandboxHandle = SandboxHandle> {
     if (signal?.aborted) return Promise.reject(abortError(signal, this.runtime.provider, "lease"));
     const idle = this.#idle.shift();
     if (idle) return Promise.resolve(idle);
-    return new Promise<Member<H>>((resolve, reject) => {
-      const stop = new AbortController();
-      const onAbort = () => {
-        if (leave()) reject(abortError(signal as AbortSignal, this.runtime.provider, "lease"));
-      };
-      const settle = () => {
-        stop.abort();
-        signal?.removeEventListener("abort", onAbort);
-      };
-      const waiter: Waiter<H> = {
-        resolve: (member) => {
-          settle();
-          resolve(member);
-        },
-        reject: (error) => {
-          settle();
-          reject(error);
-        },
-      };
-      const leave = (): boolean => {
-        const index = this.#waiters.indexOf(waiter);
-        if (index < 0) return false;
-        this.#waiters.splice(index, 1);
-        settle();
-        return true;
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
-      this.#waiters.push(waiter);
-      this.#clock.sleep(Math.max(0, remainingMs), stop.signal).then(
-        () => {
-          if (leave()) reject(this.#leaseDeadline(timeoutMs));
-        },
-        () => {},
-      );
-      this.#fill();
-    });
+    const waiting = this.#waiters.wait(remainingMs, signal, () =>
+      leaseDeadline(this.runtime.provider, this.poolId, timeoutMs, { ...this.stats(), max: this.#options.max }),
+    );
+    this.#fill();
+    return waiting;
   }
 
-  #allUnhealthy(last: SandportError): SandportError {
-    return new SandportError({
-      code: last.code,
-      provider: this.runtime.provider,
-      retryable: false,
-      message: `pool ${this.poolId}: ${UNHEALTHY_IN_A_ROW} sandboxes in a row failed the health check (${last.message}); each was replaced`,
-      cause: last,
-      details: { poolId: this.poolId, operation: "lease" },
-    });
-  }
-
-  #leaseDeadline(timeoutMs: number): SandportError {
-    const stats = this.stats();
-    return new SandportError({
-      code: "DEADLINE_EXCEEDED",
-      provider: this.runtime.provider,
-      retryable: true,
-      message:
-        `no sandbox of pool ${this.poolId} became ready within ${timeoutMs} ms ` +
-        `(${stats.leased} leased, ${stats.launching} launching, max ${this.#options.max})`,
-      details: { operation: "lease", timeoutMs, poolId: this.poolId },
-    });
-  }
-
-  /** Runs the health check: `undefined` when it exits 0, else why not. Never throws. */
-  async #check(member: Member<H>): Promise<SandportError | undefined> {
-    try {
-      const result = await this.runtime.exec(member.handle, this.#options.healthCheck, {
-        timeoutMs: this.#options.timeouts.execMs,
-      });
-      if (result.exitCode === 0) return undefined;
-      return new SandportError({
-        code: "UNEXPECTED",
-        provider: this.runtime.provider,
-        message: `sandbox ${member.handle.id}: the health check exited ${result.exitCode}`,
-        details: { sandboxId: member.handle.id, exitCode: result.exitCode },
-      });
-    } catch (error) {
-      return toSandportError(error, this.runtime.provider);
-    }
+  /** Runs the health check: `undefined` when it passes, else why not. Never throws. */
+  #check(member: Member<H>): Promise<SandportError | undefined> {
+    const { healthCheck, timeouts } = this.#options;
+    return healthProblem(this.runtime, member.handle, healthCheck, timeouts.execMs);
   }
 
   /** Cleans the workspace back to its launch layout, then checks health: `undefined` on success. Never throws. */
@@ -538,9 +444,5 @@ export class SandboxPool<H extends SandboxHandle = SandboxHandle> {
     const done = () => this.#tasks.delete(work);
     work.then(done, done);
     return work;
-  }
-
-  #closedError(): SandportError {
-    return invalidRequest(`pool ${this.poolId} is closed`, { poolId: this.poolId });
   }
 }

@@ -1,3 +1,4 @@
+import { toSandportError } from "../errors/factories.js";
 import { SandportError } from "../errors/sandport-error.js";
 import type { SandboxHandle } from "../port/sandbox-handle.js";
 import type { SandboxRuntime } from "../port/sandbox-runtime.js";
@@ -60,6 +61,25 @@ export async function workspaceLayout(
     else if (line.startsWith("other ")) others.push(line.slice("other ".length));
   }
   return { emptyDirectories: emptyDirectories.sort(), others: others.sort() };
+}
+
+/**
+ * The layout of a freshly launched sandbox's workspace when a clean can
+ * restore it (`fresh`: only empty directories), nothing when it cannot (a
+ * template put files there: such a sandbox is reset by replacement), or the
+ * `problem` when it could not even be listed. Never throws.
+ */
+export async function restorableLayout(
+  runtime: SandboxRuntime,
+  handle: SandboxHandle,
+  timeoutMs: number,
+): Promise<{ readonly fresh?: WorkspaceLayout; readonly problem?: SandportError }> {
+  try {
+    const layout = await workspaceLayout(runtime, handle, timeoutMs);
+    return layout.others.length === 0 ? { fresh: layout } : {};
+  } catch (error) {
+    return { problem: toSandportError(error, runtime.provider) };
+  }
 }
 
 /**
