@@ -1,4 +1,7 @@
 import assert from "node:assert/strict";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { type LocalTestRuntime, localTestRuntime, withoutMethods } from "@sandport/testkit/fakes";
 import { SandportError } from "../errors/sandport-error.js";
@@ -113,6 +116,44 @@ describe("SandboxPool over the local runtime", () => {
     assert.ok(types(events).includes("reset"));
     assert.ok(!types(events).includes("replaced"));
     assert.equal((await pool.close()).ok, true);
+  });
+
+  test("cleaning a workspace removes links without following them, even to the host under isolation: none", async () => {
+    const plain = await localTestRuntime("fleet-pool-plain", { isolation: "none" });
+    const outside = mkdtempSync(join(tmpdir(), "sandport-fleet-outside-"));
+    try {
+      writeFileSync(join(outside, "keep.txt"), "host data");
+      // Read-only: a cleaner that made a link's target writable (chmod follows a link it is given) would show.
+      chmodSync(outside, 0o500);
+      const plainRuntime: SandboxRuntime = plain.runtime;
+      const { pool } = await openPool({ minIdle: 1, max: 1, reset: "clean-workspace" }, plainRuntime);
+      const lease = await pool.lease();
+      const made = await plainRuntime.exec(lease.handle, {
+        argv: [
+          "sh",
+          "-c",
+          'ln -s "$1" escape && ln -s "$1/keep.txt" file-link && mkdir d && ln -s "$1" d/inner',
+          "sh",
+          outside,
+        ],
+      });
+      assert.equal(made.exitCode, 0, made.stderr);
+      const modeBefore = statSync(outside).mode;
+      await pool.release(lease);
+      const next = await pool.lease();
+      assert.equal(next.handle.id, lease.handle.id, "the clean was proven, so the sandbox was kept");
+      assert.equal(readFileSync(join(outside, "keep.txt"), "utf8"), "host data");
+      assert.equal(statSync(outside).mode, modeBefore);
+      assert.equal(
+        (await plainRuntime.exec(next.handle, { shell: "ls -A | grep -v '^.tmp$' | wc -l" })).stdout.trim(),
+        "0",
+      );
+      assert.equal((await pool.close()).ok, true);
+    } finally {
+      chmodSync(outside, 0o700);
+      rmSync(outside, { recursive: true, force: true });
+      await plain.cleanup();
+    }
   });
 
   test("a released sandbox failing its health check after cleaning is replaced instead of kept", async () => {
