@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { type LocalTestRuntime, localTestRuntime, RecordingRuntime, withoutMethods } from "@sandport/testkit/fakes";
+import {
+  type LocalTestRuntime,
+  localTestRuntime,
+  providerDown,
+  RecordingRuntime,
+  withoutMethods,
+} from "@sandport/testkit/fakes";
 import { STRUCTURAL_CAPABILITIES } from "../capabilities/capability-names.js";
 import { resolveCapabilities } from "../capabilities/resolve-capabilities.js";
 import { SandportError } from "../errors/sandport-error.js";
@@ -324,6 +330,23 @@ describe("limitRuntime and RATE_LIMITED", () => {
       );
     }
     assert.equal(runtime.calls.length, 0);
+  });
+
+  test("a failed launch frees its slot for the next in the queue and counts nothing live", async () => {
+    const recording = new RecordingRuntime().fail({ method: "launch", error: providerDown });
+    const gate = gated(recording);
+    const limited = limitRuntime(gate.runtime, { maxLaunchesInFlight: 1, maxLive: 1 });
+    const failing = limited.launch({});
+    const next = limited.launch({});
+    await gate.reached(1);
+    assert.deepEqual(limited.load(), { inFlight: 1, live: 0, queued: 1 });
+    gate.open();
+    await assert.rejects(failing, (error) => SandportError.hasCode(error, "PROVIDER_UNAVAILABLE"));
+    await gate.reached(2);
+    gate.open();
+    const handle = await next;
+    assert.ok(recording.sandboxes.has(handle.id));
+    assert.deepEqual(limited.load(), { inFlight: 0, live: 1, queued: 0 });
   });
 
   test("a malformed launch spec is refused before it queues", async () => {
