@@ -17,6 +17,8 @@ const noNamespaces = await namespacesSkipReason();
 
 /** What each example must print, to prove it did its job (not merely exited 0). */
 const EXPECTED: Readonly<Record<string, RegExp>> = {
+  "fleet.ts":
+    /^ready: 2\nfirst job: notes found before it 0\nsecond job: notes found before it 0\nclosed: true 3 destroyed$/m,
   "workload.ts": /true \[ '2 tests passed' \][\s\S]*"passed":2/,
   "session.ts": /runs on Linux/,
   "session-plain.mjs": /runs on Linux/,

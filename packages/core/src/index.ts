@@ -59,6 +59,20 @@ export { invalidRequest, toSandportError, unsupported } from "./errors/factories
 export type { SandportErrorOptions } from "./errors/sandport-error.js";
 export { SandportError } from "./errors/sandport-error.js";
 
+export type { FleetClock } from "./fleet/fleet-clock.js";
+export { SYSTEM_CLOCK } from "./fleet/fleet-clock.js";
+export type { LimitedRuntime } from "./fleet/limit-runtime.js";
+export { limitRuntime } from "./fleet/limit-runtime.js";
+export type { LimiterEvent, LimiterOptions } from "./fleet/limiter-options.js";
+export { LIMITER_OPTION_KEYS } from "./fleet/limiter-options.js";
+export type { PoolCloseReport, PoolEvent, PoolFailure, ReplaceReason } from "./fleet/pool-events.js";
+export type { LeaseOptions, LeaseState, ReleaseOptions, SandboxLease } from "./fleet/pool-lease.js";
+export { LEASE_OPTION_KEYS, RELEASE_OPTION_KEYS } from "./fleet/pool-lease.js";
+export type { PoolTimeouts, SandboxPoolOptions } from "./fleet/pool-options.js";
+export { DEFAULT_POOL_TIMEOUTS, POOL_LABEL, POOL_OPTION_KEYS } from "./fleet/pool-options.js";
+export type { PoolCloseOptions } from "./fleet/sandbox-pool.js";
+export { SandboxPool } from "./fleet/sandbox-pool.js";
+
 export type { OrchestratorEvent, OrchestratorListener } from "./orchestrator/events.js";
 export type {
   OrchestratorOptions,
