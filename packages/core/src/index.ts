@@ -59,6 +59,16 @@ export { invalidRequest, toSandportError, unsupported } from "./errors/factories
 export type { SandportErrorOptions } from "./errors/sandport-error.js";
 export { SandportError } from "./errors/sandport-error.js";
 
+export type { CapabilityNeed } from "./fleet/failover/capability-needs.js";
+export { capabilityNeeds, unmetNeeds } from "./fleet/failover/capability-needs.js";
+export type { FailoverCode, FailoverPolicy } from "./fleet/failover/failover-policy.js";
+export { FAILOVER_CODES, FAILOVER_POLICY_KEYS } from "./fleet/failover/failover-policy.js";
+export type { RuntimeRef } from "./fleet/failover/runtime-ref.js";
+export { estimateUsage, type MeteredUsage } from "./fleet/usage/estimate-usage.js";
+export type { PriceName, PriceTable, ProviderPrices } from "./fleet/usage/price-table.js";
+export { PRICE_NAMES, PRICE_TABLE_KEYS, validatePriceTable } from "./fleet/usage/price-table.js";
+export type { PriceLine, SandboxUsage, UnpricedItem, UsageEnd, UsageEstimate } from "./fleet/usage/sandbox-usage.js";
+
 export type { OrchestratorEvent, OrchestratorListener } from "./orchestrator/events.js";
 export type {
   OrchestratorOptions,
