@@ -107,6 +107,21 @@ describe("a launch that fails before any sandbox exists moves to the next runtim
     assert.deepEqual(await remaining(first.runtime), []);
   });
 
+  test("a launch its runtime cleans up in the background moves once that cleanup destroyed what it made", async () => {
+    const failing = failingLaunches(first.runtime, [{ code: "DEADLINE_EXCEEDED", how: "reclaimed" }]);
+    const { orchestrator, events, types } = orchestrate([failing.runtime, second.runtime]);
+    const result = await orchestrator.run(workload);
+    assert.equal(result.runtime?.index, 1);
+    assert.deepEqual(result.possibleLeaks, []);
+    const reconciled = events.filter((event) => event.type === "launch-reconciled");
+    assert.equal(reconciled.length, 1, "reported once, before the move, not again at the end");
+    assert.ok(reconciled[0]?.type === "launch-reconciled");
+    assert.deepEqual(reconciled[0].destroyed, failing.lostSandboxes);
+    assert.equal(failing.lostSandboxes.length, 1);
+    assert.ok(types().indexOf("launch-reconciled") < types().indexOf("failover"), types().join(", "));
+    assert.deepEqual(await remaining(first.runtime), []);
+  });
+
   test("the last runtime keeps a single runtime's retries: a rate limit there is waited out", async () => {
     const failing = failingLaunches(first.runtime, [{ code: "RATE_LIMITED", how: "refused" }]);
     const last = failingLaunches(second.runtime, [{ code: "RATE_LIMITED", how: "refused" }]);
@@ -166,6 +181,27 @@ describe("a workload that has (or may have) a sandbox never moves", () => {
     assert.equal(error.result.runtime, undefined);
     assert.ok(!types().includes("failover"));
     assert.deepEqual(other.launches, []);
+  });
+
+  test("a launch whose background cleanup failed does not move, and its possible leak is reported", async () => {
+    const failing = failingLaunches(first.runtime, [{ code: "DEADLINE_EXCEEDED", how: "unreclaimable" }]);
+    const other = failingLaunches(second.runtime, []);
+    const { orchestrator, types } = orchestrate([failing.runtime, other.runtime]);
+    try {
+      const error = await rejection(orchestrator.run(workload));
+      assert.equal(error.stage, "launch");
+      assert.equal(error.details.possibleLeak, true);
+      assert.deepEqual(
+        error.result.possibleLeaks.map((leak) => leak.launchKey),
+        [failing.launches[0]],
+      );
+      assert.ok(!types().includes("failover"));
+      assert.deepEqual(other.launches, []);
+      await failing.background.settle();
+      assert.equal(failing.lostSandboxes.length, 1, "the sandbox the create made is still there");
+    } finally {
+      for (const handle of await first.runtime.findByLabels({})) await first.runtime.destroy(handle);
+    }
   });
 
   test("a failure after the launch (a file write) fails the workload where it is", async () => {
