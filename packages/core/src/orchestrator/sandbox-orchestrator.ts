@@ -76,12 +76,21 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
   readonly #failoverCodes: ReadonlySet<string>;
 
   /**
-   * Refuses (`INVALID_REQUEST`) an empty runtime list, options with an
-   * unknown key, a timeout that is not a duration, a malformed failover
-   * policy or price table.
+   * One runtime: every workload runs there. Refuses (`INVALID_REQUEST`)
+   * options with an unknown key, a timeout that is not a duration, a
+   * malformed failover policy or price table.
    */
-  constructor(runtime: SandboxRuntime<H> | readonly SandboxRuntime<H>[], options: OrchestratorOptions<H> = {}) {
-    const runtimes: readonly SandboxRuntime<H>[] = isRuntimeList(runtime) ? [...runtime] : [runtime];
+  constructor(runtime: SandboxRuntime<H>, options?: OrchestratorOptions<H>);
+  /**
+   * Runtimes in the order a launch tries them (they may be of different
+   * providers, so handles are typed `SandboxHandle` unless you say otherwise).
+   * Refuses an empty list, and options as for one runtime.
+   */
+  constructor(runtimes: readonly SandboxRuntime[], options?: OrchestratorOptions<H>);
+  constructor(runtime: SandboxRuntime<H> | readonly SandboxRuntime[], options: OrchestratorOptions<H> = {}) {
+    // A list's handles are the caller's `H` only as far as it says so: each runtime keeps its own.
+    const given: readonly unknown[] = Array.isArray(runtime) ? [...runtime] : [runtime];
+    const runtimes = given as readonly SandboxRuntime<H>[];
     if (runtimes.length === 0) throw invalidRequest("SandboxOrchestrator needs at least one runtime");
     this.runtimes = Object.freeze(runtimes);
     this.runtime = runtimes[0] as SandboxRuntime<H>;
@@ -434,10 +443,4 @@ function refusal(check: () => void): string | undefined {
   } catch (error) {
     return `refuses the workload: ${toSandportError(error).message}`;
   }
-}
-
-function isRuntimeList<H extends SandboxHandle>(
-  value: SandboxRuntime<H> | readonly SandboxRuntime<H>[],
-): value is readonly SandboxRuntime<H>[] {
-  return Array.isArray(value);
 }
