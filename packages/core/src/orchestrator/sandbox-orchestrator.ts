@@ -8,24 +8,17 @@ import {
   type Placement,
   type SharedAcquireContext,
 } from "../fleet/failover/launch-failover.js";
-import { validatePriceTable } from "../fleet/usage/price-table.js";
 import type { SandboxUsage } from "../fleet/usage/sandbox-usage.js";
 import { UsageMeter } from "../fleet/usage/usage-meter.js";
 import type { SandboxHandle } from "../port/sandbox-handle.js";
 import type { SandboxRuntime } from "../port/sandbox-runtime.js";
-import { validateRetryPolicy } from "../timing/retry.js";
-import { refuseUnknownKeys, refuseUnknownShape } from "../validation/known-keys.js";
-import { validateLabels } from "../validation/labels.js";
-import { validateTimeoutMs } from "../validation/numbers.js";
-import { type ValidatedFile, validateExecRequest, validateFiles, validateLaunchSpec } from "../validation/requests.js";
-import { normalizeWorkspacePath } from "../validation/workspace-path.js";
+import { refuseUnknownShape } from "../validation/known-keys.js";
+import type { ValidatedFile } from "../validation/requests.js";
 import type { AcquireContext } from "./acquire.js";
 import { settleReclaims } from "./launch-reclaims.js";
 import { ContainedListener } from "./listener-errors.js";
 import {
   DEFAULT_ORCHESTRATOR_TIMEOUTS,
-  ORCHESTRATOR_OPTION_KEYS,
-  ORCHESTRATOR_TIMEOUT_KEYS,
   type OrchestratorOptions,
   type OrchestratorTimeouts,
   RUN_OPTION_KEYS,
@@ -38,18 +31,14 @@ import { safeCall } from "./safe-call.js";
 import { SandboxSession } from "./sandbox-session.js";
 import { destroySandbox } from "./teardown.js";
 import {
-  type AcquireSpec,
-  isReuseSpec,
-  REUSE_SPEC_KEYS,
-  type TeardownPolicy,
-  WORKLOAD_KEYS,
-  WORKLOAD_STEP_KEYS,
-  type Workload,
-} from "./workload.js";
+  checkOrchestratorOptions,
+  TEARDOWN_POLICIES,
+  validateAcquireSpec,
+  validateWorkload,
+} from "./validate-workload.js";
+import { type AcquireSpec, isReuseSpec, type TeardownPolicy, type Workload } from "./workload.js";
 import { WorkloadError, type WorkloadStage, withPossibleLeaks } from "./workload-error.js";
 import type { StepRecord, TeardownReport, WorkloadResult } from "./workload-result.js";
-
-const TEARDOWN_POLICIES: readonly TeardownPolicy[] = ["always", "on-success", "keep"];
 
 /**
  * Drives workloads through any runtime: acquire a sandbox, write files, run
@@ -94,7 +83,7 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
     if (runtimes.length === 0) throw invalidRequest("SandboxOrchestrator needs at least one runtime");
     this.runtimes = Object.freeze(runtimes);
     this.runtime = runtimes[0] as SandboxRuntime<H>;
-    checkOptions(options);
+    checkOrchestratorOptions(options);
     this.#failoverCodes = failoverCodes(options.failover);
     this.#options = options;
     this.#timeouts = { ...DEFAULT_ORCHESTRATOR_TIMEOUTS, ...options.timeouts };
@@ -113,7 +102,7 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
     let plan: { readonly files: readonly ValidatedFile[] };
     try {
       refuseUnknownShape(options, RUN_OPTION_KEYS, "run options", this.runtime.provider);
-      plan = this.#validate(workload, this.runtime);
+      plan = validateWorkload(workload, this.runtime);
     } catch (error) {
       throw new WorkloadError("validate", toSandportError(error, this.runtime.provider), refusedResult(workload));
     }
@@ -143,7 +132,7 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
       await timed("launchMs", async () => {
         ({ handle, reused, placement } = await acquireWithFailover(
           shared,
-          this.#failoverPlan([], (runtime) => refusal(() => this.#validate(workload, runtime))),
+          this.#failoverPlan([], (runtime) => refusal(() => validateWorkload(workload, runtime))),
           workload.launch,
           signal,
         ));
@@ -233,7 +222,7 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
    */
   async session(spec: AcquireSpec, options: SessionOptions = {}): Promise<SandboxSession<H>> {
     refuseUnknownShape(options, SESSION_OPTION_KEYS, "session options", this.runtime.provider);
-    this.#validateAcquire(spec, this.runtime);
+    validateAcquireSpec(spec, this.runtime);
     const requires = validateRequires(options.requires, "session options requires");
     const teardown = options.teardown ?? "always";
     if (teardown !== "always" && teardown !== "keep")
@@ -242,7 +231,7 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
     const shared = this.#shared(listener);
     let acquired: Awaited<ReturnType<typeof acquireWithFailover<H>>>;
     try {
-      const plan = this.#failoverPlan(requires, (runtime) => refusal(() => this.#validateAcquire(spec, runtime)));
+      const plan = this.#failoverPlan(requires, (runtime) => refusal(() => validateAcquireSpec(spec, runtime)));
       acquired = await acquireWithFailover(shared, plan, spec, options.signal);
     } catch (error) {
       throw withPossibleLeaks(
@@ -334,75 +323,6 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
     context.emit({ type: "usage", sandboxId: handle.id, usage });
     return usage;
   }
-
-  /** Checks the whole workload against `runtime`'s workspace before anything is sent. */
-  #validate(workload: Workload, runtime: SandboxRuntime<H>): { readonly files: readonly ValidatedFile[] } {
-    if (typeof workload !== "object" || workload === null) throw invalidRequest("workload must be an object");
-    const context = { root: runtime.workspaceRoot, provider: runtime.provider };
-    refuseUnknownKeys(workload, WORKLOAD_KEYS, "workload", context.provider);
-    this.#validateAcquire(workload.launch, runtime);
-    const files = validateFiles(workload.files ?? [], context);
-    if (workload.steps !== undefined && !Array.isArray(workload.steps)) throw invalidRequest("steps must be an array");
-    for (const [index, step] of (workload.steps ?? []).entries()) {
-      refuseUnknownShape(step, WORKLOAD_STEP_KEYS, `steps[${index}]`, context.provider);
-      const { name, continueOnFailure, ...request } = step;
-      if (name !== undefined && typeof name !== "string") throw invalidRequest(`steps[${index}].name must be a string`);
-      if (continueOnFailure !== undefined && typeof continueOnFailure !== "boolean") {
-        throw invalidRequest(`steps[${index}].continueOnFailure must be a boolean`);
-      }
-      validateExecRequest(request, context);
-    }
-    if (workload.collect !== undefined && !Array.isArray(workload.collect))
-      throw invalidRequest("collect must be an array");
-    for (const [index, path] of (workload.collect ?? []).entries()) {
-      normalizeWorkspacePath(path, { ...context, field: `collect[${index}]` });
-    }
-    if (workload.teardown !== undefined && !TEARDOWN_POLICIES.includes(workload.teardown)) {
-      throw invalidRequest(`teardown must be one of ${TEARDOWN_POLICIES.join(", ")}`);
-    }
-    return { files };
-  }
-
-  #validateAcquire(spec: AcquireSpec, runtime: SandboxRuntime<H>): void {
-    if (typeof spec !== "object" || spec === null) {
-      throw invalidRequest(
-        "launch is required: a launch spec ({} launches with the runtime's defaults) or { reuse: { id } | { labels } }",
-        { field: "launch" },
-      );
-    }
-    if (!isReuseSpec(spec)) {
-      validateLaunchSpec(spec, runtime.provider);
-      return;
-    }
-    refuseUnknownKeys(spec, REUSE_SPEC_KEYS, "launch (a reuse spec)", runtime.provider);
-    const target = spec.reuse as { id?: unknown; labels?: unknown };
-    if (typeof target !== "object" || target === null) throw invalidRequest("reuse must be { id } or { labels }");
-    refuseUnknownKeys(target, ["id", "labels"], "reuse", runtime.provider);
-    if (target.id !== undefined && target.labels !== undefined) {
-      throw invalidRequest("reuse must be { id } or { labels }, not both");
-    }
-    if (target.id !== undefined) {
-      if (typeof target.id !== "string" || target.id === "")
-        throw invalidRequest("reuse.id must be a non-empty string");
-    } else if (target.labels !== undefined) {
-      validateLabels(target.labels, { field: "reuse.labels", allowReserved: true });
-    } else {
-      throw invalidRequest("reuse must be { id } or { labels }");
-    }
-  }
-}
-
-/**
- * Refuses orchestrator options with an unknown key (there, in `timeouts` or in
- * `retry`), a timeout that is not a duration, or a retry policy out of range.
- */
-function checkOptions(options: OrchestratorOptions<SandboxHandle>): void {
-  refuseUnknownShape(options, ORCHESTRATOR_OPTION_KEYS, "SandboxOrchestrator options");
-  if (options.prices !== undefined) validatePriceTable(options.prices, "SandboxOrchestrator options prices");
-  validateRetryPolicy(options.retry, "SandboxOrchestrator options retry");
-  const timeouts = options.timeouts ?? {};
-  refuseUnknownShape(timeouts, ORCHESTRATOR_TIMEOUT_KEYS, "SandboxOrchestrator options timeouts");
-  for (const [name, value] of Object.entries(timeouts)) validateTimeoutMs(value, `timeouts.${name}`);
 }
 
 /** What a workload refused before anything ran has to show: nothing acquired, nothing done. */
