@@ -29,6 +29,8 @@ const EXPECTED: Readonly<Record<string, RegExp>> = {
   "checkpoint.ts": /^kept the attempt that answered 42\nsnapshots left: 0$/m,
   "http-server.ts": /^200 <h1>hello<\/h1>/m,
   "e2b-emulator.ts": /^true hello from e2b$/m,
+  "failover.ts":
+    /^e2b said RATE_LIMITED: moved to local\nran on local \(runtime 1\): hello from wherever it ran\n1 command, 27 bytes in, 27 bytes out, estimate 0 USD$/m,
   "daytona-emulator.ts": /^true hello from daytona$/m,
   "vercel-emulator.ts": /^true hello from vercel$/m,
   "kubernetes-emulator.ts": /^true hello from kubernetes$/m,

@@ -58,7 +58,11 @@ export { ERROR_CODES, MAX_READ_BYTES } from "./errors/error-code.js";
 export { invalidRequest, toSandportError, unsupported } from "./errors/factories.js";
 export type { SandportErrorOptions } from "./errors/sandport-error.js";
 export { SandportError } from "./errors/sandport-error.js";
-
+export type { CapabilityNeed } from "./fleet/failover/capability-needs.js";
+export { capabilityNeeds, unmetNeeds } from "./fleet/failover/capability-needs.js";
+export type { FailoverCode, FailoverPolicy } from "./fleet/failover/failover-policy.js";
+export { FAILOVER_CODES, FAILOVER_POLICY_KEYS } from "./fleet/failover/failover-policy.js";
+export type { RuntimeRef } from "./fleet/failover/runtime-ref.js";
 export type { FleetClock } from "./fleet/fleet-clock.js";
 export { SYSTEM_CLOCK } from "./fleet/fleet-clock.js";
 export type { LimitedRuntime } from "./fleet/limit-runtime.js";
@@ -72,6 +76,10 @@ export type { PoolTimeouts, SandboxPoolOptions } from "./fleet/pool-options.js";
 export { DEFAULT_POOL_TIMEOUTS, POOL_LABEL, POOL_OPTION_KEYS } from "./fleet/pool-options.js";
 export type { PoolCloseOptions } from "./fleet/sandbox-pool.js";
 export { SandboxPool } from "./fleet/sandbox-pool.js";
+export { estimateUsage, type MeteredUsage } from "./fleet/usage/estimate-usage.js";
+export type { PriceName, PriceTable, ProviderPrices } from "./fleet/usage/price-table.js";
+export { PRICE_NAMES, PRICE_TABLE_KEYS, validatePriceTable } from "./fleet/usage/price-table.js";
+export type { PriceLine, SandboxUsage, UnpricedItem, UsageEnd, UsageEstimate } from "./fleet/usage/sandbox-usage.js";
 
 export type { OrchestratorEvent, OrchestratorListener } from "./orchestrator/events.js";
 export type {

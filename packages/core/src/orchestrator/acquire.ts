@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { launchReclaimOf } from "../adapter/reclaim-launch.js";
 import { toSandportError, unsupported } from "../errors/factories.js";
 import { SandportError } from "../errors/sandport-error.js";
+import type { RuntimeRef } from "../fleet/failover/runtime-ref.js";
 import type { LaunchSpec } from "../port/launch-spec.js";
 import { LAUNCH_KEY_LABEL } from "../port/reserved-labels.js";
 import type { SandboxHandle } from "../port/sandbox-handle.js";
@@ -21,6 +22,36 @@ export interface AcquireContext<H extends SandboxHandle> extends CallContext {
   readonly options: OrchestratorOptions<H>;
   /** Failed launches whose cleanup the runtime runs in the background; waited for before the workload returns. */
   readonly reclaims: PendingReclaim[];
+  /** Which of the orchestrator's runtimes `runtime` is, for events. */
+  readonly placement: RuntimeRef;
+  /**
+   * Codes after which a launch moves to another runtime instead of trying this
+   * one again (unset when none is left to move to): such a failure ends this
+   * runtime's attempts at once, once what it may have made is reconciled.
+   */
+  readonly moveOn?: ReadonlySet<string>;
+}
+
+/**
+ * What a launch that failed left behind, when acquisition knows: `nothing`
+ * (refused, never sent, or reconciled with nothing kept) or a cleanup the
+ * runtime runs in the background (`reclaiming`). A failure without one may
+ * have left a sandbox (a failed search, an abort): the caller must not move on.
+ */
+export type LaunchRemains =
+  | { readonly kind: "nothing" }
+  | { readonly kind: "reclaiming"; readonly reclaim: PendingReclaim };
+
+const remainsOf = new WeakMap<object, LaunchRemains>();
+
+/** What the failed launch that threw `error` left behind; see {@link LaunchRemains}. */
+export function launchRemains(error: unknown): LaunchRemains | undefined {
+  return typeof error === "object" && error !== null ? remainsOf.get(error) : undefined;
+}
+
+function leaving<E extends object>(error: E, remains: LaunchRemains): E {
+  remainsOf.set(error, remains);
+  return error;
 }
 
 /** A sandbox ready for use, and whether it already existed. */
@@ -45,6 +76,7 @@ export async function acquireSandbox<H extends SandboxHandle>(
     sandboxId: acquired.handle.id,
     reused: acquired.reused,
     durationMs: performance.now() - started,
+    runtime: context.placement,
   });
   return acquired;
 }
@@ -86,28 +118,32 @@ async function launch<H extends SandboxHandle>(
       const error = toSandportError(raw, context.runtime.provider);
       // The runtime cleans up after this launch in the background: the workload waits for that before it returns.
       const reclaim = launchReclaimOf(error);
-      if (reclaim) context.reclaims.push({ launchKey, provider: context.runtime.provider, report: reclaim });
-      const more = attempt < attempts && !signal?.aborted;
+      const pending = reclaim ? { launchKey, provider: context.runtime.provider, report: reclaim } : undefined;
+      if (pending) context.reclaims.push(pending);
+      const remains: LaunchRemains = pending ? { kind: "reclaiming", reclaim: pending } : { kind: "nothing" };
+      // A failure the caller moves to another runtime on ends this runtime's attempts.
+      const more = attempt < attempts && !signal?.aborted && !context.moveOn?.has(error.code);
       if (error.code === "RATE_LIMITED" && more) {
         // A 429 means the create was refused, so repeating it is safe.
         await sleep(error.retryAfterMs ?? DEFAULT_RETRY_POLICY.initialDelayMs * 2 ** attempt, signal);
         continue;
       }
-      if (!OUTCOME_UNKNOWN.has(error.code)) throw error;
+      if (!OUTCOME_UNKNOWN.has(error.code)) throw leaving(error, remains);
       // The runtime knows nothing left this process (an unreachable endpoint): nothing to search for.
       if (error.details.sent === false) {
-        if (!more || !error.retryable) throw error;
+        if (!more || !error.retryable) throw leaving(error, remains);
         continue;
       }
       if (reclaim) {
         // The runtime searches for (and destroys) what this launch may have made until its listing can be
         // trusted: adopting it here would race that cleanup. The workload waits for it before it returns.
-        if (!more || !error.retryable) throw error;
+        if (!more || !error.retryable) throw leaving(error, remains);
         continue;
       }
       const adopted = await reconcile(context, sent, launchKey, error, signal);
       if (adopted) return { handle: adopted, reused: false };
-      if (!more || !error.retryable) throw error;
+      // Reconciled: whatever the launch made is destroyed.
+      if (!more || !error.retryable) throw leaving(error, { kind: "nothing" });
     }
   }
 }

@@ -1,4 +1,8 @@
 import type { SandportError } from "../errors/sandport-error.js";
+import type { CapabilityNeed } from "../fleet/failover/capability-needs.js";
+import type { FailoverCode } from "../fleet/failover/failover-policy.js";
+import type { RuntimeRef } from "../fleet/failover/runtime-ref.js";
+import type { SandboxUsage } from "../fleet/usage/sandbox-usage.js";
 import type { ExecResult } from "../port/exec-result.js";
 
 /**
@@ -7,7 +11,32 @@ import type { ExecResult } from "../port/exec-result.js";
  * reported (`WorkloadResult.listenerErrors`), never thrown into the workload.
  */
 export type OrchestratorEvent =
-  | { readonly type: "launched"; readonly sandboxId: string; readonly reused: boolean; readonly durationMs: number }
+  | {
+      /** The sandbox was acquired, on `runtime`: every later call of the workload or session goes there. */
+      readonly type: "launched";
+      readonly sandboxId: string;
+      readonly reused: boolean;
+      readonly durationMs: number;
+      readonly runtime: RuntimeRef;
+    }
+  | {
+      /**
+       * A launch failed on `from` with `code` before any sandbox existed (refused, never sent, or
+       * reconciled there with nothing kept), and moves to `to`.
+       */
+      readonly type: "failover";
+      readonly from: RuntimeRef;
+      readonly to: RuntimeRef;
+      readonly code: FailoverCode;
+      readonly error: SandportError;
+    }
+  | {
+      /** A launch could have moved to `runtime` but did not: it lacks what the workload uses (`missing`), or `reason`. */
+      readonly type: "runtime-skipped";
+      readonly runtime: RuntimeRef;
+      readonly reason: string;
+      readonly missing: readonly CapabilityNeed[];
+    }
   | {
       /**
        * A launch's outcome was unknown; sandboxes it may have created were adopted or destroyed (by the
@@ -51,7 +80,13 @@ export type OrchestratorEvent =
     }
   | { readonly type: "destroyed"; readonly sandboxId: string; readonly durationMs: number }
   | { readonly type: "kept"; readonly sandboxId: string }
-  | { readonly type: "teardown-failed"; readonly sandboxId: string; readonly error: SandportError };
+  | { readonly type: "teardown-failed"; readonly sandboxId: string; readonly error: SandportError }
+  | {
+      /** What the sandbox was used for, once its use ended (destroyed, kept, teardown failed). */
+      readonly type: "usage";
+      readonly sandboxId: string;
+      readonly usage: SandboxUsage;
+    };
 
 /** Receives {@link OrchestratorEvent}s. */
 export type OrchestratorListener = (event: OrchestratorEvent) => void;

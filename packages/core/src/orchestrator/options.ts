@@ -1,3 +1,6 @@
+import type { CapabilityName } from "../capabilities/capability-names.js";
+import type { FailoverPolicy } from "../fleet/failover/failover-policy.js";
+import type { PriceTable } from "../fleet/usage/price-table.js";
 import type { LaunchSpec } from "../port/launch-spec.js";
 import type { SandboxHandle } from "../port/sandbox-handle.js";
 import type { OperationTimeouts } from "../timing/operation-timeouts.js";
@@ -98,6 +101,17 @@ export interface OrchestratorOptions<H extends SandboxHandle = SandboxHandle> {
    * sandbox may have leaked.
    */
   readonly reconcileLaunch?: (context: UnknownLaunchContext) => Promise<readonly H[]>;
+  /**
+   * When a launch moves from one of the orchestrator's runtimes to the next
+   * (given a list of runtimes; a single runtime never moves). Default: on
+   * every one of `PROVIDER_UNAVAILABLE`, `RATE_LIMITED`, `DEADLINE_EXCEEDED`.
+   */
+  readonly failover?: FailoverPolicy;
+  /**
+   * The caller's prices, by provider, for an estimate in each sandbox's
+   * usage. Never fetched, never assumed: without a table there is no estimate.
+   */
+  readonly prices?: PriceTable;
 }
 
 /** Every key of {@link OrchestratorOptions}; any other is refused by the constructor. */
@@ -108,6 +122,8 @@ export const ORCHESTRATOR_OPTION_KEYS = keyList<OrchestratorOptions>({
   launchAttempts: true,
   onUnknownLaunch: true,
   reconcileLaunch: true,
+  failover: true,
+  prices: true,
 });
 
 /** Options of one `SandboxOrchestrator.run`. */
@@ -125,7 +141,13 @@ export interface SessionOptions {
   readonly signal?: AbortSignal;
   /** `always` (default): disposal destroys the sandbox; `keep`: it survives the session. */
   readonly teardown?: "always" | "keep";
+  /**
+   * Capabilities the session will use beyond what its launch spec shows
+   * (`streaming`, `ports`, `fileOps`, ...): a launch that fails over moves
+   * only to a runtime that has them.
+   */
+  readonly requires?: readonly CapabilityName[];
 }
 
 /** Every key of {@link SessionOptions}. */
-export const SESSION_OPTION_KEYS = keyList<SessionOptions>({ signal: true, teardown: true });
+export const SESSION_OPTION_KEYS = keyList<SessionOptions>({ signal: true, teardown: true, requires: true });

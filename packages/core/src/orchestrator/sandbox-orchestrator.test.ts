@@ -74,6 +74,7 @@ describe("SandboxOrchestrator.run", () => {
         "collected",
         "collected",
         "destroyed",
+        "usage",
       ],
     );
     for (const key of ["launchMs", "filesMs", "stepsMs", "collectMs", "teardownMs", "totalMs"] as const) {
@@ -517,7 +518,7 @@ describe("a throwing onEvent listener", () => {
     assert.equal(runtime.sandboxes.size, 0);
     assert.deepEqual(
       session.listenerErrors.map((error) => error.details.event),
-      ["launched", "destroyed"],
+      ["launched", "destroyed", "usage"],
     );
   });
 });

@@ -1,20 +1,24 @@
 import { invalidRequest, toSandportError } from "../errors/factories.js";
 import type { SandportError } from "../errors/sandport-error.js";
+import { validateRequires } from "../fleet/failover/capability-needs.js";
+import { failoverCodes } from "../fleet/failover/failover-policy.js";
+import {
+  acquireWithFailover,
+  type FailoverPlan,
+  type Placement,
+  type SharedAcquireContext,
+} from "../fleet/failover/launch-failover.js";
+import type { SandboxUsage } from "../fleet/usage/sandbox-usage.js";
+import { UsageMeter } from "../fleet/usage/usage-meter.js";
 import type { SandboxHandle } from "../port/sandbox-handle.js";
 import type { SandboxRuntime } from "../port/sandbox-runtime.js";
-import { validateRetryPolicy } from "../timing/retry.js";
-import { refuseUnknownKeys, refuseUnknownShape } from "../validation/known-keys.js";
-import { validateLabels } from "../validation/labels.js";
-import { validateTimeoutMs } from "../validation/numbers.js";
-import { type ValidatedFile, validateExecRequest, validateFiles, validateLaunchSpec } from "../validation/requests.js";
-import { normalizeWorkspacePath } from "../validation/workspace-path.js";
-import { type AcquireContext, acquireSandbox } from "./acquire.js";
+import { refuseUnknownShape } from "../validation/known-keys.js";
+import type { ValidatedFile } from "../validation/requests.js";
+import type { AcquireContext } from "./acquire.js";
 import { settleReclaims } from "./launch-reclaims.js";
 import { ContainedListener } from "./listener-errors.js";
 import {
   DEFAULT_ORCHESTRATOR_TIMEOUTS,
-  ORCHESTRATOR_OPTION_KEYS,
-  ORCHESTRATOR_TIMEOUT_KEYS,
   type OrchestratorOptions,
   type OrchestratorTimeouts,
   RUN_OPTION_KEYS,
@@ -27,18 +31,14 @@ import { safeCall } from "./safe-call.js";
 import { SandboxSession } from "./sandbox-session.js";
 import { destroySandbox } from "./teardown.js";
 import {
-  type AcquireSpec,
-  isReuseSpec,
-  REUSE_SPEC_KEYS,
-  type TeardownPolicy,
-  WORKLOAD_KEYS,
-  WORKLOAD_STEP_KEYS,
-  type Workload,
-} from "./workload.js";
+  checkOrchestratorOptions,
+  TEARDOWN_POLICIES,
+  validateAcquireSpec,
+  validateWorkload,
+} from "./validate-workload.js";
+import { type AcquireSpec, isReuseSpec, type TeardownPolicy, type Workload } from "./workload.js";
 import { WorkloadError, type WorkloadStage, withPossibleLeaks } from "./workload-error.js";
 import type { StepRecord, TeardownReport, WorkloadResult } from "./workload-result.js";
-
-const TEARDOWN_POLICIES: readonly TeardownPolicy[] = ["always", "on-success", "keep"];
 
 /**
  * Drives workloads through any runtime: acquire a sandbox, write files, run
@@ -47,19 +47,47 @@ const TEARDOWN_POLICIES: readonly TeardownPolicy[] = ["always", "on-success", "k
  * Guarantees: the whole workload is validated before any provider call;
  * teardown runs whatever fails (abort included) and its failure is reported;
  * only safe calls are retried; a launch with an unknown outcome is reconciled.
+ *
+ * Given a list of runtimes (`new SandboxOrchestrator([primary, fallback])`),
+ * a launch starts on the first and moves to the next that has every
+ * capability the workload uses when it fails with one of the `failover`
+ * codes before any sandbox exists (see `acquireWithFailover`); everything
+ * after the launch goes to the runtime that launched the sandbox.
  */
 export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
-  /** The runtime every workload runs on. */
+  /** The first (or only) runtime: every workload's launch is tried there first. */
   readonly runtime: SandboxRuntime<H>;
+  /** Every runtime, in the order a launch tries them; one entry for a single runtime. */
+  readonly runtimes: readonly SandboxRuntime<H>[];
   readonly #options: OrchestratorOptions<H>;
   readonly #timeouts: OrchestratorTimeouts;
+  readonly #placements: readonly Placement<H>[];
+  readonly #failoverCodes: ReadonlySet<string>;
 
-  /** Refuses (`INVALID_REQUEST`) options with an unknown key, or a timeout that is not a duration. */
-  constructor(runtime: SandboxRuntime<H>, options: OrchestratorOptions<H> = {}) {
-    this.runtime = runtime;
-    checkOptions(options);
+  /**
+   * One runtime: every workload runs there. Refuses (`INVALID_REQUEST`)
+   * options with an unknown key, a timeout that is not a duration, a
+   * malformed failover policy or price table.
+   */
+  constructor(runtime: SandboxRuntime<H>, options?: OrchestratorOptions<H>);
+  /**
+   * Runtimes in the order a launch tries them (they may be of different
+   * providers, so handles are typed `SandboxHandle` unless you say otherwise).
+   * Refuses an empty list, and options as for one runtime.
+   */
+  constructor(runtimes: readonly SandboxRuntime[], options?: OrchestratorOptions<H>);
+  constructor(runtime: SandboxRuntime<H> | readonly SandboxRuntime[], options: OrchestratorOptions<H> = {}) {
+    // A list's handles are the caller's `H` only as far as it says so: each runtime keeps its own.
+    const given: readonly unknown[] = Array.isArray(runtime) ? [...runtime] : [runtime];
+    const runtimes = given as readonly SandboxRuntime<H>[];
+    if (runtimes.length === 0) throw invalidRequest("SandboxOrchestrator needs at least one runtime");
+    this.runtimes = Object.freeze(runtimes);
+    this.runtime = runtimes[0] as SandboxRuntime<H>;
+    checkOrchestratorOptions(options);
+    this.#failoverCodes = failoverCodes(options.failover);
     this.#options = options;
     this.#timeouts = { ...DEFAULT_ORCHESTRATOR_TIMEOUTS, ...options.timeouts };
+    this.#placements = runtimes.map((each, index) => ({ runtime: each, ref: { index, provider: each.provider } }));
   }
 
   /**
@@ -74,19 +102,21 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
     let plan: { readonly files: readonly ValidatedFile[] };
     try {
       refuseUnknownShape(options, RUN_OPTION_KEYS, "run options", this.runtime.provider);
-      plan = this.#validate(workload);
+      plan = validateWorkload(workload, this.runtime);
     } catch (error) {
       throw new WorkloadError("validate", toSandportError(error, this.runtime.provider), refusedResult(workload));
     }
     const { signal } = options;
     const listener = new ContainedListener(this.#options.onEvent, this.runtime.provider);
-    const context = this.#context(listener);
+    const shared = this.#shared(listener);
     const totalStarted = performance.now();
     const timings = { launchMs: 0, filesMs: 0, stepsMs: 0, collectMs: 0, teardownMs: 0, totalMs: 0 };
     const steps: StepRecord[] = [];
     const collected: Record<string, Uint8Array> = {};
     let handle: H | undefined;
     let reused = false;
+    let placement: Placement<H> | undefined;
+    let meter: UsageMeter | undefined;
     let stage: WorkloadStage = "launch";
     let failure: SandportError | undefined;
     const timed = async (phase: keyof typeof timings, work: () => Promise<void>) => {
@@ -100,17 +130,26 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
 
     try {
       await timed("launchMs", async () => {
-        ({ handle, reused } = await acquireSandbox(context, workload.launch, signal));
+        ({ handle, reused, placement } = await acquireWithFailover(
+          shared,
+          this.#failoverPlan([], (runtime) => refusal(() => validateWorkload(workload, runtime))),
+          workload.launch,
+          signal,
+        ));
       });
       const sandbox = handle as unknown as H;
+      const { runtime } = placement as Placement<H>;
+      const context = placed(shared, placement as Placement<H>);
+      meter = this.#meter(sandbox, reused, placement as Placement<H>, workload.launch);
       const files = workload.files ?? [];
       if (files.length > 0) {
         stage = "files";
         await timed("filesMs", async () => {
           const started = performance.now();
           await safeCall(context, "writeFiles", signal, () =>
-            this.runtime.writeFiles(sandbox, files, { signal, timeoutMs: this.#timeouts.fileMs }),
+            runtime.writeFiles(sandbox, files, { signal, timeoutMs: this.#timeouts.fileMs }),
           );
+          meter?.filesWritten(files);
           const bytes = plan.files.reduce((sum, file) => sum + file.content.byteLength, 0);
           const paths = plan.files.map((file) => file.path);
           context.emit({
@@ -125,7 +164,8 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
       stage = "step";
       await timed("stepsMs", async () => {
         for (const [index, step] of (workload.steps ?? []).entries()) {
-          const record = await runStep(this.runtime, sandbox, step, index, context.emit, this.#timeouts, signal);
+          const record = await runStep(runtime, sandbox, step, index, context.emit, this.#timeouts, signal);
+          meter?.exec(step.stdin, record.result, record.durationMs);
           steps.push(record);
           if (record.result.exitCode !== 0 && !step.continueOnFailure) break;
         }
@@ -134,14 +174,15 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
       await timed("collectMs", async () => {
         for (const path of workload.collect ?? []) {
           const bytes = await safeCall(context, "readFile", signal, () =>
-            this.runtime.readFile(sandbox, path, { signal, timeoutMs: this.#timeouts.fileMs }),
+            runtime.readFile(sandbox, path, { signal, timeoutMs: this.#timeouts.fileMs }),
           );
+          meter?.fileRead(bytes.byteLength);
           collected[path] = bytes;
           context.emit({ type: "collected", sandboxId: sandbox.id, path, bytes: bytes.byteLength });
         }
       });
     } catch (error) {
-      failure = toSandportError(error, this.runtime.provider);
+      failure = toSandportError(error, placement?.runtime.provider ?? this.runtime.provider);
     }
 
     const ok =
@@ -150,14 +191,17 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
       steps.every((step) => step.result.exitCode === 0);
     const policy = workload.teardown ?? "always";
     const acquired = handle as H | undefined;
-    const teardown = await this.#teardown(acquired, policy, ok, context);
+    const teardown = placement ? await this.#teardown(acquired, policy, ok, placed(shared, placement)) : none(policy);
     timings.teardownMs = teardown.durationMs;
-    const possibleLeaks = await this.#settleReclaims(context, signal);
+    const usage = meter && acquired ? this.#usage(meter, acquired, teardown.outcome, shared) : undefined;
+    const possibleLeaks = await this.#settleReclaims(shared, signal);
     timings.totalMs = performance.now() - totalStarted;
     const result: WorkloadResult<H> = {
       ok,
       sandboxId: acquired?.id,
       reused,
+      runtime: placement?.ref,
+      usage,
       handle: teardown.outcome === "kept" ? acquired : undefined,
       steps,
       collected,
@@ -178,22 +222,31 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
    */
   async session(spec: AcquireSpec, options: SessionOptions = {}): Promise<SandboxSession<H>> {
     refuseUnknownShape(options, SESSION_OPTION_KEYS, "session options", this.runtime.provider);
-    this.#validateAcquire(spec);
+    validateAcquireSpec(spec, this.runtime);
+    const requires = validateRequires(options.requires, "session options requires");
     const teardown = options.teardown ?? "always";
     if (teardown !== "always" && teardown !== "keep")
       throw invalidRequest('session teardown must be "always" or "keep"');
     const listener = new ContainedListener(this.#options.onEvent, this.runtime.provider);
-    const context = this.#context(listener);
-    let handle: H;
+    const shared = this.#shared(listener);
+    let acquired: Awaited<ReturnType<typeof acquireWithFailover<H>>>;
     try {
-      ({ handle } = await acquireSandbox(context, spec, options.signal));
+      const plan = this.#failoverPlan(requires, (runtime) => refusal(() => validateAcquireSpec(spec, runtime)));
+      acquired = await acquireWithFailover(shared, plan, spec, options.signal);
     } catch (error) {
       throw withPossibleLeaks(
         toSandportError(error, this.runtime.provider),
-        await this.#settleReclaims(context, options.signal),
+        await this.#settleReclaims(shared, options.signal),
       );
     }
-    return new SandboxSession(this.runtime, handle, context, this.#timeouts, teardown === "always", listener.errors);
+    const { handle, reused, placement } = acquired;
+    return new SandboxSession(placement.runtime, handle, placed(shared, placement), this.#timeouts, {
+      destroysOnDispose: teardown === "always",
+      listenerErrors: listener.errors,
+      placement: placement.ref,
+      meter: this.#meter(handle, reused, placement, spec),
+      prices: this.#options.prices,
+    });
   }
 
   async #teardown(
@@ -202,12 +255,12 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
     ok: boolean,
     context: AcquireContext<H>,
   ): Promise<TeardownReport> {
-    if (!handle) return { policy, outcome: "none", durationMs: 0 };
+    if (!handle) return none(policy);
     if (policy === "keep" || (policy === "on-success" && !ok)) {
       context.emit({ type: "kept", sandboxId: handle.id });
       return { policy, outcome: "kept", durationMs: 0 };
     }
-    const outcome = await destroySandbox(this.runtime, handle, context, this.#timeouts);
+    const outcome = await destroySandbox(context.runtime, handle, context, this.#timeouts);
     return outcome.ok
       ? { policy, outcome: "destroyed", durationMs: outcome.durationMs }
       : { policy, outcome: "failed", error: outcome.error, durationMs: outcome.durationMs };
@@ -218,7 +271,7 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
    * after an abort, which must answer promptly: what is unfinished then is
    * reported as it stands); each that ended cleanly is `launch-reconciled`.
    */
-  #settleReclaims(context: AcquireContext<H>, signal: AbortSignal | undefined) {
+  #settleReclaims(context: SharedAcquireContext<H>, signal: AbortSignal | undefined) {
     const waitMs = signal?.aborted ? 0 : this.#timeouts.reclaimMs;
     return settleReclaims(context.reclaims, waitMs, (report) =>
       context.emit({
@@ -230,10 +283,8 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
     );
   }
 
-  #context(listener: ContainedListener): AcquireContext<H> {
+  #shared(listener: ContainedListener): SharedAcquireContext<H> {
     return {
-      provider: this.runtime.provider,
-      runtime: this.runtime,
       timeouts: this.#timeouts,
       options: this.#options,
       retryPolicy: this.#options.retry,
@@ -242,73 +293,36 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
     };
   }
 
-  /** Checks the whole workload against the runtime's workspace before anything is sent. */
-  #validate(workload: Workload): { readonly files: readonly ValidatedFile[] } {
-    if (typeof workload !== "object" || workload === null) throw invalidRequest("workload must be an object");
-    const context = { root: this.runtime.workspaceRoot, provider: this.runtime.provider };
-    refuseUnknownKeys(workload, WORKLOAD_KEYS, "workload", context.provider);
-    this.#validateAcquire(workload.launch);
-    const files = validateFiles(workload.files ?? [], context);
-    if (workload.steps !== undefined && !Array.isArray(workload.steps)) throw invalidRequest("steps must be an array");
-    for (const [index, step] of (workload.steps ?? []).entries()) {
-      refuseUnknownShape(step, WORKLOAD_STEP_KEYS, `steps[${index}]`, context.provider);
-      const { name, continueOnFailure, ...request } = step;
-      if (name !== undefined && typeof name !== "string") throw invalidRequest(`steps[${index}].name must be a string`);
-      if (continueOnFailure !== undefined && typeof continueOnFailure !== "boolean") {
-        throw invalidRequest(`steps[${index}].continueOnFailure must be a boolean`);
-      }
-      validateExecRequest(request, context);
-    }
-    if (workload.collect !== undefined && !Array.isArray(workload.collect))
-      throw invalidRequest("collect must be an array");
-    for (const [index, path] of (workload.collect ?? []).entries()) {
-      normalizeWorkspacePath(path, { ...context, field: `collect[${index}]` });
-    }
-    if (workload.teardown !== undefined && !TEARDOWN_POLICIES.includes(workload.teardown)) {
-      throw invalidRequest(`teardown must be one of ${TEARDOWN_POLICIES.join(", ")}`);
-    }
-    return { files };
+  #failoverPlan(
+    requires: FailoverPlan<H>["requires"],
+    refuses: NonNullable<FailoverPlan<H>["refuses"]>,
+  ): FailoverPlan<H> {
+    return { placements: this.#placements, codes: this.#failoverCodes, requires, refuses };
   }
 
-  #validateAcquire(spec: AcquireSpec): void {
-    if (typeof spec !== "object" || spec === null) {
-      throw invalidRequest(
-        "launch is required: a launch spec ({} launches with the runtime's defaults) or { reuse: { id } | { labels } }",
-        { field: "launch" },
-      );
-    }
-    if (!isReuseSpec(spec)) {
-      validateLaunchSpec(spec, this.runtime.provider);
-      return;
-    }
-    refuseUnknownKeys(spec, REUSE_SPEC_KEYS, "launch (a reuse spec)", this.runtime.provider);
-    const target = spec.reuse as { id?: unknown; labels?: unknown };
-    if (typeof target !== "object" || target === null) throw invalidRequest("reuse must be { id } or { labels }");
-    refuseUnknownKeys(target, ["id", "labels"], "reuse", this.runtime.provider);
-    if (target.id !== undefined && target.labels !== undefined) {
-      throw invalidRequest("reuse must be { id } or { labels }, not both");
-    }
-    if (target.id !== undefined) {
-      if (typeof target.id !== "string" || target.id === "")
-        throw invalidRequest("reuse.id must be a non-empty string");
-    } else if (target.labels !== undefined) {
-      validateLabels(target.labels, { field: "reuse.labels", allowReserved: true });
-    } else {
-      throw invalidRequest("reuse must be { id } or { labels }");
-    }
+  /** Starts metering a sandbox just acquired. */
+  #meter(handle: H, reused: boolean, placement: Placement<H>, spec: AcquireSpec): UsageMeter {
+    return new UsageMeter({
+      sandboxId: handle.id,
+      runtime: placement.ref,
+      reused,
+      ...(handle.createdAt === undefined ? {} : { createdAt: handle.createdAt }),
+      ...(isReuseSpec(spec) || spec.resources === undefined ? {} : { resources: spec.resources }),
+    });
   }
-}
 
-/**
- * Refuses orchestrator options with an unknown key (there, in `timeouts` or in
- * `retry`), a timeout that is not a duration, or a retry policy out of range.
- */
-function checkOptions(options: OrchestratorOptions<SandboxHandle>): void {
-  refuseUnknownShape(options, ORCHESTRATOR_OPTION_KEYS, "SandboxOrchestrator options");
-  validateRetryPolicy(options.retry, "SandboxOrchestrator options retry");
-  const timeouts = options.timeouts ?? {};
-  refuseUnknownShape(timeouts, ORCHESTRATOR_TIMEOUT_KEYS, "SandboxOrchestrator options timeouts");
-  for (const [name, value] of Object.entries(timeouts)) validateTimeoutMs(value, `timeouts.${name}`);
+  /** Ends a workload's metering by its teardown, and emits the usage. */
+  #usage(
+    meter: UsageMeter,
+    handle: H,
+    outcome: TeardownReport["outcome"],
+    context: SharedAcquireContext<H>,
+  ): SandboxUsage {
+    meter.end(outcome === "destroyed" ? "destroyed" : outcome === "kept" ? "kept" : "teardown-failed");
+    const usage = meter.report(this.#options.prices);
+    context.emit({ type: "usage", sandboxId: handle.id, usage });
+    return usage;
+  }
 }
 
 /** What a workload refused before anything ran has to show: nothing acquired, nothing done. */
@@ -319,6 +333,8 @@ function refusedResult<H extends SandboxHandle>(workload: unknown): WorkloadResu
     ok: false,
     sandboxId: undefined,
     reused: false,
+    runtime: undefined,
+    usage: undefined,
     handle: undefined,
     steps: [],
     collected: {},
@@ -327,4 +343,24 @@ function refusedResult<H extends SandboxHandle>(workload: unknown): WorkloadResu
     listenerErrors: [],
     possibleLeaks: [],
   };
+}
+
+/** A teardown with nothing to tear down. */
+function none(policy: TeardownPolicy): TeardownReport {
+  return { policy, outcome: "none", durationMs: 0 };
+}
+
+/** The acquisition context of one runtime. */
+function placed<H extends SandboxHandle>(shared: SharedAcquireContext<H>, placement: Placement<H>): AcquireContext<H> {
+  return { ...shared, runtime: placement.runtime, provider: placement.runtime.provider, placement: placement.ref };
+}
+
+/** Why `check` refuses, as a sentence for a `runtime-skipped` event, or `undefined` when it passes. */
+function refusal(check: () => void): string | undefined {
+  try {
+    check();
+    return undefined;
+  } catch (error) {
+    return `refuses the workload: ${toSandportError(error).message}`;
+  }
 }

@@ -1,4 +1,6 @@
 import type { SandportError } from "../errors/sandport-error.js";
+import type { RuntimeRef } from "../fleet/failover/runtime-ref.js";
+import type { SandboxUsage } from "../fleet/usage/sandbox-usage.js";
 import type { ExecResult } from "../port/exec-result.js";
 import type { SandboxHandle } from "../port/sandbox-handle.js";
 import type { TeardownPolicy } from "./workload.js";
@@ -59,6 +61,14 @@ export interface WorkloadResult<H extends SandboxHandle = SandboxHandle> {
   readonly sandboxId: string | undefined;
   /** True when the sandbox was reused rather than launched. */
   readonly reused: boolean;
+  /**
+   * The runtime that launched (or reused) the sandbox and ran everything in
+   * it: the first of the orchestrator's runtimes unless the launch failed over.
+   * `undefined` when no sandbox was acquired.
+   */
+  readonly runtime: RuntimeRef | undefined;
+  /** What the sandbox was used for (also the `usage` event); `undefined` when none was acquired. */
+  readonly usage: SandboxUsage | undefined;
   /** The handle, when the sandbox was kept (policy `keep`, or `on-success` after a failure). */
   readonly handle: H | undefined;
   /** Steps that ran, in order. */

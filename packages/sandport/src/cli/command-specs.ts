@@ -57,6 +57,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       ["--timeout <duration>", "kill the command after this long (e.g. 90s, 10m); exit 124"],
       ["--json", "print one JSON result instead of streaming output"],
       ["--quiet", "no progress on stderr: only the command's own output"],
+      ["--prices <file>", "a JSON price table of your own, for a cost estimate in the usage line"],
     ],
     repeatable: [
       ["--file <local[:remote]>", "copy a local file in; remote defaults to its base name"],

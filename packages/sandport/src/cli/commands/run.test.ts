@@ -56,6 +56,7 @@ describe("sandport run (local)", () => {
       at(/^✔ exited 7 after /),
       at(/^… collecting and tearing down$/),
       at(/^✔ sandbox sbx-\S+ destroyed$/),
+      at(/^✔ usage: \S+ of sandbox, 1 command \(\S+\), 0 B in, 8 B out$/),
     ];
     assert.deepEqual(
       order,
@@ -127,6 +128,32 @@ describe("sandport run (local)", () => {
     assert.equal(result.exitCode, 2);
     assert.equal(result.stdout, "hi\n");
     assert.equal(result.teardown, "destroyed");
+    assert.equal(result.usage.end, "destroyed");
+    assert.equal(result.usage.sandboxId, result.sandboxId);
+    assert.deepEqual([result.usage.execs.count, result.usage.bytesOut.output], [1, 3]);
+    assert.equal(result.usage.estimate, undefined, "no --prices, no estimate");
+  });
+
+  test("--prices: the usage has an estimate from the caller's table, in its currency; a bad table is a usage error", async () => {
+    const prices = join(scratch.path, "prices.json");
+    writeFileSync(prices, JSON.stringify({ currency: "credits", providers: { local: { sandboxSecond: 1000 } } }));
+    const input = join(scratch.path, "input.txt");
+    writeFileSync(input, "12345");
+    const priced = await runCli([...local, "--prices", prices, "--file", input, "--", "cat", "input.txt"]);
+    assert.equal(priced.code, EXIT.OK, priced.stderr);
+    assert.match(priced.stderr, /^✔ usage: \S+ of sandbox, 1 command \(\S+\), 5 B in, 5 B out, estimate \S+ credits$/m);
+    const json = await runCli([...local, "--prices", prices, "--json", "--", "true"]);
+    const { usage } = JSON.parse(json.stdout);
+    assert.equal(usage.estimate.currency, "credits");
+    assert.deepEqual(
+      usage.estimate.lines.map((line: { price: string }) => line.price),
+      ["sandboxSecond"],
+    );
+    assert.equal(usage.estimate.total, usage.sandboxSeconds * 1000);
+    writeFileSync(prices, JSON.stringify({ currency: "credits", providers: { local: { perSecond: 1 } } }));
+    const bad = await runCli([...local, "--prices", prices, "--", "true"]);
+    assert.equal(bad.code, EXIT.USAGE);
+    assert.match(bad.stderr, /--prices .*prices\.json: .*unknown key "perSecond"/);
   });
 
   test("a bad command line is a usage error (2), like every command's: nothing was launched", async () => {

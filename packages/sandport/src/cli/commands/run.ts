@@ -12,6 +12,7 @@ import { splitAssignment } from "../providers/option-values.js";
 import { runResultJson } from "../run/result-json.js";
 import { StreamedOutput } from "../run/streamed-output.js";
 import { parseCollectSpecs, readFileSpecs } from "../run/transfer-specs.js";
+import { readPriceTable, usageSummary } from "../run/usage-summary.js";
 
 /** Flags of `sandport run`. */
 interface RunFlags extends ProviderFlags {
@@ -21,6 +22,7 @@ interface RunFlags extends ProviderFlags {
   readonly label: string[];
   readonly timeout?: string;
   readonly quiet?: boolean;
+  readonly prices?: string;
 }
 
 /**
@@ -29,7 +31,8 @@ interface RunFlags extends ProviderFlags {
  * where the runtime cannot stream; what the result holds that the stream did
  * not show (a runtime's own account of a program it could not start) follows
  * at the exit. Progress goes to stderr, a line per step off a terminal, unless
- * `--quiet` or `--json`. Collected files are written even when the command
+ * `--quiet` or `--json`, ending with the sandbox's usage (its life, commands,
+ * bytes in and out, and an estimate from `--prices`' table); `--json` has it as `usage`. Collected files are written even when the command
  * failed. Exits with the command's exit code, 124 when it timed out, 125 when
  * Sandport failed (a failure of the command line is 2, as for every command),
  * 130 when interrupted; Sandport's failures are thrown for the entry point to report.
@@ -44,6 +47,7 @@ export default async function run(context: CliContext, flags: RunFlags, argv: st
     const collect = parseCollectSpecs(context.cwd, flags.collect);
     const env = Object.fromEntries(flags.env.map((text) => splitAssignment(text, "--env")));
     const timeoutMs = flags.timeout === undefined ? undefined : parseDuration(flags.timeout, "--timeout");
+    const prices = await readPriceTable(context.cwd, flags.prices);
     const { runtime } = await createRuntime(descriptor!, settingsFor(context, flags), context.terminal.redactor);
     const shown = new StreamedOutput(context.terminal);
     const onEvent = (event: OrchestratorEvent) => {
@@ -55,7 +59,7 @@ export default async function run(context: CliContext, flags: RunFlags, argv: st
       describe(event, progress);
     };
     progress.step(`launching a ${runtime.provider} sandbox`);
-    result = await new SandboxOrchestrator(runtime, { onEvent }).run(
+    result = await new SandboxOrchestrator(runtime, { onEvent, ...(prices ? { prices } : {}) }).run(
       {
         launch: { labels: parseLabels(flags.label) },
         files,
@@ -110,6 +114,9 @@ function describe(event: OrchestratorEvent, progress: Progress): void {
       return;
     case "teardown-failed":
       progress.done(`teardown of ${event.sandboxId} failed: ${event.error.message}`, true);
+      return;
+    case "usage":
+      progress.done(usageSummary(event.usage));
       return;
     default:
       return;

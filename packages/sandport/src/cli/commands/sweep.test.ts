@@ -10,7 +10,13 @@ import { EXIT } from "../exit-codes.js";
 
 interface SweepReport {
   dryRun: boolean;
-  sandboxes: { id: string; outcome: string; ageMs: number | null; labels: Record<string, string> }[];
+  sandboxes: {
+    id: string;
+    outcome: string;
+    ageMs: number | null;
+    ageAtDestroyMs?: number;
+    labels: Record<string, string>;
+  }[];
   snapshots?: { id: string; outcome: string; ageMs: number | null; labels: Record<string, string> }[];
 }
 
@@ -106,6 +112,13 @@ describe("sandport sweep (E2B emulator)", () => {
       .filter((sandbox) => sandbox.outcome === "destroyed")
       .map((sandbox) => sandbox.id);
     assert.deepEqual(destroyed.sort(), [...expired].sort());
+    for (const sandbox of report.sandboxes.filter((each) => each.outcome === "destroyed")) {
+      assert.ok(
+        sandbox.ageAtDestroyMs !== undefined && sandbox.ageAtDestroyMs >= TWO_HOURS_MS - 60_000,
+        `each destroyed one's age when it was destroyed: ${sandbox.ageAtDestroyMs}`,
+      );
+    }
+    assert.ok(report.sandboxes.every((each) => each.outcome === "destroyed" || each.ageAtDestroyMs === undefined));
     assert.deepEqual(live().sort(), [...foreign, fresh].sort(), "fresh and foreign sandboxes are untouched");
   });
 
@@ -165,7 +178,7 @@ describe("sandport sweep (local)", () => {
     assert.match(stdout, new RegExp(`^${old.id} .* destroyed$`, "m"));
     // Progress off a terminal: a line per step, on stderr only.
     assert.match(stderr, /^… listing local sandboxes$/m);
-    assert.match(stderr, new RegExp(`^✔ ${old.id}: destroyed$`, "m"));
+    assert.match(stderr, new RegExp(`^✔ ${old.id}: destroyed at age \\S+$`, "m"));
     assert.doesNotMatch(stdout, /…|✔/);
     assert.equal(await ours.getById(old.id), undefined);
     assert.ok(await theirs.getById(other.id));

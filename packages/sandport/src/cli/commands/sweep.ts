@@ -15,7 +15,7 @@ import {
   type SnapshotDeleteOutcome,
   type SnapshotSweepItem,
 } from "../sweep/snapshot-sweep.js";
-import { planSweep, type SweepAction } from "../sweep/sweep-plan.js";
+import { judgeAge, planSweep, type SweepAction } from "../sweep/sweep-plan.js";
 
 /** Flags of `sandport sweep`. */
 interface SweepFlags extends ProviderFlags {
@@ -29,7 +29,9 @@ interface SweepFlags extends ProviderFlags {
  * `sandport sweep`: lists the owner's sandboxes (the runtime never lists
  * another owner's) carrying the labels, and marks those older than
  * `--older-than`. A dry run by default; with `--yes` each is destroyed and
- * verified gone, and its outcome reported. With `--snapshots`, the owner's
+ * verified gone, and its outcome reported with its age when destroyed (from
+ * the creation time the runtime reports: only sandboxes with one are ever
+ * destroyed; `ageAtDestroyMs` in `--json`). With `--snapshots`, the owner's
  * snapshots carrying the labels too (the runtime never lists another owner's;
  * one without `listSnapshots`/`deleteSnapshot` is refused before anything is
  * listed), each deleted with `--yes` and checked gone from the listing. Exits
@@ -49,15 +51,17 @@ export default async function sweep(context: CliContext, flags: SweepFlags): Pro
   progress.done(`${items.length} owned sandbox(es), ${doomed.length} older than ${flags.olderThan}`);
 
   const outcomes = new Map<string, DestroyOutcome>();
+  /** The age of each sandbox destroyed, when its destruction was verified. */
+  const agesAtDestroy = new Map<string, number>();
   if (flags.yes) {
     for (const [index, item] of doomed.entries()) {
       progress.step(`destroying ${item.handle.id} (${index + 1}/${doomed.length})`);
       const outcome = await destroyVerified(runtime, item.handle, context.signal);
       outcomes.set(item.handle.id, outcome);
-      progress.done(
-        `${item.handle.id}: ${outcome.outcome}${outcome.reason ? ` (${outcome.reason})` : ""}`,
-        outcome.outcome !== "destroyed",
-      );
+      const ageMs = outcome.outcome === "destroyed" ? judgeAge(item.handle.createdAt, 0, Date.now()).ageMs : undefined;
+      if (ageMs !== undefined) agesAtDestroy.set(item.handle.id, ageMs);
+      const note = outcome.reason ? ` (${outcome.reason})` : ageMs === undefined ? "" : ` at age ${age(ageMs)}`;
+      progress.done(`${item.handle.id}: ${outcome.outcome}${note}`, outcome.outcome !== "destroyed");
     }
   }
   let snapshots: SnapshotSweepItem[] | undefined;
@@ -94,6 +98,7 @@ export default async function sweep(context: CliContext, flags: SweepFlags): Pro
         createdAt: item.handle.createdAt ?? null,
         ageMs: item.ageMs ?? null,
         outcome: outcomeOf(item.handle.id, item.action),
+        ...(agesAtDestroy.has(item.handle.id) ? { ageAtDestroyMs: agesAtDestroy.get(item.handle.id) } : {}),
         ...(outcomes.get(item.handle.id)?.reason ? { reason: outcomes.get(item.handle.id)?.reason } : {}),
       })),
       ...(snapshots

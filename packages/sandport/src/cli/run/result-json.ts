@@ -1,4 +1,4 @@
-import type { WorkloadResult } from "@sandport/core";
+import type { SandboxUsage, WorkloadResult } from "@sandport/core";
 
 /** What `sandport run --json` prints of a workload: its one command's outcome, what was collected, the teardown. */
 export interface RunResultJson {
@@ -11,6 +11,8 @@ export interface RunResultJson {
   readonly stderr: string | undefined;
   readonly collected: string[];
   readonly teardown: string;
+  /** What the sandbox was used for (its life, commands, bytes, an estimate from `--prices`); `null` when none was launched. */
+  readonly usage: SandboxUsage | null;
   /** Launch keys of sandboxes that may have leaked (a failed launch whose cleanup did not finish); absent when none. */
   readonly possibleLeaks?: string[];
 }
@@ -28,6 +30,7 @@ export function runResultJson(result: WorkloadResult): RunResultJson {
     stderr: step?.stderr,
     collected: Object.keys(result.collected),
     teardown: result.teardown.outcome,
+    usage: result.usage ?? null,
     ...(result.possibleLeaks.length === 0 ? {} : { possibleLeaks: result.possibleLeaks.map((leak) => leak.launchKey) }),
   };
 }
