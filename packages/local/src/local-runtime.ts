@@ -1,3 +1,4 @@
+import { accessSync, constants } from "node:fs";
 import {
   assertCapabilitiesConsistent,
   type CommandRef,
@@ -42,8 +43,11 @@ import { EventQueue, runOperation } from "@sandport/core/adapter";
 import { localCapabilities } from "./capabilities.js";
 import { releaseLeaf } from "./cgroups/cgroups.js";
 import { type FreezerSupport, freezerSupport } from "./cgroups/freezer.js";
+import { limitsSupport } from "./cgroups/limit-support.js";
 import { AsyncCommands, checkRef, commandIdFor } from "./commands/async-commands.js";
+import { SETPRIV_PATH } from "./commands/command-plan.js";
 import { RunningCommands } from "./commands/running-commands.js";
+import { diskSupport } from "./disk/disk-support.js";
 import type { WorkspaceFiles } from "./files/workspace-files.js";
 import type { LocalHandle } from "./handle.js";
 import { LOCAL_PROVIDER, type LocalRuntimeOptions, type ResolvedLocalOptions, resolveOptions } from "./options.js";
@@ -53,6 +57,16 @@ import { SandboxAccess } from "./sandboxes/sandbox-access.js";
 import { openLocalTerminal } from "./sandboxes/terminal-runs.js";
 import { LocalSnapshots } from "./snapshots/local-snapshots.js";
 import { notFound } from "./store/sandbox-store.js";
+
+/** Whether `path` is executable by this process (`setpriv`, checked once at construction). */
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * The embedded Sandport runtime: a sandbox is a fresh directory on this
@@ -141,11 +155,21 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
       this.#options.cgroups === "auto"
         ? freezerSupport()
         : { ok: false, reason: "cgroups are disabled in the options" };
+    const verdicts = {
+      cgroups: limitsSupport(this.#options.sandboxUser && !isExecutable(SETPRIV_PATH) ? SETPRIV_PATH : undefined),
+      disk: diskSupport(),
+    };
     this.capabilities = localCapabilities(this.#options.isolation, {
       cgroups: this.#options.cgroups,
       freezable: lifecycle.ok,
+      enforceable: {
+        memory: verdicts.cgroups.memory.ok,
+        cpu: verdicts.cgroups.cpu.ok,
+        processes: verdicts.cgroups.pids.ok,
+      },
+      diskBound: verdicts.disk.ok,
     });
-    this.#access = new SandboxAccess(this.#options, this.#running, lifecycle.ok);
+    this.#access = new SandboxAccess(this.#options, this.#running, verdicts, lifecycle.ok);
     if (lifecycle.ok) {
       this.stop = (handle, op) => this.#lifecycle(handle, op, "stop");
       this.start = (handle, op) => this.#lifecycle(handle, op, "start");
@@ -384,7 +408,7 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
     const { op, labels } = validateSnapshotOptions(options, LOCAL_PROVIDER);
     return this.#operation(op, this.#deadline("snapshot", "launchMs"), async (signal) => {
       await this.#access.requireLive(id);
-      return this.#snapshots.take(id, labels, signal);
+      return this.#snapshots.take(id, await this.#access.workspaceDirectory(id), labels, signal);
     });
   }
 
