@@ -352,12 +352,14 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
         try {
           if (await commands.has(sessionId)) return ref;
           const plan = await this.#access.planFor(record, validated);
+          const watch = this.#access.watchFor(record);
           const command = {
             plan,
             ...(validated.stdin === undefined ? {} : { stdin: toBytes(validated.stdin) }),
             timeoutMs: validated.timeoutMs ?? this.#options.runBudgetMs,
             maxOutputBytes: validated.maxOutputBytes ?? this.#options.maxOutputBytes,
             killGraceMs: this.#options.killGraceMs,
+            ...(watch ? { watch } : {}),
           };
           const started = await commands.start(sessionId, command, tracked);
           if (!started && plan.leaf) await releaseLeaf(plan.leaf);
@@ -373,7 +375,11 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
     );
   }
 
-  /** Where a started command is: `running`, or `exited` with its status (`null` if killed, 255 if it vanished). */
+  /**
+   * Where a started command is: `running`, or `exited` with its status (`null` if killed, 255 if it vanished)
+   * and the `limit` it was stopped at, judged as `exec`'s is (its supervisor reads the sandbox's counters
+   * around it, and a bounded workspace's file system after a failure); `commandLogs` carries the same `limit`.
+   */
   async commandStatus(handle: LocalHandle, ref: CommandRef, op?: OpOptions): Promise<CommandStatus> {
     const id = this.#access.checkHandle(handle, "commandStatus");
     const checked = checkRef(ref);

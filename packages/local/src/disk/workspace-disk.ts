@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { accessSync, constants, existsSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, type StatsFs, statSync } from "node:fs";
 import { chmod, mkdir, open, readdir, readFile, statfs } from "node:fs/promises";
 import { join } from "node:path";
 import { sleep } from "@sandport/core";
@@ -116,12 +116,19 @@ export async function unmountWorkspaceDisk(sandboxDirectory: string, tools?: Dis
  */
 export async function diskFull(workspaceDirectory: string): Promise<boolean> {
   try {
-    const stats = await statfs(workspaceDirectory);
-    const slack = Math.min(2 * 1024 * 1024, (stats.blocks * stats.bsize) / 8);
-    return (stats.files > 0 && stats.ffree === 0) || stats.bavail * stats.bsize < slack;
+    return fullByStatistics(await statfs(workspaceDirectory));
   } catch {
     return false;
   }
+}
+
+/** What {@link fullByStatistics} reads of a `statfs` result. */
+export type FileSystemStatistics = Pick<StatsFs, "bsize" | "blocks" | "bavail" | "files" | "ffree">;
+
+/** {@link diskFull}'s rule, on a `statfs` result taken elsewhere (an async command's supervisor records one). */
+export function fullByStatistics(stats: FileSystemStatistics): boolean {
+  const slack = Math.min(2 * 1024 * 1024, (stats.blocks * stats.bsize) / 8);
+  return (stats.files > 0 && stats.ffree === 0) || stats.bavail * stats.bsize < slack;
 }
 
 /** Whether this process's mount table has something mounted on `path`. */

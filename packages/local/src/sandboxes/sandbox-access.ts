@@ -13,6 +13,8 @@ import { checkHandle, foreignSandbox, missingCwd, networkEnabled, resolveCwd } f
 import { probeCgroupHost } from "../cgroups/cgroup-host.js";
 import { createLeaf, createSandboxCgroups, nameLeaf, removeSandboxCgroups } from "../cgroups/cgroups.js";
 import { addFreezer } from "../cgroups/freezer.js";
+import { counterFiles } from "../cgroups/limit-counters.js";
+import type { AsyncWatch } from "../commands/async-commands.js";
 import { probeBwrap } from "../commands/bwrap.js";
 import { planCommand, type SpawnPlan } from "../commands/command-plan.js";
 import { rescanInheritedDescriptors } from "../commands/inherited-descriptors.js";
@@ -253,6 +255,17 @@ export class SandboxAccess {
       this.#files.set(id, files);
     }
     return files;
+  }
+
+  /**
+   * What an async command's supervisor reads around the command for its `limit` (see `AsyncWatch`):
+   * the sandbox's limit counters, where this runtime uses its cgroups, and its bounded workspace.
+   * `undefined` for a sandbox without limits.
+   */
+  watchFor(record: SandboxRecord): AsyncWatch | undefined {
+    const counters = this.#options.cgroups === "auto" ? counterFiles(record.cgroups) : [];
+    if (counters.length === 0 && !record.disk) return undefined;
+    return record.disk ? { counters, workspace: this.store().workspaceDirectory(record) } : { counters };
   }
 
   /** Host directory of a live sandbox's workspace, mounted where it is bounded (the snapshot source). */
