@@ -64,6 +64,7 @@ export class SandboxStore {
   readonly #fileOwner: FileOwner | undefined;
   readonly #disk: DiskTools | undefined;
   #rootReady: Promise<void> | undefined;
+  #reclaimed: Promise<void> | undefined;
 
   /**
    * @param root absolute directory holding one directory per sandbox
@@ -130,7 +131,7 @@ export class SandboxStore {
    */
   ensureRoot(): Promise<void> {
     this.#rootReady ??= createRoot(this.root, this.#fileOwner)
-      .then(() => this.#reclaimAbandonedStaging())
+      .then(() => this.#reclaimOnce())
       .catch((error) => {
         this.#rootReady = undefined;
         throw error;
@@ -231,8 +232,15 @@ export class SandboxStore {
     throw foreign(id, found.reason);
   }
 
-  /** Every sandbox of this owner under the root, in id order. Foreign and half-built ones are skipped. */
+  /**
+   * Every sandbox of this owner under the root, in id order. Foreign and
+   * half-built ones are skipped; the first listing of a store also removes
+   * this owner's abandoned staging directories (see `ensureRoot`), so that
+   * `sandport sweep`, which only lists and destroys, clears them too, with
+   * any workspace image a killed launch left mounted there.
+   */
   async list(): Promise<SandboxRecord[]> {
+    await this.#reclaimOnce();
     let names: string[];
     try {
       names = await readdir(this.root);
@@ -318,6 +326,12 @@ export class SandboxStore {
     } catch {
       return false;
     }
+  }
+
+  /** {@link #reclaimAbandonedStaging}, once per store. */
+  #reclaimOnce(): Promise<void> {
+    this.#reclaimed ??= this.#reclaimAbandonedStaging();
+    return this.#reclaimed;
   }
 
   /**
