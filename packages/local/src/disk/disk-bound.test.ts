@@ -1,7 +1,7 @@
 // resources.diskMiB: a bounded workspace is a loop-mounted ext4 image, made at launch and gone with destroy.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { SandportError } from "@sandport/core";
@@ -11,7 +11,14 @@ import { diskSupport } from "./disk-support.js";
 import { DISK_IMAGE, DISK_MOUNT, loopDevicesOf, mountedAt } from "./workspace-disk.js";
 
 const root = temporaryDirectory("disk-bound");
-after(() => root.remove());
+after(async () => {
+  // Should a test fail midway, nothing it mounted stays mounted.
+  const table = readFileSync("/proc/self/mountinfo", "utf8").split("\n");
+  for (const mountPoint of table.map((line) => line.split(" ")[4] ?? "")) {
+    if (mountPoint.startsWith(`${root.path}/`)) execFileSync("/usr/bin/umount", [mountPoint]);
+  }
+  await root.remove();
+});
 const support = diskSupport();
 const noDisk = support.ok ? undefined : `no disk bound on this host: ${support.reason}`;
 const skipNamespaces = await bwrapSkipReason();
@@ -150,4 +157,38 @@ test("diskMiB below the smallest bound is refused UNSUPPORTED before anything is
   assert.ok(SandportError.hasCode(refusal, "UNSUPPORTED"), String(refusal));
   assert.match(refusal.message, /below 8/);
   assert.deepEqual(await rt.findByLabels({}), []);
+});
+
+test("a bound larger than the host's free space is refused UNSUPPORTED, and nothing is left", {
+  skip: noDisk,
+}, async () => {
+  const rt = runtime({ isolation: "none", owner: "disk-huge" });
+  const refusal = await rt.launch({ resources: { diskMiB: 1024 * 1024 * 1024 } }).catch((error: unknown) => error);
+  assert.ok(SandportError.hasCode(refusal, "UNSUPPORTED"), String(refusal));
+  assert.match(refusal.message, /MiB free, less than the bound/);
+  assert.deepEqual(await rt.findByLabels({}), []);
+  assert.deepEqual(
+    readdirSync(root.path).filter((name) => name.startsWith(".staging-")),
+    [],
+    "no staging directory is left",
+  );
+});
+
+test("a destroy while something outside the sandbox holds its workspace busy is DESTROY_UNVERIFIED, and can be finished", {
+  skip: noDisk,
+}, async () => {
+  const rt = runtime({ isolation: "none", owner: "disk-busy" });
+  const handle = await rt.launch({ resources: { diskMiB: 16 } });
+  const held = openSync(join(handle.workspaceDirectory, "held.txt"), "w");
+  try {
+    const refusal = await rt.destroy(handle).catch((error: unknown) => error);
+    assert.ok(SandportError.hasCode(refusal, "DESTROY_UNVERIFIED"), String(refusal));
+    assert.match(refusal.message, /busy/);
+    assert.ok(await rt.getById(handle.id), "the sandbox is still findable");
+  } finally {
+    closeSync(held);
+  }
+  await rt.destroy(handle);
+  assert.equal(await rt.getById(handle.id), undefined);
+  assert.equal(await mountedAt(join(sandboxDirectory(handle.id), DISK_MOUNT)), false);
 });

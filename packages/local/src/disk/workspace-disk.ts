@@ -2,7 +2,8 @@ import { execFile } from "node:child_process";
 import { accessSync, constants, existsSync, type StatsFs, statSync } from "node:fs";
 import { chmod, mkdir, open, readdir, readFile, statfs } from "node:fs/promises";
 import { join } from "node:path";
-import { sleep } from "@sandport/core";
+import { sleep, unsupported } from "@sandport/core";
+import { LOCAL_PROVIDER } from "../options.js";
 import { DISK_TOOL_PATHS, type DiskTools } from "./disk-support.js";
 
 /** Name of the sparse ext4 image inside a sandbox directory (outside the workspace). */
@@ -21,7 +22,9 @@ export function diskBytes(diskMiB: number): number {
 
 /**
  * Makes a bounded workspace's file system in `sandboxDirectory`: a sparse
- * image of `bytes` (disk space is used only as files are written), formatted
+ * image of `bytes` (disk space is used only as files are written; refused
+ * `UNSUPPORTED` when the host file system has less free space than that
+ * now, which is checked, not reserved), formatted
  * ext4 without blocks reserved for root, and mounted on `disk/` through a
  * loop device that clears itself at unmount. The workspace and the trash
  * (where removed trees are taken apart, which must be the same file system)
@@ -29,6 +32,16 @@ export function diskBytes(diskMiB: number): number {
  * unmounted; the files are the caller's to remove.
  */
 export async function makeWorkspaceDisk(tools: DiskTools, sandboxDirectory: string, bytes: number): Promise<void> {
+  // Sparse, so nothing is reserved: a bound the host cannot hold now would fail as host I/O errors, not ENOSPC.
+  const host = await statfs(sandboxDirectory);
+  const free = host.bavail * host.bsize;
+  if (free < bytes) {
+    throw unsupported(
+      LOCAL_PROVIDER,
+      "resources.diskMiB larger than the free space under the sandbox root",
+      `the host file system holding the root has ${Math.floor(free / 1048576)} MiB free, less than the bound`,
+    );
+  }
   const image = join(sandboxDirectory, DISK_IMAGE);
   const handle = await open(image, "wx", 0o600);
   try {
