@@ -146,7 +146,11 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
    * Validates the options. The only I/O: deciding, once per process, whether
    * sandboxes can be stopped (reads `/proc/self/cgroup` and
    * `/proc/self/mountinfo`, and checks write access to this process's own
-   * cgroup; see `freezerSupport`). The root and bubblewrap are looked at on first use.
+   * cgroup; see `freezerSupport`), which resource limits it can place (the
+   * same files, plus the controller lists of its own cgroups; see
+   * `limitsSupport`) and whether it can bound workspaces (`/proc/self/status`,
+   * `/proc/self/uid_map`, access to `/dev/loop-control` and the mount tools;
+   * see `diskSupport`). Nothing is created. The root and bubblewrap are looked at on first use.
    */
   constructor(options: LocalRuntimeOptions = {}) {
     this.#options = resolveOptions(options);
@@ -182,7 +186,11 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
   /**
    * Creates a sandbox. `template` is refused (the host's `/usr` is the only
    * image). With `from`, its workspace starts as a copy of the snapshot's
-   * files (`NOT_FOUND` when there is no such snapshot of ours).
+   * files (`NOT_FOUND` when there is no such snapshot of ours). With
+   * `resources.diskMiB` (where `diskLimit` is declared), the workspace is a
+   * directory on an ext4 image of that size loop-mounted in the sandbox
+   * directory (see `makeWorkspaceDisk`); a snapshot whose files do not fit is
+   * `INVALID_REQUEST`.
    */
   async launch(spec: LaunchSpec = {}, op?: OpOptions): Promise<LocalHandle> {
     const clean = validateLaunchSpec(spec, LOCAL_PROVIDER);
