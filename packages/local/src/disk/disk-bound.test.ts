@@ -7,6 +7,8 @@ import { after, describe, test } from "node:test";
 import { SandportError } from "@sandport/core";
 import { LocalRuntime, type LocalRuntimeOptions } from "../index.js";
 import { bwrapSkipReason, temporaryDirectory } from "../runtime.fixture.js";
+import { remountWorkspace } from "../sandboxes/bounded-workspace.js";
+import { SandboxStore } from "../store/sandbox-store.js";
 import { diskSupport } from "./disk-support.js";
 import { DISK_IMAGE, DISK_MOUNT, loopDevicesOf, mountedAt } from "./workspace-disk.js";
 
@@ -140,6 +142,15 @@ describe("a bounded workspace across runtimes", { skip: noDisk }, () => {
       await rt.writeFiles(handle, [{ path: "/workspace/survives.txt", content: "yes\n" }]);
       execFileSync("/usr/bin/umount", [join(sandboxDirectory(handle.id), DISK_MOUNT)]);
       assert.equal(existsSync(handle.workspaceDirectory), false, "unmounted, the workspace is not there");
+      // A runtime that cannot mount refuses, naming why, and never uses a host directory in its place.
+      const store = new SandboxStore(root.path, "disk");
+      const record = await store.require(handle.id);
+      await assert.rejects(
+        remountWorkspace(store, record, { ok: false, reason: "mounting a workspace image needs root" }),
+        (error: unknown) =>
+          SandportError.hasCode(error, "UNSUPPORTED") && /not mounted .* needs root/.test(error.message),
+      );
+      assert.equal(existsSync(handle.workspaceDirectory), false, "still no workspace");
       const fresh = runtime({ isolation: "none" });
       const result = await fresh.exec(handle, { shell: "cat survives.txt" });
       assert.deepEqual([result.exitCode, result.stdout], [0, "yes\n"]);

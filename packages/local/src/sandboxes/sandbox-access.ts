@@ -20,7 +20,7 @@ import { planCommand, type SpawnPlan } from "../commands/command-plan.js";
 import { rescanInheritedDescriptors } from "../commands/inherited-descriptors.js";
 import { runCommand } from "../commands/process-runner.js";
 import type { RunningCommands } from "../commands/running-commands.js";
-import { diskBytes, diskMounted, mountWorkspaceDisk } from "../disk/workspace-disk.js";
+import { diskBytes } from "../disk/workspace-disk.js";
 import { EgressProxies } from "../egress/egress-proxies.js";
 import { errorCode } from "../files/file-errors.js";
 import { WorkspaceFiles } from "../files/workspace-files.js";
@@ -31,6 +31,7 @@ import { RunningMarkers } from "../processes/running-markers.js";
 import { killNamespaceHolder, type NamespaceHolder, openNamespaces } from "../processes/sandbox-namespaces.js";
 import { isExpired, matchesLabels, SANDBOX_RECORD_FORMAT, type SandboxRecord } from "../store/sandbox-record.js";
 import { notFound, SandboxStore } from "../store/sandbox-store.js";
+import { remountWorkspace } from "./bounded-workspace.js";
 import { refuseIfStopped, startSandbox, stopSandbox } from "./sandbox-lifecycle.js";
 import {
   checkLaunchable,
@@ -274,31 +275,9 @@ export class SandboxAccess {
     return this.store().workspaceDirectory(await this.requireLive(id, false));
   }
 
-  /**
-   * Proves a bounded workspace mounted, once per instance, and mounts its
-   * image again when it is not (the host restarted since the launch: mounts
-   * do not survive that, the image does). Without the means to mount here,
-   * `UNSUPPORTED`: its workspace is unreachable, never replaced by a host directory.
-   */
+  /** {@link remountWorkspace}, once per instance and sandbox (a host restart is the only thing that unmounts it). */
   async #remount(record: SandboxRecord): Promise<void> {
-    const directory = this.store().sandboxDirectory(record.id);
-    if (!diskMounted(directory)) {
-      const disk = this.#verdicts.disk;
-      if (!disk.ok) {
-        throw unsupported(
-          LOCAL_PROVIDER,
-          "resources.diskMiB",
-          `sandbox ${record.id} has a bounded workspace whose image is not mounted (the host restarted?), and this runtime cannot mount it: ${disk.reason}`,
-        );
-      }
-      try {
-        await mountWorkspaceDisk(disk.tools, directory);
-      } catch (error) {
-        // Destroyed meanwhile: its image went with it.
-        if ((await this.store().read(record.id)).state === "absent") throw notFound(record.id);
-        if (!diskMounted(directory)) throw error;
-      }
-    }
+    await remountWorkspace(this.store(), record, this.#verdicts.disk);
     this.#mounted.add(record.id);
   }
 
