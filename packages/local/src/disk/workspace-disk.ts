@@ -99,9 +99,10 @@ export function diskMounted(sandboxDirectory: string): boolean {
 export async function unmountWorkspaceDisk(sandboxDirectory: string, tools?: DiskTools): Promise<void> {
   const mountPoint = diskMount(sandboxDirectory);
   const image = join(sandboxDirectory, DISK_IMAGE);
-  const mounted = diskMounted(sandboxDirectory) || (await mountedAt(mountPoint));
-  if (!mounted && !existsSync(image)) return;
-  if (mounted) {
+  const onDevice = diskMounted(sandboxDirectory);
+  // A sandbox without a bound (no image) costs two stat calls, not a read of the mount table.
+  if (!onDevice && !existsSync(image)) return;
+  if (onDevice || (await mountedAt(mountPoint))) {
     const umount = tools?.umount ?? firstExecutable(DISK_TOOL_PATHS.umount);
     if (umount === undefined) throw new Error(`cannot unmount ${mountPoint}: umount is not installed`);
     await run(umount, [mountPoint]);
