@@ -2,7 +2,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { LocalRuntime } from "../index.js";
-import { temporaryDirectory } from "../runtime.fixture.js";
+import { runsAsRoot } from "../options.js";
+import { ENTRY, runNodeChild, temporaryDirectory } from "../runtime.fixture.js";
 import { probeCgroupHost } from "./cgroup-host.js";
 import { judgeLimits, type LimitFacts, limitsSupport } from "./limit-support.js";
 
@@ -112,4 +113,28 @@ test("on this host the declaration agrees with what the launch can place", async
   } finally {
     await root.remove();
   }
+});
+
+test("a process that may write no cgroup (uid 65534 here) declares every limit unsupported and refuses each naming why", {
+  skip: runsAsRoot() ? false : "needs root, to start a process as another user",
+}, async () => {
+  const script = `
+    import { LocalRuntime } from ${JSON.stringify(ENTRY)};
+    const rt = new LocalRuntime({ root: "/nonexistent/sandport-unprivileged", isolation: "none" });
+    const refusal = (resources) => rt.launch({ resources }).then(() => "launched", (error) => error.code + ": " + error.message);
+    console.log(JSON.stringify({
+      declared: [rt.capabilities.memoryLimit, rt.capabilities.cpuLimit, rt.capabilities.processLimit, rt.capabilities.diskLimit],
+      memory: await refusal({ memoryMiB: 64 }),
+      disk: await refusal({ diskMiB: 64 }),
+    }));
+  `;
+  const { code, stdout, stderr } = await runNodeChild(script, {}, {}, { uid: 65534, gid: 65534 });
+  assert.equal(code, 0, stderr);
+  const seen = JSON.parse(stdout) as { declared: unknown[]; memory: string; disk: string };
+  assert.deepEqual(seen.declared, ["unsupported", "unsupported", "unsupported", "unsupported"]);
+  assert.match(seen.memory, /^UNSUPPORTED: .*memoryMiB: no writable cgroup hierarchy with the memory controller/);
+  assert.match(
+    seen.disk,
+    /^UNSUPPORTED: .*diskMiB: mounting a workspace image needs root; this process runs as uid 65534/,
+  );
 });
