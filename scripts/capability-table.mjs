@@ -78,9 +78,10 @@ const INSPECT = {
       }),
     ],
   ],
-  // Whether a local runtime has stop/start depends on the host it runs on (the cgroup v2 freezer; see
-  // packages/local/README.md, "Stop and start"): the table shows a host that can freeze, whichever host
-  // generates it, and the README says below the table what the cells are elsewhere.
+  // Whether a local runtime has stop/start, cgroup limits and a disk bound depends on the host it runs on (the
+  // cgroup v2 freezer, writable cgroups, root with a loop device; see packages/local/README.md): the table shows
+  // a host that has them all, whichever host generates it, and the README says below the table what the cells
+  // are elsewhere.
   local: (module) =>
     [
       ["`sandport/local`", "namespaces"],
@@ -88,7 +89,7 @@ const INSPECT = {
     ].map(([name, isolation]) => [
       name,
       Object.assign(Object.create(new module.LocalRuntime({ isolation })), {
-        capabilities: module.localCapabilities(isolation, { freezable: true }),
+        capabilities: module.localCapabilities(isolation, { freezable: true, diskBound: true }),
         stop: async () => {},
         start: async () => {},
       }),

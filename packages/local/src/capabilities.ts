@@ -38,27 +38,43 @@ import type { CgroupUsage, LocalIsolation } from "./options.js";
  * - `snapshots` is structural: `snapshot` copies the workspace, `launch({ from })` starts from the copy.
  * - `memoryLimit`, `cpuLimit`, `processLimit`: with `cgroups: "auto"`, `memoryMiB`, `cpus` and
  *   `maxProcesses` become the sandbox's cgroup limits (`memory.max`, `cpu.max`, `pids.max`, or
- *   their v1 files), written and read back at launch; a host with no writable cgroup hierarchy for
- *   one refuses it at launch with `UNSUPPORTED`, never ignoring it. With `cgroups: "disabled"`
- *   every limit is refused: `not-exposed`.
- * - `diskLimit: "unsupported"`: `diskMiB` is refused at launch; a workspace is a host directory, and
- *   bounding one needs a size-limited mount or quotas, privileges this runtime does not assume.
+ *   their v1 files), written and read back at launch. Each is `true` where this process can place
+ *   its controller (`enforceable`: decided once at construction from its cgroups, see
+ *   `judgeLimits`), else `unsupported`, and the launch refuses it with `UNSUPPORTED` naming why,
+ *   never ignoring it. With `cgroups: "disabled"` every limit is refused: `not-exposed`.
+ * - `diskLimit`: `true` where this process can loop-mount an ext4 image (`diskBound`: root with
+ *   `CAP_SYS_ADMIN` in the host's user namespace, `/dev/loop-control`, `mkfs.ext4`; decided at
+ *   construction, see `judgeDiskSupport`): `diskMiB` is then the size of the file system the
+ *   workspace lives on, and a write past it fails with `ENOSPC`. Elsewhere `unsupported`: `diskMiB`
+ *   is refused at launch with `UNSUPPORTED` naming why, before anything is created.
  */
 export function localCapabilities(
   isolation: LocalIsolation,
-  { cgroups = "auto", freezable = false }: { readonly cgroups?: CgroupUsage; readonly freezable?: boolean } = {},
+  {
+    cgroups = "auto",
+    freezable = false,
+    enforceable = { memory: true, cpu: true, processes: true },
+    diskBound = false,
+  }: {
+    readonly cgroups?: CgroupUsage;
+    readonly freezable?: boolean;
+    /** Which cgroup limits this process can place (default: all). */
+    readonly enforceable?: { readonly memory: boolean; readonly cpu: boolean; readonly processes: boolean };
+    /** Whether workspaces can be bounded (default: not). */
+    readonly diskBound?: boolean;
+  } = {},
 ): DeclaredCapabilities {
-  const limits = cgroups === "disabled" ? "not-exposed" : true;
+  const limit = (ok: boolean) => (cgroups === "disabled" ? "not-exposed" : ok ? true : "unsupported");
   return Object.freeze({
     warmLease: true,
     lifecycle: freezable ? true : "unsupported",
     verifiedCleanup: true,
     neverIdle: true,
     binaryOutput: true,
-    memoryLimit: limits,
-    cpuLimit: limits,
-    processLimit: limits,
-    diskLimit: "unsupported",
+    memoryLimit: limit(enforceable.memory),
+    cpuLimit: limit(enforceable.cpu),
+    processLimit: limit(enforceable.processes),
+    diskLimit: diskBound ? true : "unsupported",
     modes: Object.freeze({
       outputStreams: "separate",
       filesystem: "persistent",

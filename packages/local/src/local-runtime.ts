@@ -1,3 +1,4 @@
+import { accessSync, constants } from "node:fs";
 import {
   assertCapabilitiesConsistent,
   type CommandRef,
@@ -42,8 +43,11 @@ import { EventQueue, runOperation } from "@sandport/core/adapter";
 import { localCapabilities } from "./capabilities.js";
 import { releaseLeaf } from "./cgroups/cgroups.js";
 import { type FreezerSupport, freezerSupport } from "./cgroups/freezer.js";
+import { limitsSupport } from "./cgroups/limit-support.js";
 import { AsyncCommands, checkRef, commandIdFor } from "./commands/async-commands.js";
+import { SETPRIV_PATH } from "./commands/command-plan.js";
 import { RunningCommands } from "./commands/running-commands.js";
+import { diskSupport } from "./disk/disk-support.js";
 import type { WorkspaceFiles } from "./files/workspace-files.js";
 import type { LocalHandle } from "./handle.js";
 import { LOCAL_PROVIDER, type LocalRuntimeOptions, type ResolvedLocalOptions, resolveOptions } from "./options.js";
@@ -53,6 +57,16 @@ import { SandboxAccess } from "./sandboxes/sandbox-access.js";
 import { openLocalTerminal } from "./sandboxes/terminal-runs.js";
 import { LocalSnapshots } from "./snapshots/local-snapshots.js";
 import { notFound } from "./store/sandbox-store.js";
+
+/** Whether `path` is executable by this process (`setpriv`, checked once at construction). */
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * The embedded Sandport runtime: a sandbox is a fresh directory on this
@@ -132,7 +146,11 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
    * Validates the options. The only I/O: deciding, once per process, whether
    * sandboxes can be stopped (reads `/proc/self/cgroup` and
    * `/proc/self/mountinfo`, and checks write access to this process's own
-   * cgroup; see `freezerSupport`). The root and bubblewrap are looked at on first use.
+   * cgroup; see `freezerSupport`), which resource limits it can place (the
+   * same files, plus the controller lists of its own cgroups; see
+   * `limitsSupport`) and whether it can bound workspaces (`/proc/self/status`,
+   * `/proc/self/uid_map`, access to `/dev/loop-control` and the mount tools;
+   * see `diskSupport`). Nothing is created. The root and bubblewrap are looked at on first use.
    */
   constructor(options: LocalRuntimeOptions = {}) {
     this.#options = resolveOptions(options);
@@ -141,11 +159,21 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
       this.#options.cgroups === "auto"
         ? freezerSupport()
         : { ok: false, reason: "cgroups are disabled in the options" };
+    const verdicts = {
+      cgroups: limitsSupport(this.#options.sandboxUser && !isExecutable(SETPRIV_PATH) ? SETPRIV_PATH : undefined),
+      disk: diskSupport(),
+    };
     this.capabilities = localCapabilities(this.#options.isolation, {
       cgroups: this.#options.cgroups,
       freezable: lifecycle.ok,
+      enforceable: {
+        memory: verdicts.cgroups.memory.ok,
+        cpu: verdicts.cgroups.cpu.ok,
+        processes: verdicts.cgroups.pids.ok,
+      },
+      diskBound: verdicts.disk.ok,
     });
-    this.#access = new SandboxAccess(this.#options, this.#running, lifecycle.ok);
+    this.#access = new SandboxAccess(this.#options, this.#running, verdicts, lifecycle.ok);
     if (lifecycle.ok) {
       this.stop = (handle, op) => this.#lifecycle(handle, op, "stop");
       this.start = (handle, op) => this.#lifecycle(handle, op, "start");
@@ -158,7 +186,11 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
   /**
    * Creates a sandbox. `template` is refused (the host's `/usr` is the only
    * image). With `from`, its workspace starts as a copy of the snapshot's
-   * files (`NOT_FOUND` when there is no such snapshot of ours).
+   * files (`NOT_FOUND` when there is no such snapshot of ours). With
+   * `resources.diskMiB` (where `diskLimit` is declared), the workspace is a
+   * directory on an ext4 image of that size loop-mounted in the sandbox
+   * directory (see `makeWorkspaceDisk`); a snapshot whose files do not fit is
+   * `INVALID_REQUEST`.
    */
   async launch(spec: LaunchSpec = {}, op?: OpOptions): Promise<LocalHandle> {
     const clean = validateLaunchSpec(spec, LOCAL_PROVIDER);
@@ -328,12 +360,14 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
         try {
           if (await commands.has(sessionId)) return ref;
           const plan = await this.#access.planFor(record, validated);
+          const watch = this.#access.watchFor(record);
           const command = {
             plan,
             ...(validated.stdin === undefined ? {} : { stdin: toBytes(validated.stdin) }),
             timeoutMs: validated.timeoutMs ?? this.#options.runBudgetMs,
             maxOutputBytes: validated.maxOutputBytes ?? this.#options.maxOutputBytes,
             killGraceMs: this.#options.killGraceMs,
+            ...(watch ? { watch } : {}),
           };
           const started = await commands.start(sessionId, command, tracked);
           if (!started && plan.leaf) await releaseLeaf(plan.leaf);
@@ -349,7 +383,11 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
     );
   }
 
-  /** Where a started command is: `running`, or `exited` with its status (`null` if killed, 255 if it vanished). */
+  /**
+   * Where a started command is: `running`, or `exited` with its status (`null` if killed, 255 if it vanished)
+   * and the `limit` it was stopped at, judged as `exec`'s is (its supervisor reads the sandbox's counters
+   * around it, and a bounded workspace's file system after a failure); `commandLogs` carries the same `limit`.
+   */
   async commandStatus(handle: LocalHandle, ref: CommandRef, op?: OpOptions): Promise<CommandStatus> {
     const id = this.#access.checkHandle(handle, "commandStatus");
     const checked = checkRef(ref);
@@ -384,7 +422,7 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
     const { op, labels } = validateSnapshotOptions(options, LOCAL_PROVIDER);
     return this.#operation(op, this.#deadline("snapshot", "launchMs"), async (signal) => {
       await this.#access.requireLive(id);
-      return this.#snapshots.take(id, labels, signal);
+      return this.#snapshots.take(id, await this.#access.workspaceDirectory(id), labels, signal);
     });
   }
 

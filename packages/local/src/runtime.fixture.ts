@@ -102,12 +102,14 @@ export interface ChildOutput {
  * `ENTRY` inside the script names this package's entry. `inherited` maps a
  * descriptor number in the child to one of ours, which the child then
  * inherits (as `node app.js 200>>file` would). The returned promise also
- * carries the child process (`.child`), for tests that kill it.
+ * carries the child process (`.child`), for tests that kill it. `user`
+ * runs it as another host user (the test must be root).
  */
 export function runNodeChild(
   script: string,
   childEnv: Record<string, string> = {},
   inherited: Readonly<Record<number, number>> = {},
+  user: { readonly uid: number; readonly gid: number } | undefined = undefined,
 ): Promise<ChildOutput> & { readonly child: ChildProcess } {
   // `inherited` maps a descriptor number in the child to one of ours: the child inherits it without close-on-exec.
   const stdio: (string | number)[] = ["ignore", "pipe", "pipe"];
@@ -119,6 +121,7 @@ export function runNodeChild(
     cwd: PACKAGE_DIRECTORY,
     env: { PATH: "/usr/local/bin:/usr/bin:/bin", ...childEnv },
     stdio: stdio as ("ignore" | "pipe")[],
+    ...(user ?? {}),
   }) as ChildProcess & { stdout: NodeJS.ReadableStream; stderr: NodeJS.ReadableStream };
   const output = new Promise<ChildOutput>((resolve, reject) => {
     let stdout = "";

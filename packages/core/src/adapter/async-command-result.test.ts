@@ -19,6 +19,15 @@ describe("async command results", () => {
     assert.deepEqual(capped, { state: "exited", exitCode: null });
   });
 
+  test("status: a limit the end names is carried, by the ExecResult rule (never for exit 0)", () => {
+    const killed = asyncCommandStatus({ exitCode: 137, durationMs: 5, timedOut: false, limit: "memory" });
+    assert.deepEqual(killed, { state: "exited", exitCode: 137, limit: "memory" });
+    const held = asyncCommandStatus({ exitCode: 124, durationMs: 5, timedOut: true, limit: "processes" });
+    assert.deepEqual(held, { state: "exited", exitCode: null, limit: "processes" });
+    const coped = asyncCommandStatus({ exitCode: 0, durationMs: 5, timedOut: false, limit: "disk" });
+    assert.deepEqual(coped, { state: "exited", exitCode: 0 });
+  });
+
   test("logs: capped output, the running time while running, the recorded end after", () => {
     const output = new OutputCollector(4);
     output.push("stdout", "abcdef");

@@ -27,11 +27,14 @@ export const VANISHED_END: AsyncCommandEnd = Object.freeze({ exitCode: VANISHED_
 /**
  * `commandStatus` of every adapter, with the engine's rule: `running` with a
  * `null` code; `exited` with its code, `null` when the run budget or the
- * output cap stopped it.
+ * output cap stopped it, and `limit` as {@link withLimit} says.
  */
 export function asyncCommandStatus(end: AsyncCommandEnd | "running"): CommandStatus {
   if (end === "running") return { state: "running", exitCode: null };
-  return { state: "exited", exitCode: end.timedOut || end.capped ? null : end.exitCode };
+  const exitCode = end.timedOut || end.capped ? null : end.exitCode;
+  return end.limit === undefined || exitCode === 0
+    ? { state: "exited", exitCode }
+    : { state: "exited", exitCode, limit: end.limit };
 }
 
 /**

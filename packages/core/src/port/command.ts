@@ -1,3 +1,5 @@
+import type { ResourceLimitKind } from "./exec-result.js";
+
 /** Identifies a command started with `startCommand`. Plain data; survives a process restart. */
 export interface CommandRef {
   /** The caller's idempotency key: starting again with the same id returns the same command. */
@@ -17,4 +19,11 @@ export interface CommandStatus {
    * reports `255`.
    */
   readonly exitCode: number | null;
+  /**
+   * The sandbox resource limit the command was stopped at, once `exited`, by
+   * the rule of `ExecResult.limit` (the same value `commandLogs` reports):
+   * only on the runtime's own evidence, and never for a command that exited 0.
+   * Absent where no limit was hit or the runtime cannot tell.
+   */
+  readonly limit?: ResourceLimitKind;
 }

@@ -17,6 +17,43 @@ export interface LimitCounters {
   readonly processes: number;
 }
 
+/** The counter files of one limit cgroup (see {@link LimitCounters}); one that does not exist reads as empty. */
+export interface CounterFiles {
+  /** v2 `memory.events`, v1 `memory.oom_control`. */
+  readonly memory: string;
+  /** `pids.events`. */
+  readonly pids: string;
+  /** `pids.current`. */
+  readonly current: string;
+}
+
+/** The counter files of every limit cgroup of a sandbox; empty when it has no limits. */
+export function counterFiles(cgroups: SandboxCgroups | undefined): CounterFiles[] {
+  return (cgroups?.limits ?? []).map(({ version, directory }) => ({
+    memory: join(directory, version === 2 ? "memory.events" : "memory.oom_control"),
+    pids: join(directory, "pids.events"),
+    current: join(directory, "pids.current"),
+  }));
+}
+
+/**
+ * The counters in the texts of {@link counterFiles} (each `""` where the file
+ * could not be read, counting 0): summed over the sandbox's cgroups.
+ */
+export function countersFrom(texts: readonly CounterFiles[]): LimitCounters {
+  let oomKills = 0;
+  let forkRefusals = 0;
+  let processes = 0;
+  for (const { memory, pids, current } of texts) {
+    const memoryEvents = keyed(memory);
+    // v1's memory.oom_control has no oom_group_kill: it adds nothing there.
+    oomKills += (memoryEvents.get("oom_kill") ?? 0) + (memoryEvents.get("oom_group_kill") ?? 0);
+    forkRefusals += keyed(pids).get("max") ?? 0;
+    processes += Number(current.trim()) || 0;
+  }
+  return { oomKills, forkRefusals, processes };
+}
+
 /**
  * Reads the counters of every limit cgroup of a sandbox (its `memory` and
  * `pids` cgroups, one directory on v2, one per hierarchy on v1), or
@@ -27,22 +64,16 @@ export interface LimitCounters {
  * sandbox adds to them.
  */
 export async function readLimitCounters(cgroups: SandboxCgroups | undefined): Promise<LimitCounters | undefined> {
-  const limits = cgroups?.limits ?? [];
-  if (limits.length === 0) return undefined;
-  let oomKills = 0;
-  let forkRefusals = 0;
-  let processes = 0;
-  for (const { version, directory } of limits) {
-    const [memory, pids, current] = await Promise.all([
-      readKeyed(join(directory, version === 2 ? "memory.events" : "memory.oom_control")),
-      readKeyed(join(directory, "pids.events")),
-      readFile(join(directory, "pids.current"), "utf8").catch(() => "0"),
-    ]);
-    oomKills += (memory.get("oom_kill") ?? 0) + (version === 2 ? (memory.get("oom_group_kill") ?? 0) : 0);
-    forkRefusals += pids.get("max") ?? 0;
-    processes += Number(current.trim()) || 0;
-  }
-  return { oomKills, forkRefusals, processes };
+  const files = counterFiles(cgroups);
+  if (files.length === 0) return undefined;
+  const read = (path: string) => readFile(path, "utf8").catch(() => "");
+  const texts = await Promise.all(
+    files.map(async ({ memory, pids, current }) => {
+      const [memoryText, pidsText, currentText] = await Promise.all([read(memory), read(pids), read(current)]);
+      return { memory: memoryText, pids: pidsText, current: currentText };
+    }),
+  );
+  return countersFrom(texts);
 }
 
 /** How long {@link awaitProcessesReleased} waits at most. */
@@ -86,9 +117,8 @@ export function limitBetween(
   return undefined;
 }
 
-/** `key value` lines (cgroup event files) as a map; empty when the file cannot be read. */
-async function readKeyed(path: string): Promise<Map<string, number>> {
-  const text = await readFile(path, "utf8").catch(() => "");
+/** `key value` lines (a cgroup event file's text) as a map. */
+function keyed(text: string): Map<string, number> {
   const values = new Map<string, number>();
   for (const line of text.split("\n")) {
     const [key, value] = line.trim().split(/\s+/);

@@ -3,12 +3,15 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { type ExecEvent, SandportError, type TerminalEvent } from "@sandport/core";
+import { type ExecEvent, SandportError, type TerminalEvent, validateLaunchSpec } from "@sandport/core";
+import { diskSupport } from "../disk/disk-support.js";
 import { LocalRuntime, type LocalRuntimeOptions } from "../index.js";
-import { runsAsRoot } from "../options.js";
+import { resolveOptions, runsAsRoot } from "../options.js";
 import { bwrapSkipReason, temporaryDirectory } from "../runtime.fixture.js";
+import { checkLaunchable } from "../sandboxes/sandbox-setup.js";
 import type { SandboxRecord } from "../store/sandbox-record.js";
 import { probeCgroupHost } from "./cgroup-host.js";
+import { limitsSupport } from "./limit-support.js";
 
 const root = temporaryDirectory("resources");
 after(() => root.remove());
@@ -157,14 +160,43 @@ test("with cgroups disabled, a resource request is refused with UNSUPPORTED and 
   assert.deepEqual(await rt.findByLabels({}), []);
 });
 
-test("diskMiB is refused with UNSUPPORTED before anything is created, cgroups or not; a malformed one is INVALID_REQUEST", async () => {
+test("diskMiB on a host that cannot bound workspaces is refused UNSUPPORTED naming why; a malformed one is INVALID_REQUEST", async () => {
   const rt = runtime({ isolation: "none", owner: "disk-refusals" });
-  assert.equal(rt.capabilities.diskLimit, "unsupported");
-  const refusal = await rt.launch({ resources: { diskMiB: 1024 } }).catch((error: unknown) => error);
+  assert.equal(rt.capabilities.diskLimit, diskSupport().ok ? true : "unsupported");
+  const options = resolveOptions({ root: root.path, isolation: "none" });
+  const cgroups = limitsSupport(undefined);
+  const refusal = (() => {
+    try {
+      checkLaunchable(validateLaunchSpec({ resources: { diskMiB: 1024 } }, "local"), options, {
+        cgroups,
+        disk: { ok: false, reason: "no loop device can be had here" },
+      });
+      return undefined;
+    } catch (error) {
+      return error;
+    }
+  })();
   assert.ok(SandportError.hasCode(refusal, "UNSUPPORTED"), String(refusal));
-  assert.match(refusal.message, /diskMiB/);
+  assert.match(refusal.message, /diskMiB: no loop device can be had here/);
   await assert.rejects(rt.launch({ resources: { diskMiB: -1 } }), (error) =>
     SandportError.hasCode(error, "INVALID_REQUEST"),
   );
   assert.deepEqual(await rt.findByLabels({}), []);
+});
+
+test("a cgroup limit the construction found no way to place is refused UNSUPPORTED with that reason", () => {
+  const options = resolveOptions({ root: root.path, isolation: "none" });
+  const refused = { ok: false, reason: "no writable cgroup hierarchy with the pids controller" } as const;
+  const verdicts = {
+    cgroups: { memory: { ok: true }, cpu: { ok: true }, pids: refused },
+    disk: diskSupport(),
+  } as const;
+  assert.throws(
+    () => checkLaunchable(validateLaunchSpec({ resources: { maxProcesses: 8 } }, "local"), options, verdicts),
+    (error: unknown) => SandportError.hasCode(error, "UNSUPPORTED") && /maxProcesses: no writable/.test(error.message),
+  );
+  assert.equal(
+    checkLaunchable(validateLaunchSpec({ resources: { memoryMiB: 64 } }, "local"), options, verdicts)?.memoryMiB,
+    64,
+  );
 });

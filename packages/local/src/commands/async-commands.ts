@@ -7,10 +7,14 @@ import {
   type CommandStatus,
   type ExecResult,
   invalidRequest,
+  type ResourceLimitKind,
   SandportError,
   sleep,
   validateCommandRef,
 } from "@sandport/core";
+import { withLimit } from "@sandport/core/adapter";
+import { type CounterFiles, countersFrom, limitBetween } from "../cgroups/limit-counters.js";
+import { type FileSystemStatistics, fullByStatistics } from "../disk/workspace-disk.js";
 import { LOCAL_PROVIDER, type LocalIsolation } from "../options.js";
 import { identify, isAlive, type ProcessIdentity, signalGroup, signalProcess } from "../processes/process-tree.js";
 import type { SpawnPlan } from "./command-plan.js";
@@ -27,6 +31,26 @@ export interface SupervisedCommand {
   readonly timeoutMs: number;
   readonly maxOutputBytes: number;
   readonly killGraceMs: number;
+  /** What the supervisor reads around the command, for its `limit` (see {@link AsyncWatch}). */
+  readonly watch?: AsyncWatch;
+}
+
+/**
+ * What an async command's supervisor reads before it spawns the command and
+ * after it ends: the sandbox's limit counter files and, for a bounded
+ * workspace, its file system (`statfs`, only after a failure).
+ */
+export interface AsyncWatch {
+  readonly counters: readonly CounterFiles[];
+  /** Host directory of a bounded workspace. */
+  readonly workspace?: string;
+}
+
+/** What the supervisor read (see {@link AsyncWatch}): the counter files' texts and the file system's figures. */
+interface Watched {
+  readonly before: readonly CounterFiles[];
+  readonly after: readonly CounterFiles[];
+  readonly disk?: FileSystemStatistics;
 }
 
 interface CommandMeta {
@@ -41,6 +65,21 @@ interface ExitRecord {
   readonly timedOut: boolean;
   readonly truncated: boolean;
   readonly durationMs: number;
+  readonly watched?: Watched;
+}
+
+/**
+ * The limit an async command ended at, judged as `exec`'s are: an OOM kill
+ * or a refused fork counted between the supervisor's two readings, else a
+ * bounded workspace full after the command failed. `undefined` for a command
+ * whose supervisor watched nothing (a sandbox without limits).
+ */
+export function asyncLimit(exit: Pick<ExitRecord, "watched">): ResourceLimitKind | undefined {
+  const watched = exit.watched;
+  if (!watched) return undefined;
+  const counted =
+    watched.before.length > 0 ? limitBetween(countersFrom(watched.before), countersFrom(watched.after)) : undefined;
+  return counted ?? (watched.disk && fullByStatistics(watched.disk) ? "disk" : undefined);
 }
 
 /** The command id for a session id: stable, so every process derives the same one. */
@@ -98,6 +137,7 @@ export class AsyncCommands {
       timeoutMs: command.timeoutMs,
       maxOutputBytes: command.maxOutputBytes,
       killGraceMs: command.killGraceMs,
+      watch: command.watch,
     };
     // Not recursive: a sandbox directory removed meanwhile must not be made again (ENOENT instead).
     await mkdir(this.#directory, { mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
@@ -147,7 +187,11 @@ export class AsyncCommands {
   /** Where a command is. `NOT_FOUND` when there is no such command. */
   async status(ref: CommandRef): Promise<CommandStatus> {
     const state = await this.#inspect(ref);
-    return state.exit ? { state: "exited", exitCode: state.exit.exitCode } : { state: "running", exitCode: null };
+    if (!state.exit) return { state: "running", exitCode: null };
+    const { exitCode } = state.exit;
+    const limit = asyncLimit(state.exit);
+    // The port's one rule (`withLimit`): a limit is reported only for a command that did not succeed.
+    return limit === undefined || exitCode === 0 ? { state: "exited", exitCode } : { state: "exited", exitCode, limit };
   }
 
   /** Output so far (complete once exited), as an `ExecResult`. */
@@ -159,7 +203,7 @@ export class AsyncCommands {
       readFile(join(directory, "stderr"), "utf8").catch(() => ""),
     ]);
     const exit = state.exit;
-    return {
+    const result: ExecResult = {
       exitCode: exit ? exit.exitCode : null,
       stdout,
       stderr,
@@ -168,6 +212,7 @@ export class AsyncCommands {
       durationMs: exit ? exit.durationMs : Date.now() - Date.parse(state.meta.startedAt),
       isolation: state.meta.isolation,
     };
+    return exit ? withLimit(result, asyncLimit(exit)) : result;
   }
 
   /**

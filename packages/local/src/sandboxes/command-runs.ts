@@ -11,6 +11,7 @@ import { awaitProcessesReleased, limitBetween, readLimitCounters } from "../cgro
 import { LocalProcess } from "../commands/local-process.js";
 import { type RunOptions, type RunOutcome, runCommand } from "../commands/process-runner.js";
 import type { RunningCommands } from "../commands/running-commands.js";
+import { diskFull } from "../disk/workspace-disk.js";
 import { LOCAL_PROVIDER, type ResolvedLocalOptions } from "../options.js";
 import type { SandboxAccess } from "./sandbox-access.js";
 
@@ -25,7 +26,9 @@ export type RunCallbacks = Pick<RunOptions, "onStarted" | "onOutput" | "onStdin"
  * its cgroups' counters read before the command starts and after it ends: an
  * OOM kill or a refused fork counted in between is the outcome's `limit`
  * (counted for the whole sandbox, so a command running beside the one that
- * hit the limit sees it too, and reports it if it also failed).
+ * hit the limit sees it too, and reports it if it also failed). A sandbox
+ * with a disk bound has no such counter: a command that failed while its
+ * workspace's file system is full (see `diskFull`) reports `disk`.
  */
 export class CommandRuns {
   readonly #options: ResolvedLocalOptions;
@@ -71,7 +74,14 @@ export class CommandRuns {
           },
           ...callbacks,
         });
-        const limit = limitBetween(before, await readLimitCounters(record.cgroups));
+        const counted = limitBetween(before, await readLimitCounters(record.cgroups));
+        // A bounded workspace found full once a command failed: the write it failed on was refused at the bound.
+        const failed = outcome.exitCode !== 0;
+        const full =
+          counted === undefined && failed && record.disk !== undefined
+            ? await diskFull(this.#access.store().workspaceDirectory(record))
+            : false;
+        const limit = counted ?? (full ? "disk" : undefined);
         if (limit === undefined) return outcome;
         if (limit === "processes" && before) await awaitProcessesReleased(record.cgroups, before);
         return { ...outcome, limit };

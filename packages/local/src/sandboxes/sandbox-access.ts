@@ -13,12 +13,16 @@ import { checkHandle, foreignSandbox, missingCwd, networkEnabled, resolveCwd } f
 import { probeCgroupHost } from "../cgroups/cgroup-host.js";
 import { createLeaf, createSandboxCgroups, nameLeaf, removeSandboxCgroups } from "../cgroups/cgroups.js";
 import { addFreezer } from "../cgroups/freezer.js";
+import { counterFiles } from "../cgroups/limit-counters.js";
+import type { AsyncWatch } from "../commands/async-commands.js";
 import { probeBwrap } from "../commands/bwrap.js";
 import { planCommand, type SpawnPlan } from "../commands/command-plan.js";
 import { rescanInheritedDescriptors } from "../commands/inherited-descriptors.js";
 import { runCommand } from "../commands/process-runner.js";
 import type { RunningCommands } from "../commands/running-commands.js";
+import { diskBytes } from "../disk/workspace-disk.js";
 import { EgressProxies } from "../egress/egress-proxies.js";
+import { errorCode } from "../files/file-errors.js";
 import { WorkspaceFiles } from "../files/workspace-files.js";
 import { type LocalHandle, toHandle } from "../handle.js";
 import { defaultRoot, LOCAL_PROVIDER, type ResolvedLocalOptions } from "../options.js";
@@ -27,10 +31,12 @@ import { RunningMarkers } from "../processes/running-markers.js";
 import { killNamespaceHolder, type NamespaceHolder, openNamespaces } from "../processes/sandbox-namespaces.js";
 import { isExpired, matchesLabels, SANDBOX_RECORD_FORMAT, type SandboxRecord } from "../store/sandbox-record.js";
 import { notFound, SandboxStore } from "../store/sandbox-store.js";
+import { remountWorkspace } from "./bounded-workspace.js";
 import { refuseIfStopped, startSandbox, stopSandbox } from "./sandbox-lifecycle.js";
 import {
   checkLaunchable,
   isolationRefusal,
+  type LimitVerdicts,
   prepareEgressDirectory,
   preparePortsDirectory,
   startNamespaces,
@@ -56,14 +62,20 @@ export class SandboxAccess {
   #isolationConfirmed = false;
   /** Every sandbox gets a freezer cgroup at launch, so that `stop` can freeze it (the runtime declares `lifecycle`). */
   readonly #freezable: boolean;
+  /** What the runtime decided at construction about the limits it can enforce. */
+  readonly #verdicts: LimitVerdicts;
+  /** Bounded workspaces this instance has seen mounted (a host restart unmounts them; see {@link files}). */
+  readonly #mounted = new Set<string>();
 
   /**
    * @param running the runtime's registry of commands in flight, which `destroy` stops first
+   * @param verdicts which limits this process can enforce, decided at construction
    * @param freezable whether each launch must give its sandbox a freezer cgroup (refusing the launch when it cannot)
    */
-  constructor(options: ResolvedLocalOptions, running: RunningCommands, freezable = false) {
+  constructor(options: ResolvedLocalOptions, running: RunningCommands, verdicts: LimitVerdicts, freezable = false) {
     this.#options = options;
     this.#running = running;
+    this.#verdicts = verdicts;
     this.#freezable = freezable;
     this.#proxies = new EgressProxies(options);
     // Once per runtime, not per launch: the scan reads one file per open descriptor.
@@ -76,6 +88,7 @@ export class SandboxAccess {
       this.#options.root ?? defaultRoot(),
       this.#options.owner,
       this.#options.sandboxUser,
+      this.#verdicts.disk.ok ? this.#verdicts.disk.tools : undefined,
     );
     return this.#store;
   }
@@ -97,7 +110,7 @@ export class SandboxAccess {
     seed?: (workspace: string) => Promise<void>,
   ): Promise<LocalHandle> {
     const isolation = this.#options.isolation;
-    const resources = await checkLaunchable(spec, this.#options);
+    const resources = checkLaunchable(spec, this.#options, this.#verdicts);
     const ports = spec.ports && spec.ports.length > 0 ? spec.ports : undefined;
     // An allow list, or "all" under namespaces without hostNetwork: no network of its own; its commands reach out
     // only through this runtime's egress proxy (to public addresses only, for "all").
@@ -145,6 +158,7 @@ export class SandboxAccess {
       ...(egress ? { egress } : {}),
       ...(spec.lifetimeMs === undefined ? {} : { expiresAt: new Date(now + spec.lifetimeMs).toISOString() }),
       ...(cgroups ? { cgroups } : {}),
+      ...(resources?.diskMiB === undefined ? {} : { disk: { bytes: diskBytes(resources.diskMiB) } }),
       ...(namespaces ? { namespaces } : {}),
     };
     try {
@@ -152,9 +166,17 @@ export class SandboxAccess {
     } catch (error) {
       if (namespaces) await killNamespaceHolder(namespaces, 2_000);
       await removeSandboxCgroups(cgroups);
+      if (record.disk && seed && errorCode(error) === "ENOSPC") {
+        throw invalidRequest(
+          `the snapshot's files do not fit in resources.diskMiB (${resources?.diskMiB} MiB)`,
+          { field: "resources.diskMiB" },
+          LOCAL_PROVIDER,
+        );
+      }
       throw error;
     }
     this.#records.set(id, record);
+    if (record.disk) this.#mounted.add(id);
     if (relayed || egress) {
       try {
         if (relayed) await preparePortsDirectory(this.store().portsDirectory(id));
@@ -169,7 +191,7 @@ export class SandboxAccess {
       await this.#destroyRecord(record).catch(() => {});
       throw signal.reason;
     }
-    return toHandle(record, this.store().workspaceDirectory(id));
+    return toHandle(record, this.store().workspaceDirectory(record));
   }
 
   /**
@@ -213,23 +235,50 @@ export class SandboxAccess {
     return this.store().require(id);
   }
 
-  /** File access to a live sandbox's workspace. The sandbox's existence is proven by the file operation itself. */
+  /**
+   * File access to a live sandbox's workspace, its bounded workspace proven mounted (see {@link #remount}).
+   * The sandbox's existence is proven by the file operation itself.
+   */
   async files(id: string): Promise<WorkspaceFiles> {
-    await this.requireLive(id, false);
+    const record = await this.requireLive(id, false);
+    if (record.disk && !this.#mounted.has(id)) await this.#remount(record);
     let files = this.#files.get(id);
     if (!files) {
       const store = this.store();
-      const directory = store.workspaceDirectory(id);
+      const directory = store.workspaceDirectory(record);
       const owner = this.#options.sandboxUser;
       files = new WorkspaceFiles({
         directory,
         linkRoot: this.#options.isolation === "namespaces" ? this.#options.workspaceRoot : directory,
-        trashDirectory: store.trashDirectory(id),
+        trashDirectory: store.trashDirectory(record),
         ...(owner ? { owner } : {}),
       });
       this.#files.set(id, files);
     }
     return files;
+  }
+
+  /**
+   * What an async command's supervisor reads around the command for its `limit` (see `AsyncWatch`):
+   * the sandbox's limit counters, where this runtime uses its cgroups, and its bounded workspace.
+   * `undefined` for a sandbox without limits.
+   */
+  watchFor(record: SandboxRecord): AsyncWatch | undefined {
+    const counters = this.#options.cgroups === "auto" ? counterFiles(record.cgroups) : [];
+    if (counters.length === 0 && !record.disk) return undefined;
+    return record.disk ? { counters, workspace: this.store().workspaceDirectory(record) } : { counters };
+  }
+
+  /** Host directory of a live sandbox's workspace, mounted where it is bounded (the snapshot source). */
+  async workspaceDirectory(id: string): Promise<string> {
+    await this.files(id);
+    return this.store().workspaceDirectory(await this.requireLive(id, false));
+  }
+
+  /** {@link remountWorkspace}, once per instance and sandbox (a host restart is the only thing that unmounts it). */
+  async #remount(record: SandboxRecord): Promise<void> {
+    await remountWorkspace(this.store(), record, this.#verdicts.disk);
+    this.#mounted.add(record.id);
   }
 
   /**
@@ -303,6 +352,7 @@ export class SandboxAccess {
     void this.#proxies.close(id);
     this.#records.delete(id);
     this.#files.delete(id);
+    this.#mounted.delete(id);
   }
 
   /** Markers of commands running in a sandbox. */
@@ -320,7 +370,7 @@ export class SandboxAccess {
       await this.#destroyRecord(found.record);
       return undefined;
     }
-    return toHandle(found.record, this.store().workspaceDirectory(id));
+    return toHandle(found.record, this.store().workspaceDirectory(found.record));
   }
 
   /** Handles of owned, live sandboxes carrying every label of `query` (reserved ones included). */
@@ -332,7 +382,7 @@ export class SandboxAccess {
         await this.#destroyRecord(record);
         continue;
       }
-      handles.push(toHandle(record, this.store().workspaceDirectory(record.id)));
+      handles.push(toHandle(record, this.store().workspaceDirectory(record)));
     }
     return handles;
   }
@@ -402,7 +452,7 @@ export class SandboxAccess {
         `sandbox ${record.id} has resource limits but cgroups are disabled in the options`,
       );
     }
-    const workspaceDirectory = this.store().workspaceDirectory(record.id);
+    const workspaceDirectory = this.store().workspaceDirectory(record);
     // Proves the sandbox still exists (the record may come from this instance's cache) and a workspace `cwd` is a
     // directory. A `cwd` elsewhere is the host's own under `none` (checked here); under namespaces it exists only
     // inside: the probe enters it, and bubblewrap's failure to is the same NOT_FOUND (`runCommand`).
@@ -473,6 +523,7 @@ export class SandboxAccess {
       await store.remove(record.id, names);
       this.#records.delete(record.id);
       this.#files.delete(record.id);
+      this.#mounted.delete(record.id);
     } finally {
       // Done: the sandbox is gone from disk, so a command asked for now is NOT_FOUND by its record.
       this.#running.destroyEnded(record.id);

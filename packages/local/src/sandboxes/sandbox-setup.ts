@@ -1,9 +1,11 @@
-import { access, chmod, mkdir, writeFile } from "node:fs/promises";
+import { chmod, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type ResourceLimits, SandportError, unsupported, type ValidatedLaunchSpec } from "@sandport/core";
 import { refuseUnenforceableNetwork } from "@sandport/core/adapter";
 import { localCapabilities } from "../capabilities.js";
-import { SETPRIV_PATH } from "../commands/command-plan.js";
+import type { LimitsSupport } from "../cgroups/limit-support.js";
+import type { DiskSupport } from "../disk/disk-support.js";
+import { MIN_DISK_MIB } from "../disk/workspace-disk.js";
 import { EGRESS_RELAY_FILE, EGRESS_RELAY_SOURCE } from "../egress/egress-relay-source.js";
 import { LOCAL_PROVIDER, type ResolvedLocalOptions, type SandboxUser } from "../options.js";
 import { RELAY_FILE, RELAY_SOURCE } from "../ports/port-relay-source.js";
@@ -14,28 +16,27 @@ import {
   UNSHARE_PATH,
 } from "../processes/sandbox-namespaces.js";
 
-/**
- * Why the local runtime has no disk bound: a workspace is a host directory,
- * and every way to cap one needs what the runtime does not assume (a loop
- * device or size-limited mount: mount rights on the host; project quotas:
- * root and a filesystem mounted with them; a tmpfs in bubblewrap's `--size`:
- * gone when the command's namespace ends, and counted against memory).
- */
-const LOCAL_DISK_REFUSAL =
-  "a workspace is a host directory; bounding it needs a size-limited mount or filesystem quotas, " +
-  "which need privileges this runtime does not assume";
+/** What this runtime decided at construction about the limits it can enforce (see `LocalRuntime`). */
+export interface LimitVerdicts {
+  /** `memoryMiB`, `cpus`, `maxProcesses`: the cgroup hierarchies this process may use. */
+  readonly cgroups: LimitsSupport;
+  /** `diskMiB`: whether workspaces can be loop-mounted images here. */
+  readonly disk: DiskSupport;
+}
 
 /**
  * Refuses (`UNSUPPORTED`) a launch the runtime cannot honour with its
  * options: a template, `network: "none"` under `none`, a network policy
- * beyond the declared `networkPolicy`, resource limits without
- * cgroups or, as root, without `setpriv`. Returns the resource limits asked
- * for, if any.
+ * beyond the declared `networkPolicy`, resource limits without cgroups, a
+ * limit the construction found no way to enforce (naming why), a disk bound
+ * below {@link MIN_DISK_MIB}. All before anything is created. Returns the
+ * resource limits asked for, if any.
  */
-export async function checkLaunchable(
+export function checkLaunchable(
   spec: ValidatedLaunchSpec,
   options: ResolvedLocalOptions,
-): Promise<ResourceLimits | undefined> {
+  verdicts: LimitVerdicts,
+): ResourceLimits | undefined {
   if (spec.template !== undefined) {
     throw unsupported(LOCAL_PROVIDER, "templates", "commands run on the host's /usr; launch without a template");
   }
@@ -45,24 +46,28 @@ export async function checkLaunchable(
   refuseUnenforceableNetwork(spec.network, localCapabilities(options.isolation).modes.networkPolicy, LOCAL_PROVIDER);
   const resources = spec.resources && Object.keys(spec.resources).length > 0 ? spec.resources : undefined;
   if (resources?.diskMiB !== undefined) {
-    throw unsupported(LOCAL_PROVIDER, "resources.diskMiB", LOCAL_DISK_REFUSAL);
+    const { disk } = verdicts;
+    if (!disk.ok) throw unsupported(LOCAL_PROVIDER, "resources.diskMiB", disk.reason);
+    if (resources.diskMiB < MIN_DISK_MIB) {
+      throw unsupported(
+        LOCAL_PROVIDER,
+        `resources.diskMiB below ${MIN_DISK_MIB}`,
+        "a bounded workspace is an ext4 file system, whose own structures leave next to nothing in less",
+      );
+    }
   }
-  if (resources && options.cgroups === "disabled") {
-    throw unsupported(LOCAL_PROVIDER, "resources", 'cgroups are disabled in the options (cgroups: "disabled")');
-  }
-  if (
-    resources &&
-    options.sandboxUser &&
-    !(await access(SETPRIV_PATH).then(
-      () => true,
-      () => false,
-    ))
-  ) {
-    throw unsupported(
-      LOCAL_PROVIDER,
-      "resources",
-      `as root, a command joins its cgroups and then switches to the sandbox user with ${SETPRIV_PATH} (util-linux), which is missing`,
-    );
+  const cgroupLimits: [keyof ResourceLimits, keyof LimitsSupport][] = [
+    ["memoryMiB", "memory"],
+    ["cpus", "cpu"],
+    ["maxProcesses", "pids"],
+  ];
+  for (const [field, controller] of cgroupLimits) {
+    if (resources?.[field] === undefined) continue;
+    if (options.cgroups === "disabled") {
+      throw unsupported(LOCAL_PROVIDER, "resources", 'cgroups are disabled in the options (cgroups: "disabled")');
+    }
+    const verdict = verdicts.cgroups[controller];
+    if (!verdict.ok) throw unsupported(LOCAL_PROVIDER, `resources.${field}`, verdict.reason);
   }
   return resources;
 }

@@ -28,8 +28,8 @@ export class LocalSnapshots {
     this.#sandboxes = sandboxes;
   }
 
-  /** Copies the workspace of live sandbox `sandboxId` into a new snapshot. */
-  async take(sandboxId: string, labels: Labels, signal: AbortSignal): Promise<SnapshotRef> {
+  /** Copies the workspace of live sandbox `sandboxId`, the host directory `workspace`, into a new snapshot. */
+  async take(sandboxId: string, workspace: string, labels: Labels, signal: AbortSignal): Promise<SnapshotRef> {
     const record = {
       format: SNAPSHOT_RECORD_FORMAT,
       id: SnapshotStore.newId(),
@@ -38,7 +38,6 @@ export class LocalSnapshots {
       labels,
       sourceId: sandboxId,
     } as const;
-    const workspace = this.#sandboxes().workspaceDirectory(sandboxId);
     await this.#snapshots().create(record, async (files) => {
       const source = openWorkspace(workspace, sandboxId);
       try {

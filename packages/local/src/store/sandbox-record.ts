@@ -60,6 +60,13 @@ export interface SandboxRecord {
   readonly expiresAt?: string;
   readonly cgroups?: SandboxCgroups;
   /**
+   * `resources.diskMiB`: the workspace is a directory inside an ext4 image of
+   * `bytes`, mounted on the sandbox directory's `disk/` (see
+   * `makeWorkspaceDisk`). A runtime that does not know this field finds no
+   * `workspace/` and fails the sandbox's commands and file operations.
+   */
+  readonly disk?: { readonly bytes: number };
+  /**
    * Under `namespaceScope: "sandbox"`: the process that holds the sandbox's
    * namespaces, which every command joins and `destroy` kills. It outlives
    * the runtime that launched the sandbox, so any runtime over the same root finds it here.

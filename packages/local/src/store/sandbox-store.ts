@@ -3,6 +3,8 @@ import { chmod, chown, lstat, mkdir, readdir, readFile, rename, rmdir, unlink, w
 import { join } from "node:path";
 import { invalidRequest, SandportError } from "@sandport/core";
 import { foreignSandbox, sandboxNotFound } from "@sandport/core/adapter";
+import type { DiskTools } from "../disk/disk-support.js";
+import { DISK_MOUNT, diskMounted, makeWorkspaceDisk, unmountWorkspaceDisk } from "../disk/workspace-disk.js";
 import { AnchoredDirectory } from "../files/anchored-directory.js";
 import { errorCode } from "../files/file-errors.js";
 import { removeTree } from "../files/remove-tree.js";
@@ -30,6 +32,9 @@ export const WORKSPACE_TMP = ".tmp";
 
 const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 
+/** What locates a sandbox's workspace: its id, and whether it lives in a disk image (`SandboxRecord.disk`). */
+export type WorkspaceOwner = Pick<SandboxRecord, "id" | "disk">;
+
 /** What a lookup by id found. */
 export type StoredSandbox =
   | { readonly state: "absent" }
@@ -41,7 +46,9 @@ export type StoredSandbox =
  * `workspace/` (the only directory commands may write), `commands/` (async
  * command records and output), `running/` (markers of running commands),
  * `trash/` (where removed trees are taken apart) and `ports/` (the port relay
- * and its sockets, read-only to commands). A sandbox appears
+ * and its sockets, read-only to commands). A sandbox with a disk bound has
+ * `disk.img` and, mounted from it on `disk/`, `disk/workspace/` and
+ * `disk/trash/` instead (see `makeWorkspaceDisk`). A sandbox appears
  * atomically: it is built under `<root>/.staging-<id>` and renamed into place,
  * so a sandbox directory always has its metadata, and it keeps its metadata
  * until everything else in it is gone (see {@link SandboxStore.remove}).
@@ -55,17 +62,21 @@ export class SandboxStore {
   readonly root: string;
   readonly #owner: string;
   readonly #fileOwner: FileOwner | undefined;
+  readonly #disk: DiskTools | undefined;
   #rootReady: Promise<void> | undefined;
+  #reclaimed: Promise<void> | undefined;
 
   /**
    * @param root absolute directory holding one directory per sandbox
    * @param owner the runtime's ownership marker, written into every record
    * @param fileOwner the host user commands run as, when not the runtime's own
+   * @param disk the programs that make and remove bounded workspaces, where this process can
    */
-  constructor(root: string, owner: string, fileOwner?: FileOwner) {
+  constructor(root: string, owner: string, fileOwner?: FileOwner, disk?: DiskTools) {
     this.root = root;
     this.#owner = owner;
     this.#fileOwner = fileOwner;
+    this.#disk = disk;
   }
 
   /** A fresh sandbox id. */
@@ -85,8 +96,9 @@ export class SandboxStore {
     return join(this.root, id);
   }
 
-  workspaceDirectory(id: string): string {
-    return join(this.root, id, WORKSPACE);
+  /** Host directory of a sandbox's workspace: inside its mounted image when it has a disk bound. */
+  workspaceDirectory(sandbox: WorkspaceOwner): string {
+    return sandbox.disk ? join(this.root, sandbox.id, DISK_MOUNT, WORKSPACE) : join(this.root, sandbox.id, WORKSPACE);
   }
 
   commandsDirectory(id: string): string {
@@ -97,8 +109,9 @@ export class SandboxStore {
     return join(this.root, id, RUNNING);
   }
 
-  trashDirectory(id: string): string {
-    return join(this.root, id, TRASH);
+  /** Where removed workspace trees are taken apart: on the workspace's own file system. */
+  trashDirectory(sandbox: WorkspaceOwner): string {
+    return sandbox.disk ? join(this.root, sandbox.id, DISK_MOUNT, TRASH) : join(this.root, sandbox.id, TRASH);
   }
 
   portsDirectory(id: string): string {
@@ -118,7 +131,7 @@ export class SandboxStore {
    */
   ensureRoot(): Promise<void> {
     this.#rootReady ??= createRoot(this.root, this.#fileOwner)
-      .then(() => this.#reclaimAbandonedStaging())
+      .then(() => this.#reclaimOnce())
       .catch((error) => {
         this.#rootReady = undefined;
         throw error;
@@ -145,8 +158,10 @@ export class SandboxStore {
         await this.ensureRoot();
         await mkdir(staging, { mode: 0o700 });
       });
-      await this.#fill(staging, record);
-      if (seed) await seed(join(staging, WORKSPACE));
+      if (record.disk) await this.#makeDisk(staging, record.disk.bytes);
+      const workspace = record.disk ? join(staging, DISK_MOUNT, WORKSPACE) : join(staging, WORKSPACE);
+      await this.#fill(staging, workspace, record);
+      if (seed) await seed(workspace);
       await rename(staging, this.sandboxDirectory(record.id));
     } catch (error) {
       await this.#removeQuietly(name);
@@ -159,8 +174,7 @@ export class SandboxStore {
    * another in flight at once: a launch waits for the longest chain (three
    * calls), not for all nine in turn.
    */
-  async #fill(staging: string, record: SandboxRecord): Promise<void> {
-    const workspace = join(staging, WORKSPACE);
+  async #fill(staging: string, workspace: string, record: SandboxRecord): Promise<void> {
     const temporary = join(workspace, WORKSPACE_TMP);
     const fileOwner = this.#fileOwner;
     const workspaceMode = fileOwner ? 0o700 : 0o755;
@@ -176,6 +190,18 @@ export class SandboxStore {
       fileOwner ? chmod(staging, 0o711) : undefined,
       writeFile(join(staging, RECORD_FILE), JSON.stringify(record), { mode: 0o600, flag: "wx" }),
     ]);
+  }
+
+  /** Makes and mounts a bounded workspace's image in a staging directory (`UNSUPPORTED` when there are no tools). */
+  async #makeDisk(staging: string, bytes: number): Promise<void> {
+    if (!this.#disk) {
+      throw new SandportError({
+        code: "UNSUPPORTED",
+        provider: LOCAL_PROVIDER,
+        message: "resources.diskMiB: this runtime cannot make bounded workspaces here",
+      });
+    }
+    await makeWorkspaceDisk(this.#disk, staging, bytes);
   }
 
   /** Looks a sandbox up. A directory without a well-formed record of this owner is foreign. */
@@ -206,8 +232,15 @@ export class SandboxStore {
     throw foreign(id, found.reason);
   }
 
-  /** Every sandbox of this owner under the root, in id order. Foreign and half-built ones are skipped. */
+  /**
+   * Every sandbox of this owner under the root, in id order. Foreign and
+   * half-built ones are skipped; the first listing of a store also removes
+   * this owner's abandoned staging directories (see `ensureRoot`), so that
+   * `sandport sweep`, which only lists and destroys, clears them too, with
+   * any workspace image a killed launch left mounted there.
+   */
   async list(): Promise<SandboxRecord[]> {
+    await this.#reclaimOnce();
     let names: string[];
     try {
       names = await readdir(this.root);
@@ -250,6 +283,8 @@ export class SandboxStore {
     }
     if (sandbox) {
       try {
+        // A bounded workspace goes with its file system: unmounted (proven), then its image is an ordinary file.
+        await unmountWorkspaceDisk(this.sandboxDirectory(id), this.#disk);
         for (const name of names ?? (await readdir(sandbox.path))) {
           if (name !== RECORD_FILE) await removeTree(sandbox, name);
         }
@@ -293,6 +328,12 @@ export class SandboxStore {
     }
   }
 
+  /** {@link #reclaimAbandonedStaging}, once per store. */
+  #reclaimOnce(): Promise<void> {
+    this.#reclaimed ??= this.#reclaimAbandonedStaging();
+    return this.#reclaimed;
+  }
+
   /**
    * Removes every staging directory that `abandonedStaging` proves this
    * owner's and abandoned. Housekeeping: a failure leaves the leftover for
@@ -309,8 +350,9 @@ export class SandboxStore {
     await Promise.all(abandoned.map((name) => this.#removeQuietly(name)));
   }
 
-  /** Removes `<root>/<name>` whatever it holds; nothing to do when the root itself is gone. */
+  /** Removes `<root>/<name>` whatever it holds (a mounted workspace image is unmounted first); nothing to do when the root itself is gone. */
   async #removeInRoot(name: string): Promise<void> {
+    if (diskMounted(join(this.root, name))) await unmountWorkspaceDisk(join(this.root, name), this.#disk);
     let root: AnchoredDirectory;
     try {
       root = AnchoredDirectory.open(this.root);

@@ -57,6 +57,7 @@ const EXERCISED_BY: Readonly<Partial<Record<CapabilityName, readonly string[]>>>
   networkPolicy: ["lifecycle.network-policy", "lifecycle.network-allow"],
   memoryLimit: ["limits.memory"],
   processLimit: ["limits.processes"],
+  diskLimit: ["limits.disk"],
   filesystem: ["lifecycle.stop-start"],
   stopKeeps: ["lifecycle.stop-keeps"],
 };

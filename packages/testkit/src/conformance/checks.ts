@@ -137,6 +137,8 @@ export const CONFORMANCE_CHECKS = {
     "a memory bomb under resources.memoryMiB is killed with limit 'memory', not timedOut; the next command runs",
   "limits.processes":
     "a fork bomb under resources.maxProcesses fails with limit 'processes', not timedOut; the next command forks and runs",
+  "limits.disk":
+    "a write past resources.diskMiB fails with ENOSPC, having written no more than the bound, with limit 'disk'; once freed, the next command runs",
   "limits.refused":
     "a resource limit (memory, cpus, processes, disk) declared unsupported or not-exposed is refused at launch with UNSUPPORTED, and nothing is launched",
   "snapshots.round-trip":

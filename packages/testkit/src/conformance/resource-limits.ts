@@ -7,6 +7,18 @@ import { type CheckGroup, GROUP_LABEL, RUN_LABEL } from "./suite.js";
 /** Memory limits tried in turn, smallest first: a runtime that sizes memory in GiB refuses 64 MiB. */
 const MEMORY_LIMITS_MIB = [64, 1024] as const;
 
+/** Disk bounds tried in turn, smallest first, as for memory. */
+const DISK_LIMITS_MIB = [64, 1024] as const;
+
+/**
+ * Writes 1 MiB blocks, twice the bound, in the working directory (the
+ * workspace, which the bound covers); the shell fails with `dd`'s failure,
+ * and says how much was written.
+ */
+function diskFill(limitMiB: number): string {
+  return `dd if=/dev/zero of=sandport-fill bs=1M count=${limitMiB * 2} 2>&1; status=$?; wc -c < sandport-fill; exit $status`;
+}
+
 /** The process limit of `limits.processes`: room for a shell and a few helpers, not for the bomb. */
 const PROCESS_LIMIT = 20;
 
@@ -29,14 +41,14 @@ const LIMITS = [
 /**
  * Registers the resource-limit checks. Each launches its own sandbox with
  * the limit, and runs only where the runtime declares the limit enforced
- * (`memoryLimit`, `processLimit` true); elsewhere it is skipped with the
- * declared value. `limits.refused` checks the other side: a limit declared
+ * (`memoryLimit`, `processLimit`, `diskLimit` true); elsewhere it is skipped
+ * with the declared value. `limits.refused` checks the other side: a limit declared
  * `unsupported` or `not-exposed` is refused at launch.
  */
 export function declareResourceLimitChecks<H extends SandboxHandle>(group: CheckGroup<H>): void {
   const { runtime, suite } = group;
   const caps = suite.capabilities;
-  const unless = (name: "memoryLimit" | "processLimit") =>
+  const unless = (name: "memoryLimit" | "processLimit" | "diskLimit") =>
     caps[name] === true ? undefined : `${name} is ${caps[name]}: the runtime does not declare it enforced`;
   const budget = Math.max(suite.timeouts.commandTimeoutMs, 60_000);
 
@@ -84,6 +96,27 @@ export function declareResourceLimitChecks<H extends SandboxHandle>(group: Check
     { unavailable: unless("processLimit") },
   );
 
+  group.check(
+    "limits.disk",
+    async () => {
+      const { handle, limitMiB } = await launchWithLimit(group, DISK_LIMITS_MIB, (diskMiB) => ({ diskMiB }));
+      try {
+        const fill = await runtime.exec(handle, { shell: diskFill(limitMiB), timeoutMs: budget });
+        assert.match(fill.stdout, /No space left on device/, `the write past the bound failed: ${summary(fill)}`);
+        assert.notEqual(fill.exitCode, 0, "a command refused at the bound did not succeed");
+        assert.equal(fill.limit, "disk", `the result says disk: ${summary(fill)}`);
+        const written = Number(fill.stdout.trim().split("\n").pop());
+        assert.ok(written <= limitMiB * 1024 * 1024, `no more than the bound was written: ${written} bytes`);
+        const freed = await runtime.exec(handle, { shell: "rm sandport-fill", timeoutMs: budget });
+        assert.equal(freed.exitCode, 0, `the filling file is removed: ${summary(freed)}`);
+        await runsNext(handle, "a full disk");
+      } finally {
+        await suite.destroy(handle);
+      }
+    },
+    { unavailable: unless("diskLimit") },
+  );
+
   const refused = LIMITS.filter(([name]) => caps[name] === "unsupported" || caps[name] === "not-exposed");
   group.check(
     "limits.refused",
@@ -109,10 +142,20 @@ export function declareResourceLimitChecks<H extends SandboxHandle>(group: Check
 async function launchWithMemory<H extends SandboxHandle>(
   group: CheckGroup<H>,
 ): Promise<{ handle: H; memoryMiB: number }> {
+  const { handle, limitMiB } = await launchWithLimit(group, MEMORY_LIMITS_MIB, (memoryMiB) => ({ memoryMiB }));
+  return { handle, memoryMiB: limitMiB };
+}
+
+/** Launches with the smallest of `sizes` (MiB) the runtime accepts for the limit `resources` makes of it. */
+async function launchWithLimit<H extends SandboxHandle>(
+  group: CheckGroup<H>,
+  sizes: readonly number[],
+  resources: (limitMiB: number) => ResourceLimits,
+): Promise<{ handle: H; limitMiB: number }> {
   let refusal: unknown;
-  for (const memoryMiB of MEMORY_LIMITS_MIB) {
+  for (const limitMiB of sizes) {
     try {
-      return { handle: await group.suite.launch(labelled({ resources: { memoryMiB } })), memoryMiB };
+      return { handle: await group.suite.launch(labelled({ resources: resources(limitMiB) })), limitMiB };
     } catch (error) {
       if (!SandportError.hasCode(error, "UNSUPPORTED")) throw error;
       refusal = error;

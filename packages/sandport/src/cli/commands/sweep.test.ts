@@ -1,6 +1,9 @@
 // `sandport sweep` as a child process against the E2B emulator seeded with owned-fresh,
 // owned-expired and foreign sandboxes, and against the local runtime.
 import assert from "node:assert/strict";
+import { execFileSync, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, mock, test } from "node:test";
 import { E2BRuntime } from "@sandport/e2b";
@@ -231,3 +234,65 @@ describe("sandport sweep (local)", () => {
     await theirs.destroy(otherSource);
   });
 });
+
+/** Why a local runtime here cannot bound workspaces (`undefined` when it can). */
+function noDiskBound(): string | undefined {
+  const declared = new LocalRuntime({ isolation: "none" }).capabilities.diskLimit;
+  return declared === true ? undefined : `diskLimit is ${String(declared)} here (needs root and a loop device)`;
+}
+
+describe("sandport sweep (local, bounded workspaces)", { skip: noDiskBound() }, () => {
+  const scratch = scratchDirectory("sweep-disk");
+  const root = join(scratch.path, "root");
+  const mounted = () =>
+    readFileSync("/proc/self/mountinfo", "utf8")
+      .split("\n")
+      .map((line) => line.split(" ")[4] ?? "")
+      .filter((mountPoint) => mountPoint.startsWith(`${root}/`));
+  after(() => {
+    // Should the sweep fail to, nothing is left mounted by this test all the same.
+    for (const mountPoint of mounted()) execFileSync("/usr/bin/umount", [mountPoint]);
+    scratch.remove();
+  });
+
+  test("unmounts the image of a sandbox nobody destroyed, and of a launch killed midway, leaving no loop device", async () => {
+    const ours = new LocalRuntime({ root, isolation: "none", owner: OWNER });
+    const left = await ours.launch({ resources: { diskMiB: 16 } });
+    // A launch killed after mounting its image, before the rename: its staging directory, named for a dead process.
+    const dead = spawnSync("/bin/true").pid;
+    const staging = join(root, stagingLeftover(dead));
+    mkdirSync(join(staging, "disk"), { recursive: true });
+    writeFileSync(join(staging, "sandbox.json"), "{}");
+    execFileSync("/usr/bin/truncate", ["-s", "16M", join(staging, "disk.img")]);
+    execFileSync("/usr/sbin/mkfs.ext4", ["-q", "-F", join(staging, "disk.img")]);
+    execFileSync("/usr/bin/mount", ["-o", "loop", join(staging, "disk.img"), join(staging, "disk")]);
+    assert.equal(mounted().length, 2, "both images are mounted");
+
+    const { code, stderr } = await runCli([
+      "sweep",
+      "--provider",
+      "local",
+      ...localOptions(root),
+      "--owner",
+      OWNER,
+      "--older-than",
+      "0s",
+      "--yes",
+    ]);
+    assert.equal(code, EXIT.OK, stderr);
+    assert.match(stderr, new RegExp(`^✔ ${left.id}: destroyed$`, "m"));
+    assert.deepEqual(mounted(), [], "nothing is mounted under the root any more");
+    assert.doesNotMatch(execFileSync("/usr/sbin/losetup", ["-a"], { encoding: "utf8" }), new RegExp(root));
+    assert.equal(existsSync(staging), false, "the killed launch's staging directory is gone");
+    assert.equal(await ours.getById(left.id), undefined);
+  });
+});
+
+/**
+ * A staging directory name as a launch of {@link OWNER} by process `pid` (now gone) leaves it:
+ * `.staging-<id>.<pid>.<start time>.<owner tag>` (see the local runtime's staging names).
+ */
+function stagingLeftover(pid: number): string {
+  const tag = createHash("sha256").update(OWNER).digest("hex").slice(0, 16);
+  return `.staging-sbx-killed.${pid}.1.${tag}`;
+}
