@@ -108,7 +108,7 @@ export type { PortEndpoint } from "./port/port-endpoint.js";
 export type { ReadOptions } from "./port/read-options.js";
 export { DEFAULT_READ_MAX_BYTES, READ_OPTION_KEYS } from "./port/read-options.js";
 export { LAUNCH_KEY_LABEL, OWNER_LABEL } from "./port/reserved-labels.js";
-export type { SandboxHandle } from "./port/sandbox-handle.js";
+export type { GrantedResources, SandboxHandle } from "./port/sandbox-handle.js";
 export type { SandboxProcess } from "./port/sandbox-process.js";
 export type { SandboxRuntime, StartCommandRequest } from "./port/sandbox-runtime.js";
 export { SPECIFICATION_VERSION, START_COMMAND_REQUEST_KEYS } from "./port/sandbox-runtime.js";

@@ -137,4 +137,16 @@ export interface SandboxRuntime<H extends SandboxHandle = SandboxHandle> {
    * with `FOREIGN_SANDBOX`, untouched.
    */
   deleteSnapshot?(snapshot: SnapshotRef | string, op?: OpOptions): Promise<void>;
+  /**
+   * Create a new sandbox that is a copy of a running one, and resolve once it
+   * can run commands; the source keeps running. The fork has a new id, the
+   * source's labels, owner, launch env, network and resources, and is listed,
+   * reattached and destroyed like any sandbox of ours; it never carries the
+   * source's launch key (a launch key names one sandbox). Later writes to
+   * either are not seen by the other; destroying one leaves the other. What
+   * is copied (files, or memory too) the runtime's documentation says. A
+   * source that is absent rejects with `NOT_FOUND`, a foreign one with
+   * `FOREIGN_SANDBOX`, before anything is created.
+   */
+  fork?(handle: H, op?: OpOptions): Promise<H>;
 }
