@@ -8,6 +8,7 @@ import {
   type ExecResult,
   type FileInfo,
   type FileInput,
+  type ForkOptions,
   type Labels,
   type LaunchSpec,
   MAX_TIMEOUT_MS,
@@ -30,6 +31,7 @@ import {
   type ValidatedExecRequest,
   validateExecRequest,
   validateFiles,
+  validateForkOptions,
   validateLabelQuery,
   validateLaunchSpec,
   validatePort,
@@ -403,16 +405,17 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
 
   /**
    * Launches a new sandbox that is a copy of this one (see `forkSandbox`):
-   * the same labels, launch env, network, ports, limits and remaining
-   * lifetime, no launch key, and a workspace copied while the source's
+   * the same labels (or `options.labels`), launch env, network, ports, limits
+   * and remaining lifetime, no launch key, and a workspace copied while the source's
    * processes are frozen (where it has a freezer; otherwise as `snapshot`
    * copies). Memory is not copied: nothing of the source runs in the fork.
    * The source keeps running. Bounded by `launchMs`.
    */
-  async fork(handle: LocalHandle, op?: OpOptions): Promise<LocalHandle> {
+  async fork(handle: LocalHandle, options?: ForkOptions): Promise<LocalHandle> {
     const id = this.#access.checkHandle(handle, "fork");
+    const { op, labels } = validateForkOptions(options, LOCAL_PROVIDER);
     return this.#operation(op, this.#deadline("fork", "launchMs"), (signal) =>
-      forkSandbox(this.#access, this.#options, id, signal),
+      forkSandbox(this.#access, this.#options, { id, labels }, signal),
     );
   }
 

@@ -42,6 +42,9 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  *   `ImageListTags`, only on the SDK's internal `cpClient`). Memory
  *   snapshots (`experimentalSnapshot`) have no list or delete either. So a
  *   launch from a snapshot is `UNSUPPORTED` before any request.
+ * - `fork` is `unsupported`: Modal has no copy of a running sandbox; the
+ *   nearest is a filesystem snapshot and a create from its Image, which has
+ *   the ownership problem above.
  * - `stopKeeps: "unsupported"`: there is no stop or start.
  *
  * Volumes and connect tokens exist in Modal but have no place in the port
@@ -75,5 +78,5 @@ export const modalCapabilities: DeclaredCapabilities = remoteCapabilities({
     networkPolicy: "cidr",
     stopKeeps: "unsupported",
   },
-  absent: { asyncExec: "unsupported", detachedLaunch: "unsupported", snapshots: "not-exposed" },
+  absent: { asyncExec: "unsupported", detachedLaunch: "unsupported", snapshots: "not-exposed", fork: "unsupported" },
 });

@@ -79,6 +79,31 @@ describe("fork under isolation none", () => {
     }
   });
 
+  test("labels given to fork replace the source's; bad options are refused before anything is made", async () => {
+    const source = await runtime.launch({ labels: { job: "8", keep: "no" } });
+    try {
+      const fork = await runtime.fork(source, { labels: { job: "8-fork" } });
+      try {
+        assert.deepEqual({ ...fork.labels }, { job: "8-fork" });
+        assert.deepEqual({ ...(await runtime.getById(fork.id))?.labels }, { job: "8-fork" }, "as stored");
+      } finally {
+        await runtime.destroy(fork);
+      }
+      for (const bad of [{ labels: { "sandport.owner": "x" } }, { launchKey: "k" }, { timeoutMs: 0 }]) {
+        await assert.rejects(runtime.fork(source, bad as never), (error) =>
+          SandportError.hasCode(error, "INVALID_REQUEST"),
+        );
+      }
+      assert.deepEqual(
+        (await runtime.findByLabels({ keep: "no" })).map((handle) => handle.id),
+        [source.id],
+        "no refused fork was made",
+      );
+    } finally {
+      await runtime.destroy(source);
+    }
+  });
+
   test("a fork of a foreign or destroyed sandbox is refused and creates nothing", async () => {
     const other = new LocalRuntime({ root: root.path, isolation: "none", owner: "fork-other" });
     const foreign = await other.launch({ labels: { whose: "other" } });
@@ -123,6 +148,13 @@ describe("fork under isolation none", () => {
       const atFork = readCounter(count);
       assert.ok(await waitFor(() => readCounter(count) > atFork, 10_000), "the source's loop goes on after the fork");
       await runtime.destroy(fork);
+      const together = await Promise.all([runtime.fork(source), runtime.fork(source), runtime.fork(source)]);
+      for (const each of together) await runtime.destroy(each);
+      const afterThree = readCounter(count);
+      assert.ok(
+        await waitFor(() => readCounter(count) > afterThree, 10_000),
+        "the loop goes on after three forks at once",
+      );
       await runtime.stop!(source);
       const second = await runtime.fork(source);
       await runtime.destroy(second);

@@ -7,8 +7,8 @@ import { type CheckGroup, GROUP_LABEL, RUN_LABEL } from "./suite.js";
  * Registers `lifecycle.fork`, for runtimes with `fork`: the fork is a new
  * sandbox (new id, the source's labels) holding the source's files as they
  * were; later writes to either are not seen by the other; both are listed as
- * ours by label; destroying one leaves the other working; a fork of a
- * destroyed sandbox is `NOT_FOUND`.
+ * ours by label; labels given to `fork` replace the source's; destroying one
+ * leaves the other working; a fork of a destroyed sandbox is `NOT_FOUND`.
  */
 export function declareForkChecks<H extends SandboxHandle>(group: CheckGroup<H>): void {
   const { runtime, suite } = group;
@@ -41,6 +41,20 @@ export function declareForkChecks<H extends SandboxHandle>(group: CheckGroup<H>)
         if (suite.capabilities.labelSearch === true) {
           const found = await runtime.findByLabels!({ [RUN_LABEL]: suite.runId, ...labels });
           assert.deepEqual(found.map((handle) => handle.id).sort(), [source.id, fork.id].sort(), "both are ours");
+        }
+        const relabelled = suite.track(
+          await runtime.fork!(source, { labels: suite.labelsFor({ [GROUP_LABEL]: "lifecycle-fork-relabelled" }) }),
+        );
+        try {
+          assert.equal(relabelled.labels[GROUP_LABEL], "lifecycle-fork-relabelled", "labels given to fork");
+          await expectCode(
+            () => runtime.readFile(relabelled, "fork/only-in-fork.txt"),
+            "NOT_FOUND",
+            "a file of the first fork, in a second fork of the source",
+          );
+          assert.equal(await readText(runtime, relabelled, "fork/state.txt"), "written in the source");
+        } finally {
+          await suite.destroy(relabelled);
         }
       } finally {
         await suite.destroy(source);
