@@ -55,10 +55,10 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  *   Modal's `outboundDomainAllowlist` (beta) admits only TLS to port 443 of a
  *   name, narrower than the port's name entry (every port) and unable to say
  *   a port other than 443.
- * - `memoryLimit`, `cpuLimit`, `processLimit`: `memoryMiB` and `cpus` become the sandbox's `memoryMiB` and `cpu`
- *   on create, unseen live: `unknown`. Those are the SDK's reservations; its hard limits are
- *   `memoryLimitMiB` and `cpuLimit`, which this adapter does not send yet, so a ceiling is not
- *   shown to hold. `maxProcesses` is refused: `unsupported`.
+ * - `memoryLimit`, `cpuLimit`, `processLimit`: `memoryMiB` and `cpus` become the SDK's hard
+ *   limits, `memoryLimitMiB` and `cpuLimit`, each with an equal reservation (`memoryMiB`, `cpu`:
+ *   the SDK sends a limit only beside its reservation); the emulator enforces the limits, Modal's
+ *   service is unseen live: `unknown`. `maxProcesses` is refused: `unsupported`.
  * - `diskLimit: "not-exposed"`: the SDK's sandbox create takes no disk size (Modal's wire has an
  *   ephemeral disk size in its resources); `diskMiB` is refused.
  */
