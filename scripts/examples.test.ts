@@ -26,7 +26,7 @@ const EXPECTED: Readonly<Record<string, RegExp>> = {
   "async-command.ts": /^0 built$/m,
   "interactive-shell.ts": /hello from the sandbox\n\/workspace\n[\s\S]*exited with 7/,
   "terminal.ts": /^status=130 after Ctrl-C; the window was 40 120$/m,
-  "checkpoint.ts": /^kept the attempt that answered 42\nsnapshots left: 0$/m,
+  "checkpoint.ts": /^kept the attempt that answered 42 \(forked\)\nsnapshots left: 0$/m,
   "http-server.ts": /^200 <h1>hello<\/h1>/m,
   "e2b-emulator.ts": /^true hello from e2b$/m,
   "failover.ts":

@@ -11,13 +11,14 @@ const { emulator, runtime } = await emulated({ owner: "runtime-tests" });
 const handle = await runtime.launch();
 
 test("the runtime has exactly the methods its capabilities claim", () => {
-  for (const method of ["execStream", "spawn", "startCommand", "launchDetached"]) {
+  for (const method of ["execStream", "spawn", "startCommand", "launchDetached", "fork"]) {
     assert.equal(method in runtime, false, `${method} is absent`);
   }
   assert.equal(typeof runtime.portEndpoint, "function");
   assert.deepEqual(Object.keys(agent37Capabilities.absent ?? {}).sort(), [
     "asyncExec",
     "detachedLaunch",
+    "fork",
     "interactive",
     "streaming",
   ]);

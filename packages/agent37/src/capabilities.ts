@@ -23,6 +23,7 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  * - `interactive: "unsupported"`: exec has no stdin stream and no PTY, and
  *   instance URLs carry no WebSocket.
  * - `detachedLaunch: "unsupported"`: the create answers only once the instance runs.
+ * - `fork: "unsupported"`: the API has no operation that copies an instance.
  *
  * Declared:
  * - `warmLease: "unknown"` (every remote runtime's): an idle instance can be
@@ -72,5 +73,6 @@ export const agent37Capabilities: DeclaredCapabilities = remoteCapabilities({
     interactive: "unsupported",
     asyncExec: "not-exposed",
     detachedLaunch: "unsupported",
+    fork: "unsupported",
   },
 });

@@ -11,12 +11,22 @@ const { emulator, runtime } = await emulated({ owner: "runtime-tests" });
 const handle = await runtime.launch();
 
 test("the runtime has exactly the methods its capabilities claim", () => {
-  for (const method of ["execStream", "spawn", "portEndpoint", "startCommand", "launchDetached", "stop", "start"]) {
+  for (const method of [
+    "execStream",
+    "spawn",
+    "portEndpoint",
+    "startCommand",
+    "launchDetached",
+    "stop",
+    "start",
+    "fork",
+  ]) {
     assert.equal(method in runtime, false, `${method} is absent`);
   }
   assert.deepEqual(Object.keys(agentCoreCapabilities.absent ?? {}).sort(), [
     "asyncExec",
     "detachedLaunch",
+    "fork",
     "interactive",
     "ports",
     "streaming",

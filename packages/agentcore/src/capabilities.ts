@@ -18,6 +18,7 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  *   adapter reach them.
  * - `ports: "unsupported"`: a session publishes no ports.
  * - `detachedLaunch: "not-exposed"`: Start answers once the session is ready; there is nothing to detach.
+ * - `fork: "unsupported"`: AgentCore has no operation that copies a session.
  *
  * Declared:
  * - `verifiedCleanup: true`: `destroy` resolves only once Get answers
@@ -63,5 +64,6 @@ export const agentCoreCapabilities: DeclaredCapabilities = remoteCapabilities({
     asyncExec: "not-exposed",
     ports: "unsupported",
     detachedLaunch: "not-exposed",
+    fork: "unsupported",
   },
 });

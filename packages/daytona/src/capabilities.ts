@@ -17,6 +17,11 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  *   and a snapshot not named by this owner is never listed, deleted
  *   (`FOREIGN_SANDBOX`) or launched from (`NOT_FOUND`), before any request.
  *
+ * - `fork: "not-exposed"`: the SDK's `sandbox.fork({ name })` copies a
+ *   sandbox; not reached: the emulator does not serve it, and which labels
+ *   (the owner mark, the launch key) the copy keeps is not documented.
+ *   `snapshot` then `launch({ from })` copies a sandbox in two calls.
+ *
  * - `verifiedCleanup: true`: `destroy` resolves only after Daytona reports the
  *   sandbox not found (or destroyed), and rejects `DESTROY_UNVERIFIED` otherwise.
  * - `lifecycle: "unknown"`: `stop`/`start` call Daytona's own stop and start
@@ -71,4 +76,5 @@ export const daytonaCapabilities: DeclaredCapabilities = remoteCapabilities({
     networkPolicy: "domains",
     stopKeeps: "unknown",
   },
+  absent: { fork: "not-exposed" },
 });

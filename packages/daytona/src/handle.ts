@@ -1,4 +1,4 @@
-import type { SandboxHandle } from "@sandport/core";
+import type { GrantedResources, SandboxHandle } from "@sandport/core";
 import { handleRecipe } from "@sandport/core/adapter";
 
 /** Provider name, in handles and errors. */
@@ -28,6 +28,12 @@ export interface SandboxIdentity {
   readonly id: string;
   readonly labels?: Readonly<Record<string, string>> | undefined;
   readonly createdAt?: string | undefined;
+  /** vCPUs, as Daytona reports the sandbox's size. */
+  readonly cpu?: number | undefined;
+  /** Memory in GiB, as Daytona reports it. */
+  readonly memory?: number | undefined;
+  /** Disk in GiB, as Daytona reports it. */
+  readonly disk?: number | undefined;
 }
 
 const handles = handleRecipe(PROVIDER, {
@@ -38,7 +44,26 @@ const handles = handleRecipe(PROVIDER, {
 /** A handle from what Daytona reports about a sandbox (the caller checks ownership first). */
 export function handleFromSandbox(sandbox: SandboxIdentity): DaytonaHandle {
   const { [SDK_LANGUAGE_LABEL]: _language, ...labels } = sandbox.labels ?? {};
-  return handles.toHandle(sandbox.id, labels, sandbox.createdAt);
+  const handle = handles.toHandle(sandbox.id, labels, sandbox.createdAt);
+  const resources = grantedResources(sandbox);
+  return resources === undefined ? handle : { ...handle, resources };
+}
+
+/**
+ * What Daytona gave the sandbox, from the sizes its answer reports (vCPUs,
+ * memory and disk in GiB), in the port's units; `undefined` when it reports none.
+ */
+function grantedResources(sandbox: SandboxIdentity): GrantedResources | undefined {
+  const size = (value: number | undefined) => (typeof value === "number" && Number.isFinite(value) ? value : undefined);
+  const cpus = size(sandbox.cpu);
+  const memory = size(sandbox.memory);
+  const disk = size(sandbox.disk);
+  const granted: GrantedResources = {
+    ...(cpus === undefined ? {} : { cpus }),
+    ...(memory === undefined ? {} : { memoryMiB: memory * 1024 }),
+    ...(disk === undefined ? {} : { diskMiB: disk * 1024 }),
+  };
+  return Object.keys(granted).length === 0 ? undefined : Object.freeze(granted);
 }
 
 /** The sandbox id of a handle: a Daytona handle (`checkHandle`) whose id can be a Daytona sandbox id. */

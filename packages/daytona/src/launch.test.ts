@@ -76,7 +76,23 @@ test("an image is built with the configured resources; the spec's whole-GiB reso
     /FROM python:3\.12-slim/,
   );
   assert.deepEqual([stored.cpu, stored.memory, stored.disk], [2, 8, 10]);
+  assert.deepEqual(handle.resources, { cpus: 2, memoryMiB: 8192, diskMiB: 10_240 }, "what Daytona answered it gave");
+  assert.deepEqual((await builder.getById(handle.id))?.resources, handle.resources, "a rebuilt handle too");
   assert.equal((await builder.exec(handle, { argv: ["true"] })).exitCode, 0);
+});
+
+test("the handle says what Daytona gave a sandbox nobody sized: the snapshot's size, read from its answer", async () => {
+  const handle = await runtime.launch();
+  const stored = await record(emulator, handle.id);
+  assert.deepEqual(handle.resources, {
+    cpus: stored.cpu,
+    memoryMiB: Number(stored.memory) * 1024,
+    diskMiB: Number(stored.disk) * 1024,
+  });
+  const [found] = await runtime.findByLabels({
+    [LAUNCH_KEY_LABEL]: String((stored.labels as Record<string, string>)[LAUNCH_KEY_LABEL]),
+  });
+  assert.deepEqual(found?.resources, handle.resources, "a listed handle too");
 });
 
 // The emulator's default backend gives a sandbox its own loopback only with one namespace set per sandbox (as root).

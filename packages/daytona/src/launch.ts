@@ -49,7 +49,8 @@ export function launch(context: DaytonaContext, spec?: LaunchSpec, op?: OpOption
       refuseDroppedDomainList(plan.network.domainAllowList, (sandbox as { domainAllowList?: unknown }).domainAllowList);
       await prepareWorkspace(context, sandbox, call);
       context.remember(sandbox.id, sandbox);
-      return handleFromSandbox({ id: sandbox.id, labels, createdAt: sandbox.createdAt });
+      const { cpu, memory, disk } = sandbox;
+      return handleFromSandbox({ id: sandbox.id, labels, createdAt: sandbox.createdAt, cpu, memory, disk });
     },
   });
 }
@@ -80,7 +81,8 @@ export function launchDetached(context: DaytonaContext, spec?: LaunchSpec, op?: 
     idOf: ({ data }) => data.id,
     setup: async ({ data }, { labels, plan }) => {
       refuseDroppedDomainList(plan.network.domainAllowList, data.domainAllowList);
-      return handleFromSandbox({ id: data.id, labels, createdAt: data.createdAt });
+      const { cpu, memory, disk } = data;
+      return handleFromSandbox({ id: data.id, labels, createdAt: data.createdAt, cpu, memory, disk });
     },
   });
 }

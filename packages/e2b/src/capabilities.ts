@@ -46,6 +46,12 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  * - `pty` (structural): `openTerminal` runs the program on envd's terminal (the SDK's `pty`),
  *   `exec`ed from the login shell `pty.create` starts; see `terminal.ts`.
  *
+ * - `fork: "not-exposed"`: E2B's `Sandbox.fork` (`POST /sandboxes/{id}/fork`)
+ *   pauses the source briefly, saves it with its memory and boots the forks
+ *   from that; not reached: the emulator does not serve it, and the request
+ *   carries no metadata, so which owner marks and launch key a fork would
+ *   carry is unknown (a fork must never carry its source's launch key).
+ *   `snapshot` then `launch({ from })` copies a sandbox in two calls.
  * - `snapshots` (structural): `snapshot` is E2B's own (`POST
  *   /sandboxes/{id}/snapshots`): E2B pauses the sandbox briefly, saves its disk
  *   and memory, and resumes it, so the source keeps running (the port's
@@ -91,5 +97,5 @@ export const e2bCapabilities: DeclaredCapabilities = remoteCapabilities({
     networkPolicy: "domains",
     stopKeeps: "unknown",
   },
-  absent: { detachedLaunch: "unsupported" },
+  absent: { detachedLaunch: "unsupported", fork: "not-exposed" },
 });

@@ -19,6 +19,12 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  *   it needs a firewall rule and a domain per port, and the emulator here
  *   cannot serve one; not reached.
  * - `detachedLaunch: "not-exposed"`: launch waits for the create to answer.
+ * - `fork: "not-exposed"`: the `/v5` API that `freestyle` 0.2.x calls has no
+ *   fork (the SDK's `Vm` has none); the legacy `/v1` API's `vm.fork()`
+ *   (`freestyle-sandboxes` 0.1.x) takes only a count, so a fork could not be
+ *   given this owner's marks, a lifetime or a firewall as it is created.
+ *   `snapshot` (live, memory and disk) then `launch({ from })` gives the same
+ *   copy in two calls.
  *
  * `snapshots` is there (structural): `snapshot` is Freestyle's live
  * `vm.snapshot()`, memory and disk (`filesystem+memory`), after which the VM
@@ -76,5 +82,6 @@ export const freestyleCapabilities: DeclaredCapabilities = remoteCapabilities({
     asyncExec: "not-exposed",
     ports: "not-exposed",
     detachedLaunch: "not-exposed",
+    fork: "not-exposed",
   },
 });

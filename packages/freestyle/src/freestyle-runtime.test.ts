@@ -11,12 +11,13 @@ const { emulator, runtime } = await emulated({ owner: "runtime-tests" });
 const handle = await runtime.launch();
 
 test("the runtime has exactly the methods its capabilities claim", () => {
-  for (const method of ["execStream", "spawn", "portEndpoint", "startCommand", "launchDetached"]) {
+  for (const method of ["execStream", "spawn", "portEndpoint", "startCommand", "launchDetached", "fork"]) {
     assert.equal(method in runtime, false, `${method} is absent`);
   }
   assert.deepEqual(Object.keys(freestyleCapabilities.absent ?? {}).sort(), [
     "asyncExec",
     "detachedLaunch",
+    "fork",
     "interactive",
     "ports",
     "streaming",

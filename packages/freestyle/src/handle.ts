@@ -1,4 +1,4 @@
-import type { SandboxHandle } from "@sandport/core";
+import type { GrantedResources, SandboxHandle } from "@sandport/core";
 import { handleRecipe } from "@sandport/core/adapter";
 import type { FreestyleVmData } from "./internal/sdk-types.js";
 
@@ -18,7 +18,26 @@ const handles = handleRecipe(PROVIDER, {
 
 /** A handle from what Freestyle reports about a VM (the caller checks ownership first). */
 export function handleFromVm(data: FreestyleVmData): FreestyleHandle {
-  return handles.toHandle(data.id, data.metadata, data.createdAt);
+  const handle = handles.toHandle(data.id, data.metadata, data.createdAt);
+  const resources = grantedResources(data);
+  return resources === undefined ? handle : { ...handle, resources };
+}
+
+/**
+ * The VM's size as Freestyle reports it (`resources`: vCPUs, memory and disk
+ * in MiB), in the port's units; `undefined` when the answer has none.
+ */
+export function grantedResources(data: Pick<FreestyleVmData, "resources">): GrantedResources | undefined {
+  const size = (value: number | undefined) => (typeof value === "number" && Number.isFinite(value) ? value : undefined);
+  const cpus = size(data.resources?.cpu);
+  const memoryMiB = size(data.resources?.memory);
+  const diskMiB = size(data.resources?.storage);
+  const granted: GrantedResources = {
+    ...(cpus === undefined ? {} : { cpus }),
+    ...(memoryMiB === undefined ? {} : { memoryMiB }),
+    ...(diskMiB === undefined ? {} : { diskMiB }),
+  };
+  return Object.keys(granted).length === 0 ? undefined : Object.freeze(granted);
 }
 
 /** The VM id of a handle: a Freestyle handle (`checkHandle`) whose id can be a VM id. */

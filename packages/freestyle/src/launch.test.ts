@@ -32,7 +32,13 @@ const freestyle = new Freestyle(emulator.sdkOptions);
 test("a create carries the labels, owner and launch key, a slug under the prefix, every lifetime field and the firewall", async () => {
   creates.length = 0;
   const handle = await runtime.launch({ labels: { job: "42" }, lifetimeMs: 90_500, launchKey: "key-1" });
-  assert.deepEqual(handle, { id: handle.id, provider: "freestyle", labels: { job: "42" } });
+  assert.deepEqual(handle, {
+    id: handle.id,
+    provider: "freestyle",
+    labels: { job: "42" },
+    // What the create's answer says the VM has: freestyle/ubuntu's size (4 vCPU, 8 GiB, 32 GB).
+    resources: { cpus: 4, memoryMiB: 8192, diskMiB: 32_768 },
+  });
   assert.deepEqual(creates, [
     {
       snapshotId: "freestyle/ubuntu",
@@ -131,4 +137,17 @@ test("the lifetime is a deadline: the VM is deleted when it ends", async () => {
   assert.ok(await runtime.getById(handle.id), "alive before its lifetime");
   await waitFor(async () => (await runtime.getById(handle.id)) === undefined, { timeoutMs: 5_000 });
   await runtime.destroy(handle);
+});
+
+test("the handle's resources are the size Freestyle answers for the VM's snapshot, on launch and on reattach", async () => {
+  const small = runtimeWith({ snapshot: "freestyle/ubuntu-sm" });
+  const handle = await small.launch();
+  try {
+    assert.deepEqual(handle.resources, { cpus: 2, memoryMiB: 4096, diskMiB: 16_384 });
+    assert.deepEqual((await small.getById(handle.id))?.resources, handle.resources);
+    const [listed] = (await small.findByLabels({})).filter((found) => found.id === handle.id);
+    assert.deepEqual(listed?.resources, handle.resources);
+  } finally {
+    await small.destroy(handle);
+  }
 });

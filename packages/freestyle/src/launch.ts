@@ -11,7 +11,7 @@ import { freestyleCapabilities } from "./capabilities.js";
 import type { FreestyleContext } from "./context.js";
 import { mapFreestyleError } from "./errors.js";
 import { API_STDIN_BYTES, launchEnvPath } from "./exec.js";
-import { type FreestyleHandle, PROVIDER } from "./handle.js";
+import { type FreestyleHandle, grantedResources, PROVIDER } from "./handle.js";
 import { deleteVm } from "./lifecycle.js";
 import { findByLaunchKey } from "./lookup.js";
 import { firewallRules } from "./network-plan.js";
@@ -98,9 +98,10 @@ export function launch(context: FreestyleContext, spec?: LaunchSpec, op?: OpOpti
       (error as { code?: unknown }).code === "SLUG_TAKEN"
         ? `a VM with launch key ${launchKey} exists already: a launch key is used once`
         : undefined,
-    setup: async ({ vmId }, { plan, labels }, call) => {
+    setup: async ({ vmId, data }, { plan, labels }, call) => {
       await runSetup(context, vmId, plan.setup, call);
-      return { id: vmId, provider: PROVIDER, labels };
+      const resources = grantedResources(data);
+      return { id: vmId, provider: PROVIDER, labels, ...(resources === undefined ? {} : { resources }) };
     },
     destroy: (vmId, budget) => deleteVm(context, vmId, budget),
     findByLaunchKey: (key, budget) => findByLaunchKey(context, key, budget),

@@ -20,6 +20,8 @@ export type KubernetesCapabilities = DeclaredCapabilities;
  * - `pty: "not-exposed"`: sandboxd's `Start` takes a PTY and `ResizeTTY`
  *   exists (exec has `tty` and channel 4); no terminal is wired in yet.
  * - `detachedLaunch: "not-exposed"`: a claim is one create; its readiness is waited for.
+ * - `fork: "unsupported"`: neither sandboxd nor the pod API copies a running
+ *   sandbox (a pod's writable layer and memory stay on its node).
  *
  * Declared:
  * - `lifecycle: "unknown"`: `stop`/`start` set the sandbox's
@@ -62,6 +64,7 @@ export function kubernetesCapabilities(_dataPlane: DataPlane): KubernetesCapabil
       asyncExec: "not-exposed",
       pty: "not-exposed",
       detachedLaunch: "not-exposed",
+      fork: "unsupported",
     },
   });
 }

@@ -36,6 +36,9 @@ import type { CgroupUsage, LocalIsolation } from "./options.js";
  * - `binaryOutput`: output events carry the bytes read from the command's pipes, untouched.
  * - `pty` is structural: `openTerminal` puts a program on a pseudo-terminal inside the sandbox.
  * - `snapshots` is structural: `snapshot` copies the workspace, `launch({ from })` starts from the copy.
+ * - `fork` is structural: `fork` launches a sandbox like the source with a copy of its workspace,
+ *   taken while the source's processes are frozen where it has a freezer (with `lifecycle`);
+ *   memory is not copied.
  * - `memoryLimit`, `cpuLimit`, `processLimit`: with `cgroups: "auto"`, `memoryMiB`, `cpus` and
  *   `maxProcesses` become the sandbox's cgroup limits (`memory.max`, `cpu.max`, `pids.max`, or
  *   their v1 files), written and read back at launch. Each is `true` where this process can place

@@ -33,5 +33,9 @@ export function toHandle(record: SandboxRecord, workspaceDirectory: string): Loc
     createdAt: record.createdAt,
     workspaceDirectory,
     network: record.network,
+    // What the sandbox's cgroups enforce: the limits it was launched with, held only where it has limit cgroups.
+    ...(record.resources && (record.cgroups?.limits.length ?? 0) > 0
+      ? { resources: Object.freeze({ ...record.resources }) }
+      : {}),
   });
 }

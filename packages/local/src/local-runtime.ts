@@ -9,6 +9,7 @@ import {
   type ExecResult,
   type FileInfo,
   type FileInput,
+  type ForkOptions,
   type Labels,
   type LaunchSpec,
   MAX_TIMEOUT_MS,
@@ -31,6 +32,7 @@ import {
   type ValidatedExecRequest,
   validateExecRequest,
   validateFiles,
+  validateForkOptions,
   validateLabelQuery,
   validateLaunchSpec,
   validatePort,
@@ -54,6 +56,7 @@ import { LOCAL_PROVIDER, type LocalRuntimeOptions, type ResolvedLocalOptions, re
 import { COMMAND_MARKER_VARIABLE } from "./processes/command-marker.js";
 import { CommandRuns, toBytes, toLocalError } from "./sandboxes/command-runs.js";
 import { SandboxAccess } from "./sandboxes/sandbox-access.js";
+import { forkSandbox } from "./sandboxes/sandbox-fork.js";
 import { openLocalTerminal } from "./sandboxes/terminal-runs.js";
 import { LocalSnapshots } from "./snapshots/local-snapshots.js";
 import { notFound } from "./store/sandbox-store.js";
@@ -436,6 +439,22 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
   async deleteSnapshot(snapshot: SnapshotRef | string, op?: OpOptions): Promise<void> {
     const id = validateSnapshotId(snapshot, "snapshot", LOCAL_PROVIDER);
     return this.#operation(op, this.#deadline("deleteSnapshot", "destroyMs"), () => this.#snapshots.delete(id));
+  }
+
+  /**
+   * Launches a new sandbox that is a copy of this one (see `forkSandbox`):
+   * the same labels (or `options.labels`), launch env, network, ports, limits
+   * and remaining lifetime, no launch key, and a workspace copied while the source's
+   * processes are frozen (where it has a freezer; otherwise as `snapshot`
+   * copies). Memory is not copied: nothing of the source runs in the fork.
+   * The source keeps running. Bounded by `launchMs`.
+   */
+  async fork(handle: LocalHandle, options?: ForkOptions): Promise<LocalHandle> {
+    const id = this.#access.checkHandle(handle, "fork");
+    const { op, labels } = validateForkOptions(options, LOCAL_PROVIDER);
+    return this.#operation(op, this.#deadline("fork", "launchMs"), (signal) =>
+      forkSandbox(this.#access, this.#options, { id, labels }, signal),
+    );
   }
 
   #lifecycle(handle: LocalHandle, op: OpOptions | undefined, operation: "stop" | "start"): Promise<void> {

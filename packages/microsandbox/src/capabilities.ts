@@ -15,7 +15,8 @@ export interface CapabilityBasis {
  * absent ones are `not-exposed`: async commands, detached launch (the SDK can
  * create a sandbox without waiting for it) and ports (the local backend
  * publishes ports, the cloud SDK refuses to) are things microsandbox has and
- * this adapter does not reach.
+ * this adapter does not reach. `fork` is `unsupported`: neither backend's
+ * API nor SDK copies a running sandbox.
  *
  * The cloud backend, proven against the microsandbox emulator of
  * `@sandport/testkit` through the real SDK:
@@ -74,7 +75,7 @@ export function capabilitiesFor(basis: CapabilityBasis): DeclaredCapabilities {
       networkPolicy: "all-or-none",
       stopKeeps: "unknown",
     },
-    absent: { asyncExec: "not-exposed", detachedLaunch: "not-exposed", ports: "not-exposed" },
+    absent: { asyncExec: "not-exposed", detachedLaunch: "not-exposed", ports: "not-exposed", fork: "unsupported" },
   });
 }
 

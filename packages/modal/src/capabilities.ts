@@ -42,6 +42,9 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  *   `ImageListTags`, only on the SDK's internal `cpClient`). Memory
  *   snapshots (`experimentalSnapshot`) have no list or delete either. So a
  *   launch from a snapshot is `UNSUPPORTED` before any request.
+ * - `fork` is `unsupported`: Modal has no copy of a running sandbox; the
+ *   nearest is a filesystem snapshot and a create from its Image, which has
+ *   the ownership problem above.
  * - `stopKeeps: "unsupported"`: there is no stop or start.
  *
  * Volumes and connect tokens exist in Modal but have no place in the port
@@ -52,10 +55,10 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  *   Modal's `outboundDomainAllowlist` (beta) admits only TLS to port 443 of a
  *   name, narrower than the port's name entry (every port) and unable to say
  *   a port other than 443.
- * - `memoryLimit`, `cpuLimit`, `processLimit`: `memoryMiB` and `cpus` become the sandbox's `memoryMiB` and `cpu`
- *   on create, unseen live: `unknown`. Those are the SDK's reservations; its hard limits are
- *   `memoryLimitMiB` and `cpuLimit`, which this adapter does not send yet, so a ceiling is not
- *   shown to hold. `maxProcesses` is refused: `unsupported`.
+ * - `memoryLimit`, `cpuLimit`, `processLimit`: `memoryMiB` and `cpus` become the SDK's hard
+ *   limits, `memoryLimitMiB` and `cpuLimit`, each with an equal reservation (`memoryMiB`, `cpu`:
+ *   the SDK sends a limit only beside its reservation); the emulator enforces the limits, Modal's
+ *   service is unseen live: `unknown`. `maxProcesses` is refused: `unsupported`.
  * - `diskLimit: "not-exposed"`: the SDK's sandbox create takes no disk size (Modal's wire has an
  *   ephemeral disk size in its resources); `diskMiB` is refused.
  */
@@ -75,5 +78,5 @@ export const modalCapabilities: DeclaredCapabilities = remoteCapabilities({
     networkPolicy: "cidr",
     stopKeeps: "unsupported",
   },
-  absent: { asyncExec: "unsupported", detachedLaunch: "unsupported", snapshots: "not-exposed" },
+  absent: { asyncExec: "unsupported", detachedLaunch: "unsupported", snapshots: "not-exposed", fork: "unsupported" },
 });

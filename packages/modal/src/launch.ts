@@ -50,6 +50,20 @@ export function launch(context: ModalContext, spec?: LaunchSpec, op?: OpOptions)
   });
 }
 
+/**
+ * The port's limits as Modal's hard limits (`cpuLimit`, `memoryLimitMiB`):
+ * `cpus` and `memoryMiB` are ceilings, and Modal's `cpu` and `memoryMiB` are
+ * reservations, which bound nothing. The SDK sends a limit only beside its
+ * reservation (not above it), so each is reserved as much as it may use.
+ */
+function limitsOf(resources: ValidatedLaunchSpec["resources"]): Partial<ModalCreateParams> {
+  const memory = resources?.memoryMiB === undefined ? undefined : Math.ceil(resources.memoryMiB);
+  return {
+    ...(resources?.cpus === undefined ? {} : { cpu: resources.cpus, cpuLimit: resources.cpus }),
+    ...(memory === undefined ? {} : { memoryMiB: memory, memoryLimitMiB: memory }),
+  };
+}
+
 /** The create parameters of a validated spec; refuses (before any request) what Modal cannot honour. */
 function createParams(options: ResolvedOptions, spec: ValidatedLaunchSpec, launchKey: string): ModalCreateParams {
   if (spec.resources?.maxProcesses !== undefined) {
@@ -74,8 +88,7 @@ function createParams(options: ResolvedOptions, spec: ValidatedLaunchSpec, launc
     env: { ...spec.env },
     tags: { ...metadataCodec.encode(options.owner, spec.labels, launchKey) },
     ...networkFields(spec.network, options.network),
-    ...(spec.resources?.cpus === undefined ? {} : { cpu: spec.resources.cpus }),
-    ...(spec.resources?.memoryMiB === undefined ? {} : { memoryMiB: Math.ceil(spec.resources.memoryMiB) }),
+    ...limitsOf(spec.resources),
     ...(ports === undefined ? {} : options.tunnels === "tls" ? { encryptedPorts: ports } : { unencryptedPorts: ports }),
   };
 }

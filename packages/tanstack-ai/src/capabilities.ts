@@ -15,11 +15,13 @@ import type { SandboxCapabilities } from "@tanstack/ai-sandbox";
  *   for `all-or-none` (a launch is cut off or not, no list) or an absence.
  *   TanStack AI's contract carries no egress policy to pass on: the policy is
  *   the provider's `launch.network`.
- * - `snapshots` and `fork` when it has the port's snapshots (`snapshot`,
+ * - `snapshots` when it has the port's snapshots (`snapshot`,
  *   `listSnapshots`, `deleteSnapshot`, and `launch({ from })`): the handle's
- *   `snapshot` and the provider's `restoreSnapshot` map onto them, and `fork`
- *   is a snapshot and a launch from it. Otherwise the provider has no
- *   `restoreSnapshot` and the handle's `snapshot` and `fork` are TanStack
+ *   `snapshot` and the provider's `restoreSnapshot` map onto them. Otherwise
+ *   the provider has no `restoreSnapshot` and the handle's `snapshot` is
+ *   TanStack AI's `UnsupportedCapabilityError`.
+ * - `fork` when it has the port's `fork` (used as it is) or its snapshots (a
+ *   snapshot and a launch from it); otherwise the handle's `fork` is TanStack
  *   AI's `UnsupportedCapabilityError`.
  */
 export function tanstackCapabilities(runtime: SandboxRuntime): SandboxCapabilities {
@@ -34,6 +36,6 @@ export function tanstackCapabilities(runtime: SandboxRuntime): SandboxCapabiliti
     snapshots: resolved.snapshots === true,
     networkPolicy: resolved.networkPolicy === "domains" || resolved.networkPolicy === "cidr",
     durableFilesystem: resolved.filesystem === "persistent",
-    fork: resolved.snapshots === true,
+    fork: resolved.fork === true || resolved.snapshots === true,
   };
 }

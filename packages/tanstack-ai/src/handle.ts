@@ -34,10 +34,11 @@ import { forkSandbox, takeSnapshot } from "./snapshots.js";
  * - `snapshot(label)` takes a port snapshot of the sandbox (labelled
  *   `tanstack-ai/sandbox-id=<id>` and `tanstack-ai/snapshot-label=<label>`);
  *   the provider's `restoreSnapshot` launches a new sandbox from its id.
- *   `fork()` is a new sandbox from the state now: a snapshot, a launch from
- *   it under a fresh id (with this handle's `env.set` overlay), the snapshot
- *   deleted. Both need the runtime's snapshots (`capabilities.snapshots` and
- *   `fork`); without them they are TanStack AI's `UnsupportedCapabilityError`,
+ *   `fork()` is a new sandbox from the state now under a fresh id (with this
+ *   handle's `env.set` overlay): the runtime's own `fork` where it has one,
+ *   else a snapshot, a launch from it and the snapshot deleted. `snapshot`
+ *   needs the runtime's snapshots, `fork` them or its `fork`
+ *   (`capabilities.snapshots`, `fork`); without they are TanStack AI's `UnsupportedCapabilityError`,
  *   nothing taken or launched. A snapshot holds the sandbox's files (the
  *   runtime's snapshot `contents` say whether memory too).
  */

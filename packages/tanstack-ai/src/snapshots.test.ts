@@ -1,6 +1,7 @@
 // Snapshots through TanStack AI's own API over a real LocalRuntime: the handle's snapshot, the provider's
 // restoreSnapshot, fork, and defineSandbox restoring the after-setup snapshot once the sandbox is gone; a
-// runtime without the port's snapshots is TanStack AI's unsupported error with nothing taken or launched.
+// runtime without the port's snapshots or fork is TanStack AI's unsupported error with nothing taken or launched; a runtime
+// with its own fork forks through it.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { type LaunchSpec, type OpOptions, SandportError } from "@sandport/core";
@@ -53,22 +54,55 @@ describe("on a runtime with snapshots", () => {
     }
   });
 
-  test("fork is a new sandbox from the state now, with the env overlay, and leaves no snapshot behind", async () => {
-    const provider = sandportSandboxProvider({ runtime: local.runtime });
-    const source = await provider.create({ id: "fork-source", env: { SECRET: "from-create" } });
+  for (const [how, without] of [
+    ["the runtime's own fork", [] as const],
+    ["a snapshot and a launch from it", ["fork"] as const],
+  ] as const) {
+    test(`fork (${how}) is a new sandbox from the state now, with the env overlay, and leaves no snapshot behind`, async () => {
+      const provider = sandportSandboxProvider({ runtime: withoutMethods(local.runtime, [...without]) });
+      const source = await provider.create({ id: "fork-source", env: { SECRET: "from-create" } });
+      try {
+        await source.fs.write("/workspace/shared.txt", "before fork");
+        await source.env.set({ OVERLAY: "set" });
+        const before = (await local.runtime.listSnapshots({})).length;
+        const forked = await (source.fork?.() ?? assert.fail("fork is present"));
+        try {
+          assert.notEqual(forked.id, source.id);
+          assert.ok(await provider.resume({ id: forked.id }));
+          assert.equal(await forked.fs.read("/workspace/shared.txt"), "before fork");
+          assert.equal((await forked.process.exec('echo "$SECRET $OVERLAY"')).stdout, "from-create set\n");
+          await forked.fs.write("/workspace/shared.txt", "fork's own");
+          assert.equal(await source.fs.read("/workspace/shared.txt"), "before fork");
+          assert.equal((await local.runtime.listSnapshots({})).length, before, "the fork's snapshot is deleted");
+          assert.ok(await provider.resume({ id: source.id }), "the source is still found by its own id");
+          const [byId] = await local.runtime.findByLabels({ [SANDBOX_ID_LABEL]: source.id });
+          assert.equal(
+            (await local.runtime.findByLabels({ [SANDBOX_ID_LABEL]: source.id })).length,
+            1,
+            `only the source carries its id (found ${byId?.id})`,
+          );
+        } finally {
+          await forked.destroy();
+        }
+      } finally {
+        await source.destroy();
+      }
+    });
+  }
+
+  test("a runtime with its own fork and no snapshots forks through it, taking no snapshot", async () => {
+    const runtime = withoutMethods(local.runtime, ["snapshot", "listSnapshots", "deleteSnapshot"]);
+    const provider = sandportSandboxProvider({ runtime });
+    assert.deepEqual([provider.capabilities().snapshots, provider.capabilities().fork], [false, true]);
+    const source = await provider.create({ id: "native-fork-source" });
     try {
-      await source.fs.write("/workspace/shared.txt", "before fork");
-      await source.env.set({ OVERLAY: "set" });
+      await source.fs.write("/workspace/state.txt", "source");
       const before = (await local.runtime.listSnapshots({})).length;
       const forked = await (source.fork?.() ?? assert.fail("fork is present"));
       try {
-        assert.notEqual(forked.id, source.id);
-        assert.ok(await provider.resume({ id: forked.id }));
-        assert.equal(await forked.fs.read("/workspace/shared.txt"), "before fork");
-        assert.equal((await forked.process.exec('echo "$SECRET $OVERLAY"')).stdout, "from-create set\n");
-        await forked.fs.write("/workspace/shared.txt", "fork's own");
-        assert.equal(await source.fs.read("/workspace/shared.txt"), "before fork");
-        assert.equal((await local.runtime.listSnapshots({})).length, before, "the fork's snapshot is deleted");
+        assert.equal(await forked.fs.read("/workspace/state.txt"), "source");
+        assert.ok(await provider.resume({ id: forked.id }), "the fork is found again by its new id");
+        assert.equal((await local.runtime.listSnapshots({})).length, before, "no snapshot was taken");
       } finally {
         await forked.destroy();
       }
@@ -79,8 +113,10 @@ describe("on a runtime with snapshots", () => {
 
   test("a fork whose launch fails deletes its snapshot and passes the launch's error on", async () => {
     // The runtime as it is, except that a launch from a snapshot fails (a provider out of capacity, say).
+    // Without its own fork, so that the fork goes through a snapshot and a launch.
     const refusing = new Proxy(local.runtime, {
       get(target, key) {
+        if (key === "fork") return undefined;
         if (key === "launch") {
           return (spec: LaunchSpec, op?: OpOptions) =>
             spec.from === undefined
@@ -140,9 +176,9 @@ describe("on a runtime with snapshots", () => {
   });
 });
 
-describe("on a runtime without snapshots", () => {
+describe("on a runtime without snapshots or fork", () => {
   test("the flags are false, there is no restoreSnapshot, and snapshot and fork are TanStack AI's unsupported error", async () => {
-    const runtime = withoutMethods(local.runtime, ["snapshot", "listSnapshots", "deleteSnapshot"]);
+    const runtime = withoutMethods(local.runtime, ["snapshot", "listSnapshots", "deleteSnapshot", "fork"]);
     const provider = sandportSandboxProvider({ runtime, launch: { labels: { probe: "no-snapshots" } } });
     assert.deepEqual([provider.capabilities().snapshots, provider.capabilities().fork], [false, false]);
     assert.equal(provider.restoreSnapshot, undefined);

@@ -39,8 +39,11 @@ export async function takeSnapshot<H extends SandboxHandle>(
 }
 
 /**
- * `handle.fork()`: a new sandbox from the sandbox's state now, as a snapshot
- * and a launch from it; the snapshot is deleted once the new sandbox is up, so
+ * `handle.fork()`: a new sandbox from the sandbox's state now. Where the
+ * runtime has its own `fork`, that is it: the new sandbox carries the
+ * source's labels with a fresh `tanstack-ai/sandbox-id` (and the source's
+ * launch env, which `spec` was launched with), and no snapshot is taken.
+ * Otherwise it is a snapshot and a launch from it; the snapshot is deleted once the new sandbox is up, so
  * a fork leaves no snapshot behind. The new sandbox is launched with `spec`
  * under a fresh id. Without the port's snapshots: TanStack AI's unsupported
  * error, nothing launched. A failure after the launch destroys the new
@@ -53,6 +56,11 @@ export async function forkSandbox<H extends SandboxHandle>(
   spec: LaunchSpec,
 ): Promise<LabelledSandbox<H>> {
   const { runtime, sandbox } = context;
+  if (runtime.fork && resolveCapabilities(runtime).fork === true) {
+    const id = randomUUID();
+    const forked = await runtime.fork(sandbox, { labels: { ...sandbox.labels, [SANDBOX_ID_LABEL]: id } });
+    return { sandbox: forked, handleId: runtime.findByLabels ? id : forked.id };
+  }
   if (!hasSnapshots(runtime) || !runtime.snapshot || !runtime.deleteSnapshot) {
     throw unsupportedCapability(context, "fork", "snapshots");
   }

@@ -42,7 +42,12 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  * - `stopKeeps: "unknown"`: what survives `stop` then `start` (files, processes) waits for
  *   live evidence (the canary's `stopKeeps` probe; `lifecycle.stop-keeps` then proves a declared value).
  *
- * Forks, network policy updates and drives exist in Vercel but have no place
+ * - `fork: "not-exposed"`: Vercel's `Sandbox.fork` starts the new sandbox from
+ *   the source's last snapshot (its base environment when it has none), not
+ *   from its files now, and a snapshot stops the sandbox (see `snapshots`):
+ *   the port's fork copies a running sandbox as it is and leaves it running.
+ *
+ * Network policy updates and drives exist in Vercel but have no place
  * in the port (`sandbox-v1`), so this adapter does not reach them.
  * - `networkPolicy: "domains"`: `"all"` is `allow-all`, `"none"` (and an empty allow list)
  *   `deny-all`; an allow list is Vercel's user-defined policy, which denies everything
@@ -75,7 +80,13 @@ export const vercelCapabilities: DeclaredCapabilities = remoteCapabilities({
     networkPolicy: "domains",
     stopKeeps: "unknown",
   },
-  absent: { interactive: "unsupported", fileOps: "not-exposed", detachedLaunch: "unknown", snapshots: "not-exposed" },
+  absent: {
+    interactive: "unsupported",
+    fileOps: "not-exposed",
+    detachedLaunch: "unknown",
+    snapshots: "not-exposed",
+    fork: "not-exposed",
+  },
 });
 
 /** @deprecated Renamed {@link vercelCapabilities}, as every provider's `<p>Capabilities`; this alias will be removed. */

@@ -1,4 +1,4 @@
-import type { SandboxHandle } from "@sandport/core";
+import type { GrantedResources, SandboxHandle } from "@sandport/core";
 import { foreignSandbox, handleRecipe } from "@sandport/core/adapter";
 import type { VercelSandboxRow } from "./internal/sdk-types.js";
 import { MAX_NAME_LENGTH, NAME_CHARACTERS } from "./ownership.js";
@@ -22,7 +22,26 @@ const handles = handleRecipe(PROVIDER, {
 
 /** A handle from a list row (the caller checks ownership first). */
 export function handleFromRow(row: VercelSandboxRow): VercelHandle {
-  return handles.toHandle(row.name, row.tags, row.createdAt);
+  return withGranted(handles.toHandle(row.name, row.tags, row.createdAt), row);
+}
+
+/**
+ * `handle` with what Vercel reports it gave the sandbox (`vcpus`, and
+ * `memory` in MB, which Vercel counts as MiB: 2048 per vCPU) as its
+ * `resources`; unchanged when the answer reports neither.
+ */
+export function withGranted(
+  handle: VercelHandle,
+  reported: { readonly vcpus?: number | undefined; readonly memory?: number | undefined },
+): VercelHandle {
+  const size = (value: number | undefined) => (typeof value === "number" && Number.isFinite(value) ? value : undefined);
+  const cpus = size(reported.vcpus);
+  const memoryMiB = size(reported.memory);
+  const granted: GrantedResources = {
+    ...(cpus === undefined ? {} : { cpus }),
+    ...(memoryMiB === undefined ? {} : { memoryMiB }),
+  };
+  return Object.keys(granted).length === 0 ? handle : { ...handle, resources: Object.freeze(granted) };
 }
 
 /** The sandbox name of a handle: a Vercel handle (`checkHandle`) whose id can be a sandbox name. */

@@ -39,7 +39,14 @@ for (const version of Object.keys(SDK_VERSIONS) as SdkVersion[]) {
       });
       assert.deepEqual(
         { ...handle, createdAt: undefined },
-        { id: "sandport-launch-tests-key-1", provider: "vercel", labels: { job: "42" }, createdAt: undefined },
+        {
+          id: "sandport-launch-tests-key-1",
+          provider: "vercel",
+          labels: { job: "42" },
+          createdAt: undefined,
+          resources: { cpus: 1, memoryMiB: 2048 },
+        },
+        "the resources are what Vercel's answer says it gave (the runtime's default vCPU, 2048 MB each)",
       );
       assert.match(handle.createdAt ?? "", /^\d{4}-\d\d-\d\dT/);
       assert.deepEqual(
@@ -67,6 +74,8 @@ for (const version of Object.keys(SDK_VERSIONS) as SdkVersion[]) {
       assert.match(handle.id, /^sandport-launch-tests-[0-9a-f-]{36}$/);
       const sandbox = await stored(handle.id);
       assert.deepEqual([sandbox.timeout, sandbox.vcpus, sandbox.image], [60_000, 4, "vercel/sandbox/node24"]);
+      assert.deepEqual(handle.resources, { cpus: sandbox.vcpus, memoryMiB: sandbox.memory });
+      assert.deepEqual((await runtime.getById(handle.id))?.resources, { cpus: 4, memoryMiB: 8192 }, "a rebuilt handle");
       await runtime.destroy(handle);
     });
 

@@ -10,7 +10,7 @@ import { createCallBudget, launchFailure, launchWithReclaim, whenAbsent } from "
 import { vercelCapabilities } from "./capabilities.js";
 import type { VercelContext } from "./context.js";
 import { isAlreadyExists, mapVercelError } from "./errors.js";
-import { PROVIDER, type VercelHandle } from "./handle.js";
+import { PROVIDER, type VercelHandle, withGranted } from "./handle.js";
 import { deleteSandbox } from "./lifecycle.js";
 import { findByLaunchKey } from "./lookup.js";
 import { vercelNetworkPolicy } from "./network-plan.js";
@@ -95,7 +95,7 @@ export function launch(context: VercelContext, spec?: LaunchSpec, op?: OpOptions
       }
       // Vercel's mkdir is not recursive (the workspace's parent exists) and refuses an existing directory.
       await sandbox.mkDir(options.workspaceRoot, { signal: call.signal }).catch(whenAbsent(isAlreadyExists, undefined));
-      return { id: name, provider: PROVIDER, labels, createdAt: sandbox.createdAt.toISOString() };
+      return withGranted({ id: name, provider: PROVIDER, labels, createdAt: sandbox.createdAt.toISOString() }, sandbox);
     },
     createFailure: launchError,
     destroy: (name, budget) => deleteSandbox(context, name, budget),

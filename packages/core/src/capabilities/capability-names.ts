@@ -12,6 +12,7 @@
  * - `ports` ⇐ `portEndpoint` (a port a sandboxed server listens on is reachable from outside)
  * - `pty` ⇐ `openTerminal` (a program can run on a pseudo-terminal inside the sandbox)
  * - `snapshots` ⇐ `snapshot`, `listSnapshots` and `deleteSnapshot` (and `launch` accepts `from`)
+ * - `fork` ⇐ `fork` (a running sandbox can be copied into a new one by the provider's own mechanism)
  * - `lifecycle` ⇐ `stop` and `start` (also declared, since presence alone cannot prove they work)
  */
 export const STRUCTURAL_CAPABILITIES = [
@@ -25,6 +26,7 @@ export const STRUCTURAL_CAPABILITIES = [
   "ports",
   "pty",
   "snapshots",
+  "fork",
 ] as const;
 
 /** A capability that method presence decides. */

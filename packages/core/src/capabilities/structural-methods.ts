@@ -32,6 +32,7 @@ export const STRUCTURAL_REQUIREMENTS: Readonly<Record<StructuralCapability, read
   ports: ["portEndpoint"],
   pty: ["openTerminal"],
   snapshots: ["snapshot", "listSnapshots", "deleteSnapshot"],
+  fork: ["fork"],
 };
 
 /** True when `runtime` has a callable member named `method`. */

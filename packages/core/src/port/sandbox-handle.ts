@@ -1,4 +1,15 @@
 import type { Labels } from "./labels.js";
+import type { ResourceLimits } from "./launch-spec.js";
+
+/**
+ * What a sandbox was actually given, as the provider reports it (or, for a
+ * local runtime, what it enforces), in the units of `ResourceLimits`. Each
+ * field is present only where the runtime knows it: an absent field means
+ * "not reported", never "unlimited". It may differ from what was asked: a
+ * provider rounds up to its own sizes, or gives its default when nothing was
+ * asked.
+ */
+export type GrantedResources = ResourceLimits;
 
 /**
  * What a runtime returns from `launch` and accepts everywhere else.
@@ -17,4 +28,10 @@ export interface SandboxHandle {
   readonly labels: Labels;
   /** Creation time as an ISO-8601 string, when the provider reports it. */
   readonly createdAt?: string;
+  /**
+   * What the sandbox was granted (see {@link GrantedResources}), read back
+   * from the provider's answer where the adapter has one; absent where the
+   * runtime cannot tell. Each adapter's README says which fields it reports.
+   */
+  readonly resources?: GrantedResources;
 }

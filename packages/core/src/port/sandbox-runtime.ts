@@ -6,6 +6,7 @@ import { EXEC_REQUEST_KEYS, type ExecRequest } from "./exec-request.js";
 import type { ExecResult } from "./exec-result.js";
 import type { FileInfo } from "./file-info.js";
 import type { FileInput } from "./file-input.js";
+import type { ForkOptions } from "./fork-options.js";
 import type { Labels } from "./labels.js";
 import type { LaunchSpec } from "./launch-spec.js";
 import type { OpOptions } from "./op-options.js";
@@ -137,4 +138,18 @@ export interface SandboxRuntime<H extends SandboxHandle = SandboxHandle> {
    * with `FOREIGN_SANDBOX`, untouched.
    */
   deleteSnapshot?(snapshot: SnapshotRef | string, op?: OpOptions): Promise<void>;
+  /**
+   * Create a new sandbox that is a copy of a running one, and resolve once it
+   * can run commands; the source keeps running. The fork has a new id, the
+   * source's owner, launch env, network and resources, the source's labels
+   * (or `options.labels` in their place), and is listed, reattached and
+   * destroyed like any sandbox of ours; it never carries the source's launch
+   * key (a launch key names one sandbox). Options are validated first
+   * (`INVALID_REQUEST`). Later writes to
+   * either are not seen by the other; destroying one leaves the other. What
+   * is copied (files, or memory too) the runtime's documentation says. A
+   * source that is absent rejects with `NOT_FOUND`, a foreign one with
+   * `FOREIGN_SANDBOX`, before anything is created.
+   */
+  fork?(handle: H, options?: ForkOptions): Promise<H>;
 }

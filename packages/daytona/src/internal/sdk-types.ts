@@ -156,6 +156,12 @@ export interface DaytonaSandbox {
   readonly labels: Record<string, string>;
   readonly state?: string;
   readonly createdAt?: string;
+  /** vCPUs the sandbox has (from the create's answer). */
+  readonly cpu?: number;
+  /** Memory in GiB. */
+  readonly memory?: number;
+  /** Disk in GiB. */
+  readonly disk?: number;
   readonly process: DaytonaProcess;
   readonly fs: DaytonaFileSystem;
   /** Starts a stopped sandbox and waits until it is started; `timeout` in seconds. */

@@ -32,6 +32,8 @@ export interface FreestyleVmData {
   readonly metadata: Record<string, string>;
   /** ISO-8601. */
   readonly createdAt: string;
+  /** The VM's size: vCPUs, memory and disk in MiB. */
+  readonly resources?: { readonly cpu?: number; readonly memory?: number; readonly storage?: number } | null;
 }
 
 /**

@@ -49,17 +49,21 @@ export async function startSandbox(store: SandboxStore, record: SandboxRecord, s
  * after `start`) nor `NOT_FOUND` (the sandbox is there, files and all).
  */
 export async function refuseIfStopped(store: SandboxStore, id: string): Promise<void> {
-  const stopped = await access(stoppedPath(store, id)).then(
-    () => true,
-    () => false,
-  );
-  if (stopped) {
+  if (await isStopped(store, id)) {
     throw invalidRequest(
       `sandbox ${id} is stopped: call start before running commands in it`,
       { sandboxId: id, state: "stopped" },
       LOCAL_PROVIDER,
     );
   }
+}
+
+/** Whether sandbox `id` is recorded stopped (its processes frozen by `stop`, until `start`). */
+export async function isStopped(store: SandboxStore, id: string): Promise<boolean> {
+  return access(stoppedPath(store, id)).then(
+    () => true,
+    () => false,
+  );
 }
 
 function stoppedPath(store: SandboxStore, id: string): string {

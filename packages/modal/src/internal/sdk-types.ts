@@ -97,8 +97,14 @@ export interface ModalCreateParams {
   readonly blockNetwork: boolean;
   /** The only CIDR ranges the sandbox may reach (any protocol); never beside `blockNetwork: true`. */
   readonly outboundCidrAllowlist?: string[];
+  /** Cores reserved (set aside, not a ceiling); required by the SDK beside `cpuLimit`. */
   readonly cpu?: number;
+  /** The hard limit of cores. */
+  readonly cpuLimit?: number;
+  /** MiB reserved (set aside, not a ceiling); required by the SDK beside `memoryLimitMiB`. */
   readonly memoryMiB?: number;
+  /** The hard limit of memory, MiB. */
+  readonly memoryLimitMiB?: number;
   /** Ports tunnelled with TLS (`https://` URLs). */
   readonly encryptedPorts?: number[];
   /** Ports tunnelled as plain TCP. */

@@ -30,6 +30,7 @@ const OWN_METHODS: Readonly<Record<StructuralCapability, readonly string[]>> = {
   ports: ["portEndpoint"],
   pty: ["openTerminal"],
   snapshots: ["snapshot", "listSnapshots", "deleteSnapshot"],
+  fork: ["fork"],
 };
 /** Optional members beyond {@link OWN_METHODS}: `stop`/`start`, which the declared `lifecycle` covers. */
 const OPTIONAL_METHODS = [...Object.values(OWN_METHODS).flat(), "stop", "start"];
@@ -49,6 +50,7 @@ const EXERCISED_BY: Readonly<Partial<Record<CapabilityName, readonly string[]>>>
   ports: ["ports.http"],
   pty: ["terminal."],
   snapshots: ["snapshots.", "lifecycle.snapshot-refused"],
+  fork: ["lifecycle.fork"],
   binaryOutput: ["exec.binary-output", "interactive.binary-output"],
   lifecycle: ["lifecycle.stop-start"],
   verifiedCleanup: ["lifecycle.destroy", "lifecycle.destroy-running"],

@@ -61,6 +61,8 @@ export const CONFORMANCE_CHECKS = {
   "lifecycle.destroyed-validation": "invalid requests against a destroyed sandbox still fail INVALID_REQUEST",
   "lifecycle.detached-launch": "launchDetached returns a handle that can be found and destroyed",
   "lifecycle.stop-start": "stop then start leaves a sandbox that runs commands (and keeps files if persistent)",
+  "lifecycle.fork":
+    "fork makes a new sandbox, labelled like its source (or as told), with its files; later writes to either stay apart; both are listed; destroying the source leaves the fork; a fork of a destroyed sandbox is NOT_FOUND",
   "lifecycle.stop-keeps":
     "stop then start keeps what stopKeeps declares: a file (filesystem), also a background loop that goes on counting from its memory (filesystem+memory), nothing (nothing)",
   "async.start-status-logs": "startCommand → status running, partial logs → exited → full logs with exit code",

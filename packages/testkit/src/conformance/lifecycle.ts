@@ -4,6 +4,7 @@ import { type LaunchSpec, OWNER_LABEL, type SandboxHandle } from "@sandport/core
 import { declareAbortedCallChecks } from "./aborted-calls.js";
 import { assertSucceeded, expectCode, fileExists, pollUntil, readText } from "./assertions.js";
 import { declareDestroyChecks } from "./destroy.js";
+import { declareForkChecks } from "./fork.js";
 import { declareNetworkAllowChecks } from "./network-allow.js";
 import { declareNetworkPolicyChecks } from "./network-policy.js";
 import { declareSnapshotRefusalChecks } from "./snapshots.js";
@@ -230,4 +231,5 @@ function declareOptionalLifecycleChecks<H extends SandboxHandle>(
     },
   );
   declareStopKeepsChecks(group);
+  declareForkChecks(group);
 }

@@ -89,6 +89,10 @@ export interface VercelSandboxRow {
   readonly createdAt: number;
   readonly status: string;
   readonly tags?: Record<string, string> | undefined;
+  /** vCPUs allocated, as the API reports them. */
+  readonly vcpus?: number | undefined;
+  /** Memory allocated, in MB (MiB: 2048 per vCPU). */
+  readonly memory?: number | undefined;
 }
 
 /** One page of `Sandbox.list`. */
@@ -164,6 +168,10 @@ export interface VercelSandbox {
   readonly name: string;
   readonly createdAt: Date;
   readonly region: string | undefined;
+  /** vCPUs allocated, from the create's answer. */
+  readonly vcpus?: number | undefined;
+  /** Memory allocated in MB (MiB), from the create's answer. */
+  readonly memory?: number | undefined;
   runCommand(params: VercelRunParams & { readonly detached: true }): Promise<VercelCommand>;
   runCommand(params: VercelWaitedRunParams): Promise<VercelCommandFinished>;
   getCommand(cmdId: string, options?: VercelCallOptions): Promise<VercelCommand>;

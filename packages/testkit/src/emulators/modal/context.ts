@@ -26,8 +26,12 @@ export interface CreateSandboxInput {
   readonly tags: Record<string, string>;
   /** `networkAccess`: open, blocked, or an outbound allowlist (see `network-access.ts`). */
   readonly network: OutboundNetwork;
+  /** The hard CPU limit (`milliCpuMax`, the SDK's `cpuLimit`), enforced by the backend. */
   readonly cpus: number | undefined;
+  /** The hard memory limit (`memoryMbMax`, the SDK's `memoryLimitMiB`), enforced by the backend. */
   readonly memoryMiB: number | undefined;
+  /** The reservations (`milliCpu`, `memoryMb`: the SDK's `cpu`, `memoryMiB`): kept, never a ceiling. */
+  readonly reserved?: { readonly cpus?: number; readonly memoryMiB?: number };
   /** Container ports opened as tunnels (`openPorts`), each reachable through the backend's `portEndpoint`. */
   readonly ports: readonly TunnelPort[];
   readonly foreign: boolean;

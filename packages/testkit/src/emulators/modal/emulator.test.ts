@@ -459,23 +459,28 @@ describe("Modal emulator launch settings", () => {
     await rm(root, { recursive: true, force: true });
   });
 
-  it("blockNetwork, cpu, memory, env and the timeout reach the backend's launch", async () => {
+  it("blockNetwork, the cpu and memory limits, env and the timeout reach the backend's launch; reservations alone bound nothing", async () => {
     const modal = await loadModal();
     const { client } = clientFor(modal, emulator);
     const app = await client.apps.fromName("launch", { createIfMissing: true });
     const image = client.images.fromRegistry("alpine:3.21");
     const limited = await client.sandboxes.create(app, image, {
       blockNetwork: true,
-      cpu: 0.5,
-      memoryMiB: 256,
+      cpu: 0.25,
+      cpuLimit: 0.5,
+      memoryMiB: 128,
+      memoryLimitMiB: 256,
       env: { A: "1" },
       timeoutMs: 30_000,
     });
     const plain = await client.sandboxes.create(app, image);
+    const reserved = await client.sandboxes.create(app, image, { cpu: 0.5, memoryMiB: 256 });
     assert.deepEqual(launches, [
       { env: { A: "1" }, lifetimeMs: 90_000, network: "none", resources: { cpus: 0.5, memoryMiB: 256 } },
       { lifetimeMs: 360_000 },
+      { lifetimeMs: 360_000 },
     ]);
+    await reserved.terminate();
     const echo = await limited.exec(["sh", "-c", "echo $A"]);
     assert.equal(await echo.stdout.readText(), "1\n");
     await limited.terminate();

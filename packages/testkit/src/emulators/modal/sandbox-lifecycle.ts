@@ -76,8 +76,14 @@ export function registerSandboxLifecycle(context: ModalContext): void {
       idleTimeoutSecs,
       tags: tagMap(request.tags),
       network,
-      cpus: resources.milliCpu ? Number(resources.milliCpu) / 1000 : undefined,
-      memoryMiB: resources.memoryMb ? Number(resources.memoryMb) : undefined,
+      // The hard limits (the SDK's cpuLimit, memoryLimitMiB) are what the backend enforces; a reservation
+      // (cpu, memoryMiB) is what Modal sets aside, no ceiling, so it is kept but bounds nothing.
+      cpus: resources.milliCpuMax ? Number(resources.milliCpuMax) / 1000 : undefined,
+      memoryMiB: resources.memoryMbMax ? Number(resources.memoryMbMax) : undefined,
+      reserved: {
+        ...(resources.milliCpu ? { cpus: Number(resources.milliCpu) / 1000 } : {}),
+        ...(resources.memoryMb ? { memoryMiB: Number(resources.memoryMb) } : {}),
+      },
       ports: tunnelPorts(context, definition),
       foreign: false,
     });
