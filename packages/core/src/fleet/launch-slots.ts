@@ -3,7 +3,7 @@ import { abortError } from "../timing/abort.js";
 import type { FleetClock } from "./fleet-clock.js";
 import type { LimiterEvent, ResolvedLimits } from "./limiter-options.js";
 
-type LaunchOperation = "launch" | "launchDetached";
+type LaunchOperation = "launch" | "launchDetached" | "fork";
 
 interface Waiter {
   readonly admit: () => void;

@@ -41,6 +41,7 @@ const OPTIONAL = [
   "snapshot",
   "listSnapshots",
   "deleteSnapshot",
+  "fork",
 ] as const;
 
 const members = (runtime: SandboxRuntime) =>
@@ -182,6 +183,29 @@ describe("limitRuntime over the local runtime", () => {
       events.map((event) => event.type),
       ["admitted", "queued", "admitted"],
     );
+  });
+
+  test("a fork is a new sandbox: it waits for a live slot like a launch, and counts as live once made", async () => {
+    const limited = limitRuntime(local.runtime, { maxLive: 2 });
+    if (!limited.fork) return assert.fail("the local runtime forks; the limiter must forward fork");
+    const source = await limited.launch({ labels: { fork: "source" } });
+    const copy = await limited.fork(source, { labels: { fork: "copy" } });
+    assert.deepEqual(limited.load(), { inFlight: 0, live: 2, queued: 0 });
+    let thirdDone = false;
+    const third = limited.fork(source, { labels: { fork: "third" } }).then((handle) => {
+      thirdDone = true;
+      return handle;
+    });
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    assert.equal(limited.load().queued, 1);
+    assert.equal(thirdDone, false);
+    assert.deepEqual(await local.runtime.findByLabels({ fork: "third" }), []);
+    await limited.destroy(copy);
+    const made = await third;
+    assert.equal(made.labels.fork, "third");
+    await limited.destroy(made);
+    await limited.destroy(source);
+    assert.deepEqual(limited.load(), { inFlight: 0, live: 0, queued: 0 });
   });
 
   test("a launch queued past queueDeadlineMs is refused with DEADLINE_EXCEEDED and nothing is launched", async () => {

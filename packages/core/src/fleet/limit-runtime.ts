@@ -1,5 +1,6 @@
 import type { OptionalMethod } from "../capabilities/structural-methods.js";
 import { SandportError } from "../errors/sandport-error.js";
+import type { ForkOptions } from "../port/fork-options.js";
 import type { LaunchSpec } from "../port/launch-spec.js";
 import type { OpOptions } from "../port/op-options.js";
 import type { SandboxHandle } from "../port/sandbox-handle.js";
@@ -15,11 +16,12 @@ import { type LimiterEvent, type LimiterOptions, resolveLimits } from "./limiter
  * anything twice (a read, a lookup, an idempotent delete or an idempotent
  * start), so a `RATE_LIMITED` answer is waited out and the call repeated;
  * `once`: never repeated (it runs or writes something); `launch`: queued for
- * a slot, and repeated only with a launch key. A `Record` over every optional
+ * a slot, and repeated only with a launch key; `fork`: queued for a slot like
+ * a launch, never repeated. A `Record` over every optional
  * member, so a member added to the port cannot be left unforwarded.
  */
 const OPTIONAL_MEMBERS: Readonly<
-  Record<OptionalMethod, { readonly kind: "safe" | "once" | "stream" | "launch"; readonly opAt: number }>
+  Record<OptionalMethod, { readonly kind: "safe" | "once" | "stream" | "launch" | "fork"; readonly opAt: number }>
 > = {
   execStream: { kind: "stream", opAt: 2 },
   // Idempotent on its sessionId: a repeat returns the command already started.
@@ -42,6 +44,8 @@ const OPTIONAL_MEMBERS: Readonly<
   listSnapshots: { kind: "safe", opAt: 1 },
   // Deleting an absent snapshot resolves.
   deleteSnapshot: { kind: "safe", opAt: 1 },
+  // A new sandbox: it takes a launch slot and counts as live, and is never repeated (it has no launch key).
+  fork: { kind: "fork", opAt: 1 },
 };
 
 /** A runtime behind {@link limitRuntime}: the same port, plus what the limiter holds. */
@@ -136,6 +140,24 @@ export function limitRuntime<H extends SandboxHandle>(
     }
   }
 
+  /** A fork: a new sandbox, so a slot first as for a launch; never repeated, for it carries no launch key. */
+  async function forkThrough(source: H, options?: ForkOptions) {
+    const deadlineMs = Math.min(limits.queueDeadlineMs, options?.timeoutMs ?? Infinity);
+    const waitedMs = await slots.acquire("fork", deadlineMs, options?.signal);
+    const rest =
+      options?.timeoutMs === undefined
+        ? options
+        : { ...options, timeoutMs: Math.max(1, Math.floor(options.timeoutMs - waitedMs)) };
+    let handle: H | undefined;
+    try {
+      handle = (await withRateLimits("fork", false, undefined, () => call("fork", [source, rest]))) as H;
+      live.add(handle.id);
+      return handle;
+    } finally {
+      slots.finish(handle !== undefined);
+    }
+  }
+
   const limited: Record<string, unknown> = {
     specificationVersion: runtime.specificationVersion,
     provider: runtime.provider,
@@ -163,6 +185,8 @@ export function limitRuntime<H extends SandboxHandle>(
         (runtime as unknown as Record<string, (...given: unknown[]) => unknown>)[method]!.apply(runtime, args);
     } else if (kind === "launch") {
       limited[method] = (spec: LaunchSpec, op?: OpOptions) => launchThrough("launchDetached", spec, op);
+    } else if (kind === "fork") {
+      limited[method] = (handle: H, options?: ForkOptions) => forkThrough(handle, options);
     } else if (kind === "once") {
       limited[method] = (...args: unknown[]) => withRateLimits(method, false, undefined, () => call(method, args));
     } else {
