@@ -1,4 +1,5 @@
-import type { VendorEnd } from "@sandport/core/adapter";
+import { EXEC_MARKER_ENV } from "@sandport/core";
+import { markerSweepScript, type VendorEnd } from "@sandport/core/adapter";
 import type { OutputSink, PlaneProcess, ProcessPlane } from "./data-plane.js";
 import { isNotFound } from "./errors.js";
 import { type Sandboxd, SIGNALS } from "./internal/sandboxd.js";
@@ -7,13 +8,15 @@ import { type Sandboxd, SIGNALS } from "./internal/sandboxd.js";
  * sandboxd's process service as a data plane: `Start` streams `init`
  * (the process id), stdout and stderr bytes, then `exit`; stdin is
  * `WriteStdin` (bytes, then EOF); a kill is `SendSignal(SIGKILL)` to the
- * process group. An exit code of -1 is sandboxd's (Go's) word for a
+ * process group, then a second process that kills every process carrying
+ * the command's marker (`markerSweepScript`): a child that left the group
+ * (`setsid`, a job of its own) outlives the group's signal. An exit code of -1 is sandboxd's (Go's) word for a
  * process ended by a signal: killed. A stream that ends without `exit`
  * is a lost run (the process may still run).
  */
 export function sandboxdPlane(sandboxd: Sandboxd, requestMs: () => number): ProcessPlane {
   return {
-    start: (pod, script, _marker, output: OutputSink, signal) =>
+    start: (pod, script, marker, output: OutputSink, signal) =>
       new Promise<PlaneProcess>((resolve, reject) => {
         const stream = new AbortController();
         let processId: number | undefined;
@@ -57,6 +60,9 @@ export function sandboxdPlane(sandboxd: Sandboxd, requestMs: () => number): Proc
               // Already gone: nothing left to kill.
               if (!isNotFound(error)) throw error;
             }
+            // What left the group (a setsid child, a job of its own) still carries the marker.
+            const sweep = { command: ["sh", "-c", markerSweepScript(EXEC_MARKER_ENV, marker)] };
+            await sandboxd.start(pod, sweep, () => {}, killSignal);
           },
         });
       }),
