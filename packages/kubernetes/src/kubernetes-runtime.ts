@@ -1,5 +1,7 @@
 import {
   assertCapabilitiesConsistent,
+  type CommandRef,
+  type CommandStatus,
   type DeclaredCapabilities,
   type ExecEvent,
   type ExecRequest,
@@ -15,7 +17,9 @@ import {
   type SandboxRuntime,
   type SandportError,
   SPECIFICATION_VERSION,
+  type StartCommandRequest,
 } from "@sandport/core";
+import { commandLogs, commandStatus, startCommand } from "./async-commands.js";
 import { kubernetesCapabilities } from "./capabilities.js";
 import { KubernetesContext } from "./context.js";
 import { exec, execStream } from "./exec.js";
@@ -92,6 +96,25 @@ export class KubernetesRuntime implements SandboxRuntime<KubernetesHandle> {
   /** Starts a command whose stdin stays open; resolves once it runs. */
   spawn(handle: KubernetesHandle, request: ExecRequest, op?: OpOptions): Promise<SandboxProcess> {
     return spawn(this.#context, handle, request, op);
+  }
+
+  /**
+   * Starts a command that outlives the call (a detached supervisor keeps its
+   * records in the pod); the session id is the idempotency key, across
+   * runtime instances.
+   */
+  startCommand(handle: KubernetesHandle, request: StartCommandRequest, op?: OpOptions): Promise<CommandRef> {
+    return startCommand(this.#context, handle, request, op);
+  }
+
+  /** `running`, else how a started command exited (`exitCode: null` when its timeout or output cap stopped it). */
+  commandStatus(handle: KubernetesHandle, ref: CommandRef, op?: OpOptions): Promise<CommandStatus> {
+    return commandStatus(this.#context, handle, ref, op);
+  }
+
+  /** A started command's output so far (whole once it exited), capped at its own `maxOutputBytes`. */
+  commandLogs(handle: KubernetesHandle, ref: CommandRef, op?: OpOptions): Promise<ExecResult> {
+    return commandLogs(this.#context, handle, ref, op);
   }
 
   /** Writes every file as raw bytes, atomically, one request (or command) each. */
