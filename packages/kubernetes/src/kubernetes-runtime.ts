@@ -18,6 +18,8 @@ import {
   type SandportError,
   SPECIFICATION_VERSION,
   type StartCommandRequest,
+  type Terminal,
+  type TerminalRequest,
 } from "@sandport/core";
 import { commandLogs, commandStatus, startCommand } from "./async-commands.js";
 import { kubernetesCapabilities } from "./capabilities.js";
@@ -32,6 +34,7 @@ import { findByLabels, getById } from "./lookup.js";
 import { type KubernetesRuntimeOptions, resolveOptions } from "./options.js";
 import { portEndpoint } from "./ports.js";
 import { spawn } from "./spawn.js";
+import { openTerminal } from "./terminal.js";
 
 /**
  * The Sandport runtime for a Kubernetes cluster running
@@ -115,6 +118,11 @@ export class KubernetesRuntime implements SandboxRuntime<KubernetesHandle> {
   /** A started command's output so far (whole once it exited), capped at its own `maxOutputBytes`. */
   commandLogs(handle: KubernetesHandle, ref: CommandRef, op?: OpOptions): Promise<ExecResult> {
     return commandLogs(this.#context, handle, ref, op);
+  }
+
+  /** Runs a program on a terminal (sandboxd's PTY, or pod exec with `tty`); resolves once it runs. */
+  openTerminal(handle: KubernetesHandle, request: TerminalRequest, op?: OpOptions): Promise<Terminal> {
+    return openTerminal(this.#context, handle, request, op);
   }
 
   /** Writes every file as raw bytes, atomically, one request (or command) each. */

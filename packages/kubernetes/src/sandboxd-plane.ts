@@ -16,7 +16,7 @@ import { type Sandboxd, SIGNALS } from "./internal/sandboxd.js";
  */
 export function sandboxdPlane(sandboxd: Sandboxd, requestMs: () => number): ProcessPlane {
   return {
-    start: (pod, script, marker, output: OutputSink, signal) =>
+    start: (pod, script, marker, output: OutputSink, signal, pty) =>
       new Promise<PlaneProcess>((resolve, reject) => {
         const stream = new AbortController();
         let processId: number | undefined;
@@ -35,6 +35,7 @@ export function sandboxdPlane(sandboxd: Sandboxd, requestMs: () => number): Proc
             else output(event.kind, event.data);
           },
           stream.signal,
+          pty,
         );
         const ended: Promise<VendorEnd> = done.then(
           () => {
@@ -53,6 +54,7 @@ export function sandboxdPlane(sandboxd: Sandboxd, requestMs: () => number): Proc
           ended,
           write: (data) => sandboxd.writeStdin(pod, pid, data, AbortSignal.timeout(requestMs())),
           closeStdin: () => sandboxd.writeStdin(pod, pid, undefined, AbortSignal.timeout(requestMs())),
+          resize: (size) => sandboxd.resize(pod, pid, size.cols, size.rows, AbortSignal.timeout(requestMs())),
           kill: async (killSignal) => {
             try {
               await sandboxd.sendSignal(pod, pid, SIGNALS.SIGKILL, killSignal);
