@@ -11,14 +11,13 @@ export type KubernetesCapabilities = DeclaredCapabilities;
  * `labelSearch`, `streaming` (sandboxd's `Start` stream, or the exec
  * WebSocket, as output arrives), `interactive` (`spawn`: stdin through
  * `WriteStdin` or channel 0; closing it needs exec's v5), `fileOps`
- * (commands in the pod) and `ports` (the router, `X-Sandbox-Port`) are
- * there. The absent ones:
+ * (commands in the pod), `ports` (the router, `X-Sandbox-Port`),
+ * `asyncExec` (sandboxd forgets a process once its `Start` stream ends, so
+ * an async command runs under the kit's file-backed supervisor, detached in
+ * the pod, on either plane; it needs `bash` in the pod) and `pty`
+ * (`openTerminal`: sandboxd's `Start` with a PTY and `ResizeTTY`, or pod
+ * exec with `tty` and its resize channel) are there. The absent one:
  *
- * - `asyncExec: "not-exposed"`: sandboxd forgets a process once its
- *   `Start` stream ends, so a detached command needs the kit's file-backed
- *   recipe; not wired in yet.
- * - `pty: "not-exposed"`: sandboxd's `Start` takes a PTY and `ResizeTTY`
- *   exists (exec has `tty` and channel 4); no terminal is wired in yet.
  * - `detachedLaunch: "not-exposed"`: a claim is one create; its readiness is waited for.
  * - `fork: "unsupported"`: neither sandboxd nor the pod API copies a running
  *   sandbox (a pod's writable layer and memory stay on its node).
@@ -61,8 +60,6 @@ export function kubernetesCapabilities(_dataPlane: DataPlane): KubernetesCapabil
       stopKeeps: "unknown",
     },
     absent: {
-      asyncExec: "not-exposed",
-      pty: "not-exposed",
       detachedLaunch: "not-exposed",
       fork: "unsupported",
     },

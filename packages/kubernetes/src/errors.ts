@@ -31,6 +31,8 @@ export class GrpcStatusError extends Error {
     message: string,
     /** Whether the request left this process (false: the connection could not be made). */
     readonly sent: boolean,
+    /** Whether the server answered this status itself (`grpc-status` in its trailers), rather than the stream breaking. */
+    readonly answered = false,
   ) {
     super(message);
   }

@@ -1,5 +1,7 @@
 import {
   assertCapabilitiesConsistent,
+  type CommandRef,
+  type CommandStatus,
   type DeclaredCapabilities,
   type ExecEvent,
   type ExecRequest,
@@ -15,7 +17,11 @@ import {
   type SandboxRuntime,
   type SandportError,
   SPECIFICATION_VERSION,
+  type StartCommandRequest,
+  type Terminal,
+  type TerminalRequest,
 } from "@sandport/core";
+import { commandLogs, commandStatus, startCommand } from "./async-commands.js";
 import { kubernetesCapabilities } from "./capabilities.js";
 import { KubernetesContext } from "./context.js";
 import { exec, execStream } from "./exec.js";
@@ -28,6 +34,7 @@ import { findByLabels, getById } from "./lookup.js";
 import { type KubernetesRuntimeOptions, resolveOptions } from "./options.js";
 import { portEndpoint } from "./ports.js";
 import { spawn } from "./spawn.js";
+import { openTerminal } from "./terminal.js";
 
 /**
  * The Sandport runtime for a Kubernetes cluster running
@@ -92,6 +99,30 @@ export class KubernetesRuntime implements SandboxRuntime<KubernetesHandle> {
   /** Starts a command whose stdin stays open; resolves once it runs. */
   spawn(handle: KubernetesHandle, request: ExecRequest, op?: OpOptions): Promise<SandboxProcess> {
     return spawn(this.#context, handle, request, op);
+  }
+
+  /**
+   * Starts a command that outlives the call (a detached supervisor keeps its
+   * records in the pod); the session id is the idempotency key, across
+   * runtime instances.
+   */
+  startCommand(handle: KubernetesHandle, request: StartCommandRequest, op?: OpOptions): Promise<CommandRef> {
+    return startCommand(this.#context, handle, request, op);
+  }
+
+  /** `running`, else how a started command exited (`exitCode: null` when its timeout or output cap stopped it). */
+  commandStatus(handle: KubernetesHandle, ref: CommandRef, op?: OpOptions): Promise<CommandStatus> {
+    return commandStatus(this.#context, handle, ref, op);
+  }
+
+  /** A started command's output so far (whole once it exited), capped at its own `maxOutputBytes`. */
+  commandLogs(handle: KubernetesHandle, ref: CommandRef, op?: OpOptions): Promise<ExecResult> {
+    return commandLogs(this.#context, handle, ref, op);
+  }
+
+  /** Runs a program on a terminal (sandboxd's PTY, or pod exec with `tty`); resolves once it runs. */
+  openTerminal(handle: KubernetesHandle, request: TerminalRequest, op?: OpOptions): Promise<Terminal> {
+    return openTerminal(this.#context, handle, request, op);
   }
 
   /** Writes every file as raw bytes, atomically, one request (or command) each. */

@@ -10,9 +10,8 @@ import { encodeLabels } from "./labels.js";
 import { deleteClaimAndWait } from "./lifecycle.js";
 import { findByLaunchKey } from "./lookup.js";
 import { runScript } from "./run-script.js";
+import { waitFor } from "./wait-for.js";
 
-/** Between two looks at a claim while it becomes Ready. */
-const READY_POLL_MS = 200;
 /** Claim names this adapter gives: `sandport-` and 16 hex digits (a DNS label, so a cold sandbox and its pod may share it). */
 const NAME_PREFIX = "sandport-";
 
@@ -113,25 +112,32 @@ export function launch(
   });
 }
 
-/** Polls the claim until its `Ready` condition is `True` and it names its sandbox. */
-async function waitReady(context: KubernetesContext, name: string, call: OperationCall): Promise<SandboxClaim> {
-  for (;;) {
-    const claim = await context.api.getClaim(name, call).catch((error: unknown) => {
-      throw context.mapError(error, { operation: "launch", sandboxId: name });
-    });
-    const ready = conditionOf(claim, "Ready");
-    if (ready?.status === "True" && sandboxNameOf(claim) !== undefined) return claim;
-    if (ready?.reason === "ClaimExpired") {
-      throw new SandportError({
-        code: "PROVIDER_UNAVAILABLE",
-        provider: PROVIDER,
-        retryable: false,
-        message: `kubernetes launch: claim ${name} expired before it was ready`,
-        details: { operation: "launch", sandboxId: name, reason: ready.reason },
-      });
-    }
-    await pause(READY_POLL_MS, call.signal);
-  }
+/** Waits (by watch, see `waitFor`) until the claim's `Ready` condition is `True` and it names its sandbox. */
+function waitReady(context: KubernetesContext, name: string, call: OperationCall): Promise<SandboxClaim> {
+  return waitFor(
+    context,
+    {
+      read: () =>
+        context.api.getClaim(name, call).catch((error: unknown) => {
+          throw context.mapError(error, { operation: "launch", sandboxId: name });
+        }),
+      collection: context.api.claimsPath(),
+      name,
+      done: (claim: SandboxClaim) => {
+        const ready = conditionOf(claim, "Ready");
+        if (ready?.status === "True" && sandboxNameOf(claim) !== undefined) return claim;
+        if (ready?.reason !== "ClaimExpired") return undefined;
+        throw new SandportError({
+          code: "PROVIDER_UNAVAILABLE",
+          provider: PROVIDER,
+          retryable: false,
+          message: `kubernetes launch: claim ${name} expired before it was ready`,
+          details: { operation: "launch", sandboxId: name, reason: ready.reason },
+        });
+      },
+    },
+    call,
+  );
 }
 
 /** Creates the workspace with one command (sandboxd creates its root itself). */
@@ -155,24 +161,5 @@ async function makeWorkspace(
     retryable: false,
     message: `kubernetes claim ${name}: the workspace ${context.options.workspaceRoot} could not be made: ${result.stderr.trim() || `exit ${result.exitCode}`}`,
     details: { sandboxId: name, exitCode: result.exitCode },
-  });
-}
-
-/** Waits `ms`, or rejects with the signal's reason once it fires. */
-export function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener("abort", onAbort, { once: true });
   });
 }

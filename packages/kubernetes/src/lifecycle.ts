@@ -5,9 +5,9 @@ import { sandboxNameOf } from "./context.js";
 import { isNotFound } from "./errors.js";
 import { PROVIDER } from "./handle.js";
 import { conditionOf } from "./internal/sdk-types.js";
-import { pause } from "./launch.js";
+import { pause, waitFor } from "./wait-for.js";
 
-/** Between two looks at a sandbox while it suspends or resumes. */
+/** Between two looks at a claim being deleted by a launch's cleanup. */
 const STATUS_POLL_MS = 200;
 
 /**
@@ -85,14 +85,19 @@ function setMode(
     const sandbox = sandboxNameOf(claim);
     if (sandbox === undefined) throw absent(Object.assign(new Error("the claim names no sandbox"), { status: 404 }));
     await context.api.setOperatingMode(sandbox, mode, call).catch(absent);
-    for (;;) {
-      const object = await context.api.getSandbox(sandbox, call).catch(absent);
-      const done =
-        mode === "Suspended"
-          ? conditionOf(object, "Suspended")?.status === "True"
-          : conditionOf(object, "Ready")?.status === "True";
-      if (done) return;
-      await pause(STATUS_POLL_MS, call.signal);
-    }
+    // Watched, not polled (see `waitFor`): each change of the sandbox is checked as it happens.
+    await waitFor(
+      context,
+      {
+        read: () => context.api.getSandbox(sandbox, call).catch(absent),
+        collection: context.api.sandboxesPath(),
+        name: sandbox,
+        done: (object) => {
+          const condition = conditionOf(object, mode === "Suspended" ? "Suspended" : "Ready");
+          return condition?.status === "True" ? true : undefined;
+        },
+      },
+      call,
+    );
   });
 }

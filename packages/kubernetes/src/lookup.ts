@@ -27,11 +27,13 @@ function claimListing(context: KubernetesContext): SandboxListing<SandboxClaim> 
     idOf: (claim) => claim.metadata.name as string,
     list: async (filter, operation, budget) => {
       // One answer holds every match (the API server pages only when asked), read as every list is.
+      // Marked read once it answered: a refused request is asked again (listPages retries a page), not taken as the end.
       let read = false;
       const claims = await listPages(context, operation, budget, async () => {
         if (read) return undefined;
+        const page = await context.api.listClaims(labelSelector(filter), budget);
         read = true;
-        return context.api.listClaims(labelSelector(filter), budget);
+        return page;
       });
       return claims.filter((claim) => claim.metadata.deletionTimestamp === undefined);
     },

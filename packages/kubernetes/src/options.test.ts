@@ -57,3 +57,13 @@ test("misspelt and invalid options are refused, naming the field", () => {
   assert.throws(() => resolveOptions({ ...base, cluster, launchEnv: "always" as never }), /launchEnv/);
   assert.throws(() => resolveOptions({ ...base, cluster: { ...cluster, caData: "bm90IGEgY2VydA==" } }), /PEM/);
 });
+
+test("commandStateDirectory defaults to /tmp/sandport/commands and must be absolute", () => {
+  const cluster = { server: "https://k8s:6443", token: "t" };
+  assert.equal(resolveOptions({ ...base, cluster }).commandStateDirectory, "/tmp/sandport/commands");
+  assert.equal(
+    resolveOptions({ ...base, cluster, commandStateDirectory: "/var/run/x" }).commandStateDirectory,
+    "/var/run/x",
+  );
+  assert.throws(() => resolveOptions({ ...base, cluster, commandStateDirectory: "state" }), /commandStateDirectory/);
+});

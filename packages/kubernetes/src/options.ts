@@ -59,6 +59,13 @@ export interface KubernetesRuntimeOptions
   readonly container?: string;
   /** Absolute workspace directory inside each pod: sandboxd's root. Default `/workspace`. */
   readonly workspaceRoot?: string;
+  /**
+   * Absolute directory inside each pod where async commands keep their
+   * records (start, exit) and output. Default `/tmp/sandport/commands`:
+   * outside the workspace, writable in common images, and gone with the pod
+   * (a suspended sandbox's async commands end with its pod).
+   */
+  readonly commandStateDirectory?: string;
 }
 
 /** The remote options every runtime shares, but `sdk`. */
@@ -77,6 +84,7 @@ export const KUBERNETES_OPTION_KEYS = keyList<KubernetesRuntimeOptions>({
   launchEnv: true,
   container: true,
   workspaceRoot: true,
+  commandStateDirectory: true,
 });
 
 /** Options after defaults and validation. */
@@ -88,6 +96,7 @@ export type ResolvedOptions = ResolvedRemote<typeof KUBERNETES_DEFAULTS> & {
   readonly dataPlane: DataPlane;
   readonly launchEnv: LaunchEnvPolicy;
   readonly container: string | undefined;
+  readonly commandStateDirectory: string;
 };
 
 /** Default per-call deadlines: a cold start pulls an image and schedules a pod, so launches get 5 minutes. */
@@ -131,5 +140,7 @@ export function resolveOptions(given: KubernetesRuntimeOptions): ResolvedOptions
   }
   const container = read.text(options.container, "container");
   if (container !== undefined && !DNS_LABEL.test(container)) throw read.refuse("container", "must be a DNS-1123 label");
-  return { ...common, cluster, namespace, warmPool, routerUrl, dataPlane, launchEnv, container };
+  const commandStateDirectory =
+    read.absolutePath(options.commandStateDirectory, "commandStateDirectory") ?? "/tmp/sandport/commands";
+  return { ...common, cluster, namespace, warmPool, routerUrl, dataPlane, launchEnv, container, commandStateDirectory };
 }

@@ -1,4 +1,4 @@
-import { EXEC_MARKER_ENV, unsupported } from "@sandport/core";
+import { EXEC_MARKER_ENV, type TerminalSize, unsupported } from "@sandport/core";
 import { createCallBudget, markerSweepScript, sandboxNotFound, type VendorEnd } from "@sandport/core/adapter";
 import type { OutputSink, PlaneProcess, ProcessPlane } from "./data-plane.js";
 import { KubernetesMalformedAnswer } from "./errors.js";
@@ -12,6 +12,7 @@ const STDIN = 0;
 const STDOUT = 1;
 const STDERR = 2;
 const STATUS = 3;
+const RESIZE = 4;
 /** v5's close message: channel 255, then the channel to close. */
 const CLOSE = 255;
 
@@ -23,7 +24,9 @@ const CLOSE = 255;
  * code (`NonZeroExitCode` with an `ExitCode` cause; `Success` is 0). Exec
  * has no process id and no signal: the kill runs a second exec that kills
  * every process carrying the command's marker (`markerSweepScript`), then
- * closes the socket. Closing stdin needs v5; on v4 it is refused.
+ * closes the socket. Closing stdin needs v5; on v4 it is refused. A
+ * terminal is `tty=true` (its output all on channel 1), its size a resize
+ * message on channel 4 (`{"Width","Height"}`), the first one sent at once.
  */
 export function podExecPlane(api: KubeApi, container: string | undefined, requestMs: () => number): ProcessPlane {
   const containers = new Map<string, string>();
@@ -38,15 +41,21 @@ export function podExecPlane(api: KubeApi, container: string | undefined, reques
     containers.set(pod, first);
     return first;
   };
-  const open = async (pod: string, argv: readonly string[], signal: AbortSignal): Promise<ClientWebSocket> => {
+  const open = async (
+    pod: string,
+    argv: readonly string[],
+    signal: AbortSignal,
+    tty = false,
+  ): Promise<ClientWebSocket> => {
     const target = await containerOf(pod, signal);
     const query = new URLSearchParams();
     for (const part of argv) query.append("command", part);
     query.set("container", target);
     query.set("stdin", "true");
     query.set("stdout", "true");
-    query.set("stderr", "true");
-    query.set("tty", "false");
+    // A terminal merges its output: the API server refuses stderr with tty.
+    query.set("stderr", String(!tty));
+    query.set("tty", String(tty));
     return openWebSocket({
       url: api.url(`/api/v1/namespaces/${api.namespace}/pods/${encodeURIComponent(pod)}/exec?${query}`),
       headers: { authorization: api.authorization() },
@@ -56,8 +65,17 @@ export function podExecPlane(api: KubeApi, container: string | undefined, reques
     });
   };
   const plane: ProcessPlane = {
-    start: async (pod, script, marker, output: OutputSink, signal) => {
-      const socket = await open(pod, ["sh", "-c", script], signal);
+    start: async (pod, script, marker, output: OutputSink, signal, pty) => {
+      const socket = await open(pod, ["sh", "-c", script], signal, pty !== undefined);
+      const resize = (size: TerminalSize) => {
+        const body = new TextEncoder().encode(JSON.stringify({ Width: size.cols, Height: size.rows }));
+        const message = new Uint8Array(body.byteLength + 1);
+        message[0] = RESIZE;
+        message.set(body, 1);
+        socket.send(message);
+      };
+      // Exec takes no size: the client sends one first, as kubectl does.
+      if (pty !== undefined) resize(pty);
       let status: VendorEnd | undefined;
       const ended = new Promise<VendorEnd>((resolve) => {
         socket.listen({
@@ -82,6 +100,10 @@ export function podExecPlane(api: KubeApi, container: string | undefined, reques
           message[0] = STDIN;
           message.set(data, 1);
           socket.send(message);
+        },
+        resize: async (size) => {
+          if (status) throw sandboxNotFound(PROVIDER, pod, "resize");
+          resize(size);
         },
         closeStdin: async () => {
           if (!stdinClosable) {
@@ -126,7 +148,8 @@ export function readStatus(data: Uint8Array): VendorEnd {
   if (status.reason === "NonZeroExitCode") {
     const cause = status.details?.causes?.find((one) => one.reason === "ExitCode");
     const code = Number(cause?.message);
-    if (Number.isInteger(code)) return { kind: "exited", exitCode: code };
+    // A negative code is no process's status: the runtime's word for an end by a signal.
+    if (Number.isInteger(code)) return code < 0 ? { kind: "killed" } : { kind: "exited", exitCode: code };
   }
   return {
     kind: "lost",

@@ -64,7 +64,9 @@ export interface AsyncScriptInput {
  * {@link STARTED_LINE} and its own id, detaches its output, runs the command
  * in its own process group with stdout/stderr to files, each cut one byte past
  * the output cap, which stops the command (`asyncOutputCapScript`), and a
- * watchdog kills the whole group at the timeout (marking it timed out).
+ * watchdog kills the whole group at the timeout (marking it timed out): SIGTERM,
+ * SIGKILL 2 s later, and SIGKILL at once when the group's leader has ended
+ * while a member that ignores SIGTERM runs on.
  * Finally it writes the exit record atomically (write, then rename).
  */
 export function asyncScript(input: AsyncScriptInput): string {
@@ -96,6 +98,8 @@ export function asyncScript(input: AsyncScriptInput): string {
     `( sleep ${seconds}; : >"$d/timed-out"; kill -TERM -- "-$child"; sleep 2; kill -KILL -- "-$child" ) &`,
     "watchdog=$!",
     `wait "$child"; code=$?`,
+    // A timed-out command's group outlives its leader when a member ignores SIGTERM: killed before the watchdog goes.
+    `[ -e "$d/timed-out" ] && kill -KILL -- "-$child" 2>/dev/null`,
     `kill -- "-$watchdog" 2>/dev/null`,
     `timed=0; [ -e "$d/timed-out" ] && timed=1`,
     `capped=0; [ -e "$d/capped" ] && capped=1`,

@@ -120,7 +120,9 @@ export class GrpcClient {
         if (status === undefined) {
           finish(new GrpcStatusError(14, `the gRPC stream ${call.path} closed without a status`, answered));
         } else if (status.code !== 0) {
-          finish(new GrpcStatusError(status.code, `${call.path}: gRPC status ${status.code}: ${status.message}`, true));
+          finish(
+            new GrpcStatusError(status.code, `${call.path}: gRPC status ${status.code}: ${status.message}`, true, true),
+          );
         } else if (buffered.byteLength > 0) {
           finish(new KubernetesMalformedAnswer(`${call.path}: the last gRPC message was cut short`));
         } else {

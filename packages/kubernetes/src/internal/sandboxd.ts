@@ -60,11 +60,23 @@ export class Sandboxd {
     return { "x-sandbox-id": pod, "x-sandbox-namespace": this.#namespace, "x-sandbox-port": String(port) };
   }
 
-  /** `ProcessService/Start`: resolves once the stream ended with status 0 (after the `exit` event). */
-  start(pod: string, config: ProcessConfig, onEvent: (event: StartEvent) => void, signal: AbortSignal): Promise<void> {
+  /**
+   * `ProcessService/Start`: resolves once the stream ended with status 0
+   * (after the `exit` event). With `pty`, on a terminal of that size
+   * (`StartRequest.pty`): stdout then carries all of the terminal's output.
+   */
+  start(
+    pod: string,
+    config: ProcessConfig,
+    onEvent: (event: StartEvent) => void,
+    signal: AbortSignal,
+    pty?: { readonly cols: number; readonly rows: number },
+  ): Promise<void> {
+    const message = new ProtoWriter().bytes(1, processConfig(config));
+    if (pty !== undefined) message.bytes(2, new ProtoWriter().varint(1, pty.cols).varint(2, pty.rows).finish());
     return this.#grpc.call({
       path: `${SERVICE}/Start`,
-      message: new ProtoWriter().bytes(1, processConfig(config)).finish(),
+      message: message.finish(),
       metadata: this.routing(pod, SANDBOXD_GRPC_PORT),
       signal,
       onMessage: (message) => onEvent(startEvent(message)),

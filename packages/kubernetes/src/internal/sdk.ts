@@ -102,6 +102,16 @@ export class KubeApi {
     return this.#settings.caPem;
   }
 
+  /** The path of the namespace's claims (for a watch). */
+  claimsPath(): string {
+    return this.#claims();
+  }
+
+  /** The path of the namespace's sandboxes (for a watch). */
+  sandboxesPath(): string {
+    return `${SANDBOXES}/namespaces/${this.namespace}/sandboxes`;
+  }
+
   #claims(name?: string): string {
     const base = `${CLAIMS}/namespaces/${this.namespace}/sandboxclaims`;
     return name === undefined ? base : `${base}/${encodeURIComponent(name)}`;

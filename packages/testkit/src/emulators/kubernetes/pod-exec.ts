@@ -107,7 +107,7 @@ export async function servePodExec(exchange: Exchange, pod: PodRuntime | undefin
   markStarted(process);
   await new Promise<void>((resolve) => {
     const onGone = () => {
-      void process.stop().finally(resolve);
+      void process.cancel().finally(resolve);
     };
     socket.signal.addEventListener("abort", onGone, { once: true });
     process.subscribe((event: ProcessEvent) => {

@@ -4,12 +4,16 @@
  * process group so a signal reaches the group, as sandboxd starts its
  * children (`Setpgid`); with a terminal through `openTerminal` (merged
  * output, resize). Used by sandboxd's process service and by pod exec.
+ * What a command leaves running (a `setsid` child, a job of its own) runs
+ * on after it, until the pod goes, as an orphan does in a container.
  *
  * @module
  */
 
 import { randomBytes } from "node:crypto";
 import type { SandboxProcess, Terminal } from "@sandport/core";
+import { markerSweepScript } from "@sandport/core/adapter";
+import { ExitLineScanner } from "./exit-line.js";
 import type { PodProcess, PodRuntime } from "./pod-runtime.js";
 
 /** What a process reports, in order: output chunks, then one exit. */
@@ -34,6 +38,10 @@ export interface ProcessSpec {
 // A day: a pod's process runs until it ends or is signalled, as under sandboxd (no deadline of its own).
 const UNBOUNDED_MS = 24 * 60 * 60 * 1000;
 const OUTPUT_CAP_BYTES = 64 * 1024 * 1024;
+/** Carried by a command and everything it starts, so the wrapper sees what the command left running. */
+const LEFT_BEHIND_ENV = "SANDPORT_EMULATED_POD_PROCESS";
+/** Starts the wrapper's exit line: then the tag, `:`, the exit code and a newline. */
+const EXIT_LINE = "@@sandport-emulated-exit@@";
 
 // bash with job control puts the command in a process group of its own and
 // writes that group's id where a signal can find it; `set +m` after the
@@ -41,8 +49,23 @@ const OUTPUT_CAP_BYTES = 64 * 1024 * 1024;
 // Its first stdout line says whether the command exists (`N`) or is being
 // started (`S`), so a missing program fails the start as sandboxd's does
 // (exec.ErrNotFound → NOT_FOUND) instead of becoming exit 127.
-const GROUP_WRAPPER =
-  'pidfile=$1; shift; command -v "$1" >/dev/null 2>&1 || { printf "N\\n"; exit 127; }; printf "S\\n"; set -m; "$@" & child=$!; set +m; echo "$child" > "$pidfile"; wait "$child"; code=$?; rm -f "$pidfile"; exit "$code"';
+// Once the command exits, the wrapper writes its exit line (the tag, then the
+// code) on stdout and on stderr, and stays while a process the command left
+// runs (one carrying the tag in its environment): the backend ends what a
+// command leaves behind when the command ends, while in a pod a process that
+// detached itself (its own session or process group) lives on until the pod goes.
+const GROUP_WRAPPER = [
+  "pidfile=$1; tag=$2; shift 2",
+  'command -v "$1" >/dev/null 2>&1 || { printf "N\\n"; exit 127; }',
+  'printf "S\\n"',
+  `set -m; ${LEFT_BEHIND_ENV}=$tag "$@" & child=$!; set +m`,
+  'echo "$child" > "$pidfile"',
+  'wait "$child"; code=$?; rm -f "$pidfile"',
+  `printf '${EXIT_LINE}%s:%s\\n' "$tag" "$code"; printf '${EXIT_LINE}%s:%s\\n' "$tag" "$code" >&2`,
+  "exec </dev/null >/dev/null 2>&1",
+  `while grep -qszx -- "${LEFT_BEHIND_ENV}=$tag" /proc/[0-9]*/environ; do sleep 0.2; done`,
+  'exit "$code"',
+].join("\n");
 
 /** The program of a command was not found (sandboxd: NOT_FOUND). */
 export class CommandNotFoundError extends Error {}
@@ -57,14 +80,23 @@ export class PodProcessHandle implements PodProcess {
   #terminal: Terminal | undefined;
   #signaled = false;
   #exited = false;
+  /** Settles once the command exited (its exit event was sent). */
   readonly done: Promise<void>;
   #resolveDone: () => void = () => {};
+  /** Settles once nothing of it runs: the command and what it left running. */
+  readonly #gone: Promise<void>;
+  #resolveGone: () => void = () => {};
+  /** Marks the command and its descendants (see `LEFT_BEHIND_ENV`) and its exit line. */
+  readonly #tag = randomBytes(16).toString("hex");
 
   private constructor(pod: PodRuntime) {
     this.#pod = pod;
     this.#pidFile = `/tmp/.emulated-sandboxd-${randomBytes(8).toString("hex")}.pgid`;
     this.done = new Promise((resolve) => {
       this.#resolveDone = resolve;
+    });
+    this.#gone = new Promise((resolve) => {
+      this.#resolveGone = resolve;
     });
   }
 
@@ -134,12 +166,25 @@ export class PodProcessHandle implements PodProcess {
     });
   }
 
-  /** The pod goes away: kill the group, then the wrapper. */
-  async stop(): Promise<void> {
-    if (this.#exited) return;
+  /**
+   * Its caller is gone (a cancelled Start stream, a closed exec socket): the
+   * command's group is killed; what the command detached from it runs on.
+   */
+  async cancel(): Promise<void> {
     await this.signal("SIGKILL").catch(() => {});
-    await this.#spawned?.kill().catch(() => {});
     await this.done;
+  }
+
+  /** The pod goes away: kill the group, then the wrapper and everything the command left running. */
+  async stop(): Promise<void> {
+    if (!this.#exited) await this.signal("SIGKILL").catch(() => {});
+    if (this.#spawned) {
+      // What the command left carries its tag: killed by one sweep, the wrapper ends at its next look.
+      await this.#pod.runtime
+        .exec(this.#pod.handle, { shell: markerSweepScript(LEFT_BEHIND_ENV, this.#tag), timeoutMs: 30_000 })
+        .catch(() => {});
+    }
+    await this.#gone;
   }
 
   async #launch(spec: ProcessSpec): Promise<void> {
@@ -171,16 +216,36 @@ export class PodProcessHandle implements PodProcess {
     }
     if (!runtime.spawn) throw new Error("the backend runtime cannot spawn processes");
     const spawned = await runtime.spawn(this.#pod.handle, {
-      argv: ["bash", "-c", GROUP_WRAPPER, "bash", this.#pidFile, ...spec.command],
+      argv: ["bash", "-c", GROUP_WRAPPER, "bash", this.#pidFile, this.#tag, ...spec.command],
       ...base,
     });
     this.#spawned = spawned;
-    let header: Buffer | undefined = Buffer.alloc(0);
     let settle: (error?: Error) => void = () => {};
     const started = new Promise<void>((resolve, reject) => {
       settle = (error) => (error ? reject(error) : resolve());
     });
-    void this.#pump(async () => {
+    void this.#follow(spawned, spec, settle);
+    void this.done.then(() => settle(new Error("the process ended before it started")));
+    await started;
+  }
+
+  /**
+   * Reads the wrapper's output: its first line (`S` or `N`), the command's
+   * output, the exit line on each stream (the command's end), then nothing
+   * until the wrapper itself ends, once what the command left running is gone.
+   */
+  async #follow(spawned: SandboxProcess, spec: ProcessSpec, settle: (error?: Error) => void): Promise<void> {
+    const exitPrefix = `${EXIT_LINE}${this.#tag}:`;
+    const streams = { stdout: new ExitLineScanner(exitPrefix), stderr: new ExitLineScanner(exitPrefix) };
+    let header: Buffer | undefined = Buffer.alloc(0);
+    let wrapperCode = -1;
+    const pass = (type: "stdout" | "stderr", bytes: Uint8Array) => {
+      const kept = streams[type].feed(bytes);
+      if (kept.length > 0 && !this.#exited) this.#emit({ type, bytes: kept });
+      const { stdout, stderr } = streams;
+      if (stdout.exitCode !== undefined && stderr.exitCode !== undefined) this.#finish(stdout.exitCode, false);
+    };
+    try {
       for await (const event of spawned.events) {
         if (event.type === "stdout" && header !== undefined) {
           // The wrapper's first line is its own; what follows is the command's.
@@ -193,19 +258,24 @@ export class PodProcessHandle implements PodProcess {
           if (verdict !== "S")
             settle(new CommandNotFoundError(`${spec.command[0]}: executable file not found in $PATH`));
           else settle();
-          if (rest.length > 0) this.#emit({ type: "stdout", bytes: rest });
+          pass("stdout", rest);
           continue;
         }
-        if (event.type === "stdout" || event.type === "stderr") this.#emit({ type: event.type, bytes: event.bytes });
-        if (event.type === "exited") {
-          const code = event.result.exitCode ?? -1;
-          return { exitCode: code, signaled: false };
-        }
+        if (event.type === "stdout" || event.type === "stderr") pass(event.type, event.bytes);
+        if (event.type === "exited") wrapperCode = event.result.exitCode ?? -1;
       }
-      return { exitCode: -1, signaled: false };
-    });
-    void this.done.then(() => settle(new Error("the process ended before it started")));
-    await started;
+    } catch {
+      // The backend lost the wrapper: the command's end is what was read.
+    }
+    if (!this.#exited) {
+      for (const type of ["stdout", "stderr"] as const) {
+        const rest = streams[type].flush();
+        if (rest.length > 0) this.#emit({ type, bytes: rest });
+      }
+      this.#finish(streams.stdout.exitCode ?? streams.stderr.exitCode ?? wrapperCode, false);
+    }
+    this.#pod.untrack(this);
+    this.#resolveGone();
   }
 
   async #pump(follow: () => Promise<{ exitCode: number; signaled: boolean }>): Promise<void> {
@@ -215,12 +285,19 @@ export class PodProcessHandle implements PodProcess {
     } catch {
       outcome = { exitCode: -1, signaled: false };
     }
-    // bash reports a child ended by signal N as 128+N; sandboxd (Go's ExitCode) reports -1.
-    const bySignal = outcome.signaled || (this.#signaled && outcome.exitCode > 128 && outcome.exitCode <= 128 + 64);
-    this.#exited = true;
-    this.#emit({ type: "exit", exitCode: bySignal ? -1 : outcome.exitCode, signaled: bySignal });
-    this.#listeners.clear();
+    this.#finish(outcome.exitCode, outcome.signaled);
     this.#pod.untrack(this);
+    this.#resolveGone();
+  }
+
+  /** The command ended: its exit event, once. */
+  #finish(exitCode: number, signaled: boolean): void {
+    if (this.#exited) return;
+    // bash reports a child ended by signal N as 128+N; sandboxd (Go's ExitCode) reports -1.
+    const bySignal = signaled || (this.#signaled && exitCode > 128 && exitCode <= 128 + 64);
+    this.#exited = true;
+    this.#emit({ type: "exit", exitCode: bySignal ? -1 : exitCode, signaled: bySignal });
+    this.#listeners.clear();
     this.#resolveDone();
   }
 

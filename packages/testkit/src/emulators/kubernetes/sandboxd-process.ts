@@ -130,7 +130,7 @@ async function start(call: GrpcCall, pod: PodRuntime, request: ProtoMessage): Pr
         "abort",
         () => {
           stopFollowing();
-          void process.stop().finally(resolve);
+          void process.cancel().finally(resolve);
         },
         { once: true },
       );
@@ -152,7 +152,7 @@ async function execute(call: GrpcCall, pod: PodRuntime, request: ProtoMessage): 
       else if (event.type === "stderr") stderr.push(event.bytes);
       else if (event.type === "exit") resolve(event.exitCode);
     });
-    call.signal.addEventListener("abort", () => void process.stop(), { once: true });
+    call.signal.addEventListener("abort", () => void process.cancel(), { once: true });
   });
   call.send(
     new ProtoWriter().varint(1, exitCode).bytes(2, Buffer.concat(stdout)).bytes(3, Buffer.concat(stderr)).finish(),

@@ -5,15 +5,20 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type * as grpc from "@grpc/grpc-js";
 import {
+  api,
+  CORE_SANDBOXES,
   claimReady,
+  type Json,
   processClient,
   processConfig,
+  readyOf,
   routing,
   routingMetadata,
   type StartEvent,
   startRequest,
   startStream,
   unary,
+  watch,
 } from "./client.fixture.js";
 import { type KubernetesEmulator, startKubernetesEmulator } from "./emulator.js";
 import { ProtoWriter } from "./protobuf.js";
@@ -211,6 +216,42 @@ describe("Kubernetes emulator: sandboxd through the router", () => {
       routingMetadata(sandbox),
     );
     await plainRun.done;
+  });
+
+  test("a process the command detached outlives it, and ends when the pod goes (suspend)", async () => {
+    const name = (
+      await claimReady(emulator, { metadata: { name: "detacher" }, spec: { warmPoolRef: { name: "sandboxd-pool" } } })
+    ).status.sandbox.name as string;
+    const execute = async (script: string) => {
+      const request = new ProtoWriter().bytes(1, processConfig(["sh", "-c", script])).finish();
+      const response = await unary(client, "Execute", request, routingMetadata(name));
+      return { exitCode: response.int32(1), stdout: response.string(2) };
+    };
+    // Execute answers at the command's end, with the detached sleep still running.
+    const detached = await execute("setsid sleep 61 </dev/null >/dev/null 2>&1 & echo $! > /workspace/left.pid");
+    assert.equal(detached.exitCode, 0);
+    const probe = 'kill -0 "$(cat /workspace/left.pid)" 2>/dev/null && echo alive || echo gone';
+    assert.equal((await execute(probe)).stdout, "alive\n", "the detached process runs on after its command");
+
+    const sandbox = (await api(emulator, `${CORE_SANDBOXES}/${name}`)).body;
+    const events = await watch(
+      emulator,
+      `${CORE_SANDBOXES}?fieldSelector=metadata.name%3D${name}&resourceVersion=${sandbox.metadata.resourceVersion}`,
+    );
+    const mode = (operatingMode: string) =>
+      api(emulator, `${CORE_SANDBOXES}/${name}`, {
+        method: "PATCH",
+        body: { spec: { operatingMode } },
+        contentType: "application/merge-patch+json",
+      });
+    await mode("Suspended");
+    await events.until((event) =>
+      event.object.status?.conditions?.some((c: Json) => c.type === "Suspended" && c.status === "True"),
+    );
+    await mode("Running");
+    await events.until((event) => readyOf(event.object) === "True");
+    events.close();
+    assert.equal((await execute(probe)).stdout, "gone\n", "the pod's end ended it");
   });
 
   test("gRPC to an unknown sandbox, the wrong port or a pod without sandboxd is UNAVAILABLE", async () => {
