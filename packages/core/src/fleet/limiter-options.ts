@@ -12,7 +12,7 @@ export type LimiterEvent =
   | {
       /** A launch found no free slot and waits in the queue. */
       readonly type: "queued";
-      readonly operation: "launch" | "launchDetached";
+      readonly operation: "launch" | "launchDetached" | "fork";
       readonly queueLength: number;
       readonly inFlight: number;
       readonly live: number;
@@ -20,7 +20,7 @@ export type LimiterEvent =
   | {
       /** A launch got its slot; `waitedMs` is its time in the queue (0 when it never queued). */
       readonly type: "admitted";
-      readonly operation: "launch" | "launchDetached";
+      readonly operation: "launch" | "launchDetached" | "fork";
       readonly waitedMs: number;
       readonly queueLength: number;
       readonly inFlight: number;
@@ -29,7 +29,7 @@ export type LimiterEvent =
   | {
       /** A queued launch's deadline passed: it was refused with `DEADLINE_EXCEEDED` and nothing was launched. */
       readonly type: "queue-timeout";
-      readonly operation: "launch" | "launchDetached";
+      readonly operation: "launch" | "launchDetached" | "fork";
       readonly waitedMs: number;
       readonly queueLength: number;
     }
