@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { LAUNCH_KEY_LABEL, SandportError } from "@sandport/core";
 import { freezerSupport } from "../cgroups/freezer.js";
+import { diskSupport } from "../disk/disk-support.js";
 import { LocalRuntime } from "../index.js";
 import { processesWithArgument, temporaryDirectory, uniqueSleep, waitFor } from "../runtime.fixture.js";
 
@@ -161,6 +162,31 @@ describe("fork under isolation none", () => {
       await assert.rejects(runtime.exec(source, { argv: ["true"] }), (error) =>
         SandportError.hasCode(error, "INVALID_REQUEST"),
       );
+    } finally {
+      await runtime.destroy(source);
+    }
+  });
+});
+
+const disk = diskSupport();
+describe("fork of a bounded workspace", { skip: disk.ok ? undefined : `no disk bound here: ${disk.reason}` }, () => {
+  const runtime = new LocalRuntime({ root: root.path, isolation: "none", owner: "fork-disk" });
+
+  test("the fork has the source's files and a bound of its own, the same size", async () => {
+    const source = await runtime.launch({ resources: { diskMiB: 16 } });
+    try {
+      await runtime.writeFiles(source, [{ path: "kept.txt", content: "bounded" }]);
+      const fork = await runtime.fork(source);
+      try {
+        assert.equal(text(await runtime.readFile(fork, "kept.txt")), "bounded");
+        // 20 MiB does not fit in the fork's 16 MiB: its workspace is bounded too, not the host's disk.
+        const fill = await runtime.exec(fork, { shell: "head -c 20971520 /dev/zero > big; echo $?" });
+        assert.notEqual(fill.stdout.trim(), "0", fill.stderr);
+        assert.equal(fill.limit ?? "disk", "disk");
+        assert.equal(text(await runtime.readFile(source, "kept.txt")), "bounded", "the source is untouched");
+      } finally {
+        await runtime.destroy(fork);
+      }
     } finally {
       await runtime.destroy(source);
     }

@@ -34,10 +34,11 @@ export async function forkSandbox(
   const { id } = fork;
   const source = await access.requireLive(id);
   const spec = validateLaunchSpec({ ...specLike(source), labels: fork.labels ?? source.labels }, LOCAL_PROVIDER);
-  const store = access.store();
   const owner = options.sandboxUser;
+  // Mounted again first where the source's workspace is bounded (as for a snapshot).
+  const sourceWorkspace = await access.workspaceDirectory(id);
   return access.launch(spec, signal, async (workspace) => {
-    const files = openWorkspace(store.workspaceDirectory(id), id);
+    const files = openWorkspace(sourceWorkspace, id);
     try {
       await whileFrozen(access, source, () => copyTree(files, workspace, owner ? { owner, signal } : { signal }));
     } finally {
