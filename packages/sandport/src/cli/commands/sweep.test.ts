@@ -280,7 +280,7 @@ describe("sandport sweep (local, bounded workspaces)", { skip: noDiskBound() }, 
       "--yes",
     ]);
     assert.equal(code, EXIT.OK, stderr);
-    assert.match(stderr, new RegExp(`^✔ ${left.id}: destroyed$`, "m"));
+    assert.match(stderr, new RegExp(`^✔ ${left.id}: destroyed at age \\S+$`, "m"));
     assert.deepEqual(mounted(), [], "nothing is mounted under the root any more");
     assert.doesNotMatch(execFileSync("/usr/sbin/losetup", ["-a"], { encoding: "utf8" }), new RegExp(root));
     assert.equal(existsSync(staging), false, "the killed launch's staging directory is gone");
