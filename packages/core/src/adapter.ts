@@ -109,6 +109,8 @@ export type {
 export { findIdsByLaunchKey, findOwned, getOwned, listPages, ownedLookups } from "./adapter/owned-lookup.js";
 export type { OwnershipCodec } from "./adapter/ownership.js";
 export { callerLabels, isOwnedBy, matchesLabels, metadataCodec, ownerLabels } from "./adapter/ownership.js";
+export type { SnapshotNaming, SnapshotRecord } from "./adapter/snapshot-names.js";
+export { decodeSnapshotName, encodeSnapshotName } from "./adapter/snapshot-names.js";
 export type {
   AbandonedCreate,
   LaunchFailureOptions,

@@ -1,58 +1,28 @@
-import { createHash } from "node:crypto";
-import { type Labels, unsupported } from "@sandport/core";
+import { decodeSnapshotName, encodeSnapshotName, type SnapshotRecord } from "@sandport/core/adapter";
 import { PROVIDER } from "./handle.js";
 
-/**
- * What Sandport keeps about a snapshot. A Daytona snapshot has a name, a
- * creation time and a source sandbox but no labels, so the owner and labels
- * travel in its name, with the time and source for the ref's sake.
- */
-export interface SnapshotRecord {
-  /** The runtime owner that took it. */
-  readonly owner: string;
-  /** The sandbox it was taken from. */
-  readonly sourceId: string;
-  /** When it was taken, ISO 8601. */
-  readonly createdAt: string;
-  /** The caller's labels. */
-  readonly labels: Labels;
-}
+export type { SnapshotRecord };
 
-/** Every name this adapter gives starts so (the `1` is the layout below); any other snapshot is not ours. */
-const PREFIX = "sp1-";
-/** Bytes of the owner's digest in a name: enough that two owners never meet by chance. */
-const OWNER_BYTES = 5;
-/** Bytes of the creation time (milliseconds since the epoch, big-endian). */
-const TIME_BYTES = 6;
 /**
  * Longest name sent: the name is the ref's id, which the port bounds at 256
  * characters. Daytona documents no limit of its own for a snapshot name (a
  * guess that it takes this many).
  */
 export const MAX_SNAPSHOT_NAME = 256;
-/** RFC 4648 base32, lower case: letters and digits any name accepts. */
-const ALPHABET = "abcdefghijklmnopqrstuvwxyz234567";
 
 /**
- * The snapshot name (a Daytona snapshot name) that carries `record`: a digest of the
- * owner, the time, then the source id and each label's key and value, NUL
- * separated (labels are printable, ids too), in base32. `UNSUPPORTED`, before
- * any request, when the labels make it longer than {@link MAX_SNAPSHOT_NAME}.
+ * The snapshot name (a Daytona snapshot name) that carries `record`. A
+ * Daytona snapshot has a name, a creation time and a source sandbox but no
+ * labels, so the owner and labels travel in its name (the kit's
+ * `encodeSnapshotName`), with the time and source for the ref's sake.
+ * `UNSUPPORTED` when it would be too long.
  */
 export function snapshotName(record: SnapshotRecord): string {
-  const time = Buffer.alloc(TIME_BYTES);
-  time.writeUIntBE(Date.parse(record.createdAt), 0, TIME_BYTES);
-  const text = [record.sourceId, ...Object.entries(record.labels).flat()].join("\0");
-  const name = PREFIX + toBase32(Buffer.concat([ownerDigest(record.owner), time, Buffer.from(text, "utf8")]));
-  if (name.length > MAX_SNAPSHOT_NAME) {
-    throw unsupported(
-      PROVIDER,
-      "these snapshot labels",
-      "Daytona keeps no labels on a snapshot, so its owner, source and labels travel in its name, " +
-        `which would be ${name.length} characters (at most ${MAX_SNAPSHOT_NAME}); use fewer or shorter labels`,
-    );
-  }
-  return name;
+  return encodeSnapshotName(record, {
+    provider: PROVIDER,
+    maxLength: MAX_SNAPSHOT_NAME,
+    reason: "Daytona keeps no labels on a snapshot",
+  });
 }
 
 /**
@@ -61,55 +31,5 @@ export function snapshotName(record: SnapshotRecord): string {
  */
 export function readSnapshotId(snapshotId: string, owner: string): SnapshotRecord | undefined {
   const withoutTag = snapshotId.split(":", 1)[0] ?? "";
-  const name = withoutTag.slice(withoutTag.lastIndexOf("/") + 1);
-  if (!name.startsWith(PREFIX)) return undefined;
-  const bytes = fromBase32(name.slice(PREFIX.length));
-  if (bytes === undefined || bytes.length <= OWNER_BYTES + TIME_BYTES) return undefined;
-  if (!bytes.subarray(0, OWNER_BYTES).equals(ownerDigest(owner))) return undefined;
-  const createdAt = bytes.readUIntBE(OWNER_BYTES, TIME_BYTES);
-  const text = bytes.subarray(OWNER_BYTES + TIME_BYTES).toString("utf8");
-  const [sourceId = "", ...pairs] = text.split("\0");
-  if (sourceId === "" || pairs.length % 2 !== 0) return undefined;
-  const labels: Record<string, string> = {};
-  for (let index = 0; index < pairs.length; index += 2) labels[pairs[index] ?? ""] = pairs[index + 1] ?? "";
-  return { owner, sourceId, createdAt: new Date(createdAt).toISOString(), labels };
-}
-
-function ownerDigest(owner: string): Buffer {
-  return createHash("sha256").update(owner, "utf8").digest().subarray(0, OWNER_BYTES);
-}
-
-function toBase32(bytes: Uint8Array): string {
-  let out = "";
-  let buffer = 0;
-  let bits = 0;
-  for (const byte of bytes) {
-    buffer = (buffer << 8) | byte;
-    bits += 8;
-    while (bits >= 5) {
-      out += ALPHABET[(buffer >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-    buffer &= (1 << bits) - 1;
-  }
-  if (bits > 0) out += ALPHABET[(buffer << (5 - bits)) & 31];
-  return out;
-}
-
-function fromBase32(text: string): Buffer | undefined {
-  const bytes: number[] = [];
-  let buffer = 0;
-  let bits = 0;
-  for (const char of text) {
-    const value = ALPHABET.indexOf(char);
-    if (value < 0) return undefined;
-    buffer = (buffer << 5) | value;
-    bits += 5;
-    if (bits >= 8) {
-      bytes.push((buffer >>> (bits - 8)) & 255);
-      bits -= 8;
-    }
-    buffer &= (1 << bits) - 1;
-  }
-  return Buffer.from(bytes);
+  return decodeSnapshotName(withoutTag.slice(withoutTag.lastIndexOf("/") + 1), owner);
 }

@@ -1,5 +1,6 @@
 import type { OptionalMethod } from "../capabilities/structural-methods.js";
 import { SandportError } from "../errors/sandport-error.js";
+import { ContainedListener } from "../orchestrator/listener-errors.js";
 import type { ForkOptions } from "../port/fork-options.js";
 import type { LaunchSpec } from "../port/launch-spec.js";
 import type { OpOptions } from "../port/op-options.js";
@@ -7,7 +8,6 @@ import type { SandboxHandle } from "../port/sandbox-handle.js";
 import type { SandboxRuntime } from "../port/sandbox-runtime.js";
 import { validateLaunchSpec } from "../validation/requests.js";
 import { SYSTEM_CLOCK } from "./fleet-clock.js";
-import { FleetListener } from "./fleet-listener.js";
 import { LaunchSlots } from "./launch-slots.js";
 import { type LimiterEvent, type LimiterOptions, resolveLimits } from "./limiter-options.js";
 
@@ -87,7 +87,7 @@ export function limitRuntime<H extends SandboxHandle>(
 ): LimitedRuntime<H> {
   const limits = resolveLimits(options);
   const clock = options.clock ?? SYSTEM_CLOCK;
-  const listener = new FleetListener<LimiterEvent>(options.onEvent, runtime.provider);
+  const listener = new ContainedListener<LimiterEvent>(options.onEvent, runtime.provider);
   const slots = new LaunchSlots(limits, clock, listener.emit, runtime.provider);
   const live = new Set<string>();
   const call = (method: string, args: unknown[]): Promise<unknown> =>

@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { invalidRequest, toSandportError } from "../errors/factories.js";
 import type { SandportError } from "../errors/sandport-error.js";
+import { ContainedListener } from "../orchestrator/listener-errors.js";
 import type { SandboxHandle } from "../port/sandbox-handle.js";
 import type { SandboxRuntime } from "../port/sandbox-runtime.js";
 import { abortError } from "../timing/abort.js";
 import { refuseUnknownShape } from "../validation/known-keys.js";
 import { validateTimeoutMs } from "../validation/numbers.js";
 import { type FleetClock, SYSTEM_CLOCK } from "./fleet-clock.js";
-import { FleetListener } from "./fleet-listener.js";
 import { LeaseQueue } from "./lease-queue.js";
 import { allUnhealthy, healthProblem, leaseDeadline, poolClosed, UNHEALTHY_IN_A_ROW } from "./pool-checks.js";
 import type { PoolCloseReport, PoolEvent, PoolFailure, ReplaceReason } from "./pool-events.js";
@@ -66,7 +66,7 @@ export class SandboxPool<H extends SandboxHandle = SandboxHandle> {
   readonly poolId: string;
   readonly #options: ResolvedPoolOptions;
   readonly #clock: FleetClock;
-  readonly #listener: FleetListener<PoolEvent>;
+  readonly #listener: ContainedListener<PoolEvent>;
   /** Every launched sandbox not yet destroyed: idle, leased, being checked, reset or destroyed. */
   readonly #members = new Set<Member<H>>();
   readonly #idle: Member<H>[] = [];
@@ -91,7 +91,7 @@ export class SandboxPool<H extends SandboxHandle = SandboxHandle> {
     this.runtime = runtime;
     this.poolId = this.#options.poolId;
     this.#clock = options.clock ?? SYSTEM_CLOCK;
-    this.#listener = new FleetListener<PoolEvent>(options.onEvent, runtime.provider);
+    this.#listener = new ContainedListener<PoolEvent>(options.onEvent, runtime.provider);
     this.#waiters = new LeaseQueue(this.#clock, runtime.provider);
   }
 

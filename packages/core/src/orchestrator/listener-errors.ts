@@ -1,29 +1,30 @@
 import { SandportError } from "../errors/sandport-error.js";
-import type { OrchestratorEvent, OrchestratorListener } from "./events.js";
+import type { OrchestratorEvent } from "./events.js";
 
 /**
  * Wraps a caller's progress listener so that it can never throw into the
- * orchestrator: a thrown error would otherwise lose a handle between launch
- * and teardown, or turn a verified destroy into a reported failure. Errors
- * are kept (as `UNEXPECTED`, the thrown value as `cause`) for the result.
+ * orchestrator, a pool or a limiter: a thrown error would otherwise lose a
+ * handle between launch and its bookkeeping, or turn a verified destroy into
+ * a reported failure. Errors are kept (as `UNEXPECTED`, the thrown value as
+ * `cause`) for the owner to report.
  */
-export class ContainedListener {
+export class ContainedListener<E extends { readonly type: string } = OrchestratorEvent> {
   /** Errors the listener threw, in order. */
   readonly errors: SandportError[] = [];
-  readonly #listener: OrchestratorListener | undefined;
+  readonly #listener: ((event: E) => void) | undefined;
   readonly #provider: string;
 
   /**
    * @param listener the caller's listener, if any
    * @param provider the runtime's provider name, stamped on the errors
    */
-  constructor(listener: OrchestratorListener | undefined, provider: string) {
+  constructor(listener: ((event: E) => void) | undefined, provider: string) {
     this.#listener = listener;
     this.#provider = provider;
   }
 
   /** Delivers `event`; never throws. */
-  readonly emit = (event: OrchestratorEvent): void => {
+  readonly emit = (event: E): void => {
     if (!this.#listener) return;
     try {
       this.#listener(event);
