@@ -399,13 +399,19 @@ export class SandboxAccess {
 
   /** Destroys an owned sandbox (absent is success; foreign is `FOREIGN_SANDBOX`). */
   async destroy(id: string): Promise<void> {
-    // A record once seen is ours for good (records never change); only an unseen id needs reading.
-    const cached = this.#records.get(id);
-    if (cached) return this.#destroyRecord(cached);
-    const found = await this.store().read(id);
-    if (found.state === "absent") return;
-    if (found.state === "foreign") throw foreignSandbox(LOCAL_PROVIDER, id, "destroy", found.reason);
-    await this.#destroyRecord(found.record);
+    // Before the first await: a command of this instance asked for until now is stopped, or never starts.
+    this.#running.beginDestroy(id);
+    try {
+      // A record once seen is ours for good (records never change); only an unseen id needs reading.
+      const cached = this.#records.get(id);
+      if (cached) return await this.#destroyRecord(cached);
+      const found = await this.store().read(id);
+      if (found.state === "absent") return;
+      if (found.state === "foreign") throw foreignSandbox(LOCAL_PROVIDER, id, "destroy", found.reason);
+      await this.#destroyRecord(found.record);
+    } finally {
+      this.#running.destroyEnded(id);
+    }
   }
 
   /**
@@ -513,6 +519,8 @@ export class SandboxAccess {
    */
   async #destroyRecord(record: SandboxRecord): Promise<void> {
     const store = this.store();
+    // Before the first await (see `RunningCommands.beginDestroy`); ended below, whatever happens.
+    this.#running.beginDestroy(record.id);
     try {
       const names = await stopSandboxProcesses({ record, store, running: this.#running, options: this.#options });
       for (const forwarder of this.#forwarders.get(record.id)?.values() ?? []) {
