@@ -302,7 +302,7 @@ export class SandboxAccess {
    * The sandbox's existence is read afresh every time: another instance may
    * have destroyed it since this one last saw it (`NOT_FOUND`, and this
    * instance's forwarders of it are closed), and a destroy that overtakes the
-   * forwarder's start is `NOT_FOUND` too.
+   * forwarder's start, or is under way in another instance, is `NOT_FOUND` too.
    */
   async portEndpoint(id: string, port: number): Promise<PortEndpoint> {
     let record: SandboxRecord;
@@ -334,8 +334,10 @@ export class SandboxAccess {
     try {
       return { url: (await forwarder).url };
     } catch (error) {
-      // Its ports directory went with the sandbox: say so, rather than ENOENT.
-      if ((await this.store().read(id)).state === "absent") {
+      // Its ports directory went with the sandbox: say so, rather than ENOENT. The directory is made at launch
+      // and removed only by destroy, before the metadata: gone while the metadata is still there, a destroy (of
+      // another instance) is under way.
+      if (errorCode(error) === "ENOENT" || (await this.store().read(id)).state === "absent") {
         this.#forget(id);
         throw notFound(id);
       }
