@@ -13,8 +13,8 @@ interface Running {
  */
 export class RunningCommands {
   readonly #bySandbox = new Map<string, Set<Running>>();
-  /** Sandboxes whose destroy has begun here: a command asked for meanwhile is `NOT_FOUND`. */
-  readonly #destroying = new Set<string>();
+  /** Sandboxes whose destroy has begun here, with how many destroys of each run: a command asked for meanwhile is `NOT_FOUND`. */
+  readonly #destroying = new Map<string, number>();
 
   /**
    * Runs `task` registered under `sandboxId`, registered before the task
@@ -50,13 +50,23 @@ export class RunningCommands {
   }
 
   /**
-   * Stops every command of a sandbox and waits (at most `waitMs`) for them to
-   * finish; until {@link destroyed} is called, new ones are refused.
+   * The sandbox's destroy begins: from now until {@link destroyEnded}, new
+   * commands are refused `NOT_FOUND`, and those in flight are aborted with it
+   * (one not spawned yet never spawns). Synchronous, so that destroy calls it
+   * before its own first `await`: a command asked for in the same turn as the
+   * destroy, or earlier, never starts after destroy began.
+   */
+  beginDestroy(sandboxId: string): void {
+    this.#destroying.set(sandboxId, (this.#destroying.get(sandboxId) ?? 0) + 1);
+    this.#abortAll(sandboxId);
+  }
+
+  /**
+   * Stops every command of a sandbox whose destroy began (see {@link beginDestroy})
+   * and waits (at most `waitMs`) for them to finish.
    */
   async stopAll(sandboxId: string, waitMs: number): Promise<void> {
-    this.#destroying.add(sandboxId);
-    const entries = [...(this.#bySandbox.get(sandboxId) ?? [])];
-    for (const entry of entries) entry.controller.abort(destroyed(sandboxId));
+    const entries = this.#abortAll(sandboxId);
     let timer: NodeJS.Timeout | undefined;
     const limit = new Promise((resolve) => {
       timer = setTimeout(resolve, waitMs);
@@ -65,9 +75,21 @@ export class RunningCommands {
     clearTimeout(timer);
   }
 
-  /** The sandbox's destroy ended (done, or failed and may be retried): commands are no longer refused here for it. */
+  /**
+   * A destroy that {@link beginDestroy} announced ended (done, or failed and may be retried): once no other
+   * destroy of the sandbox runs, commands are no longer refused here for it.
+   */
   destroyEnded(sandboxId: string): void {
-    this.#destroying.delete(sandboxId);
+    const left = (this.#destroying.get(sandboxId) ?? 1) - 1;
+    if (left > 0) this.#destroying.set(sandboxId, left);
+    else this.#destroying.delete(sandboxId);
+  }
+
+  /** Aborts every command of the sandbox in flight with `NOT_FOUND`; returns them. */
+  #abortAll(sandboxId: string): Running[] {
+    const entries = [...(this.#bySandbox.get(sandboxId) ?? [])];
+    for (const entry of entries) entry.controller.abort(destroyed(sandboxId));
+    return entries;
   }
 }
 

@@ -1,6 +1,8 @@
 // Two runtimes over one root: once one destroyed a sandbox, the other's portEndpoint says NOT_FOUND,
 // whatever it had seen of the sandbox before (its record, its forwarder), never a stale URL or ENOENT.
 import assert from "node:assert/strict";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { SandportError } from "@sandport/core";
 import { LocalRuntime } from "../index.js";
@@ -42,6 +44,16 @@ describe("portEndpoint after another instance destroyed the sandbox", () => {
       assert.match((await second.portEndpoint(handle, 8082)).url, /^http:\/\/127\.0\.0\.1:\d+$/);
       await first.destroy(handle);
       await assert.rejects(second.portEndpoint(handle, 8082), notFound);
+    });
+
+    test("the other instance is destroying it (files gone, metadata not yet): NOT_FOUND, not ENOENT", async () => {
+      const first = new LocalRuntime({ root: root.path });
+      const second = new LocalRuntime({ root: root.path });
+      const handle = await first.launch({ ports: [8083] });
+      // Where `destroy` is between removing the sandbox's files and its metadata, which it removes last.
+      for (const name of ["ports", "workspace"]) rmSync(join(root.path, handle.id, name), { recursive: true });
+      await assert.rejects(second.portEndpoint(handle, 8083), notFound);
+      await first.destroy(handle);
     });
   });
 });

@@ -34,6 +34,36 @@ async function settle<T>(call: Promise<T>): Promise<T | "not found"> {
 describe(`${isolation}: commands racing destroy`, () => {
   const runtime = new LocalRuntime({ root: root.path, isolation, killGraceMs: 50 });
 
+  test("a command asked for in the same turn as destroy never starts: NOT_FOUND, and nothing runs", async () => {
+    const sleeps: string[] = [];
+    try {
+      for (let round = 0; round < 10; round++) {
+        const [execSleep, spawnSleep, startSleep] = [uniqueSleep(), uniqueSleep(), uniqueSleep()];
+        sleeps.push(execSleep, spawnSleep, startSleep);
+        const handle = await runtime.launch();
+        const calls = [
+          runtime.exec(handle, { argv: ["sleep", execSleep] }),
+          runtime.spawn(handle, { argv: ["sleep", spawnSleep] }),
+          runtime.startCommand(handle, { sessionId: "same-turn", argv: ["sleep", startSleep] }),
+        ];
+        const settled = Promise.allSettled(calls);
+        // Destroy begins before any of them reached its first await's end: none may spawn anything.
+        await runtime.destroy(handle);
+        const outcomes = await settled;
+        for (const [index, outcome] of outcomes.entries()) {
+          const reason = outcome.status === "rejected" ? outcome.reason : "it started";
+          assert.ok(SandportError.hasCode(reason, "NOT_FOUND"), `round ${round}, call ${index}: ${String(reason)}`);
+        }
+        for (const sleep of [execSleep, spawnSleep, startSleep]) {
+          assert.deepEqual(processesWithArgument(sleep), [], `round ${round}: a command outlived destroy`);
+        }
+        assert.equal(existsSync(`${root.path}/${handle.id}`), false, `round ${round}: the sandbox stays gone`);
+      }
+    } finally {
+      for (const sleep of sleeps) killProcessesWithArgument(sleep);
+    }
+  });
+
   test(`exec started 0-${ROUNDS - 1} event-loop turns before destroy never outlives it`, async () => {
     const sleeps: string[] = [];
     try {

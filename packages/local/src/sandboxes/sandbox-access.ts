@@ -302,7 +302,7 @@ export class SandboxAccess {
    * The sandbox's existence is read afresh every time: another instance may
    * have destroyed it since this one last saw it (`NOT_FOUND`, and this
    * instance's forwarders of it are closed), and a destroy that overtakes the
-   * forwarder's start is `NOT_FOUND` too.
+   * forwarder's start, or is under way in another instance, is `NOT_FOUND` too.
    */
   async portEndpoint(id: string, port: number): Promise<PortEndpoint> {
     let record: SandboxRecord;
@@ -334,8 +334,10 @@ export class SandboxAccess {
     try {
       return { url: (await forwarder).url };
     } catch (error) {
-      // Its ports directory went with the sandbox: say so, rather than ENOENT.
-      if ((await this.store().read(id)).state === "absent") {
+      // Its ports directory went with the sandbox: say so, rather than ENOENT. The directory is made at launch
+      // and removed only by destroy, before the metadata: gone while the metadata is still there, a destroy (of
+      // another instance) is under way.
+      if (errorCode(error) === "ENOENT" || (await this.store().read(id)).state === "absent") {
         this.#forget(id);
         throw notFound(id);
       }
@@ -399,13 +401,19 @@ export class SandboxAccess {
 
   /** Destroys an owned sandbox (absent is success; foreign is `FOREIGN_SANDBOX`). */
   async destroy(id: string): Promise<void> {
-    // A record once seen is ours for good (records never change); only an unseen id needs reading.
-    const cached = this.#records.get(id);
-    if (cached) return this.#destroyRecord(cached);
-    const found = await this.store().read(id);
-    if (found.state === "absent") return;
-    if (found.state === "foreign") throw foreignSandbox(LOCAL_PROVIDER, id, "destroy", found.reason);
-    await this.#destroyRecord(found.record);
+    // Before the first await: a command of this instance asked for until now is stopped, or never starts.
+    this.#running.beginDestroy(id);
+    try {
+      // A record once seen is ours for good (records never change); only an unseen id needs reading.
+      const cached = this.#records.get(id);
+      if (cached) return await this.#destroyRecord(cached);
+      const found = await this.store().read(id);
+      if (found.state === "absent") return;
+      if (found.state === "foreign") throw foreignSandbox(LOCAL_PROVIDER, id, "destroy", found.reason);
+      await this.#destroyRecord(found.record);
+    } finally {
+      this.#running.destroyEnded(id);
+    }
   }
 
   /**
@@ -513,6 +521,8 @@ export class SandboxAccess {
    */
   async #destroyRecord(record: SandboxRecord): Promise<void> {
     const store = this.store();
+    // Before the first await (see `RunningCommands.beginDestroy`); ended below, whatever happens.
+    this.#running.beginDestroy(record.id);
     try {
       const names = await stopSandboxProcesses({ record, store, running: this.#running, options: this.#options });
       for (const forwarder of this.#forwarders.get(record.id)?.values() ?? []) {

@@ -25,7 +25,7 @@ export interface TeardownInput {
  * Stops everything running in the sandbox, the first five steps of
  * `SandboxAccess`'s destroy, after thawing a stopped sandbox (its processes
  * then see the SIGTERM of a polite stop, as a running sandbox's do):
- * 1. commands this instance runs (aborted, then awaited);
+ * 1. commands this instance runs (aborted when the destroy began, see `RunningCommands.beginDestroy`; awaited here);
  * 2. async commands (their supervisors and process groups, from their records);
  * 3. commands other processes run there (from their markers in `running/`);
  * 4. everything in the sandbox's cgroups (`cgroup.kill`);
