@@ -1,4 +1,5 @@
 import type { SandportError } from "../errors/sandport-error.js";
+import type { SandboxUsage } from "./usage/sandbox-usage.js";
 
 /** Why a pool destroyed an idle or released sandbox and launched another in its place. */
 export type ReplaceReason =
@@ -62,6 +63,16 @@ export type PoolEvent =
       /** A sandbox an earlier pool with the same id left (its process ended without `close`) was destroyed. */
       readonly type: "reclaimed";
       readonly sandboxId: string;
+    }
+  | {
+      /**
+       * A sandbox stopped being the pool's (destroyed, or its destroy failed):
+       * its life from launch to here, idle and leased alike, with an estimate
+       * under the pool's `prices`. Commands a lease holder ran are metered by
+       * whoever ran them (the orchestrator, for a workload that reuses the lease).
+       */
+      readonly type: "usage";
+      readonly usage: SandboxUsage;
     }
   | { readonly type: "failure"; readonly failure: PoolFailure }
   | { readonly type: "closed"; readonly destroyed: number; readonly failures: number };

@@ -9,6 +9,7 @@ import { validateExecRequest, validateLaunchSpec } from "../validation/requests.
 import type { FleetClock } from "./fleet-clock.js";
 import { wholeCount } from "./limiter-options.js";
 import type { PoolEvent } from "./pool-events.js";
+import { type PriceTable, validatePriceTable } from "./usage/price-table.js";
 
 /**
  * The label every sandbox of a pool carries, its value the pool id: how the
@@ -82,6 +83,11 @@ export interface SandboxPoolOptions {
   readonly onEvent?: (event: PoolEvent) => void;
   /** Time, injectable for tests: idle ages and lease deadlines. Default: the system clock. */
   readonly clock?: FleetClock;
+  /**
+   * The caller's prices, by provider: each sandbox's `usage` event then
+   * carries an estimate (see the orchestrator's option of the same name).
+   */
+  readonly prices?: PriceTable;
 }
 
 /** Every key of {@link SandboxPoolOptions}; any other is refused. */
@@ -99,6 +105,7 @@ export const POOL_OPTION_KEYS = keyList<SandboxPoolOptions>({
   timeouts: true,
   onEvent: true,
   clock: true,
+  prices: true,
 });
 
 /** The options as the pool applies them. */
@@ -114,6 +121,7 @@ export interface ResolvedPoolOptions {
   readonly leaseTimeoutMs: number;
   readonly maintainEveryMs: number | undefined;
   readonly timeouts: PoolTimeouts;
+  readonly prices: PriceTable | undefined;
 }
 
 /**
@@ -181,5 +189,6 @@ export function resolvePoolOptions(runtime: SandboxRuntime, options: unknown): R
     leaseTimeoutMs: validateTimeoutMs(given.leaseTimeoutMs, "SandboxPool options.leaseTimeoutMs") ?? 300_000,
     maintainEveryMs: validateTimeoutMs(given.maintainEveryMs, "SandboxPool options.maintainEveryMs"),
     timeouts,
+    prices: given.prices === undefined ? undefined : validatePriceTable(given.prices, "SandboxPool options.prices"),
   };
 }

@@ -178,9 +178,33 @@ describe("SandboxPool over the local runtime", () => {
     const lease = await pool.lease();
     await pool.release(lease, { mode: "destroy" });
     assert.equal(await exists(lease.handle.id), false);
-    assert.deepEqual(types(events), ["launched", "leased", "released", "destroyed"]);
+    assert.deepEqual(types(events), ["launched", "leased", "released", "usage", "destroyed"]);
     await assert.rejects(pool.release(lease), (error) => SandportError.hasCode(error, "INVALID_REQUEST"));
     assert.equal((await pool.close()).destroyed.length, 0);
+  });
+
+  test("each sandbox's life, idle and leased, is reported once it is destroyed, estimated from the pool's prices", async () => {
+    const clock = new ManualClock();
+    const prices = { currency: "EUR", providers: { [runtime.provider]: { sandboxSecond: 0.002 } } };
+    const { pool, events } = await openPool({ minIdle: 1, max: 1, clock, prices });
+    await pool.whenSettled();
+    clock.advance(60_000);
+    const lease = await pool.lease();
+    clock.advance(30_000);
+    await pool.release(lease, { mode: "destroy" });
+    const usage = events.flatMap((event) => (event.type === "usage" ? [event.usage] : []));
+    assert.equal(usage.length, 1);
+    const [reported] = usage;
+    assert.equal(reported?.sandboxId, lease.handle.id);
+    assert.equal(reported?.end, "destroyed");
+    assert.equal(reported?.sandboxSeconds, 90, "60 s idle and 30 s leased");
+    assert.equal(reported?.estimate?.currency, "EUR");
+    assert.ok(Math.abs((reported?.estimate?.total ?? 0) - 0.18) < 1e-9, String(reported?.estimate?.total));
+    await assert.rejects(
+      SandboxPool.open(runtime, { poolId: "bad-prices", prices: { currency: "", providers: {} } as never }),
+      (error) => SandportError.hasCode(error, "INVALID_REQUEST"),
+    );
+    assert.equal((await pool.close()).ok, true);
   });
 
   test("a pool opened with the id of one whose process ended reclaims its sandboxes, idle and leased", async () => {

@@ -22,6 +22,7 @@ import {
   type SandboxLease,
 } from "./pool-lease.js";
 import { type ResolvedPoolOptions, resolvePoolOptions, type SandboxPoolOptions } from "./pool-options.js";
+import { UsageMeter } from "./usage/usage-meter.js";
 import { cleanWorkspace, restorableLayout, type WorkspaceLayout } from "./workspace-reset.js";
 
 /** One sandbox the pool owns. */
@@ -31,6 +32,8 @@ interface Member<H extends SandboxHandle> {
   idleSince: number;
   /** Its workspace at launch, when `reset: "clean-workspace"` can restore it (only empty directories). */
   fresh: WorkspaceLayout | undefined;
+  /** Its life, from the launch's answer to its destroy. */
+  readonly meter: UsageMeter;
 }
 
 interface LeaseEntry<H extends SandboxHandle> {
@@ -66,6 +69,9 @@ export class SandboxPool<H extends SandboxHandle = SandboxHandle> {
   readonly poolId: string;
   readonly #options: ResolvedPoolOptions;
   readonly #clock: FleetClock;
+  /** Wall time, and the pool clock's reading, when the pool was made: usage dates are wall time. */
+  readonly #epoch = Date.now();
+  readonly #clockAtOpen: number;
   readonly #listener: ContainedListener<PoolEvent>;
   /** Every launched sandbox not yet destroyed: idle, leased, being checked, reset or destroyed. */
   readonly #members = new Set<Member<H>>();
@@ -91,6 +97,7 @@ export class SandboxPool<H extends SandboxHandle = SandboxHandle> {
     this.runtime = runtime;
     this.poolId = this.#options.poolId;
     this.#clock = options.clock ?? SYSTEM_CLOCK;
+    this.#clockAtOpen = this.#clock.now();
     this.#listener = new ContainedListener<PoolEvent>(options.onEvent, runtime.provider);
     this.#waiters = new LeaseQueue(this.#clock, runtime.provider);
   }
@@ -352,7 +359,7 @@ export class SandboxPool<H extends SandboxHandle = SandboxHandle> {
           this.#options.reset === "clean-workspace"
             ? await restorableLayout(this.runtime, handle, this.#options.timeouts.execMs)
             : {};
-        const member: Member<H> = { handle, idleSince: this.#clock.now(), fresh };
+        const member: Member<H> = { handle, idleSince: this.#clock.now(), fresh, meter: this.#meter(handle) };
         this.#launching--;
         this.#members.add(member);
         if (problem) this.#replace(member, "unhealthy", problem);
@@ -419,18 +426,37 @@ export class SandboxPool<H extends SandboxHandle = SandboxHandle> {
     );
   }
 
-  /** Destroys `member`, which stops being the pool's either way; a failure is recorded and returned. */
+  /**
+   * Destroys `member`, which stops being the pool's either way; a failure is
+   * recorded and returned. Its usage is reported either way.
+   */
   async #destroy(member: Member<H>): Promise<SandportError | undefined> {
     try {
       await this.runtime.destroy(member.handle, { timeoutMs: this.#options.timeouts.destroyMs });
+      member.meter.end("destroyed");
       return undefined;
     } catch (raw) {
       const error = toSandportError(raw, this.runtime.provider);
+      member.meter.end("teardown-failed");
       this.#fail({ operation: "destroy", sandboxId: member.handle.id, error });
       return error;
     } finally {
       this.#members.delete(member);
+      this.#listener.emit({ type: "usage", usage: member.meter.report(this.#options.prices) });
     }
+  }
+
+  /** A meter of `handle`'s life on the pool's clock (wall time at the pool's opening, plus the clock's advance). */
+  #meter(handle: H): UsageMeter {
+    const { resources } = this.#options.launch;
+    return new UsageMeter({
+      sandboxId: handle.id,
+      runtime: { index: 0, provider: this.runtime.provider },
+      reused: false,
+      ...(handle.createdAt === undefined ? {} : { createdAt: handle.createdAt }),
+      ...(resources === undefined ? {} : { resources }),
+      now: () => this.#epoch + (this.#clock.now() - this.#clockAtOpen),
+    });
   }
 
   #fail(failure: PoolFailure): void {
