@@ -1,4 +1,4 @@
-import type { SandboxHandle } from "@sandport/core";
+import type { GrantedResources, SandboxHandle } from "@sandport/core";
 import { handleRecipe } from "@sandport/core/adapter";
 
 /** Provider name, in handles and errors. */
@@ -21,13 +21,18 @@ const handles = handleRecipe(PROVIDER, {
     "sandbox id must be a microsandbox name: 1-128 characters of [A-Za-z0-9._-], starting with a letter or digit",
 });
 
-/** A handle for the sandbox `name` carrying the stored `labels` (reserved ones are dropped). */
+/**
+ * A handle for the sandbox `name` carrying the stored `labels` (reserved ones
+ * are dropped) and, when given, what the record says it was granted.
+ */
 export function handleFor(
   name: string,
   labels: Readonly<Record<string, string>>,
   createdAt?: Date | null,
+  resources?: GrantedResources,
 ): MicrosandboxHandle {
-  return handles.toHandle(name, labels, createdAt);
+  const handle = handles.toHandle(name, labels, createdAt);
+  return resources === undefined ? handle : { ...handle, resources };
 }
 
 /** The sandbox name of a handle: a microsandbox handle (`checkHandle`) whose id can be a sandbox name. */
@@ -50,6 +55,20 @@ export function storedLabels(configJson: string): Record<string, string> {
   return Object.fromEntries(
     Object.entries(labels).filter((entry): entry is [string, string] => typeof entry[1] === "string"),
   );
+}
+
+/**
+ * What a sandbox record says it was given (`resources: { vcpus, memory_mib }`
+ * in its spec), as the port's limits; `undefined` when the spec has none.
+ */
+export function storedResources(configJson: string): GrantedResources | undefined {
+  const resources = specField(configJson, "resources") as { vcpus?: unknown; memory_mib?: unknown } | undefined;
+  if (typeof resources !== "object" || resources === null) return undefined;
+  const granted = {
+    ...(typeof resources.vcpus === "number" ? { cpus: resources.vcpus } : {}),
+    ...(typeof resources.memory_mib === "number" ? { memoryMiB: resources.memory_mib } : {}),
+  };
+  return Object.keys(granted).length === 0 ? undefined : granted;
 }
 
 /** The create-time environment a sandbox record carries (`[{ key, value }]` in its spec). */

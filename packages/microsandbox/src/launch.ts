@@ -77,8 +77,12 @@ function planLaunch(options: ResolvedOptions, valid: ValidatedLaunchSpec, launch
   if (resources.cpus !== undefined && !Number.isInteger(resources.cpus)) {
     throw unsupported(PROVIDER, "fractional resources.cpus", "microsandbox gives whole virtual CPUs");
   }
+  if (resources.memoryMiB !== undefined && !Number.isInteger(resources.memoryMiB)) {
+    // Rounding would give the sandbox other than what was asked for, unseen.
+    throw unsupported(PROVIDER, "fractional resources.memoryMiB", "microsandbox takes memory in whole MiB");
+  }
   const vcpus = resources.cpus ?? options.vcpus;
-  const memoryMiB = resources.memoryMiB === undefined ? options.memoryMiB : Math.ceil(resources.memoryMiB);
+  const memoryMiB = resources.memoryMiB ?? options.memoryMiB;
   if (vcpus > MAX_VCPUS || memoryMiB > MAX_MEMORY_MIB) {
     throw unsupported(
       PROVIDER,

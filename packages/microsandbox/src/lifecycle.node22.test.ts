@@ -24,6 +24,9 @@ test("launch: one create with everything explicit, then the workspace directory"
   }).then((response) => response.json())) as { spec: Record<string, unknown> };
   assert.deepEqual(record.spec.lifecycle, { ephemeral: false, max_duration_secs: 90, idle_timeout_secs: 120 });
   assert.deepEqual(record.spec.resources, { vcpus: 1, memory_mib: 512 });
+  // What was granted, read back from the record (the launch's own handle cannot tell without another request).
+  assert.deepEqual((await runtime.getById(handle.id))?.resources, { cpus: 1, memoryMiB: 512 });
+  assert.equal(handle.resources, undefined);
   assert.equal(record.spec.image, "debian:bookworm-slim");
   assert.equal((record.spec.runtime as { workdir: string }).workdir, "/workspace");
   assert.deepEqual(record.spec.env, [{ key: "GREETING", value: "hi" }]);

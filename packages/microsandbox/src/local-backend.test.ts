@@ -185,10 +185,10 @@ describe("MicrosandboxRuntime on the local backend (fake SDK)", () => {
   test("a template names the image (over the snapshot); resources, network and lifetime are translated", async () => {
     const fake = new FakeMicrosandbox();
     const runtime = localRuntime(fake, { snapshot: "warm-python", network: false, maxDurationMs: 600_000 });
-    await runtime.launch({ template: "python:3.12", resources: { cpus: 2, memoryMiB: 1000.5 } });
+    await runtime.launch({ template: "python:3.12", resources: { cpus: 2, memoryMiB: 1000 } });
     assert.deepEqual(
       fake.log.filter((line) => line.startsWith("  ") && !/envs|labels|workdir/.test(line)),
-      ["  image python:3.12", "  cpus 2", "  memory 1001", "  maxDuration 600", "  disableNetwork"],
+      ["  image python:3.12", "  cpus 2", "  memory 1000", "  maxDuration 600", "  disableNetwork"],
     );
   });
 
@@ -196,6 +196,7 @@ describe("MicrosandboxRuntime on the local backend (fake SDK)", () => {
     const fake = new FakeMicrosandbox();
     const runtime = localRuntime(fake);
     await expectCode(() => runtime.launch({ resources: { cpus: 0.5 } }), "UNSUPPORTED", "fractional cpus");
+    await expectCode(() => runtime.launch({ resources: { memoryMiB: 1000.5 } }), "UNSUPPORTED", "fractional MiB");
     await expectCode(() => runtime.launch({ resources: { maxProcesses: 10 } }), "UNSUPPORTED", "maxProcesses");
     await expectCode(() => runtime.launch({ resources: { diskMiB: 2048 } }), "UNSUPPORTED", "diskMiB");
     await expectCode(() => runtime.launch({ ports: [8080] }), "UNSUPPORTED", "ports");

@@ -1,6 +1,6 @@
 import { listPages, ownedLookups, type SandboxListing } from "@sandport/core/adapter";
 import type { MicrosandboxContext } from "./context.js";
-import { handleFor, type MicrosandboxHandle, validSandboxName } from "./handle.js";
+import { handleFor, type MicrosandboxHandle, storedResources, validSandboxName } from "./handle.js";
 import type { MsbSandboxHandle } from "./internal/sdk-types.js";
 
 /**
@@ -16,7 +16,8 @@ export const { getById, findByLabels, findByLaunchKey } = ownedLookups<
 >({
   listing,
   validId: validSandboxName,
-  toHandle: (record, context) => handleFor(record.name, context.labelsOf(record) ?? {}, record.createdAt),
+  toHandle: (record, context) =>
+    handleFor(record.name, context.labelsOf(record) ?? {}, record.createdAt, storedResources(record.configJson)),
 });
 
 /** microsandbox's list API (`GET /v1/sandboxes`, label filter, cursor pages) through the backend gate. */
