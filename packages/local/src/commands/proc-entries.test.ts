@@ -33,6 +33,45 @@ describe("namespaces: /proc is read-only but for the sandbox's own processes", {
     }
   });
 
+  for (const namespaceScope of ["command", "sandbox"] as const) {
+    test(`${namespaceScope} scope: no file under /proc outside the processes' own directories opens for writing`, {
+      // A sandbox-wide scope joins namespaces a root runtime made; the /proc mounts are the command's own either way.
+      skip: namespaceScope === "sandbox" && process.getuid?.() !== 0 ? "namespaceScope sandbox needs root" : undefined,
+    }, async () => {
+      const scoped = new LocalRuntime({ root: root.path, namespaceScope });
+      // Walks the sandbox's /proc as the sandbox sees it (not the runtime's list of it): every regular file of every
+      // top-level entry but the process directories and the links into them, opened write-only (nothing is written).
+      const walk = [
+        "import os, re",
+        "tried, opened = [], []",
+        "for name in sorted(os.listdir('/proc')):",
+        "    top = '/proc/' + name",
+        "    if re.fullmatch(r'\\d+', name) or name in ('self', 'thread-self') or os.path.islink(top): continue",
+        "    tree = [os.path.join(d, f) for d, _, fs in os.walk(top) for f in fs]",
+        "    paths = tree if os.path.isdir(top) else [top]",
+        "    for path in paths:",
+        "        if os.path.islink(path) or not os.path.isfile(path): continue",
+        "        tried.append(path)",
+        "        try: os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_NOCTTY)); opened.append(path)",
+        "        except OSError: pass",
+        "print(len(tried), '/proc/sys/kernel/core_pattern' in tried)",
+        "print('\\n'.join(opened))",
+      ].join("\n");
+      const handle = await scoped.launch();
+      try {
+        const result = await scoped.exec(handle, { argv: ["python3", "-c", walk] });
+        assert.equal(result.exitCode, 0, result.stderr);
+        const [counts = "", ...opened] = result.stdout.trimEnd().split("\n");
+        const [tried, sawCorePattern] = counts.split(" ");
+        assert.ok(Number(tried) > 100, `walked ${tried} files`);
+        assert.equal(sawCorePattern, "True", "the walk reached /proc/sys");
+        assert.deepEqual(opened.filter(Boolean), [], "host-global /proc files that opened for writing");
+      } finally {
+        await scoped.destroy(handle);
+      }
+    });
+  }
+
   test("every host-global entry a write could reach is a read-only mount; the list includes the known ones", async () => {
     const entries = readOnlyProcEntries();
     for (const known of ["sys", "irq", "bus", "fs", "pressure", "sysrq-trigger"]) {
