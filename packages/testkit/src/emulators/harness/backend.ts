@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { SandboxHandle, SandboxRuntime } from "@sandport/core";
+import { type SandboxHandle, type SandboxRuntime, SandportError } from "@sandport/core";
 
 /**
  * Where an emulator runs its sandboxes for real: a runtime from the port, or a
@@ -80,10 +80,11 @@ export async function resolveBackend(backend?: EmulatorBackend, shape?: DefaultB
  * sees), so that removing its root leaves nothing behind: no process an
  * emulated command started, no cgroup the runtime made for a sandbox
  * (deleting the directory alone would leave both). A sandbox that cannot be
- * destroyed does not stop the others. A destroy that fails is tried again
- * (destroy is safe to repeat: a loaded machine can take longer than one
- * destroy waits for killed processes to go); one that still fails rejects
- * the call, naming each sandbox and why, after the others were destroyed.
+ * destroyed does not stop the others. A destroy that fails unverified
+ * (`DESTROY_UNVERIFIED`) is tried again, for up to 30 s (destroy is safe to repeat: a loaded machine can take
+ * longer than one destroy waits for killed processes to go); one that still
+ * fails rejects the call, naming each sandbox and why, after the others were
+ * destroyed.
  * Tests that bring their own `LocalRuntime` call it before removing its root.
  */
 export async function destroyEverySandbox(runtime: SandboxRuntime): Promise<void> {
@@ -98,20 +99,28 @@ export async function destroyEverySandbox(runtime: SandboxRuntime): Promise<void
   }
 }
 
-/** How many times {@link destroyEverySandbox} calls destroy on one sandbox. */
-const DESTROY_ATTEMPTS = 3;
+/**
+ * How long {@link destroyEverySandbox} keeps calling destroy on one sandbox
+ * that will not go: a machine under heavy load can take longer than one
+ * destroy waits for SIGKILLed processes to leave (each try waits seconds).
+ */
+const DESTROY_PATIENCE_MS = 30_000;
 
 async function destroyPatiently(runtime: SandboxRuntime, handle: SandboxHandle): Promise<Error | undefined> {
-  let last: unknown;
-  for (let attempt = 0; attempt < DESTROY_ATTEMPTS; attempt++) {
+  const deadline = Date.now() + DESTROY_PATIENCE_MS;
+  for (;;) {
     try {
       await runtime.destroy(handle);
       return undefined;
     } catch (error) {
-      last = error;
+      // Only an unproven destroy is worth repeating; any other error is the answer.
+      if (!SandportError.hasCode(error, "DESTROY_UNVERIFIED") || Date.now() >= deadline) {
+        return new Error(`sandbox ${handle.id}: ${error instanceof Error ? error.message : String(error)}`, {
+          cause: error,
+        });
+      }
     }
   }
-  return new Error(`sandbox ${handle.id}: ${last instanceof Error ? last.message : String(last)}`, { cause: last });
 }
 
 /**
