@@ -40,8 +40,17 @@ const ROUNDS = 2;
 const RETRY_AFTER_SECONDS = 1;
 const BENCH_LABEL = { "sandport-bench": "fleet" };
 
-const counts = { untyped: 0, typedRetried: 0, typedFailed: 0, rateLimitWaits: 0, rateLimitMismatches: 0, left: 0 };
+const counts = {
+  wrongResults: 0,
+  untyped: 0,
+  typedRetried: 0,
+  typedFailed: 0,
+  rateLimitWaits: 0,
+  rateLimitMismatches: 0,
+  left: 0,
+};
 const untypedSamples = [];
+const wrongSamples = new Set();
 /** Typed failures that were not retryable (or failed three times), by code and message. */
 const typedCodes = new Map();
 
@@ -66,14 +75,18 @@ async function inParallel(count, limit, task) {
   await Promise.all(Array.from({ length: Math.min(limit, count) }, worker));
 }
 
+/** A workload whose calls resolved but whose command failed or whose file came back wrong: the bench's check. */
+class WrongResult extends Error {}
+
 /** One workload on a sandbox: write, exec, read back; checks the answer. */
 async function work(runtime, handle, index) {
   const content = `workload ${index}\n`;
   await runtime.writeFiles(handle, [{ path: "in.txt", content }]);
   const result = await runtime.exec(handle, { shell: "cat in.txt > out.txt" });
-  if (result.exitCode !== 0) throw new Error(`exec exited ${result.exitCode}: ${result.stderr}`);
+  if (result.exitCode !== 0) throw new WrongResult(`exec exited ${result.exitCode}: ${result.stderr}`);
   const out = await runtime.readFile(handle, "out.txt");
-  if (Buffer.from(out).toString("utf8") !== content) throw new Error(`workload ${index} read back the wrong file`);
+  if (Buffer.from(out).toString("utf8") !== content)
+    throw new WrongResult(`workload ${index} read back the wrong file`);
 }
 
 /**
@@ -85,6 +98,11 @@ async function attempt(fn) {
     try {
       return await fn();
     } catch (error) {
+      if (error instanceof WrongResult) {
+        counts.wrongResults++;
+        wrongSamples.add(error.message.trim());
+        return;
+      }
       if (!(error instanceof SandportError)) {
         counts.untyped++;
         if (untypedSamples.length < 3) untypedSamples.push(error);
@@ -406,6 +424,7 @@ console.log(`\n# totals (${((performance.now() - started) / 1000).toFixed(0)} s,
 console.log(`sandboxes left                           ${counts.left} (must be 0)`);
 console.log(`untyped errors                           ${counts.untyped} (must be 0)`);
 for (const error of untypedSamples) console.log("  e.g.", error);
+console.log(`commands that failed or read back wrong    ${counts.wrongResults} ${[...wrongSamples].join("; ")}`);
 console.log(`typed failures repeated                  ${counts.typedRetried} (injected 5xx)`);
 console.log(`typed failures not repeated              ${counts.typedFailed}`);
 for (const [code, count] of typedCodes) console.log(`  ${count} × ${code}`);
