@@ -25,12 +25,13 @@ describe("SandboxPool over a limited DaytonaRuntime (real Daytona SDK → Dayton
   test("429s on create and on the listing are absorbed below the limiter; leases succeed; close leaves 0 live", async () => {
     const inner = new DaytonaRuntime({ apiKey: emulator.apiKey, apiUrl: emulator.apiUrl, target: emulator.target });
     const waits: number[] = [];
-    // The real clock, recording what the limiter asks to wait.
+    // The real clock, recording each wait the limiter made to its end (a rate-limit wait; a queue's deadline
+    // wait is aborted when the launch is admitted).
     const clock: FleetClock = {
       now: () => SYSTEM_CLOCK.now(),
-      sleep: (ms, signal) => {
+      sleep: async (ms, signal) => {
+        await SYSTEM_CLOCK.sleep(ms, signal);
         waits.push(ms);
-        return SYSTEM_CLOCK.sleep(ms, signal);
       },
     };
     const events: LimiterEvent[] = [];
