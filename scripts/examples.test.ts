@@ -19,6 +19,7 @@ const noNamespaces = await namespacesSkipReason();
 const EXPECTED: Readonly<Record<string, RegExp>> = {
   "fleet.ts":
     /^ready: 2\nfirst job: notes found before it 0\nsecond job: notes found before it 0\nclosed: true 3 destroyed$/m,
+  "pool.ts": /^ran in a warm sandbox: warm\nclosed: ok true, destroyed 2, failures 0$/m,
   "workload.ts": /true \[ '2 tests passed' \][\s\S]*"passed":2/,
   "session.ts": /runs on Linux/,
   "session-plain.mjs": /runs on Linux/,
