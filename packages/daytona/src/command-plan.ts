@@ -10,7 +10,7 @@ import {
 } from "@sandport/core/adapter";
 import { cappedScript, daemonCommand, requestCommand } from "./command-scripts.js";
 import { seconds } from "./context.js";
-import { wasRefused } from "./errors.js";
+import { daytonaRetryAfterMs, wasRefused } from "./errors.js";
 import { PROVIDER } from "./handle.js";
 import type { DaytonaSandbox } from "./internal/sdk-types.js";
 import type { ResolvedOptions } from "./options.js";
@@ -26,7 +26,13 @@ const START_RETRY = { maxAttempts: 3, initialDelayMs: 250, maxDelayMs: 2_000 } a
  * done). The signal stops further attempts, never a request already sent.
  */
 export function refusedOnly(signal?: AbortSignal): RetryOptions {
-  return { policy: START_RETRY, isRetryable: wasRefused, ...(signal ? { signal } : {}) };
+  return {
+    policy: START_RETRY,
+    isRetryable: wasRefused,
+    // The SDK's raw error: its Retry-After is read from its headers, not from a SandportError.
+    retryAfterMsOf: daytonaRetryAfterMs,
+    ...(signal ? { signal } : {}),
+  };
 }
 
 /**

@@ -45,9 +45,13 @@ export const mapDaytonaError = createErrorMapper({
     if (name === "DaytonaError") return { code: "PROVIDER_UNAVAILABLE", retryable: false };
     return undefined;
   },
-  retryAfterMsOf: (error) =>
-    retryAfterMs((error as { headers?: Record<string, unknown> } | null)?.headers?.["retry-after"]),
+  retryAfterMsOf: (error) => daytonaRetryAfterMs(error),
 });
+
+/** The `Retry-After` of a raw Daytona SDK error (its response headers), in milliseconds. */
+export function daytonaRetryAfterMs(error: unknown): number | undefined {
+  return retryAfterMs((error as { headers?: Record<string, unknown> } | null)?.headers?.["retry-after"]);
+}
 
 /** True when an answer began (a 2xx or 3xx status) and its body broke off: the SDK reports that status. */
 function brokeOffMidAnswer(error: unknown): boolean {

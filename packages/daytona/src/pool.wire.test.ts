@@ -1,7 +1,7 @@
 // A warm pool over a limited DaytonaRuntime against the Daytona emulator (the real Daytona SDK on the wire), with
-// 429s carrying Retry-After: one on create, which the adapter sends again itself (a refused create made nothing;
-// it waits its own backoff for that, not the Retry-After: the SDK's error is not yet a SandportError there), and
-// one on the sandbox listing the pool's open runs, which the SDK repeats after the Retry-After. Neither reaches
+// 429s carrying Retry-After: one on create, which the adapter sends again itself after the Retry-After (a refused
+// create made nothing), and one on the sandbox listing the pool's open runs, which the SDK repeats after the
+// Retry-After. Neither reaches
 // the limiter (over E2B neither would: its SDK waits out Retry-After itself); every lease gets a sandbox, and
 // closing the pool leaves nothing alive in the emulator.
 import assert from "node:assert/strict";
@@ -59,10 +59,18 @@ describe("SandboxPool over a limited DaytonaRuntime (real Daytona SDK → Dayton
         route,
       );
     }
-    // The listing was repeated no sooner than its Retry-After (1 s) after the 429.
-    const listings = emulator.requests.filter((request) => request.route === LIST);
-    const listLimitedAt = listings.find((request) => request.status === 429)?.endedAt ?? Number.POSITIVE_INFINITY;
-    assert.ok(listings.some((request) => request.status === 200 && request.startedAt >= listLimitedAt + 1_000));
+    // The create and the listing were each repeated, and no sooner than its Retry-After (1 s) after the 429
+    // (other launches' creates may come between: the pool launches several at once).
+    await pool.whenSettled();
+    for (const route of [CREATE, LIST]) {
+      const requests = emulator.requests.filter((request) => request.route === route);
+      const limitedAt = requests.find((request) => request.status === 429)?.endedAt ?? Number.POSITIVE_INFINITY;
+      const timeline = JSON.stringify(requests.map((request) => [request.status, request.startedAt - limitedAt]));
+      assert.ok(
+        requests.some((request) => request.status < 300 && request.startedAt >= limitedAt + 1_000),
+        `${route}: a request after the Retry-After: ${timeline}`,
+      );
+    }
     // Neither 429 reached the limiter: the adapter and the SDK waited them out below it, and nothing was refused.
     assert.deepEqual(
       events.filter((event) => event.type === "rate-limited"),

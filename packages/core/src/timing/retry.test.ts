@@ -94,6 +94,24 @@ describe("retry", () => {
     assert.ok(clock.now() < 1_000);
   });
 
+  test("reads the Retry-After of an error that is not a SandportError through retryAfterMsOf", async () => {
+    const clock = fakeClock();
+    const raw = Object.assign(new Error("429"), { headers: { "retry-after": "2" } });
+    await retry(
+      async ({ attempt }) => {
+        if (attempt === 1) throw raw;
+        return "ok";
+      },
+      {
+        ...clock,
+        isRetryable: (error) => error === raw,
+        retryAfterMsOf: (error) => Number((error as typeof raw).headers["retry-after"]) * 1000,
+        policy: { jitter: "none", initialDelayMs: 10 },
+      },
+    );
+    assert.deepEqual(clock.delays, [2_000]);
+  });
+
   test("honours Retry-After, and gives up when it exceeds the budget", async () => {
     const clock = fakeClock();
     await retry(

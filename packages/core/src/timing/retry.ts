@@ -91,6 +91,12 @@ export interface RetryOptions {
   readonly signal?: AbortSignal;
   /** Which errors to retry. Default: `SandportError`s marked `retryable`; nothing else. */
   readonly isRetryable?: (error: unknown) => boolean;
+  /**
+   * The provider's `Retry-After` of an error, in milliseconds, for errors that
+   * are not (yet) `SandportError`s, such as a vendor SDK's raw error retried
+   * before it is mapped. Default: `SandportError.retryAfterMs`.
+   */
+  readonly retryAfterMsOf?: (error: unknown) => number | undefined;
   /** Called before each wait, for logging. */
   readonly onRetry?: (info: { attempt: number; delayMs: number; error: unknown }) => void;
   /** Clock, injectable for tests. Default `Date.now`. */
@@ -135,7 +141,11 @@ export async function retry<T>(task: (info: AttemptInfo) => Promise<T>, options:
       if (attempt >= policy.maxAttempts || !isRetryable(error)) throw error;
       const backoff = Math.min(policy.maxDelayMs, policy.initialDelayMs * policy.multiplier ** (attempt - 1));
       const jittered = policy.jitter === "full" ? Math.floor(random() * backoff) : backoff;
-      const retryAfter = SandportError.isInstance(error) ? error.retryAfterMs : undefined;
+      const retryAfter = options.retryAfterMsOf
+        ? options.retryAfterMsOf(error)
+        : SandportError.isInstance(error)
+          ? error.retryAfterMs
+          : undefined;
       const delayMs = retryAfter !== undefined ? Math.max(retryAfter, jittered) : jittered;
       if (now() + delayMs >= deadline) throw error;
       options.onRetry?.({ attempt, delayMs, error });
