@@ -83,7 +83,11 @@ for (const isolation of ["namespaces", "none"] as const) {
         await Promise.all(handles.map((handle) => runtime.destroy(handle)));
         const alive = () => sleeps.flatMap((sleep) => processesWithArgument(sleep));
         await waitFor(() => alive().length === 0, 10_000);
-        assert.deepEqual(alive(), [], `left alive after destroy (${started} of ${sleeps.length} trials had started some)`);
+        assert.deepEqual(
+          alive(),
+          [],
+          `left alive after destroy (${started} of ${sleeps.length} trials had started some)`,
+        );
       } finally {
         for (const sleep of sleeps) killProcessesWithArgument(sleep);
       }
