@@ -1,9 +1,10 @@
 /**
  * The descriptor on which a gated command (`SpawnPlan.gate`) waits for its
- * runtime's "go", past bubblewrap's own (3, 4-8 for a sandbox's namespaces,
- * the syscall filter's 9).
+ * runtime's "go": past bubblewrap's `--args 3` and the namespace descriptors
+ * 4-8 of a shared-scope command, and below 10, since `sh` (dash) names only
+ * single-digit descriptors in a redirection.
  */
-export const GATE_DESCRIPTOR = 10;
+export const GATE_DESCRIPTOR = 9;
 
 /** What the runtime writes on the gate, once the command is registered: one line. */
 export const LAUNCH_GO = "go\n";

@@ -107,12 +107,12 @@ export function runCommand(options: RunOptions): Promise<RunOutcome> {
         namespaces = openNamespaces(shared.sandboxId, shared.holder, shared.network);
         stdio.push(...namespaces.descriptors);
       }
-      if (plan.filter) {
-        while (stdio.length < FILTER_DESCRIPTOR) stdio.push("ignore");
-        stdio.push("pipe");
-      }
       if (plan.gate) {
         while (stdio.length < GATE_DESCRIPTOR) stdio.push("ignore");
+        stdio.push("pipe");
+      }
+      if (plan.filter) {
+        while (stdio.length < FILTER_DESCRIPTOR) stdio.push("ignore");
         stdio.push("pipe");
       }
       child = spawn(plan.file, plan.args, {

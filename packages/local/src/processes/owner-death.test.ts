@@ -4,6 +4,7 @@
 // its marker in `running/`, whose owner is dead, once its recorded pid and start time still match.
 // Without cgroups (`cgroups: "disabled"`, or a host where none is writable), where nothing else finds it.
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { after, describe, test } from "node:test";
 import { LocalRuntime } from "../index.js";
 import type { LocalIsolation } from "../options.js";
@@ -31,21 +32,31 @@ const PARALLEL = 4;
  * `sleep <unique>` at once; its `spawn` is wrapped so that the child SIGKILLs
  * itself on the `nth` spawn of one of them: right away (`delayMs` < 0), the
  * moment the command exists and nothing has been written to it yet, or
- * `delayMs` later.
+ * `delayMs` later. True when a command ran at that moment.
  */
-async function trial(isolation: LocalIsolation, sleep: string, nth: number, delayMs: number): Promise<void> {
+async function trial(isolation: LocalIsolation, sleep: string, nth: number, delayMs: number): Promise<boolean> {
   const options = { root: root.path, isolation, cgroups: "disabled", killGraceMs: 100 };
   const child = runNodeChild(`
     import { createRequire, syncBuiltinESMExports } from "node:module";
     const require = createRequire(import.meta.url);
     const processes = require("node:child_process");
     const spawn = processes.spawn;
+    const fs = require("node:fs");
+    const sleep = ${JSON.stringify(sleep)};
+    // Says whether a sleep runs (the control), then dies.
+    const die = () => {
+      const running = fs.readdirSync("/proc").some((name) => {
+        try { return fs.readFileSync("/proc/" + name + "/cmdline", "utf8") === "sleep\\u0000" + sleep + "\\u0000"; } catch { return false; }
+      });
+      if (running) fs.writeSync(1, "running\\n");
+      process.kill(process.pid, "SIGKILL");
+    };
     let count = 0;
     processes.spawn = function (...args) {
       const spawned = spawn.apply(this, args);
-      if (JSON.stringify(args[1] ?? []).includes(${JSON.stringify(sleep)}) && ++count === ${nth}) {
+      if (JSON.stringify(args[1] ?? []).includes(sleep) && ++count === ${nth}) {
         if (${delayMs} < 0) process.kill(process.pid, "SIGKILL");
-        else setTimeout(() => process.kill(process.pid, "SIGKILL"), ${delayMs});
+        else setTimeout(die, ${delayMs});
       }
       return spawned;
     };
@@ -58,6 +69,18 @@ async function trial(isolation: LocalIsolation, sleep: string, nth: number, dela
   `);
   const output = await child;
   assert.equal(output.code, null, `the child runtime was killed, not ended: ${output.stderr}`);
+  return output.stdout.includes("running");
+}
+
+/** A process as `pid (state, parent) argv…`, for the failure message. */
+function describeProcess(pid: number): string {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    const argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\u0000").slice(0, 3).join(" ");
+    return `${pid} (${stat[0]}, parent ${stat[1]}) ${argv}…`;
+  } catch {
+    return `${pid} (gone)`;
+  }
 }
 
 for (const isolation of ["namespaces", "none"] as const) {
@@ -66,17 +89,19 @@ for (const isolation of ["namespaces", "none"] as const) {
   }, () => {
     test("destroy from a fresh runtime leaves no command of it alive", async () => {
       const sleeps: string[] = [];
+      let ran = 0;
       try {
         for (let first = 0; first < TRIALS; first += PARALLEL) {
           const batch = Array.from({ length: PARALLEL }, (_, index) => {
             const sleep = uniqueSleep();
             sleeps.push(sleep);
             const number = first + index;
-            // Right at the spawn, then 0, 1, 2, 5 and 10 ms after it; at the first, second or third command.
-            return trial(isolation, sleep, 1 + (number % 3), [-1, 0, 1, 2, 5, 10][number % 6] as number);
+            // Right at the spawn, then 0 to 200 ms after it (once commands run); at the first, second or third command.
+            return trial(isolation, sleep, 1 + (number % 3), [-1, 0, 2, 10, 50, 200][number % 6] as number);
           });
-          await Promise.all(batch);
+          ran += (await Promise.all(batch)).filter(Boolean).length;
         }
+        assert.ok(ran > 0, "control: in some trials, commands ran when their runtime process died");
         const started = sleeps.filter((sleep) => processesWithArgument(sleep).length > 0).length;
         const runtime = new LocalRuntime({ root: root.path, isolation, cgroups: "disabled", killGraceMs: 100 });
         const handles = await runtime.findByLabels({});
@@ -84,9 +109,9 @@ for (const isolation of ["namespaces", "none"] as const) {
         const alive = () => sleeps.flatMap((sleep) => processesWithArgument(sleep));
         await waitFor(() => alive().length === 0, 10_000);
         assert.deepEqual(
-          alive(),
+          alive().map(describeProcess),
           [],
-          `left alive after destroy (${started} of ${sleeps.length} trials had started some)`,
+          `left alive after destroy (${started} of ${sleeps.length} trials had some, ${ran} ran at the death)`,
         );
       } finally {
         for (const sleep of sleeps) killProcessesWithArgument(sleep);
