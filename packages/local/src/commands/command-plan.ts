@@ -15,6 +15,7 @@ import { NAMESPACE_DESCRIPTORS, type NamespaceHolder, NSENTER_PATH } from "../pr
 import type { CgroupDirectory, SandboxRecord } from "../store/sandbox-record.js";
 import { type BwrapInput, type BwrapUser, buildBwrapInvocation } from "./bwrap.js";
 import { buildEnvironment } from "./environment.js";
+import { gated, LAUNCH_GATE_SCRIPT } from "./launch-gate.js";
 import { syscallFilter } from "./syscall-filter.js";
 
 /** Exit status of a command that could not join its cgroups (it never ran). */
@@ -48,6 +49,12 @@ export interface SpawnPlan {
    * can fork.
    */
   readonly joinLeafAfterSpawn?: boolean;
+  /**
+   * Under `namespaces`: the command waits inside, before anything of the
+   * user's runs, for the spawner's "go" on `GATE_DESCRIPTOR` (see
+   * `LAUNCH_GATE_SCRIPT`), which the spawner writes once it has registered it.
+   */
+  readonly gate?: boolean;
   /** Under `none`: the command's `SANDPORT_LOCAL_COMMAND_ID` value, which every process it starts inherits. */
   readonly marker?: string;
   /** The host user to spawn `file` as (the sandbox user, when the runtime is root); absent: the runtime's own. */
@@ -105,7 +112,9 @@ export interface PlanInput {
 /**
  * Turns a validated request into a spawn plan.
  *
- * Under `namespaces`, bubblewrap runs as the sandbox user when the runtime is
+ * Under `namespaces`, the command runs behind the launch gate (see
+ * `LAUNCH_GATE_SCRIPT`): nothing of it starts before the spawner has
+ * registered it. Bubblewrap runs as the sandbox user when the runtime is
  * root (`spawn`'s `uid`/`gid`). Cgroups to join (resource limits) are joined
  * before bubblewrap can fork: the plan starts with a tiny `/bin/sh` step that
  * writes its own pid into each `cgroup.procs` (as the runtime's user, who may)
@@ -129,11 +138,13 @@ export function planCommand(input: PlanInput): SpawnPlan {
   const command = request.argv ? [...request.argv] : ["/bin/sh", "-c", request.shell as string];
   if (input.isolation === "namespaces" && input.shareNamespaces) return planShared(input, command, joins, leaf);
   if (input.isolation === "namespaces") {
-    const invocation = buildBwrapInvocation(sandboxView(input, command));
+    const view = sandboxView(input, command);
+    const invocation = buildBwrapInvocation({ ...view, command: gated(view.command) });
     const base = {
       env: {},
       cwd: "/",
       fd3: invocation.fd3,
+      gate: true,
       ...(input.syscallFilter ? { filter: syscallFilter() } : {}),
       isolation: "namespaces",
       ...(leaf ? { leaf } : {}),
@@ -180,7 +191,8 @@ export function hostCwd(workspaceDirectory: string, request: ValidatedExecReques
  * network) network namespaces from the descriptors the spawner passes on,
  * switches to the sandbox user, and `exec`s bubblewrap, which joins the user
  * and PID namespaces (see `buildBwrapInvocation`'s `shared`). Inside, a
- * `/bin/sh` step closes those descriptors before `exec`ing the command. The
+ * `/bin/sh` step closes those descriptors and waits at the launch gate
+ * before `exec`ing the command. The
  * command carries a marker (`SANDPORT_LOCAL_COMMAND_ID`), as under `none`:
  * processes it leaves in the shared PID namespace are no longer below
  * bubblewrap, and are found by it when the command is stopped or exits.
@@ -203,7 +215,7 @@ function planShared(
   const invocation = buildBwrapInvocation({
     ...view,
     env: { ...view.env, [COMMAND_MARKER_VARIABLE]: marker },
-    command: ["/bin/sh", "-c", `exec 3<&- ${closeAll}; exec "$@"`, "sh", ...view.command],
+    command: ["/bin/sh", "-c", `exec 3<&- ${closeAll}; ${LAUNCH_GATE_SCRIPT}`, "sh", ...view.command],
     shared: true,
   });
   const enter = [
@@ -221,6 +233,7 @@ function planShared(
     env: {},
     cwd: "/",
     fd3: invocation.fd3,
+    gate: true,
     ...(input.syscallFilter ? { filter: syscallFilter() } : {}),
     isolation: "namespaces",
     marker,

@@ -66,7 +66,11 @@ describe("namespaces: a command stopped as soon as it is spawned", { skip }, () 
           signal: stop.signal,
           // As soon as bubblewrap has a child (the PID namespace's init), which has not set its parent-death
           // signal yet; one round in ten right after `spawn`, before it can have one.
-          onSpawned: (pid) => (round % 10 === 0 ? stop.abort() : whenChildOf(pid, () => stop.abort())),
+          onSpawned: (pid) => {
+            if (round % 10 === 0) stop.abort();
+            else whenChildOf(pid, () => stop.abort());
+            return undefined;
+          },
         });
         assert.equal(outcome.exitCode, null);
         const gone = await waitFor(() => processesWithArgument(sleep).length === 0, 2_000);

@@ -7,6 +7,7 @@ import { type OpenNamespaces, openNamespaces } from "../processes/sandbox-namesp
 import { JOIN_FAILED_EXIT, JOIN_FAILED_MESSAGE, type SpawnPlan } from "./command-plan.js";
 import { CommandTree } from "./command-tree.js";
 import { coverInheritedDescriptors } from "./inherited-descriptors.js";
+import { GATE_DESCRIPTOR, LAUNCH_GO } from "./launch-gate.js";
 import { FILTER_DESCRIPTOR } from "./syscall-filter.js";
 
 /** How to run one planned command. */
@@ -29,8 +30,13 @@ export interface RunOptions {
   readonly signal: AbortSignal;
   /** Called once the process exists. `pid` is the host pid, given only when it is also the command's own pid. */
   readonly onStarted?: (pid: number | undefined) => void;
-  /** Called right after spawning, with the host pid that leads the command's process group. */
-  readonly onSpawned?: (pid: number) => void;
+  /**
+   * Called right after spawning, with the host pid that leads the command's
+   * process group. A gated command (`plan.gate`) is let go once what it
+   * returns settles `true` (it registered the command); `false`: never, the
+   * command then exits without running anything.
+   */
+  readonly onSpawned?: (pid: number) => Promise<boolean> | undefined;
   /** Called for each chunk kept (output past the cap is never passed on). */
   readonly onOutput?: (stream: "stdout" | "stderr", chunk: Buffer) => void;
 }
@@ -101,6 +107,10 @@ export function runCommand(options: RunOptions): Promise<RunOutcome> {
         namespaces = openNamespaces(shared.sandboxId, shared.holder, shared.network);
         stdio.push(...namespaces.descriptors);
       }
+      if (plan.gate) {
+        while (stdio.length < GATE_DESCRIPTOR) stdio.push("ignore");
+        stdio.push("pipe");
+      }
       if (plan.filter) {
         while (stdio.length < FILTER_DESCRIPTOR) stdio.push("ignore");
         stdio.push("pipe");
@@ -123,7 +133,13 @@ export function runCommand(options: RunOptions): Promise<RunOutcome> {
     const tree = pid === undefined ? undefined : new CommandTree(plan, pid);
     // First thing after `spawn` returns: the command may already be running (see `CommandTree`).
     tree?.join();
-    if (pid !== undefined) options.onSpawned?.(pid);
+    const registered = pid === undefined ? undefined : options.onSpawned?.(pid);
+    const gate = (child.stdio as readonly unknown[])[GATE_DESCRIPTOR] as NodeJS.WritableStream | null | undefined;
+    if (gate && plan.gate) {
+      gate.on("error", () => {});
+      // Only this process holds the pipe's other end: if it dies first, the gate reads end-of-file and the command never runs.
+      void Promise.resolve(registered ?? true).then((go) => (go ? gate.end(LAUNCH_GO) : gate.end()));
+    }
 
     const stop = () => {
       if (stopping || !tree) return;

@@ -189,7 +189,9 @@ export function syscallFilter(): Buffer {
 }
 
 /**
- * The descriptor bubblewrap reads the program from (`--seccomp 9`): after
- * `--args 3` and the namespace descriptors 4-8 a shared-scope command gets.
+ * The descriptor bubblewrap reads the program from (`--seccomp 10`): after
+ * `--args 3`, the namespace descriptors 4-8 a shared-scope command gets, and
+ * the launch gate's 9 (`GATE_DESCRIPTOR`, which `sh` reads: it names only
+ * single-digit descriptors).
  */
-export const FILTER_DESCRIPTOR = 9;
+export const FILTER_DESCRIPTOR = 10;

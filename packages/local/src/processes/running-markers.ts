@@ -26,6 +26,14 @@ function ownerIdentity(): ProcessIdentity | undefined {
   return owner;
 }
 
+/** What {@link RunningMarkers.add} returns. */
+export interface MarkerRegistration {
+  /** Settles `true` once the marker is in place, `false` if it could not be written; never rejects. */
+  readonly written: Promise<boolean>;
+  /** Removes the marker (after it is written); never throws. */
+  readonly remove: () => void;
+}
+
 /**
  * One marker per running command in `<sandbox>/running/`, naming the host
  * process that leads its process group (bubblewrap, or the command itself under
@@ -48,14 +56,15 @@ export class RunningMarkers {
   }
 
   /**
-   * Records `pid`; the returned function removes the record again. Never
-   * throws. The write happens off the event loop, beside the command's start
-   * (creating a directory entry can take a disk journal's time); removal
-   * waits for it.
+   * Records `pid`; `remove` removes the record again, and `written` settles
+   * `true` once the record is in place (`false` if it could not be written,
+   * or the command has ended already; never rejects). Never throws. The write
+   * happens off the event loop, beside the command's start (creating a
+   * directory entry can take a disk journal's time); removal waits for it.
    */
-  add(pid: number): () => void {
+  add(pid: number): MarkerRegistration {
     const owner = ownerIdentity();
-    if (!owner) return () => {};
+    if (!owner) return { written: Promise.resolve(false), remove: () => {} };
     const path = join(this.#directory, String(pid));
     // Settles `true` once written, `false` if it could not be (or the command has ended already); never rejects.
     const written = identifyLater(pid).then(
@@ -66,7 +75,7 @@ export class RunningMarkers {
       },
       () => false,
     );
-    return () => {
+    const remove = () => {
       void written.then((exists) =>
         exists
           ? unlink(path).catch(() => {
@@ -75,6 +84,7 @@ export class RunningMarkers {
           : undefined,
       );
     };
+    return { written, remove };
   }
 
   /**
@@ -96,9 +106,11 @@ export class RunningMarkers {
       const marker = await readlink(join(this.#directory, name))
         .then((text) => JSON.parse(text) as Marker)
         .catch(() => undefined);
-      // A dead owner's command died with it (or is found by its marker variable). The owner reaps its
-      // commands at once, so a marker may outlive its command for a moment: the start time tells.
-      if (!marker || !isAlive(marker.owner)) continue;
+      if (!marker) continue;
+      // The owner reaps its commands at once, so a marker may outlive its command for a moment, and a dead
+      // owner's marker may stay for ever: the start time tells whether the pid still names its command. A dead
+      // owner's marker without one (none is written so) is never trusted.
+      if (marker.startTime === undefined && !isAlive(marker.owner)) continue;
       const identity = identify(marker.pid);
       if (!identity || (marker.startTime !== undefined && identity.startTime !== marker.startTime)) continue;
       // Found before the kill: once the leader is gone, its namespace's processes are no longer its descendants.

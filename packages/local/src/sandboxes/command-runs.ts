@@ -70,7 +70,9 @@ export class CommandRuns {
           killGraceMs: this.#options.killGraceMs,
           signal: combined,
           onSpawned: (pid) => {
-            unmark = this.#access.register(record, plan, pid);
+            const registration = this.#access.register(record, plan, pid);
+            unmark = registration.remove;
+            return registration.written;
           },
           ...callbacks,
         });

@@ -27,7 +27,7 @@ import { WorkspaceFiles } from "../files/workspace-files.js";
 import { type LocalHandle, toHandle } from "../handle.js";
 import { defaultRoot, LOCAL_PROVIDER, type ResolvedLocalOptions } from "../options.js";
 import { PortForwarder } from "../ports/port-forwarder.js";
-import { RunningMarkers } from "../processes/running-markers.js";
+import { type MarkerRegistration, RunningMarkers } from "../processes/running-markers.js";
 import { killNamespaceHolder, type NamespaceHolder, openNamespaces } from "../processes/sandbox-namespaces.js";
 import { isExpired, matchesLabels, SANDBOX_RECORD_FORMAT, type SandboxRecord } from "../store/sandbox-record.js";
 import { notFound, SandboxStore } from "../store/sandbox-store.js";
@@ -286,10 +286,11 @@ export class SandboxAccess {
    * command in its own cgroup leaf already is; any other gets a marker file
    * naming its leading process (a small write to a regular file, not a
    * cgroupfs write, which would wait on the kernel). Returns what undoes the
-   * registration when the command ends.
+   * registration when the command ends, and when it is in place (a gated
+   * command is let go only then: see `LAUNCH_GATE_SCRIPT`).
    */
-  register(record: SandboxRecord, plan: SpawnPlan, pid: number): () => void {
-    if (plan.leaf) return () => {};
+  register(record: SandboxRecord, plan: SpawnPlan, pid: number): MarkerRegistration {
+    if (plan.leaf) return { written: Promise.resolve(true), remove: () => {} };
     return this.markers(record.id).add(pid);
   }
 

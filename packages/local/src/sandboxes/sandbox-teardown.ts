@@ -8,6 +8,7 @@ import { LOCAL_PROVIDER, type ResolvedLocalOptions } from "../options.js";
 import { killMarked, markedProcesses, sandboxPrefix } from "../processes/command-marker.js";
 import { isAlive } from "../processes/process-tree.js";
 import { RunningMarkers } from "../processes/running-markers.js";
+import { killSandboxBubblewraps } from "../processes/sandbox-bubblewraps.js";
 import { killNamespaceHolder } from "../processes/sandbox-namespaces.js";
 import type { SandboxRecord } from "../store/sandbox-record.js";
 import type { SandboxStore } from "../store/sandbox-store.js";
@@ -31,7 +32,9 @@ export interface TeardownInput {
  * 4. everything in the sandbox's cgroups (`cgroup.kill`);
  * 5. under `none`, every process whose `SANDPORT_LOCAL_COMMAND_ID` names this sandbox, in rounds until
  *    a scan of `/proc` finds none alive: what escaped a command's group and cgroup, what a supervisor
- *    killed before its own kill timer left behind, what commands of a runtime process that died left.
+ *    killed before its own kill timer left behind, what commands of a runtime process that died left;
+ *    under `namespaces`, every bubblewrap process that binds its workspace, the same way: what a
+ *    runtime process that died left, once its marker names no live process (see `killSandboxBubblewraps`).
  * A step that cannot be proven fails with `DESTROY_UNVERIFIED`, before any file is touched. Returns the
  * sandbox directory's entries, as listed before step 2, for `SandboxStore.remove`.
  */
@@ -49,9 +52,13 @@ export async function stopSandboxProcesses({ record, store, running, options }: 
   const namespacesGone = record.namespaces ? await killNamespaceHolder(record.namespaces, 2_000 + grace) : true;
   const cgroupsGone = await removeSandboxCgroups(record.cgroups);
   const markedGone = options.isolation !== "none" || (await killEveryMarked(sandboxPrefix(record.id), 2_000 + grace));
-  if (!cgroupsGone || !markedGone || !namespacesGone || strays.some(isAlive)) {
+  const bubblewrapsGone =
+    options.isolation !== "namespaces" ||
+    (await killSandboxBubblewraps(options.bwrapPath, store.workspaceDirectory(record), 2_000 + grace));
+  if (!cgroupsGone || !markedGone || !namespacesGone || !bubblewrapsGone || strays.some(isAlive)) {
     const left = [
       !namespacesGone && "its PID namespace",
+      !bubblewrapsGone && "bubblewrap processes",
       !cgroupsGone && "its cgroups",
       !markedGone && "marked processes",
       strays.some(isAlive) && "commands",
