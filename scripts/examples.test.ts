@@ -45,6 +45,8 @@ const EXPECTED: Readonly<Record<string, RegExp>> = {
   "langchain.ts":
     /^Successfully wrote to .\/workspace\/test\.sh.\n2 tests passed\n[\s\S]*exit code 0[\s\S]*^the tests pass$/m,
   "openai-agents.ts": /Process exited with code 0\nOutput:\n2 tests passed in \/workspace\n[\s\S]*^the tests pass$/m,
+  "opentelemetry.ts":
+    /^sandport\.step test exit 0\nsandport\.workload local destroyed 1 exec\n[\s\S]*^sandport\.pool\.leased waited \d+(\.\d+)? ms$/m,
   "tanstack-ai.ts":
     /^0 2 tests passed in \/workspace\nresumed the same sandbox: true Run the tests before you finish\.$/m,
 };
