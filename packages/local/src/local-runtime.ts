@@ -1,4 +1,4 @@
-import { accessSync, constants } from "node:fs";
+import { accessSync, constants, existsSync } from "node:fs";
 import {
   assertCapabilitiesConsistent,
   type CommandRef,
@@ -376,10 +376,13 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
           if (!started && plan.leaf) await releaseLeaf(plan.leaf);
           return ref;
         } catch (error) {
-          // Destroyed by another instance meanwhile: its files went with it.
-          if (!SandportError.hasCode(error, "NOT_FOUND") && (await this.#access.store().read(id)).state === "absent") {
-            throw notFound(id);
-          }
+          // Destroyed by another instance meanwhile: its files went with it (its record may go a moment later:
+          // a command directory that vanished under this start says the same).
+          if (SandportError.hasCode(error, "NOT_FOUND")) throw error;
+          const vanished =
+            (error as NodeJS.ErrnoException).code === "ENOENT" &&
+            !existsSync(this.#access.store().commandsDirectory(id));
+          if (vanished || (await this.#access.store().read(id)).state === "absent") throw notFound(id);
           throw error;
         }
       }),

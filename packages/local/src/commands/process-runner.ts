@@ -62,6 +62,8 @@ export interface RunOutcome {
 const DRAIN_AFTER_EXIT_MS = 500;
 
 const EXECVP_FAILURE = /^bwrap: execvp ([^\n]*): (No such file or directory|Permission denied)\n?$/;
+/** The launch gate's `exec` (dash) of a program that is not there: exit 127 and only this on stderr. */
+const GATE_EXEC_MISSING = /^sh: \d+: exec: ([^\n]*): not found\n?$/;
 /** What bubblewrap prints when the working directory it was given is missing inside (it then runs nothing). */
 const CHDIR_FAILURE = /^bwrap: Can't chdir to ([^\n]*): (No such file or directory|Not a directory)\n?$/;
 
@@ -228,6 +230,14 @@ export function runCommand(options: RunOptions): Promise<RunOutcome> {
       let exitCode = signal || stopping ? null : code;
       if (exitCode === JOIN_FAILED_EXIT && stderr.toString("utf8").startsWith(JOIN_FAILED_MESSAGE)) {
         return reject(spawnFailed(plan, new Error(stderr.toString("utf8").trim())));
+      }
+      if (plan.isolation === "namespaces" && exitCode === 127 && stdout.length === 0) {
+        // Behind the launch gate the program is exec'd by `sh`, which reports a missing one itself.
+        const missing = GATE_EXEC_MISSING.exec(stderr.toString("utf8"));
+        if (missing) {
+          const hint = Buffer.from(notVisible(missing[1] as string));
+          return resolve({ exitCode: 127, stdout, stderr: hint, truncated, timedOut, durationMs });
+        }
       }
       if (plan.isolation === "namespaces" && exitCode === 1 && stdout.length === 0) {
         const missing = CHDIR_FAILURE.exec(stderr.toString("utf8"));
