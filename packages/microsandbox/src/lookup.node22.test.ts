@@ -12,7 +12,11 @@ test("getById is one GET by name; absent is undefined; a foreign sandbox is FORE
   const handle = await runtime.launch({ labels: { team: "core" } });
   emulator.resetRequests();
   const found = await runtime.getById(handle.id);
-  assert.deepEqual({ ...found, createdAt: undefined }, { ...handle, createdAt: undefined });
+  // The lookup reads what was granted from the record; the launch's own handle cannot tell.
+  assert.deepEqual(
+    { ...found, createdAt: undefined },
+    { ...handle, createdAt: undefined, resources: { cpus: 1, memoryMiB: 512 } },
+  );
   assert.ok(found?.createdAt && !Number.isNaN(Date.parse(found.createdAt)));
   assert.deepEqual(
     emulator.requests.map((request) => request.route),
