@@ -68,10 +68,11 @@ describe("snapshots are owned, listed and deleted like sandboxes", () => {
 
   test("listSnapshots finds ours by label, deleteSnapshot removes one for good, a launch from it is NOT_FOUND", async () => {
     const source = await runtime.launch();
+    const theirSource = await stranger.launch();
     try {
       const first = await runtime.snapshot(source, { labels: { run: "a" } });
       const second = await runtime.snapshot(source, { labels: { run: "b" } });
-      const theirs = await stranger.snapshot(await stranger.launch(), { labels: { run: "a" } });
+      const theirs = await stranger.snapshot(theirSource, { labels: { run: "a" } });
       assert.deepEqual(
         (await runtime.listSnapshots({})).map((snapshot) => snapshot.id),
         [first.id, second.id].sort(),
@@ -99,6 +100,7 @@ describe("snapshots are owned, listed and deleted like sandboxes", () => {
       await stranger.deleteSnapshot(theirs);
     } finally {
       await runtime.destroy(source);
+      await stranger.destroy(theirSource);
     }
   });
 
