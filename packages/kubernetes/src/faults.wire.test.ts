@@ -4,8 +4,11 @@
 // unadopted in a warm pool (labelled agents.x-k8s.io/warm-pool-sandbox) are the pool's, not a
 // launch's: the suite is shown the others.
 import { after, before, describe } from "node:test";
-import { type KubernetesEmulator, startKubernetesEmulator } from "@sandport/testkit/emulators/kubernetes";
-import { namespacesSkipReason } from "@sandport/testkit/fakes";
+import {
+  type KubernetesEmulator,
+  kubernetesEmulatorSkipReason,
+  startKubernetesEmulator,
+} from "@sandport/testkit/emulators/kubernetes";
 import { describeWireFaults } from "@sandport/testkit/faults";
 import { emulatorOptions } from "../test/emulated.js";
 import { KubernetesRuntime } from "./kubernetes-runtime.js";
@@ -26,20 +29,9 @@ const CLAIM_CASES = [
   "delete-lost-response",
 ] as const;
 
-/**
- * Without bubblewrap the emulator's pods run their commands and files in the host's own
- * `/workspace`, one directory for every pod, test file and run: this suite's cases (which
- * remove, count and break things there) would race the other Kubernetes test files running
- * beside it. It needs pods with a filesystem of their own.
- */
-const noNamespaces = await namespacesSkipReason();
-const skipWithoutNamespaces = noNamespaces
-  ? `without bubblewrap the emulated pods share the host's /workspace (${noNamespaces})`
-  : undefined;
-
 for (const dataPlane of ["sandboxd", "pod-exec"] as const) {
   describe(`KubernetesRuntime under injected faults (${dataPlane} → Kubernetes emulator)`, {
-    skip: skipWithoutNamespaces,
+    skip: await kubernetesEmulatorSkipReason(),
   }, () => {
     let emulator: KubernetesEmulator;
     let launched: KubernetesEmulator;

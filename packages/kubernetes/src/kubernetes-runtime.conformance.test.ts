@@ -3,14 +3,17 @@
 // sandboxd, pod exec; every pod a real local sandbox), over each data plane.
 
 import { describeRuntimeConformance } from "@sandport/testkit/conformance";
-import { startKubernetesEmulator } from "@sandport/testkit/emulators/kubernetes";
+import { kubernetesEmulatorSkipReason, startKubernetesEmulator } from "@sandport/testkit/emulators/kubernetes";
 import { emulatorOptions } from "../test/emulated.js";
 import { KubernetesRuntime } from "./kubernetes-runtime.js";
 import type { KubernetesRuntimeOptions } from "./options.js";
 
+const unavailable = await kubernetesEmulatorSkipReason();
+
 for (const dataPlane of ["pod-exec", "sandboxd"] as const) {
   describeRuntimeConformance({
     name: `KubernetesRuntime (${dataPlane} → Kubernetes emulator)`,
+    ...(unavailable === undefined ? {} : { unavailable }),
     createRuntime: async () => {
       const emulator = await startKubernetesEmulator();
       const options: KubernetesRuntimeOptions = {

@@ -4,13 +4,16 @@
 // the connection sends nothing. Sandboxes waiting unadopted in a warm pool
 // (labelled agents.x-k8s.io/warm-pool-sandbox) are the pool's, not a
 // launch's: the suite is shown the others.
-import { startKubernetesEmulator } from "@sandport/testkit/emulators/kubernetes";
+import { kubernetesEmulatorSkipReason, startKubernetesEmulator } from "@sandport/testkit/emulators/kubernetes";
 import { describeLaunchReclaim } from "@sandport/testkit/faults";
 import { emulatorOptions } from "../test/emulated.js";
 import { KubernetesRuntime } from "./kubernetes-runtime.js";
 
+const unavailable = await kubernetesEmulatorSkipReason();
+
 describeLaunchReclaim({
   name: "KubernetesRuntime (→ Kubernetes emulator)",
+  ...(unavailable === undefined ? {} : { unavailable }),
   start: async () => {
     const emulator = await startKubernetesEmulator();
     const options = { ...emulatorOptions(emulator), owner: "reclaim-tests" };

@@ -1,15 +1,20 @@
 // The fixture of this package's tests: a Kubernetes emulator (API server,
 // warm pools, sandbox-router, sandboxd, pod exec) from the testkit and a
-// KubernetesRuntime pointed at it. Await it at the top of a test file: the
-// emulator is stopped after the file, its faults cleared after each test.
+// KubernetesRuntime pointed at it. Await it in a suite skipped with
+// `kubernetesSkip`: the emulator is stopped after the suite, its faults
+// cleared after each test.
 import { after, afterEach } from "node:test";
 import {
   type KubernetesEmulator,
   type KubernetesEmulatorOptions,
+  kubernetesEmulatorSkipReason,
   startKubernetesEmulator,
 } from "@sandport/testkit/emulators/kubernetes";
 import { KubernetesRuntime } from "../src/kubernetes-runtime.js";
 import type { DataPlane, KubernetesRuntimeOptions } from "../src/options.js";
+
+/** Why the emulator cannot run here (its pods need their own `/workspace`); `undefined` when it can. */
+export const kubernetesSkip = await kubernetesEmulatorSkipReason();
 
 /** What a test file drives. */
 export interface Emulated {

@@ -6,7 +6,11 @@ import { after, before, describe, test } from "node:test";
 import { type Agent37Emulator, startAgent37Emulator } from "@sandport/testkit/emulators/agent37";
 import { type AgentCoreEmulator, startAgentCoreEmulator } from "@sandport/testkit/emulators/agentcore";
 import { type FreestyleEmulator, startFreestyleEmulator } from "@sandport/testkit/emulators/freestyle";
-import { type KubernetesEmulator, startKubernetesEmulator } from "@sandport/testkit/emulators/kubernetes";
+import {
+  type KubernetesEmulator,
+  kubernetesEmulatorSkipReason,
+  startKubernetesEmulator,
+} from "@sandport/testkit/emulators/kubernetes";
 import { type ModalEmulator, startModalEmulator } from "@sandport/testkit/emulators/modal";
 import { runCli } from "../cli.fixture.js";
 import { EXIT } from "../exit-codes.js";
@@ -116,7 +120,7 @@ describe("sandport run (AgentCore emulator)", () => {
   });
 });
 
-describe("sandport run (Kubernetes emulator)", () => {
+describe("sandport run (Kubernetes emulator)", { skip: await kubernetesEmulatorSkipReason() }, () => {
   let emulator: KubernetesEmulator;
   before(async () => {
     emulator = await startKubernetesEmulator();

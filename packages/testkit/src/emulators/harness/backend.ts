@@ -13,6 +13,13 @@ export type EmulatorBackend = SandboxRuntime | (() => SandboxRuntime | Promise<S
 /** A backend ready for use, and how to release what the emulator created for it. */
 export interface ResolvedBackend {
   readonly runtime: SandboxRuntime;
+  /**
+   * True for the default backend running `isolation: "none"`: its commands
+   * are host processes, so an absolute path in one (the provider's
+   * workspace, `/workspace`) is the host's, the same for every sandbox.
+   * False for a namespaced default backend and for the caller's own.
+   */
+  readonly hostPaths: boolean;
   /** Removes what the emulator itself created (the default backend's temporary root). */
   dispose(): Promise<void>;
 }
@@ -62,13 +69,13 @@ export interface DefaultBackendShape {
 export async function resolveBackend(backend?: EmulatorBackend, shape?: DefaultBackendShape): Promise<ResolvedBackend> {
   if (backend !== undefined) {
     const runtime = typeof backend === "function" ? await backend() : backend;
-    return { runtime, dispose: async () => {} };
+    return { runtime, hostPaths: false, dispose: async () => {} };
   }
   const root = await mkdtemp(join(tmpdir(), "sandport-emulator-"));
   const removeRoot = () => rm(root, { recursive: true, force: true, maxRetries: 3 });
   try {
-    const runtime = await createLocalRuntime(root, shape);
-    return { runtime, dispose: () => destroyEverySandbox(runtime).finally(removeRoot) };
+    const { runtime, hostPaths } = await createLocalRuntime(root, shape);
+    return { runtime, hostPaths, dispose: () => destroyEverySandbox(runtime).finally(removeRoot) };
   } catch (error) {
     await removeRoot();
     throw error;
@@ -175,9 +182,12 @@ async function probeScope(namespaceScope: "sandbox" | "command"): Promise<string
   }
 }
 
-async function createLocalRuntime(root: string, shape: DefaultBackendShape | undefined): Promise<SandboxRuntime> {
+async function createLocalRuntime(
+  root: string,
+  shape: DefaultBackendShape | undefined,
+): Promise<{ runtime: SandboxRuntime; hostPaths: boolean }> {
   const { LocalRuntime } = await loadLocal();
-  if (shape === undefined) return new LocalRuntime({ root, isolation: "none" });
+  if (shape === undefined) return { runtime: new LocalRuntime({ root, isolation: "none" }), hostPaths: true };
   const { workspaceRoot } = shape;
   const egress = shape.egressResolver === undefined ? {} : { egressResolver: shape.egressResolver };
   const isolation = await defaultBackendIsolation();
@@ -186,7 +196,7 @@ async function createLocalRuntime(root: string, shape: DefaultBackendShape | und
     // listening port the provider's port URLs reach (the emulators serve them at 127.0.0.1:<port>, undeclared
     // ones too) and which the emulators' tests reach on this machine's loopback. Allow lists and "none" are
     // unchanged: they still go through the egress proxy or have no way out.
-    return new LocalRuntime({
+    const runtime = new LocalRuntime({
       root,
       isolation: "namespaces",
       workspaceRoot,
@@ -194,8 +204,9 @@ async function createLocalRuntime(root: string, shape: DefaultBackendShape | und
       hostNetwork: true,
       ...egress,
     });
+    return { runtime, hostPaths: false };
   }
-  return new LocalRuntime({ root, isolation: "none", workspaceRoot, ...egress });
+  return { runtime: new LocalRuntime({ root, isolation: "none", workspaceRoot, ...egress }), hostPaths: true };
 }
 
 async function loadLocal(): Promise<typeof import("@sandport/local")> {

@@ -31,6 +31,7 @@ async function startFacade(): Promise<{ facade: TestFacade; disposed: () => numb
     server,
     {
       runtime: new RecordingRuntime(),
+      hostPaths: false,
       dispose: async () => {
         facade.steps.push("dispose");
         disposals += 1;

@@ -15,8 +15,12 @@ import {
   watch,
 } from "./client.fixture.js";
 import { type KubernetesEmulator, startKubernetesEmulator } from "./emulator.js";
+import { kubernetesEmulatorSkipReason } from "./pod-workspace.js";
 
-describe("Kubernetes emulator: API server", () => {
+/** The emulator needs pods with their own `/workspace` (see `kubernetesEmulatorSkipReason`). */
+const skip = await kubernetesEmulatorSkipReason();
+
+describe("Kubernetes emulator: API server", { skip }, () => {
   let emulator: KubernetesEmulator;
   before(async () => {
     emulator = await startKubernetesEmulator({
@@ -308,7 +312,7 @@ describe("Kubernetes emulator: API server", () => {
   });
 });
 
-describe("Kubernetes emulator: Sandboxes made directly and the emulator's own view", () => {
+describe("Kubernetes emulator: Sandboxes made directly and the emulator's own view", { skip }, () => {
   let emulator: KubernetesEmulator;
   before(async () => {
     emulator = await startKubernetesEmulator({ warmPools: [] });

@@ -25,6 +25,7 @@ import { GrpcServer } from "./grpc-server.js";
 import { SANDBOXES, TEMPLATES, WARM_POOLS } from "./kinds.js";
 import { ObjectStore } from "./object-store.js";
 import { servePodExec } from "./pod-exec.js";
+import { kubernetesEmulatorSkipReason, prepareWorkspaceMountPoint } from "./pod-workspace.js";
 import { detailErrorReply, RouterFront, registerProcessService, registerRouterRoutes } from "./sandbox-router.js";
 import { SandboxController } from "./sandboxes.js";
 import {
@@ -82,10 +83,11 @@ export async function startKubernetesEmulator(options: KubernetesEmulatorOptions
   const namespace = options.namespace ?? "default";
   const token = options.token ?? "emulator-token";
   const backend = await resolveBackend(options.backend, { workspaceRoot: "/workspace", sharedProcesses: true });
+  if (backend.hostPaths) await givePodsTheirWorkspace(backend);
   const log = new RequestLog();
   const faults = new FaultInjector();
   const store = new ObjectStore();
-  const sandboxes = new SandboxController(store, backend.runtime);
+  const sandboxes = new SandboxController(store, backend.runtime, backend.hostPaths);
   const claims = new ClaimController(store, sandboxes);
   const grpc = new GrpcServer(log, faults);
   const started = Date.now();
@@ -244,4 +246,16 @@ class KubernetesEmulatorImpl extends EmulatorFacade<FacadeServer, never> impleme
     this.#parts.claims.shutDown();
     await this.#parts.sandboxes.shutDown();
   }
+}
+
+/**
+ * A backend of host processes: each pod's commands get a mount namespace
+ * with its workspace at `/workspace` (see `inPodMount`), which takes root.
+ * Elsewhere the backend is released and the start refused, saying why.
+ */
+async function givePodsTheirWorkspace(backend: ResolvedBackend): Promise<void> {
+  const reason = await kubernetesEmulatorSkipReason();
+  if (reason === undefined) return prepareWorkspaceMountPoint();
+  await backend.dispose();
+  throw new Error(`the Kubernetes emulator cannot run here: ${reason}`);
 }

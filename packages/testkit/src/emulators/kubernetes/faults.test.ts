@@ -17,9 +17,14 @@ import {
   unary,
 } from "./client.fixture.js";
 import { type KubernetesEmulator, startKubernetesEmulator } from "./emulator.js";
+import { kubernetesEmulatorSkipReason } from "./pod-workspace.js";
+
 import { ProtoWriter } from "./protobuf.js";
 
-describe("Kubernetes emulator: faults and the request log", () => {
+/** The emulator needs pods with their own `/workspace` (see `kubernetesEmulatorSkipReason`). */
+const skip = await kubernetesEmulatorSkipReason();
+
+describe("Kubernetes emulator: faults and the request log", { skip }, () => {
   let emulator: KubernetesEmulator;
   let client: grpc.Client;
   let sandbox: string;

@@ -11,4 +11,5 @@
 export type * from "../index.js";
 export type { KubernetesEmulator, KubernetesEmulatorOptions } from "./emulator.js";
 export { startKubernetesEmulator } from "./emulator.js";
+export { kubernetesEmulatorSkipReason } from "./pod-workspace.js";
 export type { KubernetesTemplateSeed, KubernetesWarmPoolSeed } from "./seeds.js";

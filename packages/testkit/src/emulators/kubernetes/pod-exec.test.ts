@@ -2,11 +2,15 @@
 // client: channel bytes 0-4 (and v5's 255 close), the final Status on channel 3, a terminal
 // resized on channel 4; the command runs for real in the pod's backend sandbox.
 import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
 import WebSocket from "ws";
-import { isolationSkipReason } from "../harness/isolation.fixture.js";
 import { api, claimReady, PODS_PATH, routing } from "./client.fixture.js";
 import { type KubernetesEmulator, startKubernetesEmulator } from "./emulator.js";
+import { kubernetesEmulatorSkipReason } from "./pod-workspace.js";
+
+/** The emulator needs pods with their own `/workspace` (see `kubernetesEmulatorSkipReason`). */
+const skip = await kubernetesEmulatorSkipReason();
 
 interface ExecOutcome {
   protocol: string;
@@ -54,7 +58,7 @@ function exec(
   });
 }
 
-describe("Kubernetes emulator: pod exec over WebSocket", () => {
+describe("Kubernetes emulator: pod exec over WebSocket", { skip }, () => {
   let emulator: KubernetesEmulator;
   let pod: string;
   before(async () => {
@@ -115,12 +119,7 @@ describe("Kubernetes emulator: pod exec over WebSocket", () => {
     assert.equal(response.status, 401);
   });
 
-  test("a pod sees its own /workspace: a file written through the router of one pod is absent from another", async (t) => {
-    const skip = await isolationSkipReason();
-    if (skip) {
-      t.skip(`needs bubblewrap: ${skip}`);
-      return;
-    }
+  test("a pod sees its own /workspace: a file written through the router of one pod is absent from another", async () => {
     const a = (
       await claimReady(emulator, { metadata: { name: "ws-a" }, spec: { warmPoolRef: { name: "sandboxd-pool" } } })
     ).status.sandbox.name;
@@ -137,5 +136,6 @@ describe("Kubernetes emulator: pod exec over WebSocket", () => {
     assert.equal(inA.stdout, "a's");
     const inB = await exec(emulator, b, ["sh", "-c", "test -e /workspace/mine.txt && echo present || echo absent"]);
     assert.equal(inB.stdout, "absent\n");
+    assert.equal(existsSync("/workspace/mine.txt"), false, "the host's own /workspace is not a pod's");
   });
 });

@@ -15,6 +15,7 @@ import type { SandboxProcess, Terminal } from "@sandport/core";
 import { markerSweepScript } from "@sandport/core/adapter";
 import { ExitLineScanner } from "./exit-line.js";
 import type { PodProcess, PodRuntime } from "./pod-runtime.js";
+import { inPodMount } from "./pod-workspace.js";
 
 /** What a process reports, in order: output chunks, then one exit. */
 export type ProcessEvent =
@@ -195,10 +196,13 @@ export class PodProcessHandle implements PodProcess {
       timeoutMs: UNBOUNDED_MS,
       maxOutputBytes: OUTPUT_CAP_BYTES,
     };
+    const { hostWorkspace } = this.#pod;
+    const inPod = (argv: readonly string[]) =>
+      hostWorkspace === undefined ? [...argv] : inPodMount(hostWorkspace, spec.cwd, argv);
     if (spec.pty !== undefined) {
       if (!runtime.openTerminal) throw new Error("the backend runtime has no terminals");
       const terminal = await runtime.openTerminal(this.#pod.handle, {
-        argv: [...spec.command],
+        argv: inPod(spec.command),
         ...base,
         cols: spec.pty.cols,
         rows: spec.pty.rows,
@@ -216,7 +220,7 @@ export class PodProcessHandle implements PodProcess {
     }
     if (!runtime.spawn) throw new Error("the backend runtime cannot spawn processes");
     const spawned = await runtime.spawn(this.#pod.handle, {
-      argv: ["bash", "-c", GROUP_WRAPPER, "bash", this.#pidFile, this.#tag, ...spec.command],
+      argv: inPod(["bash", "-c", GROUP_WRAPPER, "bash", this.#pidFile, this.#tag, ...spec.command]),
       ...base,
     });
     this.#spawned = spawned;

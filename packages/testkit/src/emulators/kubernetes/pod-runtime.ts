@@ -29,6 +29,12 @@ export class PodRuntime {
     readonly sandboxd: boolean,
     /** The pod's fake IP. */
     readonly podIp: string,
+    /**
+     * The host directory each of the pod's commands sees bound at
+     * `/workspace` (see `inPodMount`); `undefined` when the backend gives each
+     * sandbox its own `/workspace`.
+     */
+    readonly hostWorkspace?: string,
   ) {}
 
   /** True while the pod exists (not suspended, not deleted). */

@@ -13,6 +13,7 @@ import { type Condition, condition, findCondition, setCondition } from "./condit
 import { AGENT_SANDBOX_KEYS, PODS, SANDBOXES } from "./kinds.js";
 import type { KubeObject, ObjectStore } from "./object-store.js";
 import { fakePodIp, PodRuntime } from "./pod-runtime.js";
+import { hostWorkspaceOf } from "./pod-workspace.js";
 
 /** What a new Sandbox is made of. */
 export interface SandboxRecipe {
@@ -44,6 +45,8 @@ export class SandboxController {
   constructor(
     readonly store: ObjectStore,
     readonly runtime: SandboxRuntime,
+    /** The backend's commands are host processes: each pod's are given its own `/workspace` mount. */
+    readonly mountWorkspaces = false,
   ) {}
 
   /** Who hears of Sandbox status changes (the claim controller). */
@@ -175,7 +178,8 @@ export class SandboxController {
       this.#setReady(namespace, name, condition("Ready", "False", "ReconcilerError", `pod failed: ${String(error)}`));
       return;
     }
-    const pod = new PodRuntime(this.runtime, handle, env, sandboxd, fakePodIp());
+    const hostWorkspace = this.mountWorkspaces ? hostWorkspaceOf(handle) : undefined;
+    const pod = new PodRuntime(this.runtime, handle, env, sandboxd, fakePodIp(), hostWorkspace);
     const sandbox = this.store.find(SANDBOXES, namespace, name);
     if (this.#stopping || sandbox === undefined || sandbox.metadata.deletionTimestamp !== undefined) {
       await pod.destroy().catch(() => {});
