@@ -70,6 +70,9 @@ function slowFirst(testFiles) {
 const outcomesFile = process.env.SANDPORT_TEST_OUTCOMES;
 if (outcomesFile) writeFileSync(outcomesFile, "");
 const outcomesReporter = pathToFileURL(join(root, "scripts", "outcomes-reporter.mjs")).href;
+const failuresReporter = pathToFileURL(join(root, "scripts", "failures-reporter.mjs")).href;
+/** Where each run lists its failed tests (see failures-reporter.mjs), printed after every report. */
+const failuresDirectory = mkdtempSync(join(tmpdir(), "sandport-failures-"));
 
 /**
  * Runs `testFiles` under `nodeBinary`. Its report goes to this process's stdout, or, with `logFile`,
@@ -88,6 +91,8 @@ function runTests(nodeBinary, testFiles, { concurrency, logFile, name }) {
         "--test-reporter=spec",
         "--test-reporter-destination=stdout",
         ...(outcomesPart ? [`--test-reporter=${outcomesReporter}`, `--test-reporter-destination=${outcomesPart}`] : []),
+        `--test-reporter=${failuresReporter}`,
+        `--test-reporter-destination=${join(failuresDirectory, `${name}.txt`)}`,
         `--test-concurrency=${concurrency}`,
         // A test that leaves a handle open (a stray child, a socket) must not hang the run.
         "--test-force-exit",
@@ -107,6 +112,15 @@ function runTests(nodeBinary, testFiles, { concurrency, logFile, name }) {
       resolve(code ?? (signal ? 1 : 0));
     });
   });
+}
+
+/** Prints every run's failed tests with their files and errors, last, so the end of the output names them. */
+function printFailures() {
+  const text = readdirSync(failuresDirectory)
+    .map((file) => readFileSync(join(failuresDirectory, file), "utf8"))
+    .join("");
+  rmSync(failuresDirectory, { recursive: true, force: true });
+  if (text.trim() !== "") process.stdout.write(`\n# Failed tests, with their files:\n${text}`);
 }
 
 /** Lists the `sandport-*` cgroups this run left (see the top of this file), removes them, and says whether any. */
@@ -149,6 +163,7 @@ if (existsSync(node22Log)) {
   process.stdout.write(readFileSync(node22Log));
 }
 rmSync(dirname(node22Log), { recursive: true, force: true });
+printFailures();
 descendants.stop();
 const leftovers = reportLeftoverCgroups(cgroupsBefore, descendants);
 process.exit(currentCode !== 0 || node22Code !== 0 || leftovers ? 1 : 0);
