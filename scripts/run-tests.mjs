@@ -70,9 +70,8 @@ function slowFirst(testFiles) {
 const outcomesFile = process.env.SANDPORT_TEST_OUTCOMES;
 if (outcomesFile) writeFileSync(outcomesFile, "");
 const outcomesReporter = pathToFileURL(join(root, "scripts", "outcomes-reporter.mjs")).href;
-const failuresReporter = pathToFileURL(join(root, "scripts", "failures-reporter.mjs")).href;
-/** Where each run lists its failed tests (see failures-reporter.mjs), printed after every report. */
-const failuresDirectory = mkdtempSync(join(tmpdir(), "sandport-failures-"));
+/** Where each run writes its outcomes (see outcomes-reporter.mjs): its failures are printed after every report. */
+const outcomesDirectory = mkdtempSync(join(tmpdir(), "sandport-outcomes-"));
 
 /**
  * Runs `testFiles` under `nodeBinary`. Its report goes to this process's stdout, or, with `logFile`,
@@ -80,7 +79,7 @@ const failuresDirectory = mkdtempSync(join(tmpdir(), "sandport-failures-"));
  */
 function runTests(nodeBinary, testFiles, { concurrency, logFile, name }) {
   // Each run writes its outcomes to a file of its own (a reporter destination is truncated), appended after.
-  const outcomesPart = outcomesFile && `${outcomesFile}.${process.pid}.${name}.part`;
+  const outcomesPart = join(outcomesDirectory, `${name}.jsonl`);
   return new Promise((resolve) => {
     const child = spawn(
       nodeBinary,
@@ -90,9 +89,8 @@ function runTests(nodeBinary, testFiles, { concurrency, logFile, name }) {
         "--test",
         "--test-reporter=spec",
         "--test-reporter-destination=stdout",
-        ...(outcomesPart ? [`--test-reporter=${outcomesReporter}`, `--test-reporter-destination=${outcomesPart}`] : []),
-        `--test-reporter=${failuresReporter}`,
-        `--test-reporter-destination=${join(failuresDirectory, `${name}.txt`)}`,
+        `--test-reporter=${outcomesReporter}`,
+        `--test-reporter-destination=${outcomesPart}`,
         `--test-concurrency=${concurrency}`,
         // A test that leaves a handle open (a stray child, a socket) must not hang the run.
         "--test-force-exit",
@@ -105,22 +103,25 @@ function runTests(nodeBinary, testFiles, { concurrency, logFile, name }) {
       resolve(1);
     });
     child.on("exit", (code, signal) => {
-      if (outcomesPart && existsSync(outcomesPart)) {
-        appendFileSync(outcomesFile, readFileSync(outcomesPart));
-        rmSync(outcomesPart);
-      }
+      if (outcomesFile && existsSync(outcomesPart)) appendFileSync(outcomesFile, readFileSync(outcomesPart));
       resolve(code ?? (signal ? 1 : 0));
     });
   });
 }
 
-/** Prints every run's failed tests with their files and errors, last, so the end of the output names them. */
+/** Prints every run's failed tests with their files and messages, last, so the end of the output names them. */
 function printFailures() {
-  const text = readdirSync(failuresDirectory)
-    .map((file) => readFileSync(join(failuresDirectory, file), "utf8"))
-    .join("");
-  rmSync(failuresDirectory, { recursive: true, force: true });
-  if (text.trim() !== "") process.stdout.write(`\n# Failed tests, with their files:\n${text}`);
+  const failed = readdirSync(outcomesDirectory)
+    .flatMap((file) => readFileSync(join(outcomesDirectory, file), "utf8").split("\n"))
+    .filter(Boolean)
+    .map((line) => JSON.parse(line))
+    .filter((outcome) => outcome.outcome === "fail" && !outcome.suite);
+  rmSync(outcomesDirectory, { recursive: true, force: true });
+  if (failed.length === 0) return;
+  process.stdout.write("\n# Failed tests, with their files:\n");
+  for (const { file, name, error } of failed) {
+    process.stdout.write(`✖ ${file ?? "(no file)"}: ${name}\n${(error ?? "").replace(/^/gm, "    ")}\n`);
+  }
 }
 
 /** Lists the `sandport-*` cgroups this run left (see the top of this file), removes them, and says whether any. */
