@@ -31,6 +31,9 @@ export const jsonErrorReply: ErrorReplier = (exchange, status, message, retryAft
   );
 };
 
+/** How long an idle keep-alive connection stays open (longer than any test waits between two calls). */
+const IDLE_CONNECTION_MS = 10 * 60_000;
+
 /**
  * The generic part of every emulator: an HTTP server on 127.0.0.1 and an
  * ephemeral port, with routing, request accounting, fault injection and
@@ -61,6 +64,10 @@ export class EmulatorServer {
         if (!response.headersSent) response.destroy();
       });
     });
+    // An idle keep-alive connection is kept, not closed after Node's 5 s: a client that sends its next
+    // request just as the server closes the socket reads ECONNRESET, which loaded test machines hit.
+    // stop() destroys every socket anyway.
+    this.#server.keepAliveTimeout = IDLE_CONNECTION_MS;
     this.#server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
       // A reset during the handshake must not become an unhandled error event.
       socket.on("error", () => {});
