@@ -62,6 +62,12 @@ export interface E2BContext {
   /** The team's snapshot templates, each a real snapshot of the backend. */
   readonly snapshots: SnapshotTable;
   createSandbox(input: CreateSandboxInput): Promise<E2BSandbox>;
+  /**
+   * A new sandbox copied from running `source` (the backend's `fork`: its files),
+   * with its metadata, environment, network and lifecycle and a lifetime of
+   * `timeoutSeconds`; the source keeps running, untouched.
+   */
+  forkSandbox(source: E2BSandbox, timeoutSeconds: number): Promise<E2BSandbox>;
   /** Remove the sandbox, kill its processes and destroy its backend workspace. */
   killSandbox(sandbox: E2BSandbox): Promise<void>;
   /** Kill its processes (memory is not kept) and keep its files. */

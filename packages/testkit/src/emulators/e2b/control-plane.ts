@@ -1,6 +1,6 @@
 /**
- * E2B control plane (api.e2b.app): create, list, get, kill, timeout, pause and
- * connect/resume, with the request and response shapes of the E2B OpenAPI
+ * E2B control plane (api.e2b.app): create, list, get, kill, timeout, pause,
+ * connect/resume (and, in their own modules, snapshots and fork), with the request and response shapes of the E2B OpenAPI
  * spec as the e2b SDK uses them.
  *
  * @module
@@ -10,6 +10,7 @@ import type { Exchange } from "../harness/exchange.js";
 import type { EmulatorServer } from "../harness/http-server.js";
 import type { RouteDefinition } from "../harness/router.js";
 import type { E2BContext, E2BSandbox } from "./context.js";
+import { forkSandbox } from "./control-plane-fork.js";
 import { badRequest, detailJson, sandboxJson, validationError } from "./control-plane-json.js";
 import { listV1, listV2 } from "./control-plane-list.js";
 import { createSnapshot, deleteSnapshotTemplate, listSnapshots } from "./control-plane-snapshots.js";
@@ -51,6 +52,7 @@ export function registerControlPlane(server: Pick<EmulatorServer, "route">, cont
   add("POST", "/sandboxes/:id/resume", (exchange) => resume(exchange, context));
   add("POST", "/sandboxes/:id/snapshots", (exchange) => createSnapshot(exchange, context));
   add("GET", "/snapshots", (exchange) => listSnapshots(exchange, context));
+  add("POST", "/sandboxes/:id/fork", (exchange) => forkSandbox(exchange, context));
   add("DELETE", "/templates/:id", (exchange) => deleteSnapshotTemplate(exchange, context));
 }
 
@@ -60,7 +62,8 @@ function checkApiKey(exchange: Exchange, context: E2BContext): boolean {
   return false;
 }
 
-function notFound(exchange: Exchange, id: string): void {
+/** Answer 404 with E2B's message for a sandbox that does not exist (`utils.SandboxNotFoundMsg`). */
+export function notFound(exchange: Exchange, id: string): void {
   exchange.json(404, {
     code: 404,
     message: `Sandbox ${JSON.stringify(id)} doesn't exist or you don't have access to it`,
@@ -88,7 +91,7 @@ async function withSandbox(
  * The JSON object body, or `undefined` after answering 400. An empty body is `{}`
  * where the spec makes the body optional, and refused where it is `required: true`.
  */
-function readObject(exchange: Exchange, required = false): Record<string, unknown> | undefined {
+export function readObject(exchange: Exchange, required = false): Record<string, unknown> | undefined {
   if (exchange.body.length === 0) {
     if (!required) return {};
     validationError(exchange, "request body has an error: value is required but missing");
@@ -145,7 +148,7 @@ function readStringMap(
  * the team's maximum, `"capped"` (connect) refuses only more than the maximum, and
  * `"clamped"` (set timeout) accepts any size (the TTL is clamped, not refused).
  */
-function readTimeout(
+export function readTimeout(
   exchange: Exchange,
   body: Record<string, unknown>,
   fallback: number | undefined,

@@ -6,6 +6,7 @@
  */
 
 import { randomBytes } from "node:crypto";
+import type { SandboxHandle } from "@sandport/core";
 import { type EmulatorBackend, type ResolvedBackend, resolveBackend } from "../harness/backend.js";
 import { isRpcPath, RpcError, replyRpcError, rpcRouteName } from "../harness/connect-rpc.js";
 import { EmulatorFacade } from "../harness/emulator-facade.js";
@@ -206,6 +207,30 @@ class E2BEmulatorImpl extends EmulatorFacade<EmulatorServer, E2BSandboxData> imp
       { network, ...(from === undefined ? {} : { from }) },
       { timeoutMs: LAUNCH_TIMEOUT_MS },
     );
+    return this.#register(handle, input);
+  }
+
+  async forkSandbox(source: E2BSandbox, timeoutSeconds: number): Promise<E2BSandbox> {
+    if (this.stopping) throw new Error("the emulator is stopping");
+    const backend = this.backend;
+    if (backend.fork === undefined) throw new Error("the emulator's backend runtime has no fork");
+    // The backend's fork copies the workspace and keeps the source's network policy.
+    const handle = await backend.fork(source.data.handle, { timeoutMs: LAUNCH_TIMEOUT_MS });
+    const { data } = source;
+    return this.#register(handle, {
+      templateId: data.templateId,
+      metadata: { ...source.metadata },
+      envVars: data.envVars,
+      timeoutSeconds,
+      autoPause: data.autoPause,
+      egress: data.egress,
+      allowPublicTraffic: data.allowPublicTraffic,
+      foreign: source.foreign,
+    });
+  }
+
+  /** Records a backend sandbox as a running E2B sandbox (or destroys it again when the emulator is stopping). */
+  async #register(handle: SandboxHandle, input: CreateSandboxInput): Promise<E2BSandbox> {
     const now = Date.now();
     const sandbox: E2BSandbox = {
       id: this.registry.newId("i"),
