@@ -48,10 +48,13 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  *
  * - `fork: "not-exposed"`: E2B's `Sandbox.fork` (`POST /sandboxes/{id}/fork`)
  *   pauses the source briefly, saves it with its memory and boots the forks
- *   from that; not reached: the emulator does not serve it, and the request
- *   carries no metadata, so which owner marks and launch key a fork would
- *   carry is unknown (a fork must never carry its source's launch key).
- *   `snapshot` then `launch({ from })` copies a sandbox in two calls.
+ *   from that (the emulator serves it, files only). Its request takes no
+ *   metadata: E2B gives each fork its source's whole metadata, and SDK 2.51
+ *   has no call that changes a sandbox's metadata afterwards. A fork would
+ *   so carry its source's launch key (which the port forbids: a launch key
+ *   names one sandbox) and could not take labels of its own, so the port's
+ *   `fork` is not offered. `snapshot` then `launch({ from })` copies a
+ *   sandbox in two calls, with labels and a key of its own.
  * - `snapshots` (structural): `snapshot` is E2B's own (`POST
  *   /sandboxes/{id}/snapshots`): E2B pauses the sandbox briefly, saves its disk
  *   and memory, and resumes it, so the source keeps running (the port's
@@ -66,8 +69,6 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  * - `stopKeeps: "unknown"`: what survives `stop` then `start` (files, processes) waits for
  *   live evidence (the canary's `stopKeeps` probe; `lifecycle.stop-keeps` then proves a declared value).
  *
- * Fork (`POST /sandboxes/{id}/fork`) exists in E2B but has no place in the
- * port (`sandbox-v1`), so this adapter does not reach it (not exposed).
  * - `networkPolicy: "domains"`: `"all"` and `"none"` are `allowInternetAccess`; an allow
  *   list is E2B's egress rules, `network.allowOut` with `denyOut: ["0.0.0.0/0"]` (and
  *   `allowInternetAccess: false`, the same deny-all), see `network-plan.ts`. Domains, `*.`
