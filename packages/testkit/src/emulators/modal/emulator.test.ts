@@ -21,7 +21,9 @@ type CreateParams = NonNullable<Parameters<ModalClient["sandboxes"]["create"]>[2
 
 /** The SDK's hidden control-plane client, as far as the listing's resource report goes. */
 interface ResourceListing {
-  sandboxListV2(request: { appId: string }): Promise<{ sandboxes: { id: string; resourceInfo?: unknown }[] }>;
+  sandboxListV2(request: {
+    appId: string;
+  }): Promise<{ sandboxes: { id: string; resourceInfo?: Record<string, unknown> }[] }>;
 }
 
 /** The gRPC status code of a nice-grpc `ClientError` (the SDK passes them through untranslated). */
