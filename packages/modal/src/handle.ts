@@ -4,7 +4,15 @@ import { checkHandle, handleRecipe } from "@sandport/core/adapter";
 /** Provider name, in handles and errors. */
 export const PROVIDER = "modal" as const;
 
-/** A handle to a Modal sandbox. Plain data; rebuild it in another process with `getById`. */
+/**
+ * A handle to a Modal sandbox. Plain data; rebuild it in another process with `getById`.
+ *
+ * `resources` is set only on the handle `launch` returns, and only for the
+ * limits the launch asked (`cpus`, `memoryMiB`): Modal's hard limits, which it
+ * applies as sent. A handle from `getById` or `findByLabels` has none: what
+ * the SDK reads of an existing sandbox (a poll, its tags, the ids of a listing)
+ * says nothing of its resources, so none are reported rather than guessed.
+ */
 export interface ModalHandle extends SandboxHandle {
   /** Always `"modal"`. */
   readonly provider: "modal";
@@ -15,7 +23,7 @@ const handles = handleRecipe(PROVIDER, {
   refusal: "a Modal sandbox id is sb- followed by letters and digits",
 });
 
-/** A handle from a sandbox's id and server-side tags (the caller checks ownership first). */
+/** A handle from a sandbox's id and server-side tags (the caller checks ownership first); no `resources` (see {@link ModalHandle}). */
 export function handleFromTags(sandboxId: string, tags: Readonly<Record<string, string>>): ModalHandle {
   return handles.toHandle(sandboxId, tags);
 }

@@ -9,6 +9,7 @@ import { terminateSandbox } from "./lifecycle.js";
 import { findByLaunchKey } from "./lookup.js";
 import { networkFields } from "./network-plan.js";
 import { MAX_MODAL_LIFETIME_MS, type ResolvedOptions } from "./options.js";
+import { checkModalSizes, grantedLimits, limitsOf } from "./resource-limits.js";
 
 /**
  * Creates a V2 sandbox in the configured App: the ownership tag, the launch
@@ -41,27 +42,14 @@ export function launch(context: ModalContext, spec?: LaunchSpec, op?: OpOptions)
     create: ({ app, image, client }, { plan }, call) =>
       inScope({ remainingMs: call.remainingMs, retries: 0 }, () => client.sandboxes.create(app, image, plan)),
     idOf: (sandbox) => sandbox.sandboxId,
-    setup: async (sandbox, { spec: valid, labels }) => {
+    setup: async (sandbox, { spec: valid, labels, plan }) => {
       context.launched(sandbox, valid.ports ?? []);
-      return { id: sandbox.sandboxId, provider: PROVIDER, labels };
+      const resources = grantedLimits(plan);
+      return { id: sandbox.sandboxId, provider: PROVIDER, labels, ...(resources === undefined ? {} : { resources }) };
     },
     destroy: (sandboxId, budget) => terminateSandbox(context, sandboxId, budget),
     findByLaunchKey: (key, budget) => findByLaunchKey(context, key, budget),
   });
-}
-
-/**
- * The port's limits as Modal's hard limits (`cpuLimit`, `memoryLimitMiB`):
- * `cpus` and `memoryMiB` are ceilings, and Modal's `cpu` and `memoryMiB` are
- * reservations, which bound nothing. The SDK sends a limit only beside its
- * reservation (not above it), so each is reserved as much as it may use.
- */
-function limitsOf(resources: ValidatedLaunchSpec["resources"]): Partial<ModalCreateParams> {
-  const memory = resources?.memoryMiB === undefined ? undefined : Math.ceil(resources.memoryMiB);
-  return {
-    ...(resources?.cpus === undefined ? {} : { cpu: resources.cpus, cpuLimit: resources.cpus }),
-    ...(memory === undefined ? {} : { memoryMiB: memory, memoryLimitMiB: memory }),
-  };
 }
 
 /** The create parameters of a validated spec; refuses (before any request) what Modal cannot honour. */
@@ -72,6 +60,7 @@ function createParams(options: ResolvedOptions, spec: ValidatedLaunchSpec, launc
   if (spec.resources?.diskMiB !== undefined) {
     throw unsupported(PROVIDER, "resources.diskMiB", "the SDK's sandbox create takes no disk size");
   }
+  checkModalSizes(spec.resources);
   const lifetimeMs = spec.lifetimeMs === undefined ? options.maxLifetimeMs : Math.floor(spec.lifetimeMs / 1000) * 1000;
   if (lifetimeMs < 1000 || lifetimeMs > MAX_MODAL_LIFETIME_MS) {
     throw invalidRequest(

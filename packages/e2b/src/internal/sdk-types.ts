@@ -83,6 +83,10 @@ export interface E2BSandboxInfo {
   readonly metadata: Record<string, string>;
   readonly startedAt: Date;
   readonly state: "running" | "paused";
+  /** vCPUs the sandbox has (its template's). */
+  readonly cpuCount?: number;
+  /** Memory the sandbox has, in MiB (its template's). */
+  readonly memoryMB?: number;
 }
 
 /** The paginator `Sandbox.list` returns. */

@@ -4,9 +4,25 @@ import type { E2BEgress } from "./egress.js";
 import type { ProcessTable } from "./process-table.js";
 import type { E2BSnapshot, SnapshotTable } from "./snapshot-table.js";
 
+/**
+ * What a template gives each sandbox created from it (OpenAPI `CPUCount`,
+ * `MemoryMB`, `DiskSizeMB`): E2B takes a sandbox's sizes from its template's
+ * build, never from the create request.
+ */
+export interface E2BTemplateSize {
+  /** vCPUs. */
+  readonly cpuCount: number;
+  /** Memory in MiB. */
+  readonly memoryMB: number;
+  /** Disk in MiB. */
+  readonly diskSizeMB: number;
+}
+
 /** E2B-specific state of one emulated sandbox. */
 export interface E2BSandboxData {
   readonly templateId: string;
+  /** What it was given, from its template (or its snapshot's source sandbox), reported by the detail and list. */
+  readonly size: E2BTemplateSize;
   /** Environment set for every process, from `envVars` at create. */
   readonly envVars: Readonly<Record<string, string>>;
   /** Token envd requires in `X-Access-Token`. */
@@ -61,6 +77,8 @@ export interface E2BContext {
   readonly teamSlug: string;
   /** The team's snapshot templates, each a real snapshot of the backend. */
   readonly snapshots: SnapshotTable;
+  /** The sizes a sandbox of `templateId` gets (a plain template name; a snapshot keeps its source's). */
+  templateSize(templateId: string): E2BTemplateSize;
   createSandbox(input: CreateSandboxInput): Promise<E2BSandbox>;
   /**
    * A new sandbox copied from running `source` (the backend's `fork`: its files),

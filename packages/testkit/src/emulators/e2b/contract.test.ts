@@ -3,7 +3,7 @@
 
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, it } from "node:test";
-import { type E2BEmulator, startE2BEmulator } from "./emulator.js";
+import { DEFAULT_TEMPLATE_SIZE, type E2BEmulator, startE2BEmulator } from "./emulator.js";
 
 interface Answer {
   readonly status: number;
@@ -11,11 +11,14 @@ interface Answer {
   readonly headers: Headers;
 }
 
+/** A template configured bigger than the default, so its sandboxes' sizes can only come from it. */
+const LARGE = { cpuCount: 8, memoryMB: 16_384, diskSizeMB: 20_480 };
+
 describe("E2B emulator contract (raw requests)", () => {
   let emulator: E2BEmulator;
 
   before(async () => {
-    emulator = await startE2BEmulator({ pageSize: 100 });
+    emulator = await startE2BEmulator({ pageSize: 100, templates: { large: LARGE } });
   });
 
   after(() => emulator.stop());
@@ -116,6 +119,33 @@ describe("E2B emulator contract (raw requests)", () => {
     const detail = (await send("GET", `/sandboxes/${id}`)).body as Record<string, unknown>;
     assert.equal(detail.allowInternetAccess, true);
     assert.deepEqual(detail.network, { allowPublicTraffic: false, allowOut: ["1.1.1.1"] });
+  });
+
+  it("the detail and the list report a sandbox's sizes: its template's, never the create's; the create's answer has none", async () => {
+    const created = await send("POST", "/v2/sandboxes", {
+      templateID: "large",
+      timeout: 600,
+      cpuCount: 1,
+      memoryMB: 128,
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const body = created.body as Record<string, unknown>;
+    for (const field of ["cpuCount", "memoryMB", "diskSizeMB"]) assert.equal(field in body, false, field);
+    const large = body.sandboxID as string;
+    const base = await create();
+    const sizes = (entry: Record<string, unknown>) => ({
+      cpuCount: entry.cpuCount,
+      memoryMB: entry.memoryMB,
+      diskSizeMB: entry.diskSizeMB,
+    });
+    assert.deepEqual(sizes((await send("GET", `/sandboxes/${large}`)).body as Record<string, unknown>), LARGE);
+    assert.deepEqual(
+      sizes((await send("GET", `/sandboxes/${base}`)).body as Record<string, unknown>),
+      DEFAULT_TEMPLATE_SIZE,
+    );
+    const listed = (await send("GET", "/v2/sandboxes")).body as Record<string, unknown>[];
+    assert.deepEqual(sizes(listed.find((entry) => entry.sandboxID === large) ?? {}), LARGE);
+    assert.deepEqual(sizes(listed.find((entry) => entry.sandboxID === base) ?? {}), DEFAULT_TEMPLATE_SIZE);
   });
 
   it("list: limit is an integer from 1 to 100", async () => {

@@ -40,9 +40,10 @@ export function listedJson(sandbox: E2BSandbox, context: E2BContext) {
     clientID: CLIENT_ID,
     startedAt: new Date(sandbox.data.startedAt).toISOString(),
     endAt: new Date(sandbox.data.endAt).toISOString(),
-    cpuCount: 2,
-    memoryMB: 512,
-    diskSizeMB: 1024,
+    // What the sandbox was given (its template's), never what a create asked: E2B's create takes no sizes.
+    cpuCount: sandbox.data.size.cpuCount,
+    memoryMB: sandbox.data.size.memoryMB,
+    diskSizeMB: sandbox.data.size.diskSizeMB,
     envdVersion: context.envdVersion,
     metadata: { ...sandbox.metadata },
     state: sandbox.state,

@@ -68,7 +68,7 @@ export async function createSnapshot(exchange: Exchange, context: E2BContext): P
   let snapshot: E2BSnapshot;
   try {
     snapshot = await context.snapshots.take(
-      { id: sandbox.id, handle: sandbox.data.handle },
+      { id: sandbox.id, handle: sandbox.data.handle, size: sandbox.data.size },
       { team: context.teamSlug, ...naming },
     );
   } catch (error) {

@@ -13,7 +13,7 @@ import { EmulatorFacade } from "../harness/emulator-facade.js";
 import { EmulatorServer } from "../harness/http-server.js";
 import { SandboxRegistry } from "../harness/sandbox-registry.js";
 import type { ProviderEmulator } from "../harness/types.js";
-import type { CreateSandboxInput, E2BContext, E2BSandbox, E2BSandboxData } from "./context.js";
+import type { CreateSandboxInput, E2BContext, E2BSandbox, E2BSandboxData, E2BTemplateSize } from "./context.js";
 import { registerControlPlane } from "./control-plane.js";
 import { backendPolicy } from "./egress.js";
 import { registerEnvdFiles } from "./envd-files.js";
@@ -52,7 +52,17 @@ export interface E2BEmulatorOptions {
    * metadata from 0.6.2). Default: `"0.5.7"`.
    */
   readonly envdVersion?: string;
+  /**
+   * What each named template gives its sandboxes (`cpuCount`, `memoryMB`,
+   * `diskSizeMB`, as `GET /sandboxes/{id}` and the list report them); a
+   * template not named here gives {@link DEFAULT_TEMPLATE_SIZE}. A sandbox
+   * created from a snapshot gets its source sandbox's sizes.
+   */
+  readonly templates?: Readonly<Record<string, E2BTemplateSize>>;
 }
+
+/** What a template gives when `templates` does not name it: 2 vCPUs, 512 MiB of memory, 1024 MiB of disk. */
+export const DEFAULT_TEMPLATE_SIZE: E2BTemplateSize = Object.freeze({ cpuCount: 2, memoryMB: 512, diskSizeMB: 1024 });
 
 /** The connection options that point the `e2b` SDK at an emulator, every field explicit. */
 export interface E2BConnectionOptions {
@@ -97,6 +107,7 @@ export async function startE2BEmulator(options: E2BEmulatorOptions = {}): Promis
   const envdVersion = options.envdVersion ?? DEFAULT_ENVD_VERSION;
   if (!/^\d+\.\d+\.\d+$/.test(envdVersion))
     throw new RangeError(`envdVersion must look like 0.5.7, got ${envdVersion}`);
+  const templates = checkTemplates(options.templates ?? {});
   const backend = await resolveBackend(options.backend, {
     workspaceRoot: E2B_HOME,
     ...(options.egressResolver === undefined ? {} : { egressResolver: options.egressResolver }),
@@ -129,6 +140,7 @@ export async function startE2BEmulator(options: E2BEmulatorOptions = {}): Promis
     apiKey: options.apiKey ?? `e2b_${randomBytes(20).toString("hex")}`,
     pageSize,
     envdVersion,
+    templates,
   });
   const routes = emulator.ports.routes(server);
   registerControlPlane(routes, emulator);
@@ -148,16 +160,29 @@ class E2BEmulatorImpl extends EmulatorFacade<EmulatorServer, E2BSandboxData> imp
   readonly snapshots = new SnapshotTable(() => this.backend);
   /** HTTP to sandbox ports (`sandbox-ports.ts`). */
   readonly ports = new PortTraffic(this, DOMAIN);
+  readonly #templates: Readonly<Record<string, E2BTemplateSize>>;
 
   constructor(
     server: EmulatorServer,
     backend: ResolvedBackend,
-    settings: { apiKey: string; pageSize: number; envdVersion: string },
+    settings: {
+      apiKey: string;
+      pageSize: number;
+      envdVersion: string;
+      templates: Readonly<Record<string, E2BTemplateSize>>;
+    },
   ) {
     super(server, backend, new SandboxRegistry<E2BSandboxData>());
     this.apiKey = settings.apiKey;
     this.pageSize = settings.pageSize;
     this.envdVersion = settings.envdVersion;
+    this.#templates = settings.templates;
+  }
+
+  templateSize(templateId: string): E2BTemplateSize {
+    return Object.hasOwn(this.#templates, templateId)
+      ? (this.#templates[templateId] as E2BTemplateSize)
+      : DEFAULT_TEMPLATE_SIZE;
   }
 
   get url(): string {
@@ -240,6 +265,7 @@ class E2BEmulatorImpl extends EmulatorFacade<EmulatorServer, E2BSandboxData> imp
       createdAt: now,
       data: {
         templateId: input.templateId,
+        size: input.from?.size ?? this.templateSize(input.templateId),
         envVars: input.envVars,
         envdAccessToken: randomBytes(16).toString("hex"),
         trafficAccessToken: input.allowPublicTraffic ? undefined : randomBytes(16).toString("hex"),
@@ -304,4 +330,21 @@ class E2BEmulatorImpl extends EmulatorFacade<EmulatorServer, E2BSandboxData> imp
     await Promise.allSettled(this.registry.all().map((sandbox) => this.killSandbox(sandbox)));
     await this.snapshots.clear();
   }
+}
+
+/** The `templates` option, each size a positive integer (the OpenAPI's `int32` sizes), frozen. */
+function checkTemplates(
+  templates: Readonly<Record<string, E2BTemplateSize>>,
+): Readonly<Record<string, E2BTemplateSize>> {
+  const checked: Record<string, E2BTemplateSize> = {};
+  for (const [name, size] of Object.entries(templates)) {
+    for (const field of ["cpuCount", "memoryMB", "diskSizeMB"] as const) {
+      const value = size[field];
+      if (!Number.isInteger(value) || value < 1 || value > 2 ** 31 - 1) {
+        throw new RangeError(`templates.${name}.${field} must be a positive int32, got ${value}`);
+      }
+    }
+    checked[name] = Object.freeze({ cpuCount: size.cpuCount, memoryMB: size.memoryMB, diskSizeMB: size.diskSizeMB });
+  }
+  return Object.freeze(checked);
 }

@@ -6,5 +6,6 @@
  */
 
 export type * from "../index.js";
+export type { E2BTemplateSize } from "./context.js";
 export type { E2BConnectionOptions, E2BEmulator, E2BEmulatorOptions } from "./emulator.js";
-export { startE2BEmulator } from "./emulator.js";
+export { DEFAULT_TEMPLATE_SIZE, startE2BEmulator } from "./emulator.js";

@@ -8,6 +8,7 @@
 
 import { randomBytes } from "node:crypto";
 import type { SandboxHandle, SandboxRuntime, SnapshotRef } from "@sandport/core";
+import type { E2BTemplateSize } from "./context.js";
 
 /** The tag E2B gives a snapshot template when the name carries none (`id.DefaultTag`). */
 export const DEFAULT_TAG = "default";
@@ -22,6 +23,8 @@ export interface E2BSnapshot {
   readonly templateId: string;
   /** The sandbox it was taken from. */
   readonly sourceSandboxId: string;
+  /** The source sandbox's sizes, which a sandbox created from the snapshot gets (its build's). */
+  readonly size: E2BTemplateSize;
   /** Epoch milliseconds. */
   readonly createdAt: number;
   /** The backend's snapshot, which new sandboxes are launched from. */
@@ -44,7 +47,7 @@ export class SnapshotTable {
    * it to the existing template) or under a fresh template id.
    */
   async take(
-    source: { readonly id: string; readonly handle: SandboxHandle },
+    source: { readonly id: string; readonly handle: SandboxHandle; readonly size: E2BTemplateSize },
     naming: { readonly team: string; readonly alias: string | undefined; readonly tag: string },
   ): Promise<E2BSnapshot> {
     const backend = this.#backend();
@@ -58,6 +61,7 @@ export class SnapshotTable {
       names: name === undefined ? [] : [name],
       templateId,
       sourceSandboxId: source.id,
+      size: source.size,
       createdAt: Date.now(),
       backend: taken,
     };

@@ -8,7 +8,7 @@ import * as e2b from "e2b";
 import { useEmulator } from "./sdk-tests.fixture.js";
 
 describe("E2B emulator: snapshots", () => {
-  const fixture = useEmulator();
+  const fixture = useEmulator({ templates: { large: { cpuCount: 4, memoryMB: 4096, diskSizeMB: 8192 } } });
 
   it("a snapshot keeps the source running; a sandbox created from it has the files as taken", async () => {
     const { emulator } = fixture;
@@ -33,6 +33,16 @@ describe("E2B emulator: snapshots", () => {
       e2b.Sandbox.create(taken.snapshotId, { ...emulator.sdkOptions, timeoutMs: 60_000 }),
       (error: Error) => /template 'sandport-emulator\/checkpoint:default' not found/.test(error.message),
     );
+  });
+
+  it("a sandbox created from a snapshot has its source's sizes (its build's), whatever its template's name", async () => {
+    const { emulator } = fixture;
+    const source = await e2b.Sandbox.create("large", { ...emulator.sdkOptions, timeoutMs: 60_000 });
+    const taken = await e2b.Sandbox.createSnapshot(source.sandboxId, emulator.sdkOptions);
+    const restored = await e2b.Sandbox.create(taken.snapshotId, { ...emulator.sdkOptions, timeoutMs: 60_000 });
+    const info = await e2b.Sandbox.getInfo(restored.sandboxId, emulator.sdkOptions);
+    assert.deepEqual([info.cpuCount, info.memoryMB], [4, 4096]);
+    await e2b.Sandbox.deleteSnapshot(taken.snapshotId, emulator.sdkOptions);
   });
 
   it("lists every snapshot of the team across pages, filtered by source sandbox", async () => {

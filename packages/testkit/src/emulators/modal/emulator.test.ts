@@ -19,6 +19,13 @@ type App = Awaited<ReturnType<ModalClient["apps"]["fromName"]>>;
 type Sandbox = Awaited<ReturnType<ModalClient["sandboxes"]["create"]>>;
 type CreateParams = NonNullable<Parameters<ModalClient["sandboxes"]["create"]>[2]>;
 
+/** The SDK's hidden control-plane client, as far as the listing's resource report goes. */
+interface ResourceListing {
+  sandboxListV2(request: {
+    appId: string;
+  }): Promise<{ sandboxes: { id: string; resourceInfo?: Record<string, unknown> }[] }>;
+}
+
 /** The gRPC status code of a nice-grpc `ClientError` (the SDK passes them through untranslated). */
 function grpcCode(error: unknown): number | undefined {
   return (error as { code?: unknown }).code as number | undefined;
@@ -459,7 +466,7 @@ describe("Modal emulator launch settings", () => {
     await rm(root, { recursive: true, force: true });
   });
 
-  it("blockNetwork, the cpu and memory limits, env and the timeout reach the backend's launch; reservations alone bound nothing", async () => {
+  it("blockNetwork, the cpu and memory limits, env and the timeout reach the backend's launch; reservations alone bound nothing; the listing reports both", async () => {
     const modal = await loadModal();
     const { client } = clientFor(modal, emulator);
     const app = await client.apps.fromName("launch", { createIfMissing: true });
@@ -480,6 +487,27 @@ describe("Modal emulator launch settings", () => {
       { lifetimeMs: 360_000 },
       { lifetimeMs: 360_000 },
     ]);
+    // The listing's SandboxInfo.resourceInfo, read through the SDK's control-plane client (its list drops it).
+    const cp = (client as unknown as { cpClient: ResourceListing }).cpClient;
+    const { sandboxes } = await cp.sandboxListV2({ appId: app.appId });
+    const infoOf = (id: string) => sandboxes.find((entry) => entry.id === id)?.resourceInfo;
+    assert.deepEqual(infoOf(limited.sandboxId), {
+      memoryMb: { value: 128, isDefault: false },
+      milliCpu: { value: 250, isDefault: false },
+      gpuType: "",
+      memoryMbMax: 256,
+      ephemeralDiskMb: 0,
+      milliCpuMax: 500,
+    });
+    assert.deepEqual(infoOf(plain.sandboxId), {
+      memoryMb: { value: 128, isDefault: true },
+      milliCpu: { value: 125, isDefault: true },
+      gpuType: "",
+      memoryMbMax: 0,
+      ephemeralDiskMb: 0,
+      milliCpuMax: 0,
+    });
+    assert.deepEqual(infoOf(reserved.sandboxId)?.milliCpu, { value: 500, isDefault: false });
     await reserved.terminate();
     const echo = await limited.exec(["sh", "-c", "echo $A"]);
     assert.equal(await echo.stdout.readText(), "1\n");

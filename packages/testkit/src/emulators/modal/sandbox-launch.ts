@@ -62,6 +62,7 @@ export async function launchSandbox(
       idleTimeoutSecs: input.idleTimeoutSecs,
       ports: input.ports,
       network: input.network,
+      resources: { cpus: input.cpus, memoryMiB: input.memoryMiB, reserved: { ...input.reserved } },
       createdAt: state.nextCreatedAt(),
       foreign: input.foreign,
     },

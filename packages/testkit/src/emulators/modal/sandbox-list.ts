@@ -8,7 +8,7 @@
 import { type ModalContext, unary } from "./context.js";
 import type { WireJson } from "./grpc-server.js";
 import { GrpcError } from "./grpc-status.js";
-import type { EmulatedSandbox } from "./sandbox.js";
+import type { EmulatedSandbox, SandboxSettings } from "./sandbox.js";
 import { tagMap } from "./sandbox-lifecycle.js";
 
 /** Implement sandbox listing and tags on the emulator. */
@@ -70,11 +70,36 @@ function sandboxInfo(sandbox: EmulatedSandbox): WireJson {
     imageId: settings.imageId,
     timeoutSecs: settings.timeoutSecs,
     ...(settings.idleTimeoutSecs === undefined ? {} : { idleTimeoutSecs: settings.idleTimeoutSecs }),
+    resourceInfo: resourceInfo(settings.resources),
     taskInfo: {
       id: settings.taskId,
       startedAt: settings.createdAt,
       sandboxId: settings.id,
       ...(sandbox.result ? { result: sandbox.result } : {}),
     },
+  };
+}
+
+/** Modal's reservation of a container that asked for none: 0.125 cores and 128 MiB (its resources guide). */
+const DEFAULT_RESERVATION = { milliCpu: 125, memoryMb: 128 } as const;
+
+/**
+ * `ResourceInfo` in proto3 JSON: each reservation with `isDefault` when the
+ * create set none (then Modal's default), and the hard limits where the
+ * create set them (a zero, proto3's absence, where it set none).
+ */
+function resourceInfo(resources: SandboxSettings["resources"]): WireJson {
+  const { reserved } = resources;
+  return {
+    memoryMb:
+      reserved.memoryMiB === undefined
+        ? { value: DEFAULT_RESERVATION.memoryMb, isDefault: true }
+        : { value: reserved.memoryMiB, isDefault: false },
+    milliCpu:
+      reserved.cpus === undefined
+        ? { value: DEFAULT_RESERVATION.milliCpu, isDefault: true }
+        : { value: Math.round(reserved.cpus * 1000), isDefault: false },
+    ...(resources.memoryMiB === undefined ? {} : { memoryMbMax: resources.memoryMiB }),
+    ...(resources.cpus === undefined ? {} : { milliCpuMax: Math.round(resources.cpus * 1000) }),
   };
 }

@@ -27,6 +27,16 @@ export interface SandboxSettings {
   readonly ports: readonly TunnelPort[];
   /** `networkAccess` as created: open, blocked, or an outbound allowlist. */
   readonly network: OutboundNetwork;
+  /**
+   * `definition.resources` as created: the hard limits (`cpus` from `milliCpuMax`, `memoryMiB` from
+   * `memoryMbMax`) and the reservations (`milliCpu`, `memoryMb`), each absent where the create set none.
+   * `SandboxListV2` answers them as the sandbox's `resourceInfo`.
+   */
+  readonly resources: {
+    readonly cpus: number | undefined;
+    readonly memoryMiB: number | undefined;
+    readonly reserved: { readonly cpus?: number; readonly memoryMiB?: number };
+  };
   /** Creation time, epoch seconds (unique per emulator, so list pages never split a tie). */
   readonly createdAt: number;
   /** True for sandboxes seeded with `seedForeignSandbox`. */
