@@ -1,9 +1,8 @@
 import { invalidRequest, type LaunchSpec, type OpOptions, SandportError, unsupported } from "@sandport/core";
-import { type CallBudget, launchWithReclaim, metadataCodec, sandboxNotFound } from "@sandport/core/adapter";
+import { launchWithReclaim, metadataCodec } from "@sandport/core/adapter";
 import { e2bCapabilities } from "./capabilities.js";
 import type { E2BContext } from "./context.js";
-import { type E2BHandle, grantedResources, PROVIDER } from "./handle.js";
-import type { E2BSandboxInfo } from "./internal/sdk-types.js";
+import { type E2BHandle, PROVIDER } from "./handle.js";
 import { deleteSandbox } from "./lifecycle.js";
 import { findByLaunchKey } from "./lookup.js";
 import { e2bEgress } from "./network-plan.js";
@@ -78,25 +77,14 @@ export function launch(context: E2BContext, spec?: LaunchSpec, op?: OpOptions): 
         sandbox = await context.connect(sandbox.sandboxId, "launch", call);
       }
       await sandbox.files.makeDir(options.workspaceRoot, { requestTimeoutMs: call.remainingMs(), signal: call.signal });
-      // The create's answer says nothing of sizes (E2B's `Sandbox`): one `GET /sandboxes/{id}` says what it got.
-      const resources = grantedResources(await grantedInfo(context, sandbox.sandboxId, call));
       context.remember(sandbox.sandboxId, sandbox);
-      return { id: sandbox.sandboxId, provider: PROVIDER, labels, ...(resources === undefined ? {} : { resources }) };
+      // No `resources`: the create's answer says nothing of sizes (E2B's `Sandbox`), and a launch does not pay a
+      // request to learn them; getById and findByLabels, which read E2B's sandbox info, carry them.
+      return { id: sandbox.sandboxId, provider: PROVIDER, labels };
     },
     destroy: (sandboxId, budget) => deleteSandbox(context, sandboxId, budget),
     findByLaunchKey: (key, budget) => findByLaunchKey(context, key, budget),
   });
-}
-
-/**
- * What E2B reports about a sandbox just created (its sizes among it). A
- * sandbox gone before it answers fails the launch (`NOT_FOUND`), which then
- * destroys what is left of it.
- */
-async function grantedInfo(context: E2BContext, sandboxId: string, call: CallBudget): Promise<E2BSandboxInfo> {
-  const info = await context.describe(sandboxId, "launch", call);
-  if (info === undefined) throw sandboxNotFound(PROVIDER, sandboxId, "launch");
-  return info;
 }
 
 /** A sandbox asked to be private came back without a traffic access token: anyone could reach its ports. */
