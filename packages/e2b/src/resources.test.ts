@@ -4,7 +4,7 @@
 // a launch asking for resources is refused before anything is created, since E2B takes them from the template.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { LAUNCH_KEY_LABEL, OWNER_LABEL } from "@sandport/core";
+import { LAUNCH_KEY_LABEL } from "@sandport/core";
 import { expectCode } from "@sandport/testkit/assertions";
 import { DEFAULT_TEMPLATE_SIZE } from "@sandport/testkit/emulators/e2b";
 import { Sandbox } from "e2b";
@@ -15,8 +15,6 @@ const OWNER = "resources-tests";
 const LARGE = { cpuCount: 8, memoryMB: 16_384, diskSizeMB: 20_480 };
 
 const { emulator, runtime } = await emulated({ owner: OWNER }, { templates: { large: LARGE } });
-
-const ours = () => emulator.liveSandboxes().filter((sandbox) => sandbox.metadata[OWNER_LABEL] === OWNER);
 
 test("getById and findByLabels say what E2B gave: the template's sizes, as its answer reports them", async () => {
   emulator.resetRequests();

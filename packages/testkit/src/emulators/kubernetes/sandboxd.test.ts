@@ -236,7 +236,8 @@ describe("Kubernetes emulator: sandboxd through the router", { skip }, () => {
     const detached = await execute("setsid sleep 61 </dev/null >/dev/null 2>&1 & echo $! > /workspace/left.pid");
     assert.equal(detached.exitCode, 0);
     // A killed process nobody has reaped yet (a zombie: reparented to an init that reaps late) is gone.
-    const probe = 'state=$(cut -d" " -f3 "/proc/$(cat /workspace/left.pid)/stat" 2>/dev/null); [ -n "$state" ] && [ "$state" != Z ] && echo alive || echo gone';
+    const probe =
+      'state=$(cut -d" " -f3 "/proc/$(cat /workspace/left.pid)/stat" 2>/dev/null); [ -n "$state" ] && [ "$state" != Z ] && echo alive || echo gone';
     assert.equal((await execute(probe)).stdout, "alive\n", "the detached process runs on after its command");
 
     const sandbox = (await api(emulator, `${CORE_SANDBOXES}/${name}`)).body;
