@@ -14,7 +14,7 @@ import {
   SandportError,
 } from "@sandport/core";
 import { expectCode } from "@sandport/testkit/assertions";
-import { type LocalTestRuntime, localTestRuntime, RecordingRuntime } from "@sandport/testkit/fakes";
+import { type LocalTestRuntime, localTestRuntime, providerDown, RecordingRuntime } from "@sandport/testkit/fakes";
 import { otelLimiterListener, otelPoolListener } from "./index.js";
 import { memoryTracer } from "./tracing.fixture.js";
 
@@ -105,6 +105,40 @@ describe("otelPoolListener: resets, replacements, reclaims and failures", () => 
     assert.equal(failure.attributes["sandport.operation"], "destroy");
     assert.equal(failure.attributes["sandport.sandbox.id"], lease.handle.id);
     assert.equal(failure.attributes["sandport.error.code"], "AUTH");
+  });
+});
+
+describe("otelPoolListener: a lost launch it could not clean up", () => {
+  test("is a failure span naming the launch key to search by", async () => {
+    const traced = memoryTracer();
+    const events: PoolEvent[] = [];
+    // Launches lose their answer (the outcome is unknown) and, once the pool is open, searches fail.
+    let searchesFail = false;
+    const runtime = new RecordingRuntime().fail({ method: "launch", error: providerDown, times: 3 });
+    const lost = new Proxy(runtime, {
+      get(target, key) {
+        if (key === "findByLabels" && searchesFail)
+          return () => Promise.reject(new SandportError({ code: "AUTH", provider: "recording", message: "no" }));
+        const value = Reflect.get(target, key, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const pool = await SandboxPool.open(lost, {
+      poolId: "otel-lost",
+      minIdle: 0,
+      max: 1,
+      onEvent: both(await otelPoolListener({ tracer: traced.tracer }), events),
+    });
+    searchesFail = true;
+    await assert.rejects(pool.lease({ timeoutMs: 5_000 }));
+    searchesFail = false;
+    await pool.close();
+    const failure = events.find((event) => event.type === "failure");
+    assert.ok(failure?.type === "failure" && failure.failure.launchKey, JSON.stringify(events.map((e) => e.type)));
+    const [span] = traced.named("sandport.pool.failure");
+    assert.equal(span?.attributes["sandport.operation"], "launch");
+    assert.equal(span?.attributes["sandport.launch.key"], failure.failure.launchKey);
+    assert.equal(span?.status.code, ERROR);
   });
 });
 

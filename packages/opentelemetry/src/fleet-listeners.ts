@@ -57,6 +57,8 @@ export async function otelPoolListener(options: OtelListenerOptions): Promise<(e
         const span = spanFor(tracer, parent, name, {
           [ATTRIBUTES.operation]: failure.operation,
           ...(failure.sandboxId === undefined ? {} : { [ATTRIBUTES.sandboxId]: failure.sandboxId }),
+          // A launch whose outcome was unknown and could not be cleaned up: where to search for what it left.
+          ...(failure.launchKey === undefined ? {} : { "sandport.launch.key": failure.launchKey }),
         });
         failSpan(span, failure.error.message, failure.error);
         span.end();
