@@ -183,4 +183,18 @@ describe("otelListener: error statuses and usage", () => {
     assert.equal(workload?.attributes["sandport.usage.estimate_total"], result.usage?.estimate?.total);
     assert.equal(typeof result.usage?.estimate?.total, "number");
   });
+
+  test("a usage the price table cannot price carries no estimate attributes", async () => {
+    const traced = memoryTracer();
+    const orchestrator = new SandboxOrchestrator(new RecordingRuntime(), {
+      onEvent: await otelListener({ tracer: traced.tracer }),
+      prices: { currency: "EUR", providers: { elsewhere: { sandboxSecond: 2 } } },
+    });
+    const result = await orchestrator.run({ launch: {}, steps: [{ argv: ["echo", "a"] }] });
+    assert.equal(result.usage?.estimate?.total, undefined);
+    const [workload] = traced.named("sandport.workload");
+    assert.equal("sandport.usage.estimate_total" in (workload?.attributes ?? {}), false);
+    assert.equal("sandport.usage.estimate_currency" in (workload?.attributes ?? {}), false);
+    assert.equal(workload?.attributes["sandport.usage.exec_count"], 1);
+  });
 });
