@@ -1,6 +1,7 @@
 /** The attribute names the listeners set, as the package README's table lists them. */
 export const ATTRIBUTES = Object.freeze({
   provider: "sandport.provider",
+  runId: "sandport.run.id",
   runtimeIndex: "sandport.runtime.index",
   sandboxId: "sandport.sandbox.id",
   reused: "sandport.sandbox.reused",

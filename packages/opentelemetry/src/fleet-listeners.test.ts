@@ -33,7 +33,8 @@ describe("otelPoolListener over a real pool", () => {
     });
     const lease = await pool.lease();
     await pool.release(lease, { mode: "destroy" });
-    assert.equal((await pool.close()).ok, true);
+    const report = await pool.close();
+    assert.equal(report.ok, true);
 
     const leased = events.find((event) => event.type === "leased");
     assert.ok(leased);
@@ -48,6 +49,18 @@ describe("otelPoolListener over a real pool", () => {
     const [launched] = traced.named("sandport.pool.launched");
     assert.equal(launched?.attributes["sandport.sandbox.id"], lease.handle.id);
     assert.equal(typeof launched?.attributes["sandport.duration_ms"], "number");
+    // The release, the destroy, the usage and the close say what they were.
+    const attributesOf = (name: string) => traced.named(`sandport.pool.${name}`)[0]?.attributes;
+    assert.equal(attributesOf("released")?.["sandport.pool.mode"], "destroy");
+    assert.equal(attributesOf("destroyed")?.["sandport.reason"], "released");
+    assert.equal(attributesOf("destroyed")?.["sandport.sandbox.id"], lease.handle.id);
+    assert.equal(attributesOf("usage")?.["sandport.provider"], "local");
+    assert.equal(attributesOf("usage")?.["sandport.outcome"], "destroyed");
+    assert.equal(typeof attributesOf("usage")?.["sandport.usage.sandbox_seconds"], "number");
+    assert.deepEqual(
+      [attributesOf("closed")?.["sandport.pool.destroyed"], attributesOf("closed")?.["sandport.pool.failures"]],
+      [report.destroyed.length, 0],
+    );
     // Every event the pool emitted is one span, in order.
     assert.deepEqual(
       traced.spans().map((finished) => finished.name),

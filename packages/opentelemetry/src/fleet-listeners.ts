@@ -57,6 +57,8 @@ export async function otelPoolListener(options: OtelListenerOptions): Promise<(e
         const span = spanFor(tracer, parent, name, {
           [ATTRIBUTES.operation]: failure.operation,
           ...(failure.sandboxId === undefined ? {} : { [ATTRIBUTES.sandboxId]: failure.sandboxId }),
+          // A launch whose outcome was unknown and could not be cleaned up: where to search for what it left.
+          ...(failure.launchKey === undefined ? {} : { "sandport.launch.key": failure.launchKey }),
         });
         failSpan(span, failure.error.message, failure.error);
         span.end();
@@ -113,8 +115,9 @@ export async function otelPoolListener(options: OtelListenerOptions): Promise<(e
  * A `limitRuntime` `onEvent` listener that records each limiter event as a
  * `sandport.limiter.<event>` span on `tracer`: an admission's span
  * (`sandport.limiter.admitted`) covers the call's wait in the queue
- * (`sandport.wait_ms`); a queue timeout's span has error status. Loads
- * `@opentelemetry/api` once.
+ * (`sandport.wait_ms`); a queue timeout's span has error status; each names
+ * the orchestrator run that made the call (`sandport.run.id`) when one did.
+ * Loads `@opentelemetry/api` once.
  */
 export async function otelLimiterListener(options: OtelListenerOptions): Promise<(event: LimiterEvent) => void> {
   checkOptions(options, "otelLimiterListener");
@@ -123,9 +126,12 @@ export async function otelLimiterListener(options: OtelListenerOptions): Promise
   const parent = options.parent ?? api.ROOT_CONTEXT;
   return (event: LimiterEvent) => {
     const name = `sandport.limiter.${event.type}`;
+    // The orchestrator run whose call it was, when one made it.
+    const run = event.runId === undefined ? {} : { [ATTRIBUTES.runId]: event.runId };
     switch (event.type) {
       case "queued":
         spanFor(tracer, parent, name, {
+          ...run,
           [ATTRIBUTES.operation]: event.operation,
           "sandport.limiter.queue_length": event.queueLength,
           "sandport.limiter.in_flight": event.inFlight,
@@ -138,6 +144,7 @@ export async function otelLimiterListener(options: OtelListenerOptions): Promise
           parent,
           name,
           {
+            ...run,
             [ATTRIBUTES.operation]: event.operation,
             [ATTRIBUTES.waitMs]: event.waitedMs,
             "sandport.limiter.queue_length": event.queueLength,
@@ -153,6 +160,7 @@ export async function otelLimiterListener(options: OtelListenerOptions): Promise
           parent,
           name,
           {
+            ...run,
             [ATTRIBUTES.operation]: event.operation,
             [ATTRIBUTES.waitMs]: event.waitedMs,
             "sandport.limiter.queue_length": event.queueLength,
@@ -165,6 +173,7 @@ export async function otelLimiterListener(options: OtelListenerOptions): Promise
       }
       case "rate-limited":
         spanFor(tracer, parent, name, {
+          ...run,
           [ATTRIBUTES.operation]: event.operation,
           "sandport.retry.attempt": event.attempt,
           "sandport.limiter.retrying": event.retrying,

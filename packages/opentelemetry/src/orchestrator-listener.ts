@@ -5,7 +5,7 @@ import { loadOpenTelemetry } from "./internal/sdk.js";
 import { checkOptions, type OtelListenerOptions } from "./options.js";
 import { failSpan } from "./span-status.js";
 
-/** A workload's span while it is open, and what its teardown said until its usage arrives. */
+/** A run's span while it is open, and what its teardown said until its usage arrives. */
 interface OpenWorkload {
   readonly span: Span;
   readonly context: Context;
@@ -14,7 +14,7 @@ interface OpenWorkload {
   endedAt?: number;
 }
 
-/** An event that came before any sandbox was placed, kept for the workload it led to. */
+/** An event of a run that came before its sandbox was placed, kept for the run's span. */
 interface EarlyEvent {
   readonly name: string;
   readonly attributes: Attributes;
@@ -23,16 +23,14 @@ interface EarlyEvent {
 
 /**
  * An {@link OrchestratorListener} that turns a `SandboxOrchestrator`'s events
- * into spans on `tracer`: one `sandport.workload` span per sandbox (from the
- * first event about it to its teardown, ended once its `usage` arrives), one
+ * into spans on `tracer`: one `sandport.workload` span per run or session
+ * (from its first event to its teardown, ended once its `usage` arrives, or
+ * at `acquire-failed` when no sandbox was acquired, with error status), one
  * `sandport.step` child per step, and span events for files written, files
- * collected, retries and failovers. Loads `@opentelemetry/api` (an optional peer)
- * once; malformed options are `INVALID_REQUEST`, a missing API `SDK_UNAVAILABLE`.
- *
- * Events that name no sandbox (`failover`, `runtime-skipped`,
- * `launch-reconciled`, `retry`) go to the only open workload, or, with none or
- * several open, to the next workload launched: give concurrent runs a listener
- * each for exact attribution. Step output is not recorded.
+ * collected, retries and failovers. Events are told apart by their `runId`, so
+ * one listener serves concurrent runs. Loads `@opentelemetry/api` (an
+ * optional peer) once; malformed options are `INVALID_REQUEST`, a missing API
+ * `SDK_UNAVAILABLE`. Step output is not recorded.
  */
 export async function otelListener(options: OtelListenerOptions): Promise<OrchestratorListener> {
   checkOptions(options, "otelListener");
@@ -40,29 +38,31 @@ export async function otelListener(options: OtelListenerOptions): Promise<Orches
   const { tracer } = options;
   const parent = options.parent ?? api.ROOT_CONTEXT;
   const open = new Map<string, OpenWorkload>();
-  let early: EarlyEvent[] = [];
+  const early = new Map<string, EarlyEvent[]>();
 
-  const unplaced = (name: string, attributes: Attributes) => {
-    const only = open.size === 1 ? [...open.values()][0] : undefined;
-    if (only) only.span.addEvent(name, attributes);
-    else early.push({ name, attributes, time: Date.now() });
+  /** An event of a run: on its span once it has one, else kept until it does. */
+  const unplaced = (runId: string, name: string, attributes: Attributes) => {
+    const workload = open.get(runId);
+    if (workload) workload.span.addEvent(name, attributes);
+    else early.set(runId, [...(early.get(runId) ?? []), { name, attributes, time: Date.now() }]);
   };
 
-  const start = (sandboxId: string, attributes: Attributes): OpenWorkload => {
-    const startTime = early[0]?.time ?? Date.now();
+  const start = (runId: string, attributes: Attributes): OpenWorkload => {
+    const before = early.get(runId) ?? [];
+    early.delete(runId);
+    const startTime = before[0]?.time ?? Date.now();
     const span = tracer.startSpan("sandport.workload", { startTime, attributes }, parent);
-    for (const event of early) span.addEvent(event.name, event.attributes, event.time);
-    early = [];
+    for (const event of before) span.addEvent(event.name, event.attributes, event.time);
     const workload: OpenWorkload = { span, context: api.trace.setSpan(parent, span), steps: new Map() };
-    open.set(sandboxId, workload);
+    open.set(runId, workload);
     return workload;
   };
 
-  const workloadOf = (sandboxId: string) =>
-    open.get(sandboxId) ?? start(sandboxId, { [ATTRIBUTES.sandboxId]: sandboxId });
+  const workloadOf = (runId: string, sandboxId: string) =>
+    open.get(runId) ?? start(runId, { [ATTRIBUTES.runId]: runId, [ATTRIBUTES.sandboxId]: sandboxId });
 
-  const tornDown = (sandboxId: string, outcome: string, attributes: Attributes = {}) => {
-    const workload = workloadOf(sandboxId);
+  const tornDown = (runId: string, sandboxId: string, outcome: string, attributes: Attributes = {}) => {
+    const workload = workloadOf(runId, sandboxId);
     workload.span.setAttributes({ [ATTRIBUTES.outcome]: outcome, ...attributes });
     for (const step of workload.steps.values()) step.end();
     workload.steps.clear();
@@ -80,49 +80,50 @@ export async function otelListener(options: OtelListenerOptions): Promise<Orches
           [ATTRIBUTES.reused]: event.reused,
           [ATTRIBUTES.launchMs]: event.durationMs,
         };
-        const workload = open.get(event.sandboxId);
+        const workload = open.get(event.runId);
         if (workload) workload.span.setAttributes(attributes);
-        else start(event.sandboxId, attributes);
+        else start(event.runId, { [ATTRIBUTES.runId]: event.runId, ...attributes });
         return;
       }
       case "failover":
-        return unplaced("sandport.failover", {
+        return unplaced(event.runId, "sandport.failover", {
           "sandport.failover.from": event.from.provider,
           "sandport.failover.to": event.to.provider,
           [ATTRIBUTES.errorCode]: event.code,
         });
       case "runtime-skipped":
-        return unplaced("sandport.runtime_skipped", {
+        return unplaced(event.runId, "sandport.runtime_skipped", {
           [ATTRIBUTES.provider]: event.runtime.provider,
           [ATTRIBUTES.reason]: event.reason,
         });
       case "launch-reconciled":
-        return unplaced("sandport.launch_reconciled", {
-          "sandport.launch.adopted": event.adopted ?? "",
+        return unplaced(event.runId, "sandport.launch_reconciled", {
+          // Nothing adopted: no attribute (an empty string would read as a sandbox id).
+          ...(event.adopted === undefined ? {} : { "sandport.launch.adopted": event.adopted }),
           "sandport.launch.destroyed": [...event.destroyed],
         });
       case "retry":
-        return unplaced("sandport.retry", {
+        return unplaced(event.runId, "sandport.retry", {
           [ATTRIBUTES.operation]: event.operation,
           "sandport.retry.attempt": event.attempt,
           "sandport.retry.delay_ms": event.delayMs,
           ...codeOf(event.error),
         });
       case "files-written":
-        workloadOf(event.sandboxId).span.addEvent("sandport.files_written", {
+        workloadOf(event.runId, event.sandboxId).span.addEvent("sandport.files_written", {
           "sandport.files.count": event.paths.length,
           "sandport.files.bytes": event.bytes,
           [ATTRIBUTES.durationMs]: event.durationMs,
         });
         return;
       case "collected":
-        workloadOf(event.sandboxId).span.addEvent("sandport.collected", {
+        workloadOf(event.runId, event.sandboxId).span.addEvent("sandport.collected", {
           "sandport.files.path": event.path,
           "sandport.files.bytes": event.bytes,
         });
         return;
       case "step-started": {
-        const workload = workloadOf(event.sandboxId);
+        const workload = workloadOf(event.runId, event.sandboxId);
         const attributes = {
           [ATTRIBUTES.sandboxId]: event.sandboxId,
           [ATTRIBUTES.stepIndex]: event.index,
@@ -134,7 +135,7 @@ export async function otelListener(options: OtelListenerOptions): Promise<Orches
       case "step-output":
         return;
       case "step-exited": {
-        const workload = workloadOf(event.sandboxId);
+        const workload = workloadOf(event.runId, event.sandboxId);
         const step =
           workload.steps.get(event.index) ??
           tracer.startSpan("sandport.step", { attributes: { [ATTRIBUTES.stepIndex]: event.index } }, workload.context);
@@ -161,21 +162,29 @@ export async function otelListener(options: OtelListenerOptions): Promise<Orches
         return;
       }
       case "destroyed":
-        tornDown(event.sandboxId, "destroyed", { [ATTRIBUTES.teardownMs]: event.durationMs });
+        tornDown(event.runId, event.sandboxId, "destroyed", { [ATTRIBUTES.teardownMs]: event.durationMs });
         return;
       case "kept":
-        tornDown(event.sandboxId, "kept");
+        tornDown(event.runId, event.sandboxId, "kept");
         return;
       case "teardown-failed": {
-        const workload = tornDown(event.sandboxId, "teardown-failed");
+        const workload = tornDown(event.runId, event.sandboxId, "teardown-failed");
         failSpan(workload.span, `teardown failed: ${event.error.message}`, event.error);
         return;
       }
       case "usage": {
-        const workload = workloadOf(event.sandboxId);
+        const workload = workloadOf(event.runId, event.sandboxId);
         workload.span.setAttributes(usageAttributes(event.usage));
         workload.span.end(workload.endedAt);
-        open.delete(event.sandboxId);
+        open.delete(event.runId);
+        return;
+      }
+      case "acquire-failed": {
+        const workload = open.get(event.runId) ?? start(event.runId, { [ATTRIBUTES.runId]: event.runId });
+        workload.span.setAttribute(ATTRIBUTES.outcome, "not-acquired");
+        failSpan(workload.span, `no sandbox was acquired: ${event.error.message}`, event.error);
+        workload.span.end();
+        open.delete(event.runId);
         return;
       }
     }

@@ -1,7 +1,7 @@
 import { SandportError } from "../errors/sandport-error.js";
 import { abortError } from "../timing/abort.js";
 import type { FleetClock } from "./fleet-clock.js";
-import type { LimiterEvent, ResolvedLimits } from "./limiter-options.js";
+import type { LimiterEventBody, ResolvedLimits } from "./limiter-options.js";
 
 type LaunchOperation = "launch" | "launchDetached" | "fork";
 
@@ -20,10 +20,10 @@ export class LaunchSlots {
   readonly #queue: Waiter[] = [];
   readonly #limits: ResolvedLimits;
   readonly #clock: FleetClock;
-  readonly #emit: (event: LimiterEvent) => void;
+  readonly #emit: (event: LimiterEventBody) => void;
   readonly #provider: string;
 
-  constructor(limits: ResolvedLimits, clock: FleetClock, emit: (event: LimiterEvent) => void, provider: string) {
+  constructor(limits: ResolvedLimits, clock: FleetClock, emit: (event: LimiterEventBody) => void, provider: string) {
     this.#limits = limits;
     this.#clock = clock;
     this.#emit = emit;

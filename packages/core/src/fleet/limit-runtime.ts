@@ -1,6 +1,7 @@
 import type { OptionalMethod } from "../capabilities/structural-methods.js";
 import { SandportError } from "../errors/sandport-error.js";
 import { ContainedListener } from "../orchestrator/listener-errors.js";
+import { currentRunId } from "../orchestrator/run-context.js";
 import type { ForkOptions } from "../port/fork-options.js";
 import type { LaunchSpec } from "../port/launch-spec.js";
 import type { OpOptions } from "../port/op-options.js";
@@ -9,7 +10,7 @@ import type { SandboxRuntime } from "../port/sandbox-runtime.js";
 import { validateLaunchSpec } from "../validation/requests.js";
 import { SYSTEM_CLOCK } from "./fleet-clock.js";
 import { LaunchSlots } from "./launch-slots.js";
-import { type LimiterEvent, type LimiterOptions, resolveLimits } from "./limiter-options.js";
+import { type LimiterEvent, type LimiterEventBody, type LimiterOptions, resolveLimits } from "./limiter-options.js";
 
 /**
  * How each optional port member is forwarded. `safe`: a repeat cannot do
@@ -88,7 +89,12 @@ export function limitRuntime<H extends SandboxHandle>(
   const limits = resolveLimits(options);
   const clock = options.clock ?? SYSTEM_CLOCK;
   const listener = new ContainedListener<LimiterEvent>(options.onEvent, runtime.provider);
-  const slots = new LaunchSlots(limits, clock, listener.emit, runtime.provider);
+  // Emitted in the async context of the call the event is about, so the run that made it is current.
+  const emit = (event: LimiterEventBody): void => {
+    const runId = currentRunId();
+    listener.emit(runId === undefined ? event : { ...event, runId });
+  };
+  const slots = new LaunchSlots(limits, clock, emit, runtime.provider);
   const live = new Set<string>();
   const call = (method: string, args: unknown[]): Promise<unknown> =>
     (runtime as unknown as Record<string, (...given: unknown[]) => Promise<unknown>>)[method]!.apply(runtime, args);
@@ -110,7 +116,7 @@ export function limitRuntime<H extends SandboxHandle>(
         const waitMs = error.retryAfterMs;
         const remaining = op?.timeoutMs === undefined ? Infinity : op.timeoutMs - (clock.now() - started);
         const retrying = repeatable && waitMs !== undefined && tries <= limits.rateLimitRetries && waitMs < remaining;
-        listener.emit({ type: "rate-limited", operation, attempt: tries, retryAfterMs: waitMs, retrying });
+        emit({ type: "rate-limited", operation, attempt: tries, retryAfterMs: waitMs, retrying });
         if (!retrying) throw error;
         await clock.sleep(waitMs as number, op?.signal);
       }

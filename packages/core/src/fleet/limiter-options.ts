@@ -6,9 +6,18 @@ import type { FleetClock } from "./fleet-clock.js";
 /**
  * What a limiter reports, in order, for dashboards and logs: how long its
  * queue is, how long a call waited, and what the provider's rate limits did.
- * `inFlight` and `live` are the counts after the event.
+ * `inFlight` and `live` are the counts after the event. An event of a call
+ * that a `SandboxOrchestrator` run or session made carries that run's `runId`
+ * (the `runId` of its own events); a call no run made (a pool's refill or
+ * health check, your own) carries none.
  */
-export type LimiterEvent =
+export type LimiterEvent = LimiterEventBody & {
+  /** The orchestrator run or session whose call this was, when one made it. */
+  readonly runId?: string;
+};
+
+/** A {@link LimiterEvent} before the limiter stamps the run id of its call on it. */
+export type LimiterEventBody =
   | {
       /** A launch found no free slot and waits in the queue. */
       readonly type: "queued";

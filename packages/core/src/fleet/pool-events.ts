@@ -33,6 +33,13 @@ export interface PoolFailure {
  * What a pool reports, in order: launches, leases, releases, resets,
  * replacements, reclaimed orphans and every failure. A listener that throws
  * derails nothing (its errors are in `PoolCloseReport.listenerErrors`).
+ *
+ * A pool's events belong to no run, so none carries a run id: the pool
+ * launches, checks, cleans and destroys for itself (refilling to `minIdle`,
+ * replacing an expired or unhealthy sandbox, reclaiming what an earlier pool
+ * left), and a lease is the caller's, whatever it runs. A workload run on a
+ * lease through the orchestrator (`launch: { reuse }`) reports its own events
+ * under its own `runId`; tie them to the pool's by the sandbox id.
  */
 export type PoolEvent =
   | { readonly type: "launched"; readonly sandboxId: string; readonly durationMs: number }

@@ -7,10 +7,21 @@ import type { ExecResult } from "../port/exec-result.js";
 
 /**
  * Progress of a workload or session, for UIs and logs. Events arrive in order.
- * A listener that throws derails nothing: its errors are collected and
- * reported (`WorkloadResult.listenerErrors`), never thrown into the workload.
+ * Every event carries the `runId` of the `run()` or `session()` it belongs to
+ * (`WorkloadResult.runId`, `SandboxSession.runId`), so one listener shared by
+ * concurrent runs can tell them apart, the events before any sandbox exists
+ * (`failover`, `runtime-skipped`, `retry`, `launch-reconciled`,
+ * `acquire-failed`) included. A listener that throws derails nothing: its
+ * errors are collected and reported (`WorkloadResult.listenerErrors`), never
+ * thrown into the workload.
  */
-export type OrchestratorEvent =
+export type OrchestratorEvent = OrchestratorEventBody & {
+  /** The run (one `run()` call) or session (one `session()` call) the event belongs to. */
+  readonly runId: string;
+};
+
+/** An {@link OrchestratorEvent} before the orchestrator stamps its run id on it. */
+export type OrchestratorEventBody =
   | {
       /** The sandbox was acquired, on `runtime`: every later call of the workload or session goes there. */
       readonly type: "launched";
@@ -78,6 +89,15 @@ export type OrchestratorEvent =
       readonly delayMs: number;
       readonly error: unknown;
     }
+  | {
+      /**
+       * No sandbox was acquired: the launch failed on every runtime it could
+       * try (or the reuse found none), with `error`. The last event of a run
+       * that never had a sandbox; a session that never opened ends with it too.
+       */
+      readonly type: "acquire-failed";
+      readonly error: SandportError;
+    }
   | { readonly type: "destroyed"; readonly sandboxId: string; readonly durationMs: number }
   | { readonly type: "kept"; readonly sandboxId: string }
   | { readonly type: "teardown-failed"; readonly sandboxId: string; readonly error: SandportError }
@@ -90,3 +110,6 @@ export type OrchestratorEvent =
 
 /** Receives {@link OrchestratorEvent}s. */
 export type OrchestratorListener = (event: OrchestratorEvent) => void;
+
+/** @internal How the parts of one run emit: the run id is stamped on by the run. */
+export type EmitEvent = (event: OrchestratorEventBody) => void;

@@ -139,7 +139,13 @@ describe("possible leaks of failed launches", () => {
       launchKey: "",
       adopted: undefined,
       destroyed: ["sb-orphan"],
+      runId: result.runId,
     });
+    // Reported before the run's usage, its last event.
+    assert.deepEqual(
+      events.slice(-2).map((event) => event.type),
+      ["launch-reconciled", "usage"],
+    );
   });
 
   test("a cleanup still running when the workload returns is on the result, by launch key", async () => {

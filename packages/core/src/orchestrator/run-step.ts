@@ -4,7 +4,7 @@ import type { ExecRequest } from "../port/exec-request.js";
 import type { ExecResult } from "../port/exec-result.js";
 import type { SandboxHandle } from "../port/sandbox-handle.js";
 import type { SandboxRuntime } from "../port/sandbox-runtime.js";
-import type { OrchestratorListener } from "./events.js";
+import type { EmitEvent } from "./events.js";
 import type { OrchestratorTimeouts } from "./options.js";
 import type { WorkloadStep } from "./workload.js";
 import type { StepRecord } from "./workload-result.js";
@@ -18,7 +18,7 @@ export async function runStep<H extends SandboxHandle>(
   handle: H,
   step: WorkloadStep,
   index: number,
-  emit: OrchestratorListener,
+  emit: EmitEvent,
   timeouts: OrchestratorTimeouts,
   signal: AbortSignal | undefined,
 ): Promise<StepRecord> {

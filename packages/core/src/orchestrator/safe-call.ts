@@ -1,13 +1,13 @@
 import { toSandportError } from "../errors/factories.js";
 import type { SandportError } from "../errors/sandport-error.js";
 import { type RetryPolicy, retry } from "../timing/retry.js";
-import type { OrchestratorListener } from "./events.js";
+import type { EmitEvent } from "./events.js";
 
 /** Shared plumbing of a run or session: event emission and retries of safe calls. */
 export interface CallContext {
   readonly provider: string;
   readonly retryPolicy: RetryPolicy | undefined;
-  readonly emit: OrchestratorListener;
+  readonly emit: EmitEvent;
 }
 
 /**

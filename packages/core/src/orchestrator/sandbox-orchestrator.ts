@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { invalidRequest, toSandportError } from "../errors/factories.js";
 import type { SandportError } from "../errors/sandport-error.js";
 import { validateRequires } from "../fleet/failover/capability-needs.js";
@@ -26,6 +27,7 @@ import {
   SESSION_OPTION_KEYS,
   type SessionOptions,
 } from "./options.js";
+import { inRun } from "./run-context.js";
 import { runStep } from "./run-step.js";
 import { safeCall } from "./safe-call.js";
 import { SandboxSession } from "./sandbox-session.js";
@@ -99,120 +101,132 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
    * far, when anything else fails, including teardown itself.
    */
   async run(workload: Workload, options: RunOptions = {}): Promise<WorkloadResult<H>> {
+    const runId = randomUUID();
     let plan: { readonly files: readonly ValidatedFile[] };
     try {
       refuseUnknownShape(options, RUN_OPTION_KEYS, "run options", this.runtime.provider);
       plan = validateWorkload(workload, this.runtime);
     } catch (error) {
-      throw new WorkloadError("validate", toSandportError(error, this.runtime.provider), refusedResult(workload));
+      throw new WorkloadError(
+        "validate",
+        toSandportError(error, this.runtime.provider),
+        refusedResult(workload, runId),
+      );
     }
-    const { signal } = options;
-    const listener = new ContainedListener(this.#options.onEvent, this.runtime.provider);
-    const shared = this.#shared(listener);
-    const totalStarted = performance.now();
-    const timings = { launchMs: 0, filesMs: 0, stepsMs: 0, collectMs: 0, teardownMs: 0, totalMs: 0 };
-    const steps: StepRecord[] = [];
-    const collected: Record<string, Uint8Array> = {};
-    let handle: H | undefined;
-    let reused = false;
-    let placement: Placement<H> | undefined;
-    let meter: UsageMeter | undefined;
-    let stage: WorkloadStage = "launch";
-    let failure: SandportError | undefined;
-    const timed = async (phase: keyof typeof timings, work: () => Promise<void>) => {
-      const started = performance.now();
+    // Every call the run makes is made in its name: a limiter under the runtime reports its run id.
+    return inRun(runId, async () => {
+      const { signal } = options;
+      const listener = new ContainedListener(this.#options.onEvent, this.runtime.provider);
+      const shared = this.#shared(listener, runId);
+      const totalStarted = performance.now();
+      const timings = { launchMs: 0, filesMs: 0, stepsMs: 0, collectMs: 0, teardownMs: 0, totalMs: 0 };
+      const steps: StepRecord[] = [];
+      const collected: Record<string, Uint8Array> = {};
+      let handle: H | undefined;
+      let reused = false;
+      let placement: Placement<H> | undefined;
+      let meter: UsageMeter | undefined;
+      let stage: WorkloadStage = "launch";
+      let failure: SandportError | undefined;
+      const timed = async (phase: keyof typeof timings, work: () => Promise<void>) => {
+        const started = performance.now();
+        try {
+          await work();
+        } finally {
+          timings[phase] += performance.now() - started;
+        }
+      };
+
       try {
-        await work();
-      } finally {
-        timings[phase] += performance.now() - started;
-      }
-    };
-
-    try {
-      await timed("launchMs", async () => {
-        ({ handle, reused, placement } = await acquireWithFailover(
-          shared,
-          this.#failoverPlan([], (runtime) => refusal(() => validateWorkload(workload, runtime))),
-          workload.launch,
-          signal,
-        ));
-      });
-      const sandbox = handle as unknown as H;
-      const { runtime } = placement as Placement<H>;
-      const context = placed(shared, placement as Placement<H>);
-      meter = this.#meter(sandbox, reused, placement as Placement<H>, workload.launch);
-      const files = workload.files ?? [];
-      if (files.length > 0) {
-        stage = "files";
-        await timed("filesMs", async () => {
-          const started = performance.now();
-          await safeCall(context, "writeFiles", signal, () =>
-            runtime.writeFiles(sandbox, files, { signal, timeoutMs: this.#timeouts.fileMs }),
-          );
-          meter?.filesWritten(files);
-          const bytes = plan.files.reduce((sum, file) => sum + file.content.byteLength, 0);
-          const paths = plan.files.map((file) => file.path);
-          context.emit({
-            type: "files-written",
-            sandboxId: sandbox.id,
-            paths,
-            bytes,
-            durationMs: performance.now() - started,
-          });
+        await timed("launchMs", async () => {
+          ({ handle, reused, placement } = await acquireWithFailover(
+            shared,
+            this.#failoverPlan([], (runtime) => refusal(() => validateWorkload(workload, runtime))),
+            workload.launch,
+            signal,
+          ));
         });
+        const sandbox = handle as unknown as H;
+        const { runtime } = placement as Placement<H>;
+        const context = placed(shared, placement as Placement<H>);
+        meter = this.#meter(sandbox, reused, placement as Placement<H>, workload.launch);
+        const files = workload.files ?? [];
+        if (files.length > 0) {
+          stage = "files";
+          await timed("filesMs", async () => {
+            const started = performance.now();
+            await safeCall(context, "writeFiles", signal, () =>
+              runtime.writeFiles(sandbox, files, { signal, timeoutMs: this.#timeouts.fileMs }),
+            );
+            meter?.filesWritten(files);
+            const bytes = plan.files.reduce((sum, file) => sum + file.content.byteLength, 0);
+            const paths = plan.files.map((file) => file.path);
+            context.emit({
+              type: "files-written",
+              sandboxId: sandbox.id,
+              paths,
+              bytes,
+              durationMs: performance.now() - started,
+            });
+          });
+        }
+        stage = "step";
+        await timed("stepsMs", async () => {
+          for (const [index, step] of (workload.steps ?? []).entries()) {
+            const record = await runStep(runtime, sandbox, step, index, context.emit, this.#timeouts, signal);
+            meter?.exec(step.stdin, record.result, record.durationMs);
+            steps.push(record);
+            if (record.result.exitCode !== 0 && !step.continueOnFailure) break;
+          }
+        });
+        stage = "collect";
+        await timed("collectMs", async () => {
+          for (const path of workload.collect ?? []) {
+            const bytes = await safeCall(context, "readFile", signal, () =>
+              runtime.readFile(sandbox, path, { signal, timeoutMs: this.#timeouts.fileMs }),
+            );
+            meter?.fileRead(bytes.byteLength);
+            collected[path] = bytes;
+            context.emit({ type: "collected", sandboxId: sandbox.id, path, bytes: bytes.byteLength });
+          }
+        });
+      } catch (error) {
+        failure = toSandportError(error, placement?.runtime.provider ?? this.runtime.provider);
       }
-      stage = "step";
-      await timed("stepsMs", async () => {
-        for (const [index, step] of (workload.steps ?? []).entries()) {
-          const record = await runStep(runtime, sandbox, step, index, context.emit, this.#timeouts, signal);
-          meter?.exec(step.stdin, record.result, record.durationMs);
-          steps.push(record);
-          if (record.result.exitCode !== 0 && !step.continueOnFailure) break;
-        }
-      });
-      stage = "collect";
-      await timed("collectMs", async () => {
-        for (const path of workload.collect ?? []) {
-          const bytes = await safeCall(context, "readFile", signal, () =>
-            runtime.readFile(sandbox, path, { signal, timeoutMs: this.#timeouts.fileMs }),
-          );
-          meter?.fileRead(bytes.byteLength);
-          collected[path] = bytes;
-          context.emit({ type: "collected", sandboxId: sandbox.id, path, bytes: bytes.byteLength });
-        }
-      });
-    } catch (error) {
-      failure = toSandportError(error, placement?.runtime.provider ?? this.runtime.provider);
-    }
 
-    const ok =
-      failure === undefined &&
-      steps.length === (workload.steps ?? []).length &&
-      steps.every((step) => step.result.exitCode === 0);
-    const policy = workload.teardown ?? "always";
-    const acquired = handle as H | undefined;
-    const teardown = placement ? await this.#teardown(acquired, policy, ok, placed(shared, placement)) : none(policy);
-    timings.teardownMs = teardown.durationMs;
-    const usage = meter && acquired ? this.#usage(meter, acquired, teardown.outcome, shared) : undefined;
-    const possibleLeaks = await this.#settleReclaims(shared, signal);
-    timings.totalMs = performance.now() - totalStarted;
-    const result: WorkloadResult<H> = {
-      ok,
-      sandboxId: acquired?.id,
-      reused,
-      runtime: placement?.ref,
-      usage,
-      handle: teardown.outcome === "kept" ? acquired : undefined,
-      steps,
-      collected,
-      timings,
-      teardown,
-      possibleLeaks,
-      listenerErrors: listener.errors,
-    };
-    if (failure) throw new WorkloadError(stage, failure, result);
-    if (teardown.error) throw new WorkloadError("teardown", teardown.error, result);
-    return result;
+      const ok =
+        failure === undefined &&
+        steps.length === (workload.steps ?? []).length &&
+        steps.every((step) => step.result.exitCode === 0);
+      const policy = workload.teardown ?? "always";
+      const acquired = handle as H | undefined;
+      const teardown = placement ? await this.#teardown(acquired, policy, ok, placed(shared, placement)) : none(policy);
+      timings.teardownMs = teardown.durationMs;
+      const usage = meter && acquired ? this.#usage(meter, teardown.outcome) : undefined;
+      const possibleLeaks = await this.#settleReclaims(shared, signal);
+      // The run's last event: its usage, or, when no sandbox was acquired, why.
+      if (usage && acquired) shared.emit({ type: "usage", sandboxId: acquired.id, usage });
+      else if (!placement && failure) shared.emit({ type: "acquire-failed", error: failure });
+      timings.totalMs = performance.now() - totalStarted;
+      const result: WorkloadResult<H> = {
+        runId,
+        ok,
+        sandboxId: acquired?.id,
+        reused,
+        runtime: placement?.ref,
+        usage,
+        handle: teardown.outcome === "kept" ? acquired : undefined,
+        steps,
+        collected,
+        timings,
+        teardown,
+        possibleLeaks,
+        listenerErrors: listener.errors,
+      };
+      if (failure) throw new WorkloadError(stage, failure, result);
+      if (teardown.error) throw new WorkloadError("teardown", teardown.error, result);
+      return result;
+    });
   }
 
   /**
@@ -228,19 +242,21 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
     if (teardown !== "always" && teardown !== "keep")
       throw invalidRequest('session teardown must be "always" or "keep"');
     const listener = new ContainedListener(this.#options.onEvent, this.runtime.provider);
-    const shared = this.#shared(listener);
+    const runId = randomUUID();
+    const shared = this.#shared(listener, runId);
     let acquired: Awaited<ReturnType<typeof acquireWithFailover<H>>>;
     try {
       const plan = this.#failoverPlan(requires, (runtime) => refusal(() => validateAcquireSpec(spec, runtime)));
-      acquired = await acquireWithFailover(shared, plan, spec, options.signal);
+      acquired = await inRun(runId, () => acquireWithFailover(shared, plan, spec, options.signal));
     } catch (error) {
-      throw withPossibleLeaks(
-        toSandportError(error, this.runtime.provider),
-        await this.#settleReclaims(shared, options.signal),
-      );
+      const failure = toSandportError(error, this.runtime.provider);
+      const leaks = await this.#settleReclaims(shared, options.signal);
+      shared.emit({ type: "acquire-failed", error: failure });
+      throw withPossibleLeaks(failure, leaks);
     }
     const { handle, reused, placement } = acquired;
     return new SandboxSession(placement.runtime, handle, placed(shared, placement), this.#timeouts, {
+      runId,
       destroysOnDispose: teardown === "always",
       listenerErrors: listener.errors,
       placement: placement.ref,
@@ -283,12 +299,13 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
     );
   }
 
-  #shared(listener: ContainedListener): SharedAcquireContext<H> {
+  /** What every part of one run shares; each event it emits carries `runId`. */
+  #shared(listener: ContainedListener, runId: string): SharedAcquireContext<H> {
     return {
       timeouts: this.#timeouts,
       options: this.#options,
       retryPolicy: this.#options.retry,
-      emit: listener.emit,
+      emit: (event) => listener.emit({ ...event, runId }),
       reclaims: [],
     };
   }
@@ -311,25 +328,19 @@ export class SandboxOrchestrator<H extends SandboxHandle = SandboxHandle> {
     });
   }
 
-  /** Ends a workload's metering by its teardown, and emits the usage. */
-  #usage(
-    meter: UsageMeter,
-    handle: H,
-    outcome: TeardownReport["outcome"],
-    context: SharedAcquireContext<H>,
-  ): SandboxUsage {
+  /** Ends a workload's metering by its teardown (the run emits the usage once nothing else of it is left to report). */
+  #usage(meter: UsageMeter, outcome: TeardownReport["outcome"]): SandboxUsage {
     meter.end(outcome === "destroyed" ? "destroyed" : outcome === "kept" ? "kept" : "teardown-failed");
-    const usage = meter.report(this.#options.prices);
-    context.emit({ type: "usage", sandboxId: handle.id, usage });
-    return usage;
+    return meter.report(this.#options.prices);
   }
 }
 
 /** What a workload refused before anything ran has to show: nothing acquired, nothing done. */
-function refusedResult<H extends SandboxHandle>(workload: unknown): WorkloadResult<H> {
+function refusedResult<H extends SandboxHandle>(workload: unknown, runId: string): WorkloadResult<H> {
   const given = (workload as { teardown?: unknown } | null)?.teardown;
   const policy = TEARDOWN_POLICIES.includes(given as TeardownPolicy) ? (given as TeardownPolicy) : "always";
   return {
+    runId,
     ok: false,
     sandboxId: undefined,
     reused: false,

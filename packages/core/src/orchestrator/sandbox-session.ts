@@ -12,11 +12,13 @@ import type { OpOptions } from "../port/op-options.js";
 import type { SandboxHandle } from "../port/sandbox-handle.js";
 import type { SandboxRuntime } from "../port/sandbox-runtime.js";
 import type { OrchestratorTimeouts } from "./options.js";
+import { inRun } from "./run-context.js";
 import type { CallContext } from "./safe-call.js";
 import { destroySandbox } from "./teardown.js";
 
 /** @internal How `SandboxOrchestrator.session` sets up a session. */
 export interface SessionSetup {
+  readonly runId: string;
   readonly destroysOnDispose: boolean;
   readonly listenerErrors: readonly SandportError[];
   /** Which of the orchestrator's runtimes launched the sandbox. */
@@ -38,6 +40,8 @@ export interface SessionSetup {
  * teardown failure is never hidden.
  */
 export class SandboxSession<H extends SandboxHandle = SandboxHandle> implements AsyncDisposable {
+  /** The session's run id, which every event of the session carries (`OrchestratorEvent.runId`). */
+  readonly runId: string;
   /** The runtime this session runs on: the one that launched its sandbox. */
   readonly runtime: SandboxRuntime<H>;
   /** Which of the orchestrator's runtimes that is. */
@@ -69,6 +73,7 @@ export class SandboxSession<H extends SandboxHandle = SandboxHandle> implements 
     this.listenerErrors = setup.listenerErrors;
     this.runtime = runtime;
     this.placement = setup.placement;
+    this.runId = setup.runId;
     this.handle = handle;
     this.#context = context;
     this.#timeouts = timeouts;
@@ -94,7 +99,7 @@ export class SandboxSession<H extends SandboxHandle = SandboxHandle> implements 
   /** Runs a command to completion. */
   async exec(request: ExecRequest, op?: OpOptions): Promise<ExecResult> {
     const started = performance.now();
-    const result = await this.runtime.exec(this.handle, request, op);
+    const result = await inRun(this.runId, () => this.runtime.exec(this.handle, request, op));
     this.#meter.exec(request.stdin, result, performance.now() - started);
     return result;
   }
@@ -107,13 +112,13 @@ export class SandboxSession<H extends SandboxHandle = SandboxHandle> implements 
 
   /** Writes files into the workspace. */
   async writeFiles(files: readonly FileInput[], op?: OpOptions): Promise<void> {
-    await this.runtime.writeFiles(this.handle, files, op);
+    await inRun(this.runId, () => this.runtime.writeFiles(this.handle, files, op));
     this.#meter.filesWritten(files);
   }
 
   /** Reads one file's bytes. */
   async readFile(path: string, op?: OpOptions): Promise<Uint8Array> {
-    const bytes = await this.runtime.readFile(this.handle, path, op);
+    const bytes = await inRun(this.runId, () => this.runtime.readFile(this.handle, path, op));
     this.#meter.fileRead(bytes.byteLength);
     return bytes;
   }
@@ -124,7 +129,9 @@ export class SandboxSession<H extends SandboxHandle = SandboxHandle> implements 
    * not be verified.
    */
   destroy(): Promise<void> {
-    this.#teardown ??= destroySandbox(this.runtime, this.handle, this.#context, this.#timeouts).then((outcome) => {
+    this.#teardown ??= inRun(this.runId, () =>
+      destroySandbox(this.runtime, this.handle, this.#context, this.#timeouts),
+    ).then((outcome) => {
       this.#finish(outcome.ok ? "destroyed" : "teardown-failed");
       if (!outcome.ok) throw outcome.error as SandportError;
     });

@@ -55,6 +55,8 @@ export interface WorkloadTimings {
 
 /** The outcome of `SandboxOrchestrator.run`. Also attached, partially filled, to a `WorkloadError`. */
 export interface WorkloadResult<H extends SandboxHandle = SandboxHandle> {
+  /** The run's id, which every event of the run carries (`OrchestratorEvent.runId`). */
+  readonly runId: string;
   /** True when every step ran and exited 0 and nothing failed. */
   readonly ok: boolean;
   /** The sandbox used, when one was acquired. */
