@@ -72,8 +72,8 @@ export function fork(context: DaytonaContext, handle: unknown, options?: unknown
     call.signal.throwIfAborted();
     const site = { operation: "fork", sandboxId: forked.id };
     await repeatable(call, site, () => forked.setLabels(stored));
+    // Never pristine: the fork holds whatever the source's commands left, symlinks included.
     context.remember(forked.id, forked);
-    context.known.markPristine(forked.id);
     const { cpu, memory, disk } = forked;
     return handleFromSandbox({ id: forked.id, labels: kept, createdAt: forked.createdAt, cpu, memory, disk });
   });

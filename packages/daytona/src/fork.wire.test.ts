@@ -7,12 +7,14 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { LAUNCH_KEY_LABEL, OWNER_LABEL } from "@sandport/core";
 import { expectCode } from "@sandport/testkit/assertions";
-import { emulated, SDKS } from "../test/emulated.js";
+import { namespacesSkipReason } from "@sandport/testkit/fakes";
+import { emulated, OLDEST, SDKS } from "../test/emulated.js";
 import type { DaytonaHandle } from "./handle.js";
 
 const OWNER = "fork-tests";
 const FORK = "POST /api/sandbox/:idOrName/fork";
 const LABELS = "PUT /api/sandbox/:id/labels";
+const unisolated = await namespacesSkipReason();
 
 for (const sdk of SDKS) {
   describe(`fork with ${sdk.label}`, async () => {
@@ -110,6 +112,25 @@ for (const sdk of SDKS) {
         await runtime.stop(source);
         emulator.resetRequests();
         await expectCode(runtime.fork(source), "UNSUPPORTED");
+        assert.equal(emulator.countRequests(FORK), 0);
+      } finally {
+        await runtime.destroy(source);
+      }
+    });
+
+    test("a source with a domainAllowList, which Daytona's fork does not keep, is refused UNSUPPORTED before the fork request", {
+      skip:
+        sdk === OLDEST
+          ? "@daytonaio/sdk 0.180 does not send domainAllowList"
+          : unisolated === undefined
+            ? undefined
+            : `${unisolated} (the emulator enforces an allow list with bubblewrap)`,
+    }, async () => {
+      const source = await runtime.launch({ network: { allow: ["example.com"] } });
+      try {
+        emulator.resetRequests();
+        const refused = await expectCode(runtime.fork(source), "UNSUPPORTED");
+        assert.match(refused.message, /domainAllowList/);
         assert.equal(emulator.countRequests(FORK), 0);
       } finally {
         await runtime.destroy(source);
