@@ -51,7 +51,13 @@ for (const sdk of SDKS) {
         assert.equal(forkLabels.job, "42");
         assert.ok(forkLabels[LAUNCH_KEY_LABEL], "the fork has a launch key");
         assert.notEqual(forkLabels[LAUNCH_KEY_LABEL], stored(source.id)[LAUNCH_KEY_LABEL], "not the source's");
+        emulator.resetRequests();
         assert.equal(await readText(forked, "state.txt"), "before");
+        assert.deepEqual(
+          emulator.requests.map((request) => request.route),
+          ["POST /toolbox/:id/process/execute", "POST /toolbox/:id/files/bulk-download"],
+          "a fork holds what the source's commands left: its reads are guarded against symlinks",
+        );
         await runtime.writeFiles(source, [{ path: "state.txt", content: "in the source" }]);
         await runtime.writeFiles(forked, [{ path: "state.txt", content: "in the fork" }]);
         assert.equal(await readText(source, "state.txt"), "in the source");
