@@ -168,6 +168,8 @@ async function findByName(context: DaytonaContext, name: string): Promise<string
       .getSandbox(name, undefined, undefined, context.requestOptions(budget))
       .then(({ data }) => (data.state === "destroyed" ? undefined : data.id), whenAbsent(isNotFound, undefined));
     if (found !== undefined || Date.now() >= trustedAt) return found;
-    await sleep(LOOKUP_DELAYS_MS[Math.min(attempt, LOOKUP_DELAYS_MS.length - 1)] ?? 0);
+    // The last look is the one at the moment a miss can be trusted.
+    const backoff = LOOKUP_DELAYS_MS[Math.min(attempt, LOOKUP_DELAYS_MS.length - 1)] ?? 0;
+    await sleep(Math.min(backoff, Math.max(0, trustedAt - Date.now())));
   }
 }

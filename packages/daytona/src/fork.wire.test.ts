@@ -2,11 +2,11 @@
 // own fork copies the files, then one label update gives the fork the caller's labels and a
 // launch key of its own; what it costs is counted; an absent, foreign or unforkable source is
 // refused before the fork request; a fork that fails after it (its label update, its lost
-// answer) is deleted, never leaked.
+// answer, the caller giving up) is deleted, never leaked.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { LAUNCH_KEY_LABEL, OWNER_LABEL } from "@sandport/core";
-import { expectCode } from "@sandport/testkit/assertions";
+import { expectCode, waitFor } from "@sandport/testkit/assertions";
 import { namespacesSkipReason } from "@sandport/testkit/fakes";
 import { emulated, OLDEST, SDKS } from "../test/emulated.js";
 import type { DaytonaHandle } from "./handle.js";
@@ -151,6 +151,23 @@ for (const sdk of SDKS) {
         await expectCode(runtime.fork(source), "PROVIDER_UNAVAILABLE");
         emulator.clearFaults();
         assert.equal(emulator.countRequests(FORK), 1, "the fork was made");
+        assert.deepEqual(await runtime.settle(), [], "its deletion did not fail");
+        assert.deepEqual(ours(), [source.id], "the fork is deleted");
+      } finally {
+        await runtime.destroy(source);
+      }
+    });
+
+    test("a fork the caller gave up on once it existed is deleted", async () => {
+      const source = await runtime.launch();
+      try {
+        // The label update is held back, so the fork cannot finish before the caller gives up.
+        emulator.injectFault({ route: LABELS, fault: { kind: "latency", ms: 5_000 } });
+        const controller = new AbortController();
+        const forking = runtime.fork(source, { signal: controller.signal });
+        await waitFor(() => ours().length === 2, { timeoutMs: 10_000, what: "the fork to exist" });
+        controller.abort();
+        await expectCode(forking, "ABORTED");
         assert.deepEqual(await runtime.settle(), [], "its deletion did not fail");
         assert.deepEqual(ours(), [source.id], "the fork is deleted");
       } finally {
