@@ -5,6 +5,7 @@
 
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, it } from "node:test";
+import { waitFor } from "../../assertions/index.js";
 import { deleteAll, emulatorFetch, openClient } from "./client.fixture.js";
 import { type DaytonaEmulator, startDaytonaEmulator } from "./emulator.js";
 import { DAYTONA_SDKS, type DaytonaClient, type DaytonaSandbox } from "./sdk.fixture.js";
@@ -84,6 +85,42 @@ for (const sdk of DAYTONA_SDKS) {
       });
       assert.equal(badName.status, 400);
       assert.equal(emulator.liveSandboxes().length, before);
+    });
+  });
+
+  describe(`Daytona emulator fork states with ${sdk.label}`, () => {
+    let emulator: DaytonaEmulator;
+    let daytona: DaytonaClient;
+
+    before(async () => {
+      // A visible settling delay makes the transitional states observable.
+      emulator = await startDaytonaEmulator({ sandboxClass: "linux-vm", transitionDelayMs: 300 });
+      daytona = openClient(sdk, emulator);
+    });
+
+    after(async () => {
+      await daytona[Symbol.asyncDispose]();
+      await emulator.stop();
+    });
+
+    it("the answer is the fork, creating; the source is forking, refusing state changes, then both are started", async () => {
+      const source = await daytona.create();
+      const answer = await emulatorFetch(emulator, `/api/sandbox/${source.id}/fork`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: "{}",
+      });
+      assert.equal(answer.status, 200);
+      const forked = (await answer.json()) as { id: string; state: string; name: string };
+      assert.deepEqual([forked.state, forked.name], ["creating", forked.id], "unnamed, the fork is named by its id");
+      const states = () => [source.id, forked.id].map((id) => emulator.liveSandboxes().find((e) => e.id === id)?.state);
+      assert.deepEqual(states(), ["forking", "creating"]);
+      await assert.rejects(source.stop(), /state change in progress/);
+      await waitFor(() => states().every((state) => state === "started"), {
+        timeoutMs: 10_000,
+        what: "the source and the fork to be started",
+      });
+      await deleteAll(emulator);
     });
   });
 
