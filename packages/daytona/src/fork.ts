@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { invalidRequest, type Labels, sleep, unsupported, validateForkOptions } from "@sandport/core";
+import { invalidRequest, type Labels, SandportError, sleep, unsupported, validateForkOptions } from "@sandport/core";
 import { callerLabels, createCallBudget, metadataCodec, sandboxNotFound, whenAbsent } from "@sandport/core/adapter";
 import { type DaytonaContext, seconds } from "./context.js";
 import { isNotFound, mapDaytonaError, statusOf } from "./errors.js";
@@ -67,7 +67,9 @@ export function fork(context: DaytonaContext, handle: unknown, options?: unknown
     call.signal.throwIfAborted();
     // Not bound to the caller's signal: a fork already sent is left to finish, and deleted if abandoned.
     creation = forkCall(source)({ name: forkName }, seconds(call.remainingMs()));
-    const forked = await creation;
+    const forked = await creation.catch((error: unknown) => {
+      throw refusedFork(error, sourceId);
+    });
     context.known.markOwned(forked.id);
     call.signal.throwIfAborted();
     const site = { operation: "fork", sandboxId: forked.id };
@@ -114,6 +116,24 @@ function refuseUnforkable(record: DaytonaSandboxRecord): void {
       "Daytona's fork copies networkAllowList but not domainAllowList: the fork would reach more than its source",
     );
   }
+}
+
+/**
+ * A fork Daytona answered 422 ("Forking is not supported for this sandbox",
+ * or "… for GPU sandboxes": a source whose class the API did not report) is
+ * `UNSUPPORTED`, the vendor error its cause; any other failure goes on as it is.
+ */
+function refusedFork(error: unknown, sandboxId: string): unknown {
+  if (statusOf(mapDaytonaError(error, { operation: "fork", sandboxId })) !== 422) return error;
+  const reason = error instanceof Error ? error.message : String(error);
+  return new SandportError({
+    code: "UNSUPPORTED",
+    provider: PROVIDER,
+    retryable: false,
+    cause: error,
+    message: `${PROVIDER} does not support forking sandbox ${sandboxId}: ${reason}`,
+    details: { feature: "fork", sandboxId },
+  });
 }
 
 /** The SDK sets this label on every sandbox; a caller's would be overwritten (as a launch refuses it). */

@@ -143,6 +143,24 @@ for (const sdk of SDKS) {
       }
     });
 
+    test("a fork Daytona refuses with 422 is UNSUPPORTED, and nothing is looked for or deleted", async () => {
+      const source = await runtime.launch();
+      try {
+        emulator.resetRequests();
+        emulator.injectFault({ route: FORK, fault: { kind: "status", status: 422 } });
+        const refused = await expectCode(runtime.fork(source), "UNSUPPORTED");
+        assert.equal(refused.details.sandboxId, source.id);
+        assert.deepEqual(await runtime.settle(), []);
+        assert.deepEqual(
+          emulator.requests.map((request) => request.route),
+          ["GET /api/sandbox/:id", FORK],
+          "the source read, the fork refused, and nothing looked up or deleted after",
+        );
+      } finally {
+        await runtime.destroy(source);
+      }
+    });
+
     test("a failed label update deletes the fork: nothing of ours is left but the source", async () => {
       const source = await runtime.launch();
       try {
