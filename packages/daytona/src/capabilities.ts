@@ -5,7 +5,7 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  * What `DaytonaRuntime` declares beyond its methods. Every structural
  * capability follows from the methods it has (reattach, labelSearch,
  * asyncExec, streaming, detachedLaunch, fileOps, interactive, ports, pty,
- * snapshots); the rest:
+ * snapshots, fork); the rest:
  *
  * - `snapshots` (structural): `snapshot` is Daytona's own snapshot of a sandbox
  *   (the SDK's `createSnapshot`): the sandbox is `snapshotting` for a moment,
@@ -17,10 +17,14 @@ import { remoteCapabilities } from "@sandport/core/adapter";
  *   and a snapshot not named by this owner is never listed, deleted
  *   (`FOREIGN_SANDBOX`) or launched from (`NOT_FOUND`), before any request.
  *
- * - `fork: "not-exposed"`: the SDK's `sandbox.fork({ name })` copies a
- *   sandbox; not reached: the emulator does not serve it, and which labels
- *   (the owner mark, the launch key) the copy keeps is not documented.
- *   `snapshot` then `launch({ from })` copies a sandbox in two calls.
+ * - `fork` (structural): `fork` is Daytona's own fork (the SDK's `Sandbox.fork`,
+ *   a copy-on-write clone of the machine: files, and whatever else Daytona's
+ *   VM clone keeps), then one label update, since Daytona copies every label
+ *   (the launch key too): the fork gets a launch key of its own and the
+ *   caller's labels. Daytona forks started VM sandboxes (`linux-vm`,
+ *   `windows`) only; a container sandbox, a source not started and one with
+ *   a `domainAllowList` (which the fork would not keep) are refused
+ *   `UNSUPPORTED` before the fork request. See `fork.ts`.
  *
  * - `verifiedCleanup: true`: `destroy` resolves only after Daytona reports the
  *   sandbox not found (or destroyed), and rejects `DESTROY_UNVERIFIED` otherwise.
@@ -76,5 +80,4 @@ export const daytonaCapabilities: DeclaredCapabilities = remoteCapabilities({
     networkPolicy: "domains",
     stopKeeps: "unknown",
   },
-  absent: { fork: "not-exposed" },
 });

@@ -17,7 +17,11 @@ for (const sdk of SDKS) {
   describeRuntimeConformance({
     name: `DaytonaRuntime (real ${sdk.label} → Daytona emulator)`,
     createRuntime: async () => {
-      const emulator = await startDaytonaEmulator({ egressResolver: conformanceEgressResolver });
+      // VM sandboxes, which Daytona forks (it refuses to fork a container one).
+      const emulator = await startDaytonaEmulator({
+        egressResolver: conformanceEgressResolver,
+        sandboxClass: "linux-vm",
+      });
       const options: DaytonaRuntimeOptions = { ...emulatorOptions(emulator, sdk), owner: "conformance" };
       return {
         runtime: new DaytonaRuntime(options),

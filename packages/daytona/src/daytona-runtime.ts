@@ -8,6 +8,7 @@ import {
   type ExecResult,
   type FileInfo,
   type FileInput,
+  type ForkOptions,
   type Labels,
   type LaunchSpec,
   type OpOptions,
@@ -29,6 +30,7 @@ import { DaytonaContext } from "./context.js";
 import { exec, execStream } from "./exec.js";
 import { listDir, mkdir, remove, stat } from "./file-ops.js";
 import { readFile, writeFiles } from "./files.js";
+import { fork } from "./fork.js";
 import { type DaytonaHandle, PROVIDER } from "./handle.js";
 import { launch, launchDetached, ready } from "./launch.js";
 import { destroy, start, stop } from "./lifecycle.js";
@@ -175,6 +177,20 @@ export class DaytonaRuntime implements SandboxRuntime<DaytonaHandle> {
   /** Deletes a snapshot of ours; absent resolves; one not named by this owner is `FOREIGN_SANDBOX`, untouched. */
   deleteSnapshot(snapshotRef: SnapshotRef | string, op?: OpOptions): Promise<void> {
     return deleteSnapshot(this.#context, snapshotRef, op);
+  }
+
+  /**
+   * Forks a started VM sandbox of ours with Daytona's own fork (a
+   * copy-on-write clone): a new sandbox with the source's files, env,
+   * resources and network, its labels (or `options.labels`) and a launch key
+   * of its own, set by one label update after the fork. Daytona forks VM
+   * sandboxes only: a container one, one not started, or one with a
+   * `domainAllowList` is refused `UNSUPPORTED` before the fork request. A
+   * fork that fails after its request (its label update too) is deleted in
+   * the background (`settle()` waits).
+   */
+  fork(handle: DaytonaHandle, options?: ForkOptions): Promise<DaytonaHandle> {
+    return fork(this.#context, handle, options);
   }
 
   /** Stops the sandbox (its files stay). */

@@ -180,6 +180,16 @@ export interface DaytonaSandbox {
   createSnapshot?(name: string, timeout?: number): Promise<void>;
   /** The same call under its older name (0.180 and later, deprecated from 0.216). */
   _experimental_createSnapshot?(name: string, timeout?: number): Promise<void>;
+  /**
+   * Forks the sandbox (one `POST /api/sandbox/{id}/fork`, named `params.name`)
+   * and waits until the fork is started (`timeout` in seconds). From 0.216;
+   * 0.180 has only {@link DaytonaSandbox._experimental_fork}.
+   */
+  fork?(params?: { name?: string }, timeout?: number): Promise<DaytonaSandbox>;
+  /** The same call under its older name (0.180 and later, deprecated from 0.216). */
+  _experimental_fork?(params?: { name?: string }, timeout?: number): Promise<DaytonaSandbox>;
+  /** Replaces every label of the sandbox (`PUT /api/sandbox/{id}/labels`) and resolves with those it now has. */
+  setLabels(labels: Record<string, string>): Promise<Record<string, string>>;
 }
 
 /** A snapshot as the SDK's `SnapshotService` reports it (`SnapshotDto`), every field the adapter reads. */

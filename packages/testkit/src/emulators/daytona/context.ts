@@ -15,8 +15,16 @@ export type DaytonaState =
   | "stopping"
   | "stopped"
   | "snapshotting"
+  | "forking"
   | "destroying"
   | "error";
+
+/**
+ * What a sandbox runs in, as the API's `SandboxClass` names it. Daytona takes
+ * it from the snapshot; the emulator from `startDaytonaEmulator({ sandboxClass })`,
+ * and a fork from its source. Only VM classes can be forked.
+ */
+export type DaytonaSandboxClass = "container" | "linux-vm";
 
 /** Resources as the API reports them: vCPUs, GPUs, memory and disk in GiB. */
 export interface DaytonaResources {
@@ -50,6 +58,8 @@ export interface DaytonaSandboxData {
   /** Names and `*.` wildcards, comma-separated, as sent (absent: none). */
   readonly domainAllowList: string | undefined;
   readonly target: string;
+  /** The class the API reports; only a VM class (`linux-vm`) can be forked. */
+  readonly sandboxClass: DaytonaSandboxClass;
   readonly resources: DaytonaResources;
   /** Minutes; reported, not enforced. `0` disables. */
   autoStopInterval: number;
@@ -119,6 +129,12 @@ export interface DaytonaContext {
   readonly snapshots: SnapshotTable;
   /** Move a started sandbox to `snapshotting`, take the snapshot `name`, then back to `started`. */
   snapshotSandbox(sandbox: DaytonaSandbox, name: string): void;
+  /**
+   * Register a fork of a started `source` in state `creating` (the source is
+   * `forking` meanwhile) and copy the source's backend sandbox in the
+   * background (the backend's own `fork`). Throws when `name` is taken.
+   */
+  forkSandbox(source: DaytonaSandbox, name: string | undefined): DaytonaSandbox;
   /** A sandbox by id or by name. */
   find(idOrName: string): DaytonaSandbox | undefined;
   /** Register a sandbox in state `creating` and launch it in the background. Throws when a name is taken. */

@@ -104,7 +104,7 @@ export function listSandboxes(exchange: Exchange, context: DaytonaContext): void
         filters.push((sandbox) => values.includes(sandbox.data.target));
         break;
       case "sandboxClasses":
-        filters.push(() => values.includes("container"));
+        filters.push((sandbox) => values.includes(sandbox.data.sandboxClass));
         break;
       case "isPublic": {
         const wanted = parseBoolean(value, name);

@@ -1,6 +1,6 @@
 /**
  * The Daytona API under `/api`: create, get (by id or name), list, start,
- * stop, delete, labels, the auto-stop/archive/delete intervals, last activity,
+ * stop, delete, fork (`control-plane-fork.ts`), labels, the auto-stop/archive/delete intervals, last activity,
  * the toolbox proxy URL and preview links (see `preview-proxy.ts`), with the
  * request and response shapes the SDK's API client uses.
  *
@@ -11,6 +11,7 @@ import type { Exchange } from "../harness/exchange.js";
 import { delay, type EmulatorServer } from "../harness/http-server.js";
 import { checkCredentials } from "./auth.js";
 import type { CreateSandboxInput, DaytonaContext, DaytonaSandbox } from "./context.js";
+import { registerForkRoute } from "./control-plane-fork.js";
 import { listSandboxes } from "./control-plane-list.js";
 import { registerSnapshotRoutes } from "./control-plane-snapshots.js";
 import { apiError, apiErrorReply, messageOf } from "./errors.js";
@@ -85,6 +86,7 @@ export function registerControlPlane(server: EmulatorServer, context: DaytonaCon
 
   add("POST", "/api/sandbox", (exchange) => create(exchange, context));
   registerSnapshotRoutes(add, context);
+  registerForkRoute(add, context);
   for (const literal of ["paginated", "for-runner", "regions"]) {
     // These would otherwise be taken for a sandbox named after them.
     add("GET", `/api/sandbox/${literal}`, (exchange) => {

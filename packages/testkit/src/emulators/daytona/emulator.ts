@@ -13,7 +13,13 @@ import { EmulatorServer } from "../harness/http-server.js";
 import { SandboxRegistry } from "../harness/sandbox-registry.js";
 import type { ProviderEmulator } from "../harness/types.js";
 import type { DaytonaCredentials } from "./auth.js";
-import type { CreateSandboxInput, DaytonaContext, DaytonaSandbox, DaytonaSandboxData } from "./context.js";
+import type {
+  CreateSandboxInput,
+  DaytonaContext,
+  DaytonaSandbox,
+  DaytonaSandboxClass,
+  DaytonaSandboxData,
+} from "./context.js";
 import { registerControlPlane } from "./control-plane.js";
 import { errorReplyByPath } from "./errors.js";
 import { SandboxLifecycle } from "./lifecycle.js";
@@ -43,6 +49,12 @@ export interface DaytonaEmulatorOptions {
   readonly pageSize?: number;
   /** Target (region) of sandboxes created without one, and the one in `sdkOptions`. Default: `"us"`. */
   readonly target?: string;
+  /**
+   * The class every created sandbox reports (Daytona takes it from the
+   * snapshot). Only a `linux-vm` sandbox can be forked, as on Daytona.
+   * Default: `"container"`, the class of Daytona's default snapshot.
+   */
+  readonly sandboxClass?: DaytonaSandboxClass;
   /** Extra milliseconds before a state change settles, to make transitional states observable. Default: 0. */
   readonly transitionDelayMs?: number;
   /**
@@ -89,6 +101,10 @@ export async function startDaytonaEmulator(options: DaytonaEmulatorOptions = {})
   if (!Number.isInteger(transitionDelayMs) || transitionDelayMs < 0) {
     throw new RangeError(`transitionDelayMs must be a non-negative integer, got ${transitionDelayMs}`);
   }
+  const sandboxClass = options.sandboxClass ?? "container";
+  if (sandboxClass !== "container" && sandboxClass !== "linux-vm") {
+    throw new RangeError(`sandboxClass must be "container" or "linux-vm", got ${String(sandboxClass)}`);
+  }
   const backend = await resolveBackend(options.backend, {
     workspaceRoot: DAYTONA_HOME,
     sharedProcesses: true,
@@ -109,6 +125,7 @@ export async function startDaytonaEmulator(options: DaytonaEmulatorOptions = {})
     },
     pageSize,
     target: options.target ?? DEFAULT_TARGET,
+    sandboxClass,
     transitionDelayMs,
   });
   registerControlPlane(server, emulator);
@@ -124,6 +141,7 @@ interface Settings {
   readonly credentials: DaytonaCredentials;
   readonly pageSize: number;
   readonly target: string;
+  readonly sandboxClass: DaytonaSandboxClass;
   readonly transitionDelayMs: number;
 }
 
@@ -148,6 +166,7 @@ class DaytonaEmulatorImpl
       backend: backend.runtime,
       registry: this.registry,
       defaultTarget: settings.target,
+      sandboxClass: settings.sandboxClass,
       transitionDelayMs: settings.transitionDelayMs,
     });
   }
@@ -214,6 +233,10 @@ class DaytonaEmulatorImpl
 
   createSandbox(input: CreateSandboxInput): DaytonaSandbox {
     return this.#lifecycle.create(input);
+  }
+
+  forkSandbox(source: DaytonaSandbox, name: string | undefined): DaytonaSandbox {
+    return this.#lifecycle.fork(source, name);
   }
 
   snapshotSandbox(sandbox: DaytonaSandbox, name: string): void {

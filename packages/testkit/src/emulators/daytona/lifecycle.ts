@@ -13,7 +13,13 @@ import { randomUUID } from "node:crypto";
 import type { SandboxRuntime } from "@sandport/core";
 import { delay } from "../harness/http-server.js";
 import type { SandboxRegistry } from "../harness/sandbox-registry.js";
-import type { CreateSandboxInput, DaytonaSandbox, DaytonaSandboxData, DaytonaState } from "./context.js";
+import type {
+  CreateSandboxInput,
+  DaytonaSandbox,
+  DaytonaSandboxClass,
+  DaytonaSandboxData,
+  DaytonaState,
+} from "./context.js";
 import { messageOf } from "./errors.js";
 import { backendNetwork } from "./network-lists.js";
 import { SessionTable } from "./session-table.js";
@@ -38,8 +44,32 @@ export interface LifecycleSettings {
   readonly backend: SandboxRuntime;
   readonly registry: SandboxRegistry<DaytonaSandboxData>;
   readonly defaultTarget: string;
+  /** The class every created sandbox reports (a fork reports its source's). */
+  readonly sandboxClass: DaytonaSandboxClass;
   readonly transitionDelayMs: number;
 }
+
+/** What differs between the sandboxes {@link SandboxLifecycle} registers: everything but name, state and bookkeeping. */
+type RegisteredFields = Pick<
+  DaytonaSandboxData,
+  | "snapshot"
+  | "buildInfo"
+  | "user"
+  | "env"
+  | "public"
+  | "networkBlockAll"
+  | "networkAllowList"
+  | "domainAllowList"
+  | "target"
+  | "sandboxClass"
+  | "resources"
+  | "autoStopInterval"
+  | "autoArchiveInterval"
+  | "autoDeleteInterval"
+>;
+
+/** The state a transition settles in when its work is done, whatever came of it. */
+const started = (): DaytonaState => "started";
 
 /** Creates, starts, stops and destroys emulated sandboxes on the backend. */
 export class SandboxLifecycle {
@@ -53,36 +83,102 @@ export class SandboxLifecycle {
 
   /** Register a sandbox in state `creating` and launch it in the background. Throws when the name is taken. */
   create(input: CreateSandboxInput): DaytonaSandbox {
+    const { backend } = this.#settings;
+    const sandbox = this.#register(input.name, input.labels, input.foreign, {
+      snapshot: input.buildInfo ? undefined : (input.snapshot ?? DEFAULT_SNAPSHOT),
+      buildInfo: input.buildInfo,
+      user: input.user ?? "daytona",
+      env: { ...input.env },
+      public: input.public,
+      networkBlockAll: input.networkBlockAll,
+      networkAllowList: input.networkAllowList,
+      domainAllowList: input.domainAllowList,
+      target: input.target || this.#settings.defaultTarget,
+      sandboxClass: this.#settings.sandboxClass,
+      resources: { cpu: 1, gpu: 0, memory: 1, disk: 3, ...input.resources },
+      autoStopInterval: input.autoStopInterval ?? DEFAULT_AUTO_STOP,
+      autoArchiveInterval: resolveAutoArchiveInterval(input.autoArchiveInterval ?? DEFAULT_AUTO_ARCHIVE),
+      autoDeleteInterval: input.autoDeleteInterval ?? -1,
+    });
+    this.#transition(sandbox, "creating", async () => {
+      const from = input.from?.backend;
+      sandbox.data.handle = await backend.launch(
+        { network: backendNetwork(input), ...(from === undefined ? {} : { from }) },
+        { timeoutMs: LAUNCH_TIMEOUT_MS, signal: this.#closing.signal },
+      );
+      return "started";
+    });
+    return sandbox;
+  }
+
+  /**
+   * Register a fork of a started `source` in state `creating`, with what the
+   * API's `forkSandbox` copies (class, snapshot, user, env, labels,
+   * resources, visibility, target, the intervals, `networkBlockAll` and
+   * `networkAllowList`; not `domainAllowList`, nor a build). The source is
+   * `forking` until the backend's own fork of its sandbox (a copy of its
+   * files) is done, then `started` again, whether the copy worked or not; the
+   * fork settles `started`, or `error` with the backend's reason. Throws when the name is taken.
+   */
+  fork(source: DaytonaSandbox, name: string | undefined): DaytonaSandbox {
+    const { backend } = this.#settings;
+    const from = source.data;
+    const fork = this.#register(name, source.metadata, source.foreign, {
+      snapshot: from.snapshot,
+      buildInfo: undefined,
+      user: from.user,
+      env: { ...from.env },
+      public: from.public,
+      networkBlockAll: from.networkBlockAll,
+      networkAllowList: from.networkAllowList,
+      domainAllowList: undefined,
+      target: from.target,
+      sandboxClass: from.sandboxClass,
+      resources: { ...from.resources },
+      autoStopInterval: from.autoStopInterval,
+      autoArchiveInterval: from.autoArchiveInterval,
+      autoDeleteInterval: from.autoDeleteInterval,
+    });
+    const handle = from.handle;
+    const copy = (async () => {
+      if (!handle) throw new Error("the source sandbox has no workspace");
+      if (backend.fork === undefined) throw new Error("the emulator's backend runtime cannot fork");
+      return backend.fork(handle, { timeoutMs: LAUNCH_TIMEOUT_MS, signal: this.#closing.signal });
+    })();
+    // The source is back in its state once the copy ended, failed or not (the API rolls it back).
+    this.#transition(source, "forking", () => copy.then(started, started));
+    this.#transition(fork, "creating", async () => {
+      fork.data.handle = await copy;
+      return "started";
+    });
+    return fork;
+  }
+
+  /** A new sandbox in state `creating`, registered under a fresh id and `name` (else the id). Throws when the name is taken. */
+  #register(
+    name: string | undefined,
+    labels: Readonly<Record<string, string>>,
+    foreign: boolean,
+    fields: RegisteredFields,
+  ): DaytonaSandbox {
     if (this.#closing.signal.aborted) throw new Error("the emulator is stopping");
-    const { registry, backend } = this.#settings;
+    const { registry } = this.#settings;
     let id = randomUUID();
     while (registry.get(id)) id = randomUUID();
-    const name = input.name ?? id;
-    if (registry.all().some((sandbox) => sandbox.data.name === name)) {
-      throw new Error(`Sandbox with name ${name} already exists`);
+    const unique = name ?? id;
+    if (registry.all().some((sandbox) => sandbox.data.name === unique)) {
+      throw new Error(`Sandbox with name ${unique} already exists`);
     }
     const now = Date.now();
     const sandbox: DaytonaSandbox = {
       id,
-      metadata: { ...input.labels },
-      foreign: input.foreign,
+      metadata: { ...labels },
+      foreign,
       state: "creating",
       createdAt: now,
       data: {
-        name,
-        snapshot: input.buildInfo ? undefined : (input.snapshot ?? DEFAULT_SNAPSHOT),
-        buildInfo: input.buildInfo,
-        user: input.user ?? "daytona",
-        env: { ...input.env },
-        public: input.public,
-        networkBlockAll: input.networkBlockAll,
-        networkAllowList: input.networkAllowList,
-        domainAllowList: input.domainAllowList,
-        target: input.target || this.#settings.defaultTarget,
-        resources: { cpu: 1, gpu: 0, memory: 1, disk: 3, ...input.resources },
-        autoStopInterval: input.autoStopInterval ?? DEFAULT_AUTO_STOP,
-        autoArchiveInterval: resolveAutoArchiveInterval(input.autoArchiveInterval ?? DEFAULT_AUTO_ARCHIVE),
-        autoDeleteInterval: input.autoDeleteInterval ?? -1,
+        ...fields,
+        name: unique,
         desiredState: "started",
         errorReason: undefined,
         updatedAt: now,
@@ -95,14 +191,6 @@ export class SandboxLifecycle {
       },
     };
     registry.add(sandbox);
-    this.#transition(sandbox, "creating", async () => {
-      const from = input.from?.backend;
-      sandbox.data.handle = await backend.launch(
-        { network: backendNetwork(input), ...(from === undefined ? {} : { from }) },
-        { timeoutMs: LAUNCH_TIMEOUT_MS, signal: this.#closing.signal },
-      );
-      return "started";
-    });
     return sandbox;
   }
 

@@ -10,8 +10,6 @@ import type { DaytonaContext, DaytonaSandbox } from "./context.js";
 
 /** Version of the daemon every sandbox reports. */
 const DAEMON_VERSION = "0.218.0";
-/** The class every emulated sandbox has. */
-const SANDBOX_CLASS = "container";
 /** The runner every emulated sandbox is placed on. */
 const RUNNER_ID = "emulator-runner";
 
@@ -28,7 +26,7 @@ export function sandboxListItemJson(sandbox: DaytonaSandbox, context: DaytonaCon
     name: data.name,
     target: data.target,
     runnerId: RUNNER_ID,
-    sandboxClass: SANDBOX_CLASS,
+    sandboxClass: data.sandboxClass,
     state: sandbox.state,
     desiredState: data.desiredState,
     ...(data.snapshot === undefined ? {} : { snapshot: data.snapshot }),

@@ -44,7 +44,8 @@ export function toolboxRoutes(server: EmulatorServer, context: DaytonaContext): 
           return;
         }
         const handle = sandbox.data.handle;
-        if (sandbox.state !== "started" || !handle) {
+        // A sandbox being forked keeps running (the fork is a copy of a live machine).
+        if ((sandbox.state !== "started" && sandbox.state !== "forking") || !handle) {
           // What the real proxy answers here is not known; 409 says "not in a state to serve this".
           toolboxError(exchange, 409, `sandbox ${id} is not started (state: ${sandbox.state})`, {
             source: "DAYTONA_PROXY",
