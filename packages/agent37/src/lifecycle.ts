@@ -1,5 +1,5 @@
 import type { OpOptions } from "@sandport/core";
-import { absentAs, type CallBudget, destroyVerified, whenAbsent } from "@sandport/core/adapter";
+import { absentAs, type CallBudget, destroyVerified, pause, whenAbsent } from "@sandport/core/adapter";
 import type { Agent37Context } from "./context.js";
 import { isNotFound } from "./errors.js";
 import { PROVIDER } from "./handle.js";
@@ -65,24 +65,5 @@ function lifecycleCall(
       if (instance.status === target) return;
       await pause(STATUS_POLL_MS, call.signal);
     }
-  });
-}
-
-/** Waits `ms`, or rejects with the signal's reason once it fires. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener("abort", onAbort, { once: true });
   });
 }

@@ -174,3 +174,4 @@ export type { StreamedRun } from "./streams/exec-event-stream.js";
 export { execEventStream } from "./streams/exec-event-stream.js";
 export type { OutputStream } from "./streams/output-collector.js";
 export { OutputCollector } from "./streams/output-collector.js";
+export { pause } from "./timing/abort.js";

@@ -1,11 +1,11 @@
 import type { OpOptions } from "@sandport/core";
-import { absentAs, type CallBudget, destroyVerified } from "@sandport/core/adapter";
+import { absentAs, type CallBudget, destroyVerified, pause } from "@sandport/core/adapter";
 import type { KubernetesContext } from "./context.js";
 import { sandboxNameOf } from "./context.js";
 import { isNotFound } from "./errors.js";
 import { PROVIDER } from "./handle.js";
 import { conditionOf } from "./internal/sdk-types.js";
-import { pause, waitFor } from "./wait-for.js";
+import { waitFor } from "./wait-for.js";
 
 /** Between two looks at a claim being deleted by a launch's cleanup. */
 const STATUS_POLL_MS = 200;

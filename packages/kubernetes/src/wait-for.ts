@@ -1,4 +1,4 @@
-import type { OperationCall } from "@sandport/core/adapter";
+import { type OperationCall, pause } from "@sandport/core/adapter";
 import type { KubernetesContext } from "./context.js";
 import type { ObjectMeta } from "./internal/sdk-types.js";
 import { watchObject } from "./internal/watch.js";
@@ -51,23 +51,4 @@ export async function waitFor<T extends { metadata: ObjectMeta }, R>(
     if (watched === "failed") await pause(RETRY_PAUSE_MS, call.signal);
     else if (watched !== "expired" && watched !== "ended" && watched !== "deleted") return watched;
   }
-}
-
-/** Waits `ms`, or rejects with the signal's reason once it fires. */
-export function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
 }

@@ -31,3 +31,24 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }
+
+/**
+ * Resolves after `ms`, or rejects with the signal's own reason as soon as it
+ * fires: for a wait inside a call whose signal carries why it ended (a call
+ * budget's `DEADLINE_EXCEEDED`, the caller's `ABORTED`), which {@link sleep}
+ * would replace with a plain `ABORTED`.
+ */
+export function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
