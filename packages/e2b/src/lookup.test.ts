@@ -22,7 +22,12 @@ test("getById: absent resolves undefined, foreign rejects FOREIGN_SANDBOX, ours 
   assert.equal(emulator.countRequests(/connect/), 0, "a foreign sandbox is never connected to (that would resume it)");
   const launched = await runtime.launch({ labels: { job: "42" } });
   const found = await runtimeWith({}).getById(launched.id);
-  assert.deepEqual({ ...found, createdAt: undefined }, { ...launched, createdAt: undefined });
+  // A launch's handle has no resources (E2B's create answers none); the one getById rebuilds reads them.
+  assert.deepEqual(
+    { ...found, createdAt: undefined, resources: undefined },
+    { ...launched, createdAt: undefined, resources: undefined },
+  );
+  assert.ok(found?.resources?.cpus, "the rebuilt handle says what E2B gave");
   assert.match(found?.createdAt ?? "", /^\d{4}-\d\d-\d\dT/);
   assert.deepEqual(JSON.parse(JSON.stringify(found)), found, "a handle is plain data");
   emulator.resetRequests();
