@@ -1,3 +1,4 @@
+import type { SandboxRuntime } from "@sandport/core";
 import type { EmulatorBackend } from "../harness/backend.js";
 import type { ProviderEmulator } from "../harness/types.js";
 import type { ModalRequestRecord } from "./request-record.js";
@@ -50,6 +51,8 @@ export interface ModalEmulator extends ProviderEmulator {
   readonly tokenSecret: string;
   /** The sandbox directory that maps onto the backend workspace. */
   readonly workspacePath: string;
+  /** The runtime the sandboxes run on (whose limits stand for Modal's hard limits). */
+  readonly backend: SandboxRuntime;
   /** Version of the `modal` package the wire definitions were read from. */
   readonly sdkVersion: string;
   /** `{ tokenId, tokenSecret, environment }` for `new ModalClient(...)`. */
