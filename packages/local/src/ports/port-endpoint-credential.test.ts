@@ -1,7 +1,7 @@
 // Exposed ports carry a credential: a request without the endpoint's headers never reaches the
 // sandbox's server, and a request with them reaches it without them.
 import assert from "node:assert/strict";
-import { connect } from "node:net";
+import { connect, type Socket } from "node:net";
 import { after, describe, test } from "node:test";
 import type { PortEndpoint } from "@sandport/core";
 import { LocalRuntime } from "../index.js";
@@ -28,6 +28,51 @@ class Echo(http.server.BaseHTTPRequestHandler):
         pass
 http.server.ThreadingHTTPServer(("127.0.0.1", ${port}), Echo).serve_forever()
 `;
+
+/** A server that answers any request head with `101` and then echoes what it gets; it logs each head to `heads.log`. */
+const upgradeServer = (port: number) => `
+import socket, threading
+listener = socket.socket()
+listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+listener.bind(("127.0.0.1", ${port}))
+listener.listen()
+def serve(connection):
+    head = b""
+    while b"\\r\\n\\r\\n" not in head:
+        data = connection.recv(4096)
+        if not data:
+            return connection.close()
+        head += data
+    head, rest = head.split(b"\\r\\n\\r\\n", 1)
+    with open("heads.log", "ab") as log:
+        log.write(head + b"\\n--\\n")
+    connection.sendall(b"HTTP/1.1 101 Switching Protocols\\r\\nUpgrade: echo\\r\\nConnection: Upgrade\\r\\n\\r\\n" + rest)
+    while True:
+        data = connection.recv(4096)
+        if not data:
+            break
+        connection.sendall(data)
+    connection.close()
+while True:
+    connection, _ = listener.accept()
+    threading.Thread(target=serve, args=(connection,), daemon=True).start()
+`;
+
+/** Reads from `socket` until what arrived (since the call) contains `expected`; all of it. */
+function until(socket: Socket, expected: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = "";
+    const onData = (chunk: Buffer) => {
+      text += chunk.toString("latin1");
+      if (text.includes(expected)) {
+        socket.off("data", onData);
+        resolve(text);
+      }
+    };
+    socket.on("data", onData);
+    socket.once("close", () => reject(new Error(`closed before ${JSON.stringify(expected)}: ${text}`)));
+  });
+}
 
 /** The headers the server saw, once it answers (it may still be starting). */
 async function served(endpoint: PortEndpoint, path: string): Promise<Record<string, string>> {
@@ -127,6 +172,43 @@ describe("port endpoint credential", { skip: skipNamespaces, timeout: 120_000 },
       for (const refused of ["/without", "/wrong", "/oversized"]) {
         assert.ok(!log.includes(refused), `${refused} reached the server: ${log}`);
       }
+    } finally {
+      await server.kill();
+      await runtime.destroy(handle);
+    }
+  });
+
+  test("an upgrade keeps its connection: later bytes flow both ways; the server never sees the credential", async () => {
+    const handle = await runtime.launch({ ports: [8104] });
+    await runtime.writeFiles(handle, [{ path: "server.py", content: upgradeServer(8104) }]);
+    const server = await runtime.spawn(handle, { argv: ["python3", "server.py"] });
+    try {
+      const endpoint = await runtime.portEndpoint(handle, 8104);
+      const [name, value] = Object.entries(endpoint.headers ?? {})[0] ?? ["", ""];
+      const { hostname, port } = new URL(endpoint.url);
+      const head = `GET /socket HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: echo\r\n${name}: ${value}\r\n\r\n`;
+      let socket: Socket | undefined;
+      while (!socket) {
+        const attempt = connect(Number(port), hostname);
+        attempt.on("error", () => {});
+        const answered = until(attempt, "\r\n\r\n").catch(() => "");
+        attempt.write(head);
+        if ((await answered).startsWith("HTTP/1.1 101")) socket = attempt;
+        else attempt.destroy(); // The server is still starting.
+      }
+      try {
+        for (const message of ["ping-1", "ping-2"]) {
+          const echoed = until(socket, message);
+          socket.write(message);
+          await echoed;
+        }
+      } finally {
+        socket.destroy();
+      }
+      const heads = new TextDecoder().decode(await runtime.readFile(handle, "heads.log"));
+      assert.match(heads, /Connection: Upgrade/);
+      assert.ok(!heads.toLowerCase().includes(name.toLowerCase()), `the server saw the credential: ${heads}`);
+      assert.ok(!heads.includes(value));
     } finally {
       await server.kill();
       await runtime.destroy(handle);
