@@ -24,6 +24,8 @@ export type HeadVerdict =
   | { readonly admitted: false; readonly status: 400 | 401 };
 
 const TERMINATOR = Buffer.from("\r\n\r\n");
+/** An HTTP token (RFC 9110 `tchar`s): a method or a field name. */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /** Where the head that starts `buffer` ends (after its blank line), or `undefined` while it is incomplete. */
 export function requestHeadLength(buffer: Buffer): number | undefined {
@@ -36,8 +38,9 @@ export function requestHeadLength(buffer: Buffer): number | undefined {
  * line) for the credential, and rewrites it for the sandbox's server:
  *
  * - no credential header, or one whose value differs (compared in constant
- *   time; every one given must match): `401`; a head that is not HTTP/1.x or
- *   has folded lines (obsolete, and a way to hide a header): `400`;
+ *   time; every one given must match): `401`; a head that is not HTTP/1.x,
+ *   has folded lines (obsolete, and a way to hide a header) or a field name
+ *   that is not a token: `400`;
  * - otherwise the credential lines are removed and, unless the request asks for
  *   an upgrade (WebSocket), `Connection` and `Keep-Alive` are replaced by
  *   `Connection: close`: the server answers this one request and closes, so a
@@ -47,7 +50,10 @@ export function admitRequestHead(head: Buffer, credential: string): HeadVerdict 
   const lines = head.toString("latin1").split("\r\n");
   // The head ends with "\r\n\r\n": the last two entries are empty.
   const requestLine = lines[0] ?? "";
-  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+ \S+ HTTP\/1\.[01]$/.test(requestLine)) return { admitted: false, status: 400 };
+  const [method, target, version, ...extra] = requestLine.split(" ");
+  if (!TOKEN.test(method ?? "") || !target || !/^HTTP\/1\.[01]$/.test(version ?? "") || extra.length > 0) {
+    return { admitted: false, status: 400 };
+  }
   const fields = lines.slice(1, -2);
   const expected = Buffer.from(credential, "latin1");
   let credentials = 0;
@@ -57,7 +63,8 @@ export function admitRequestHead(head: Buffer, credential: string): HeadVerdict 
   for (const field of fields) {
     if (field.startsWith(" ") || field.startsWith("\t")) return { admitted: false, status: 400 };
     const colon = field.indexOf(":");
-    if (colon <= 0) return { admitted: false, status: 400 };
+    // A name that is not a token (`Name :` with a space) would be read differently by the server: refused.
+    if (colon <= 0 || !TOKEN.test(field.slice(0, colon))) return { admitted: false, status: 400 };
     const name = field.slice(0, colon).toLowerCase();
     const value = field.slice(colon + 1).trim();
     if (name === PORT_CREDENTIAL_HEADER) {
