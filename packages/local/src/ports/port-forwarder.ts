@@ -162,6 +162,8 @@ export class PortForwarder {
       if (!tunnel) break;
       const reply = await open(tunnel);
       if (reply === undefined) continue;
+      // The client left while the relay was asked: drop its tunnel too, rather than hold it open.
+      if (client.destroyed) return void tunnel.destroy();
       clearTimeout(timer);
       if (reply.length > 0) client.write(reply);
       tunnel.write(first);
