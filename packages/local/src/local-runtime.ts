@@ -312,12 +312,14 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
   }
 
   /**
-   * Where to reach `port` of the sandbox from this machine (`http://127.0.0.1:<port>`,
-   * no headers). Under `none`, and with `network: "all"` and `hostNetwork`, that is
-   * the host's own port. Otherwise, the port must be declared at launch (`LaunchSpec.ports`,
-   * else `INVALID_REQUEST`): the endpoint is a host port on `127.0.0.1` that this
-   * runtime instance forwards to the port inside each command's network
-   * namespace, through a Unix socket, without giving the sandbox any network.
+   * Where to reach `port` of the sandbox from this machine. Under `none`, and with
+   * `network: "all"` and `hostNetwork`, that is the host's own port
+   * (`http://127.0.0.1:<port>`, no headers: open to the host). Otherwise, the port must
+   * be declared at launch (`LaunchSpec.ports`, else `INVALID_REQUEST`): the endpoint is a
+   * host port on `127.0.0.1` that this process forwards to the port inside each
+   * command's network namespace, through a Unix socket, without giving the sandbox any
+   * network, and its `headers` carry a credential every request must send (else `401`,
+   * nothing reaching the sandbox; see the README's "Ports").
    */
   async portEndpoint(handle: LocalHandle, port: number, op?: OpOptions): Promise<PortEndpoint> {
     const id = this.#access.checkHandle(handle, "portEndpoint");

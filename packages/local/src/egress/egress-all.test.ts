@@ -140,10 +140,10 @@ describe('namespaces: network "all"', { skip }, () => {
       await runtime.writeFiles(handle, [{ path: "index.html", content: "served" }]);
       const server = await runtime.spawn(handle, { argv: ["python3", "-m", "http.server", "8000", "-b", "127.0.0.1"] });
       try {
-        const { url } = await runtime.portEndpoint(handle, 8000);
+        const { url, headers } = await runtime.portEndpoint(handle, 8000);
         let body = "";
         const served = async () => {
-          body = await fetch(`${url}/index.html`).then(
+          body = await fetch(`${url}/index.html`, { headers: { ...headers } }).then(
             (response) => response.text(),
             () => "",
           );

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { validateNetworkPolicy } from "@sandport/core";
-import { EgressProxy, type EgressRefusedEvent } from "./egress-proxy.js";
+import { EgressProxy, type EgressRefusedEvent, MAX_EGRESS_CONNECTIONS_PER_SANDBOX } from "./egress-proxy.js";
 
 /** An HTTP server on host loopback answering `name` to every request. */
 async function serve(name: string): Promise<{ server: Server; port: number }> {
@@ -74,6 +74,34 @@ describe("EgressProxy", () => {
     await proxy.listen(path);
     return { proxy, path, events };
   }
+
+  test("connections past the bound are closed at once; the held ones stay open", async () => {
+    const { proxy, path } = await proxyFor([`allowed.test:${allowed.port}`], "flood");
+    const sockets: Socket[] = [];
+    try {
+      // One at a time, so that none is turned away by a full listen backlog rather than by the proxy.
+      const total = MAX_EGRESS_CONNECTIONS_PER_SANDBOX + 20;
+      let closed = 0;
+      let allClosed = () => {};
+      // Resolves once the proxy closed those past the bound: without the bound, it never does.
+      const extraClosed = new Promise<void>((resolve) => (allClosed = resolve));
+      for (let opened = 0; opened < total; opened++) {
+        const socket = connect(path);
+        await new Promise((resolve, reject) => socket.once("connect", resolve).once("error", reject));
+        socket.on("error", () => {});
+        socket.on("close", () => {
+          closed++;
+          if (closed === total - MAX_EGRESS_CONNECTIONS_PER_SANDBOX) allClosed();
+        });
+        sockets.push(socket);
+      }
+      await extraClosed;
+      assert.equal(sockets.filter((socket) => !socket.destroyed).length, MAX_EGRESS_CONNECTIONS_PER_SANDBOX);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await proxy.close();
+    }
+  });
 
   test("an allowed name reaches its server (plain HTTP and CONNECT); another name or port is refused and reported", async () => {
     const { proxy, path, events } = await proxyFor([`allowed.test:${allowed.port}`, "127.0.0.1/32"], "allow");

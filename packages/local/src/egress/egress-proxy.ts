@@ -34,6 +34,15 @@ export interface EgressProxyOptions {
   readonly onRefused?: (event: EgressRefusedEvent) => void;
 }
 
+/**
+ * Connections from the sandbox that one egress proxy holds at once (each may
+ * have one upstream connection of its own). Far above what proxy-aware tools
+ * open; it stops a sandbox that floods the proxy's socket from using up the
+ * runtime's file descriptors (and failing other sandboxes' commands with
+ * `EMFILE`): past it, a new connection is closed at once.
+ */
+export const MAX_EGRESS_CONNECTIONS_PER_SANDBOX = 512;
+
 /** The system resolver: every address `dns.lookup` gives, IPv4 and IPv6. */
 export const systemResolver: EgressResolver = async (host) =>
   (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
@@ -77,6 +86,7 @@ export class EgressProxy {
         socket.resume();
       });
     });
+    this.#server.maxConnections = MAX_EGRESS_CONNECTIONS_PER_SANDBOX;
   }
 
   /** Listens on the Unix socket `path` (which must not exist). */

@@ -1,13 +1,34 @@
 import { chmodSync, unlinkSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
+import type { PortEndpoint } from "@sandport/core";
 import { AnchoredDirectory } from "../files/anchored-directory.js";
 import { errorCode } from "../files/file-errors.js";
+import type { ConnectionBudget } from "./connection-budget.js";
+import {
+  admitRequestHead,
+  MAX_REQUEST_HEAD_BYTES,
+  newPortCredential,
+  PORT_CREDENTIAL_HEADER,
+  refusal,
+  requestHeadLength,
+} from "./port-credential.js";
 import { TUNNEL_OPEN } from "./port-relay-source.js";
 
 /** How long a client waits for a relay (a command that is starting) before it is turned away. */
 const TUNNEL_WAIT_MS = 3_000;
 /** Relay connections one client tries (one per command of the sandbox, and their replacements) before giving up. */
 const MAX_ATTEMPTS = 64;
+/**
+ * Client connections one forwarder holds at once (reading a request head,
+ * waiting for a relay, or tunnelled); past it, a new one is closed at once.
+ * Each request takes a connection of its own (see `admitRequestHead`), so this
+ * bounds requests in flight per port: far above what a browser or test opens,
+ * low enough that a flood (from a host process, or a sandbox sharing the host's
+ * network) cannot use up the runtime's file descriptors.
+ */
+export const MAX_CLIENTS_PER_PORT = 256;
+/** How long a client may take to send its request head before it is answered `408` and closed. */
+export const REQUEST_HEAD_TIMEOUT_MS = 30_000;
 
 /**
  * The host side of one exposed port of a sandbox without network: a TCP
@@ -17,16 +38,28 @@ const MAX_ATTEMPTS = 64;
  * asks it to open, and is piped through when the relay reached the port;
  * a relay whose command does not listen there is skipped for the next. Both
  * servers are `unref`'d: they never keep the process alive.
+ *
+ * Every client must send the forwarder's credential (a random value held only
+ * in this process's memory) in the {@link PORT_CREDENTIAL_HEADER} header of its
+ * request head: otherwise it is answered with a plain `401` (or `400`, `408`,
+ * `431`) and closed without a relay being asked. An admitted head reaches the
+ * sandbox without the header. What the sandbox can make this process hold is
+ * bounded: relay connections by the sandbox's `ConnectionBudget`, clients by
+ * {@link MAX_CLIENTS_PER_PORT}.
  */
 export class PortForwarder {
   readonly #tcp: Server;
   readonly #unix: Server;
   readonly #idle = new Set<Socket>();
   readonly #waiting: ((tunnel: Socket | undefined) => void)[] = [];
+  readonly #budget: ConnectionBudget;
+  readonly #credential = newPortCredential();
   #url: string | undefined;
 
-  private constructor() {
+  private constructor(budget: ConnectionBudget) {
+    this.#budget = budget;
     this.#tcp = createServer((client) => void this.#serve(client));
+    this.#tcp.maxConnections = MAX_CLIENTS_PER_PORT;
     this.#unix = createServer((tunnel) => this.#offer(tunnel));
     this.#tcp.unref();
     this.#unix.unref();
@@ -35,9 +68,10 @@ export class PortForwarder {
   /**
    * Starts forwarding: listens on `<portsDirectory>/<port>.sock` (replacing a
    * stale socket of an earlier process) and on an ephemeral TCP port.
+   * `budget` bounds the relay connections held (shared by the sandbox's forwarders).
    */
-  static async start(portsDirectory: string, port: number): Promise<PortForwarder> {
-    const forwarder = new PortForwarder();
+  static async start(portsDirectory: string, port: number, budget: ConnectionBudget): Promise<PortForwarder> {
+    const forwarder = new PortForwarder(budget);
     const directory = AnchoredDirectory.open(portsDirectory);
     try {
       // Through the held directory: a short path whatever the root's length (Unix sockets allow 108 bytes).
@@ -60,9 +94,9 @@ export class PortForwarder {
     return forwarder;
   }
 
-  /** `http://127.0.0.1:<host port>`. */
-  get url(): string {
-    return this.#url as string;
+  /** `http://127.0.0.1:<host port>`, and the header with the credential every request must carry. */
+  get endpoint(): PortEndpoint {
+    return { url: this.#url as string, headers: { [PORT_CREDENTIAL_HEADER]: this.#credential } };
   }
 
   /** Stops listening and drops idle relay connections (piped ones end with their clients). */
@@ -76,6 +110,11 @@ export class PortForwarder {
 
   #offer(tunnel: Socket): void {
     tunnel.on("error", () => tunnel.destroy());
+    // Past the sandbox's budget: closed now, rather than held (the relay tries again later).
+    if (!this.#budget.take(tunnel)) {
+      tunnel.destroy();
+      return;
+    }
     tunnel.once("close", () => this.#idle.delete(tunnel));
     const waiter = this.#waiting.shift();
     if (waiter) waiter(tunnel);
@@ -103,8 +142,19 @@ export class PortForwarder {
   }
 
   async #serve(client: Socket): Promise<void> {
-    client.pause();
     client.on("error", () => client.destroy());
+    // Until tunnelled: a client that sends no head, or holds on to a refusal, is let go.
+    const timer = setTimeout(
+      () => (client.writableEnded ? client.destroy() : client.end(refusal(408), () => client.destroy())),
+      REQUEST_HEAD_TIMEOUT_MS,
+    );
+    timer.unref();
+    client.once("close", () => clearTimeout(timer));
+    const received = await readHead(client);
+    if (typeof received === "number") return refuse(client, received);
+    const verdict = admitRequestHead(received.head, this.#credential);
+    if (!verdict.admitted) return refuse(client, verdict.status);
+    const first = Buffer.concat([verdict.head, received.rest]);
     // Each refusal makes its relay offer a fresh connection: bound the search by time and attempts.
     const until = Date.now() + TUNNEL_WAIT_MS;
     for (let attempt = 0; attempt < MAX_ATTEMPTS && !client.destroyed; attempt++) {
@@ -112,7 +162,11 @@ export class PortForwarder {
       if (!tunnel) break;
       const reply = await open(tunnel);
       if (reply === undefined) continue;
+      // The client left while the relay was asked: drop its tunnel too, rather than hold it open.
+      if (client.destroyed) return void tunnel.destroy();
+      clearTimeout(timer);
       if (reply.length > 0) client.write(reply);
+      tunnel.write(first);
       client.pipe(tunnel);
       tunnel.pipe(client);
       tunnel.on("close", () => client.destroy());
@@ -123,6 +177,44 @@ export class PortForwarder {
     }
     client.destroy();
   }
+}
+
+/**
+ * Reads a client's request head, which may arrive in pieces: the head and
+ * whatever followed it, the socket paused; or the status to refuse it with
+ * (`431` past {@link MAX_REQUEST_HEAD_BYTES}; `0` when the client went away).
+ */
+function readHead(client: Socket): Promise<{ head: Buffer; rest: Buffer } | 431 | 0> {
+  return new Promise((resolve) => {
+    let received = Buffer.alloc(0);
+    const onData = (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      const length = requestHeadLength(received);
+      if (length === undefined && received.length <= MAX_REQUEST_HEAD_BYTES) return;
+      cleanup();
+      client.pause();
+      if (length === undefined || length > MAX_REQUEST_HEAD_BYTES) resolve(431);
+      else resolve({ head: received.subarray(0, length), rest: received.subarray(length) });
+    };
+    const onClose = () => {
+      cleanup();
+      resolve(0);
+    };
+    const cleanup = () => {
+      client.off("data", onData);
+      client.off("close", onClose);
+    };
+    client.on("data", onData);
+    client.once("close", onClose);
+  });
+}
+
+/** Answers `status` as plain HTTP and closes, reading (and dropping) what the client still sends meanwhile. */
+function refuse(client: Socket, status: 0 | 400 | 401 | 431): void {
+  if (status === 0 || client.destroyed) return void client.destroy();
+  client.on("data", () => {});
+  client.resume();
+  client.end(refusal(status));
 }
 
 /**

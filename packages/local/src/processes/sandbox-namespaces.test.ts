@@ -160,10 +160,10 @@ describe('namespaceScope "sandbox"', { skip }, () => {
     const handle = await runtime.launch({ ports: [8080] });
     const server = await runtime.spawn(handle, { shell: "python3 -u -m http.server 8080 --bind 127.0.0.1" });
     await firstOutput(server, "Serving HTTP");
-    const { url } = await runtime.portEndpoint(handle, 8080);
+    const { url, headers } = await runtime.portEndpoint(handle, 8080);
     // Through the runtime's forwarder and a relay beside a later command, in the same network namespace.
     const relay = await runtime.spawn(handle, { argv: ["sleep", "60"] });
-    const response = await fetch(url);
+    const response = await fetch(url, { headers: { ...headers } });
     assert.equal(response.status, 200);
     await response.arrayBuffer();
     await Promise.all([server.kill(), relay.kill()]);

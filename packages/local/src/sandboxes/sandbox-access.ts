@@ -26,7 +26,7 @@ import { errorCode } from "../files/file-errors.js";
 import { WorkspaceFiles } from "../files/workspace-files.js";
 import { type LocalHandle, toHandle } from "../handle.js";
 import { defaultRoot, LOCAL_PROVIDER, type ResolvedLocalOptions } from "../options.js";
-import { PortForwarder } from "../ports/port-forwarder.js";
+import { SandboxPorts } from "../ports/sandbox-ports.js";
 import { type MarkerRegistration, RunningMarkers } from "../processes/running-markers.js";
 import { killNamespaceHolder, type NamespaceHolder, openNamespaces } from "../processes/sandbox-namespaces.js";
 import { isExpired, matchesLabels, SANDBOX_RECORD_FORMAT, type SandboxRecord } from "../store/sandbox-record.js";
@@ -53,8 +53,6 @@ export class SandboxAccess {
   /** Records are immutable once written, so a record seen once is reused (deletion shows up as missing files). */
   readonly #records = new Map<string, SandboxRecord>();
   readonly #files = new Map<string, WorkspaceFiles>();
-  /** Port forwarders this instance serves, by sandbox id, then port. */
-  readonly #forwarders = new Map<string, Map<number, Promise<PortForwarder>>>();
   /** Egress proxies this instance serves, for sandboxes with an allow list. */
   readonly #proxies: EgressProxies;
   #store: SandboxStore | undefined;
@@ -297,12 +295,15 @@ export class SandboxAccess {
   /**
    * Where to reach `port` of a live sandbox from this machine. With network
    * (and always under `none`) a server in the sandbox listens on the host's
-   * own `127.0.0.1:<port>`. Without network, only a port declared at launch,
-   * through a forwarder this instance starts on first use.
+   * own `127.0.0.1:<port>`, with no credential: the sandbox shares the host's
+   * network stack, so its port is open to the host whatever endpoint the
+   * runtime gave. Without network, only a port declared at launch, through a
+   * forwarder this process starts on first use (shared by its runtime
+   * instances, see `SandboxPorts`), whose endpoint carries its credential.
    *
    * The sandbox's existence is read afresh every time: another instance may
    * have destroyed it since this one last saw it (`NOT_FOUND`, and this
-   * instance's forwarders of it are closed), and a destroy that overtakes the
+   * process's forwarders of it are closed), and a destroy that overtakes the
    * forwarder's start, or is under way in another instance, is `NOT_FOUND` too.
    */
   async portEndpoint(id: string, port: number): Promise<PortEndpoint> {
@@ -321,19 +322,8 @@ export class SandboxAccess {
         LOCAL_PROVIDER,
       );
     }
-    let byPort = this.#forwarders.get(id);
-    if (!byPort) {
-      byPort = new Map();
-      this.#forwarders.set(id, byPort);
-    }
-    let forwarder = byPort.get(port);
-    if (!forwarder) {
-      forwarder = PortForwarder.start(this.store().portsDirectory(id), port);
-      forwarder.catch(() => byPort?.delete(port));
-      byPort.set(port, forwarder);
-    }
     try {
-      return { url: (await forwarder).url };
+      return (await SandboxPorts.of(this.store().portsDirectory(id)).forwarder(port)).endpoint;
     } catch (error) {
       // Its ports directory went with the sandbox: say so, rather than ENOENT. The directory is made at launch
       // and removed only by destroy, before the metadata: gone while the metadata is still there, a destroy (of
@@ -348,10 +338,7 @@ export class SandboxAccess {
 
   /** Drops what this instance holds of a sandbox another instance destroyed: its record, files and forwarders. */
   #forget(id: string): void {
-    for (const forwarder of this.#forwarders.get(id)?.values() ?? []) {
-      forwarder.then((started) => started.close()).catch(() => {});
-    }
-    this.#forwarders.delete(id);
+    void SandboxPorts.close(this.store().portsDirectory(id));
     void this.#proxies.close(id);
     this.#records.delete(id);
     this.#files.delete(id);
@@ -526,10 +513,7 @@ export class SandboxAccess {
     this.#running.beginDestroy(record.id);
     try {
       const names = await stopSandboxProcesses({ record, store, running: this.#running, options: this.#options });
-      for (const forwarder of this.#forwarders.get(record.id)?.values() ?? []) {
-        await forwarder.then((started) => started.close()).catch(() => {});
-      }
-      this.#forwarders.delete(record.id);
+      await SandboxPorts.close(store.portsDirectory(record.id));
       await this.#proxies.close(record.id);
       await store.remove(record.id, names);
       this.#records.delete(record.id);
