@@ -126,13 +126,15 @@ export async function otelLimiterListener(options: OtelListenerOptions): Promise
   const parent = options.parent ?? api.ROOT_CONTEXT;
   return (event: LimiterEvent) => {
     const name = `sandport.limiter.${event.type}`;
-    // The orchestrator run whose call it was, when one made it.
-    const run = event.runId === undefined ? {} : { [ATTRIBUTES.runId]: event.runId };
+    // Every event names its operation, and the orchestrator run whose call it was, when one made it.
+    const base = {
+      ...(event.runId === undefined ? {} : { [ATTRIBUTES.runId]: event.runId }),
+      [ATTRIBUTES.operation]: event.operation,
+    };
     switch (event.type) {
       case "queued":
         spanFor(tracer, parent, name, {
-          ...run,
-          [ATTRIBUTES.operation]: event.operation,
+          ...base,
           "sandport.limiter.queue_length": event.queueLength,
           "sandport.limiter.in_flight": event.inFlight,
           "sandport.limiter.live": event.live,
@@ -144,8 +146,7 @@ export async function otelLimiterListener(options: OtelListenerOptions): Promise
           parent,
           name,
           {
-            ...run,
-            [ATTRIBUTES.operation]: event.operation,
+            ...base,
             [ATTRIBUTES.waitMs]: event.waitedMs,
             "sandport.limiter.queue_length": event.queueLength,
             "sandport.limiter.in_flight": event.inFlight,
@@ -160,8 +161,7 @@ export async function otelLimiterListener(options: OtelListenerOptions): Promise
           parent,
           name,
           {
-            ...run,
-            [ATTRIBUTES.operation]: event.operation,
+            ...base,
             [ATTRIBUTES.waitMs]: event.waitedMs,
             "sandport.limiter.queue_length": event.queueLength,
           },
@@ -173,8 +173,7 @@ export async function otelLimiterListener(options: OtelListenerOptions): Promise
       }
       case "rate-limited":
         spanFor(tracer, parent, name, {
-          ...run,
-          [ATTRIBUTES.operation]: event.operation,
+          ...base,
           "sandport.retry.attempt": event.attempt,
           "sandport.limiter.retrying": event.retrying,
           ...(event.retryAfterMs === undefined ? {} : { "sandport.limiter.retry_after_ms": event.retryAfterMs }),
