@@ -12,11 +12,11 @@ import type { SandboxRuntime } from "@sandport/core";
 import { type EmulatorBackend, type ResolvedBackend, resolveBackend } from "../harness/backend.js";
 import { EmulatorFacade } from "../harness/emulator-facade.js";
 import { EmulatorServer } from "../harness/http-server.js";
+import { PortListeners } from "../harness/port-listeners.js";
 import { SandboxRegistry } from "../harness/sandbox-registry.js";
 import type { ProviderEmulator } from "../harness/types.js";
 import { EDGE_PREFIX, registerInstancePlaneRoutes } from "./instance-plane.js";
 import { type CreateInput, type InstanceFleet, newInstanceId, registerInstanceRoutes } from "./instances.js";
-import { PublicPorts } from "./public-ports.js";
 import type { Agent37Instance, Agent37InstanceData } from "./state.js";
 import { Agent37WireError, agent37ErrorReply, type InstanceAuth, sendError } from "./wire.js";
 
@@ -98,7 +98,8 @@ class Agent37EmulatorImpl
   readonly instanceAuth: InstanceAuth;
   readonly homeDirectory: string;
   readonly executed: string[] = [];
-  readonly #publicPorts: PublicPorts;
+  /** Public ports: Agent37 serves them from its own hosts, the emulator from a listener per port. */
+  readonly #publicPorts: PortListeners;
 
   constructor(server: EmulatorServer, backend: ResolvedBackend, settings: Settings) {
     super(server, backend, new SandboxRegistry<Agent37InstanceData>());
@@ -107,7 +108,7 @@ class Agent37EmulatorImpl
     this.outputCapBytes = settings.outputCapBytes;
     this.instanceAuth = settings.instanceAuth;
     this.homeDirectory = settings.homeDirectory;
-    this.#publicPorts = new PublicPorts(backend.runtime);
+    this.#publicPorts = new PortListeners(backend.runtime);
   }
 
   get url(): string {
@@ -129,7 +130,9 @@ class Agent37EmulatorImpl
       throw new Agent37WireError(503, "no_capacity", "the emulator is stopping");
     }
     const id = newInstanceId();
-    const publicPorts = await this.#publicPorts.open(id, handle, input.publicPorts);
+    const created = Math.floor(Date.now() / 1000);
+    const listened = await this.#publicPorts.open(id, handle, input.publicPorts);
+    const publicPorts = listened.map(({ port, url }) => ({ port, url, prefix: null, created }));
     const instance: Agent37Instance = {
       id,
       metadata: { ...input.metadata },
@@ -142,7 +145,7 @@ class Agent37EmulatorImpl
         name: input.name,
         user: input.user,
         url: `${this.server.url}${EDGE_PREFIX}/${id}`,
-        created: Math.floor(Date.now() / 1000),
+        created,
         publicPorts,
       },
     };

@@ -7,8 +7,16 @@
 
 import type { SandboxHandle, SandboxRuntime } from "@sandport/core";
 import type { RegisteredSandbox, SandboxRegistry } from "../harness/sandbox-registry.js";
-import type { PublicPort } from "./public-ports.js";
 import type { InstanceAuth } from "./wire.js";
+
+/** One public port as the instance object reports it (`public_ports[]`): a permanent, unauthenticated URL. */
+export interface PublicPort {
+  readonly port: number;
+  readonly url: string;
+  readonly prefix: string | null;
+  /** Epoch seconds. */
+  readonly created: number;
+}
 
 /** Agent37-specific state of one emulated instance. */
 export interface Agent37InstanceData {

@@ -1,4 +1,5 @@
 import type { SandboxRuntime, SnapshotRef } from "@sandport/core";
+import type { PortListeners } from "../harness/port-listeners.js";
 import type { SandboxRegistry } from "../harness/sandbox-registry.js";
 import type { ModalAuth } from "./auth.js";
 import type { GrpcCallContext, MethodHandler, WireJson } from "./grpc-server.js";
@@ -56,6 +57,8 @@ export interface ModalContext {
   readonly pageSize: number;
   /** The URL handed out as the command router's (`https://127.0.0.1:<port>`; the SDK dials it in plaintext). */
   readonly commandRouterUrl: string;
+  /** The listeners that stand for Modal's tunnels, by sandbox (see `tunnels.ts`). */
+  readonly tunnels: PortListeners;
   createSandbox(input: CreateSandboxInput): Promise<EmulatedSandbox>;
   /** End a running sandbox: kill its execs, destroy its backend workspace. */
   endSandbox(sandbox: EmulatedSandbox, status: SandboxEnd, reason: string): Promise<void>;

@@ -9,6 +9,7 @@
 import { randomBytes } from "node:crypto";
 import { type ResolvedBackend, resolveBackend } from "../harness/backend.js";
 import { EmulatorFacade } from "../harness/emulator-facade.js";
+import { PortListeners } from "../harness/port-listeners.js";
 import { SandboxRegistry } from "../harness/sandbox-registry.js";
 import { ModalAuth } from "./auth.js";
 import { registerCommandRouter } from "./command-router.js";
@@ -96,6 +97,7 @@ class ModalEmulatorImpl
   readonly auth: ModalAuth;
   readonly paths: SandboxPaths;
   readonly state: ModalState;
+  readonly tunnels: PortListeners;
   readonly pageSize: number;
   readonly #ending = new Set<Promise<void>>();
   readonly #launching = new Set<Promise<EmulatedSandbox>>();
@@ -113,6 +115,7 @@ class ModalEmulatorImpl
     this.pageSize = settings.pageSize;
     this.paths = settings.paths;
     this.state = new ModalState(settings.environments);
+    this.tunnels = new PortListeners(backend.runtime);
   }
 
   get url(): string {
@@ -232,6 +235,7 @@ class ModalEmulatorImpl
     this.registry.delete(sandbox.settings.id);
     const ending = (async () => {
       await finished;
+      await this.tunnels.close(sandbox.settings.id);
       await this.backend.destroy(sandbox.handle, { timeoutMs: DESTROY_TIMEOUT_MS }).catch(() => undefined);
     })();
     this.#ending.add(ending);

@@ -1,11 +1,11 @@
 /**
- * Public ports: a port named in a create's `public_ports` is served at a
- * permanent, unauthenticated URL (`public_ports[].url`). Agent37 serves them
- * from its own hosts; the emulator gives each instance and port its own HTTP
- * listener on 127.0.0.1, which forwards every request to the backend's
- * endpoint for that port (`portEndpoint`). Nothing listening is answered 502.
- * This traffic is not in the emulator's request log: it goes to the
- * instance, not to Agent37's API.
+ * Ports a provider serves at an address of its own (Agent37's public ports,
+ * Modal's tunnels): the emulator gives each sandbox and port an HTTP
+ * listener on 127.0.0.1 that forwards every request to the backend's
+ * endpoint for that port (`portEndpoint`), with the headers the endpoint
+ * needs (a local runtime's carry a credential), so that the provider's
+ * address needs none. Nothing listening is answered 502. This traffic is not
+ * in the emulator's request log: it goes to the sandbox, not to the API.
  *
  * @module
  */
@@ -24,50 +24,55 @@ import type { SandboxHandle, SandboxRuntime } from "@sandport/core";
 /** Headers that belong to one hop and are not forwarded. */
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "te", "trailer", "transfer-encoding", "upgrade", "host"]);
 
-/** One public port as the instance object reports it. */
-export interface PublicPort {
+/** One port's listener: the sandbox's port, and the URL that reaches it. */
+export interface ListenedPort {
   readonly port: number;
+  /** `http://127.0.0.1:<listener port>`. */
   readonly url: string;
-  readonly prefix: string | null;
-  /** Epoch seconds. */
-  readonly created: number;
 }
 
-/** The public-port listeners of one emulator. */
-export class PublicPorts {
+/** The port listeners of one emulator, by sandbox. */
+export class PortListeners {
   readonly #backend: SandboxRuntime;
-  readonly #listeners = new Map<string, Server[]>();
+  readonly #listeners = new Map<string, Promise<{ servers: Server[]; ports: ListenedPort[] }>>();
 
   constructor(backend: SandboxRuntime) {
     this.#backend = backend;
   }
 
-  /** Opens one listener per port for an instance; resolves what its instance object reports. */
-  async open(instanceId: string, handle: SandboxHandle, ports: readonly number[]): Promise<PublicPort[]> {
+  /**
+   * Opens one listener per port for a sandbox (`id`, the emulator's own) and
+   * resolves their URLs; a sandbox whose listeners are open gets the same ones.
+   */
+  async open(id: string, handle: SandboxHandle, ports: readonly number[]): Promise<ListenedPort[]> {
+    let opening = this.#listeners.get(id);
+    if (opening === undefined) {
+      opening = this.#listen(handle, ports);
+      this.#listeners.set(id, opening);
+    }
+    return [...(await opening).ports];
+  }
+
+  /** Closes the listeners of one sandbox (it is gone). */
+  async close(id: string): Promise<void> {
+    const opening = this.#listeners.get(id);
+    this.#listeners.delete(id);
+    const opened = await opening?.catch(() => undefined);
+    await Promise.all((opened?.servers ?? []).map(stop));
+  }
+
+  async #listen(handle: SandboxHandle, ports: readonly number[]) {
     const servers: Server[] = [];
-    this.#listeners.set(instanceId, servers);
-    const opened: PublicPort[] = [];
+    const opened: ListenedPort[] = [];
     for (const port of ports) {
       const server = await listen(
         createServer((request, response) => void this.#forward(handle, port, request, response)),
       );
       servers.push(server);
       const address = server.address() as AddressInfo;
-      opened.push({
-        port,
-        url: `http://127.0.0.1:${address.port}`,
-        prefix: null,
-        created: Math.floor(Date.now() / 1000),
-      });
+      opened.push({ port, url: `http://127.0.0.1:${address.port}` });
     }
-    return opened;
-  }
-
-  /** Closes the listeners of one instance (it was deleted). */
-  async close(instanceId: string): Promise<void> {
-    const servers = this.#listeners.get(instanceId) ?? [];
-    this.#listeners.delete(instanceId);
-    await Promise.all(servers.map(stop));
+    return { servers, ports: opened };
   }
 
   async #forward(handle: SandboxHandle, port: number, request: IncomingMessage, response: ServerResponse) {
