@@ -1,8 +1,8 @@
 // The real microsandbox SDK for the emulator's wire tests (Node >= 22 only:
 // import this from *.node22.test.ts files). Its backend setting is
-// process-wide, but every call captures it when it is made and every Sandbox
-// keeps the one it was created with, so `onBackend` switches it for exactly
-// one call.
+// process-wide and every Sandbox keeps the one it was created with, so
+// `onBackend` switches it for one call, until that call settles (a call may
+// read it after an await of its own).
 
 import * as microsandbox from "microsandbox";
 
@@ -10,13 +10,18 @@ export { microsandbox };
 export type DefaultBackend = microsandbox.DefaultBackend;
 
 /**
- * Make `call` (which must not await before its first SDK call) with `backend`
- * as the default, then restore `restore`. The returned promise is the call's.
+ * Make `call` with `backend` as the default, and restore `restore` once it
+ * settled. Calls on other backends must not run meanwhile (tests of one file
+ * run one at a time).
  */
-export function onBackend<T>(backend: DefaultBackend, restore: DefaultBackend, call: () => Promise<T>): Promise<T> {
+export async function onBackend<T>(
+  backend: DefaultBackend,
+  restore: DefaultBackend,
+  call: () => Promise<T>,
+): Promise<T> {
   microsandbox.setDefaultBackend(backend);
   try {
-    return call();
+    return await call();
   } finally {
     microsandbox.setDefaultBackend(restore);
   }
