@@ -127,11 +127,12 @@ export function killLeaf(leaf: CgroupDirectory): void {
 
 /**
  * Releases a command's leaf once the command has ended: an empty one goes
- * back to the pool for the sandbox's next command; one with processes left
- * is killed and removed.
+ * back to the pool for the sandbox's next command; one with processes left,
+ * or one that is not `reusable` (its command was signalled, and a kill of its
+ * members may still be under way), is killed and removed.
  */
-export async function releaseLeaf(leaf: CgroupDirectory): Promise<void> {
-  if (await leafPool.keep(leaf)) return;
+export async function releaseLeaf(leaf: CgroupDirectory, reusable = true): Promise<void> {
+  if (reusable && (await leafPool.keep(leaf))) return;
   leafPool.drop(leaf.directory);
   await removeCgroup(leaf.version, leaf.directory);
 }

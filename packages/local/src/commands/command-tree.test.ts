@@ -3,7 +3,11 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "node:test";
+import { leafPool } from "../cgroups/leaf-pool.js";
 import type { SpawnPlan } from "./command-plan.js";
 import { CommandTree } from "./command-tree.js";
 
@@ -35,4 +39,30 @@ test("before reap, terminate signals the command's group", async () => {
   tree.terminate();
   const [, signal] = (await ended) as [number | null, NodeJS.Signals | null];
   assert.equal(signal, "SIGTERM");
+});
+
+test("a leaf goes back to the pool after a command that ended by itself, never after one that was signalled", async () => {
+  // Stands for a sandbox's tracking cgroup and its leaves: an empty `cgroup.procs` is an empty leaf.
+  const tracking = mkdtempSync(join(tmpdir(), "sandport-tree-leaf-"));
+  try {
+    for (const signalled of [false, true]) {
+      const directory = join(tracking, `leaf-${signalled}`);
+      mkdirSync(directory);
+      writeFileSync(join(directory, "cgroup.procs"), "");
+      const command = spawn("true", { detached: true, stdio: "ignore" });
+      await once(command, "exit");
+      const tree = new CommandTree({ ...plan, leaf: { version: 1, directory } }, command.pid as number);
+      tree.reap(false);
+      // A stop's kill of the leaf's members may still land after the command ended (on cgroup v1, for rounds).
+      if (signalled) tree.kill();
+      await tree.release();
+      assert.equal(
+        leafPool.take(tracking),
+        signalled ? undefined : directory,
+        signalled ? "a signalled command's leaf is not handed out again" : "an ended command's empty leaf is kept",
+      );
+    }
+  } finally {
+    rmSync(tracking, { recursive: true, force: true });
+  }
 });

@@ -46,6 +46,8 @@ export class CommandTree {
    * never signalled again; the leaf and the marker still are.
    */
   #reaped = false;
+  /** Set once the command's leaf or group was signalled (a stop or a kill): its leaf then goes, never to the pool. */
+  #signalled = false;
 
   /** @param pid the pid `spawn` returned, which leads the command's process group */
   constructor(plan: SpawnPlan, pid: number) {
@@ -92,6 +94,7 @@ export class CommandTree {
    * has not left its group dies with the group when it is reaped.
    */
   terminate(): void {
+    this.#signalled = true;
     const ownNamespaces = this.#plan.isolation === "namespaces" && !this.#plan.namespaces;
     if (!this.#reaped && ownNamespaces) {
       signalGroup(this.#pid, "SIGSTOP");
@@ -105,6 +108,7 @@ export class CommandTree {
 
   /** SIGKILL to the group, the leaf and (rounds until none is left) the marked processes. */
   kill(): void {
+    this.#signalled = true;
     if (!this.#reaped) signalGroup(this.#pid, "SIGKILL");
     if (this.#plan.leaf) killLeaf(this.#plan.leaf);
     if (this.#plan.marker) killMarked(this.#plan.marker, this.#scope());
@@ -144,7 +148,9 @@ export class CommandTree {
     const leaf = this.#plan.leaf;
     if (!leaf) return;
     await this.#joined;
-    await releaseLeaf(leaf).catch(() => {});
+    // A leaf this command signalled is never handed to another: a signal sent by a read of its members (and,
+    // on cgroup v1, a kill loop that runs for rounds) may still land, on whatever joined it by then.
+    await releaseLeaf(leaf, !this.#signalled).catch(() => {});
   }
 
   /** Processes created after the command's, while that is a safe filter (see `MarkerScope.after`); else all. */
