@@ -15,32 +15,20 @@
  */
 
 import { randomBytes } from "node:crypto";
-import {
-  createServer,
-  request as httpRequest,
-  type IncomingMessage,
-  type OutgoingHttpHeaders,
-  type Server,
-  type ServerResponse,
-} from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { SandboxRuntime } from "@sandport/core";
+import { forwardToPort, listen, HOP_BY_HOP as SHARED_HOP_BY_HOP, stop } from "../harness/port-listeners.js";
 import type { DaytonaSandbox } from "./context.js";
 
 /** The header that carries a private sandbox's preview token. */
 export const PREVIEW_TOKEN_HEADER = "x-daytona-preview-token";
 
-/** Headers that belong to one hop and are not forwarded. */
-const HOP_BY_HOP = new Set([
-  "connection",
-  "keep-alive",
+/** Headers that belong to one hop and are not forwarded: the proxy's own, and the preview token. */
+const HOP_BY_HOP: ReadonlySet<string> = new Set([
+  ...SHARED_HOP_BY_HOP,
   "proxy-authenticate",
   "proxy-authorization",
-  "te",
-  "trailer",
-  "transfer-encoding",
-  "upgrade",
-  "host",
   PREVIEW_TOKEN_HEADER,
 ]);
 
@@ -117,49 +105,6 @@ export class PreviewProxies {
       refuse(502, `sandbox ${sandbox.id} is not started`);
       return;
     }
-    let target: URL;
-    let extra: Readonly<Record<string, string>> = {};
-    try {
-      const endpoint = await this.#backend.portEndpoint(handle, port, { timeoutMs: 10_000 });
-      target = new URL(request.url ?? "/", endpoint.url);
-      extra = endpoint.headers ?? {};
-    } catch (error) {
-      refuse(502, `no endpoint for port ${port}: ${error instanceof Error ? error.message : String(error)}`);
-      return;
-    }
-    const headers: OutgoingHttpHeaders = { ...extra, host: target.host };
-    for (const [name, value] of Object.entries(request.headers)) {
-      if (!HOP_BY_HOP.has(name) && value !== undefined) headers[name] = value;
-    }
-    const upstream = httpRequest(target, { method: request.method ?? "GET", headers }, (answer) => {
-      const forwarded: OutgoingHttpHeaders = {};
-      for (const [name, value] of Object.entries(answer.headers)) {
-        if (!HOP_BY_HOP.has(name) && value !== undefined) forwarded[name] = value;
-      }
-      response.writeHead(answer.statusCode ?? 502, forwarded);
-      answer.pipe(response);
-    });
-    upstream.on("error", (error) => {
-      if (response.headersSent) response.destroy();
-      else refuse(502, `nothing answered on port ${port}: ${error.message}`);
-    });
-    request.pipe(upstream);
+    await forwardToPort(this.#backend, handle, port, request, response, refuse, HOP_BY_HOP);
   }
-}
-
-function listen(server: Server): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      server.off("error", reject);
-      resolve(server);
-    });
-  });
-}
-
-function stop(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
 }

@@ -22,7 +22,15 @@ import type { AddressInfo } from "node:net";
 import type { SandboxHandle, SandboxRuntime } from "@sandport/core";
 
 /** Headers that belong to one hop and are not forwarded. */
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "te", "trailer", "transfer-encoding", "upgrade", "host"]);
+export const HOP_BY_HOP: ReadonlySet<string> = new Set([
+  "connection",
+  "keep-alive",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+  "host",
+]);
 
 /** One port's listener: the sandbox's port, and the URL that reaches it. */
 export interface ListenedPort {
@@ -75,45 +83,64 @@ export class PortListeners {
     return { servers, ports: opened };
   }
 
-  async #forward(handle: SandboxHandle, port: number, request: IncomingMessage, response: ServerResponse) {
+  #forward(handle: SandboxHandle, port: number, request: IncomingMessage, response: ServerResponse): Promise<void> {
     const refuse = (status: number, message: string) => {
       response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ error: message }));
     };
-    if (!this.#backend.portEndpoint) {
-      refuse(502, "the emulator's backend has no port endpoints");
-      return;
-    }
-    let target: URL;
-    let extra: Readonly<Record<string, string>> = {};
-    try {
-      const endpoint = await this.#backend.portEndpoint(handle, port, { timeoutMs: 10_000 });
-      target = new URL(request.url ?? "/", endpoint.url);
-      extra = endpoint.headers ?? {};
-    } catch (error) {
-      refuse(502, `no endpoint for port ${port}: ${error instanceof Error ? error.message : String(error)}`);
-      return;
-    }
-    const headers: OutgoingHttpHeaders = { ...extra, host: target.host };
-    for (const [name, value] of Object.entries(request.headers)) {
-      if (!HOP_BY_HOP.has(name) && value !== undefined) headers[name] = value;
-    }
-    const upstream = httpRequest(target, { method: request.method ?? "GET", headers }, (answer) => {
-      const forwarded: OutgoingHttpHeaders = {};
-      for (const [name, value] of Object.entries(answer.headers)) {
-        if (!HOP_BY_HOP.has(name) && value !== undefined) forwarded[name] = value;
-      }
-      response.writeHead(answer.statusCode ?? 502, forwarded);
-      answer.pipe(response);
-    });
-    upstream.on("error", (error) => {
-      if (response.headersSent) response.destroy();
-      else refuse(502, `nothing answered on port ${port}: ${error.message}`);
-    });
-    request.pipe(upstream);
+    return forwardToPort(this.#backend, handle, port, request, response, refuse);
   }
 }
 
-function listen(server: Server): Promise<Server> {
+/**
+ * Relays one HTTP request to the backend's endpoint for a sandbox's port,
+ * with the headers the endpoint needs, and its answer back; the headers in
+ * `hopByHop` stay on this hop. A backend without endpoints, a port without
+ * one or a server that does not answer is `refuse`d with 502.
+ */
+export async function forwardToPort(
+  backend: SandboxRuntime,
+  handle: SandboxHandle,
+  port: number,
+  request: IncomingMessage,
+  response: ServerResponse,
+  refuse: (status: number, message: string) => void,
+  hopByHop: ReadonlySet<string> = HOP_BY_HOP,
+): Promise<void> {
+  if (!backend.portEndpoint) {
+    refuse(502, "the emulator's backend has no port endpoints");
+    return;
+  }
+  let target: URL;
+  let extra: Readonly<Record<string, string>> = {};
+  try {
+    const endpoint = await backend.portEndpoint(handle, port, { timeoutMs: 10_000 });
+    target = new URL(request.url ?? "/", endpoint.url);
+    extra = endpoint.headers ?? {};
+  } catch (error) {
+    refuse(502, `no endpoint for port ${port}: ${error instanceof Error ? error.message : String(error)}`);
+    return;
+  }
+  const headers: OutgoingHttpHeaders = { ...extra, host: target.host };
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (!hopByHop.has(name) && value !== undefined) headers[name] = value;
+  }
+  const upstream = httpRequest(target, { method: request.method ?? "GET", headers }, (answer) => {
+    const forwarded: OutgoingHttpHeaders = {};
+    for (const [name, value] of Object.entries(answer.headers)) {
+      if (!hopByHop.has(name) && value !== undefined) forwarded[name] = value;
+    }
+    response.writeHead(answer.statusCode ?? 502, forwarded);
+    answer.pipe(response);
+  });
+  upstream.on("error", (error) => {
+    if (response.headersSent) response.destroy();
+    else refuse(502, `nothing answered on port ${port}: ${error.message}`);
+  });
+  request.pipe(upstream);
+}
+
+/** Listens on 127.0.0.1 and an ephemeral port. */
+export function listen(server: Server): Promise<Server> {
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(0, "127.0.0.1", () => {
@@ -123,7 +150,8 @@ function listen(server: Server): Promise<Server> {
   });
 }
 
-function stop(server: Server): Promise<void> {
+/** Stops listening and closes every connection. */
+export function stop(server: Server): Promise<void> {
   return new Promise((resolve) => {
     server.close(() => resolve());
     server.closeAllConnections();
