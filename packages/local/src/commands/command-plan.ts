@@ -15,7 +15,7 @@ import { NAMESPACE_DESCRIPTORS, type NamespaceHolder, NSENTER_PATH } from "../pr
 import type { CgroupDirectory, SandboxRecord } from "../store/sandbox-record.js";
 import { type BwrapInput, type BwrapUser, buildBwrapInvocation } from "./bwrap.js";
 import { buildEnvironment } from "./environment.js";
-import { gated, LAUNCH_GATE_SCRIPT } from "./launch-gate.js";
+import { ACKNOWLEDGED_LAUNCH_GATE_SCRIPT, gated } from "./launch-gate.js";
 import { syscallFilter } from "./syscall-filter.js";
 
 /** Exit status of a command that could not join its cgroups (it never ran). */
@@ -192,8 +192,8 @@ export function hostCwd(workspaceDirectory: string, request: ValidatedExecReques
  * switches to the sandbox user, and `exec`s bubblewrap, which joins the user
  * and PID namespaces (see `buildBwrapInvocation`'s `shared`). Inside, a
  * `/bin/sh` step closes those descriptors and waits at the launch gate
- * before `exec`ing the command. The
- * command carries a marker (`SANDPORT_LOCAL_COMMAND_ID`), as under `none`:
+ * (which it answers once let go: `ACKNOWLEDGED_LAUNCH_GATE_SCRIPT`) before
+ * `exec`ing the command. The command carries a marker (`SANDPORT_LOCAL_COMMAND_ID`), as under `none`:
  * processes it leaves in the shared PID namespace are no longer below
  * bubblewrap, and are found by it when the command is stopped or exits.
  * Cgroups to join (limits) are joined first, in `/bin/sh`, as root.
@@ -215,7 +215,7 @@ function planShared(
   const invocation = buildBwrapInvocation({
     ...view,
     env: { ...view.env, [COMMAND_MARKER_VARIABLE]: marker },
-    command: ["/bin/sh", "-c", `exec 3<&- ${closeAll}; ${LAUNCH_GATE_SCRIPT}`, "sh", ...view.command],
+    command: ["/bin/sh", "-c", `exec 3<&- ${closeAll}; ${ACKNOWLEDGED_LAUNCH_GATE_SCRIPT}`, "sh", ...view.command],
     shared: true,
   });
   const enter = [

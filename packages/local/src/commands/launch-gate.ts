@@ -26,6 +26,15 @@ export const GATE_CLOSED_EXIT = 125;
  */
 export const LAUNCH_GATE_SCRIPT = `read -r _ <&${GATE_DESCRIPTOR} || exit ${GATE_CLOSED_EXIT}; exec ${GATE_DESCRIPTOR}<&-; exec "$@"`;
 
+/**
+ * {@link LAUNCH_GATE_SCRIPT} for a command that joins its sandbox's PID
+ * namespace: once let go it answers one line on the gate before `exec`ing
+ * the command, so that the runtime knows it passed. bubblewrap can kill such
+ * a command before that (see `awaitPidNamespaceHandoff`); one that ended
+ * without answering ran nothing, and is started again.
+ */
+export const ACKNOWLEDGED_LAUNCH_GATE_SCRIPT = `read -r _ <&${GATE_DESCRIPTOR} || exit ${GATE_CLOSED_EXIT}; echo >&${GATE_DESCRIPTOR}; exec ${GATE_DESCRIPTOR}<&-; exec "$@"`;
+
 /** `command`, behind the gate. */
 export function gated(command: readonly string[]): string[] {
   return ["/bin/sh", "-c", LAUNCH_GATE_SCRIPT, "sh", ...command];

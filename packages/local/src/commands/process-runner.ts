@@ -8,6 +8,7 @@ import { JOIN_FAILED_EXIT, JOIN_FAILED_MESSAGE, type SpawnPlan } from "./command
 import { CommandTree } from "./command-tree.js";
 import { coverInheritedDescriptors } from "./inherited-descriptors.js";
 import { GATE_DESCRIPTOR, LAUNCH_GO } from "./launch-gate.js";
+import { awaitPidNamespaceHandoff } from "./pid-namespace-handoff.js";
 import { FILTER_DESCRIPTOR } from "./syscall-filter.js";
 
 /** How to run one planned command. */
@@ -58,6 +59,18 @@ export interface RunOutcome {
   readonly limit?: ResourceLimitKind;
 }
 
+/**
+ * How many times a command that joins its sandbox's PID namespace is started
+ * when bubblewrap kills it before its launch gate opened (see
+ * `awaitPidNamespaceHandoff`): nothing of the command ran then, so starting it
+ * again is safe.
+ */
+const LAUNCH_ATTEMPTS = 4;
+/** bubblewrap's exit status for a command killed by SIGKILL. */
+const KILLED_EXIT = 128 + 9;
+/** An attempt whose command bubblewrap killed before the launch gate opened. */
+const LOST_BEFORE_START = Symbol("lost before start");
+
 /** How long output may still arrive after the command exited, before the pipes are closed on our side. */
 const DRAIN_AFTER_EXIT_MS = 500;
 
@@ -85,9 +98,24 @@ const CHDIR_FAILURE = /^bwrap: Can't chdir to ([^\n]*): (No such file or directo
  * with `NOT_FOUND` naming it (`missingCwd`), as a missing workspace directory
  * does before anything is spawned.
  */
-export function runCommand(options: RunOptions): Promise<RunOutcome> {
+export async function runCommand(options: RunOptions): Promise<RunOutcome> {
+  for (let attempt = 1; ; attempt++) {
+    const outcome = await runOnce(options, attempt < LAUNCH_ATTEMPTS);
+    if (outcome !== LOST_BEFORE_START) return outcome;
+  }
+}
+
+/**
+ * One start of the command. A command joining its sandbox's PID namespace is
+ * let through its gate only once registered and handed to bubblewrap's outer
+ * process (`awaitPidNamespaceHandoff`); its stdin and `onStarted` wait for
+ * that too. When bubblewrap killed it before it answered that it passed the
+ * gate (exit 137), the attempt resolves {@link LOST_BEFORE_START} if
+ * `mayRetry`, with the leaf kept for the next one; otherwise it fails saying so.
+ */
+function runOnce(options: RunOptions, mayRetry: boolean): Promise<RunOutcome | typeof LOST_BEFORE_START> {
   const { plan } = options;
-  return new Promise<RunOutcome>((resolve, reject) => {
+  return new Promise<RunOutcome | typeof LOST_BEFORE_START>((resolve, reject) => {
     const started = performance.now();
     const stdio: StdioOptions & unknown[] = [options.stdin || options.onStdin ? "pipe" : "ignore", "pipe", "pipe"];
     if (plan.fd3) stdio.push("pipe");
@@ -136,11 +164,27 @@ export function runCommand(options: RunOptions): Promise<RunOutcome> {
     // First thing after `spawn` returns: the command may already be running (see `CommandTree`).
     tree?.join();
     const registered = pid === undefined ? undefined : options.onSpawned?.(pid);
-    const gate = (child.stdio as readonly unknown[])[GATE_DESCRIPTOR] as NodeJS.WritableStream | null | undefined;
+    const gate = (child.stdio as readonly unknown[])[GATE_DESCRIPTOR] as NodeJS.ReadWriteStream | null | undefined;
+    let exited = false;
+    const shared = plan.namespaces;
+    // For a command joining the sandbox's PID namespace: what waits for its gate to open.
+    const deferred: (() => void)[] = [];
+    const whenOpen = (work: () => void) => (shared && plan.gate ? deferred.push(work) : work());
+    // A command joining the sandbox's PID namespace answers on the gate once it passed it.
+    let acknowledged = false;
     if (gate && plan.gate) {
       gate.on("error", () => {});
+      if (shared) gate.on("data", () => (acknowledged = true));
+      const handedOff =
+        shared && pid !== undefined
+          ? awaitPidNamespaceHandoff(pid, shared.holder.pidNamespace, () => exited)
+          : Promise.resolve(true);
       // Only this process holds the pipe's other end: if it dies first, the gate reads end-of-file and the command never runs.
-      void Promise.resolve(registered ?? true).then((go) => (go ? gate.end(LAUNCH_GO) : gate.end()));
+      void Promise.all([registered ?? true, handedOff]).then(([go, handed]) => {
+        if (!go || !handed) return gate.end();
+        gate.end(LAUNCH_GO);
+        for (const work of deferred.splice(0)) work();
+      });
     }
 
     const stop = () => {
@@ -175,11 +219,15 @@ export function runCommand(options: RunOptions): Promise<RunOutcome> {
     child.stderr?.on("data", collect("stderr"));
     // The program may exit without reading its input: a broken pipe there is not a failure.
     child.stdin?.on("error", () => {});
-    if (options.onStdin && child.stdin) {
-      if (options.stdin) child.stdin.write(options.stdin);
-      options.onStdin(child.stdin);
+    const stdin = child.stdin;
+    const onStdin = options.onStdin;
+    if (onStdin && stdin) {
+      whenOpen(() => {
+        if (options.stdin) stdin.write(options.stdin);
+        onStdin(stdin);
+      });
     } else {
-      child.stdin?.end(options.stdin);
+      whenOpen(() => stdin?.end(options.stdin));
     }
     const fd3 = child.stdio[3] as NodeJS.WritableStream | null | undefined;
     if (fd3 && plan.fd3) {
@@ -197,6 +245,7 @@ export function runCommand(options: RunOptions): Promise<RunOutcome> {
       spawnError = error;
     });
     child.on("exit", () => {
+      exited = true;
       // Whatever the command left running dies with it.
       tree?.reap(stopping);
       // A process that escaped (under `none`: left group and leaf and cleared its environment) may
@@ -211,8 +260,16 @@ export function runCommand(options: RunOptions): Promise<RunOutcome> {
       clearTimeout(killTimer);
       clearTimeout(drainTimer);
       options.signal.removeEventListener("abort", onAbort);
+      const lost = shared && plan.gate && !acknowledged && !stopping && !spawnError && code === KILLED_EXIT;
+      if (lost && mayRetry) return resolve(LOST_BEFORE_START);
       // The leaf's cleanup runs in the background: it must not delay the result.
       void (tree ? tree.release() : plan.leaf ? releaseLeaf(plan.leaf).catch(() => {}) : undefined);
+      if (lost)
+        return reject(
+          spawnFailed(plan, new Error(`bubblewrap killed the command before it started, ${LAUNCH_ATTEMPTS} times`)),
+        );
+      // What waited for the gate is owed to the caller all the same (the command ran nothing).
+      for (const work of deferred.splice(0)) work();
       const joinError = tree?.joinError;
       const stdout = Buffer.concat(chunks.stdout);
       const stderr = Buffer.concat(chunks.stderr);
@@ -253,7 +310,7 @@ export function runCommand(options: RunOptions): Promise<RunOutcome> {
       resolve({ exitCode, stdout, stderr, truncated, timedOut, durationMs });
     });
     // Without namespaces the host pid is the command's own (a join step `exec`s it in place).
-    if (pid !== undefined) options.onStarted?.(plan.isolation === "none" ? pid : undefined);
+    if (pid !== undefined) whenOpen(() => options.onStarted?.(plan.isolation === "none" ? pid : undefined));
   });
 }
 

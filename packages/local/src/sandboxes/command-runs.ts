@@ -49,7 +49,8 @@ export class CommandRuns {
     signal: AbortSignal,
     callbacks: RunCallbacks = {},
   ): Promise<RunOutcome> {
-    let unmark: (() => void) | undefined;
+    // One registration per start (a start bubblewrap killed before the gate opened is started again).
+    const unmarks: (() => void)[] = [];
     try {
       // Tracked before the first await: a destroy that begins while the command is planned waits for it.
       return await this.#running.track(id, signal, async (combined) => {
@@ -71,7 +72,7 @@ export class CommandRuns {
           signal: combined,
           onSpawned: (pid) => {
             const registration = this.#access.register(record, plan, pid);
-            unmark = registration.remove;
+            unmarks.push(registration.remove);
             return registration.written;
           },
           ...callbacks,
@@ -89,7 +90,7 @@ export class CommandRuns {
         return { ...outcome, limit };
       });
     } finally {
-      unmark?.();
+      for (const unmark of unmarks) unmark();
     }
   }
 

@@ -229,7 +229,6 @@ export class PodProcessHandle implements PodProcess {
       settle = (error) => (error ? reject(error) : resolve());
     });
     void this.#follow(spawned, spec, settle);
-    void this.done.then(() => settle(new Error("the process ended before it started")));
     await started;
   }
 
@@ -243,6 +242,9 @@ export class PodProcessHandle implements PodProcess {
     const streams = { stdout: new ExitLineScanner(exitPrefix), stderr: new ExitLineScanner(exitPrefix) };
     let header: Buffer | undefined = Buffer.alloc(0);
     let wrapperCode = -1;
+    /** How the wrapper ended, and its first stderr bytes: said when it ends before starting the command. */
+    let wrapperEnd = "its events ended without an exit";
+    let wrapperStderr = "";
     const pass = (type: "stdout" | "stderr", bytes: Uint8Array) => {
       const kept = streams[type].feed(bytes);
       if (kept.length > 0 && !this.#exited) this.#emit({ type, bytes: kept });
@@ -265,11 +267,24 @@ export class PodProcessHandle implements PodProcess {
           pass("stdout", rest);
           continue;
         }
+        if (event.type === "stderr" && header !== undefined && wrapperStderr.length < 500)
+          wrapperStderr += Buffer.from(event.bytes).toString("utf8");
         if (event.type === "stdout" || event.type === "stderr") pass(event.type, event.bytes);
-        if (event.type === "exited") wrapperCode = event.result.exitCode ?? -1;
+        if (event.type === "exited") {
+          wrapperCode = event.result.exitCode ?? -1;
+          wrapperEnd = `exit code ${event.result.exitCode}, timed out ${event.result.timedOut}, truncated ${event.result.truncated}`;
+        }
       }
-    } catch {
+    } catch (error) {
       // The backend lost the wrapper: the command's end is what was read.
+      wrapperEnd = `the backend lost it: ${error instanceof Error ? error.message : String(error)}`;
+    }
+    if (header !== undefined) {
+      settle(
+        new Error(
+          `the process ended before it started (its wrapper: ${wrapperEnd}; stderr: ${JSON.stringify(wrapperStderr.slice(0, 500))})`,
+        ),
+      );
     }
     if (!this.#exited) {
       for (const type of ["stdout", "stderr"] as const) {
