@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Counts the provider round trips of the standard workload W for every adapter (or those named), each in
 // a process of its own, and prints the markdown tables of docs/benchmarks.md § "Provider round trips":
-//   pnpm build && node scripts/round-trips.mjs [--large] [--timing [--baseline <ref>] [--rounds N]] [provider...]
+//   pnpm build && node scripts/round-trips.mjs [--peers] [--large] [--timing [--baseline <ref>] [--rounds N]] [provider...]
+// --peers   other libraries counted live where they can reach an emulator (ComputeSDK's E2B provider),
+//           installed on demand into scripts/round-trips/peers/ with npm; elsewhere their external figures
 // --large   a 64 MiB file written and read back through each adapter: bytes on the wire and wall time
 // --timing  W's wall time against the emulator, this build against a baseline's (default ref: the tag
 //           ci-green, else main), alternating, N rounds (default 5); the baseline is checked out and
@@ -17,7 +19,7 @@ import { LARGE_FILE_HEADER, largeFileRow, REQUESTS_HEADER, TIMING_HEADER, timing
 
 const repository = fileURLToPath(new URL("..", import.meta.url));
 const folder = join(repository, "scripts", "round-trips");
-const helpers = new Set(["workload", "report", "large-file", "timing", "baseline", "wire-bytes"]);
+const helpers = new Set(["workload", "report", "large-file", "timing", "baseline", "wire-bytes", "peers"]);
 const available = readdirSync(folder)
   .filter((name) => name.endsWith(".mjs"))
   .map((name) => name.slice(0, -".mjs".length))
@@ -33,7 +35,7 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 const providers = wanted.length > 0 ? wanted : available;
-const flags = ["--large", "--timing"].filter((flag) => argv.includes(flag));
+const flags = ["--peers", "--large", "--timing"].filter((flag) => argv.includes(flag));
 if (argv.includes("--timing")) {
   const ref = flagValue("--baseline") ?? defaultBaselineRef(repository);
   const { folder: built, commit } = prepareBaseline(repository, ref, providers);

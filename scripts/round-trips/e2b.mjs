@@ -1,5 +1,6 @@
 // Round trips of the standard workload through E2BRuntime and the real e2b SDK, counted by the
 // E2B emulator from @sandport/testkit (see workload.mjs).
+import { computeSdkE2B } from "./peers.mjs";
 import { benchProvider, loadBuilt } from "./workload.mjs";
 
 const { startE2BEmulator } = await loadBuilt("testkit", "emulators/e2b");
@@ -23,6 +24,7 @@ await benchProvider({
     read: [2, "one GET /files per file"],
     destroy: [1, "DELETE /sandboxes/:id"],
   },
+  measurePeers: async (emulator) => [await computeSdkE2B(emulator)],
   peers: [
     {
       name: "ComputeSDK 4.1.4 (@computesdk/e2b 1.7.52)",

@@ -104,7 +104,7 @@ export async function runWorkload(runtime, routes = () => []) {
  * @param {(emulator: object) => number[]} [bench.wirePorts] - the ports whose bytes count (default: every server socket)
  * @param {(emulator: object) => void} [bench.check] - asserts the emulator is clean afterwards (default: no unknown route, nothing alive)
  * @param {ExternalFigure[]} [bench.peers] - other libraries' counts for the same workload, not measured here
- * @param {(emulator: object) => Promise<object[]>} [bench.measurePeers] - other libraries counted live here
+ * @param {(emulator: object) => Promise<object[]>} [bench.measurePeers] - other libraries counted live here (with --peers)
  * @param {(routes: string[]) => string} [bench.split] - a line that splits W's requests by kind
  * @param {string[]} [bench.notes] - why the count is above the minimum, one line per reason
  */
@@ -121,8 +121,9 @@ export async function benchProvider(bench) {
     const rows = phaseRows(counts, minimum);
     const total = rows.reduce((sum, row) => sum + row.requests, 0);
     const floor = minimumTotal(minimum);
-    const measured = bench.measurePeers ? await bench.measurePeers(emulator) : [];
-    const allPeers = [...measured, ...peers];
+    // With --peers, a library counted live here replaces its external figure.
+    const measured = bench.measurePeers && option("peers") ? await bench.measurePeers(emulator) : [];
+    const allPeers = [...measured, ...peers.filter((peer) => !measured.some((live) => live.short === peer.short))];
     printCounts({ title, phases, rows, total, floor, minimum, peers: allPeers, notes });
     if (bench.split) console.log(`${bench.split(PHASES.flatMap(({ key }) => phases[key]))}\n`);
     const result = {

@@ -20,7 +20,15 @@ import {
 import { benchProvider, checkExternalFigure } from "./workload.mjs";
 
 const folder = fileURLToPath(new URL(".", import.meta.url));
-const helpers = ["workload.mjs", "report.mjs", "large-file.mjs", "timing.mjs", "baseline.mjs", "wire-bytes.mjs"];
+const helpers = [
+  "workload.mjs",
+  "report.mjs",
+  "large-file.mjs",
+  "timing.mjs",
+  "baseline.mjs",
+  "wire-bytes.mjs",
+  "peers.mjs",
+];
 const providerScripts = readdirSync(folder).filter((file) => file.endsWith(".mjs") && !helpers.includes(file));
 
 const E2B_MINIMUM = {
