@@ -1,5 +1,6 @@
 // Round trips of the standard workload through DaytonaRuntime and the real Daytona SDK (the one its
 // loader finds first: @daytona/sdk), counted by the Daytona emulator from @sandport/testkit (see workload.mjs).
+import { computeSdkDaytona } from "./peers.mjs";
 import { benchProvider, loadBuilt } from "./workload.mjs";
 
 const { startDaytonaEmulator } = await loadBuilt("testkit", "emulators/daytona");
@@ -22,6 +23,7 @@ await benchProvider({
     read: [2, "one download per readFile (files/bulk-download takes a list, but the port reads one file a call)"],
     destroy: [1, "DELETE /api/sandbox/:id"],
   },
+  measurePeers: async (emulator) => [await computeSdkDaytona(emulator)],
   peers: [
     {
       name: "ComputeSDK 4.1.4 (@computesdk/daytona 1.7.32, which pins @daytonaio/sdk 0.192.0)",

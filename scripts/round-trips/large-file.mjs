@@ -20,7 +20,9 @@ export async function largeFile(adapter, runtime, wireBytes) {
     const value = await work();
     return { value, bytes: wireBytes() - before, ms: performance.now() - started };
   };
+  const reason = (error) => `${error?.code ?? error?.name}: ${String(error?.message).split("\n")[0].slice(0, 160)}`;
   let handle;
+  let answer;
   try {
     handle = await runtime.launch();
     const write = await measure(() => runtime.writeFiles(handle, [{ path: "large.bin", content }]));
@@ -29,15 +31,21 @@ export async function largeFile(adapter, runtime, wireBytes) {
     const line = (name, { bytes, ms }) =>
       `  ${name.padEnd(6)} ${mebibytes(bytes).padStart(10)} on the wire (${(bytes / size).toFixed(2)}× the file) in ${Math.round(ms)} ms`;
     console.log(
-      [`large file (${mebibytes(size)} of random bytes):`, line("write", write), line("read", read), ""].join("\n"),
+      [`large file (${mebibytes(size)} of random bytes):`, line("write", write), line("read", read)].join("\n"),
     );
-    return { adapter, size, write: { bytes: write.bytes, ms: write.ms }, read: { bytes: read.bytes, ms: read.ms } };
+    answer = { adapter, size, write: { bytes: write.bytes, ms: write.ms }, read: { bytes: read.bytes, ms: read.ms } };
   } catch (error) {
-    const reason = `${error?.code ?? error?.name}: ${String(error?.message).split("\n")[0].slice(0, 160)}`;
-    console.log(`large file (${mebibytes(size)}): not transferred, ${reason}\n`);
-    return { adapter, size, error: reason };
-  } finally {
-    // A failed transfer can leave the sandbox busy: a second destroy finishes what the first began.
-    if (handle) await runtime.destroy(handle).catch(() => runtime.destroy(handle));
+    console.log(`large file (${mebibytes(size)}): not transferred, ${reason(error)}`);
+    answer = { adapter, size, error: reason(error) };
   }
+  if (handle) {
+    // A failed transfer can leave the sandbox busy; a destroy that fails then is reported, not thrown,
+    // so the rest of the report still prints.
+    await runtime.destroy(handle).catch((error) => {
+      console.log(`  and its sandbox could not be destroyed: ${reason(error)}`);
+      answer.leftBehind = reason(error);
+    });
+  }
+  console.log("");
+  return answer;
 }

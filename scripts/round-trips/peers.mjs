@@ -1,8 +1,8 @@
 // Other libraries counted live (`--peers`): installed on demand into scripts/round-trips/peers/ (its own
 // package.json, not part of the pnpm workspace) with `npm install --prefix`, then driven through W
-// against the same emulator as the adapter. Only ComputeSDK's E2B provider can be pointed at an
-// emulator as it is published: its Daytona provider pins @daytonaio/sdk 0.192.0 and its Vercel
-// provider takes no base URL or fetch (see docs/benchmarks.md).
+// against the same emulator as the adapter. ComputeSDK's Vercel provider cannot be: it takes no base URL
+// or fetch, and the @vercel/sandbox it pins (1.10.2) creates with POST /v1/sandboxes, which the emulator
+// (speaking the /v3 API of the SDK the adapter uses) refuses; its figure stays an external one.
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -23,11 +23,16 @@ async function importPeer(name) {
 }
 
 /** A ComputeSDK sandbox shaped as the part of the runtime port W uses: one call of its API per port call. */
-function computeSdkPort(provider) {
+function computeSdkPort(provider, makesParents) {
   const quote = (word) => `'${word.replaceAll("'", "'\\''")}'`;
   return {
     launch: () => provider.sandbox.create(),
     writeFiles: async (sandbox, files) => {
+      // A provider whose write does not create parent directories needs them made first, once each.
+      if (!makesParents) {
+        const parents = new Set(files.map((file) => file.path.split("/").slice(0, -1).join("/")).filter(Boolean));
+        for (const parent of parents) await sandbox.filesystem.mkdir(parent);
+      }
       // ComputeSDK writes one file a call (no batch); W's files are independent.
       await Promise.all(files.map((file) => sandbox.filesystem.writeFile(file.path, file.content)));
     },
@@ -38,30 +43,78 @@ function computeSdkPort(provider) {
 }
 
 /**
- * ComputeSDK's E2B provider through W against the E2B emulator. It reaches the emulator only through
- * the e2b SDK's environment variables (its destroy connects with nothing but the API key), which this
- * script sets for itself; the adapter measured beside it takes its URLs as options and reads no env.
+ * Runs W through one ComputeSDK provider (`module`'s export `name`, made with `config`) against
+ * `emulator` and returns its count as a measured peer figure. `reach` points the provider's vendor SDK
+ * at the emulator (environment variables or the global fetch, the only ways its provider leaves open)
+ * and returns the function that undoes it.
  */
-export async function computeSdkE2B(emulator) {
-  const { e2b } = await importPeer("@computesdk/e2b");
-  const version = (name) =>
-    JSON.parse(execFileSync("npm", ["ls", "--prefix", folder, "--json", name], { encoding: "utf8" }));
-  process.env.E2B_API_URL = emulator.apiUrl;
-  process.env.E2B_SANDBOX_URL = emulator.sandboxUrl;
-  process.env.E2B_DOMAIN = emulator.domain;
+async function computeSdk(emulator, { module, name, config, reach, makesParents = true }) {
+  const provider = (await importPeer(module))[name](config);
+  const installed = JSON.parse(execFileSync("npm", ["ls", "--prefix", folder, "--json", module], { encoding: "utf8" }));
   const routes = () => emulator.requests.map((request) => request.route);
   const before = routes().length;
-  const { phases } = await runWorkload(computeSdkPort(e2b({ apiKey: emulator.apiKey })), routes);
-  const requests = routes().length - before;
-  const tree = version("@computesdk/e2b").dependencies?.["@computesdk/e2b"];
-  const counts = Object.entries(phases)
-    .map(([key, list]) => `${key} ${list.length}`)
-    .join(", ");
-  return {
-    name: `ComputeSDK (@computesdk/e2b ${tree?.version ?? "?"})`,
-    short: "ComputeSDK",
-    requests,
-    measured: true,
-    detail: `the same W through computesdk against this emulator: ${counts}`,
+  const alive = emulator.liveSandboxes().length;
+  const undo = reach();
+  try {
+    const { phases } = await runWorkload(computeSdkPort(provider, makesParents), routes);
+    // A destroy that does not wait leaves the sandbox going; the adapter's own check needs it gone.
+    await gone(() => emulator.liveSandboxes().length <= alive);
+    const counts = Object.entries(phases)
+      .map(([key, list]) => `${key} ${list.length}`)
+      .join(", ");
+    return {
+      name: `ComputeSDK (${module} ${installed.dependencies?.[module]?.version ?? "?"})`,
+      short: "ComputeSDK",
+      requests: routes().length - before,
+      measured: true,
+      detail: `the same W through computesdk against this emulator: ${counts}`,
+    };
+  } finally {
+    undo();
+  }
+}
+
+/** Waits until `done()` holds, checking every 20 ms, for at most 30 s. */
+async function gone(done) {
+  const until = Date.now() + 30_000;
+  while (!done()) {
+    if (Date.now() > until) throw new Error("the peer's sandbox was still alive 30 s after its destroy");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Sets environment variables for this process (the peer's vendor SDK reads them) until undone. */
+function withEnv(values) {
+  const saved = Object.fromEntries(Object.keys(values).map((key) => [key, process.env[key]]));
+  Object.assign(process.env, values);
+  return () => {
+    for (const [key, value] of Object.entries(saved))
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
   };
 }
+
+/**
+ * ComputeSDK's E2B provider: it reaches the emulator only through the e2b SDK's environment variables
+ * (its destroy connects with nothing but the API key). The adapter measured beside it takes its URLs as
+ * options and reads no environment.
+ */
+export const computeSdkE2B = (emulator) =>
+  computeSdk(emulator, {
+    module: "@computesdk/e2b",
+    name: "e2b",
+    config: { apiKey: emulator.apiKey },
+    reach: () =>
+      withEnv({ E2B_API_URL: emulator.apiUrl, E2B_SANDBOX_URL: emulator.sandboxUrl, E2B_DOMAIN: emulator.domain }),
+  });
+
+/** ComputeSDK's Daytona provider (it pins @daytonaio/sdk 0.192), through DAYTONA_API_URL and DAYTONA_TARGET. */
+export const computeSdkDaytona = (emulator) =>
+  computeSdk(emulator, {
+    module: "@computesdk/daytona",
+    name: "daytona",
+    config: { apiKey: emulator.apiKey },
+    // Its write is a shell command (`echo <base64> | base64 -d > path`), which makes no directory.
+    makesParents: false,
+    reach: () => withEnv({ DAYTONA_API_URL: emulator.apiUrl, DAYTONA_TARGET: emulator.target }),
+  });
