@@ -59,13 +59,16 @@ async function computeSdk(emulator, { module, name, config, reach, makesParents 
     const { phases } = await runWorkload(computeSdkPort(provider, makesParents), routes);
     // A destroy that does not wait leaves the sandbox going; the adapter's own check needs it gone.
     await gone(() => emulator.liveSandboxes().length <= alive);
+    const requests = routes().length - before;
+    const inPhases = Object.values(phases).reduce((sum, list) => sum + list.length, 0);
     const counts = Object.entries(phases)
       .map(([key, list]) => `${key} ${list.length}`)
+      .concat(requests > inPhases ? [`${requests - inPhases} more after its destroy returned`] : [])
       .join(", ");
     return {
       name: `ComputeSDK (${module} ${installed.dependencies?.[module]?.version ?? "?"})`,
       short: "ComputeSDK",
-      requests: routes().length - before,
+      requests,
       measured: true,
       detail: `the same W through computesdk against this emulator: ${counts}`,
     };

@@ -114,9 +114,11 @@ export function mebibytes(bytes) {
 
 /**
  * One row of the large-file table: the bytes on the wire per direction as a multiple of the file's
- * size, and the wall time of each.
+ * size, and the wall time of each; or, for a transfer that failed, its error's code (the report
+ * before the table gives the whole reason).
  */
-export function largeFileRow({ adapter, size, write, read }) {
+export function largeFileRow({ adapter, size, write, read, error }) {
+  if (error) return `| ${adapter} | ${mebibytes(size)} | not transferred (${error.split(":")[0]}) | — | — | — |`;
   const ratio = (bytes) => `${(bytes / size).toFixed(2)}×`;
   return `| ${adapter} | ${mebibytes(size)} | ${mebibytes(write.bytes)} (${ratio(write.bytes)}) | ${Math.round(write.ms)} ms | ${mebibytes(read.bytes)} (${ratio(read.bytes)}) | ${Math.round(read.ms)} ms |`;
 }

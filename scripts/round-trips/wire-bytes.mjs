@@ -7,7 +7,14 @@
 import { subscribe } from "node:diagnostics_channel";
 
 const sockets = [];
-subscribe("net.server.socket", ({ socket }) => sockets.push({ socket, port: socket.localPort }));
+let counting = false;
+
+/** Keeps every socket a server in this process accepts from now on (until the process ends). */
+export function countWireBytes() {
+  if (counting) return;
+  counting = true;
+  subscribe("net.server.socket", ({ socket }) => sockets.push({ socket, port: socket.localPort }));
+}
 
 /** Bytes read and written so far by the sockets servers here accepted, on `ports` only when given. */
 export function wireBytes(ports) {

@@ -9,7 +9,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { largeFile } from "./large-file.mjs";
 import { checkMinimum, foldRoutes, minimumTotal, PHASES, phaseRows, requestsRow, summaryLine } from "./report.mjs";
 import { timeAgainstBaseline } from "./timing.mjs";
-import { wireBytes } from "./wire-bytes.mjs";
+import { countWireBytes, wireBytes } from "./wire-bytes.mjs";
 
 const repository = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -112,6 +112,7 @@ export async function benchProvider(bench) {
   const { adapter, title, minimum, peers = [], notes = [] } = bench;
   for (const peer of peers) checkExternalFigure(peer);
   checkMinimum(minimum);
+  if (option("large")) countWireBytes();
   const emulator = await bench.start();
   try {
     const routes = () => (bench.routes ?? ((e) => e.requests.map((request) => request.route)))(emulator);

@@ -155,6 +155,12 @@ describe("the markdown rows of docs/benchmarks.md", () => {
       read: { bytes: size, ms: 999.6 },
     });
     assert.equal(row, "| E2B | 64.0 MiB | 96.0 MiB (1.50×) | 2000 ms | 64.0 MiB (1.00×) | 1000 ms |");
+    const failed = largeFileRow({
+      adapter: "K",
+      size,
+      error: "PROVIDER_UNAVAILABLE: the stream of process 1a2b broke",
+    });
+    assert.equal(failed, "| K | 64.0 MiB | not transferred (PROVIDER_UNAVAILABLE) | — | — | — |");
   });
 
   test("the timing row is the ratio of the medians, current over baseline", () => {
