@@ -102,7 +102,7 @@ export async function runWorkload(runtime, routes = () => []) {
  * @param {import("./report.mjs").PhaseMinimum} bench.minimum - the API's fewest requests per phase, each with why
  * @param {(emulator: object) => string[]} [bench.routes] - the emulator's requests as route names, in order
  * @param {(emulator: object) => number[]} [bench.wirePorts] - the ports whose bytes count (default: every server socket)
- * @param {(emulator: object) => void} [bench.check] - asserts the emulator is clean afterwards (default: no unknown route, nothing alive)
+ * @param {(emulator: object) => void | Promise<void>} [bench.check] - asserts the emulator is clean afterwards (default: no unknown route, nothing alive)
  * @param {ExternalFigure[]} [bench.peers] - other libraries' counts for the same workload, not measured here
  * @param {(emulator: object) => Promise<object[]>} [bench.measurePeers] - other libraries counted live here (with --peers)
  * @param {(routes: string[]) => string} [bench.split] - a line that splits W's requests by kind
