@@ -1,42 +1,41 @@
 // Round trips of the standard workload through DaytonaRuntime and the real Daytona SDK (the one its
 // loader finds first: @daytona/sdk), counted by the Daytona emulator from @sandport/testkit (see workload.mjs).
-import assert from "node:assert/strict";
-import { countRoundTrips, loadBuilt } from "./workload.mjs";
+import { computeSdkDaytona } from "./peers.mjs";
+import { benchProvider, loadBuilt } from "./workload.mjs";
 
-const { DaytonaRuntime } = await loadBuilt("daytona");
 const { startDaytonaEmulator } = await loadBuilt("testkit", "emulators/daytona");
 
-const emulator = await startDaytonaEmulator();
-try {
-  const runtime = new DaytonaRuntime({
-    apiKey: emulator.apiKey,
-    apiUrl: emulator.apiUrl,
-    target: emulator.target,
-    owner: "round-trip-count",
-  });
-  await countRoundTrips({
-    title: "DaytonaRuntime (real @daytona/sdk 0.216 against the Daytona emulator)",
-    runtime,
-    routes: () => emulator.requests.map((request) => request.route),
-    // Create (answered once started), one bulk upload, three executes, one bulk download of both files, delete.
-    apiMinimum: 7,
-    peers: [
-      {
-        name: "ComputeSDK 4.1.4 (@computesdk/daytona 1.7.32, which pins @daytonaio/sdk 0.192.0)",
-        requests: 29,
-        source:
-          "counted once, outside this repository, against a local fake of the Daytona API (pointed at it through DAYTONA_API_URL); every file operation is a command, a mkdir first",
-      },
-    ],
-    notes: [
-      "launch  +1  createFolder makes the workspace directory, so commands can run in it before any file is written",
-      "reads   +3  the port reads one file per call (a second download), and each read is preceded by a",
-      "            `realpath -m` command that refuses paths leaving the workspace through a symlink (commands ran)",
-      "destroy +2  GETs after the DELETE until the sandbox is gone (verified cleanup); the first one finds it destroying",
-    ],
-  });
-  assert.deepEqual(emulator.unknownRoutes, []);
-  assert.equal(emulator.liveSandboxes().length, 0);
-} finally {
-  await emulator.stop();
-}
+await benchProvider({
+  adapter: "Daytona",
+  title: "DaytonaRuntime (real @daytona/sdk 0.216 against the Daytona emulator)",
+  start: () => startDaytonaEmulator(),
+  runtime: async (load, emulator) =>
+    new (await load("daytona")).DaytonaRuntime({
+      apiKey: emulator.apiKey,
+      apiUrl: emulator.apiUrl,
+      target: emulator.target,
+      owner: "round-trip-count",
+    }),
+  minimum: {
+    launch: [1, "POST /api/sandbox answers once the sandbox is started"],
+    write: [1, "the toolbox's files/bulk-upload takes every file in one multipart body"],
+    exec: [3, "one process/execute per command: it answers with the output and the exit code"],
+    read: [2, "one download per readFile (files/bulk-download takes a list, but the port reads one file a call)"],
+    destroy: [1, "DELETE /api/sandbox/:id"],
+  },
+  measurePeers: async (emulator) => [await computeSdkDaytona(emulator)],
+  peers: [
+    {
+      name: "ComputeSDK 4.1.4 (@computesdk/daytona 1.7.32, which pins @daytonaio/sdk 0.192.0)",
+      short: "ComputeSDK",
+      requests: 29,
+      source:
+        "counted once, outside this repository, against a local fake of the Daytona API (pointed at it through DAYTONA_API_URL); every file operation is a command, a mkdir first",
+    },
+  ],
+  notes: [
+    "launch  +1  createFolder makes the workspace directory, so commands can run in it before any file is written",
+    "reads   +1 each  a `realpath -m` command refuses paths that leave the workspace through a symlink (commands ran)",
+    "destroy +2-3  GETs after the DELETE until the sandbox is gone (verified cleanup); the first ones find it destroying",
+  ],
+});

@@ -1,0 +1,95 @@
+// Round trips of the standard workload through KubernetesRuntime (agent-sandbox) on both data planes,
+// counted by the Kubernetes emulator from @sandport/testkit (see workload.mjs): the API server (claims,
+// watches, pod exec over WebSocket) and the sandbox-router (sandboxd's file REST API and gRPC process
+// service). The emulator's pods need their own /workspace: root, with bubblewrap or `unshare`.
+
+import { portOf } from "./wire-bytes.mjs";
+import { benchProvider, loadBuilt } from "./workload.mjs";
+
+const { startKubernetesEmulator, kubernetesEmulatorSkipReason } = await loadBuilt("testkit", "emulators/kubernetes");
+
+/** Both launches of a phase share a claim and a watch: the sandbox's name comes from the claim's status. */
+const LAUNCH = [
+  2,
+  "POST a SandboxClaim, then one watch until it is Ready and names its Sandbox (the pod the router routes to)",
+];
+const DESTROY = [1, "DELETE the SandboxClaim (its Sandbox and pod go with it)"];
+
+const planes = [
+  {
+    dataPlane: "sandboxd",
+    pool: "sandboxd-pool",
+    template: "sandboxd",
+    minimum: {
+      launch: LAUNCH,
+      write: [
+        20,
+        "sandboxd's file API is one PUT /v1/files/{path} per file (no batch; a tar through the process API would be 2)",
+      ],
+      exec: [3, "one ProcessService Start per command: its stream carries the process id, the output and the exit"],
+      read: [2, "one GET /v1/files/{path} per file"],
+      destroy: DESTROY,
+    },
+  },
+  {
+    dataPlane: "pod-exec",
+    pool: "plain-pool",
+    template: "plain",
+    minimum: {
+      launch: LAUNCH,
+      write: [1, "one pod exec whose stdin carries every file (an archive unpacked by one command)"],
+      exec: [3, "one pod exec WebSocket per command: its channels carry stdin, the output and the exit status"],
+      read: [2, "one pod exec (`cat`) per file: the port reads one file a call"],
+      destroy: DESTROY,
+    },
+  },
+];
+
+const skip = await kubernetesEmulatorSkipReason();
+if (skip) {
+  console.log(`KubernetesRuntime: not counted, the emulator cannot run here (${skip})\n`);
+} else {
+  for (const plane of planes) {
+    await benchProvider({
+      adapter: `Kubernetes (agent-sandbox, ${plane.dataPlane})`,
+      title: `KubernetesRuntime over ${plane.dataPlane} (against the Kubernetes emulator)`,
+      // Two warm sandboxes, so a launch right after a destroy still finds one Ready.
+      start: () =>
+        startKubernetesEmulator({ warmPools: [{ name: plane.pool, template: plane.template, replicas: 2 }] }),
+      runtime: async (load, emulator) =>
+        new (await load("kubernetes")).KubernetesRuntime({
+          cluster: { server: emulator.apiServerUrl, token: emulator.token },
+          namespace: emulator.namespace,
+          warmPool: plane.pool,
+          dataPlane: plane.dataPlane,
+          routerUrl: emulator.routerUrl,
+          owner: "round-trip-count",
+        }),
+      minimum: plane.minimum,
+      notes: [
+        "launch  +2  a GET of the claim before its watch (the watch starts from its resourceVersion), and a GET",
+        "            of the Sandbox for its pod's name" +
+          (plane.dataPlane === "pod-exec"
+            ? "; over pod exec also a GET of the pod and an exec making the workspace"
+            : ""),
+        ...(plane.dataPlane === "pod-exec" ? ["write   +19 one exec per file (no archive through stdin)"] : []),
+        "reads   +1 each  a `realpath -m` command refuses paths that leave the workspace through a symlink",
+        "destroy +2-3  GETs after the DELETE until the claim is gone (verified cleanup; it goes with its pod)",
+      ],
+      routes: (emulator) =>
+        emulator.requests.map((request) =>
+          request.route.replace(/\/apis?\/([a-z0-9.-]+\/)?v1(beta1)?\/namespaces\/:namespace/, "…"),
+        ),
+      // The router's front forwards each connection to an internal server: count its public port only.
+      wirePorts: (emulator) => [portOf(emulator.apiServerUrl), portOf(emulator.routerUrl)],
+      check: async (emulator) => {
+        await emulator.settle();
+        const claimed = emulator
+          .liveSandboxes()
+          .filter((sandbox) => !("agents.x-k8s.io/warm-pool-sandbox" in sandbox.metadata));
+        if (emulator.unknownRoutes.length > 0 || claimed.length > 0)
+          throw new Error(`left behind: ${JSON.stringify({ unknown: emulator.unknownRoutes, claimed })}`);
+      },
+    });
+  }
+}
