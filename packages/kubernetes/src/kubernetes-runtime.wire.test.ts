@@ -1,5 +1,6 @@
 // KubernetesRuntime end to end against the cluster emulator, over both data planes.
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { describe, test } from "node:test";
 import { emulated, kubernetesSkip } from "../test/emulated.js";
 
@@ -36,6 +37,20 @@ describe("KubernetesRuntime end to end", { skip: kubernetesSkip }, async () => {
         await runtime.destroy(handle);
         assert.equal(await runtime.getById(handle.id), undefined);
         assert.deepEqual(await runtime.settle(), []);
+      });
+
+      test("a file larger than a WebSocket message the API server takes (64 MiB) is written whole", async () => {
+        const handle = await runtime.launch();
+        try {
+          const content = new Uint8Array(65 * 1024 * 1024 + 3);
+          for (let index = 0; index < content.length; index += 4093) content[index] = index % 251;
+          await runtime.writeFiles(handle, [{ path: "big.dat", content }]);
+          const digest = createHash("sha256").update(content).digest("hex");
+          const result = await runtime.exec(handle, { shell: "wc -c < big.dat; sha256sum big.dat" });
+          assert.equal(result.stdout, `${content.length}\n${digest}  big.dat\n`);
+        } finally {
+          await runtime.destroy(handle);
+        }
       });
     });
   }

@@ -15,6 +15,8 @@ const STATUS = 3;
 const RESIZE = 4;
 /** v5's close message: channel 255, then the channel to close. */
 const CLOSE = 255;
+/** The most stdin bytes one message carries (kubectl reads and sends 32 KiB at a time). */
+const STDIN_MESSAGE_BYTES = 64 * 1024;
 
 /**
  * The pod `exec` subresource as a data plane, for templates without
@@ -96,10 +98,14 @@ export function podExecPlane(api: KubeApi, container: string | undefined, reques
         ended,
         write: async (data) => {
           if (status) throw sandboxNotFound(PROVIDER, pod, "write");
-          const message = new Uint8Array(data.byteLength + 1);
-          message[0] = STDIN;
-          message.set(data, 1);
-          socket.send(message);
+          // In messages of at most STDIN_MESSAGE_BYTES, as kubectl sends what it reads: servers bound a message's size.
+          for (let start = 0; start < data.byteLength || start === 0; start += STDIN_MESSAGE_BYTES) {
+            const part = data.subarray(start, start + STDIN_MESSAGE_BYTES);
+            const message = new Uint8Array(part.byteLength + 1);
+            message[0] = STDIN;
+            message.set(part, 1);
+            socket.send(message);
+          }
         },
         resize: async (size) => {
           if (status) throw sandboxNotFound(PROVIDER, pod, "resize");

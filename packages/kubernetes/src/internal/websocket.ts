@@ -109,6 +109,11 @@ export function openWebSocket(request: WebSocketRequest): Promise<ClientWebSocke
 
 function frames(socket: Duplex, head: Buffer, protocol: string): ClientWebSocket {
   let buffered = head;
+  // Chunks received while a frame is still incomplete, joined only once it can be: a large frame is copied once.
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  /** The size of the incomplete frame at the start of `buffered`, once its header is in (0: unknown). */
+  let needed = 0;
   let fragments: Buffer[] = [];
   let closed = false;
   let handlers: WebSocketHandlers | undefined;
@@ -161,7 +166,10 @@ function frames(socket: Duplex, head: Buffer, protocol: string): ClientWebSocket
       const masked = (second & 0x80) !== 0;
       const maskOffset = offset;
       if (masked) offset += 4;
-      if (buffered.byteLength < offset + length) return;
+      if (buffered.byteLength < offset + length) {
+        needed = offset + length;
+        return;
+      }
       const payload = Buffer.from(buffered.subarray(offset, offset + length));
       if (masked) {
         for (let index = 0; index < payload.byteLength; index++) {
@@ -190,7 +198,15 @@ function frames(socket: Duplex, head: Buffer, protocol: string): ClientWebSocket
     }
   };
   socket.on("data", (chunk: Buffer) => {
-    buffered = buffered.byteLength === 0 ? chunk : Buffer.concat([buffered, chunk]);
+    if (buffered.byteLength + pendingBytes + chunk.byteLength < needed) {
+      pending.push(chunk);
+      pendingBytes += chunk.byteLength;
+      return;
+    }
+    buffered = buffered.byteLength === 0 && pending.length === 0 ? chunk : Buffer.concat([buffered, ...pending, chunk]);
+    pending = [];
+    pendingBytes = 0;
+    needed = 0;
     parse();
   });
   socket.on("error", (error) => socketEnded(error));

@@ -57,6 +57,11 @@ export class WebSocketConnection {
   #sent = 0;
   #closing = false;
   #buffer: Buffer = Buffer.alloc(0);
+  /** Chunks received while a frame is still incomplete, joined only once it can be: a large frame is copied once. */
+  #pending: Buffer[] = [];
+  #pendingBytes = 0;
+  /** The size of the incomplete frame at the start of the buffer, once its header is in (0: unknown). */
+  #needed = 0;
   /** The fragments of a client message still being received, with its opcode. */
   #fragments: { opcode: number; parts: Buffer[]; size: number } | undefined;
   /** False once the client's close frame arrived or the connection was failed: later bytes are ignored. */
@@ -160,11 +165,25 @@ export class WebSocketConnection {
   }
 
   #receive(chunk: Buffer): void {
-    this.#buffer = this.#buffer.length === 0 ? chunk : Buffer.concat([this.#buffer, chunk]);
+    if (this.#buffer.length + this.#pendingBytes + chunk.length < this.#needed) {
+      this.#pending.push(chunk);
+      this.#pendingBytes += chunk.length;
+      return;
+    }
+    this.#buffer =
+      this.#buffer.length === 0 && this.#pending.length === 0
+        ? chunk
+        : Buffer.concat([this.#buffer, ...this.#pending, chunk]);
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    this.#needed = 0;
     for (;;) {
       if (!this.#receiving) return;
       const frame = decodeFrame(this.#buffer, this.#maxMessageBytes);
-      if (frame === undefined) return;
+      if (frame === undefined) {
+        this.#needed = frameSize(this.#buffer) ?? 0;
+        return;
+      }
       if (frame === "too-large") {
         this.#fail(1009);
         return;
@@ -279,6 +298,16 @@ interface DecodedFrame {
 }
 
 /** The first complete client frame in `buffer`, `undefined` when more bytes are needed. */
+/** The whole size of the frame starting `buffer`, once its header is there. */
+function frameSize(buffer: Buffer): number | undefined {
+  if (buffer.length < 2) return undefined;
+  const masked = (buffer[1]! & 0x80) !== 0 ? 4 : 0;
+  const length = buffer[1]! & 0x7f;
+  if (length < 126) return 2 + masked + length;
+  if (length === 126) return buffer.length < 4 ? undefined : 4 + masked + buffer.readUInt16BE(2);
+  return buffer.length < 10 ? undefined : 10 + masked + Number(buffer.readBigUInt64BE(2));
+}
+
 function decodeFrame(buffer: Buffer, maxBytes: number): DecodedFrame | "too-large" | undefined {
   if (buffer.length < 2) return undefined;
   const final = (buffer[0]! & 0x80) !== 0;
