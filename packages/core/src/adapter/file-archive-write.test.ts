@@ -1,0 +1,143 @@
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, test } from "node:test";
+import { SandportError } from "../errors/sandport-error.js";
+import { FakeContext } from "./fake-context.js";
+import { sendsAsArchive } from "./file-archive-write.js";
+import { guardedFiles } from "./guarded-files.js";
+import type { WorkspaceRunner } from "./guarded-path.js";
+
+const scratch = mkdtempSync(join(tmpdir(), "sandport-archive-write-"));
+after(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** A guard runner that finds every path inside (`/work/<path>`) except those under `link`; records each script. */
+function guard(scripts: string[]): WorkspaceRunner<FakeContext, { id: string }> {
+  return async (_context, script) => {
+    scripts.push(script);
+    const targets = script.replace(/^realpath -m -- \. /, "").split(" ");
+    const resolved = targets.map((target) => (target.startsWith("link") ? "/etc" : `/work/${target}`));
+    return { exitCode: 0, stdout: ["/work", ...resolved].join("\n"), stderr: "" };
+  };
+}
+
+/** Files written by a recipe whose archive runs for real with /bin/sh, the fake's workspace mapped to `local`. */
+function recipe(local: string, calls: { perFile: string[][]; archives: number; scripts: string[] }) {
+  return guardedFiles<FakeContext, { id: string }>({
+    inWorkspace: guard(calls.scripts),
+    writtenMode: 0o644,
+    write: async (_context, { files }) => {
+      calls.perFile.push(files.map((file) => file.path));
+    },
+    read: async () => new Uint8Array(0),
+    archive: {
+      minFiles: 3,
+      maxBytes: 64 * 1024,
+      run: async (_context, script, stdin) => {
+        calls.archives += 1;
+        const run = spawnSync("/bin/sh", ["-c", script.replace("w=/work\n", `w=${local}\n`)], { input: stdin });
+        return { exitCode: run.status, stdout: run.stdout.toString(), stderr: run.stderr.toString() };
+      },
+    },
+  });
+}
+
+describe("guardedFiles with an archive", () => {
+  test("from minFiles up the files go as one archive, with their modes and no chmod after; fewer go per file", async () => {
+    const context = new FakeContext();
+    context.add("a");
+    const local = join(scratch, "one");
+    const calls = { perFile: [] as string[][], archives: 0, scripts: [] as string[] };
+    const { writeFiles } = recipe(local, calls);
+    await writeFiles(context, { id: "a" }, [
+      { path: "x.sh", content: "#!/bin/sh\n", mode: 0o755 },
+      { path: "d/y.bin", content: Uint8Array.from([0, 255, 10]) },
+      { path: "/work/d/e/z.txt", content: "z", mode: 0o600 },
+    ]);
+    assert.equal(calls.archives, 1);
+    assert.deepEqual(calls.perFile, []);
+    assert.equal(calls.scripts.length, 1, "the guard ran, and no chmod");
+    assert.match(calls.scripts[0] as string, /^realpath -m -- \. x\.sh d\/y\.bin d\/e\/z\.txt$/);
+    assert.equal(statSync(join(local, "x.sh")).mode & 0o777, 0o755);
+    assert.equal(statSync(join(local, "d/e/z.txt")).mode & 0o777, 0o600);
+    assert.deepEqual([...readFileSync(join(local, "d/y.bin"))], [0, 255, 10]);
+
+    await writeFiles(context, { id: "a" }, [
+      { path: "p.txt", content: "p" },
+      { path: "q.sh", content: "q", mode: 0o755 },
+    ]);
+    assert.equal(calls.archives, 1);
+    assert.deepEqual(calls.perFile, [["p.txt", "q.sh"]]);
+    assert.match(calls.scripts.at(-1) as string, /^chmod 0755 -- q\.sh$/);
+  });
+
+  test("a batch past maxBytes goes per file; an escaping or invalid batch is refused before any run", async () => {
+    const context = new FakeContext();
+    context.add("a");
+    const calls = { perFile: [] as string[][], archives: 0, scripts: [] as string[] };
+    const { writeFiles } = recipe(join(scratch, "two"), calls);
+    const big = new Uint8Array(30 * 1024);
+    await writeFiles(context, { id: "a" }, [
+      { path: "1", content: big },
+      { path: "2", content: big },
+      { path: "3", content: big },
+    ]);
+    assert.deepEqual([calls.archives, calls.perFile.length], [0, 1]);
+    for (const files of [
+      [
+        { path: "a", content: "" },
+        { path: "link/out", content: "" },
+        { path: "b", content: "" },
+      ],
+      [
+        { path: "a", content: "" },
+        { path: "../out", content: "" },
+        { path: "b", content: "" },
+      ],
+      [
+        { path: "a", content: "" },
+        { path: "a", content: "" },
+        { path: "b", content: "" },
+      ],
+    ]) {
+      const refused = await writeFiles(context, { id: "a" }, files).catch((error: unknown) => error);
+      assert.ok(SandportError.hasCode(refused, "INVALID_REQUEST"), String(refused));
+    }
+    assert.equal(calls.archives, 0);
+  });
+
+  test("a failing script is UNEXPECTED with its message", async () => {
+    const context = new FakeContext();
+    context.add("a");
+    const local = join(scratch, "three");
+    const calls = { perFile: [] as string[][], archives: 0, scripts: [] as string[] };
+    const { writeFiles } = recipe(local, calls);
+    await writeFiles(context, { id: "a" }, [
+      { path: "taken/x", content: "" },
+      { path: "b", content: "" },
+      { path: "c", content: "" },
+    ]);
+    const failed = await writeFiles(context, { id: "a" }, [
+      { path: "taken", content: "" },
+      { path: "b", content: "" },
+      { path: "c", content: "" },
+    ]).catch((error: unknown) => error);
+    assert.ok(SandportError.hasCode(failed, "UNEXPECTED"));
+    assert.match(
+      (failed as Error).message,
+      /fake could not write the files in sandbox a: sandport files: taken is a directory/,
+    );
+  });
+
+  test("sendsAsArchive bounds the archive from the raw input", () => {
+    const files = (count: number, content: string) =>
+      Array.from({ length: count }, (_, i) => ({ path: `f${i}`, content }));
+    assert.equal(sendsAsArchive(files(2, "x"), { minFiles: 3 }), false);
+    assert.equal(sendsAsArchive(files(3, "x"), { minFiles: 3 }), true);
+    assert.equal(sendsAsArchive(files(3, "x".repeat(1000)), { minFiles: 3, maxBytes: 3000 }), false);
+    assert.equal(sendsAsArchive(files(3, "x".repeat(100)), { minFiles: 3, maxBytes: 3000 }), true);
+    assert.equal(sendsAsArchive("nope" as never, { minFiles: 1 }), false);
+  });
+});

@@ -1,0 +1,84 @@
+import { SandportError } from "../errors/sandport-error.js";
+import type { FileInput } from "../port/file-input.js";
+import { encodeFileArchive, fileArchiveScript } from "../shell/file-archive.js";
+import type { FileContext, GuardedWrite, GuardSite } from "./guarded-path.js";
+
+/**
+ * How an adapter whose file API takes one file per request sends many files
+ * in one command instead: an archive (`encodeFileArchive`) on the stdin of
+ * `fileArchiveScript`, which writes each file whole (temporary name, mode,
+ * rename). Used from `minFiles` files up, while the archive fits `maxBytes`.
+ */
+export interface FileArchiveWrite<Context, Instance> {
+  /** Fewest files of one `writeFiles` sent as one archive; fewer go through the recipe's per-file `write`. */
+  readonly minFiles: number;
+  /** Largest archive sent in one command (what the provider's stdin takes); a larger batch is written per file. */
+  readonly maxBytes?: number;
+  /**
+   * Runs `script` (POSIX `sh`; it enters the workspace itself, so it may
+   * start anywhere) with `stdin` as its standard input, to completion,
+   * resolving with its exit code and output. Rejections pass through.
+   */
+  run(
+    context: Context,
+    script: string,
+    stdin: Uint8Array,
+    site: GuardSite<Instance>,
+  ): Promise<{ readonly exitCode: number | null; readonly stdout: string; readonly stderr: string }>;
+}
+
+/** Bytes of an archive's framing beyond its contents and manifest lines: the header and the manifest's padding. */
+const FRAME_BYTES = 64 + 512;
+/** A manifest line's bytes beyond its path: mode, offset, length, spaces, newline. */
+const LINE_BYTES = 48;
+/** A `\0ooo` escape per UTF-8 byte, up to 3 bytes per UTF-16 unit. */
+const PATH_BYTES_PER_UNIT = 15;
+/** Alignment padding before a content of 4 KiB or more, at most. */
+const ALIGN_BYTES = 511;
+
+/**
+ * Whether `files` (the caller's input, not yet validated) go as one archive:
+ * at least `minFiles` of them, and an upper bound of their archive's size
+ * within `maxBytes`. Input the validation will refuse counts as nothing: it
+ * never reaches a write.
+ */
+export function sendsAsArchive(
+  files: readonly FileInput[],
+  rule: Pick<FileArchiveWrite<never, never>, "minFiles" | "maxBytes">,
+): boolean {
+  if (!Array.isArray(files) || files.length < rule.minFiles) return false;
+  if (rule.maxBytes === undefined) return true;
+  let bound = FRAME_BYTES;
+  for (const file of files as readonly Partial<FileInput>[]) {
+    const content = file?.content;
+    const bytes =
+      typeof content === "string" ? Buffer.byteLength(content) : content instanceof Uint8Array ? content.byteLength : 0;
+    const path = typeof file?.path === "string" ? file.path.length : 0;
+    bound += bytes + LINE_BYTES + PATH_BYTES_PER_UNIT * path + (bytes >= 4096 ? ALIGN_BYTES : 0);
+    if (bound > rule.maxBytes) return false;
+  }
+  return true;
+}
+
+/**
+ * Writes the validated, guarded files of `target` as one archive through
+ * `rule.run`; a script that fails is `UNEXPECTED` with its message (files
+ * before the one that failed may be written, as with per-file writes).
+ */
+export async function writeFileArchive<Context extends FileContext<Instance>, Instance>(
+  context: Context,
+  target: GuardedWrite<Instance>,
+  rule: FileArchiveWrite<Context, Instance>,
+): Promise<void> {
+  const { files, ...site } = target;
+  const script = fileArchiveScript(context.options.workspaceRoot);
+  const result = await rule.run(context, script, encodeFileArchive(files), site);
+  if (result.exitCode === 0) return;
+  throw new SandportError({
+    code: "UNEXPECTED",
+    provider: context.provider,
+    retryable: false,
+    message: `${context.provider} could not write the files in sandbox ${site.sandboxId}: ${result.stderr.trim() || `exit ${result.exitCode}`}`,
+    details: { sandboxId: site.sandboxId, exitCode: result.exitCode, files: files.length },
+  });
+}

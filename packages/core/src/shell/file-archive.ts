@@ -1,0 +1,153 @@
+import { quoteShellArg } from "./quote.js";
+
+/** One file of a {@link encodeFileArchive} archive: a workspace-relative path, its mode and its bytes. */
+export interface ArchiveFile {
+  /** Workspace-relative path (validated: no `..`, no NUL, no leading `/`). */
+  readonly path: string;
+  /** POSIX permission bits, given exactly. */
+  readonly mode: number;
+  readonly content: Uint8Array;
+}
+
+/** First word of an archive's header line. */
+const MAGIC = "sandport-files";
+/** The format's version, the header's second word. */
+const VERSION = 1;
+/** Content of at least this size starts on a {@link BLOCK_BYTES} boundary, so most of it is copied in whole blocks. */
+const ALIGN_FROM_BYTES = 4096;
+/** Bytes of the header line, its newline included (padded with spaces). */
+const HEADER_BYTES = 64;
+/** The unpack script's block size for `dd`: whole blocks on a boundary, single bytes elsewhere. */
+const BLOCK_BYTES = 512;
+/** Path bytes written as themselves in a manifest line; every other byte is a `\0ooo` escape for `printf %b`. */
+const PLAIN_BYTE = /^[A-Za-z0-9._/-]$/;
+
+/**
+ * Packs files into one self-describing archive for {@link fileArchiveScript}:
+ *
+ * - a header line `sandport-files 1 <files> <manifest bytes> <archive bytes>`,
+ *   padded with spaces to 64 bytes;
+ * - a manifest, one line per file: `<mode, octal> <offset> <length> <path>`,
+ *   the offset counted from the end of the manifest, the path's bytes outside
+ *   `[A-Za-z0-9._/-]` written as `\0ooo` escapes (so a line holds no space,
+ *   newline or backslash of the path's own, and any byte survives), then
+ *   newlines up to a 512-byte boundary (counted in the manifest's bytes);
+ * - the contents, back to back; one of 4 KiB or more starts on a 512-byte
+ *   boundary (zero padding before it), so `dd` copies most of it in blocks.
+ *
+ * Any bytes are carried exactly, NUL and invalid UTF-8 included.
+ */
+export function encodeFileArchive(files: readonly ArchiveFile[]): Uint8Array {
+  let dataBytes = 0;
+  const lines: string[] = [];
+  const offsets: number[] = [];
+  for (const file of files) {
+    // The data starts on a block boundary (the manifest is padded to one), so a relative boundary is an absolute one.
+    if (file.content.byteLength >= ALIGN_FROM_BYTES) dataBytes += padding(dataBytes);
+    lines.push(`${file.mode.toString(8)} ${dataBytes} ${file.content.byteLength} ${escapePath(file.path)}\n`);
+    offsets.push(dataBytes);
+    dataBytes += file.content.byteLength;
+  }
+  const manifest = lines.join("");
+  // The header line has a fixed width and the manifest is padded with newlines (after its last line: never read).
+  const manifestBytes = manifest.length + padding(HEADER_BYTES + manifest.length);
+  const total = HEADER_BYTES + manifestBytes + dataBytes;
+  const header = `${MAGIC} ${VERSION} ${files.length} ${manifestBytes} ${total}`.padEnd(HEADER_BYTES - 1, " ");
+  const archive = new Uint8Array(total);
+  archive.set(Buffer.from(`${header}\n${manifest.padEnd(manifestBytes, "\n")}`, "latin1"), 0);
+  files.forEach((file, index) => {
+    archive.set(file.content, HEADER_BYTES + manifestBytes + (offsets[index] as number));
+  });
+  return archive;
+}
+
+/** Zero bytes needed before content at archive `position` to reach a block boundary. */
+function padding(position: number): number {
+  return (BLOCK_BYTES - (position % BLOCK_BYTES)) % BLOCK_BYTES;
+}
+
+/** The path's UTF-8 bytes, each one outside {@link PLAIN_BYTE} as `\0ooo` (`printf %b` reads it back). */
+function escapePath(path: string): string {
+  let escaped = "";
+  for (const byte of Buffer.from(path, "utf8")) {
+    const character = String.fromCharCode(byte);
+    escaped += PLAIN_BYTE.test(character) ? character : `\\0${byte.toString(8).padStart(3, "0")}`;
+  }
+  return escaped;
+}
+
+/**
+ * The POSIX `sh` script that unpacks an {@link encodeFileArchive} archive read
+ * from its stdin into `workspaceRoot` (made first if missing; the script can
+ * start anywhere). The archive is copied to a `mktemp` file and its size
+ * checked before any file is written (a cut stream writes nothing); then,
+ * for each file in order: its parent directories made, its bytes copied
+ * with `dd` into a temporary name beside it, its mode set with `chmod`,
+ * and the temporary renamed over the path (`mv -f`), so a file appears whole.
+ * A path whose final component is a symlink is written where the link
+ * points (`realpath -m`), as a file API that follows symlinks would; a path
+ * that is a directory is refused. The first failure stops the script with a
+ * non-zero exit and a message on stderr; files before it stay written.
+ *
+ * Needs: `sh`, `cat`, `wc`, `dd`, `mkdir`, `chmod`, `mv`, `rm`, `mktemp`
+ * (GNU coreutils or BusyBox), and `realpath -m` only for a final symlink.
+ * The caller has checked every path (inside the workspace, no symlinked
+ * parent leading out) before sending it.
+ */
+export function fileArchiveScript(workspaceRoot: string): string {
+  return `${UNPACK_PRELUDE}w=${quoteShellArg(workspaceRoot)}\n${UNPACK_BODY}`;
+}
+
+const UNPACK_PRELUDE = "set -u\n";
+
+const UNPACK_BODY = String.raw`fail() { printf 'sandport files: %s\n' "$*" >&2; exit 1; }
+mkdir -p -- "$w" && cd -- "$w" || fail "cannot enter the workspace $w"
+a=$(mktemp) || fail "mktemp failed"
+trap 'rm -f -- "$a"' EXIT
+trap 'exit 1' HUP INT TERM
+cat > "$a" || fail "cannot store the archive in $a"
+exec 3< "$a"
+IFS= read -r h <&3 || fail "no archive on stdin"
+set -f
+set -- $h
+set +f
+[ "$#" -eq 5 ] && [ "$1" = ${MAGIC} ] && [ "$2" = ${VERSION} ] || fail "stdin is not a version ${VERSION} archive"
+n=$3
+b=$((${"$"}{#h} + 1 + $4))
+[ "$(($(wc -c < "$a")))" -eq "$5" ] || fail "the archive arrived incomplete"
+# dd with its stdout on fd 4; its own report is dropped unless it failed.
+piece() {
+  r=$(dd if="$a" bs="$1" skip="$2" count="$3" 2>&1 >&4) || { printf '%s\n' "$r" >&2; return 1; }
+}
+# Copies $2 bytes at archive offset $1 to fd 4: single bytes up to a ${BLOCK_BYTES}-byte boundary, whole blocks, single bytes.
+copy() {
+  o=$1 l=$2
+  k=$(((${BLOCK_BYTES} - o % ${BLOCK_BYTES}) % ${BLOCK_BYTES}))
+  [ "$k" -le "$l" ] || k=$l
+  [ "$k" -eq 0 ] || piece 1 "$o" "$k" || return 1
+  o=$((o + k)) l=$((l - k))
+  c=$((l / ${BLOCK_BYTES}))
+  [ "$c" -eq 0 ] || piece ${BLOCK_BYTES} "$((o / ${BLOCK_BYTES}))" "$c" || return 1
+  o=$((o + c * ${BLOCK_BYTES})) l=$((l - c * ${BLOCK_BYTES}))
+  [ "$l" -eq 0 ] || piece 1 "$o" "$l"
+}
+i=0
+while [ "$i" -lt "$n" ]; do
+  IFS=' ' read -r m o l e <&3 || fail "the manifest ends early"
+  case $e in *\\*) p=$(printf '%b.' "$e") && p=${"$"}{p%.};; *) p=$e;; esac
+  case $p in */*) d=${"$"}{p%/*};; *) d=.;; esac
+  [ -d "$d" ] || mkdir -p -- "$d" || fail "cannot make the directory of $p"
+  if [ -L "$p" ]; then
+    p=$(realpath -m -- "$p" && echo .) && p=${"$"}{p%?.} || fail "cannot resolve the symlink $p"
+    d=${"$"}{p%/*}
+    d=${"$"}{d:-/}
+  fi
+  [ ! -d "$p" ] || fail "$p is a directory"
+  t=$d/.sandport-$$-$i.tmp
+  if ! { copy "$((b + o))" "$l" 4> "$t" && chmod "$m" -- "$t" && mv -f -- "$t" "$p"; }; then
+    rm -f -- "$t"
+    fail "cannot write $p"
+  fi
+  i=$((i + 1))
+done
+`;
