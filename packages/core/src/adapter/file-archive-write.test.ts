@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { SandportError } from "../errors/sandport-error.js";
+import { encodeFileArchive } from "../shell/file-archive.js";
 import { FakeContext } from "./fake-context.js";
 import { sendsAsArchive } from "./file-archive-write.js";
 import { guardedFiles } from "./guarded-files.js";
@@ -12,6 +13,9 @@ import type { WorkspaceRunner } from "./guarded-path.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "sandport-archive-write-"));
 after(() => rmSync(scratch, { recursive: true, force: true }));
+
+const bytes = (content: string | Uint8Array) =>
+  typeof content === "string" ? new TextEncoder().encode(content) : content;
 
 /** A guard runner that finds every path inside (`/work/<path>`) except those under `link`; records each script. */
 function guard(scripts: string[]): WorkspaceRunner<FakeContext, { id: string }> {
@@ -33,8 +37,7 @@ function recipe(local: string, calls: { perFile: string[][]; archives: number; s
     },
     read: async () => new Uint8Array(0),
     archive: {
-      minFiles: 3,
-      maxBytes: 64 * 1024,
+      use: (files, bytes) => files >= 3 && bytes <= 64 * 1024,
       run: async (_context, script, stdin) => {
         calls.archives += 1;
         const run = spawnSync("/bin/sh", ["-c", script.replace("w=/work\n", `w=${local}\n`)], { input: stdin });
@@ -45,7 +48,7 @@ function recipe(local: string, calls: { perFile: string[][]; archives: number; s
 }
 
 describe("guardedFiles with an archive", () => {
-  test("from minFiles up the files go as one archive, with their modes and no chmod after; fewer go per file", async () => {
+  test("a batch use picks goes as one archive, with its modes and no chmod after; another goes per file", async () => {
     const context = new FakeContext();
     context.add("a");
     const local = join(scratch, "one");
@@ -73,7 +76,7 @@ describe("guardedFiles with an archive", () => {
     assert.match(calls.scripts.at(-1) as string, /^chmod 0755 -- q\.sh$/);
   });
 
-  test("a batch past maxBytes goes per file; an escaping or invalid batch is refused before any run", async () => {
+  test("a batch use refuses (too large) goes per file; an escaping or invalid batch is refused before any run", async () => {
     const context = new FakeContext();
     context.add("a");
     const calls = { perFile: [] as string[][], archives: 0, scripts: [] as string[] };
@@ -131,13 +134,28 @@ describe("guardedFiles with an archive", () => {
     );
   });
 
-  test("sendsAsArchive bounds the archive from the raw input", () => {
-    const files = (count: number, content: string) =>
-      Array.from({ length: count }, (_, i) => ({ path: `f${i}`, content }));
-    assert.equal(sendsAsArchive(files(2, "x"), { minFiles: 3 }), false);
-    assert.equal(sendsAsArchive(files(3, "x"), { minFiles: 3 }), true);
-    assert.equal(sendsAsArchive(files(3, "x".repeat(1000)), { minFiles: 3, maxBytes: 3000 }), false);
-    assert.equal(sendsAsArchive(files(3, "x".repeat(100)), { minFiles: 3, maxBytes: 3000 }), true);
-    assert.equal(sendsAsArchive("nope" as never, { minFiles: 1 }), false);
+  test("sendsAsArchive asks use with the count and a bound of the archive that holds", () => {
+    const asked: [number, number][] = [];
+    const rule = {
+      use: (files: number, bytes: number) => {
+        asked.push([files, bytes]);
+        return true;
+      },
+    };
+    const files = [
+      { path: "f0", content: "x".repeat(1000) },
+      { path: "ü/é", content: new Uint8Array(5000), mode: 0o755 },
+    ];
+    assert.equal(sendsAsArchive(files, rule), true);
+    const [count, bound] = asked[0] as [number, number];
+    assert.equal(count, 2);
+    const exact = encodeFileArchive(
+      files.map((file) => ({ path: file.path, mode: 0o644, content: bytes(file.content) })),
+    );
+    assert.ok(bound >= exact.byteLength, `${bound} bounds ${exact.byteLength}`);
+    assert.ok(bound < exact.byteLength + 2048, "and stays close");
+    assert.equal(sendsAsArchive([], rule), false);
+    assert.equal(sendsAsArchive("nope" as never, rule), false);
+    assert.equal(asked.length, 1);
   });
 });

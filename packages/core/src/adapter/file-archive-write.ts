@@ -7,13 +7,15 @@ import type { FileContext, GuardedWrite, GuardSite } from "./guarded-path.js";
  * How an adapter whose file API takes one file per request sends many files
  * in one command instead: an archive (`encodeFileArchive`) on the stdin of
  * `fileArchiveScript`, which writes each file whole (temporary name, mode,
- * rename). Used from `minFiles` files up, while the archive fits `maxBytes`.
+ * rename). Used for the batches `use` picks.
  */
 export interface FileArchiveWrite<Context, Instance> {
-  /** Fewest files of one `writeFiles` sent as one archive; fewer go through the recipe's per-file `write`. */
-  readonly minFiles: number;
-  /** Largest archive sent in one command (what the provider's stdin takes); a larger batch is written per file. */
-  readonly maxBytes?: number;
+  /**
+   * Whether a batch of `files` files, whose archive takes at most `bytes`,
+   * goes as one archive (fewer requests than one write per file, and within
+   * what the provider's stdin takes); otherwise the recipe's `write` runs.
+   */
+  use(files: number, bytes: number): boolean;
   /**
    * Runs `script` (POSIX `sh`; it enters the workspace itself, so it may
    * start anywhere) with `stdin` as its standard input, to completion,
@@ -38,16 +40,15 @@ const ALIGN_BYTES = 511;
 
 /**
  * Whether `files` (the caller's input, not yet validated) go as one archive:
- * at least `minFiles` of them, and an upper bound of their archive's size
- * within `maxBytes`. Input the validation will refuse counts as nothing: it
- * never reaches a write.
+ * `rule.use` asked with their count and an upper bound of their archive's
+ * size. Input the validation will refuse counts as nothing: it never
+ * reaches a write.
  */
 export function sendsAsArchive(
   files: readonly FileInput[],
-  rule: Pick<FileArchiveWrite<never, never>, "minFiles" | "maxBytes">,
+  rule: Pick<FileArchiveWrite<never, never>, "use">,
 ): boolean {
-  if (!Array.isArray(files) || files.length < rule.minFiles) return false;
-  if (rule.maxBytes === undefined) return true;
+  if (!Array.isArray(files) || files.length === 0) return false;
   let bound = FRAME_BYTES;
   for (const file of files as readonly Partial<FileInput>[]) {
     const content = file?.content;
@@ -55,9 +56,8 @@ export function sendsAsArchive(
       typeof content === "string" ? Buffer.byteLength(content) : content instanceof Uint8Array ? content.byteLength : 0;
     const path = typeof file?.path === "string" ? file.path.length : 0;
     bound += bytes + LINE_BYTES + PATH_BYTES_PER_UNIT * path + (bytes >= 4096 ? ALIGN_BYTES : 0);
-    if (bound > rule.maxBytes) return false;
   }
-  return true;
+  return rule.use(files.length, bound);
 }
 
 /**

@@ -54,8 +54,8 @@ export interface GuardedFiles<Context> {
 }
 
 /**
- * `writeFiles` (`onGuardedFiles` with the recipe's `writtenMode`; from the
- * recipe's `archive.minFiles` files up, one archive written by one command) and
+ * `writeFiles` (`onGuardedFiles` with the recipe's `writtenMode`; a batch the
+ * recipe's `archive.use` picks: one archive written by one command) and
  * `readFile` (`onGuardedPath`: the workspace root refused, the final symlink
  * followed) from the vendor's write and read. `readFile` validates its
  * `maxBytes` before any request, and refuses a larger file with

@@ -17,7 +17,7 @@ const VERSION = 1;
 const ALIGN_FROM_BYTES = 4096;
 /** Bytes of the header line, its newline included (padded with spaces). */
 const HEADER_BYTES = 64;
-/** The unpack script's block size for `dd`: whole blocks on a boundary, single bytes elsewhere. */
+/** The alignment of large contents: the unpack script's `dd` copies 512-byte blocks from such a boundary on. */
 const BLOCK_BYTES = 512;
 /** Path bytes written as themselves in a manifest line; every other byte is a `\0ooo` escape for `printf %b`. */
 const PLAIN_BYTE = /^[A-Za-z0-9._/-]$/;
@@ -82,7 +82,8 @@ function escapePath(path: string): string {
  * start anywhere). The archive is copied to a `mktemp` file and its size
  * checked before any file is written (a cut stream writes nothing); then,
  * for each file in order: its parent directories made, its bytes copied
- * with `dd` into a temporary name beside it, its mode set with `chmod`,
+ * with `dd` (in blocks of 64 KiB, 512 or 1 byte, as its offset allows)
+ * into a temporary name beside it, its mode set with `chmod`,
  * and the temporary renamed over the path (`mv -f`), so a file appears whole.
  * A path whose final component is a symlink is written where the link
  * points (`realpath -m`), as a file API that follows symlinks would; a path
@@ -103,7 +104,7 @@ const UNPACK_PRELUDE = "set -u\n";
 const UNPACK_BODY = String.raw`fail() { printf 'sandport files: %s\n' "$*" >&2; exit 1; }
 mkdir -p -- "$w" && cd -- "$w" || fail "cannot enter the workspace $w"
 a=$(mktemp) || fail "mktemp failed"
-trap 'rm -f -- "$a"' EXIT
+trap 'rm -f -- "$a" "$a.dd"' EXIT
 trap 'exit 1' HUP INT TERM
 cat > "$a" || fail "cannot store the archive in $a"
 exec 3< "$a"
@@ -115,21 +116,25 @@ set +f
 n=$3
 b=$((${"$"}{#h} + 1 + $4))
 [ "$(($(wc -c < "$a")))" -eq "$5" ] || fail "the archive arrived incomplete"
-# dd with its stdout on fd 4; its own report is dropped unless it failed.
+# dd from the archive to fd 4; its report goes to a file, shown only when it failed.
 piece() {
-  r=$(dd if="$a" bs="$1" skip="$2" count="$3" 2>&1 >&4) || { printf '%s\n' "$r" >&2; return 1; }
+  dd if="$a" bs="$1" skip="$2" count="$3" 2> "$a.dd" >&4 || { cat "$a.dd" >&2; return 1; }
 }
-# Copies $2 bytes at archive offset $1 to fd 4: single bytes up to a ${BLOCK_BYTES}-byte boundary, whole blocks, single bytes.
+# Copies $2 bytes at archive offset $1 to fd 4, in the largest blocks the offset allows: single bytes up to a
+# 512-byte boundary, 512-byte blocks up to a 64 KiB one, 64 KiB blocks, then smaller ones for the rest.
 copy() {
   o=$1 l=$2
-  k=$(((${BLOCK_BYTES} - o % ${BLOCK_BYTES}) % ${BLOCK_BYTES}))
-  [ "$k" -le "$l" ] || k=$l
-  [ "$k" -eq 0 ] || piece 1 "$o" "$k" || return 1
-  o=$((o + k)) l=$((l - k))
-  c=$((l / ${BLOCK_BYTES}))
-  [ "$c" -eq 0 ] || piece ${BLOCK_BYTES} "$((o / ${BLOCK_BYTES}))" "$c" || return 1
-  o=$((o + c * ${BLOCK_BYTES})) l=$((l - c * ${BLOCK_BYTES}))
-  [ "$l" -eq 0 ] || piece 1 "$o" "$l"
+  for s in 1 512; do
+    k=$(((s * 512 - o % (s * 512)) % (s * 512)))
+    [ "$k" -le "$l" ] || k=$((l / s * s))
+    [ "$k" -eq 0 ] || piece "$s" "$((o / s))" "$((k / s))" || return 1
+    o=$((o + k)) l=$((l - k))
+  done
+  for s in 65536 512 1; do
+    k=$((l / s * s))
+    [ "$k" -eq 0 ] || piece "$s" "$((o / s))" "$((k / s))" || return 1
+    o=$((o + k)) l=$((l - k))
+  done
 }
 i=0
 while [ "$i" -lt "$n" ]; do
