@@ -111,7 +111,7 @@ describe("guardedFiles with an archive", () => {
     assert.equal(calls.archives, 0);
   });
 
-  test("a failing script is UNEXPECTED with its message", async () => {
+  test("a directory in the way is INVALID_REQUEST; another failing script is UNEXPECTED with its message", async () => {
     const context = new FakeContext();
     context.add("a");
     const local = join(scratch, "three");
@@ -127,10 +127,17 @@ describe("guardedFiles with an archive", () => {
       { path: "b", content: "" },
       { path: "c", content: "" },
     ]).catch((error: unknown) => error);
-    assert.ok(SandportError.hasCode(failed, "UNEXPECTED"));
+    assert.ok(SandportError.hasCode(failed, "INVALID_REQUEST"));
+    assert.equal((failed as Error).message, "taken is a directory: cannot write a file there");
+    const blocked = await writeFiles(context, { id: "a" }, [
+      { path: "taken/x/under-a-file", content: "" },
+      { path: "b", content: "" },
+      { path: "c", content: "" },
+    ]).catch((error: unknown) => error);
+    assert.ok(SandportError.hasCode(blocked, "UNEXPECTED"));
     assert.match(
-      (failed as Error).message,
-      /fake could not write the files in sandbox a: sandport files: taken is a directory/,
+      (blocked as Error).message,
+      /^fake could not write the files in sandbox a: .*sandport files: cannot make the directory of taken\/x\/under-a-file/s,
     );
   });
 

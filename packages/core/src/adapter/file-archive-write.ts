@@ -1,6 +1,7 @@
+import { invalidRequest } from "../errors/factories.js";
 import { SandportError } from "../errors/sandport-error.js";
 import type { FileInput } from "../port/file-input.js";
-import { encodeFileArchive, fileArchiveScript } from "../shell/file-archive.js";
+import { DIRECTORY_EXIT, encodeFileArchive, fileArchiveScript } from "../shell/file-archive.js";
 import type { FileContext, GuardedWrite, GuardSite } from "./guarded-path.js";
 
 /**
@@ -62,8 +63,10 @@ export function sendsAsArchive(
 
 /**
  * Writes the validated, guarded files of `target` as one archive through
- * `rule.run`; a script that fails is `UNEXPECTED` with its message (files
- * before the one that failed may be written, as with per-file writes).
+ * `rule.run`. A path that is a directory is `INVALID_REQUEST`, as a file
+ * API refuses it; another failure of the script is `UNEXPECTED` with its
+ * message. Files before the one that failed may be written, as with
+ * per-file writes.
  */
 export async function writeFileArchive<Context extends FileContext<Instance>, Instance>(
   context: Context,
@@ -74,11 +77,15 @@ export async function writeFileArchive<Context extends FileContext<Instance>, In
   const script = fileArchiveScript(context.options.workspaceRoot);
   const result = await rule.run(context, script, encodeFileArchive(files), site);
   if (result.exitCode === 0) return;
+  const reason = result.stderr.trim();
+  if (result.exitCode === DIRECTORY_EXIT) {
+    throw invalidRequest(`${reason.replace(/^sandport files: /, "")}: cannot write a file there`, {}, context.provider);
+  }
   throw new SandportError({
     code: "UNEXPECTED",
     provider: context.provider,
     retryable: false,
-    message: `${context.provider} could not write the files in sandbox ${site.sandboxId}: ${result.stderr.trim() || `exit ${result.exitCode}`}`,
+    message: `${context.provider} could not write the files in sandbox ${site.sandboxId}: ${reason || `exit ${result.exitCode}`}`,
     details: { sandboxId: site.sandboxId, exitCode: result.exitCode, files: files.length },
   });
 }

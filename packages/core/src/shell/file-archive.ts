@@ -9,6 +9,9 @@ export interface ArchiveFile {
   readonly content: Uint8Array;
 }
 
+/** The unpack script's exit when a path to write is a directory (nothing else exits so). */
+export const DIRECTORY_EXIT = 65;
+
 /** First word of an archive's header line. */
 const MAGIC = "sandport-files";
 /** The format's version, the header's second word. */
@@ -87,7 +90,7 @@ function escapePath(path: string): string {
  * and the temporary renamed over the path (`mv -f`), so a file appears whole.
  * A path whose final component is a symlink is written where the link
  * points (`realpath -m`), as a file API that follows symlinks would; a path
- * that is a directory is refused. The first failure stops the script with a
+ * that is a directory stops it with exit {@link DIRECTORY_EXIT}. The first failure stops the script with a
  * non-zero exit and a message on stderr; files before it stay written.
  *
  * Needs: `sh`, `cat`, `wc`, `dd`, `mkdir`, `chmod`, `mv`, `rm`, `mktemp`
@@ -147,7 +150,7 @@ while [ "$i" -lt "$n" ]; do
     d=${"$"}{p%/*}
     d=${"$"}{d:-/}
   fi
-  [ ! -d "$p" ] || fail "$p is a directory"
+  [ ! -d "$p" ] || { printf 'sandport files: %s is a directory\n' "$p" >&2; exit ${DIRECTORY_EXIT}; }
   t=$d/.sandport-$$-$i.tmp
   if ! { copy "$((b + o))" "$l" 4> "$t" && chmod "$m" -- "$t" && mv -f -- "$t" "$p"; }; then
     rm -f -- "$t"
