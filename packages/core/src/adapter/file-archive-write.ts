@@ -18,9 +18,15 @@ export interface FileArchiveWrite<Context, Instance> {
    */
   use(files: number, bytes: number): boolean;
   /**
-   * Runs `script` (POSIX `sh`; it enters the workspace itself, so it may
-   * start anywhere) with `stdin` as its standard input, to completion,
-   * resolving with its exit code and output. Rejections pass through.
+   * `true` when `run` starts the script in the workspace (as the symlink
+   * guard's runner does): the script then names no absolute path, which is
+   * what an emulator that maps only the working directory needs. Otherwise
+   * the script makes and enters the workspace itself.
+   */
+  readonly startsInWorkspace?: boolean;
+  /**
+   * Runs `script` (POSIX `sh`) with `stdin` as its standard input, to
+   * completion, resolving with its exit code and output. Rejections pass through.
    */
   run(
     context: Context,
@@ -74,7 +80,7 @@ export async function writeFileArchive<Context extends FileContext<Instance>, In
   rule: FileArchiveWrite<Context, Instance>,
 ): Promise<void> {
   const { files, ...site } = target;
-  const script = fileArchiveScript(context.options.workspaceRoot);
+  const script = fileArchiveScript(rule.startsInWorkspace === true ? undefined : context.options.workspaceRoot);
   const result = await rule.run(context, script, encodeFileArchive(files), site);
   if (result.exitCode === 0) return;
   const reason = result.stderr.trim();

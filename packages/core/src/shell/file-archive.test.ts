@@ -116,6 +116,18 @@ describe("fileArchiveScript with /bin/sh", () => {
     assert.notEqual(empty.status, 0);
   });
 
+  test("without a workspace root it writes where it starts", () => {
+    const workspace = join(scratch, "started-in");
+    mkdirSync(workspace);
+    const run = spawnSync("/bin/sh", ["-c", fileArchiveScript()], {
+      input: encodeFileArchive([file("d/here.txt", bytes("here"), 0o600)]),
+      cwd: workspace,
+    });
+    assert.equal(run.status, 0, run.stderr.toString());
+    assert.equal(readFileSync(join(workspace, "d/here.txt"), "utf8"), "here");
+    assert.equal(statSync(join(workspace, "d/here.txt")).mode & 0o777, 0o600);
+  });
+
   test("an empty archive writes nothing and succeeds", () => {
     const { workspace, status, stderr } = unpack(encodeFileArchive([]));
     assert.equal(status, 0, stderr);

@@ -82,7 +82,9 @@ function escapePath(path: string): string {
 /**
  * The POSIX `sh` script that unpacks an {@link encodeFileArchive} archive read
  * from its stdin into `workspaceRoot` (made first if missing; the script can
- * start anywhere). The archive is copied to a `mktemp` file and its size
+ * start anywhere), or, without it, into the directory it starts in (for a
+ * runner that starts it in the workspace, where absolute paths may not name
+ * the workspace as the file API sees it). The archive is copied to a `mktemp` file and its size
  * checked before any file is written (a cut stream writes nothing); then,
  * for each file in order: its parent directories made, its bytes copied
  * with `dd` (in blocks of 64 KiB, 512 or 1 byte, as its offset allows)
@@ -98,15 +100,19 @@ function escapePath(path: string): string {
  * The caller has checked every path (inside the workspace, no symlinked
  * parent leading out) before sending it.
  */
-export function fileArchiveScript(workspaceRoot: string): string {
-  return `${UNPACK_PRELUDE}w=${quoteShellArg(workspaceRoot)}\n${UNPACK_BODY}`;
+export function fileArchiveScript(workspaceRoot?: string): string {
+  const enter =
+    workspaceRoot === undefined
+      ? ""
+      : `w=${quoteShellArg(workspaceRoot)}\nmkdir -p -- "$w" && cd -- "$w" || fail "cannot enter the workspace $w"\n`;
+  return `${UNPACK_PRELUDE}${enter}${UNPACK_BODY}`;
 }
 
-const UNPACK_PRELUDE = "set -u\n";
+const UNPACK_PRELUDE = String.raw`set -u
+fail() { printf 'sandport files: %s\n' "$*" >&2; exit 1; }
+`;
 
-const UNPACK_BODY = String.raw`fail() { printf 'sandport files: %s\n' "$*" >&2; exit 1; }
-mkdir -p -- "$w" && cd -- "$w" || fail "cannot enter the workspace $w"
-a=$(mktemp) || fail "mktemp failed"
+const UNPACK_BODY = String.raw`a=$(mktemp) || fail "mktemp failed"
 trap 'rm -f -- "$a" "$a.dd"' EXIT
 trap 'exit 1' HUP INT TERM
 cat > "$a" || fail "cannot store the archive in $a"
