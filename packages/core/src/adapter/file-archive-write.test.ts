@@ -153,7 +153,7 @@ describe("guardedFiles with an archive", () => {
       { path: "f0", content: "x".repeat(1000) },
       { path: "ü/é", content: new Uint8Array(5000), mode: 0o755 },
     ];
-    assert.equal(sendsAsArchive(files, rule), true);
+    assert.equal(sendsAsArchive(files, rule, undefined), true);
     const [count, bound] = asked[0] as [number, number];
     assert.equal(count, 2);
     const exact = encodeFileArchive(
@@ -161,8 +161,8 @@ describe("guardedFiles with an archive", () => {
     );
     assert.ok(bound >= exact.byteLength, `${bound} bounds ${exact.byteLength}`);
     assert.ok(bound < exact.byteLength + 2048, "and stays close");
-    assert.equal(sendsAsArchive([], rule), false);
-    assert.equal(sendsAsArchive("nope" as never, rule), false);
+    assert.equal(sendsAsArchive([], rule, undefined), false);
+    assert.equal(sendsAsArchive("nope" as never, rule, undefined), false);
     assert.equal(asked.length, 1);
   });
 });

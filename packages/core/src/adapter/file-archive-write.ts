@@ -15,8 +15,9 @@ export interface FileArchiveWrite<Context, Instance> {
    * Whether a batch of `files` files, whose archive takes at most `bytes`,
    * goes as one archive (fewer requests than one write per file, and within
    * what the provider's stdin takes); otherwise the recipe's `write` runs.
+   * `context` is the call's (its options may choose another transport).
    */
-  use(files: number, bytes: number): boolean;
+  use(files: number, bytes: number, context: Context): boolean;
   /**
    * `true` when `run` starts the script in the workspace (as the symlink
    * guard's runner does): the script then names no absolute path, which is
@@ -47,13 +48,14 @@ const ALIGN_BYTES = 511;
 
 /**
  * Whether `files` (the caller's input, not yet validated) go as one archive:
- * `rule.use` asked with their count and an upper bound of their archive's
- * size. Input the validation will refuse counts as nothing: it never
- * reaches a write.
+ * `rule.use` asked with their count, an upper bound of their archive's
+ * size and the call's context. Input the validation will refuse counts as
+ * nothing: it never reaches a write.
  */
-export function sendsAsArchive(
+export function sendsAsArchive<Context>(
   files: readonly FileInput[],
-  rule: Pick<FileArchiveWrite<never, never>, "use">,
+  rule: Pick<FileArchiveWrite<Context, unknown>, "use">,
+  context: Context,
 ): boolean {
   if (!Array.isArray(files) || files.length === 0) return false;
   let bound = FRAME_BYTES;
@@ -64,7 +66,7 @@ export function sendsAsArchive(
     const path = typeof file?.path === "string" ? file.path.length : 0;
     bound += bytes + LINE_BYTES + PATH_BYTES_PER_UNIT * path + (bytes >= 4096 ? ALIGN_BYTES : 0);
   }
-  return rule.use(files.length, bound);
+  return rule.use(files.length, bound, context);
 }
 
 /**

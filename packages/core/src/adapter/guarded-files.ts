@@ -70,7 +70,7 @@ export function guardedFiles<Context extends FileContext<Instance>, Instance>(
   return {
     writeFiles: (context, handle, files, op) => {
       const archive =
-        recipe.archive !== undefined && sendsAsArchive(files, recipe.archive) ? recipe.archive : undefined;
+        recipe.archive !== undefined && sendsAsArchive(files, recipe.archive, context) ? recipe.archive : undefined;
       if (archive === undefined) {
         return onGuardedFiles(context, handle, files, op, writeRule, inWorkspace, (target) =>
           recipe.write(context, target),
