@@ -67,6 +67,14 @@ describe("fileArchiveScript with /bin/sh", () => {
       assert.deepEqual(new Uint8Array(readFileSync(join(workspace, path))), content, path);
       assert.equal(statSync(join(workspace, path)).mode & 0o7777, mode, `${path} mode`);
     }
+    const directoryMode = 0o777 & ~process.umask();
+    for (const directory of ["a/b/c/d/e", "large", "binary"]) {
+      assert.equal(
+        statSync(join(workspace, directory)).mode & 0o777,
+        directoryMode,
+        `${directory} made with the umask`,
+      );
+    }
     assert.deepEqual(readdirSync(temp), [], "the stored archive is removed");
     const leftovers = spawnSync("find", [workspace, "-name", ".sandport-*"]).stdout.toString();
     assert.equal(leftovers, "", "no temporary file is left beside a written one");

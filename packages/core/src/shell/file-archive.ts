@@ -88,7 +88,8 @@ function escapePath(path: string): string {
  * checked before any file is written (a cut stream writes nothing); then,
  * for each file in order: its parent directories made, its bytes copied
  * with `dd` (in blocks of 64 KiB, 512 or 1 byte, as its offset allows)
- * into a temporary name beside it, its mode set with `chmod`,
+ * into a temporary name beside it, created with its mode (by the umask;
+ * `chmod` for one with execute bits),
  * and the temporary renamed over the path (`mv -f`), so a file appears whole.
  * A path whose final component is a symlink is written where the link
  * points (`realpath -m`), as a file API that follows symlinks would; a path
@@ -112,7 +113,8 @@ const UNPACK_PRELUDE = String.raw`set -u
 fail() { printf 'sandport files: %s\n' "$*" >&2; exit 1; }
 `;
 
-const UNPACK_BODY = String.raw`a=$(mktemp) || fail "mktemp failed"
+const UNPACK_BODY = String.raw`u0=$(umask)
+a=$(mktemp) || fail "mktemp failed"
 trap 'rm -f -- "$a" "$a.dd"' EXIT
 trap 'exit 1' HUP INT TERM
 cat > "$a" || fail "cannot store the archive in $a"
@@ -150,6 +152,7 @@ while [ "$i" -lt "$n" ]; do
   IFS=' ' read -r m o l e <&3 || fail "the manifest ends early"
   case $e in *\\*) p=$(printf '%b.' "$e") && p=${"$"}{p%.};; *) p=$e;; esac
   case $p in */*) d=${"$"}{p%/*};; *) d=.;; esac
+  umask "$u0"
   [ -d "$d" ] || mkdir -p -- "$d" || fail "cannot make the directory of $p"
   if [ -L "$p" ]; then
     p=$(realpath -m -- "$p" && echo .) && p=${"$"}{p%?.} || fail "cannot resolve the symlink $p"
@@ -158,7 +161,13 @@ while [ "$i" -lt "$n" ]; do
   fi
   [ ! -d "$p" ] || { printf 'sandport files: %s is a directory\n' "$p" >&2; exit ${DIRECTORY_EXIT}; }
   t=$d/.sandport-$$-$i.tmp
-  if ! { copy "$((b + o))" "$l" 4> "$t" && chmod "$m" -- "$t" && mv -f -- "$t" "$p"; }; then
+  # A mode without execute bits is the new file's 0666 masked: the umask gives it, no chmod needed.
+  case $m in
+    *[1357]*) x=1 u=077 ;;
+    *) x= u=$((0666 - 0$m)) && u=$((u / 64))$((u / 8 % 8))$((u % 8)) ;;
+  esac
+  umask "$u"
+  if ! { copy "$((b + o))" "$l" 4> "$t" && { [ -z "$x" ] || chmod "$m" -- "$t"; } && mv -f -- "$t" "$p"; }; then
     rm -f -- "$t"
     fail "cannot write $p"
   fi
