@@ -33,13 +33,13 @@ test("20 files are one command with the archive on its stdin: 6 requests, modes 
     ...(index === 7 ? { mode: 0o755 } : {}),
   }));
   const binary = Uint8Array.from({ length: 256 }, (_, index) => 255 - index);
-  files[3] = { path: "src/with space/it's \"ü\" $x.bin", content: binary as never };
+  files[3] = { path: 'src/with space/it\'s "ü" $x.bin', content: binary as never };
   emulator.resetRequests();
   await runtime.writeFiles(handle, files);
   const routes = emulator.requests.map((request) => request.route.replace(ROUTER, ""));
   assert.deepEqual(routes.filter((route) => route === "TaskExecStart").length, 1, routes.join(", "));
   assert.equal(routes.length, 6, `start, stdin, its end, two output streams, wait: ${routes.join(", ")}`);
-  assert.deepEqual(await runtime.readFile(handle, "src/with space/it's \"ü\" $x.bin"), binary);
+  assert.deepEqual(await runtime.readFile(handle, 'src/with space/it\'s "ü" $x.bin'), binary);
   assert.equal(new TextDecoder().decode(await runtime.readFile(handle, "src/f19.txt")), files[19]?.content);
   assert.equal((await runtime.stat(handle, "src/f07.txt")).mode, 0o755);
   assert.equal((await runtime.stat(handle, "src/f08.txt")).mode, 0o644);
