@@ -1,9 +1,18 @@
 import { quoteShellArg, retry, toSandboxPath } from "@sandport/core";
-import { type CallBudget, guardedFiles, type WorkspaceRunner } from "@sandport/core/adapter";
+import {
+  type CallBudget,
+  EMBEDDED_STDIN_BYTES,
+  guardedFiles,
+  runCommandToEnd,
+  SCRIPT_OUTPUT_BYTES,
+  type WorkspaceRunner,
+} from "@sandport/core/adapter";
 import type { Agent37Context } from "./context.js";
 import { mapAgent37Error } from "./errors.js";
-import { fromHome } from "./options.js";
+import { planCommand } from "./exec.js";
+import { EXEC_CAP_MS, fromHome } from "./options.js";
 import { runScript } from "./run-script.js";
+import { agent37Command, commandOptions } from "./vendor-command.js";
 
 /** How many file requests of one call are in flight at once (the file API has no batch upload). */
 const FILE_CONCURRENCY = 8;
@@ -11,6 +20,16 @@ const FILE_CONCURRENCY = 8;
 const FILE_RETRY = { maxAttempts: 3, initialDelayMs: 200, maxDelayMs: 2_000 } as const;
 /** The mode a file written through the instance plane gets (the API takes none). */
 const WRITTEN_MODE = 0o644;
+
+/**
+ * Whether a batch goes as one archive: a command is one exec with stdin of
+ * up to 64 KiB embedded in it, two requests above (the stdin uploaded
+ * first), where each file written alone is its own `PUT`. So 2 files up to
+ * 64 KiB, 3 files or more of any size.
+ */
+export function archiveWorthIt(files: number, bytes: number): boolean {
+  return files >= 3 || (files === 2 && bytes <= EMBEDDED_STDIN_BYTES);
+}
 
 /**
  * How the symlink guard and `chmod` run: one exec, in the workspace. The
@@ -23,9 +42,13 @@ export const inWorkspace: WorkspaceRunner<Agent37Context, never> = (context, scr
 };
 
 /**
- * `writeFiles` writes every file with its own `PUT /v1/files/content` on the
- * instance URL (raw bytes; the key in the configured header), at most 8 at a
- * time; files asking for another mode than 0644 get one `chmod` after.
+ * `writeFiles`: a batch {@link archiveWorthIt} picks is one exec whose stdin
+ * carries every file as one archive (the core's `fileArchiveScript`: each
+ * file whole under a temporary name, its mode, renamed; stdin embedded up
+ * to 64 KiB, uploaded first past it, as `exec` does). Other batches write
+ * every file with its own `PUT /v1/files/content` on the instance URL (raw
+ * bytes; the key in the configured header), at most 8 at a time; files
+ * asking for another mode than 0644 get one `chmod` after.
  * `readFile` is one `GET /v1/files/content`; a missing file rejects
  * `NOT_FOUND`. A request refused or lost on a retryable error is sent again
  * (each is safe to repeat); a failure can leave some files written.
@@ -53,6 +76,21 @@ export const { writeFiles, readFile } = guardedFiles<Agent37Context, never>({
         throw mapAgent37Error(error, { operation: "readFile", sandboxId, path: absolute });
       }),
     );
+  },
+  archive: {
+    use: archiveWorthIt,
+    // Run as a command in the workspace, where `exec` runs, stdin planned as `exec` plans it.
+    startsInWorkspace: true,
+    run: (context, script, stdin, { sandboxId, call }) => {
+      const timeoutMs = Math.max(1, Math.min(EXEC_CAP_MS, Math.floor(call.remainingMs())));
+      const plan = planCommand(context.options, {
+        shell: script,
+        stdin,
+        timeoutMs,
+        maxOutputBytes: SCRIPT_OUTPUT_BYTES,
+      });
+      return runCommandToEnd(agent37Command(context, sandboxId, plan, call), commandOptions(plan, call.signal));
+    },
   },
 });
 

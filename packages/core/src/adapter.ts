@@ -64,6 +64,8 @@ export type { ErrorMapper, ErrorMapperOptions, ErrorSite } from "./adapter/error
 export { createErrorMapper, errorName } from "./adapter/error-mapper.js";
 export type { ExecCommands, ExecOptions, ExecRecipe, ExecRun } from "./adapter/exec-commands.js";
 export { execCommands } from "./adapter/exec-commands.js";
+export type { FileArchiveWrite } from "./adapter/file-archive-write.js";
+export { sendsAsArchive, writeFileArchive } from "./adapter/file-archive-write.js";
 export type {
   GuardedFileOps,
   GuardedFileOpsRecipe,
@@ -162,6 +164,8 @@ export type { AsyncScriptInput, ExitRecord, SessionFiles, StartRecord } from "./
 export { asyncScript, parseExitRecord, parseStartLine, parseStartRecord, sessionFiles } from "./shell/async-script.js";
 export { chmodFailure, chmodScript, modesToSet } from "./shell/chmod.js";
 export { assertCommandFits, MAX_COMMAND_BYTES } from "./shell/command-size.js";
+export type { ArchiveFile } from "./shell/file-archive.js";
+export { encodeFileArchive, fileArchiveScript } from "./shell/file-archive.js";
 export { markerSweepScript } from "./shell/marker-sweep.js";
 export { cappedOutputScript } from "./shell/output-cap.js";
 export type { StdinPlan, StdinStaging } from "./shell/stdin.js";

@@ -14,7 +14,7 @@ const EXEC = "POST /v5/vms/:id/exec-await";
 const { emulator, runtime } = await emulated({ owner: "files-tests" });
 const allBytes = Uint8Array.from({ length: 256 }, (_, index) => index);
 
-test("a fresh VM: one raw request per file, no guard command until a command has run", async () => {
+test("a fresh VM: a batch is one command with the files as an archive, no guard until a command has run", async () => {
   const handle = await runtime.launch();
   emulator.resetRequests();
   await runtime.writeFiles(handle, [
@@ -25,7 +25,7 @@ test("a fresh VM: one raw request per file, no guard command until a command has
   assert.deepEqual(await runtime.readFile(handle, "bin/all.bin"), allBytes);
   assert.deepEqual(
     emulator.requests.map((request) => request.route),
-    [WRITE, WRITE, WRITE, READ],
+    [EXEC, READ],
   );
   assert.equal((await runtime.exec(handle, { argv: ["./run.sh"] })).stdout, "ran\n");
   const modes = await runtime.exec(handle, { shell: "stat -c %a text.txt run.sh" });
@@ -37,6 +37,38 @@ test("a fresh VM: one raw request per file, no guard command until a command has
     [EXEC, READ],
     "after a command, one realpath check first",
   );
+  await runtime.destroy(handle);
+});
+
+test("20 files are one exec-await request, were 20 PUTs; past 1 MiB the archive is uploaded first", async () => {
+  const handle = await runtime.launch();
+  const files = Array.from({ length: 20 }, (_, index) => ({
+    path: `src/${index % 3}/f${String(index).padStart(2, "0")}.txt`,
+    content: `${index}`.padEnd(1024, "."),
+    ...(index === 7 ? { mode: 0o755 } : {}),
+  }));
+  emulator.resetRequests();
+  await runtime.writeFiles(handle, files);
+  assert.deepEqual(
+    emulator.requests.map((request) => request.route),
+    [EXEC],
+  );
+  assert.equal(new TextDecoder().decode(await runtime.readFile(handle, "src/1/f19.txt")), files[19]?.content);
+  const modes = await runtime.exec(handle, { shell: "stat -c %a src/1/f07.txt src/2/f08.txt" });
+  assert.equal(modes.stdout, "755\n644\n");
+  const large = Uint8Array.from({ length: 1 << 20 }, (_, index) => (index * 13) & 0xff);
+  emulator.resetRequests();
+  await runtime.writeFiles(handle, [
+    { path: "large/a.bin", content: large },
+    { path: "large/b.bin", content: allBytes },
+    { path: "large/c.txt", content: "c" },
+  ]);
+  assert.deepEqual(
+    emulator.requests.map((request) => request.route),
+    [EXEC, WRITE, EXEC],
+    "the guard (a command ran), the archive's upload, the command",
+  );
+  assert.deepEqual(await runtime.readFile(handle, "large/a.bin"), large);
   await runtime.destroy(handle);
 });
 

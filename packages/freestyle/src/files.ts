@@ -1,15 +1,33 @@
 import { quoteShellArg, retry, toSandboxPath } from "@sandport/core";
-import { type CallBudget, guardedFiles, type WorkspaceRunner } from "@sandport/core/adapter";
+import {
+  type CallBudget,
+  guardedFiles,
+  runCommandToEnd,
+  SCRIPT_OUTPUT_BYTES,
+  type WorkspaceRunner,
+} from "@sandport/core/adapter";
 import type { FreestyleContext } from "./context.js";
 import { mapFreestyleError } from "./errors.js";
+import { API_STDIN_BYTES, planCommand } from "./exec.js";
 import type { FreestyleFilesystem } from "./internal/sdk-types.js";
-import { fromHome } from "./options.js";
+import { fromHome, MAX_EXEC_TIMEOUT_MS } from "./options.js";
 import { runScript } from "./run-script.js";
+import { commandOptions, freestyleCommand } from "./vendor-command.js";
 
 /** How many file requests of one call are in flight at once (the API has no batch upload). */
 const FILE_CONCURRENCY = 8;
 /** Retries of one file request: each is safe to repeat (a whole-file write, a read, a mkdir, a remove). */
 const FILE_RETRY = { maxAttempts: 3, initialDelayMs: 200, maxDelayMs: 2_000 } as const;
+
+/**
+ * Whether a batch goes as one archive: a command is one `exec-await` with
+ * stdin of up to 1 MiB in the request, two requests above (the stdin
+ * uploaded first), where each file written alone is its own `PUT`. So 2
+ * files up to 1 MiB, 3 files or more of any size.
+ */
+export function archiveWorthIt(files: number, bytes: number): boolean {
+  return files >= 3 || (files === 2 && bytes <= API_STDIN_BYTES);
+}
 
 /**
  * How the symlink guard runs: in the workspace (`cd` first, since commands
@@ -22,10 +40,14 @@ export const inWorkspace: WorkspaceRunner<FreestyleContext, never> = (context, s
 };
 
 /**
- * `writeFiles` writes every file, each as raw bytes in its own `PUT fs/write`
- * with its mode (the API has no batch), at most 8 at a time, after validating
- * every path. Freestyle writes each file atomically and creates its parent
- * directories. A failure can leave some of the files written. `readFile`
+ * `writeFiles`, after validating every path: a batch {@link archiveWorthIt}
+ * picks is one command whose stdin carries every file as one archive (the
+ * core's `fileArchiveScript`: each file whole under a temporary name, its
+ * mode, renamed; stdin staged as a file past 1 MiB, as `exec` does). Other
+ * batches write each file as raw bytes in its own `PUT fs/write` with its
+ * mode (the API has no batch), at most 8 at a time; Freestyle writes each
+ * file atomically and creates its parent directories. A failure can leave
+ * some of the files written. `readFile`
  * reads one file's bytes exactly (`GET fs/read`); a missing file rejects `NOT_FOUND`.
  */
 export const { writeFiles, readFile } = guardedFiles<FreestyleContext, never>({
@@ -41,6 +63,21 @@ export const { writeFiles, readFile } = guardedFiles<FreestyleContext, never>({
   },
   read: (context, { sandboxId, absolute, call }) =>
     fileCall(context, sandboxId, "readFile", absolute, call, (fs) => fs.readFile(absolute, { signal: call.signal })),
+  archive: {
+    use: archiveWorthIt,
+    // Run as a command in the workspace, where `exec` runs (which the emulator maps), stdin planned as `exec` plans it.
+    startsInWorkspace: true,
+    run: (context, script, stdin, { sandboxId, call }) => {
+      const timeoutMs = Math.max(1, Math.min(MAX_EXEC_TIMEOUT_MS, Math.floor(call.remainingMs())));
+      const plan = planCommand(context.options, {
+        shell: script,
+        stdin,
+        timeoutMs,
+        maxOutputBytes: SCRIPT_OUTPUT_BYTES,
+      });
+      return runCommandToEnd(freestyleCommand(context, sandboxId, plan, call), commandOptions(plan, call.signal));
+    },
+  },
 });
 
 /**

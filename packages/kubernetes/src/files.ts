@@ -9,13 +9,25 @@ import { inWorkspace, runScript } from "./run-script.js";
 const FILE_CONCURRENCY = 8;
 
 /**
+ * Whether a batch goes as one archive: on pod exec, where each file written
+ * alone is one exec (one request, its bytes on stdin) and so is the archive,
+ * from 2 files up. sandboxd writes each file with its own `PUT` (atomic,
+ * with its mode) and keeps doing so.
+ */
+export function archiveWorthIt(files: number, _bytes: number, context: KubernetesContext): boolean {
+  return context.options.dataPlane === "pod-exec" && files >= 2;
+}
+
+/**
  * `writeFiles` and `readFile`. With sandboxd: one `PUT /v1/files/{path}`
  * per file (raw bytes, atomic temp+rename, parents made, `?mode=` the
  * file's), one `GET` to read; paths are sent relative to sandboxd's root,
- * which is the workspace. With pod exec: one command per file, its bytes
- * on stdin (`cat` into a temporary file, `chmod`, `mv` over the target:
- * atomic too), and `base64` of the file to read; at most 8 files at once.
- * A missing file is `NOT_FOUND`.
+ * which is the workspace. With pod exec: two files or more are one command
+ * whose stdin carries them all as one archive (the core's
+ * `fileArchiveScript`: each file whole under a temporary name, its mode,
+ * renamed); a single file is one command, its bytes on stdin (`cat` into a
+ * temporary file, `chmod`, `mv` over the target: atomic too); a read is
+ * `base64` of the file. A missing file is `NOT_FOUND`.
  */
 export const { writeFiles, readFile } = guardedFiles<KubernetesContext, string>({
   inWorkspace,
@@ -90,6 +102,11 @@ export const { writeFiles, readFile } = guardedFiles<KubernetesContext, string>(
     }
     if (result.exitCode !== 0) throw failed(sandboxId, "readFile", absolute, result.stderr, result.exitCode);
     return new Uint8Array(Buffer.from(result.stdout.replace(/\s+/g, ""), "base64"));
+  },
+  archive: {
+    use: archiveWorthIt,
+    run: (context, script, stdin, { sandboxId, instance, call }) =>
+      runScript(context, sandboxId, instance, script, call, stdin),
   },
 });
 

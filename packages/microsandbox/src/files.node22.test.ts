@@ -11,18 +11,13 @@ const { emulator, runtime } = await emulated({ owner: "files" });
 
 const operations = () => emulator.agentOperations.map((operation) => operation.operation);
 
-test("a batch: one mkdir per deepest directory, one write per file; no guard before any command has run", async () => {
+test("one file: a mkdir for its directory, one write; no guard before any command has run", async () => {
   const handle = await runtime.launch();
   emulator.resetRequests();
-  await runtime.writeFiles(handle, [
-    { path: "a/b/one.txt", content: "1" },
-    { path: "a/two.txt", content: "2" },
-    { path: "a/b/c/three.txt", content: "3" },
-    { path: "top.txt", content: "t" },
-  ]);
+  await runtime.writeFiles(handle, [{ path: "a/b/c/three.txt", content: "3" }]);
   const ops = operations();
-  assert.equal(ops.filter((operation) => operation === "core.fs.request Mkdir").length, 1, "only a/b/c");
-  assert.equal(ops.filter((operation) => operation === "core.fs.request OpenFile").length, 4);
+  assert.equal(ops.filter((operation) => operation === "core.fs.request Mkdir").length, 1);
+  assert.equal(ops.filter((operation) => operation === "core.fs.request OpenFile").length, 1);
   assert.ok(!ops.includes("core.exec.request"), "a pristine sandbox needs no symlink guard");
   await runtime.exec(handle, { argv: ["true"] });
   emulator.resetRequests();
@@ -37,7 +32,38 @@ test("a batch: one mkdir per deepest directory, one write per file; no guard bef
   assert.deepEqual(deepestDirectories(["x/y/z.txt", "x/w.txt", "x-y/q.txt", "r.txt"]), ["x-y", "x/y"]);
 });
 
-test("7 MiB of every byte value round-trips; modes other than 0o644 are set by one chmod", async () => {
+test("20 files are one command with the archive on its stdin: one agent session, 2 requests", async () => {
+  const handle = await runtime.launch();
+  const files = Array.from({ length: 20 }, (_, index) => ({
+    path: `src/${index % 3}/f${String(index).padStart(2, "0")}.txt`,
+    content: `${index}`.padEnd(1024, "."),
+    ...(index === 7 ? { mode: 0o755 } : {}),
+  }));
+  emulator.resetRequests();
+  await runtime.writeFiles(handle, files);
+  assert.deepEqual(
+    emulator.requests.map((request) => request.route),
+    ["GET /v1/sandboxes/by-name/:name", "GET /v1/sandboxes/:id/agent"],
+  );
+  assert.deepEqual(
+    operations().filter((operation) => operation.startsWith("core.fs")),
+    [],
+    "no file call",
+  );
+  assert.equal(new TextDecoder().decode(await runtime.readFile(handle, "src/1/f19.txt")), files[19]?.content);
+  assert.equal((await runtime.stat(handle, "src/1/f07.txt")).mode, 0o755);
+  assert.equal((await runtime.stat(handle, "src/2/f08.txt")).mode, 0o644);
+  await expectCode(
+    runtime.writeFiles(handle, [
+      { path: "src/1", content: "a directory" },
+      { path: "other.txt", content: "x" },
+    ]),
+    "INVALID_REQUEST",
+  );
+  await runtime.destroy(handle);
+});
+
+test("7 MiB of every byte value round-trips in an archive, with the other files' modes", async () => {
   const handle = await runtime.launch();
   const big = new Uint8Array(7 * 1024 * 1024 + 3).map((_, index) => (index * 31) & 0xff);
   await runtime.writeFiles(handle, [

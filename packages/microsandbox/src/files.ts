@@ -12,6 +12,16 @@ const WRITTEN_MODE = 0o644;
 const WRITE_CONCURRENCY = 8;
 
 /**
+ * Whether a batch goes as one archive: one command is one agent session (2
+ * requests: the lookup by name, the WebSocket) whatever its stdin's size,
+ * and each file written alone is one session too, after a `mkdir` session per
+ * directory. So from 2 files up.
+ */
+export function archiveWorthIt(files: number): boolean {
+  return files >= 2;
+}
+
+/**
  * How the symlink guard runs: agentd's file calls follow symlinks, so every
  * file call outside a pristine sandbox first resolves its paths with one
  * command (GNU `realpath -m`) in the workspace.
@@ -23,12 +33,13 @@ export const inWorkspace: WorkspaceRunner<MicrosandboxContext, MsbSandbox> = (
 ) => runScript(context, sandboxId, instance, script, call);
 
 /**
- * `writeFiles` writes files through the SDK's filesystem calls, after
- * validating every path and checking them for symlinks that leave the
- * workspace. The parent directories are created first (one `mkdir -p` per
- * directory that is not another's ancestor), then each file is written (its
- * bytes streamed in the agent's 3 MiB chunks), several at once. Files asking
- * for a mode other than `0o644` get it from one `chmod` command. `readFile`
+ * `writeFiles`, after validating every path and checking them for symlinks
+ * that leave the workspace: two files or more are one command whose stdin
+ * carries them all as one archive (the core's `fileArchiveScript`: each
+ * file whole under a temporary name, its mode, renamed; stdin in 1 MiB
+ * messages). A single file goes through the SDK's filesystem calls: its
+ * parent directory created first, then its bytes streamed in the agent's
+ * 3 MiB chunks; a mode other than `0o644` then comes from one `chmod` command. `readFile`
  * reads one file's bytes exactly, streamed from the agent: a missing file
  * rejects `NOT_FOUND`; one larger than the call's `maxBytes` rejects
  * `OUTPUT_LIMIT` as soon as it has passed it, without reading the rest.
@@ -60,6 +71,12 @@ export const { writeFiles, readFile } = guardedFiles<MicrosandboxContext, MsbSan
       if (call.signal.aborted) throw call.signal.reason;
     }
     return chunks.length === 1 ? (chunks[0] as Uint8Array) : new Uint8Array(Buffer.concat(chunks, total));
+  },
+  archive: {
+    use: archiveWorthIt,
+    startsInWorkspace: true,
+    run: (context, script, stdin, { sandboxId, instance, call }) =>
+      runScript(context, sandboxId, instance, script, call, stdin),
   },
 });
 

@@ -6,9 +6,10 @@ import type { MsbSandbox } from "./internal/sdk-types.js";
 import { microsandboxCommand, runOptions } from "./vendor-command.js";
 
 /**
- * Runs one of the adapter's own scripts (symlink guard, chmod) in the
- * workspace, to completion on the kit's engine, within the caller's time;
- * the caller's abort kills it.
+ * Runs one of the adapter's own scripts (symlink guard, chmod, a file
+ * archive's unpacking) in the workspace, to completion on the kit's engine,
+ * within the caller's time; `stdin` is written to it first; the caller's
+ * abort kills it.
  */
 export function runScript(
   context: MicrosandboxContext,
@@ -16,6 +17,7 @@ export function runScript(
   sandbox: MsbSandbox,
   script: string,
   call: OperationCall,
+  stdin?: Uint8Array,
 ): Promise<ExecResult> {
   const marker = randomUUID();
   const plan = {
@@ -26,7 +28,7 @@ export function runScript(
     marker,
     timeoutMs: Math.max(1, call.remainingMs()),
     maxOutputBytes: SCRIPT_OUTPUT_BYTES,
-    stdin: undefined,
+    stdin,
   };
   return runCommandToEnd(microsandboxCommand(name, sandbox, plan, false), runOptions(plan, call.signal));
 }

@@ -25,6 +25,39 @@ test("writes and reads bytes exactly; each file is one helper exec; no guard whi
   await runtime.destroy(handle);
 });
 
+test("20 files are one command with the archive on its stdin: 6 requests, modes and bytes exact", async () => {
+  const handle = await runtime.launch();
+  const files = Array.from({ length: 20 }, (_, index) => ({
+    path: `src/f${String(index).padStart(2, "0")}.txt`,
+    content: `${index}`.padEnd(1024, "."),
+    ...(index === 7 ? { mode: 0o755 } : {}),
+  }));
+  const binary = Uint8Array.from({ length: 256 }, (_, index) => 255 - index);
+  files[3] = { path: 'src/with space/it\'s "ü" $x.bin', content: binary as never };
+  emulator.resetRequests();
+  await runtime.writeFiles(handle, files);
+  const routes = emulator.requests.map((request) => request.route.replace(ROUTER, ""));
+  assert.deepEqual(routes.filter((route) => route === "TaskExecStart").length, 1, routes.join(", "));
+  assert.equal(routes.length, 6, `start, stdin, its end, two output streams, wait: ${routes.join(", ")}`);
+  assert.deepEqual(await runtime.readFile(handle, 'src/with space/it\'s "ü" $x.bin'), binary);
+  assert.equal(new TextDecoder().decode(await runtime.readFile(handle, "src/f19.txt")), files[19]?.content);
+  assert.equal((await runtime.stat(handle, "src/f07.txt")).mode, 0o755);
+  assert.equal((await runtime.stat(handle, "src/f08.txt")).mode, 0o644);
+  await runtime.destroy(handle);
+});
+
+test("an archive is guarded like a file: a symlink out refuses the batch, nothing written", async () => {
+  const handle = await runtime.launch();
+  await runtime.exec(handle, { shell: "ln -s /tmp out" });
+  emulator.resetRequests();
+  const batch = ["a.txt", "out/escaped.txt", "b.txt"].map((path) => ({ path, content: path }));
+  await expectCode(runtime.writeFiles(handle, batch), "INVALID_REQUEST");
+  assert.equal(emulator.countRequests(`${ROUTER}TaskExecStart`), 1, "the guard ran, the archive did not");
+  const probe = await runtime.exec(handle, { shell: "test ! -e a.txt && test ! -e /tmp/escaped.txt" });
+  assert.equal(probe.exitCode, 0);
+  await runtime.destroy(handle);
+});
+
 test("modes other than 0644 are set with one chmod; listDir and stat report kind, size and mode", async () => {
   const handle = await runtime.launch();
   await runtime.writeFiles(handle, [

@@ -6,16 +6,23 @@ import type { ResolvedOptions } from "./options.js";
 import { commandOptions, modalCommand } from "./vendor-command.js";
 
 /**
- * Runs one of the adapter's own helper scripts (symlink guard, chmod) in the
- * workspace on the kit's engine, to completion, within the caller's time.
+ * Runs one of the adapter's own helper scripts (symlink guard, chmod, a file
+ * archive's unpacking) in the workspace on the kit's engine, to completion,
+ * within the caller's time; `stdin` is written to it first.
  */
 export function runScript(
   options: ResolvedOptions,
   sandbox: ModalSandbox,
   script: string,
   call: { readonly signal: AbortSignal; remainingMs(): number },
+  stdin?: Uint8Array,
 ): Promise<ExecResult> {
-  const request = { shell: script, timeoutMs: Math.max(1, call.remainingMs()), maxOutputBytes: SCRIPT_OUTPUT_BYTES };
+  const request = {
+    shell: script,
+    timeoutMs: Math.max(1, call.remainingMs()),
+    maxOutputBytes: SCRIPT_OUTPUT_BYTES,
+    ...(stdin === undefined ? {} : { stdin }),
+  };
   const plan = planCommand(options, request, false);
   return runCommandToEnd(modalCommand(sandbox, plan), {
     ...commandOptions(plan, sandbox.sandboxId),

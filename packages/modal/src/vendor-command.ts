@@ -14,6 +14,11 @@ import type { ModalContainerProcess, ModalExecParams, ModalReadStream, ModalSand
 
 /** Slack on the server-side timeout, so the engine's own kill at the run budget comes first. */
 const SERVER_TIMEOUT_SLACK_MS = 1_000;
+/**
+ * Largest piece of stdin sent in one `TaskExecStdinWrite`: gRPC's usual
+ * 4 MiB message limit holds it with room; the SDK's own streamed writes use 256 KiB.
+ */
+export const STDIN_CHUNK_BYTES = 1024 * 1024;
 /** How the SDK says an exec outlived its server-side timeout (its wait and reads run to the same deadline). */
 const EXEC_DEADLINE = /^Deadline exceeded while (waiting for|streaming stdio)/;
 
@@ -115,10 +120,15 @@ async function pump(
   }
 }
 
-/** The plan's stdin bytes, then end-of-file. A command that ended first just never read them, as with a closed pipe. */
+/**
+ * The plan's stdin bytes (one write per {@link STDIN_CHUNK_BYTES}), then
+ * end-of-file. A command that ended first just never read them, as with a closed pipe.
+ */
 async function feed(writer: WritableStreamDefaultWriter<Uint8Array>, stdin: Uint8Array | undefined): Promise<void> {
   try {
-    if (stdin !== undefined && stdin.byteLength > 0) await writer.write(stdin);
+    for (let offset = 0; stdin !== undefined && offset < stdin.byteLength; offset += STDIN_CHUNK_BYTES) {
+      await writer.write(stdin.subarray(offset, offset + STDIN_CHUNK_BYTES));
+    }
     await writer.close();
   } catch {
     // Its exit says what happened.

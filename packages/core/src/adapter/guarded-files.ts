@@ -3,6 +3,7 @@ import type { FileInput } from "../port/file-input.js";
 import type { OpOptions } from "../port/op-options.js";
 import type { ReadOptions } from "../port/read-options.js";
 import { readLimitExceeded, validateReadOptions } from "../validation/read-options.js";
+import { type FileArchiveWrite, sendsAsArchive, writeFileArchive } from "./file-archive-write.js";
 import {
   type FileContext,
   type GuardedTarget,
@@ -27,6 +28,12 @@ export interface GuardedFilesRecipe<Context, Instance> extends GuardedFileSettin
   /** Writes the validated files (every path already guarded). */
   write(context: Context, target: GuardedWrite<Instance>): Promise<void>;
   /**
+   * For a file API that takes one file per request: many files sent as one
+   * archive through one command instead of `write` (modes set by it, no
+   * `chmod` after). Absent: every batch goes through `write`.
+   */
+  readonly archive?: FileArchiveWrite<Context, Instance>;
+  /**
    * Reads one file's bytes (its path validated and guarded, its final symlink
    * followed). `maxBytes` is the call's cap: a read that streams may stop past
    * it with `OUTPUT_LIMIT`; a larger result is refused after it anyway.
@@ -47,7 +54,8 @@ export interface GuardedFiles<Context> {
 }
 
 /**
- * `writeFiles` (`onGuardedFiles` with the recipe's `writtenMode`) and
+ * `writeFiles` (`onGuardedFiles` with the recipe's `writtenMode`; a batch the
+ * recipe's `archive.use` picks: one archive written by one command) and
  * `readFile` (`onGuardedPath`: the workspace root refused, the final symlink
  * followed) from the vendor's write and read. `readFile` validates its
  * `maxBytes` before any request, and refuses a larger file with
@@ -60,8 +68,19 @@ export function guardedFiles<Context extends FileContext<Instance>, Instance>(
   const reach = connect === undefined ? {} : { connect };
   const writeRule = { ...reach, ...(recipe.writtenMode === undefined ? {} : { writtenMode: recipe.writtenMode }) };
   return {
-    writeFiles: (context, handle, files, op) =>
-      onGuardedFiles(context, handle, files, op, writeRule, inWorkspace, (target) => recipe.write(context, target)),
+    writeFiles: (context, handle, files, op) => {
+      const archive =
+        recipe.archive !== undefined && sendsAsArchive(files, recipe.archive, context) ? recipe.archive : undefined;
+      if (archive === undefined) {
+        return onGuardedFiles(context, handle, files, op, writeRule, inWorkspace, (target) =>
+          recipe.write(context, target),
+        );
+      }
+      // The archive's script gives every file its mode: no chmod after it.
+      return onGuardedFiles(context, handle, files, op, reach, inWorkspace, (target) =>
+        writeFileArchive(context, target, archive),
+      );
+    },
     readFile: async (context, handle, path, options) => {
       const { op, maxBytes } = validateReadOptions(options, context.provider);
       const rule = { operation: "readFile", path, allowRoot: false, followFinal: true, ...reach };
