@@ -162,6 +162,8 @@ export type { AsyncScriptInput, ExitRecord, SessionFiles, StartRecord } from "./
 export { asyncScript, parseExitRecord, parseStartLine, parseStartRecord, sessionFiles } from "./shell/async-script.js";
 export { chmodFailure, chmodScript, modesToSet } from "./shell/chmod.js";
 export { assertCommandFits, MAX_COMMAND_BYTES } from "./shell/command-size.js";
+export type { ReadCommandOutcome } from "./shell/guarded-read.js";
+export { guardedReadOutputBytes, guardedReadScript, readCommandOutcome } from "./shell/guarded-read.js";
 export { markerSweepScript } from "./shell/marker-sweep.js";
 export { cappedOutputScript } from "./shell/output-cap.js";
 export type { StdinPlan, StdinStaging } from "./shell/stdin.js";

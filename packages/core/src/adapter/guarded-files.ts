@@ -2,6 +2,7 @@ import type { FileInfo } from "../port/file-info.js";
 import type { FileInput } from "../port/file-input.js";
 import type { OpOptions } from "../port/op-options.js";
 import type { ReadOptions } from "../port/read-options.js";
+import { guardedReadOutputBytes, guardedReadScript, readCommandOutcome } from "../shell/guarded-read.js";
 import { readLimitExceeded, validateReadOptions } from "../validation/read-options.js";
 import {
   type FileContext,
@@ -32,6 +33,16 @@ export interface GuardedFilesRecipe<Context, Instance> extends GuardedFileSettin
    * it with `OUTPUT_LIMIT`; a larger result is refused after it anyway.
    */
   read(context: Context, target: GuardedReadTarget<Instance>): Promise<Uint8Array>;
+  /**
+   * Reads guarded in the same call: where set, `readFile` in a sandbox where
+   * commands have run is one command through `inWorkspace`
+   * ({@link guardedReadScript}) that resolves the path, refuses it when it
+   * leaves the workspace, and prints the file when it has at most
+   * `inlineBytes` (refusing it with `OUTPUT_LIMIT` past `maxBytes`); a larger
+   * file is downloaded with `read` after it. Absent: the symlink guard, then
+   * `read`. A sandbox where no command has run is read with `read` alone.
+   */
+  readonly commandRead?: { readonly inlineBytes: number };
 }
 
 /** What a recipe's `read` is given: the guarded target and the call's `maxBytes`. */
@@ -51,7 +62,8 @@ export interface GuardedFiles<Context> {
  * `readFile` (`onGuardedPath`: the workspace root refused, the final symlink
  * followed) from the vendor's write and read. `readFile` validates its
  * `maxBytes` before any request, and refuses a larger file with
- * `OUTPUT_LIMIT` once downloaded: the vendors' reads cannot be capped.
+ * `OUTPUT_LIMIT` once downloaded (the vendors' reads cannot be capped), or
+ * from the size its guarded read command reports (`recipe.commandRead`).
  */
 export function guardedFiles<Context extends FileContext<Instance>, Instance>(
   recipe: GuardedFilesRecipe<Context, Instance>,
@@ -64,8 +76,20 @@ export function guardedFiles<Context extends FileContext<Instance>, Instance>(
       onGuardedFiles(context, handle, files, op, writeRule, inWorkspace, (target) => recipe.write(context, target)),
     readFile: async (context, handle, path, options) => {
       const { op, maxBytes } = validateReadOptions(options, context.provider);
-      const rule = { operation: "readFile", path, allowRoot: false, followFinal: true, ...reach };
+      const guard = recipe.commandRead === undefined ? {} : { guard: false };
+      const rule = { operation: "readFile", path, allowRoot: false, followFinal: true, ...reach, ...guard };
       return onGuardedPath(context, handle, op, rule, inWorkspace, async (target) => {
+        if (recipe.commandRead !== undefined && !context.known.isPristine(target.sandboxId)) {
+          const inlineBytes = Math.min(recipe.commandRead.inlineBytes, maxBytes);
+          const script = guardedReadScript(target.relative, inlineBytes);
+          const result = await inWorkspace(context, script, target, guardedReadOutputBytes(inlineBytes));
+          const details = { sandboxId: target.sandboxId, path: target.absolute, operation: "readFile" };
+          const outcome = readCommandOutcome(target.relative, result, context.provider, details);
+          if (outcome.kind === "read" && outcome.bytes.byteLength <= inlineBytes) return outcome.bytes;
+          const size = outcome.kind === "read" ? outcome.bytes.byteLength : outcome.kind === "large" ? outcome.size : 0;
+          // Refused on its size alone: nothing downloaded.
+          if (size > maxBytes) throw readLimitExceeded(context.provider, target.absolute, size, maxBytes);
+        }
         const bytes = await recipe.read(context, { ...target, maxBytes });
         // The vendors' reads have no cap: the file is downloaded whole, then refused.
         if (bytes.byteLength > maxBytes) {
