@@ -132,6 +132,7 @@ describe("guardedFiles with commandRead", () => {
       assert.deepEqual(refused.details, { path: "/work/large", size: 100, limit: 99 });
       assert.deepEqual([scripts.length, downloads], [3, ["large"]], "refused on the size the command printed");
       const capped = await readFile(context, { id: "a" }, "small", { maxBytes: 3 }).catch((error: unknown) => error);
+      assert.ok(SandportError.hasCode(capped, "OUTPUT_LIMIT"));
       assert.deepEqual(capped.details, { path: "/work/small", size: 4, limit: 3 });
       assert.equal(scripts[3]?.maxOutputBytes, guardedReadOutputBytes(3), "a maxBytes below inlineBytes prints less");
       for (const [path, code] of [

@@ -41,8 +41,10 @@ export interface GuardedFilesRecipe<Context, Instance> extends GuardedFileSettin
    * `inlineBytes` (refusing it with `OUTPUT_LIMIT` past `maxBytes`); a larger
    * file is downloaded with `read` after it. Absent: the symlink guard, then
    * `read`. A sandbox where no command has run is read with `read` alone.
+   * `inlineBytes` may depend on the context (an adapter whose download is
+   * itself a command prints every file).
    */
-  readonly commandRead?: { readonly inlineBytes: number };
+  readonly commandRead?: { readonly inlineBytes: number | ((context: Context) => number) };
 }
 
 /** What a recipe's `read` is given: the guarded target and the call's `maxBytes`. */
@@ -80,7 +82,8 @@ export function guardedFiles<Context extends FileContext<Instance>, Instance>(
       const rule = { operation: "readFile", path, allowRoot: false, followFinal: true, ...reach, ...guard };
       return onGuardedPath(context, handle, op, rule, inWorkspace, async (target) => {
         if (recipe.commandRead !== undefined && !context.known.isPristine(target.sandboxId)) {
-          const inlineBytes = Math.min(recipe.commandRead.inlineBytes, maxBytes);
+          const { inlineBytes: limit } = recipe.commandRead;
+          const inlineBytes = Math.min(typeof limit === "number" ? limit : limit(context), maxBytes);
           const script = guardedReadScript(target.relative, inlineBytes);
           const result = await inWorkspace(context, script, target, guardedReadOutputBytes(inlineBytes));
           const details = { sandboxId: target.sandboxId, path: target.absolute, operation: "readFile" };

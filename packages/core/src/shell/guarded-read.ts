@@ -2,6 +2,16 @@ import { invalidRequest } from "../errors/factories.js";
 import { SandportError } from "../errors/sandport-error.js";
 import { quoteShellArg } from "./quote.js";
 
+/**
+ * The largest file a guarded read command prints, by default: above it, the
+ * command reports the size and the vendor's download follows. Against the
+ * emulators a read through command output costs about what the guard and a
+ * download cost together up to a few hundred KiB, and falls behind past
+ * 1 MiB (base64 is a third larger, and command output is relayed in chunks):
+ * see the adapters' READMEs and `scripts/read-crossover.mjs`.
+ */
+export const INLINE_READ_BYTES = 256 * 1024;
+
 /** The first word of every line the read script prints about itself (never a base64 line: it has a space). */
 const TAG = "sandport-read";
 
