@@ -1,5 +1,5 @@
 import { toSandboxPath } from "@sandport/core";
-import { guardedFiles, type WorkspaceRunner } from "@sandport/core/adapter";
+import { guardedFiles, INLINE_READ_BYTES, type WorkspaceRunner } from "@sandport/core/adapter";
 import type { ModalContext } from "./context.js";
 import type { ModalSandbox } from "./internal/sdk-types.js";
 import { runScript } from "./run-script.js";
@@ -14,8 +14,12 @@ const WRITES_AT_ONCE = 4;
  * file call outside a pristine sandbox first resolves its paths with one
  * command in the workspace.
  */
-export const inWorkspace: WorkspaceRunner<ModalContext, ModalSandbox> = (context, script, { instance, call }) =>
-  runScript(context.options, instance, script, call);
+export const inWorkspace: WorkspaceRunner<ModalContext, ModalSandbox> = (
+  context,
+  script,
+  { instance, call },
+  maxOutputBytes,
+) => runScript(context.options, instance, script, call, maxOutputBytes);
 
 /**
  * `writeFiles` writes every file through the SDK's file helper (one exec, its
@@ -26,6 +30,7 @@ export const inWorkspace: WorkspaceRunner<ModalContext, ModalSandbox> = (context
  */
 export const { writeFiles, readFile } = guardedFiles<ModalContext, ModalSandbox>({
   inWorkspace,
+  commandRead: { inlineBytes: INLINE_READ_BYTES },
   writtenMode: WRITTEN_MODE,
   write: async (context, { instance, files }) => {
     const root = context.options.workspaceRoot;

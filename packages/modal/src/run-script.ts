@@ -6,16 +6,18 @@ import type { ResolvedOptions } from "./options.js";
 import { commandOptions, modalCommand } from "./vendor-command.js";
 
 /**
- * Runs one of the adapter's own helper scripts (symlink guard, chmod) in the
- * workspace on the kit's engine, to completion, within the caller's time.
+ * Runs one of the adapter's own helper scripts (symlink guard, chmod, a
+ * guarded read) in the workspace on the kit's engine, to completion, within
+ * the caller's time, its output capped at `maxOutputBytes`.
  */
 export function runScript(
   options: ResolvedOptions,
   sandbox: ModalSandbox,
   script: string,
   call: { readonly signal: AbortSignal; remainingMs(): number },
+  maxOutputBytes = SCRIPT_OUTPUT_BYTES,
 ): Promise<ExecResult> {
-  const request = { shell: script, timeoutMs: Math.max(1, call.remainingMs()), maxOutputBytes: SCRIPT_OUTPUT_BYTES };
+  const request = { shell: script, timeoutMs: Math.max(1, call.remainingMs()), maxOutputBytes };
   const plan = planCommand(options, request, false);
   return runCommandToEnd(modalCommand(sandbox, plan), {
     ...commandOptions(plan, sandbox.sandboxId),
