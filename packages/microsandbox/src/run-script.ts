@@ -6,9 +6,9 @@ import type { MsbSandbox } from "./internal/sdk-types.js";
 import { microsandboxCommand, runOptions } from "./vendor-command.js";
 
 /**
- * Runs one of the adapter's own scripts (symlink guard, chmod) in the
- * workspace, to completion on the kit's engine, within the caller's time;
- * the caller's abort kills it.
+ * Runs one of the adapter's own scripts (symlink guard, chmod, a guarded
+ * read) in the workspace, to completion on the kit's engine, within the
+ * caller's time, its output capped at `maxOutputBytes`; the caller's abort kills it.
  */
 export function runScript(
   context: MicrosandboxContext,
@@ -16,6 +16,7 @@ export function runScript(
   sandbox: MsbSandbox,
   script: string,
   call: OperationCall,
+  maxOutputBytes = SCRIPT_OUTPUT_BYTES,
 ): Promise<ExecResult> {
   const marker = randomUUID();
   const plan = {
@@ -25,7 +26,7 @@ export function runScript(
     env: { ...context.launchEnv(name), [EXEC_MARKER_ENV]: marker },
     marker,
     timeoutMs: Math.max(1, call.remainingMs()),
-    maxOutputBytes: SCRIPT_OUTPUT_BYTES,
+    maxOutputBytes,
     stdin: undefined,
   };
   return runCommandToEnd(microsandboxCommand(name, sandbox, plan, false), runOptions(plan, call.signal));
