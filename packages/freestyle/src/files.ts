@@ -1,5 +1,5 @@
 import { quoteShellArg, retry, toSandboxPath } from "@sandport/core";
-import { type CallBudget, guardedFiles, type WorkspaceRunner } from "@sandport/core/adapter";
+import { type CallBudget, guardedFiles, INLINE_READ_BYTES, type WorkspaceRunner } from "@sandport/core/adapter";
 import type { FreestyleContext } from "./context.js";
 import { mapFreestyleError } from "./errors.js";
 import type { FreestyleFilesystem } from "./internal/sdk-types.js";
@@ -16,9 +16,14 @@ const FILE_RETRY = { maxAttempts: 3, initialDelayMs: 200, maxDelayMs: 2_000 } as
  * start in the home directory). Freestyle's file API follows symlinks, so
  * every file call outside a pristine VM first resolves its paths with one command.
  */
-export const inWorkspace: WorkspaceRunner<FreestyleContext, never> = (context, script, { sandboxId, call }) => {
+export const inWorkspace: WorkspaceRunner<FreestyleContext, never> = (
+  context,
+  script,
+  { sandboxId, call },
+  maxOutputBytes,
+) => {
   const workspace = quoteShellArg(fromHome(context.options, context.options.workspaceRoot));
-  return runScript(context, sandboxId, `cd -- ${workspace} && ${script}`, call);
+  return runScript(context, sandboxId, `cd -- ${workspace} && ${script}`, call, undefined, maxOutputBytes);
 };
 
 /**
@@ -30,6 +35,7 @@ export const inWorkspace: WorkspaceRunner<FreestyleContext, never> = (context, s
  */
 export const { writeFiles, readFile } = guardedFiles<FreestyleContext, never>({
   inWorkspace,
+  commandRead: { inlineBytes: INLINE_READ_BYTES },
   connect: false,
   write: async (context, { sandboxId, files, call }) => {
     await eachLimited(files, FILE_CONCURRENCY, (file) => {
