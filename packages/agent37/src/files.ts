@@ -1,5 +1,5 @@
 import { quoteShellArg, retry, toSandboxPath } from "@sandport/core";
-import { type CallBudget, guardedFiles, type WorkspaceRunner } from "@sandport/core/adapter";
+import { type CallBudget, guardedFiles, INLINE_READ_BYTES, type WorkspaceRunner } from "@sandport/core/adapter";
 import type { Agent37Context } from "./context.js";
 import { mapAgent37Error } from "./errors.js";
 import { fromHome } from "./options.js";
@@ -17,9 +17,14 @@ const WRITTEN_MODE = 0o644;
  * instance plane's file API is taken to follow symlinks, so every file call
  * outside a pristine instance first resolves its paths with one command.
  */
-export const inWorkspace: WorkspaceRunner<Agent37Context, never> = (context, script, { sandboxId, call }) => {
+export const inWorkspace: WorkspaceRunner<Agent37Context, never> = (
+  context,
+  script,
+  { sandboxId, call },
+  maxOutputBytes,
+) => {
   const workspace = quoteShellArg(fromHome(context.options, context.options.workspaceRoot));
-  return runScript(context, sandboxId, `cd -- ${workspace} && ${script}`, call);
+  return runScript(context, sandboxId, `cd -- ${workspace} && ${script}`, call, maxOutputBytes);
 };
 
 /**
@@ -32,6 +37,7 @@ export const inWorkspace: WorkspaceRunner<Agent37Context, never> = (context, scr
  */
 export const { writeFiles, readFile } = guardedFiles<Agent37Context, never>({
   inWorkspace,
+  commandRead: { inlineBytes: INLINE_READ_BYTES },
   connect: false,
   writtenMode: WRITTEN_MODE,
   write: async (context, { sandboxId, files, call }) => {
