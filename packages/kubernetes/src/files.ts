@@ -1,6 +1,6 @@
 import { posix } from "node:path";
-import { quoteShellArg, SandportError, toSandboxPath } from "@sandport/core";
-import { guardedFiles } from "@sandport/core/adapter";
+import { MAX_READ_BYTES, quoteShellArg, SandportError, toSandboxPath } from "@sandport/core";
+import { guardedFiles, INLINE_READ_BYTES } from "@sandport/core/adapter";
 import type { KubernetesContext } from "./context.js";
 import { PROVIDER } from "./handle.js";
 import { inWorkspace, runScript } from "./run-script.js";
@@ -15,10 +15,17 @@ const FILE_CONCURRENCY = 8;
  * which is the workspace. With pod exec: one command per file, its bytes
  * on stdin (`cat` into a temporary file, `chmod`, `mv` over the target:
  * atomic too), and `base64` of the file to read; at most 8 files at once.
- * A missing file is `NOT_FOUND`.
+ * A missing file is `NOT_FOUND`. Once a command has run in the claim, a
+ * read is one guarded command that resolves the path in the workspace and
+ * prints the file: any file over pod exec; up to 256 KiB over sandboxd,
+ * which then downloads a larger one.
  */
 export const { writeFiles, readFile } = guardedFiles<KubernetesContext, string>({
   inWorkspace,
+  // Pod exec reads through base64 anyway: its guarded read command prints every file. sandboxd downloads large ones.
+  commandRead: {
+    inlineBytes: (context) => (context.options.dataPlane === "sandboxd" ? INLINE_READ_BYTES : MAX_READ_BYTES),
+  },
   write: async (context, { sandboxId, instance, files, call }) => {
     await eachLimited(files, FILE_CONCURRENCY, async (file) => {
       if (context.options.dataPlane === "sandboxd") {
