@@ -35,7 +35,10 @@ export const inWorkspace: WorkspaceRunner<AgentCoreContext, never> = (
  * It is sent once (never repeated by the SDK). `readFile` is one `readFiles`
  * call (repeatable: a read); a result AgentCore marks as an error is
  * `NOT_FOUND` when a check in the session finds no such file, and is read
- * once more when the file is there (made since the first read).
+ * once more when the file is there (made since the first read). In a
+ * session where a command has run, a read is first one guarded command
+ * that prints a file of up to 256 KiB (`commandRead`): `readFiles` only
+ * for a larger one.
  */
 export const { writeFiles, readFile } = guardedFiles<AgentCoreContext, never>({
   inWorkspace,

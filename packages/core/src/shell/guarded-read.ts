@@ -5,10 +5,11 @@ import { quoteShellArg } from "./quote.js";
 /**
  * The largest file a guarded read command prints, by default: above it, the
  * command reports the size and the vendor's download follows. Against the
- * emulators a read through command output costs about what the guard and a
- * download cost together up to a few hundred KiB, and falls behind past
- * 1 MiB (base64 is a third larger, and command output is relayed in chunks):
- * see the adapters' READMEs and `scripts/read-crossover.mjs`.
+ * emulators a read through command output cost no more than the guard and a
+ * download together up to 512 KiB on every provider, and fell behind from
+ * 1 MiB on some (base64 is a third larger, and command output is relayed in
+ * chunks); 256 KiB also fits the smallest output cut met (Agent37's 512 KB).
+ * See `scripts/read-crossover.mjs` and docs/benchmarks.md, "Reads".
  */
 export const INLINE_READ_BYTES = 256 * 1024;
 
