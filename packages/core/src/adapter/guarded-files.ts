@@ -82,16 +82,10 @@ export function guardedFiles<Context extends FileContext<Instance>, Instance>(
       const rule = { operation: "readFile", path, allowRoot: false, followFinal: true, ...reach, ...guard };
       return onGuardedPath(context, handle, op, rule, inWorkspace, async (target) => {
         if (recipe.commandRead !== undefined && !context.known.isPristine(target.sandboxId)) {
-          const { inlineBytes: limit } = recipe.commandRead;
-          const inlineBytes = Math.min(typeof limit === "number" ? limit : limit(context), maxBytes);
-          const script = guardedReadScript(target.relative, inlineBytes);
-          const result = await inWorkspace(context, script, target, guardedReadOutputBytes(inlineBytes));
-          const details = { sandboxId: target.sandboxId, path: target.absolute, operation: "readFile" };
-          const outcome = readCommandOutcome(target.relative, result, context.provider, details);
-          if (outcome.kind === "read" && outcome.bytes.byteLength <= inlineBytes) return outcome.bytes;
-          const size = outcome.kind === "read" ? outcome.bytes.byteLength : outcome.kind === "large" ? outcome.size : 0;
-          // Refused on its size alone: nothing downloaded.
-          if (size > maxBytes) throw readLimitExceeded(context.provider, target.absolute, size, maxBytes);
+          const { inlineBytes } = recipe.commandRead;
+          const limit = Math.min(typeof inlineBytes === "number" ? inlineBytes : inlineBytes(context), maxBytes);
+          const printed = await readInCommand(context, target, inWorkspace, limit, maxBytes);
+          if (printed !== undefined) return printed;
         }
         const bytes = await recipe.read(context, { ...target, maxBytes });
         // The vendors' reads have no cap: the file is downloaded whole, then refused.
@@ -102,6 +96,31 @@ export function guardedFiles<Context extends FileContext<Instance>, Instance>(
       });
     },
   };
+}
+
+/**
+ * One guarded read command (`guardedReadScript`): the file's bytes when it
+ * printed them, `undefined` when the path stays inside but the file is left
+ * to the vendor's read (larger than `inlineBytes`, not a regular file, or
+ * its output cut). Refuses an escape, a missing file, and a file whose
+ * printed size passes `maxBytes` (nothing downloaded).
+ */
+async function readInCommand<Context extends FileContext<Instance>, Instance>(
+  context: Context,
+  target: GuardedTarget<Instance>,
+  inWorkspace: WorkspaceRunner<Context, Instance>,
+  inlineBytes: number,
+  maxBytes: number,
+): Promise<Uint8Array | undefined> {
+  const script = guardedReadScript(target.relative, inlineBytes);
+  const result = await inWorkspace(context, script, target, guardedReadOutputBytes(inlineBytes));
+  const details = { sandboxId: target.sandboxId, path: target.absolute, operation: "readFile" };
+  const outcome = readCommandOutcome(target.relative, result, context.provider, details);
+  if (outcome.kind === "download") return undefined;
+  const size = outcome.kind === "read" ? outcome.bytes.byteLength : outcome.size;
+  if (size > maxBytes) throw readLimitExceeded(context.provider, target.absolute, size, maxBytes);
+  // A file grown past `inlineBytes` since its size was taken: the vendor's read.
+  return outcome.kind === "read" && size <= inlineBytes ? outcome.bytes : undefined;
 }
 
 /** What {@link guardedFileOps} is built from: the vendor's four calls on a guarded path. */
