@@ -3,6 +3,7 @@ import {
   type CallBudget,
   EMBEDDED_STDIN_BYTES,
   guardedFiles,
+  INLINE_READ_BYTES,
   runCommandToEnd,
   SCRIPT_OUTPUT_BYTES,
   type WorkspaceRunner,
@@ -36,9 +37,14 @@ export function archiveWorthIt(files: number, bytes: number): boolean {
  * instance plane's file API is taken to follow symlinks, so every file call
  * outside a pristine instance first resolves its paths with one command.
  */
-export const inWorkspace: WorkspaceRunner<Agent37Context, never> = (context, script, { sandboxId, call }) => {
+export const inWorkspace: WorkspaceRunner<Agent37Context, never> = (
+  context,
+  script,
+  { sandboxId, call },
+  maxOutputBytes,
+) => {
   const workspace = quoteShellArg(fromHome(context.options, context.options.workspaceRoot));
-  return runScript(context, sandboxId, `cd -- ${workspace} && ${script}`, call);
+  return runScript(context, sandboxId, `cd -- ${workspace} && ${script}`, call, maxOutputBytes);
 };
 
 /**
@@ -55,6 +61,7 @@ export const inWorkspace: WorkspaceRunner<Agent37Context, never> = (context, scr
  */
 export const { writeFiles, readFile } = guardedFiles<Agent37Context, never>({
   inWorkspace,
+  commandRead: { inlineBytes: INLINE_READ_BYTES },
   connect: false,
   writtenMode: WRITTEN_MODE,
   write: async (context, { sandboxId, files, call }) => {

@@ -52,3 +52,33 @@ test("a missing file is NOT_FOUND, after a command has run too", async () => {
     await runtime.destroy(handle);
   }
 });
+
+test("once a command has run, a read is one guarded command; a file past 256 KiB is that command, then readFiles", async () => {
+  const handle = await runtime.launch({});
+  try {
+    const every = new Uint8Array(256).map((_, index) => index);
+    const large = new Uint8Array(256 * 1024 + 1).fill(7);
+    await runtime.writeFiles(handle, [
+      { path: "all.bin", content: every },
+      { path: "large.bin", content: large },
+    ]);
+    await runtime.exec(handle, { argv: ["true"] });
+    emulator.resetRequests();
+    assert.deepEqual(await runtime.readFile(handle, "all.bin"), every);
+    const command = emulator.requests.map((request) => request.route);
+    assert.deepEqual(emulator.toolCalls, ["executeCommand"], "one command resolves, checks and prints the file");
+    emulator.resetRequests();
+    assert.deepEqual(await runtime.readFile(handle, "large.bin"), large);
+    assert.deepEqual(emulator.toolCalls, ["executeCommand", "readFiles"]);
+    emulator.resetRequests();
+    const refused = await expectCode(runtime.readFile(handle, "large.bin", { maxBytes: 1000 }), "OUTPUT_LIMIT");
+    assert.equal(refused.details.size, large.byteLength);
+    assert.deepEqual(emulator.toolCalls, ["executeCommand"], "refused on the size the command printed");
+    assert.deepEqual(
+      emulator.requests.map((request) => request.route),
+      command,
+    );
+  } finally {
+    await runtime.destroy(handle);
+  }
+});

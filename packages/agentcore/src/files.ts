@@ -1,5 +1,5 @@
 import { invalidRequest, quoteShellArg, SandportError } from "@sandport/core";
-import { guardedFiles, type WorkspaceRunner } from "@sandport/core/adapter";
+import { guardedFiles, INLINE_READ_BYTES, type WorkspaceRunner } from "@sandport/core/adapter";
 import { type AgentCoreContext, fileBytes, toolPath } from "./context.js";
 import { mapAgentCoreError } from "./errors.js";
 import { PROVIDER } from "./handle.js";
@@ -18,9 +18,14 @@ const ENVELOPE_BYTES = 64 * 1024;
  * start in the working directory. AgentCore's file tools follow symlinks, so
  * every file call outside a pristine session first resolves its paths with one command.
  */
-export const inWorkspace: WorkspaceRunner<AgentCoreContext, never> = (context, script, { sandboxId, call }) => {
+export const inWorkspace: WorkspaceRunner<AgentCoreContext, never> = (
+  context,
+  script,
+  { sandboxId, call },
+  maxOutputBytes,
+) => {
   const workspace = quoteShellArg(fromWorkingDirectory(context.options, context.options.workspaceRoot));
-  return runScript(context, sandboxId, `cd -- ${workspace} && ${script}`, call);
+  return runScript(context, sandboxId, `cd -- ${workspace} && ${script}`, call, maxOutputBytes);
 };
 
 /**
@@ -30,10 +35,14 @@ export const inWorkspace: WorkspaceRunner<AgentCoreContext, never> = (context, s
  * It is sent once (never repeated by the SDK). `readFile` is one `readFiles`
  * call (repeatable: a read); a result AgentCore marks as an error is
  * `NOT_FOUND` when a check in the session finds no such file, and is read
- * once more when the file is there (made since the first read).
+ * once more when the file is there (made since the first read). In a
+ * session where a command has run, a read is first one guarded command
+ * that prints a file of up to 256 KiB (`commandRead`): `readFiles` only
+ * for a larger one.
  */
 export const { writeFiles, readFile } = guardedFiles<AgentCoreContext, never>({
   inWorkspace,
+  commandRead: { inlineBytes: INLINE_READ_BYTES },
   connect: false,
   writtenMode: 0o644,
   write: async (context, { sandboxId, files, call }) => {

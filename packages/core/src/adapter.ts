@@ -166,6 +166,13 @@ export { chmodFailure, chmodScript, modesToSet } from "./shell/chmod.js";
 export { assertCommandFits, MAX_COMMAND_BYTES } from "./shell/command-size.js";
 export type { ArchiveFile } from "./shell/file-archive.js";
 export { encodeFileArchive, fileArchiveScript } from "./shell/file-archive.js";
+export type { ReadCommandOutcome } from "./shell/guarded-read.js";
+export {
+  guardedReadOutputBytes,
+  guardedReadScript,
+  INLINE_READ_BYTES,
+  readCommandOutcome,
+} from "./shell/guarded-read.js";
 export { markerSweepScript } from "./shell/marker-sweep.js";
 export { cappedOutputScript } from "./shell/output-cap.js";
 export type { StdinPlan, StdinStaging } from "./shell/stdin.js";

@@ -66,8 +66,8 @@ test("once a command has run, a transfer is guarded: symlinks out of the workspa
   assert.equal(decode(await runtime.readFile(handle, "inside.txt")), "in\n");
   assert.deepEqual(
     emulator.requests.map((request) => request.route),
-    [EXECUTE, DOWNLOAD],
-    "the guard, then the read",
+    [EXECUTE],
+    "one command resolves, checks and prints the file",
   );
   emulator.resetRequests();
   await expectCode(runtime.readFile(handle, "links/etc/hostname"), "INVALID_REQUEST");
@@ -88,4 +88,32 @@ test("paths that escape are refused before any request; a 5xx on a transfer is r
   emulator.injectFault({ route: DOWNLOAD, fault: { kind: "status", status: 503 }, times: 3 });
   await expectCode(runtime.readFile(handle, "retried.txt"), "PROVIDER_UNAVAILABLE");
   assert.equal(decode(await runtime.readFile(handle, "retried.txt")), "ok");
+});
+
+test("once a command has run, a file past 256 KiB is the guarded read command, then the download", async () => {
+  const handle = await runtime.launch();
+  const large = new Uint8Array(256 * 1024 + 1).fill(7);
+  await runtime.writeFiles(handle, [{ path: "large.bin", content: large }]);
+  await runtime.exec(handle, { argv: ["mkdir", "directory"] });
+  emulator.resetRequests();
+  assert.deepEqual(await runtime.readFile(handle, "large.bin"), large);
+  assert.deepEqual(
+    emulator.requests.map((request) => request.route),
+    [EXECUTE, DOWNLOAD],
+  );
+  emulator.resetRequests();
+  const refused = await expectCode(runtime.readFile(handle, "large.bin", { maxBytes: 1000 }), "OUTPUT_LIMIT");
+  assert.deepEqual(refused.details, {
+    path: `${runtime.workspaceRoot}/large.bin`,
+    size: large.byteLength,
+    limit: 1000,
+  });
+  assert.deepEqual(
+    emulator.requests.map((request) => request.route),
+    [EXECUTE],
+    "refused on the size the command printed, nothing downloaded",
+  );
+  await expectCode(runtime.readFile(handle, "missing.txt"), "NOT_FOUND");
+  // A directory is left to the download, which Daytona refuses as it did before.
+  await expectCode(runtime.readFile(handle, "directory"), "INVALID_REQUEST");
 });

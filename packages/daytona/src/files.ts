@@ -1,5 +1,5 @@
 import { toSandboxPath } from "@sandport/core";
-import { guardedFiles, type WorkspaceRunner } from "@sandport/core/adapter";
+import { guardedFiles, INLINE_READ_BYTES, type WorkspaceRunner } from "@sandport/core/adapter";
 import { type DaytonaContext, seconds } from "./context.js";
 import type { DaytonaSandbox } from "./internal/sdk-types.js";
 import { repeatable, runScript } from "./run-script.js";
@@ -28,6 +28,7 @@ const inWorkspace: WorkspaceRunner<DaytonaContext, DaytonaSandbox> = async (
  */
 export const { writeFiles, readFile } = guardedFiles<DaytonaContext, DaytonaSandbox>({
   inWorkspace,
+  commandRead: { inlineBytes: INLINE_READ_BYTES },
   writtenMode: 0o644,
   write: async (context, { sandboxId, instance, files, call }) => {
     const uploads = files.map((file) => ({

@@ -124,3 +124,37 @@ test("file calls map provider failures (retryable where repeating is safe)", asy
   emulator.injectFault({ route: "GET /files", fault: { kind: "status", status: 429 } });
   await expectCode(runtime.readFile(handle, "x"), "RATE_LIMITED");
 });
+
+test("once a command has run, a read is one guarded command; a file past 256 KiB is that command, then the download", async () => {
+  const handle = await runtime.launch();
+  const bytes = Uint8Array.from({ length: 256 }, (_, index) => index);
+  const large = new Uint8Array(256 * 1024 + 1).fill(7);
+  await runtime.writeFiles(handle, [
+    { path: "bin/all.bin", content: bytes },
+    { path: "large.bin", content: large },
+  ]);
+  await runtime.exec(handle, { argv: ["true"] });
+  emulator.resetRequests();
+  assert.deepEqual(await runtime.readFile(handle, "bin/all.bin"), bytes);
+  assert.deepEqual(
+    emulator.requests.map((request) => request.route),
+    [START],
+    "one command resolves, checks and prints the file",
+  );
+  emulator.resetRequests();
+  assert.deepEqual(await runtime.readFile(handle, "large.bin"), large);
+  assert.deepEqual(
+    emulator.requests.map((request) => request.route),
+    [START, "GET /files"],
+  );
+  emulator.resetRequests();
+  const refused = await expectCode(runtime.readFile(handle, "large.bin", { maxBytes: 1000 }), "OUTPUT_LIMIT");
+  assert.deepEqual(refused.details, { path: `${ROOT}/large.bin`, size: large.byteLength, limit: 1000 });
+  assert.deepEqual(
+    emulator.requests.map((request) => request.route),
+    [START],
+    "refused on the size the command printed, nothing downloaded",
+  );
+  const missing = await expectCode(runtime.readFile(handle, "missing.txt"), "NOT_FOUND");
+  assert.equal(missing.details.path, `${ROOT}/missing.txt`);
+});

@@ -1,5 +1,5 @@
 import { toSandboxPath } from "@sandport/core";
-import { guardedFiles, type OperationCall, type WorkspaceRunner } from "@sandport/core/adapter";
+import { guardedFiles, INLINE_READ_BYTES, type OperationCall, type WorkspaceRunner } from "@sandport/core/adapter";
 import type { E2BContext } from "./context.js";
 import type { E2BSandbox } from "./internal/sdk-types.js";
 import { runScript } from "./run-script.js";
@@ -16,8 +16,12 @@ export function request(call: OperationCall): { readonly requestTimeoutMs: numbe
  * How the symlink guard runs: E2B's file API follows symlinks, so every file
  * call outside a pristine sandbox first resolves its paths with one command.
  */
-export const inWorkspace: WorkspaceRunner<E2BContext, E2BSandbox> = (context, script, { sandboxId, instance, call }) =>
-  runScript(context, sandboxId, instance, script, call);
+export const inWorkspace: WorkspaceRunner<E2BContext, E2BSandbox> = (
+  context,
+  script,
+  { sandboxId, instance, call },
+  maxOutputBytes,
+) => runScript(context, sandboxId, instance, script, call, maxOutputBytes);
 
 /**
  * `writeFiles` writes all files in one request (the SDK's batched multipart
@@ -27,6 +31,7 @@ export const inWorkspace: WorkspaceRunner<E2BContext, E2BSandbox> = (context, sc
  */
 export const { writeFiles, readFile } = guardedFiles<E2BContext, E2BSandbox>({
   inWorkspace,
+  commandRead: { inlineBytes: INLINE_READ_BYTES },
   writtenMode: WRITTEN_MODE,
   write: async (context, { instance, files, call }) => {
     const root = context.options.workspaceRoot;

@@ -34,8 +34,8 @@ test("a fresh VM: a batch is one command with the files as an archive, no guard 
   assert.equal(new TextDecoder().decode(await runtime.readFile(handle, "text.txt")), "ünï ✓\n");
   assert.deepEqual(
     emulator.requests.map((request) => request.route),
-    [EXEC, READ],
-    "after a command, one realpath check first",
+    [EXEC],
+    "after a command, one command resolves, checks and prints the file",
   );
   await runtime.destroy(handle);
 });
@@ -134,5 +134,29 @@ test("listDir names the entries, then stats each: kinds, sizes and modes", async
   await runtime.remove(handle, "d");
   await expectCode(runtime.stat(handle, "d"), "NOT_FOUND");
   await expectCode(runtime.remove(handle, "."), "INVALID_REQUEST");
+  await runtime.destroy(handle);
+});
+
+test("once a command has run, a file past 256 KiB is the guarded read command, then the download", async () => {
+  const handle = await runtime.launch();
+  const large = new Uint8Array(256 * 1024 + 1).map((_, index) => (index * 7) % 256);
+  await runtime.writeFiles(handle, [{ path: "large.bin", content: large }]);
+  await runtime.exec(handle, { argv: ["true"] });
+  emulator.resetRequests();
+  assert.deepEqual(await runtime.readFile(handle, "large.bin"), large);
+  assert.deepEqual(
+    emulator.requests.map((request) => request.route),
+    [EXEC, READ],
+  );
+  emulator.resetRequests();
+  const refused = await expectCode(runtime.readFile(handle, "large.bin", { maxBytes: 1000 }), "OUTPUT_LIMIT");
+  assert.deepEqual(refused.details, { path: "/root/workspace/large.bin", size: large.byteLength, limit: 1000 });
+  assert.deepEqual(
+    emulator.requests.map((request) => request.route),
+    [EXEC],
+    "refused on the size the command printed, nothing downloaded",
+  );
+  const missing = await expectCode(runtime.readFile(handle, "missing.txt"), "NOT_FOUND");
+  assert.equal(missing.details.path, "/root/workspace/missing.txt");
   await runtime.destroy(handle);
 });

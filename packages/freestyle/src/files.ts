@@ -2,6 +2,7 @@ import { quoteShellArg, retry, toSandboxPath } from "@sandport/core";
 import {
   type CallBudget,
   guardedFiles,
+  INLINE_READ_BYTES,
   runCommandToEnd,
   SCRIPT_OUTPUT_BYTES,
   type WorkspaceRunner,
@@ -34,9 +35,14 @@ export function archiveWorthIt(files: number, bytes: number): boolean {
  * start in the home directory). Freestyle's file API follows symlinks, so
  * every file call outside a pristine VM first resolves its paths with one command.
  */
-export const inWorkspace: WorkspaceRunner<FreestyleContext, never> = (context, script, { sandboxId, call }) => {
+export const inWorkspace: WorkspaceRunner<FreestyleContext, never> = (
+  context,
+  script,
+  { sandboxId, call },
+  maxOutputBytes,
+) => {
   const workspace = quoteShellArg(fromHome(context.options, context.options.workspaceRoot));
-  return runScript(context, sandboxId, `cd -- ${workspace} && ${script}`, call);
+  return runScript(context, sandboxId, `cd -- ${workspace} && ${script}`, call, undefined, maxOutputBytes);
 };
 
 /**
@@ -52,6 +58,7 @@ export const inWorkspace: WorkspaceRunner<FreestyleContext, never> = (context, s
  */
 export const { writeFiles, readFile } = guardedFiles<FreestyleContext, never>({
   inWorkspace,
+  commandRead: { inlineBytes: INLINE_READ_BYTES },
   connect: false,
   write: async (context, { sandboxId, files, call }) => {
     await eachLimited(files, FILE_CONCURRENCY, (file) => {

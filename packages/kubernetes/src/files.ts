@@ -1,6 +1,6 @@
 import { posix } from "node:path";
-import { quoteShellArg, SandportError, toSandboxPath } from "@sandport/core";
-import { guardedFiles } from "@sandport/core/adapter";
+import { MAX_READ_BYTES, quoteShellArg, SandportError, toSandboxPath } from "@sandport/core";
+import { guardedFiles, INLINE_READ_BYTES } from "@sandport/core/adapter";
 import type { KubernetesContext } from "./context.js";
 import { PROVIDER } from "./handle.js";
 import { inWorkspace, runScript } from "./run-script.js";
@@ -27,10 +27,17 @@ export function archiveWorthIt(files: number, _bytes: number, context: Kubernete
  * `fileArchiveScript`: each file whole under a temporary name, its mode,
  * renamed); a single file is one command, its bytes on stdin (`cat` into a
  * temporary file, `chmod`, `mv` over the target: atomic too); a read is
- * `base64` of the file. A missing file is `NOT_FOUND`.
+ * `base64` of the file. A missing file is `NOT_FOUND`. Once a command has
+ * run in the claim, a read is one guarded command that resolves the path in
+ * the workspace and prints the file: any file over pod exec; up to 256 KiB
+ * over sandboxd, which then downloads a larger one.
  */
 export const { writeFiles, readFile } = guardedFiles<KubernetesContext, string>({
   inWorkspace,
+  // Pod exec reads through base64 anyway: its guarded read command prints every file. sandboxd downloads large ones.
+  commandRead: {
+    inlineBytes: (context) => (context.options.dataPlane === "sandboxd" ? INLINE_READ_BYTES : MAX_READ_BYTES),
+  },
   write: async (context, { sandboxId, instance, files, call }) => {
     await eachLimited(files, FILE_CONCURRENCY, async (file) => {
       if (context.options.dataPlane === "sandboxd") {

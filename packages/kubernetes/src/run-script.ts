@@ -34,10 +34,13 @@ export function runScript(
   );
 }
 
-/** How the symlink guard and `chmod` run: one command in the workspace. */
+/** How the symlink guard, `chmod` and a guarded read run: one command in the workspace. */
 export const inWorkspace: WorkspaceRunner<KubernetesContext, string> = (
   context,
   script,
   { sandboxId, instance, call },
-) =>
-  runScript(context, sandboxId, instance, `cd -- ${quoteShellArg(context.options.workspaceRoot)} && ${script}`, call);
+  maxOutputBytes,
+) => {
+  const workspace = quoteShellArg(context.options.workspaceRoot);
+  return runScript(context, sandboxId, instance, `cd -- ${workspace} && ${script}`, call, undefined, maxOutputBytes);
+};

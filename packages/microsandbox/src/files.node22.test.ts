@@ -22,12 +22,7 @@ test("one file: a mkdir for its directory, one write; no guard before any comman
   await runtime.exec(handle, { argv: ["true"] });
   emulator.resetRequests();
   assert.equal(new TextDecoder().decode(await runtime.readFile(handle, "a/b/c/three.txt")), "3");
-  assert.deepEqual(operations(), [
-    "core.exec.request",
-    "core.fs.request OpenFile",
-    "core.fs.request Read",
-    "core.fs.request CloseHandle",
-  ]);
+  assert.deepEqual(operations(), ["core.exec.request"], "one command resolves, checks and prints the file");
   await runtime.destroy(handle);
   assert.deepEqual(deepestDirectories(["x/y/z.txt", "x/w.txt", "x-y/q.txt", "r.txt"]), ["x-y", "x/y"]);
 });
@@ -99,5 +94,31 @@ test("stat reports a symlink as itself; remove takes files, links and trees; a d
   await expectCode(runtime.readFile(handle, "d"), "INVALID_REQUEST");
   await expectCode(runtime.writeFiles(handle, [{ path: "d", content: "x" }]), "INVALID_REQUEST");
   await expectCode(runtime.mkdir(handle, "d/f.txt"), "INVALID_REQUEST");
+  await runtime.destroy(handle);
+});
+
+test("once a command has run, a read is one agent session; a file past 256 KiB is the command, then the read", async () => {
+  const handle = await runtime.launch();
+  const large = new Uint8Array(256 * 1024 + 1).fill(7);
+  await runtime.writeFiles(handle, [
+    { path: "small.txt", content: "small" },
+    { path: "large.bin", content: large },
+  ]);
+  await runtime.exec(handle, { argv: ["true"] });
+  emulator.resetRequests();
+  const sessions = () => emulator.requests.filter((request) => request.route === "GET /v1/sandboxes/:id/agent").length;
+  assert.equal(new TextDecoder().decode(await runtime.readFile(handle, "small.txt")), "small");
+  const one = emulator.requests.length;
+  assert.equal(sessions(), 1, "one agent session: the command");
+  emulator.resetRequests();
+  assert.deepEqual(await runtime.readFile(handle, "large.bin"), large);
+  assert.equal(sessions(), 2, "the command, then the streamed read");
+  assert.ok(operations().includes("core.fs.request OpenFile"));
+  emulator.resetRequests();
+  const refused = await expectCode(runtime.readFile(handle, "large.bin", { maxBytes: 1000 }), "OUTPUT_LIMIT");
+  assert.equal(refused.details.size, large.byteLength, "refused on the size the command printed");
+  assert.equal(emulator.requests.length, one);
+  assert.deepEqual(operations(), ["core.exec.request"]);
+  await expectCode(runtime.readFile(handle, "missing.txt"), "NOT_FOUND");
   await runtime.destroy(handle);
 });

@@ -1,6 +1,6 @@
 import { posix } from "node:path";
 import { SandportError, toSandboxPath } from "@sandport/core";
-import { guardedFiles, type WorkspaceRunner } from "@sandport/core/adapter";
+import { guardedFiles, INLINE_READ_BYTES, type WorkspaceRunner } from "@sandport/core/adapter";
 import type { MicrosandboxContext } from "./context.js";
 import { PROVIDER } from "./handle.js";
 import type { MsbSandbox } from "./internal/sdk-types.js";
@@ -30,7 +30,8 @@ export const inWorkspace: WorkspaceRunner<MicrosandboxContext, MsbSandbox> = (
   context,
   script,
   { sandboxId, instance, call },
-) => runScript(context, sandboxId, instance, script, call);
+  maxOutputBytes,
+) => runScript(context, sandboxId, instance, script, call, undefined, maxOutputBytes);
 
 /**
  * `writeFiles`, after validating every path and checking them for symlinks
@@ -46,6 +47,7 @@ export const inWorkspace: WorkspaceRunner<MicrosandboxContext, MsbSandbox> = (
  */
 export const { writeFiles, readFile } = guardedFiles<MicrosandboxContext, MsbSandbox>({
   inWorkspace,
+  commandRead: { inlineBytes: INLINE_READ_BYTES },
   writtenMode: WRITTEN_MODE,
   write: async (context, { instance, files }) => {
     const absolute = (relative: string) => toSandboxPath(context.options.workspaceRoot, relative);

@@ -6,10 +6,10 @@ import type { MsbSandbox } from "./internal/sdk-types.js";
 import { microsandboxCommand, runOptions } from "./vendor-command.js";
 
 /**
- * Runs one of the adapter's own scripts (symlink guard, chmod, a file
- * archive's unpacking) in the workspace, to completion on the kit's engine,
- * within the caller's time; `stdin` is written to it first; the caller's
- * abort kills it.
+ * Runs one of the adapter's own scripts (symlink guard, chmod, a guarded
+ * read, a file archive's unpacking) in the workspace, to completion on the
+ * kit's engine, within the caller's time, its output capped at
+ * `maxOutputBytes`; `stdin` is written to it first; the caller's abort kills it.
  */
 export function runScript(
   context: MicrosandboxContext,
@@ -18,6 +18,7 @@ export function runScript(
   script: string,
   call: OperationCall,
   stdin?: Uint8Array,
+  maxOutputBytes = SCRIPT_OUTPUT_BYTES,
 ): Promise<ExecResult> {
   const marker = randomUUID();
   const plan = {
@@ -27,7 +28,7 @@ export function runScript(
     env: { ...context.launchEnv(name), [EXEC_MARKER_ENV]: marker },
     marker,
     timeoutMs: Math.max(1, call.remainingMs()),
-    maxOutputBytes: SCRIPT_OUTPUT_BYTES,
+    maxOutputBytes,
     stdin,
   };
   return runCommandToEnd(microsandboxCommand(name, sandbox, plan, false), runOptions(plan, call.signal));

@@ -132,3 +132,29 @@ test("paths outside the workspace are refused before any request", async () => {
   assert.equal(emulator.countRequests(), 0);
   await runtime.destroy(handle);
 });
+
+test("once a command has run, a read is one guarded command; a file past 256 KiB is that command, then the helper", async () => {
+  const handle = await runtime.launch();
+  const bytes = Uint8Array.from({ length: 256 }, (_, index) => index);
+  const large = new Uint8Array(256 * 1024 + 1).fill(7);
+  await runtime.writeFiles(handle, [
+    { path: "bin/all.bin", content: bytes },
+    { path: "large.bin", content: large },
+  ]);
+  await runtime.exec(handle, { argv: ["true"] });
+  const routes = () => emulator.requests.map((request) => request.route.replace(ROUTER, "")).sort();
+  // One exec is its start, its two output streams, its wait and the close of its stdin.
+  const command = ["TaskExecStart", "TaskExecStdinWrite", "TaskExecStdioRead", "TaskExecStdioRead", "TaskExecWait"];
+  emulator.resetRequests();
+  assert.deepEqual(await runtime.readFile(handle, "bin/all.bin"), bytes);
+  assert.deepEqual(routes(), command, "one command resolves, checks and prints the file: no helper exec");
+  emulator.resetRequests();
+  assert.deepEqual(await runtime.readFile(handle, "large.bin"), large);
+  assert.equal(emulator.countRequests(`${ROUTER}TaskExecStart`), 2, "the command, then the file helper");
+  emulator.resetRequests();
+  const refused = await expectCode(runtime.readFile(handle, "large.bin", { maxBytes: 1000 }), "OUTPUT_LIMIT");
+  assert.deepEqual(refused.details, { path: "/workspace/large.bin", size: large.byteLength, limit: 1000 });
+  assert.deepEqual(routes(), command, "refused on the size the command printed");
+  await expectCode(runtime.readFile(handle, "missing.txt"), "NOT_FOUND");
+  await runtime.destroy(handle);
+});

@@ -1,5 +1,5 @@
 import { toSandboxPath } from "@sandport/core";
-import { guardedFiles, type WorkspaceRunner } from "@sandport/core/adapter";
+import { guardedFiles, INLINE_READ_BYTES, type WorkspaceRunner } from "@sandport/core/adapter";
 import type { ModalContext } from "./context.js";
 import type { ModalSandbox } from "./internal/sdk-types.js";
 import { runScript } from "./run-script.js";
@@ -29,8 +29,12 @@ export function archiveWorthIt(files: number, bytes: number): boolean {
  * file call outside a pristine sandbox first resolves its paths with one
  * command in the workspace.
  */
-export const inWorkspace: WorkspaceRunner<ModalContext, ModalSandbox> = (context, script, { instance, call }) =>
-  runScript(context.options, instance, script, call);
+export const inWorkspace: WorkspaceRunner<ModalContext, ModalSandbox> = (
+  context,
+  script,
+  { instance, call },
+  maxOutputBytes,
+) => runScript(context.options, instance, script, call, undefined, maxOutputBytes);
 
 /**
  * `writeFiles`, after validating every path: a batch {@link archiveWorthIt}
@@ -44,6 +48,7 @@ export const inWorkspace: WorkspaceRunner<ModalContext, ModalSandbox> = (context
  */
 export const { writeFiles, readFile } = guardedFiles<ModalContext, ModalSandbox>({
   inWorkspace,
+  commandRead: { inlineBytes: INLINE_READ_BYTES },
   writtenMode: WRITTEN_MODE,
   write: async (context, { instance, files }) => {
     const root = context.options.workspaceRoot;

@@ -6,9 +6,10 @@ import type { ResolvedOptions } from "./options.js";
 import { commandOptions, modalCommand } from "./vendor-command.js";
 
 /**
- * Runs one of the adapter's own helper scripts (symlink guard, chmod, a file
- * archive's unpacking) in the workspace on the kit's engine, to completion,
- * within the caller's time; `stdin` is written to it first.
+ * Runs one of the adapter's own helper scripts (symlink guard, chmod, a
+ * guarded read, a file archive's unpacking) in the workspace on the kit's
+ * engine, to completion, within the caller's time, its output capped at
+ * `maxOutputBytes`; `stdin` is written to it first.
  */
 export function runScript(
   options: ResolvedOptions,
@@ -16,11 +17,12 @@ export function runScript(
   script: string,
   call: { readonly signal: AbortSignal; remainingMs(): number },
   stdin?: Uint8Array,
+  maxOutputBytes = SCRIPT_OUTPUT_BYTES,
 ): Promise<ExecResult> {
   const request = {
     shell: script,
     timeoutMs: Math.max(1, call.remainingMs()),
-    maxOutputBytes: SCRIPT_OUTPUT_BYTES,
+    maxOutputBytes,
     ...(stdin === undefined ? {} : { stdin }),
   };
   const plan = planCommand(options, request, false);

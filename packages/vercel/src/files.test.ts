@@ -68,3 +68,31 @@ test("a missing file is NOT_FOUND; bad paths and batches are refused before any 
   await expectCode(runtime.readFile(handle, "fine.txt"), "NOT_FOUND", "nothing of the refused batch was written");
   await runtime.destroy(handle);
 });
+
+test("once a command has run, a read is one guarded command; a file past 256 KiB is that command, then the download", async () => {
+  const handle = await runtime.launch();
+  const bytes = Uint8Array.from({ length: 256 }, (_, index) => index);
+  const large = new Uint8Array(256 * 1024 + 1).fill(7);
+  await runtime.writeFiles(handle, [
+    { path: "bin/all.bin", content: bytes },
+    { path: "large.bin", content: large },
+  ]);
+  await runtime.exec(handle, { argv: ["true"] });
+  emulator.resetRequests();
+  assert.deepEqual(await runtime.readFile(handle, "bin/all.bin"), bytes);
+  const command = routes();
+  assert.deepEqual(command, [CMD], "one command resolves, checks and prints the file");
+  emulator.resetRequests();
+  assert.deepEqual(await runtime.readFile(handle, "large.bin"), large);
+  assert.deepEqual(routes(), [...command, READ], "the same command, then the download");
+  emulator.resetRequests();
+  const refused = await expectCode(runtime.readFile(handle, "large.bin", { maxBytes: 1000 }), "OUTPUT_LIMIT");
+  assert.deepEqual(refused.details, {
+    path: `${runtime.workspaceRoot}/large.bin`,
+    size: large.byteLength,
+    limit: 1000,
+  });
+  assert.deepEqual(routes(), command, "refused on the size the command printed");
+  await expectCode(runtime.readFile(handle, "missing.txt"), "NOT_FOUND");
+  await runtime.destroy(handle);
+});

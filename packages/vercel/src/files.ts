@@ -1,5 +1,5 @@
 import { SandportError, toSandboxPath } from "@sandport/core";
-import { guardedFiles, type WorkspaceRunner } from "@sandport/core/adapter";
+import { guardedFiles, INLINE_READ_BYTES, type WorkspaceRunner } from "@sandport/core/adapter";
 import type { VercelContext } from "./context.js";
 import { PROVIDER } from "./handle.js";
 import type { VercelSandbox } from "./internal/sdk-types.js";
@@ -10,8 +10,12 @@ import { runScript } from "./run-script.js";
  * follows symlinks, so every file call outside a pristine sandbox first
  * resolves its paths with one command.
  */
-const inWorkspace: WorkspaceRunner<VercelContext, VercelSandbox> = (context, script, { instance, call }) =>
-  runScript(instance, ["sh", "-c", script], context.options.workspaceRoot, call);
+const inWorkspace: WorkspaceRunner<VercelContext, VercelSandbox> = (
+  context,
+  script,
+  { instance, call },
+  maxOutputBytes,
+) => runScript(instance, ["sh", "-c", script], context.options.workspaceRoot, call, maxOutputBytes);
 
 /**
  * `writeFiles` writes all files in one request (the SDK's tar.gz upload,
@@ -21,6 +25,7 @@ const inWorkspace: WorkspaceRunner<VercelContext, VercelSandbox> = (context, scr
  */
 export const { writeFiles, readFile } = guardedFiles<VercelContext, VercelSandbox>({
   inWorkspace,
+  commandRead: { inlineBytes: INLINE_READ_BYTES },
   write: async (context, { instance, files, call }) => {
     const root = context.options.workspaceRoot;
     const entries = files.map((file) => ({

@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, test } from "node:test";
 import { SandportError } from "../errors/sandport-error.js";
 import type { FileInfo } from "../port/file-info.js";
+import { guardedReadOutputBytes } from "../shell/guarded-read.js";
 import { FakeContext } from "./fake-context.js";
 import { guardedFileOps, guardedFiles } from "./guarded-files.js";
 import type { GuardedTarget, WorkspaceRunner } from "./guarded-path.js";
@@ -90,6 +95,61 @@ describe("guardedFiles", () => {
     assert.match(large.message, /10 bytes.*maxBytes \(9\)/);
     await readFile(context, { id: "a" }, "f");
     assert.deepEqual(caps, [10, 9, 64 * 1024 * 1024], "the recipe is told the cap, the default when none is given");
+  });
+});
+
+describe("guardedFiles with commandRead", () => {
+  test("a read is one command: small files printed, larger ones downloaded after it, too large ones refused on its size", async () => {
+    const workspace = mkdtempSync(join(tmpdir(), "sandport-guarded-read-"));
+    try {
+      writeFileSync(join(workspace, "small"), Uint8Array.of(0, 1, 2, 255));
+      writeFileSync(join(workspace, "large"), "x".repeat(100));
+      symlinkSync("/etc", join(workspace, "link"));
+      const context = new FakeContext();
+      context.add("a");
+      const scripts: { script: string; maxOutputBytes: number | undefined }[] = [];
+      const downloads: string[] = [];
+      const { readFile } = guardedFiles<FakeContext, { id: string }>({
+        inWorkspace: async (_context, script, _site, maxOutputBytes) => {
+          scripts.push({ script, maxOutputBytes });
+          const output = spawnSync("sh", ["-c", script], { cwd: workspace, encoding: "utf8" });
+          return { exitCode: output.status, stdout: output.stdout, stderr: output.stderr };
+        },
+        commandRead: { inlineBytes: 50 },
+        write: async () => {},
+        read: async (_context, { relative }) => {
+          downloads.push(relative);
+          return new Uint8Array(readFileSync(join(workspace, relative)));
+        },
+      });
+      assert.deepEqual(await readFile(context, { id: "a" }, "small"), Uint8Array.of(0, 1, 2, 255));
+      assert.deepEqual([scripts.length, downloads], [1, []], "one command, no download");
+      assert.equal(scripts[0]?.maxOutputBytes, guardedReadOutputBytes(50));
+      assert.equal((await readFile(context, { id: "a" }, "large")).byteLength, 100);
+      assert.deepEqual([scripts.length, downloads], [2, ["large"]], "the command, then the download");
+      const refused = await readFile(context, { id: "a" }, "large", { maxBytes: 99 }).catch((error: unknown) => error);
+      assert.ok(SandportError.hasCode(refused, "OUTPUT_LIMIT"));
+      assert.deepEqual(refused.details, { path: "/work/large", size: 100, limit: 99 });
+      assert.deepEqual([scripts.length, downloads], [3, ["large"]], "refused on the size the command printed");
+      const capped = await readFile(context, { id: "a" }, "small", { maxBytes: 3 }).catch((error: unknown) => error);
+      assert.ok(SandportError.hasCode(capped, "OUTPUT_LIMIT"));
+      assert.deepEqual(capped.details, { path: "/work/small", size: 4, limit: 3 });
+      assert.equal(scripts[3]?.maxOutputBytes, guardedReadOutputBytes(3), "a maxBytes below inlineBytes prints less");
+      for (const [path, code] of [
+        ["link/hostname", "INVALID_REQUEST"],
+        ["missing", "NOT_FOUND"],
+      ] as const) {
+        const error = await readFile(context, { id: "a" }, path).catch((caught: unknown) => caught);
+        assert.ok(SandportError.hasCode(error, code), path);
+      }
+      assert.deepEqual([scripts.length, downloads], [6, ["large"]]);
+      // Where no command has run, nothing can have made a symlink: the download alone.
+      context.known.markPristine("a");
+      assert.equal((await readFile(context, { id: "a" }, "small")).byteLength, 4);
+      assert.deepEqual([scripts.length, downloads], [6, ["large", "small"]]);
+    } finally {
+      rmSync(workspace, { recursive: true, force: true });
+    }
   });
 });
 

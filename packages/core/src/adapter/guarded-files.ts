@@ -2,6 +2,7 @@ import type { FileInfo } from "../port/file-info.js";
 import type { FileInput } from "../port/file-input.js";
 import type { OpOptions } from "../port/op-options.js";
 import type { ReadOptions } from "../port/read-options.js";
+import { guardedReadOutputBytes, guardedReadScript, readCommandOutcome } from "../shell/guarded-read.js";
 import { readLimitExceeded, validateReadOptions } from "../validation/read-options.js";
 import { type FileArchiveWrite, sendsAsArchive, writeFileArchive } from "./file-archive-write.js";
 import {
@@ -39,6 +40,18 @@ export interface GuardedFilesRecipe<Context, Instance> extends GuardedFileSettin
    * it with `OUTPUT_LIMIT`; a larger result is refused after it anyway.
    */
   read(context: Context, target: GuardedReadTarget<Instance>): Promise<Uint8Array>;
+  /**
+   * Reads guarded in the same call: where set, `readFile` in a sandbox where
+   * commands have run is one command through `inWorkspace`
+   * ({@link guardedReadScript}) that resolves the path, refuses it when it
+   * leaves the workspace, and prints the file when it has at most
+   * `inlineBytes` (refusing it with `OUTPUT_LIMIT` past `maxBytes`); a larger
+   * file is downloaded with `read` after it. Absent: the symlink guard, then
+   * `read`. A sandbox where no command has run is read with `read` alone.
+   * `inlineBytes` may depend on the context (an adapter whose download is
+   * itself a command prints every file).
+   */
+  readonly commandRead?: { readonly inlineBytes: number | ((context: Context) => number) };
 }
 
 /** What a recipe's `read` is given: the guarded target and the call's `maxBytes`. */
@@ -59,7 +72,8 @@ export interface GuardedFiles<Context> {
  * `readFile` (`onGuardedPath`: the workspace root refused, the final symlink
  * followed) from the vendor's write and read. `readFile` validates its
  * `maxBytes` before any request, and refuses a larger file with
- * `OUTPUT_LIMIT` once downloaded: the vendors' reads cannot be capped.
+ * `OUTPUT_LIMIT` once downloaded (the vendors' reads cannot be capped), or
+ * from the size its guarded read command reports (`recipe.commandRead`).
  */
 export function guardedFiles<Context extends FileContext<Instance>, Instance>(
   recipe: GuardedFilesRecipe<Context, Instance>,
@@ -83,8 +97,15 @@ export function guardedFiles<Context extends FileContext<Instance>, Instance>(
     },
     readFile: async (context, handle, path, options) => {
       const { op, maxBytes } = validateReadOptions(options, context.provider);
-      const rule = { operation: "readFile", path, allowRoot: false, followFinal: true, ...reach };
+      const guard = recipe.commandRead === undefined ? {} : { guard: false };
+      const rule = { operation: "readFile", path, allowRoot: false, followFinal: true, ...reach, ...guard };
       return onGuardedPath(context, handle, op, rule, inWorkspace, async (target) => {
+        if (recipe.commandRead !== undefined && !context.known.isPristine(target.sandboxId)) {
+          const { inlineBytes } = recipe.commandRead;
+          const limit = Math.min(typeof inlineBytes === "number" ? inlineBytes : inlineBytes(context), maxBytes);
+          const printed = await readInCommand(context, target, inWorkspace, limit, maxBytes);
+          if (printed !== undefined) return printed;
+        }
         const bytes = await recipe.read(context, { ...target, maxBytes });
         // The vendors' reads have no cap: the file is downloaded whole, then refused.
         if (bytes.byteLength > maxBytes) {
@@ -94,6 +115,31 @@ export function guardedFiles<Context extends FileContext<Instance>, Instance>(
       });
     },
   };
+}
+
+/**
+ * One guarded read command (`guardedReadScript`): the file's bytes when it
+ * printed them, `undefined` when the path stays inside but the file is left
+ * to the vendor's read (larger than `inlineBytes`, not a regular file, or
+ * its output cut). Refuses an escape, a missing file, and a file whose
+ * printed size passes `maxBytes` (nothing downloaded).
+ */
+async function readInCommand<Context extends FileContext<Instance>, Instance>(
+  context: Context,
+  target: GuardedTarget<Instance>,
+  inWorkspace: WorkspaceRunner<Context, Instance>,
+  inlineBytes: number,
+  maxBytes: number,
+): Promise<Uint8Array | undefined> {
+  const script = guardedReadScript(target.relative, inlineBytes);
+  const result = await inWorkspace(context, script, target, guardedReadOutputBytes(inlineBytes));
+  const details = { sandboxId: target.sandboxId, path: target.absolute, operation: "readFile" };
+  const outcome = readCommandOutcome(target.relative, result, context.provider, details);
+  if (outcome.kind === "download") return undefined;
+  const size = outcome.kind === "read" ? outcome.bytes.byteLength : outcome.size;
+  if (size > maxBytes) throw readLimitExceeded(context.provider, target.absolute, size, maxBytes);
+  // A file grown past `inlineBytes` since its size was taken: the vendor's read.
+  return outcome.kind === "read" && size <= inlineBytes ? outcome.bytes : undefined;
 }
 
 /** What {@link guardedFileOps} is built from: the vendor's four calls on a guarded path. */

@@ -25,15 +25,19 @@ export interface GuardSite<Instance> {
 }
 
 /**
- * How an adapter runs one of its own scripts (the symlink guard, `chmod`): as
- * a shell command in the workspace directory (the guard resolves `.`, chmod
- * names relative paths), resolving with its exit code and output. Rejections
- * pass through (the frame maps them).
+ * How an adapter runs one of its own scripts (the symlink guard, `chmod`, a
+ * guarded read): as a shell command in the workspace directory (the guard
+ * resolves `.`, chmod names relative paths), resolving with its exit code and
+ * output. `maxOutputBytes`, where given, is the output the script needs (a
+ * guarded read's base64): a runner may pass it on as its cap, or keep its own
+ * (the read then falls back to a download when its output is cut).
+ * Rejections pass through (the frame maps them).
  */
 export type WorkspaceRunner<Context, Instance> = (
   context: Context,
   script: string,
   site: GuardSite<Instance>,
+  maxOutputBytes?: number,
 ) => Promise<{ readonly exitCode: number | null; readonly stdout: string; readonly stderr: string }>;
 
 /**
@@ -65,6 +69,8 @@ export interface PathRule {
   readonly followFinal: boolean;
   /** `false` for an adapter whose SDK has no per-sandbox instance: ownership is checked, nothing connected. */
   readonly connect?: boolean;
+  /** `false` where `work` resolves the path itself, in the same command that does the work (a guarded read): no {@link guardPaths}. */
+  readonly guard?: boolean;
 }
 
 /** What the work of {@link onGuardedPath} is given: the sandbox reached and the path validated. */
@@ -79,7 +85,8 @@ export interface GuardedTarget<Instance> extends GuardSite<Instance> {
  * The frame of every single-path file operation: the path validated against
  * the workspace (`INVALID_REQUEST` before any request), the call run on the
  * handle's owned sandbox within `timeouts.fileMs` (its connected instance,
- * unless `rule.connect` is `false`), {@link guardPaths} on the path, then `work`.
+ * unless `rule.connect` is `false`), {@link guardPaths} on the path (unless
+ * `rule.guard` is `false`), then `work`.
  */
 export async function onGuardedPath<Context extends FileContext<Instance>, Instance, T>(
   context: Context,
@@ -107,7 +114,9 @@ export async function onGuardedPath<Context extends FileContext<Instance>, Insta
         instance = await context.instance(id, operation, call);
       }
       const site = { sandboxId: id, instance, call };
-      await guardPaths(context, site, [{ relative, followFinal: rule.followFinal }], inWorkspace);
+      if (rule.guard !== false) {
+        await guardPaths(context, site, [{ relative, followFinal: rule.followFinal }], inWorkspace);
+      }
       return work({ ...site, relative, absolute });
     },
   );
