@@ -1,4 +1,4 @@
-import { quoteShellArg, retry, toSandboxPath } from "@sandport/core";
+import { enterWorkspaceScript, retry, toSandboxPath } from "@sandport/core";
 import { type CallBudget, guardedFiles, type WorkspaceRunner } from "@sandport/core/adapter";
 import type { Agent37Context } from "./context.js";
 import { mapAgent37Error } from "./errors.js";
@@ -13,13 +13,14 @@ const FILE_RETRY = { maxAttempts: 3, initialDelayMs: 200, maxDelayMs: 2_000 } as
 const WRITTEN_MODE = 0o644;
 
 /**
- * How the symlink guard and `chmod` run: one exec, in the workspace. The
+ * How the symlink guard and `chmod` run: one exec, in the workspace (made
+ * first when nothing has made it yet: the launch does not). The
  * instance plane's file API is taken to follow symlinks, so every file call
  * outside a pristine instance first resolves its paths with one command.
  */
 export const inWorkspace: WorkspaceRunner<Agent37Context, never> = (context, script, { sandboxId, call }) => {
-  const workspace = quoteShellArg(fromHome(context.options, context.options.workspaceRoot));
-  return runScript(context, sandboxId, `cd -- ${workspace} && ${script}`, call);
+  const workspace = enterWorkspaceScript(fromHome(context.options, context.options.workspaceRoot));
+  return runScript(context, sandboxId, `${workspace} && ${script}`, call);
 };
 
 /**
