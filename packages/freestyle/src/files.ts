@@ -1,4 +1,4 @@
-import { quoteShellArg, retry, toSandboxPath } from "@sandport/core";
+import { enterWorkspaceScript, retry, toSandboxPath } from "@sandport/core";
 import { type CallBudget, guardedFiles, type WorkspaceRunner } from "@sandport/core/adapter";
 import type { FreestyleContext } from "./context.js";
 import { mapFreestyleError } from "./errors.js";
@@ -13,12 +13,13 @@ const FILE_RETRY = { maxAttempts: 3, initialDelayMs: 200, maxDelayMs: 2_000 } as
 
 /**
  * How the symlink guard runs: in the workspace (`cd` first, since commands
- * start in the home directory). Freestyle's file API follows symlinks, so
+ * start in the home directory; made first when nothing has made it yet: a
+ * launch does not). Freestyle's file API follows symlinks, so
  * every file call outside a pristine VM first resolves its paths with one command.
  */
 export const inWorkspace: WorkspaceRunner<FreestyleContext, never> = (context, script, { sandboxId, call }) => {
-  const workspace = quoteShellArg(fromHome(context.options, context.options.workspaceRoot));
-  return runScript(context, sandboxId, `cd -- ${workspace} && ${script}`, call);
+  const workspace = enterWorkspaceScript(fromHome(context.options, context.options.workspaceRoot));
+  return runScript(context, sandboxId, `${workspace} && ${script}`, call);
 };
 
 /**
