@@ -157,6 +157,7 @@ export {
 export type { CommandForm, ShellCommandParts } from "./shell/quote.js";
 export {
   composeShellCommand,
+  enterCwdScript,
   enterWorkspaceScript,
   isMissingCwdExit,
   MISSING_CWD_EXIT,

@@ -129,8 +129,8 @@ describe("guardedFileOps", () => {
     context.add("a");
     let made = false;
     const seen: string[] = [];
-    const missing = (path: string) =>
-      new SandportError({ code: "NOT_FOUND", provider: "fake", retryable: false, message: `${path} is missing` });
+    // The SDK's own error, as a recipe may throw it: the adapter's mapper reads it as NOT_FOUND.
+    const missing = (path: string) => Object.assign(new Error(`${path} is missing`), { status: 404 });
     const ops = guardedFileOps<FakeContext, { id: string }>({
       inWorkspace: fakeGuard([]),
       listDir: async (_context, { relative, absolute }) => {

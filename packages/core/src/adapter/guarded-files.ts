@@ -1,4 +1,3 @@
-import { SandportError } from "../errors/sandport-error.js";
 import type { FileInfo } from "../port/file-info.js";
 import type { FileInput } from "../port/file-input.js";
 import type { OpOptions } from "../port/op-options.js";
@@ -120,18 +119,19 @@ export function guardedFileOps<Context extends FileContext<Instance>, Instance>(
       const rule = { operation, path, allowRoot, followFinal, ...reach };
       return onGuardedPath(context, handle, op, rule, recipe.inWorkspace, (target) => work(context, target));
     };
-  const unmadeRoot = (target: GuardedTarget<Instance>, error: unknown) =>
-    target.relative === "" && SandportError.hasCode(error, "NOT_FOUND");
+  // As the adapter's mapper reads it: a recipe may throw the SDK's own error.
+  const unmadeRoot = (context: Context, target: GuardedTarget<Instance>, error: unknown) =>
+    target.relative === "" && context.mapError.isNotFound(error);
   return {
     listDir: on("listDir", true, true, (context, target) =>
       recipe.listDir(context, target).catch((error: unknown) => {
-        if (unmadeRoot(target, error)) return [];
+        if (unmadeRoot(context, target, error)) return [];
         throw error;
       }),
     ),
     stat: on("stat", true, false, (context, target) =>
       recipe.stat(context, target).catch(async (error: unknown) => {
-        if (!unmadeRoot(target, error)) throw error;
+        if (!unmadeRoot(context, target, error)) throw error;
         await recipe.mkdir(context, target);
         return recipe.stat(context, target);
       }),

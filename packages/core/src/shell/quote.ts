@@ -71,18 +71,25 @@ export function isMissingCwdExit(exitCode: number | null, stderr: string): boole
  */
 export function composeShellCommand(parts: ShellCommandParts): string {
   const prelude: string[] = [];
-  if (parts.cwd !== undefined) {
-    const make = parts.cwd === parts.workspace ? `${makeWorkspaceScript(parts.cwd)}; ` : "";
-    prelude.push(
-      `{ ${make}cd -- ${quoteShellArg(parts.cwd)} 2>/dev/null || { echo '${MISSING_CWD_LINE}' >&2; exit ${MISSING_CWD_EXIT}; }; }`,
-    );
-  }
+  if (parts.cwd !== undefined) prelude.push(enterCwdScript(parts.cwd, parts.workspace));
   const assignments = Object.entries(parts.env ?? {}).map(([name, value]) => `${name}=${quoteShellArg(value)}`);
   if (assignments.length > 0) prelude.push(`export ${assignments.join(" ")}`);
   const body = parts.request.argv
     ? `exec ${quoteArgv(parts.request.argv)}`
     : `exec sh -c ${quoteShellArg(parts.request.shell as string)}`;
   return [...prelude, body].join(" && ");
+}
+
+/**
+ * Shell text that changes to `cwd` (making it first when it is `workspace`
+ * and missing, {@link makeWorkspaceScript}), or prints {@link MISSING_CWD_LINE}
+ * and exits {@link MISSING_CWD_EXIT}: the prelude of {@link composeShellCommand},
+ * for an adapter that sends the command's own working directory elsewhere.
+ * Chain the command after it with `&&`.
+ */
+export function enterCwdScript(cwd: string, workspace?: string): string {
+  const make = cwd === workspace ? `${makeWorkspaceScript(cwd)}; ` : "";
+  return `{ ${make}cd -- ${quoteShellArg(cwd)} 2>/dev/null || { echo '${MISSING_CWD_LINE}' >&2; exit ${MISSING_CWD_EXIT}; }; }`;
 }
 
 /**
