@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { type ExecResult, quoteShellArg } from "@sandport/core";
+import { type ExecResult, enterWorkspaceScript } from "@sandport/core";
 import { type CallBudget, runCommandToEnd, SCRIPT_OUTPUT_BYTES, type WorkspaceRunner } from "@sandport/core/adapter";
 import type { CommandPlan } from "./command-plan.js";
 import type { KubernetesContext } from "./context.js";
@@ -34,10 +34,10 @@ export function runScript(
   );
 }
 
-/** How the symlink guard and `chmod` run: one command in the workspace. */
+/** How the symlink guard and `chmod` run: one command in the workspace (made first when nothing has made it yet). */
 export const inWorkspace: WorkspaceRunner<KubernetesContext, string> = (
   context,
   script,
   { sandboxId, instance, call },
 ) =>
-  runScript(context, sandboxId, instance, `cd -- ${quoteShellArg(context.options.workspaceRoot)} && ${script}`, call);
+  runScript(context, sandboxId, instance, `${enterWorkspaceScript(context.options.workspaceRoot)} && ${script}`, call);
