@@ -34,8 +34,15 @@ export function planCommand(options: ResolvedOptions, request: ExecRequest): Com
     );
   }
   // Under home relative to it (the script starts there), anywhere else (`/tmp`) absolute.
-  const outside = posix.relative(options.homeDirectory, cwd).startsWith("..");
-  const composed = composeShellCommand({ request: valid, cwd: outside ? cwd : fromHome(options, cwd), env });
+  const named = (path: string) =>
+    posix.relative(options.homeDirectory, path).startsWith("..") ? path : fromHome(options, path);
+  // The workspace root is made by the command that first runs in it: the launch does not make it.
+  const composed = composeShellCommand({
+    request: valid,
+    cwd: named(cwd),
+    env,
+    workspace: named(options.workspaceRoot),
+  });
   // Braced, so that embedded stdin is piped into the whole command, not its first `cd`.
   const staged = planStdin(`{ ${composed}; }`, valid.stdin, {
     cwd: options.homeDirectory,

@@ -1,4 +1,4 @@
-import { quoteShellArg, retry, toSandboxPath } from "@sandport/core";
+import { enterWorkspaceScript, retry, toSandboxPath } from "@sandport/core";
 import {
   type CallBudget,
   EMBEDDED_STDIN_BYTES,
@@ -32,8 +32,8 @@ export function archiveWorthIt(files: number, bytes: number): boolean {
   return files >= 3 || (files === 2 && bytes <= EMBEDDED_STDIN_BYTES);
 }
 
-/**
- * How the symlink guard and `chmod` run: one exec, in the workspace. The
+ * How the symlink guard and `chmod` run: one exec, in the workspace (made
+ * first when nothing has made it yet: the launch does not). The
  * instance plane's file API is taken to follow symlinks, so every file call
  * outside a pristine instance first resolves its paths with one command.
  */
@@ -43,8 +43,8 @@ export const inWorkspace: WorkspaceRunner<Agent37Context, never> = (
   { sandboxId, call },
   maxOutputBytes,
 ) => {
-  const workspace = quoteShellArg(fromHome(context.options, context.options.workspaceRoot));
-  return runScript(context, sandboxId, `cd -- ${workspace} && ${script}`, call, maxOutputBytes);
+  const workspace = enterWorkspaceScript(fromHome(context.options, context.options.workspaceRoot));
+  return runScript(context, sandboxId, `${workspace} && ${script}`, call, maxOutputBytes);
 };
 
 /**

@@ -1,21 +1,12 @@
-import {
-  invalidRequest,
-  type LaunchSpec,
-  type OpOptions,
-  quoteShellArg,
-  SandportError,
-  unsupported,
-} from "@sandport/core";
-import { createCallBudget, launchWithReclaim, metadataCodec, type OperationCall } from "@sandport/core/adapter";
+import { invalidRequest, type LaunchSpec, type OpOptions, unsupported } from "@sandport/core";
+import { createCallBudget, launchWithReclaim, metadataCodec } from "@sandport/core/adapter";
 import { agent37Capabilities } from "./capabilities.js";
 import type { Agent37Context } from "./context.js";
 import { type Agent37Handle, PROVIDER } from "./handle.js";
 import type { Agent37CreateRequest } from "./internal/sdk-types.js";
 import { deleteInstance } from "./lifecycle.js";
 import { findByLaunchKey } from "./lookup.js";
-import { fromHome, type ResolvedOptions } from "./options.js";
 import { publicPorts } from "./ports.js";
-import { runScript } from "./run-script.js";
 
 /** Agent37's create limits on `env` (as other clients enforce them). */
 const MAX_ENV_ENTRIES = 32;
@@ -25,8 +16,9 @@ const ENV_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
 /**
  * Creates an instance carrying the owner, the launch key and the caller's
  * labels as `metadata` (Agent37 stores it and never reads it), the launch
- * env as the create's `env`, the declared ports as `public_ports`, then creates the workspace and state
- * directories with one exec.
+ * env as the create's `env`, the declared ports as `public_ports`. The create is the launch's only
+ * request: the workspace is made by its first use (a command in it, a file written there, the
+ * symlink guard), within that call's own request, and the state directory by the upload that needs it.
  *
  * Agent37's create has no idempotency key and answers only once the
  * instance runs. It is sent without the caller's signal: a launch the caller
@@ -65,9 +57,8 @@ export function launch(context: Agent37Context, spec?: LaunchSpec, op?: OpOption
     // Not bound to the caller: a create already sent is followed to its end, for as long as the cleanup may take.
     create: (client, { plan }) => client.createInstance(plan, createCallBudget(options.orphanCleanupMs)),
     idOf: (instance) => instance.id,
-    setup: async (instance, { labels }, call) => {
+    setup: async (instance, { labels }) => {
       context.note(instance);
-      await setupDirectories(context, instance.id, call);
       return { id: instance.id, provider: PROVIDER, labels };
     },
     destroy: (instanceId, budget) => deleteInstance(context, instanceId, budget),
@@ -91,23 +82,4 @@ function checkedEnv(env: Readonly<Record<string, string>>): Record<string, strin
     }
   }
   return { ...env };
-}
-
-/** The shell text that makes the workspace and the state directory, from `$HOME`. */
-export function setupCommand(options: ResolvedOptions): string {
-  const workspace = quoteShellArg(fromHome(options, options.workspaceRoot));
-  const state = quoteShellArg(fromHome(options, options.stateDirectory));
-  return `mkdir -p -- ${workspace} ${state}`;
-}
-
-async function setupDirectories(context: Agent37Context, instanceId: string, call: OperationCall): Promise<void> {
-  const result = await runScript(context, instanceId, setupCommand(context.options), call);
-  if (result.exitCode === 0) return;
-  throw new SandportError({
-    code: "UNEXPECTED",
-    provider: PROVIDER,
-    retryable: false,
-    message: `agent37 instance ${instanceId} could not be set up (workspace): ${result.stderr.trim() || `exit ${result.exitCode}`}`,
-    details: { sandboxId: instanceId, exitCode: result.exitCode },
-  });
 }

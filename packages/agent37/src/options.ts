@@ -41,7 +41,7 @@ export interface Agent37RuntimeOptions
    * commands start there, file paths are absolute under it. Default `/home/node`.
    */
   readonly homeDirectory?: string;
-  /** Absolute workspace directory, under `homeDirectory`; created at launch. Default `<homeDirectory>/workspace`. */
+  /** Absolute workspace directory, under `homeDirectory`; made by its first use. Default `<homeDirectory>/workspace`. */
   readonly workspaceRoot?: string;
   /** Absolute directory under `homeDirectory`, outside the workspace, for staged stdin. Default `<homeDirectory>/.sandport`. */
   readonly stateDirectory?: string;
@@ -74,7 +74,7 @@ export const AGENT37_OPTION_KEYS = keyList<Agent37RuntimeOptions>({
 export type ResolvedOptions = ResolvedRemote<typeof AGENT37_DEFAULTS> &
   Required<Omit<Agent37RuntimeOptions, keyof RemoteRuntimeOptions<unknown> | "workspaceRoot">>;
 
-/** Default per-call deadlines; `launchMs` covers the synchronous create (it answers once running) and the setup. */
+/** Default per-call deadlines; `launchMs` covers the synchronous create (it answers once running). */
 export const DEFAULT_AGENT37_TIMEOUTS: OperationTimeouts = remoteTimeouts({ launchMs: 300_000, lifecycleMs: 120_000 });
 
 /** The longest one exec runs before the service fails it (`provisioning_failed`); some pages say 300 s. */

@@ -157,9 +157,12 @@ export {
 export type { CommandForm, ShellCommandParts } from "./shell/quote.js";
 export {
   composeShellCommand,
+  enterCwdScript,
+  enterWorkspaceScript,
   isMissingCwdExit,
   MISSING_CWD_EXIT,
   MISSING_CWD_LINE,
+  makeWorkspaceScript,
   quoteArgv,
   quoteShellArg,
   toShellScript,

@@ -101,7 +101,7 @@ export interface ResolvedOptions extends ResolvedRemote<typeof E2B_DEFAULTS> {
 
 /**
  * Default per-call deadlines, used when a call's `OpOptions.timeoutMs` is
- * absent. `launchMs` covers the create and creating the workspace directory;
+ * absent. `launchMs` covers the create (the workspace is made by its first use);
  * `lookupMs` also bounds `startCommand` and `spawn`, which wait only for the start,
  * each `write` and `closeStdin` of a spawned process, and `portEndpoint`.
  */

@@ -36,9 +36,15 @@ export function planCommand(options: ResolvedOptions, request: ExecRequest): Com
     });
   }
   // Under home relative to it (the guest's shell starts there), anywhere else (`/tmp`) absolute.
-  const outside = posix.relative(options.homeDirectory, planned.cwd).startsWith("..");
-  const cwd = outside ? planned.cwd : fromHome(options, planned.cwd);
-  const composed = composeShellCommand({ request: valid, cwd, ...(valid.env ? { env: valid.env } : {}) });
+  const named = (path: string) =>
+    posix.relative(options.homeDirectory, path).startsWith("..") ? path : fromHome(options, path);
+  // The workspace root is made by the command that first runs in it: a launch does not make it.
+  const composed = composeShellCommand({
+    request: valid,
+    cwd: named(planned.cwd),
+    workspace: named(options.workspaceRoot),
+    ...(valid.env ? { env: valid.env } : {}),
+  });
   const stdin = valid.stdin === undefined ? undefined : toBytes(valid.stdin);
   const staged =
     stdin !== undefined && stdin.byteLength > API_STDIN_BYTES

@@ -1,4 +1,4 @@
-import { quoteShellArg, retry, toSandboxPath } from "@sandport/core";
+import { enterWorkspaceScript, retry, toSandboxPath } from "@sandport/core";
 import {
   type CallBudget,
   guardedFiles,
@@ -32,7 +32,8 @@ export function archiveWorthIt(files: number, bytes: number): boolean {
 
 /**
  * How the symlink guard runs: in the workspace (`cd` first, since commands
- * start in the home directory). Freestyle's file API follows symlinks, so
+ * start in the home directory; made first when nothing has made it yet: a
+ * launch does not). Freestyle's file API follows symlinks, so
  * every file call outside a pristine VM first resolves its paths with one command.
  */
 export const inWorkspace: WorkspaceRunner<FreestyleContext, never> = (
@@ -41,8 +42,8 @@ export const inWorkspace: WorkspaceRunner<FreestyleContext, never> = (
   { sandboxId, call },
   maxOutputBytes,
 ) => {
-  const workspace = quoteShellArg(fromHome(context.options, context.options.workspaceRoot));
-  return runScript(context, sandboxId, `cd -- ${workspace} && ${script}`, call, undefined, maxOutputBytes);
+  const workspace = enterWorkspaceScript(fromHome(context.options, context.options.workspaceRoot));
+  return runScript(context, sandboxId, `${workspace} && ${script}`, call, undefined, maxOutputBytes);
 };
 
 /**

@@ -119,7 +119,8 @@ test("a launch key is used once: a second create with it is refused, and leaves 
 test("a VM whose setup failed is destroyed, not left behind", async () => {
   const before = emulator.liveSandboxes().length;
   emulator.injectFault({ route: EXEC, fault: { kind: "status", status: 500 } });
-  await expectCode(runtime.launch({ labels: { case: "setup-failed" } }), "PROVIDER_UNAVAILABLE");
+  // A launch env is what needs a setup command (without one the create is the launch's only request).
+  await expectCode(runtime.launch({ labels: { case: "setup-failed" }, env: { A: "1" } }), "PROVIDER_UNAVAILABLE");
   assert.deepEqual(await runtime.settle(), []);
   assert.equal(emulator.liveSandboxes().length, before);
   assert.equal(emulator.countRequests(CREATE) > 0, true);

@@ -26,8 +26,12 @@ const MAX_LAUNCH_KEY = 63;
  * Creates a VM carrying the ownership marks (metadata and a slug under the
  * name prefix; see `ownership.ts`), the launch key and the caller's labels,
  * with every lifetime field and the firewall sent explicitly (an allow list
- * as one rule per CIDR range); then creates the
- * workspace directory and writes the launch env file, in one command.
+ * as one rule per CIDR range). That is the launch's only request, but for
+ * a launch env, written to its file (with the workspace made) by one command
+ * after it, and a VM booted from a snapshot, whose source's env file that
+ * command removes. The workspace is otherwise made by its first use, within
+ * that call's own request (a command run in it, the symlink check of a file
+ * call, a file written there).
  * With `from`, the VM boots from that snapshot, proven ours by one `GET`
  * first (`NOT_FOUND` otherwise, or when the create finds it deleted since).
  *
@@ -99,7 +103,7 @@ export function launch(context: FreestyleContext, spec?: LaunchSpec, op?: OpOpti
         ? `a VM with launch key ${launchKey} exists already: a launch key is used once`
         : undefined,
     setup: async ({ vmId, data }, { plan, labels }, call) => {
-      await runSetup(context, vmId, plan.setup, call);
+      if (plan.setup !== undefined) await runSetup(context, vmId, plan.setup, call);
       const resources = grantedResources(data);
       return { id: vmId, provider: PROVIDER, labels, ...(resources === undefined ? {} : { resources }) };
     },
@@ -116,22 +120,22 @@ interface SetupScript {
 }
 
 /**
- * The launch's one command: create the workspace directory and, when the
- * launch has an env, write it (mode 0600, outside the workspace) as
- * `export NAME='value'` lines that every command sources first. A VM booted
- * from a snapshot has the source's disk, env file included: without an env
- * of its own, that file is removed, so the source's env never leaks into it.
+ * The launch's one command, when it needs one: when the launch has an env,
+ * write it (mode 0600, outside the workspace) as `export NAME='value'` lines
+ * that every command sources first, making the workspace on the way. A VM
+ * booted from a snapshot has the source's disk, env file included: without an
+ * env of its own, that file is removed, so the source's env never leaks into
+ * it. Neither: no command (`undefined`); the workspace waits for its first use.
  */
 function setupScript(
   options: ResolvedOptions,
   env: Readonly<Record<string, string>> | undefined,
   restored: boolean,
-): SetupScript {
+): SetupScript | undefined {
   const workspace = quoteShellArg(fromHome(options, options.workspaceRoot));
   const entries = Object.entries(env ?? {});
   if (entries.length === 0) {
-    const dropEnv = restored ? ` && rm -f -- ${quoteShellArg(launchEnvPath(options))}` : "";
-    return { command: `mkdir -p -- ${workspace}${dropEnv}` };
+    return restored ? { command: `rm -f -- ${quoteShellArg(launchEnvPath(options))}` } : undefined;
   }
   const content = new TextEncoder().encode(
     entries.map(([name, value]) => `export ${name}=${quoteShellArg(value)}\n`).join(""),

@@ -49,7 +49,7 @@ export interface FreestyleRuntimeOptions
    * `root`, else `/home/<linuxUser>`.
    */
   readonly homeDirectory?: string;
-  /** Absolute workspace directory inside the VM; created at launch. Default `<homeDirectory>/workspace`. */
+  /** Absolute workspace directory inside the VM; made by its first use. Default `<homeDirectory>/workspace`. */
   readonly workspaceRoot?: string;
   /**
    * Absolute directory, outside the workspace, for the launch env file and
@@ -94,7 +94,7 @@ export type ResolvedOptions = ResolvedRemote<typeof FREESTYLE_DEFAULTS> &
 
 /**
  * Default per-call deadlines, used when a call's `OpOptions.timeoutMs` is
- * absent. `launchMs` covers the create and the workspace setup.
+ * absent. `launchMs` covers the create and, with a launch env, its setup command.
  */
 export const DEFAULT_FREESTYLE_TIMEOUTS: OperationTimeouts = remoteTimeouts({
   launchMs: 180_000,

@@ -4,6 +4,7 @@ import {
   type CommandRef,
   composeShellCommand,
   type ExecRequest,
+  enterCwdScript,
   isMissingCwdExit,
   quoteShellArg,
   SandportError,
@@ -82,7 +83,7 @@ export const { startCommand, commandStatus, commandLogs } = asyncCommands<Kubern
       context,
       sandboxId,
       pod,
-      starterScript(plan.cwd, sessionId, commandId),
+      starterScript(plan.cwd, options.workspaceRoot, sessionId, commandId),
       call,
       new TextEncoder().encode(supervisor),
     );
@@ -119,16 +120,17 @@ function planAsync(options: ResolvedOptions, request: ExecRequest): AsyncPlan {
 }
 
 /**
- * The starter: in `cwd` (else the kit's missing-cwd exit), the supervisor
+ * The starter: in `cwd` (else the kit's missing-cwd exit; the workspace root,
+ * which a launch does not make, made first when missing), the supervisor
  * script from stdin into a temporary file, started detached with the
  * session and command ids in its environment, its first line read through
  * a FIFO and printed. The supervisor stops writing to the FIFO after that
  * line, so the starter ends while the command runs on.
  */
-function starterScript(cwd: string, sessionId: string, commandId: string): string {
+function starterScript(cwd: string, workspace: string, sessionId: string, commandId: string): string {
   const ids = `${SESSION_ENV}=${quoteShellArg(sessionId)} ${COMMAND_ENV}=${quoteShellArg(commandId)}`;
   return [
-    `cd -- ${quoteShellArg(cwd)} 2>/dev/null || { echo 'sandport: the working directory does not exist' >&2; exit 66; }`,
+    enterCwdScript(cwd, workspace),
     "command -v bash >/dev/null 2>&1 || { echo 'sandport: async commands need bash in the pod' >&2; exit 127; }",
     's=$(mktemp) && cat > "$s" && f="$s.fifo" && mkfifo -m 600 "$f" || exit 1',
     "if command -v setsid >/dev/null 2>&1; then",

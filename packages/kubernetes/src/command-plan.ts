@@ -26,14 +26,16 @@ export interface CommandPlan {
  * directory and env are written into the script rather than sent as
  * sandboxd's `cwd` and `env_vars`: sandboxd confines `cwd` to its root
  * (`/workspace`), and the pod exec subresource takes neither, so both data
- * planes run the same script. A `cd` that fails exits 66
+ * planes run the same script. The workspace root is made first when
+ * missing (`composeShellCommand`'s `workspace`). A `cd` that fails exits 66
  * (`MISSING_CWD_EXIT`), read as `NOT_FOUND`. Stdin goes to the process's
  * own stdin (sandboxd `WriteStdin`, the exec WebSocket's channel 0), never
  * into the script.
  */
 export function planCommand(options: ResolvedOptions, request: ExecRequest, openStdin = false): CommandPlan {
   const { valid, timeoutMs, maxOutputBytes, env, cwd, marker } = validCommand(options, request, PROVIDER);
-  const composed = composeShellCommand({ request: valid, cwd, env });
+  // The workspace root is made by the command that first runs in it: a launch does not make it.
+  const composed = composeShellCommand({ request: valid, cwd, env, workspace: options.workspaceRoot });
   // A command given no stdin reads none (sandboxd and the exec stream would otherwise keep a pipe open).
   const script = openStdin || valid.stdin !== undefined ? composed : `exec 0</dev/null && ${composed}`;
   assertCommandFits(script, PROVIDER);

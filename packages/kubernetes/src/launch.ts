@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { type LaunchSpec, type OpOptions, quoteShellArg, SandportError, unsupported } from "@sandport/core";
+import { type LaunchSpec, type OpOptions, SandportError, unsupported } from "@sandport/core";
 import { createCallBudget, launchWithReclaim, networkEnabled, type OperationCall } from "@sandport/core/adapter";
 import type { KubernetesCapabilities } from "./capabilities.js";
 import { type KubernetesContext, sandboxNameOf } from "./context.js";
@@ -9,7 +9,6 @@ import { conditionOf, type SandboxClaim } from "./internal/sdk-types.js";
 import { encodeLabels } from "./labels.js";
 import { deleteClaimAndWait } from "./lifecycle.js";
 import { findByLaunchKey } from "./lookup.js";
-import { runScript } from "./run-script.js";
 import { waitFor } from "./wait-for.js";
 
 /** Claim names this adapter gives: `sandport-` and 16 hex digits (a DNS label, so a cold sandbox and its pod may share it). */
@@ -26,6 +25,9 @@ const NAME_PREFIX = "sandport-";
  * the controller starts one cold from the pool's template. `env` is taken
  * only with `launchEnv: "cold-start"`. The launch waits for the claim's
  * `Ready` condition and reads the sandbox it names and that sandbox's pod.
+ * Nothing makes the workspace: sandboxd makes its root itself, and on the
+ * pod-exec plane the first command or file call that needs it makes it
+ * within its own exec.
  *
  * The create is sent without the caller's signal: what a launch the
  * caller gave up on made is deleted in the background (`settle()` waits),
@@ -95,7 +97,6 @@ export function launch(
       const ready = await waitReady(context, name, call);
       const pod = await context.podOf(name, "launch", call);
       context.remember(name, pod);
-      if (options.dataPlane === "pod-exec") await makeWorkspace(context, name, pod, call);
       return {
         id: name,
         provider: PROVIDER,
@@ -138,28 +139,4 @@ function waitReady(context: KubernetesContext, name: string, call: OperationCall
     },
     call,
   );
-}
-
-/** Creates the workspace with one command (sandboxd creates its root itself). */
-async function makeWorkspace(
-  context: KubernetesContext,
-  name: string,
-  pod: string,
-  call: OperationCall,
-): Promise<void> {
-  const result = await runScript(
-    context,
-    name,
-    pod,
-    `mkdir -p -- ${quoteShellArg(context.options.workspaceRoot)}`,
-    call,
-  );
-  if (result.exitCode === 0) return;
-  throw new SandportError({
-    code: "UNEXPECTED",
-    provider: PROVIDER,
-    retryable: false,
-    message: `kubernetes claim ${name}: the workspace ${context.options.workspaceRoot} could not be made: ${result.stderr.trim() || `exit ${result.exitCode}`}`,
-    details: { sandboxId: name, exitCode: result.exitCode },
-  });
 }

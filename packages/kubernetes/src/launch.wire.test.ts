@@ -112,4 +112,23 @@ describe("KubernetesRuntime launches", { skip: kubernetesSkip }, async () => {
       await runtime.destroy(handle);
     });
   });
+
+  describe("on the pod-exec plane, nothing but the claim's own requests", () => {
+    const EXEC = "GET /api/v1/namespaces/:namespace/pods/:name/exec";
+    const atRoot = 'test "$PWD" = /workspace && test -w . && echo in-workspace';
+
+    test("the launch sends no exec; the first command in the workspace, one exec, finds it", async () => {
+      const podExec = runtimeWith({ dataPlane: "pod-exec" });
+      emulator.resetRequests();
+      const handle = await podExec.launch();
+      const launchRoutes = emulator.requests.map((request) => request.route);
+      assert.equal(launchRoutes.filter((route) => route === EXEC).length, 0, launchRoutes.join(", "));
+      assert.ok(launchRoutes.length > 0 && launchRoutes.every((route) => !/\/exec$/.test(route)));
+      emulator.resetRequests();
+      const ran = await podExec.exec(handle, { shell: atRoot });
+      assert.deepEqual([ran.exitCode, ran.stdout], [0, "in-workspace\n"], ran.stderr);
+      assert.equal(emulator.countRequests(EXEC), 1);
+      await podExec.destroy(handle);
+    });
+  });
 });

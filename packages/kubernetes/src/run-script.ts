@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { type ExecResult, quoteShellArg } from "@sandport/core";
+import { type ExecResult, enterWorkspaceScript } from "@sandport/core";
 import { type CallBudget, runCommandToEnd, SCRIPT_OUTPUT_BYTES, type WorkspaceRunner } from "@sandport/core/adapter";
 import type { CommandPlan } from "./command-plan.js";
 import type { KubernetesContext } from "./context.js";
@@ -7,7 +7,7 @@ import { commandOptions, kubernetesCommand } from "./vendor-command.js";
 
 /**
  * Runs one of the adapter's own scripts (file operations, the symlink
- * guard, the workspace at launch) in the claim's pod on the kit's engine,
+ * guard, a guarded read, a file archive's unpacking) in the claim's pod on the kit's engine,
  * to completion within the caller's time; `stdin` is written to it first.
  */
 export function runScript(
@@ -34,13 +34,19 @@ export function runScript(
   );
 }
 
-/** How the symlink guard, `chmod` and a guarded read run: one command in the workspace. */
+/** How the symlink guard, `chmod` and a guarded read run: one command in the workspace (made first when nothing has made it yet). */
 export const inWorkspace: WorkspaceRunner<KubernetesContext, string> = (
   context,
   script,
   { sandboxId, instance, call },
   maxOutputBytes,
-) => {
-  const workspace = quoteShellArg(context.options.workspaceRoot);
-  return runScript(context, sandboxId, instance, `cd -- ${workspace} && ${script}`, call, undefined, maxOutputBytes);
-};
+) =>
+  runScript(
+    context,
+    sandboxId,
+    instance,
+    `${enterWorkspaceScript(context.options.workspaceRoot)} && ${script}`,
+    call,
+    undefined,
+    maxOutputBytes,
+  );

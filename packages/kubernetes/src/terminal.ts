@@ -1,7 +1,7 @@
 import {
+  enterCwdScript,
   MISSING_CWD_EXIT,
   type OpOptions,
-  quoteShellArg,
   type Terminal,
   type TerminalRequest,
   validateTerminalRequest,
@@ -47,7 +47,8 @@ export async function openTerminal(
   // The program's script without a login shell to type it into: the planned variable's value, run as it is.
   const [script = ""] = Object.values(shell.env);
   return context.onInstance(handle, op, "openTerminal", timeouts.lookupMs, async (pod, call, claimName) => {
-    const check = `cd -- ${quoteShellArg(plan.cwd)} 2>/dev/null || exit ${MISSING_CWD_EXIT}`;
+    // The workspace root, which a launch does not make, is made here when missing.
+    const check = enterCwdScript(plan.cwd, context.options.workspaceRoot);
     const checked = await runScript(context, claimName, pod, check, call);
     if (checked.exitCode === MISSING_CWD_EXIT) throw missingCwd(PROVIDER, plan.cwd, { sandboxId: claimName });
     let started: PlaneProcess | undefined;

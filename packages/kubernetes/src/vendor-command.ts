@@ -1,4 +1,4 @@
-import { MISSING_CWD_EXIT, quoteShellArg, SandportError } from "@sandport/core";
+import { enterCwdScript, MISSING_CWD_EXIT, SandportError } from "@sandport/core";
 import {
   type CommandRunOptions,
   KILL_DEADLINE_MS,
@@ -34,7 +34,7 @@ export function kubernetesCommand(
     rawOutput: true,
     start: async (output, signal): Promise<VendorProcess> => {
       // A spawn's script may already have read input by the time its `cd` fails; a first command checks the directory.
-      if (plan.openStdin) await assertCwd(plane, pod, plan, claimName, signal);
+      if (plan.openStdin) await assertCwd(plane, pod, plan, claimName, context.options.workspaceRoot, signal);
       const process = await plane.start(pod, plan.script, plan.marker, output, signal);
       started = process;
       if (!plan.openStdin && plan.stdin !== undefined) {
@@ -63,15 +63,19 @@ export function kubernetesCommand(
   };
 }
 
-/** Refuses (`NOT_FOUND`, `missingCwd`) a plan whose working directory does not exist, with one short command. */
+/**
+ * Refuses (`NOT_FOUND`, `missingCwd`) a plan whose working directory does not
+ * exist, with one short command; the workspace root it makes when missing.
+ */
 async function assertCwd(
   plane: ProcessPlane,
   pod: string,
   plan: CommandPlan,
   claimName: string,
+  workspace: string,
   signal: AbortSignal,
 ): Promise<void> {
-  const check = `exec 0</dev/null; cd -- ${quoteShellArg(plan.cwd)} 2>/dev/null || exit ${MISSING_CWD_EXIT}`;
+  const check = `exec 0</dev/null; ${enterCwdScript(plan.cwd, workspace)}`;
   const process = await plane.start(pod, check, plan.marker, () => {}, signal);
   const end = await process.ended;
   if (end.kind === "exited" && end.exitCode === MISSING_CWD_EXIT)

@@ -24,8 +24,11 @@ interface LaunchPlan {
  * Creates a sandbox under a fresh name, carrying the ownership marker, the
  * launch key and the caller's labels as microsandbox labels, with explicit
  * image (or snapshot), resources, environment, working directory, network and
- * lifetime (`maxDuration`, and `idleTimeout` when configured); then creates
- * the workspace directory. The create resolves once the sandbox runs.
+ * lifetime (`maxDuration`, and `idleTimeout` when configured). The create
+ * resolves once the sandbox runs, and is the launch's only request: the
+ * workspace is the sandbox's working directory (`workdir`), which exists
+ * once it runs (the SDK's local backend refuses a create whose workdir is
+ * not a directory in the guest), so no request makes it.
  *
  * The SDK cannot cancel a create: when the caller's signal or deadline fires,
  * the call rejects at once, and whatever the create produces is destroyed in
@@ -47,7 +50,6 @@ export function launch(context: MicrosandboxContext, spec?: LaunchSpec, op?: OpO
     idOf: (_sandbox, { plan }) => plan.name,
     setup: async (sandbox, { plan, labels }) => {
       context.remember(plan.name, sandbox, plan.env);
-      await sandbox.fs().mkdir(options.workspaceRoot);
       return { id: plan.name, provider: PROVIDER, labels } satisfies MicrosandboxHandle;
     },
     destroy: async (name, budget) => {

@@ -10,14 +10,10 @@ const { emulator, runtime, runtimeWith } = await emulated({ owner: "lifecycle", 
 
 const routes = () => emulator.requests.map((request) => `${request.route} ${request.status}`);
 
-test("launch: one create with everything explicit, then the workspace directory", async () => {
+test("launch: one create with everything explicit, the workspace as its workdir; no other request", async () => {
   emulator.resetRequests();
   const handle = await runtime.launch({ env: { GREETING: "hi" }, labels: { job: "7" }, lifetimeMs: 90_000 });
-  assert.deepEqual(routes(), [
-    "POST /v1/sandboxes 200",
-    "GET /v1/sandboxes/by-name/:name 200",
-    "GET /v1/sandboxes/:id/agent 101",
-  ]);
+  assert.deepEqual(routes(), ["POST /v1/sandboxes 200"]);
   assert.equal(emulator.requests[0]?.path, "/v1/sandboxes?start=true&wait_for=running&wait_timeout=90");
   const record = (await fetch(`${emulator.apiUrl}/v1/sandboxes/by-name/${handle.id}`, {
     headers: { authorization: `Bearer ${emulator.apiKey}` },
@@ -31,6 +27,15 @@ test("launch: one create with everything explicit, then the workspace directory"
   assert.equal((record.spec.runtime as { workdir: string }).workdir, "/workspace");
   assert.deepEqual(record.spec.env, [{ key: "GREETING", value: "hi" }]);
   assert.equal((await runtime.exec(handle, { argv: ["pwd"] })).stdout.trim().endsWith("/workspace"), true);
+  await runtime.destroy(handle);
+});
+
+test("a fresh sandbox's workspace is there at once: listed empty, and a command's cwd", async () => {
+  const handle = await runtime.launch();
+  assert.deepEqual(await runtime.listDir(handle, ""), []);
+  const ran = await runtime.exec(handle, { shell: "pwd && test -w ." });
+  assert.equal(ran.exitCode, 0, ran.stderr);
+  assert.equal(ran.stdout.trim().endsWith("/workspace"), true);
   await runtime.destroy(handle);
 });
 

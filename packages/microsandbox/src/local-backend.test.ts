@@ -177,7 +177,6 @@ describe("MicrosandboxRuntime on the local backend (fake SDK)", () => {
       "  idleTimeout 91",
       `create ${handle.id}`,
       "pop",
-      "mkdir /workspace",
     ]);
     assert.equal(fake.stored.get(handle.id)?.labels[OWNER_LABEL], "unit");
   });

@@ -104,7 +104,7 @@ export interface ResolvedOptions extends ResolvedRemote<typeof MICROSANDBOX_DEFA
 /**
  * Default per-call deadlines, used when a call's `OpOptions.timeoutMs` is
  * absent. `launchMs` covers the create (the cloud waits up to 90 s for the
- * sandbox to run) and creating the workspace directory.
+ * sandbox to run), the launch's only request.
  */
 export const DEFAULT_MICROSANDBOX_TIMEOUTS: OperationTimeouts = remoteTimeouts({
   launchMs: 180_000,

@@ -105,7 +105,7 @@ export interface ResolvedOptions extends ResolvedRemote<typeof VERCEL_DEFAULTS> 
 
 /**
  * Default per-call deadlines, used when a call's `OpOptions.timeoutMs` is
- * absent. `launchMs` covers the create and the workspace directory;
+ * absent. `launchMs` covers the create (the workspace is made by its first use);
  * `lookupMs` also bounds `startCommand`, `commandStatus`, `commandLogs` and
  * `portEndpoint`.
  */

@@ -183,4 +183,45 @@ describe("guardedFileOps", () => {
     await ops.remove(context, { id: "a" }, "link");
     assert.deepEqual(seen, ["mkdir /work", "remove /work/link"]);
   });
+
+  test("a workspace root not made yet: listDir lists nothing, stat makes it and asks again; other paths stay NOT_FOUND", async () => {
+    const context = new FakeContext();
+    context.add("a");
+    let made = false;
+    const seen: string[] = [];
+    // The SDK's own error, as a recipe may throw it: the adapter's mapper reads it as NOT_FOUND.
+    const missing = (path: string) => Object.assign(new Error(`${path} is missing`), { status: 404 });
+    const ops = guardedFileOps<FakeContext, { id: string }>({
+      inWorkspace: fakeGuard([]),
+      listDir: async (_context, { relative, absolute }) => {
+        seen.push(`listDir ${absolute}`);
+        if (relative !== "" || !made) throw missing(absolute);
+        return [];
+      },
+      stat: async (_context, target) => {
+        seen.push(`stat ${target.absolute}`);
+        if (target.relative !== "" || !made) throw missing(target.absolute);
+        return { ...info(target), kind: "directory" };
+      },
+      mkdir: async (_context, { absolute }) => {
+        seen.push(`mkdir ${absolute}`);
+        made = true;
+      },
+      remove: async () => {},
+    });
+    assert.deepEqual(await ops.listDir(context, { id: "a" }, ""), []);
+    assert.ok(
+      SandportError.hasCode(await ops.listDir(context, { id: "a" }, "sub").catch((e: unknown) => e), "NOT_FOUND"),
+    );
+    assert.ok(SandportError.hasCode(await ops.stat(context, { id: "a" }, "sub").catch((e: unknown) => e), "NOT_FOUND"));
+    assert.equal((await ops.stat(context, { id: "a" }, "")).kind, "directory");
+    assert.deepEqual(seen, [
+      "listDir /work",
+      "listDir /work/sub",
+      "stat /work/sub",
+      "stat /work",
+      "mkdir /work",
+      "stat /work",
+    ]);
+  });
 });

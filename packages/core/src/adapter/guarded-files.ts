@@ -166,6 +166,12 @@ export interface GuardedFileOps<Context> {
  * The port's file operations (`listDir`, `stat`, `mkdir`, `remove`), each in
  * `onGuardedPath` with the port's rules: only `remove` refuses the workspace
  * root, and `stat` and `remove` act on a final symlink itself.
+ *
+ * A launch sends no request to make the workspace (its first use makes it),
+ * so the root of a sandbox nothing has used yet may not exist: `listDir` of
+ * it lists nothing (an unmade workspace is empty), and `stat` of it makes it
+ * with the recipe's `mkdir`, then asks again. Any other path the vendor
+ * reports missing stays `NOT_FOUND`.
  */
 export function guardedFileOps<Context extends FileContext<Instance>, Instance>(
   recipe: GuardedFileOpsRecipe<Context, Instance>,
@@ -178,9 +184,23 @@ export function guardedFileOps<Context extends FileContext<Instance>, Instance>(
       const rule = { operation, path, allowRoot, followFinal, ...reach };
       return onGuardedPath(context, handle, op, rule, recipe.inWorkspace, (target) => work(context, target));
     };
+  // As the adapter's mapper reads it: a recipe may throw the SDK's own error.
+  const unmadeRoot = (context: Context, target: GuardedTarget<Instance>, error: unknown) =>
+    target.relative === "" && context.mapError.isNotFound(error);
   return {
-    listDir: on("listDir", true, true, (context, target) => recipe.listDir(context, target)),
-    stat: on("stat", true, false, (context, target) => recipe.stat(context, target)),
+    listDir: on("listDir", true, true, (context, target) =>
+      recipe.listDir(context, target).catch((error: unknown) => {
+        if (unmadeRoot(context, target, error)) return [];
+        throw error;
+      }),
+    ),
+    stat: on("stat", true, false, (context, target) =>
+      recipe.stat(context, target).catch(async (error: unknown) => {
+        if (!unmadeRoot(context, target, error)) throw error;
+        await recipe.mkdir(context, target);
+        return recipe.stat(context, target);
+      }),
+    ),
     mkdir: on("mkdir", true, true, (context, target) => recipe.mkdir(context, target)),
     remove: on("remove", false, false, (context, target) => recipe.remove(context, target)),
   };

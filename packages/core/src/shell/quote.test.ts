@@ -5,6 +5,7 @@ import { describe, test } from "node:test";
 import { SandportError } from "../errors/sandport-error.js";
 import {
   composeShellCommand,
+  enterWorkspaceScript,
   isMissingCwdExit,
   MISSING_CWD_EXIT,
   MISSING_CWD_LINE,
@@ -88,6 +89,39 @@ describe("POSIX quoting", () => {
     assert.ok(isMissingCwdExit(run.status, run.stderr));
     assert.ok(!isMissingCwdExit(MISSING_CWD_EXIT, "some program's own complaint\n"), "a program's own exit 66");
     assert.ok(!isMissingCwdExit(0, `${MISSING_CWD_LINE}\n`));
+  });
+
+  test("composeShellCommand makes a missing cwd first only when it is the workspace", () => {
+    const base = execFileSync("mktemp", ["-d"], { encoding: "utf8" }).trim();
+    try {
+      const workspace = `${base}/it's the workspace/root`;
+      const missing = composeShellCommand({ request: { shell: "pwd" }, cwd: `${workspace}/sub`, workspace });
+      const refused = spawnSync("sh", ["-c", missing], { encoding: "utf8", env: {} });
+      assert.ok(isMissingCwdExit(refused.status, refused.stderr), "a missing subdirectory is not made");
+      const command = composeShellCommand({ request: { shell: "pwd" }, cwd: workspace, workspace });
+      for (let run = 0; run < 2; run += 1) {
+        // Made by the first run, found by the second.
+        assert.equal(execFileSync("sh", ["-c", command], { encoding: "utf8", env: {} }), `${workspace}\n`);
+      }
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
+  });
+
+  test("enterWorkspaceScript makes and enters the workspace; what follows runs only inside it", () => {
+    const base = execFileSync("mktemp", ["-d"], { encoding: "utf8" }).trim();
+    try {
+      const workspace = `${base}/a b/ws`;
+      const script = `${enterWorkspaceScript(workspace)} && pwd`;
+      assert.equal(execFileSync("sh", ["-c", script], { encoding: "utf8", env: {} }), `${workspace}\n`);
+      assert.equal(execFileSync("sh", ["-c", script], { encoding: "utf8", env: {} }), `${workspace}\n`);
+      execFileSync("sh", ["-c", `rm -r -- '${base}/a b' && : > '${base}/a b'`]);
+      const blocked = spawnSync("sh", ["-c", script], { encoding: "utf8", env: {} });
+      assert.notEqual(blocked.status, 0, "a workspace that cannot be made fails the script");
+      assert.equal(blocked.stdout, "", "and nothing after it ran");
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
   });
 
   test("composeShellCommand keeps a shell request inside its own sh -c", () => {
