@@ -32,6 +32,7 @@ export function archiveWorthIt(files: number, bytes: number): boolean {
   return files >= 3 || (files === 2 && bytes <= EMBEDDED_STDIN_BYTES);
 }
 
+/**
  * How the symlink guard and `chmod` run: one exec, in the workspace (made
  * first when nothing has made it yet: the launch does not). The
  * instance plane's file API is taken to follow symlinks, so every file call
