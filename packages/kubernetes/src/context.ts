@@ -31,6 +31,8 @@ export class KubernetesContext extends AdapterContext<ResolvedOptions, KubeApi, 
   readonly sandboxd: Sandboxd | undefined;
   /** The pod of each claim, once read (a claim's sandbox and pod keep their names while it lives). */
   readonly #pods = new Map<string, string>();
+  /** The container commands go to in each pod, from its Sandbox's pod template (pod exec then needs no read of the pod). */
+  readonly #containers = new Map<string, string>();
   #plane: ProcessPlane | undefined;
 
   constructor(options: ResolvedOptions, onBackgroundError?: (error: SandportError) => void) {
@@ -74,7 +76,12 @@ export class KubernetesContext extends AdapterContext<ResolvedOptions, KubeApi, 
     this.#plane ??=
       this.options.dataPlane === "sandboxd"
         ? sandboxdPlane(this.requireSandboxd("exec"), () => this.options.timeouts.lookupMs)
-        : podExecPlane(this.api, this.options.container, () => this.options.timeouts.lookupMs);
+        : podExecPlane(
+            this.api,
+            this.options.container,
+            () => this.options.timeouts.lookupMs,
+            (pod) => this.#containers.get(pod),
+          );
     return this.#plane;
   }
 
@@ -94,11 +101,13 @@ export class KubernetesContext extends AdapterContext<ResolvedOptions, KubeApi, 
    * annotation), and the pod that sandbox names (its
    * `agents.x-k8s.io/pod-name` annotation, else its own name). A claim
    * that names no sandbox yet is `PROVIDER_UNAVAILABLE` (retryable).
+   * `claim`: the claim as the caller has just read it (no second read). The
+   * Sandbox's pod template also names the container pod exec goes to.
    */
-  async podOf(claimName: string, operation: string, budget: CallBudget): Promise<string> {
+  async podOf(claimName: string, operation: string, budget: CallBudget, claim?: SandboxClaim): Promise<string> {
     const known = this.#pods.get(claimName);
     if (known !== undefined) return known;
-    const claim = await this.api.getClaim(claimName, budget).catch((error: unknown) => {
+    claim ??= await this.api.getClaim(claimName, budget).catch((error: unknown) => {
       throw this.mapError(error, { operation, sandboxId: claimName });
     });
     const sandbox = sandboxNameOf(claim);
@@ -116,6 +125,9 @@ export class KubernetesContext extends AdapterContext<ResolvedOptions, KubeApi, 
     });
     const pod = object.metadata.annotations?.[POD_NAME_ANNOTATION] ?? sandbox;
     this.#pods.set(claimName, pod);
+    const containers = (object.spec?.podTemplate?.spec?.containers ?? []).map((one) => one.name);
+    const container = containers.find((name) => name !== "sandboxd");
+    if (container !== undefined) this.#containers.set(pod, container);
     return pod;
   }
 

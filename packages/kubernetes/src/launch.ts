@@ -94,8 +94,8 @@ export function launch(
     idOf: (claim) => claim.metadata.name as string,
     setup: async (claim, { labels }, call) => {
       const name = claim.metadata.name as string;
-      const ready = await waitReady(context, name, call);
-      const pod = await context.podOf(name, "launch", call);
+      const ready = await waitReady(context, claim, call);
+      const pod = await context.podOf(name, "launch", call, ready);
       context.remember(name, pod);
       return {
         id: name,
@@ -113,11 +113,16 @@ export function launch(
   });
 }
 
-/** Waits (by watch, see `waitFor`) until the claim's `Ready` condition is `True` and it names its sandbox. */
-function waitReady(context: KubernetesContext, name: string, call: OperationCall): Promise<SandboxClaim> {
+/**
+ * Waits (by watch, see `waitFor`, from the created claim's version) until the
+ * claim's `Ready` condition is `True` and it names its sandbox.
+ */
+function waitReady(context: KubernetesContext, created: SandboxClaim, call: OperationCall): Promise<SandboxClaim> {
+  const name = created.metadata.name as string;
   return waitFor(
     context,
     {
+      initial: created,
       read: () =>
         context.api.getClaim(name, call).catch((error: unknown) => {
           throw context.mapError(error, { operation: "launch", sandboxId: name });

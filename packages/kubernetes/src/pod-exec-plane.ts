@@ -29,12 +29,20 @@ const STDIN_MESSAGE_BYTES = 64 * 1024;
  * closes the socket. Closing stdin needs v5; on v4 it is refused. A
  * terminal is `tty=true` (its output all on channel 1), its size a resize
  * message on channel 4 (`{"Width","Height"}`), the first one sent at once.
+ * Commands go to `container`, else the one `knownContainer` names (from the
+ * Sandbox's pod template), else the pod's first container but sandboxd (one
+ * read of the pod).
  */
-export function podExecPlane(api: KubeApi, container: string | undefined, requestMs: () => number): ProcessPlane {
+export function podExecPlane(
+  api: KubeApi,
+  container: string | undefined,
+  requestMs: () => number,
+  knownContainer: (pod: string) => string | undefined = () => undefined,
+): ProcessPlane {
   const containers = new Map<string, string>();
   const containerOf = async (pod: string, signal: AbortSignal): Promise<string> => {
     if (container !== undefined) return container;
-    const known = containers.get(pod);
+    const known = containers.get(pod) ?? knownContainer(pod);
     if (known !== undefined) return known;
     const found = await api.getPod(pod, { ...createCallBudget(requestMs()), signal });
     const names = (found.spec?.containers ?? []).map((one) => one.name).filter((name) => name !== "sandboxd");

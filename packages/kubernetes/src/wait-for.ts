@@ -15,11 +15,13 @@ export interface WaitFor<T extends { metadata: ObjectMeta }, R> {
   readonly name: string;
   /** The awaited answer for this state of the object, or `undefined` to go on waiting (it may throw). */
   readonly done: (object: T) => R | undefined;
+  /** The object as the caller already has it (a create's answer): the first look, instead of a read. */
+  readonly initial?: T;
 }
 
 /**
  * Waits for an object's state by watching it rather than polling: one
- * `GET`, then a watch from that `resourceVersion` (by name) that checks
+ * `GET` (or the object the caller has, `initial`), then a watch from that `resourceVersion` (by name) that checks
  * every change. When the watch's version is too old (a 410 `Expired`
  * `ERROR`), it ended (its `timeoutSeconds`), the object was deleted, or the
  * watch request was refused or broke, the object is read again (a re-list:
@@ -32,8 +34,10 @@ export async function waitFor<T extends { metadata: ObjectMeta }, R>(
   wait: WaitFor<T, R>,
   call: OperationCall,
 ): Promise<R> {
+  let initial = wait.initial;
   for (;;) {
-    const object = await wait.read();
+    const object = initial ?? (await wait.read());
+    initial = undefined;
     const answer = wait.done(object);
     if (answer !== undefined) return answer;
     const version = object.metadata.resourceVersion;

@@ -52,7 +52,11 @@ export interface SandboxClaim {
 /** `Sandbox` (`agents.x-k8s.io/v1beta1`). */
 export interface Sandbox {
   readonly metadata: ObjectMeta;
-  readonly spec?: { readonly operatingMode?: "Running" | "Suspended" };
+  readonly spec?: {
+    readonly operatingMode?: "Running" | "Suspended";
+    /** The pod the sandbox runs (required by the CRD); its containers name the one commands go to. */
+    readonly podTemplate?: { readonly spec?: { readonly containers?: readonly { readonly name: string }[] } };
+  };
   readonly status?: { readonly conditions?: readonly Condition[]; readonly podIPs?: readonly string[] };
 }
 
