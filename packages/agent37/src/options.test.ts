@@ -47,7 +47,8 @@ describe("the instance plane's auth header", () => {
         const wrong = new Agent37Runtime({ ...base, instanceAuth: other });
         const found = await wrong.getById(handle.id);
         assert.ok(found);
-        await assert.rejects(wrong.readFile(found, "a.txt"), { code: "AUTH" });
+        // A write goes to the instance plane (a read there, once commands may have run, is one exec on the API).
+        await assert.rejects(wrong.writeFiles(found, [{ path: "b.txt", content: "b" }]), { code: "AUTH" });
         await runtime.destroy(handle);
       } finally {
         await emulator.stop();
