@@ -22,9 +22,8 @@ await benchProvider({
     destroy: [1, "DELETE /v1/instances/{id}"],
   },
   notes: [
-    "launch  +1  one exec creates the workspace and state directories",
-    "reads   +1 each  a `realpath -m` command refuses paths that leave the workspace through a symlink;",
-    "                 skipped while no command has run in an instance this runtime launched (the writes above)",
+    "write   −19 one exec takes every file, as one archive on its stdin",
+    "reads   ±0  one command resolves the path, refuses one that leaves the workspace through a symlink, and prints the file (base64, up to 256 KiB)",
     "destroy +1  a GET after the DELETE proves the instance is gone (verified cleanup)",
   ],
 });

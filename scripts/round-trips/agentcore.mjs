@@ -25,9 +25,8 @@ await benchProvider({
     destroy: [1, "StopCodeInterpreterSession"],
   },
   notes: [
-    "launch  +1  one executeCommand creates the workspace and writes the labels file (ownership) and the launch env",
-    "reads   +1 each  a `realpath -m` command refuses paths that leave the workspace through a symlink;",
-    "                 skipped while no command has run in a session this runtime launched (the write above)",
+    "launch  +1  one executeCommand writes the labels file (ownership; Start carries only a name) and the launch env",
+    "reads   ±0  one command resolves the path, refuses one that leaves the workspace through a symlink, and prints the file (base64, up to 256 KiB)",
     "destroy +1  a Get after the Stop proves the session TERMINATED (verified cleanup)",
   ],
 });

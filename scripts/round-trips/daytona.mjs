@@ -34,8 +34,7 @@ await benchProvider({
     },
   ],
   notes: [
-    "launch  +1  createFolder makes the workspace directory, so commands can run in it before any file is written",
-    "reads   +1 each  a `realpath -m` command refuses paths that leave the workspace through a symlink (commands ran)",
+    "reads   ±0  one command resolves the path, refuses one that leaves the workspace through a symlink, and prints the file (base64, up to 256 KiB)",
     "destroy +2-3  GETs after the DELETE until the sandbox is gone (verified cleanup); the first ones find it destroying",
   ],
 });

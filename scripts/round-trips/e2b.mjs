@@ -35,9 +35,7 @@ await benchProvider({
     },
   ],
   notes: [
-    "launch  +1  MakeDir creates the workspace directory, so commands can run in it before any file is written",
-    "reads   +1 each  a `realpath -m` command refuses paths that leave the workspace through a symlink;",
-    "                 skipped while no command has run in a sandbox this runtime launched (the write above)",
+    "reads   ±0  one command resolves the path, refuses one that leaves the workspace through a symlink, and prints the file (base64, up to 256 KiB)",
     "destroy +1  a GET after the DELETE proves the sandbox is gone (verified cleanup)",
   ],
 });

@@ -26,9 +26,8 @@ await benchProvider({
     destroy: [1, "DELETE /v5/vms/:id"],
   },
   notes: [
-    "launch  +1  one command creates the workspace directory (and writes the launch env, when there is one)",
-    "reads   +1 each  a `realpath -m` command refuses paths that leave the workspace through a symlink;",
-    "                 skipped while no command has run in a VM this runtime launched (the writes above)",
+    "write   −19 one command takes every file, as one archive on its stdin",
+    "reads   ±0  one command resolves the path, refuses one that leaves the workspace through a symlink, and prints the file (base64, up to 256 KiB)",
     "destroy +1  a GET after the DELETE proves the VM is gone (verified cleanup)",
   ],
 });

@@ -67,13 +67,13 @@ if (skip) {
         }),
       minimum: plane.minimum,
       notes: [
-        "launch  +2  a GET of the claim before its watch (the watch starts from its resourceVersion), and a GET",
-        "            of the Sandbox for its pod's name" +
+        "launch  ±0  the created claim is Ready at once (a warm pool), so no watch; a GET of its Sandbox names the pod",
+        "            (and the container pod exec goes to); a claim not Ready yet is watched from the create's version",
+        "reads   ±0  one command resolves the path, refuses one that leaves the workspace through a symlink, and prints",
+        "            the file" +
           (plane.dataPlane === "pod-exec"
-            ? "; over pod exec also a GET of the pod and an exec making the workspace"
-            : ""),
-        ...(plane.dataPlane === "pod-exec" ? ["write   +19 one exec per file (no archive through stdin)"] : []),
-        "reads   +1 each  a `realpath -m` command refuses paths that leave the workspace through a symlink",
+            ? " (base64, any size)"
+            : " (base64, up to 256 KiB; a larger one is then downloaded)"),
         "destroy +2-3  GETs after the DELETE until the claim is gone (verified cleanup; it goes with its pod)",
       ],
       routes: (emulator) =>

@@ -39,14 +39,10 @@ if (Number(process.versions.node.split(".")[0]) < 22) {
       return `of the ${all.length}: ${sessions} agent WebSocket sessions and ${all.length - sessions} plain HTTP requests`;
     },
     notes: [
-      "SDK     +49  each of the 25 operations (20 writes, 3 execs, 2 reads) is its own agent session:",
-      "             a `GET by-name`, then a WebSocket upgrade; the SDK reuses neither, so its own floor",
-      "             for this workload is 52",
-      "launch  +2   a mkdir session creates the workspace directory, so commands can run in it before any",
-      "             file is written",
-      "write   +2   a mkdir session for src/ (agentd's open does not create parent directories)",
-      "reads   +4   a `realpath -m` command per read refuses paths that leave the workspace through a",
-      "             symlink; skipped while no command has run in a sandbox this runtime launched",
+      "SDK     +10  each operation after the first is its own agent session: a `GET by-name`, then a WebSocket upgrade;",
+      "             the SDK reuses neither (its own floor for the per-file workload was 52)",
+      "write   +1   the 20 files go as one archive on one command's stdin: one session",
+      "reads   ±0   one command per read resolves the path, refuses a symlink out of the workspace and prints the file",
       "destroy +1   a GET after the DELETE proves the sandbox is gone (verified cleanup)",
     ],
   });

@@ -38,7 +38,11 @@ export interface ProcessSpec {
 
 // A day: a pod's process runs until it ends or is signalled, as under sandboxd (no deadline of its own).
 const UNBOUNDED_MS = 24 * 60 * 60 * 1000;
-const OUTPUT_CAP_BYTES = 64 * 1024 * 1024;
+/**
+ * What the backend keeps of one process's output. The kubelet caps none; this bounds the test machine's memory,
+ * above what a read of a 64 MiB file prints in base64 (about 86 MiB).
+ */
+const OUTPUT_CAP_BYTES = 256 * 1024 * 1024;
 /** Carried by a command and everything it starts, so the wrapper sees what the command left running. */
 const LEFT_BEHIND_ENV = "SANDPORT_EMULATED_POD_PROCESS";
 /** Starts the wrapper's exit line: then the tag, `:`, the exit code and a newline. */
