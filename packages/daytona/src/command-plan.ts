@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { type ExecRequest, enterCwdScript, type RetryOptions } from "@sandport/core";
+import type { ExecRequest, RetryOptions } from "@sandport/core";
 import {
   assertCommandFits,
   type CallBudget,
@@ -45,12 +45,6 @@ export interface CommandPlan extends PlannedCommand {
    * the command (an `exec` for a subshell), stdin arranged.
    */
   readonly command: string;
-  /**
-   * Where `executeCommand` or the terminal starts it: `cwd`, but for the
-   * workspace root, which a launch does not make: it then starts in `/`, and
-   * `command` makes the workspace (when missing) and enters it first.
-   */
-  readonly processCwd: string;
   /** Stdin too large to embed, staged before the start (the command opens and deletes it). */
   readonly stdinUpload?: StdinPlan["upload"];
   /** A session command that reads its stdin from the session's input (`spawn`). */
@@ -84,9 +78,7 @@ export function planCommand(
           name: randomUUID(),
           embedLimitBytes: EMBEDDED_STDIN_BYTES,
         });
-  // In the workspace root, which the first command to run there makes (within its own request).
-  const atRoot = common.cwd === options.workspaceRoot;
-  let command = atRoot ? `${enterCwdScript(common.cwd, options.workspaceRoot)} && ${stdin.command}` : stdin.command;
+  let command = stdin.command;
   if (kind === "exec") {
     command = daemonCommand(cappedScript(command, common.maxOutputBytes));
     assertCommandFits(command, PROVIDER);
@@ -94,7 +86,6 @@ export function planCommand(
   return {
     command,
     ...common,
-    processCwd: atRoot ? "/" : common.cwd,
     interactive,
     ...(stdin.upload ? { stdinUpload: stdin.upload } : {}),
     ...(interactive && valid.stdin !== undefined ? { firstWrite: valid.stdin } : {}),

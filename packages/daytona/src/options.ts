@@ -122,8 +122,8 @@ export interface ResolvedOptions extends ResolvedRemote<typeof DAYTONA_DEFAULTS>
 
 /**
  * Default per-call deadlines, used when a call's `OpOptions.timeoutMs` is
- * absent. `launchMs` covers the create (an image build included; the
- * workspace is made by its first use); `lifecycleMs` covers `stop`, `start` and `recreate`, a replacement included.
+ * absent. `launchMs` covers the create (an image build included) and the
+ * workspace directory; `lifecycleMs` covers `stop`, `start` and `recreate`, a replacement included.
  */
 export const DEFAULT_DAYTONA_TIMEOUTS: OperationTimeouts = remoteTimeouts({ launchMs: 180_000, lifecycleMs: 240_000 });
 

@@ -1,4 +1,4 @@
-import { EXEC_MARKER_ENV, enterWorkspaceScript, type RetryPolicy, retry, SandportError } from "@sandport/core";
+import { EXEC_MARKER_ENV, type RetryPolicy, retry, SandportError } from "@sandport/core";
 import { type CallBudget, createCallBudget, KILL_DEADLINE_MS, markerSweepScript } from "@sandport/core/adapter";
 import { daemonCommand } from "./command-scripts.js";
 import { seconds } from "./context.js";
@@ -66,22 +66,6 @@ export function runScript(
     const response = await sandbox.process.executeCommand(command, cwd, undefined, seconds(timing.remainingMs()));
     return { exitCode: response.exitCode, output: response.result ?? "" };
   });
-}
-
-/**
- * Runs one of the runtime's own scripts in the workspace root ({@link runScript}):
- * it starts in the home directory, makes the workspace when missing (a launch
- * does not make it) and enters it first, and exits 1 running nothing more
- * when it can do neither.
- */
-export function runInWorkspace(
-  sandbox: DaytonaSandbox,
-  script: string,
-  workspace: string,
-  timing: CallBudget,
-  site: RequestSite,
-): Promise<ScriptResult> {
-  return runScript(sandbox, `${enterWorkspaceScript(workspace)} || exit 1\n${script}`, undefined, timing, site);
 }
 
 /**

@@ -169,7 +169,6 @@ export async function sendToSession(
     sessionScript({
       home,
       cwd: plan.cwd,
-      workspace: context.options.workspaceRoot,
       env: plan.env,
       marker: plan.marker,
       command: plan.command,

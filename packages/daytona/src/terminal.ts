@@ -91,7 +91,7 @@ export async function openTerminal(
     try {
       const created = await sandbox.process.createPty({
         id: sessionId,
-        cwd: plan.processCwd,
+        cwd: plan.cwd,
         envs: { TERM: "xterm-256color", ...plan.env, ...shell.env },
         cols: size.cols,
         rows: size.rows,

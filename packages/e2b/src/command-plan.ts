@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { composeShellCommand, type ExecRequest, enterCwdScript } from "@sandport/core";
+import { composeShellCommand, type ExecRequest } from "@sandport/core";
 import { assertCommandFits, type CallBudget, KILL_DEADLINE_MS, planStdin, validCommand } from "@sandport/core/adapter";
 import { PROVIDER } from "./handle.js";
 import type { E2BSandbox } from "./internal/sdk-types.js";
@@ -10,12 +10,6 @@ export interface CommandPlan {
   readonly command: string;
   /** Absolute working directory inside the sandbox. */
   readonly cwd: string;
-  /**
-   * The working directory envd starts the command in: `cwd`, but for the
-   * workspace root, which a launch does not make: the command then starts in
-   * `/` and its own script makes the workspace (when missing) and enters it.
-   */
-  readonly processCwd: string;
   /** Per-command environment (merged over the launch env by E2B). */
   readonly env: Record<string, string>;
   /** Value of `EXEC_MARKER_ENV` for this command, when it carries one. */
@@ -50,21 +44,15 @@ export async function discardStdin(sandbox: E2BSandbox, plan: CommandPlan): Prom
  * in its own `sh -c`. Stdin is embedded, or staged as a file above 64 KiB
  * (`planStdin`); with `openStdin` (spawn) it is kept for the first write to
  * the command's own stdin instead. The timeout is the caller's, else the run budget.
- * A command in the workspace root starts in `/` and makes and enters the
- * workspace itself (`enterCwdScript`): a launch leaves it to its first use.
  */
 export function planCommand(options: ResolvedOptions, request: ExecRequest, openStdin = false): CommandPlan {
   const { valid, ...common } = validCommand(options, request, PROVIDER);
   const staging = { cwd: common.cwd, scratchDirectory: options.scratchDirectory, name: randomUUID() };
   const stdin = planStdin(composeShellCommand({ request: valid }), openStdin ? undefined : valid.stdin, staging);
-  // In the workspace root, which the first command to run there makes (within its own request).
-  const atRoot = common.cwd === options.workspaceRoot;
-  const command = atRoot ? `${enterCwdScript(common.cwd, options.workspaceRoot)} && ${stdin.command}` : stdin.command;
-  assertCommandFits(command, PROVIDER);
+  assertCommandFits(stdin.command, PROVIDER);
   return {
-    command,
+    command: stdin.command,
     ...common,
-    processCwd: atRoot ? "/" : common.cwd,
     ...(stdin.upload ? { stdinUpload: stdin.upload } : {}),
     ...(openStdin && valid.stdin !== undefined ? { firstWrite: valid.stdin } : {}),
   };

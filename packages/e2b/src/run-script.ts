@@ -1,4 +1,4 @@
-import { type ExecResult, enterWorkspaceScript } from "@sandport/core";
+import type { ExecResult } from "@sandport/core";
 import { type CallBudget, SCRIPT_OUTPUT_BYTES } from "@sandport/core/adapter";
 import type { E2BContext } from "./context.js";
 import type { E2BSandbox } from "./internal/sdk-types.js";
@@ -17,12 +17,9 @@ export async function runScript(
   budget: CallBudget & { readonly signal: AbortSignal },
   maxOutputBytes = SCRIPT_OUTPUT_BYTES,
 ): Promise<ExecResult> {
-  const workspace = context.options.workspaceRoot;
-  // Started in `/`: the script makes the workspace first when nothing has (a launch does not).
   const plan = {
-    command: `${enterWorkspaceScript(workspace)} && ${script}`,
-    cwd: workspace,
-    processCwd: "/",
+    command: script,
+    cwd: context.options.workspaceRoot,
     env: {},
     timeoutMs: Math.max(1, budget.remainingMs()),
     maxOutputBytes,

@@ -26,8 +26,6 @@ export interface CommandPlan extends PlannedCommand {
   readonly args: string[];
   /** Stdin too large to embed: uploaded to `path` before the start; the command opens and removes it. */
   readonly stdinUpload?: { readonly path: string; readonly content: Uint8Array };
-  /** Started in `/`, it makes and enters the workspace root itself (`enteringWorkspace`). */
-  readonly entersWorkspace?: boolean;
 }
 
 /**
