@@ -59,6 +59,9 @@ describe("MicrosandboxRuntime under injected faults (real microsandbox SDK → e
 
   test("a create whose response is lost: its orphan, found by launch key, carries the launch's labels", async () => {
     emulator.injectFault({ route: CREATE, fault: { kind: "lost-response" } });
+    // The runtime searches by launch key too, and destroys what it finds in the background: its delete (and
+    // this test's) is held, so the orphan is still there when this test looks, however the two searches interleave.
+    emulator.injectFault({ route: DELETE, fault: { kind: "latency", ms: 3_000 }, times: 2 });
     const lost = await expectCode(runtime.launch({ labels: { case: "lost" } }), "PROVIDER_UNAVAILABLE");
     assert.equal(lost.details.outcomeUnknown, true);
     const orphans = await runtime.findByLabels({ [LAUNCH_KEY_LABEL]: lost.details.launchKey as string });
