@@ -36,7 +36,11 @@ test("operations on a launched handle: each one agent session (the SDK's lookup,
   agentOperations = 0;
   await runtime.writeFiles(handle, FILES);
   assert.deepEqual(taken(), SESSION, "20 files: one archive command");
-  for (const argv of [["ls", "src"], ["cat", "src/f0.txt"], ["sh", "-c", "exit 3"]]) {
+  for (const argv of [
+    ["ls", "src"],
+    ["cat", "src/f0.txt"],
+    ["sh", "-c", "exit 3"],
+  ]) {
     await runtime.exec(handle, { argv });
     assert.deepEqual(taken(), SESSION, argv.join(" "));
   }
@@ -68,7 +72,11 @@ test("the kept SDK object hides nothing: destroyed elsewhere is NOT_FOUND at onc
   await runtime.exec(handle, { argv: ["true"] });
   await runtimeWith({}).destroy(handle);
   emulator.resetRequests();
-  const gone = await expectCode(runtime.exec(handle, { argv: ["true"] }), "NOT_FOUND", "exec after a destroy elsewhere");
+  const gone = await expectCode(
+    runtime.exec(handle, { argv: ["true"] }),
+    "NOT_FOUND",
+    "exec after a destroy elsewhere",
+  );
   assert.equal(gone.details.sandboxId, handle.id);
   assert.deepEqual(taken(), [LOOKUP], "the SDK's own lookup found it gone: no WebSocket");
   await expectCode(runtime.readFile(handle, "x.txt"), "NOT_FOUND");
