@@ -26,12 +26,15 @@ if (Number(process.versions.node.split(".")[0]) < 22) {
         backend: { kind: "cloud", url: emulator.apiUrl, apiKey: emulator.apiKey },
         owner: "round-trip-count",
       }),
-    // The API's own floor: the agent protocol multiplexes sessions by id on one WebSocket.
+    // The SDK's floor, not the API's. The agent protocol multiplexes sessions by id on one WebSocket
+    // (the API's floor for W is 3: the create, one WebSocket, the delete), but the SDK's cloud backend
+    // keeps no agent connection: every command and file call dials its own (`dial_agent`: a
+    // `GET by-name`, then the WebSocket), however long the caller keeps the SDK sandbox object.
     minimum: {
       launch: [1, "POST /v1/sandboxes answers with the running sandbox"],
-      write: [1, "one agent WebSocket, opened once, carries every later operation as a session of its own"],
-      exec: [0, "sessions on the agent WebSocket already open"],
-      read: [0, "sessions on the agent WebSocket already open"],
+      write: [2, "one agent session (the SDK's GET by-name, then its WebSocket): one command takes every file"],
+      exec: [6, "one agent session per command: the SDK dials the agent afresh for each (GET by-name, WebSocket)"],
+      read: [4, "one agent session per read: the SDK dials the agent afresh for each (GET by-name, WebSocket)"],
       destroy: [1, "DELETE /v1/sandboxes/by-name/:name"],
     },
     split: (all) => {
@@ -39,9 +42,11 @@ if (Number(process.versions.node.split(".")[0]) < 22) {
       return `of the ${all.length}: ${sessions} agent WebSocket sessions and ${all.length - sessions} plain HTTP requests`;
     },
     notes: [
-      "SDK     +10  each operation after the first is its own agent session: a `GET by-name`, then a WebSocket upgrade;",
-      "             the SDK reuses neither (its own floor for the per-file workload was 52)",
-      "write   +1   the 20 files go as one archive on one command's stdin: one session",
+      "SDK     ±0   the minimum above is the SDK's: its cloud backend dials the agent (a `GET by-name`, then a WebSocket)",
+      "             for every command and file call and keeps no connection; the runtime keeps the SDK sandbox object",
+      "             the launch got, so it adds no lookup of its own. The API's floor (one WebSocket for all) is 3 for W",
+      "write   ±0   the 20 files go as one archive on one command's stdin: one session. One file a call (`fs().write`,",
+      "             a session each) is the SDK's per-file floor, 52 for W, which W's 15 is 37 below",
       "reads   ±0   one command per read resolves the path, refuses a symlink out of the workspace and prints the file",
       "destroy +1   a GET after the DELETE proves the sandbox is gone (verified cleanup)",
     ],
