@@ -131,6 +131,8 @@ export { OP_OPTION_KEYS } from "./port/op-options.js";
 export type { PortEndpoint } from "./port/port-endpoint.js";
 export type { ReadOptions } from "./port/read-options.js";
 export { DEFAULT_READ_MAX_BYTES, READ_OPTION_KEYS } from "./port/read-options.js";
+export type { ReadStreamOptions } from "./port/read-stream-options.js";
+export { READ_STREAM_OPTION_KEYS } from "./port/read-stream-options.js";
 export { LAUNCH_KEY_LABEL, OWNER_LABEL } from "./port/reserved-labels.js";
 export type { GrantedResources, SandboxHandle } from "./port/sandbox-handle.js";
 export type { SandboxProcess } from "./port/sandbox-process.js";
@@ -200,6 +202,8 @@ export {
 } from "./validation/numbers.js";
 export type { ValidatedReadOptions } from "./validation/read-options.js";
 export { readLimitExceeded, validateReadOptions } from "./validation/read-options.js";
+export type { ValidatedReadStreamOptions } from "./validation/read-stream-options.js";
+export { streamLimitExceeded, validateReadStreamOptions } from "./validation/read-stream-options.js";
 export type {
   ValidatedExecRequest,
   ValidatedFile,

@@ -18,6 +18,7 @@ import {
   type OpOptions,
   type PortEndpoint,
   type ReadOptions,
+  type ReadStreamOptions,
   refuseReservedEnv,
   type SandboxProcess,
   type SandboxRuntime,
@@ -37,6 +38,7 @@ import {
   validateLaunchSpec,
   validatePort,
   validateReadOptions,
+  validateReadStreamOptions,
   validateSnapshotId,
   validateSnapshotOptions,
   validateTerminalRequest,
@@ -55,6 +57,7 @@ import type { LocalHandle } from "./handle.js";
 import { LOCAL_PROVIDER, type LocalRuntimeOptions, type ResolvedLocalOptions, resolveOptions } from "./options.js";
 import { COMMAND_MARKER_VARIABLE } from "./processes/command-marker.js";
 import { CommandRuns, toBytes, toLocalError } from "./sandboxes/command-runs.js";
+import { streamWorkspaceFile } from "./sandboxes/file-stream.js";
 import { SandboxAccess } from "./sandboxes/sandbox-access.js";
 import { forkSandbox } from "./sandboxes/sandbox-fork.js";
 import { openLocalTerminal } from "./sandboxes/terminal-runs.js";
@@ -289,6 +292,38 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
   async readFile(handle: LocalHandle, path: string, options?: ReadOptions): Promise<Uint8Array> {
     const { op, maxBytes } = validateReadOptions(options, LOCAL_PROVIDER);
     return this.#fileCall(handle, path, op, "readFile", false, (files, relative) => files.read(relative, maxBytes));
+  }
+
+  /**
+   * Reads a file in chunks of at most 1 MiB, each read from the file when
+   * the consumer asks for the next, so the caller holds one chunk at a time
+   * (see `streamWorkspaceFile`). The file is opened as `readFile` opens it
+   * (a final symlink, a path leading out or a file that is not regular is
+   * `INVALID_REQUEST`, a missing one `NOT_FOUND`) and read up to its size
+   * then; what a command does to the path afterwards cannot redirect the
+   * stream. `op.maxBytes` (no default) refuses a larger file with
+   * `OUTPUT_LIMIT` before the first chunk. The whole stream is bounded by
+   * `op.timeoutMs`, else `fileMs`. Aborting, the deadline, a `destroy` by
+   * this runtime (`NOT_FOUND`) and leaving the loop early close the file at
+   * once; a destroy by another runtime ends the stream with `NOT_FOUND` within
+   * a second. Invalid input rejects on the first iteration.
+   */
+  async *readFileStream(handle: LocalHandle, path: string, options?: ReadStreamOptions): AsyncIterable<Uint8Array> {
+    const id = this.#access.checkHandle(handle, "readFileStream");
+    const { op, maxBytes } = validateReadStreamOptions(options, LOCAL_PROVIDER);
+    const relative = normalizeWorkspacePath(path, { root: this.workspaceRoot, provider: LOCAL_PROVIDER });
+    const host = {
+      files: (sandbox: string) => this.#files(sandbox),
+      requireRecord: (sandbox: string) => this.#access.store().require(sandbox),
+      running: this.#running,
+    };
+    yield* streamWorkspaceFile(host, {
+      id,
+      path: relative,
+      maxBytes,
+      signal: op?.signal,
+      timeoutMs: op?.timeoutMs ?? this.#options.timeouts.fileMs,
+    });
   }
 
   /** Entries of a directory, sorted by name. */

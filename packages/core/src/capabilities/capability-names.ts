@@ -13,6 +13,7 @@
  * - `pty` ⇐ `openTerminal` (a program can run on a pseudo-terminal inside the sandbox)
  * - `snapshots` ⇐ `snapshot`, `listSnapshots` and `deleteSnapshot` (and `launch` accepts `from`)
  * - `fork` ⇐ `fork` (a running sandbox can be copied into a new one by the provider's own mechanism)
+ * - `fileStreaming` ⇐ `readFileStream` (a file is read in chunks as the caller consumes them, in bounded memory)
  * - `lifecycle` ⇐ `stop` and `start` (also declared, since presence alone cannot prove they work)
  */
 export const STRUCTURAL_CAPABILITIES = [
@@ -27,6 +28,7 @@ export const STRUCTURAL_CAPABILITIES = [
   "pty",
   "snapshots",
   "fork",
+  "fileStreaming",
 ] as const;
 
 /** A capability that method presence decides. */

@@ -33,6 +33,7 @@ export const STRUCTURAL_REQUIREMENTS: Readonly<Record<StructuralCapability, read
   pty: ["openTerminal"],
   snapshots: ["snapshot", "listSnapshots", "deleteSnapshot"],
   fork: ["fork"],
+  fileStreaming: ["readFileStream"],
 };
 
 /** True when `runtime` has a callable member named `method`. */

@@ -37,7 +37,8 @@ export const ERROR_CODES = [
   "DESTROY_UNVERIFIED",
   /**
    * A file is larger than a read may return (`readFile` of more than its
-   * `maxBytes`, at most {@link MAX_READ_BYTES}). Command output past its cap is not an error: the
+   * `maxBytes`, at most {@link MAX_READ_BYTES}; `readFileStream` of more than
+   * the `maxBytes` it was given). Command output past its cap is not an error: the
    * result says `truncated`.
    */
   "OUTPUT_LIMIT",

@@ -23,6 +23,7 @@ const rateLimited = (retryAfterMs?: number) => () =>
 /** Every optional port member, by name. */
 const OPTIONAL = [
   "execStream",
+  "readFileStream",
   "startCommand",
   "commandStatus",
   "commandLogs",

@@ -25,6 +25,8 @@ const OPTIONAL_MEMBERS: Readonly<
   Record<OptionalMethod, { readonly kind: "safe" | "once" | "stream" | "launch" | "fork"; readonly opAt: number }>
 > = {
   execStream: { kind: "stream", opAt: 2 },
+  // Like execStream: an iterable returned at once, whose chunks cannot be asked for again.
+  readFileStream: { kind: "stream", opAt: 2 },
   // Idempotent on its sessionId: a repeat returns the command already started.
   startCommand: { kind: "safe", opAt: 2 },
   commandStatus: { kind: "safe", opAt: 2 },
@@ -71,7 +73,7 @@ export type LimitedRuntime<H extends SandboxHandle = SandboxHandle> = SandboxRun
  *   long, and the call repeated, only where a repeat is safe: reads, lookups,
  *   idempotent deletes and starts, and a launch that carries a `launchKey`
  *   (by which the runtime finds what an earlier attempt made). `exec`,
- *   `execStream`, `writeFiles`, `mkdir`, `remove`, `spawn`, terminals,
+ *   `execStream`, `readFileStream`, `writeFiles`, `mkdir`, `remove`, `spawn`, terminals,
  *   snapshots and `stop`/`start` are never repeated: their error goes to the
  *   caller. A wait that would end past the call's `op.timeoutMs` is not begun.
  *

@@ -12,6 +12,7 @@ import type { LaunchSpec } from "./launch-spec.js";
 import type { OpOptions } from "./op-options.js";
 import type { PortEndpoint } from "./port-endpoint.js";
 import type { ReadOptions } from "./read-options.js";
+import type { ReadStreamOptions } from "./read-stream-options.js";
 import type { SandboxHandle } from "./sandbox-handle.js";
 import type { SandboxProcess } from "./sandbox-process.js";
 import type { SnapshotOptions, SnapshotRef } from "./snapshot.js";
@@ -74,6 +75,23 @@ export interface SandboxRuntime<H extends SandboxHandle = SandboxHandle> {
 
   /** Run one command, yielding `started`, output chunks as they arrive, then `exited`. */
   execStream?(handle: H, request: ExecRequest, op?: OpOptions): AsyncIterable<ExecEvent>;
+  /**
+   * Read one file's bytes as chunks, each read when the consumer asks for the
+   * next one, so the caller holds one chunk at a time whatever the file's size
+   * (`readFile` buffers it whole). Joining the chunks gives the file as it was
+   * when opened: one that grows meanwhile is read up to its size then.
+   *
+   * The path is validated and confined as for `readFile` (a final symlink, one
+   * leading out, or a file that is not regular is `INVALID_REQUEST`; a missing
+   * one `NOT_FOUND`); invalid input and these refusals reject on the first
+   * iteration, before any chunk. `op.maxBytes` (no default) refuses a larger
+   * file with `OUTPUT_LIMIT` before the first chunk. `op.timeoutMs` (else the
+   * runtime's file deadline) bounds the whole stream (`DEADLINE_EXCEEDED`);
+   * aborting `op.signal` ends it (`ABORTED`); destroying the sandbox ends it
+   * (`NOT_FOUND`). Each of these, and leaving the loop early, closes the file
+   * at once, even while the consumer is not iterating.
+   */
+  readFileStream?(handle: H, path: string, op?: ReadStreamOptions): AsyncIterable<Uint8Array>;
   /** Start a command without waiting for it. Idempotent on `sessionId`. */
   startCommand?(handle: H, request: StartCommandRequest, op?: OpOptions): Promise<CommandRef>;
   /** Poll a started command. */

@@ -35,7 +35,7 @@ for (const isolation of ["namespaces", "none"] as const) {
   describe(`${isolation}: file operations racing a command that swaps a directory for a symlink`, {
     skip: skipArchitecture ?? (isolation === "namespaces" ? skipNamespaces : undefined),
   }, () => {
-    test(`${ROUNDS} rounds of write, read, list, stat, mkdir and remove reach nothing outside`, async () => {
+    test(`${ROUNDS} rounds of write, read, streamed read, list, stat, mkdir and remove reach nothing outside`, async () => {
       const outside = temporaryDirectory("race-outside");
       writeFileSync(join(outside.path, "secret.txt"), "host secret");
       mkdirSync(join(outside.path, "victim"));
@@ -74,6 +74,11 @@ for (const isolation of ["namespaces", "none"] as const) {
           await tally(async () => {
             const names = (await runtime.listDir(handle, "race/d")).map((entry) => entry.name);
             assert.ok(!names.includes("secret.txt") && !names.includes("victim"), `a host folder was listed: ${names}`);
+          });
+          await tally(async () => {
+            const chunks: Uint8Array[] = [];
+            for await (const chunk of runtime.readFileStream!(handle, "race/d/secret.txt")) chunks.push(chunk);
+            assert.notEqual(Buffer.concat(chunks).toString(), "host secret", "a host file was streamed");
           });
           await tally(() => runtime.stat(handle, "race/d/secret.txt"));
           await tally(() => runtime.mkdir(handle, `race/d/made-${round}`));

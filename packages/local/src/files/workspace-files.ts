@@ -100,6 +100,23 @@ export class WorkspaceFiles {
    * any byte is read; one that grows meanwhile is read up to that size only.
    */
   async read(path: string, maxBytes: number): Promise<Uint8Array> {
+    const { handle, size } = await this.openRegular(path);
+    try {
+      if (size > maxBytes) throw readLimitExceeded("local", path, size, maxBytes);
+      return await readBytes(handle, size);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /**
+   * Opens a regular file of the workspace for reading, through its held
+   * parent with `O_NOFOLLOW` (a final symlink, a directory, a FIFO or a device
+   * is refused, a missing file is `NOT_FOUND`), and says its size then. The
+   * caller closes the handle; what it reads through it is that file, whatever
+   * the path names afterwards.
+   */
+  async openRegular(path: string): Promise<{ readonly handle: FileHandle; readonly size: number }> {
     const { directory, missing } = this.#walker.walk(segmentsOf(parentOf(path)), path);
     try {
       if (missing.length > 0) throw missingPath(path);
@@ -110,10 +127,10 @@ export class WorkspaceFiles {
         // A directory, a FIFO or a device is refused without reading (a FIFO with no writer would read as empty).
         const stats = fstatSync(handle.fd);
         if (!stats.isFile()) throw refusePath(path, "is not a regular file");
-        if (stats.size > maxBytes) throw readLimitExceeded("local", path, stats.size, maxBytes);
-        return await readBytes(handle, stats.size);
-      } finally {
+        return { handle, size: stats.size };
+      } catch (error) {
         await handle.close();
+        throw error;
       }
     } finally {
       directory.close();

@@ -31,6 +31,7 @@ const OWN_METHODS: Readonly<Record<StructuralCapability, readonly string[]>> = {
   pty: ["openTerminal"],
   snapshots: ["snapshot", "listSnapshots", "deleteSnapshot"],
   fork: ["fork"],
+  fileStreaming: ["readFileStream"],
 };
 /** Optional members beyond {@link OWN_METHODS}: `stop`/`start`, which the declared `lifecycle` covers. */
 const OPTIONAL_METHODS = [...Object.values(OWN_METHODS).flat(), "stop", "start"];
@@ -51,6 +52,7 @@ const EXERCISED_BY: Readonly<Partial<Record<CapabilityName, readonly string[]>>>
   pty: ["terminal."],
   snapshots: ["snapshots.", "lifecycle.snapshot-refused"],
   fork: ["lifecycle.fork"],
+  fileStreaming: ["files.stream", "files.stream-refusals", "files.stream-abort", "files.stream-destroyed"],
   binaryOutput: ["exec.binary-output", "interactive.binary-output"],
   lifecycle: ["lifecycle.stop-start"],
   verifiedCleanup: ["lifecycle.destroy", "lifecycle.destroy-running"],

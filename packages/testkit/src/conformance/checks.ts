@@ -17,6 +17,14 @@ export const CONFORMANCE_CHECKS = {
   "files.path-escapes": "'..', absolute-outside, percent-encoded and NUL paths are refused with INVALID_REQUEST",
   "files.batch-refused": "a writeFiles batch with one bad entry writes none of its files",
   "files.symlink-escapes": "reads and writes through a symlink that points outside the workspace are refused",
+  "files.stream":
+    "readFileStream's chunks join to the file's exact bytes (16 MiB, all 256 byte values, an absolute path, an empty file, a file made by a command)",
+  "files.stream-refusals":
+    "readFileStream refuses a missing file (NOT_FOUND), escaping paths and symlinks leading out (INVALID_REQUEST), a file past maxBytes (OUTPUT_LIMIT) and a malformed maxBytes (INVALID_REQUEST)",
+  "files.stream-abort":
+    "aborting a readFileStream mid-file rejects a further pull with ABORTED; an aborted signal is refused; after an abort and a break the file streams whole again",
+  "files.stream-destroyed":
+    "destroying the sandbox mid-stream rejects a further pull with NOT_FOUND; a stream of a destroyed sandbox is NOT_FOUND",
   "exec.argv-verbatim": "argv elements (quotes, spaces, $(), newlines, unicode, empty) arrive byte-identical",
   "exec.shell": "a shell request runs with sh semantics (pipes, expansion, redirection)",
   "exec.cwd": "cwd (relative, absolute inside the workspace) is the working directory; a missing one runs nothing",

@@ -8,6 +8,7 @@ import { declareCwdChecks } from "./cwd.js";
 import { declareExecChecks } from "./exec.js";
 import { declareLimitChecks } from "./exec-limits.js";
 import { declareFileOpsChecks } from "./file-ops.js";
+import { declareFileStreamChecks } from "./file-stream.js";
 import { declareFileChecks } from "./files.js";
 import { declareInteractiveChecks } from "./interactive.js";
 import { declareLifecycleChecks } from "./lifecycle.js";
@@ -67,6 +68,7 @@ export function describeRuntimeConformance<H extends SandboxHandle>(options: Run
     suite.group("files", {}, (group) => {
       declareFileChecks(group);
       declarePathChecks(group);
+      declareFileStreamChecks(group);
     });
     suite.group("exec", {}, (group) => {
       declareExecChecks(group);

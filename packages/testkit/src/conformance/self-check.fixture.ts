@@ -9,6 +9,7 @@ import {
   type ExecRequest,
   type FileInput,
   type OpOptions,
+  type ReadStreamOptions,
   type SandboxHandle,
   type SandboxProcess,
   type SandboxRuntime,
@@ -65,7 +66,7 @@ async function* callsEveryKillATimeout(events: AsyncIterable<ExecEvent>): AsyncI
  * Wraps a runtime and breaks, on purpose: env isolation (the host env leaks into
  * exec and execStream), cwd (ignored by exec), aborts (exec rejects but leaves
  * the command running), path confinement (`..` silently dropped by
- * readFile/writeFiles), non-zero exits (thrown), async exec (`commandLogs`
+ * readFile/writeFiles/readFileStream), non-zero exits (thrown), async exec (`commandLogs`
  * missing, so the group is half-implemented), execStream's `timedOut` (true for
  * any kill, the output cap's included) and spawn's `durationMs` (always 0).
  */
@@ -93,6 +94,8 @@ export function breakRuntime<H extends SandboxHandle>(runtime: SandboxRuntime<H>
       return wrapped;
     },
     readFile: (handle: H, path: string, op?: OpOptions) => runtime.readFile(handle, dropDotDot(path), op),
+    readFileStream: (handle: H, path: string, op?: ReadStreamOptions) =>
+      runtime.readFileStream!(handle, dropDotDot(path), op),
     writeFiles: (handle: H, files: readonly FileInput[], op?: OpOptions) =>
       runtime.writeFiles(
         handle,

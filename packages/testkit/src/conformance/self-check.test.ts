@@ -52,6 +52,7 @@ test("the conformance suite fails a deliberately broken runtime, check by check"
     "streaming.env-isolation": "the host env leaks into execStream",
     "exec.cwd": "exec ignores cwd",
     "files.path-escapes": "'..' is silently dropped instead of refused",
+    "files.stream-refusals": "'..' is silently dropped by readFileStream instead of refused",
     "exec.exit-code": "a non-zero exit throws",
     "exec.abort": "an aborted exec rejects but its command runs on",
     "capabilities.consistent": "asyncExec is half-implemented",
