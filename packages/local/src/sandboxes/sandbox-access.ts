@@ -24,13 +24,21 @@ import { diskBytes } from "../disk/workspace-disk.js";
 import { EgressProxies } from "../egress/egress-proxies.js";
 import { errorCode } from "../files/file-errors.js";
 import { WorkspaceFiles } from "../files/workspace-files.js";
+import type { FileOwner } from "../files/workspace-walk.js";
 import { type LocalHandle, toHandle } from "../handle.js";
-import { defaultRoot, LOCAL_PROVIDER, type ResolvedLocalOptions } from "../options.js";
+import {
+  defaultRoot,
+  LEGACY_SANDBOX_USER,
+  LOCAL_PROVIDER,
+  type ResolvedLocalOptions,
+  type SandboxUser,
+} from "../options.js";
 import { SandboxPorts } from "../ports/sandbox-ports.js";
 import { type MarkerRegistration, RunningMarkers } from "../processes/running-markers.js";
 import { killNamespaceHolder, type NamespaceHolder, openNamespaces } from "../processes/sandbox-namespaces.js";
 import { isExpired, matchesLabels, SANDBOX_RECORD_FORMAT, type SandboxRecord } from "../store/sandbox-record.js";
 import { notFound, SandboxStore } from "../store/sandbox-store.js";
+import { type TakenUid, UidPool } from "../store/uid-pool.js";
 import { remountWorkspace } from "./bounded-workspace.js";
 import { refuseIfStopped, startSandbox, stopSandbox } from "./sandbox-lifecycle.js";
 import {
@@ -85,10 +93,31 @@ export class SandboxAccess {
     this.#store ??= new SandboxStore(
       this.#options.root ?? defaultRoot(),
       this.#options.owner,
-      this.#options.sandboxUser,
+      this.#probeUser(),
       this.#verdicts.disk.ok ? this.#verdicts.disk.tools : undefined,
     );
     return this.#store;
+  }
+
+  /**
+   * Who probes bubblewrap, and whose passage through the root is checked: the configured `sandboxUser`, or
+   * the first uid of `sandboxUids` (every uid of the range has the same rights on the host's files); none when
+   * commands run as the runtime's own user.
+   */
+  #probeUser(): SandboxUser | undefined {
+    const { sandboxUser, sandboxUids } = this.#options;
+    return sandboxUser ?? (sandboxUids ? UidPool.userOf(sandboxUids.first) : undefined);
+  }
+
+  /**
+   * The host user a sandbox's commands run as, when not the runtime's own: the one its record names (its own
+   * uid, or the `sandboxUser` it was launched with), else, for a root runtime under namespaces, the one every
+   * sandbox ran as before records named theirs.
+   */
+  #userOf(record: SandboxRecord): SandboxUser | undefined {
+    const { sandboxUser, sandboxUids } = this.#options;
+    if (!sandboxUser && !sandboxUids) return undefined;
+    return record.user ?? sandboxUser ?? LEGACY_SANDBOX_USER;
   }
 
   /** Checks that `handle` is a local handle with a well-formed id, and returns the id. */
@@ -105,7 +134,7 @@ export class SandboxAccess {
   async launch(
     spec: ValidatedLaunchSpec,
     signal: AbortSignal,
-    seed?: (workspace: string) => Promise<void>,
+    seed?: (workspace: string, owner: FileOwner | undefined) => Promise<void>,
   ): Promise<LocalHandle> {
     const isolation = this.#options.isolation;
     const resources = checkLaunchable(spec, this.#options, this.#verdicts);
@@ -134,10 +163,14 @@ export class SandboxAccess {
         throw error;
       }
     }
+    let taken: TakenUid | undefined;
     let namespaces: NamespaceHolder | undefined;
+    const { sandboxUids } = this.#options;
     try {
-      namespaces = await startNamespaces(this.#options, network);
+      if (sandboxUids) taken = await new UidPool(sandboxUids.directory, sandboxUids).take(id);
+      namespaces = await startNamespaces(this.#options, network, taken?.user ?? this.#options.sandboxUser);
     } catch (error) {
+      if (taken) await UidPool.giveBack(taken.marker, id).catch(() => {});
       await removeSandboxCgroups(cgroups);
       throw error;
     }
@@ -158,11 +191,14 @@ export class SandboxAccess {
       ...(cgroups ? { cgroups } : {}),
       ...(resources?.diskMiB === undefined ? {} : { disk: { bytes: diskBytes(resources.diskMiB) } }),
       ...(namespaces ? { namespaces } : {}),
+      ...(taken ? { user: taken.user, uidMarker: taken.marker } : {}),
+      ...(this.#options.sandboxUser ? { user: this.#options.sandboxUser } : {}),
     };
     try {
       await this.store().create(record, seed);
     } catch (error) {
       if (namespaces) await killNamespaceHolder(namespaces, 2_000);
+      if (taken) await UidPool.giveBack(taken.marker, id).catch(() => {});
       await removeSandboxCgroups(cgroups);
       if (record.disk && seed && errorCode(error) === "ENOSPC") {
         throw invalidRequest(
@@ -198,7 +234,8 @@ export class SandboxAccess {
    * root and the extra read-only paths reachable (probed once per process).
    */
   async requireIsolation(alsoReadable: readonly string[] = []): Promise<void> {
-    const { isolation, bwrapPath, sandboxUser, readOnlyPaths } = this.#options;
+    const { isolation, bwrapPath, readOnlyPaths } = this.#options;
+    const sandboxUser = this.#probeUser();
     if (isolation !== "namespaces" || (alsoReadable.length === 0 && this.#isolationConfirmed)) return;
     const store = this.store();
     await store.ensureRoot();
@@ -244,7 +281,7 @@ export class SandboxAccess {
     if (!files) {
       const store = this.store();
       const directory = store.workspaceDirectory(record);
-      const owner = this.#options.sandboxUser;
+      const owner = this.#userOf(record);
       files = new WorkspaceFiles({
         directory,
         linkRoot: this.#options.isolation === "namespaces" ? this.#options.workspaceRoot : directory,
@@ -471,7 +508,7 @@ export class SandboxAccess {
     // A command without limits gets its leaf in the background (see `CommandTree`); with limits it joins it in `sh`.
     const limited = (usable?.limits.length ?? 0) > 0;
     const leaf = isolation !== "none" ? undefined : limited ? await createLeaf(usable) : nameLeaf(usable);
-    const sandboxUser = this.#options.sandboxUser;
+    const sandboxUser = this.#userOf(record);
     if (record.namespaces && (isolation !== "namespaces" || !sandboxUser)) {
       throw unsupported(
         LOCAL_PROVIDER,
@@ -515,7 +552,7 @@ export class SandboxAccess {
       const names = await stopSandboxProcesses({ record, store, running: this.#running, options: this.#options });
       await SandboxPorts.close(store.portsDirectory(record.id));
       await this.#proxies.close(record.id);
-      await store.remove(record.id, names);
+      await store.remove(record.id, names, record.uidMarker);
       this.#records.delete(record.id);
       this.#files.delete(record.id);
       this.#mounted.delete(record.id);

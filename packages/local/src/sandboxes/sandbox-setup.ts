@@ -73,14 +73,15 @@ export function checkLaunchable(
 }
 
 /**
- * Under `namespaceScope: "sandbox"`, starts the sandbox's namespaces and
- * returns their holder (`UNSUPPORTED` naming what failed); otherwise nothing.
+ * Under `namespaceScope: "sandbox"`, starts the sandbox's namespaces, owned by
+ * the sandbox's user `sandboxUser`, and returns their holder (`UNSUPPORTED` naming what failed); otherwise nothing.
  */
 export async function startNamespaces(
   options: ResolvedLocalOptions,
   network: boolean,
+  sandboxUser: SandboxUser | undefined,
 ): Promise<NamespaceHolder | undefined> {
-  const { namespaceScope, sandboxUser, bwrapPath } = options;
+  const { namespaceScope, bwrapPath } = options;
   if (namespaceScope !== "sandbox" || !sandboxUser) return undefined;
   try {
     return await startNamespaceHolder({ bwrapPath, user: sandboxUser, network });
@@ -111,7 +112,7 @@ export interface IsolationFailure {
 /** `UNSUPPORTED` for namespaces bubblewrap cannot create here, saying what to fix and pointing at the opt-in. */
 export function isolationRefusal({ reason, root, sandboxUser, alsoReadable }: IsolationFailure): SandportError {
   const user = sandboxUser
-    ? ` Commands run as uid ${sandboxUser.uid} (the runtime is root; see the sandboxUser option), which needs ` +
+    ? ` Commands run as uid ${sandboxUser.uid} (the runtime is root; see the sandboxUids and sandboxUser options), which needs ` +
       "unprivileged user namespaces and must be able to pass through every parent of the root " +
       `(${root}) and of each readOnlyPaths entry${alsoReadable.length > 0 ? ` and of ${alsoReadable.join(", ")} (the port relay runs this Node)` : ""}.`
     : "";
