@@ -213,8 +213,10 @@ export class SandboxAccess {
     if (record.disk) this.#mounted.add(id);
     if (relayed || egress) {
       try {
-        if (relayed) await preparePortsDirectory(this.store().portsDirectory(id));
-        if (egress) await prepareEgressDirectory(this.store().egressDirectory(id));
+        // A sandbox of its own uid: its relays' sockets are its alone (and root's).
+        const group = taken?.user.gid;
+        if (relayed) await preparePortsDirectory(this.store().portsDirectory(id), group);
+        if (egress) await prepareEgressDirectory(this.store().egressDirectory(id), group);
       } catch (error) {
         await this.#destroyRecord(record).catch(() => {});
         throw error;

@@ -1,4 +1,4 @@
-import { chmod, mkdir, writeFile } from "node:fs/promises";
+import { chmod, chown, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type ResourceLimits, SandportError, unsupported, type ValidatedLaunchSpec } from "@sandport/core";
 import { refuseUnenforceableNetwork } from "@sandport/core/adapter";
@@ -128,16 +128,25 @@ export function isolationRefusal({ reason, root, sandboxUser, alsoReadable }: Is
   );
 }
 
-/** Creates a sandbox's egress directory (readable by the sandbox user) with the egress relay in it. */
-export async function prepareEgressDirectory(directory: string): Promise<void> {
-  await mkdir(directory, { mode: 0o755 });
-  await chmod(directory, 0o755);
+/**
+ * Creates a sandbox's egress directory (readable by the sandbox user) with the egress relay in it. With
+ * `group` (the gid of a sandbox's own uid), only root and that group may enter it (`root:<gid>`, mode 0750):
+ * the proxies' Unix sockets in it are open to anyone who reaches them.
+ */
+export async function prepareEgressDirectory(directory: string, group?: number): Promise<void> {
+  await makeRelayDirectory(directory, group);
   await writeFile(join(directory, EGRESS_RELAY_FILE), EGRESS_RELAY_SOURCE, { mode: 0o644 });
 }
 
-/** Creates a sandbox's ports directory (read-only to commands) with the relay program in it. */
-export async function preparePortsDirectory(directory: string): Promise<void> {
-  await mkdir(directory, { mode: 0o755 });
-  await chmod(directory, 0o755);
+/** Creates a sandbox's ports directory (read-only to commands) with the relay program in it; `group` as above. */
+export async function preparePortsDirectory(directory: string, group?: number): Promise<void> {
+  await makeRelayDirectory(directory, group);
   await writeFile(join(directory, RELAY_FILE), RELAY_SOURCE, { mode: 0o644 });
+}
+
+async function makeRelayDirectory(directory: string, group: number | undefined): Promise<void> {
+  const mode = group === undefined ? 0o755 : 0o750;
+  await mkdir(directory, { mode });
+  if (group !== undefined) await chown(directory, 0, group);
+  await chmod(directory, mode);
 }

@@ -96,6 +96,28 @@ describe("one uid per sandbox (root runtime)", { skip }, () => {
     }
   });
 
+  test("the relays' socket directories of a sandbox (ports, egress) are entered by its uid alone", async () => {
+    const isolated = runtime();
+    const [a, b] = await Promise.all([
+      isolated.launch({ ports: [8201], network: { allow: ["example.com"] } }),
+      isolated.launch(),
+    ]);
+    try {
+      const [uidA, uidB] = [uidOf(a), uidOf(b)];
+      for (const name of ["ports", "egress"]) {
+        const directory = join(root.path, a.id, name);
+        const stat = statSync(directory);
+        assert.deepEqual([stat.uid, stat.gid, stat.mode & 0o777], [0, uidA, 0o750], name);
+        const relay = join(directory, name === "ports" ? "relay.cjs" : "egress-relay.cjs");
+        assert.ok(existsSync(relay), `${relay} is there`);
+        for (const uid of [uidB, 65534]) assert.notEqual(catAs(uid, relay).status, 0, `uid ${uid} entered ${name}`);
+        assert.equal(catAs(uidA, relay).status, 0, `A's uid enters ${name}`);
+      }
+    } finally {
+      await Promise.all([isolated.destroy(a), isolated.destroy(b)]);
+    }
+  });
+
   test("a uid is taken again only once its sandbox is destroyed; a full range refuses the launch", async () => {
     const range = freshRange(2);
     const isolated = runtime({ sandboxUids: range });
