@@ -10,6 +10,7 @@ import {
 import type { EgressRefusedEvent } from "./egress/egress-proxy.js";
 import type { EgressResolver } from "./egress/egress-rules.js";
 import { checkReadOnlyPath } from "./read-only-paths.js";
+import { checkUidRange, checkUser } from "./sandbox-user-options.js";
 
 /** The provider name `LocalRuntime` reports and stamps on its handles. */
 export const LOCAL_PROVIDER = "local";
@@ -289,7 +290,9 @@ export function resolveOptions(options: LocalRuntimeOptions = {}): ResolvedLocal
   if (sandboxUser && given.sandboxUids !== undefined) {
     throw read.refuse("sandboxUids", "cannot be given with sandboxUser (one user for every sandbox); choose one");
   }
-  const sandboxUids = checkUidRange(given.sandboxUids ?? DEFAULT_SANDBOX_UIDS, read);
+  const sandboxUids = checkUidRange(given.sandboxUids ?? DEFAULT_SANDBOX_UIDS, read, (directory) =>
+    hostPath(read, directory ?? DEFAULT_UID_MARKERS, "sandboxUids.directory"),
+  );
   const namespaceScope = given.namespaceScope ?? "command";
   const syscallFilter = given.syscallFilter ?? true;
   if (typeof syscallFilter !== "boolean") throw read.refuse("syscallFilter", "must be true or false");
@@ -352,41 +355,6 @@ export function runsAsRoot(): boolean {
 export function defaultRoot(): string {
   if (runsAsRoot()) return ROOT_USER_DEFAULT_ROOT;
   return join(userInfo().homedir, ".cache", "sandport", "local");
-}
-
-function checkUser(value: unknown, read: OptionReader): SandboxUser {
-  const user = value as SandboxUser | null;
-  const valid = (id: unknown) => Number.isInteger(id) && (id as number) > 0 && (id as number) < 4_294_967_295;
-  if (typeof user !== "object" || user === null || !valid(user.uid) || !valid(user.gid)) {
-    throw read.refuse("sandboxUser", "must be { uid, gid }: positive integers (never 0, root)");
-  }
-  read.known(user, keyList<SandboxUser>({ uid: true, gid: true }), "sandboxUser.");
-  return Object.freeze({ uid: user.uid, gid: user.gid });
-}
-
-/** Above the 16-bit uids (system and regular accounts, `nobody`), below those tools read as negative numbers. */
-const UID_RANGE_BOUNDS = { lowest: 65_536, highest: 2 ** 31 - 1 };
-
-function checkUidRange(value: unknown, read: OptionReader): Required<UidRange> {
-  const range = value as UidRange | null;
-  const { lowest, highest } = UID_RANGE_BOUNDS;
-  if (
-    typeof range !== "object" ||
-    range === null ||
-    !Number.isInteger(range.first) ||
-    !Number.isInteger(range.count) ||
-    range.count < 1 ||
-    range.first < lowest ||
-    range.first + range.count - 1 > highest
-  ) {
-    throw read.refuse(
-      "sandboxUids",
-      `must be { first, count }: integers, count at least 1, every uid from ${lowest} to ${highest}`,
-    );
-  }
-  read.known(range, keyList<UidRange>({ first: true, count: true, directory: true }), "sandboxUids.");
-  const directory = hostPath(read, range.directory ?? DEFAULT_UID_MARKERS, "sandboxUids.directory");
-  return Object.freeze({ first: range.first, count: range.count, directory });
 }
 
 /** Directories the sandbox's own filesystem is made of: a workspace root may be none of them, nor under one. */

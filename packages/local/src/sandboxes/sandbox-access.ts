@@ -26,13 +26,7 @@ import { errorCode } from "../files/file-errors.js";
 import { WorkspaceFiles } from "../files/workspace-files.js";
 import type { FileOwner } from "../files/workspace-walk.js";
 import { type LocalHandle, toHandle } from "../handle.js";
-import {
-  defaultRoot,
-  LEGACY_SANDBOX_USER,
-  LOCAL_PROVIDER,
-  type ResolvedLocalOptions,
-  type SandboxUser,
-} from "../options.js";
+import { defaultRoot, LOCAL_PROVIDER, type ResolvedLocalOptions } from "../options.js";
 import { SandboxPorts } from "../ports/sandbox-ports.js";
 import { type MarkerRegistration, RunningMarkers } from "../processes/running-markers.js";
 import { killNamespaceHolder, type NamespaceHolder, openNamespaces } from "../processes/sandbox-namespaces.js";
@@ -50,6 +44,7 @@ import {
   startNamespaces,
 } from "./sandbox-setup.js";
 import { stopSandboxProcesses } from "./sandbox-teardown.js";
+import { probeUser, userOf } from "./sandbox-users.js";
 
 /**
  * The sandbox-level work behind `LocalRuntime`: launching, looking up, planning
@@ -93,31 +88,10 @@ export class SandboxAccess {
     this.#store ??= new SandboxStore(
       this.#options.root ?? defaultRoot(),
       this.#options.owner,
-      this.#probeUser(),
+      probeUser(this.#options),
       this.#verdicts.disk.ok ? this.#verdicts.disk.tools : undefined,
     );
     return this.#store;
-  }
-
-  /**
-   * Who probes bubblewrap, and whose passage through the root is checked: the configured `sandboxUser`, or
-   * the first uid of `sandboxUids` (every uid of the range has the same rights on the host's files); none when
-   * commands run as the runtime's own user.
-   */
-  #probeUser(): SandboxUser | undefined {
-    const { sandboxUser, sandboxUids } = this.#options;
-    return sandboxUser ?? (sandboxUids ? UidPool.userOf(sandboxUids.first) : undefined);
-  }
-
-  /**
-   * The host user a sandbox's commands run as, when not the runtime's own: the one its record names (its own
-   * uid, or the `sandboxUser` it was launched with), else, for a root runtime under namespaces, the one every
-   * sandbox ran as before records named theirs.
-   */
-  #userOf(record: SandboxRecord): SandboxUser | undefined {
-    const { sandboxUser, sandboxUids } = this.#options;
-    if (!sandboxUser && !sandboxUids) return undefined;
-    return record.user ?? sandboxUser ?? LEGACY_SANDBOX_USER;
   }
 
   /** Checks that `handle` is a local handle with a well-formed id, and returns the id. */
@@ -237,7 +211,7 @@ export class SandboxAccess {
    */
   async requireIsolation(alsoReadable: readonly string[] = []): Promise<void> {
     const { isolation, bwrapPath, readOnlyPaths } = this.#options;
-    const sandboxUser = this.#probeUser();
+    const sandboxUser = probeUser(this.#options);
     if (isolation !== "namespaces" || (alsoReadable.length === 0 && this.#isolationConfirmed)) return;
     const store = this.store();
     await store.ensureRoot();
@@ -283,7 +257,7 @@ export class SandboxAccess {
     if (!files) {
       const store = this.store();
       const directory = store.workspaceDirectory(record);
-      const owner = this.#userOf(record);
+      const owner = userOf(record, this.#options);
       files = new WorkspaceFiles({
         directory,
         linkRoot: this.#options.isolation === "namespaces" ? this.#options.workspaceRoot : directory,
@@ -510,7 +484,7 @@ export class SandboxAccess {
     // A command without limits gets its leaf in the background (see `CommandTree`); with limits it joins it in `sh`.
     const limited = (usable?.limits.length ?? 0) > 0;
     const leaf = isolation !== "none" ? undefined : limited ? await createLeaf(usable) : nameLeaf(usable);
-    const sandboxUser = this.#userOf(record);
+    const sandboxUser = userOf(record, this.#options);
     if (record.namespaces && (isolation !== "namespaces" || !sandboxUser)) {
       throw unsupported(
         LOCAL_PROVIDER,
