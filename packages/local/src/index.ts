@@ -9,6 +9,13 @@
 export { localCapabilities } from "./capabilities.js";
 export type { LocalHandle } from "./handle.js";
 export { LocalRuntime } from "./local-runtime.js";
-export type { CgroupUsage, LocalIsolation, LocalRuntimeOptions, NamespaceScope, SandboxUser } from "./options.js";
-export { DEFAULT_LOCAL_TIMEOUTS, DEFAULT_SANDBOX_USER, LOCAL_WORKSPACE_ROOT } from "./options.js";
+export type {
+  CgroupUsage,
+  LocalIsolation,
+  LocalRuntimeOptions,
+  NamespaceScope,
+  SandboxUser,
+  UidRange,
+} from "./options.js";
+export { DEFAULT_LOCAL_TIMEOUTS, DEFAULT_SANDBOX_UIDS, DEFAULT_UID_MARKERS, LOCAL_WORKSPACE_ROOT } from "./options.js";
 export { COMMAND_MARKER_VARIABLE } from "./processes/command-marker.js";

@@ -85,7 +85,8 @@ function isExecutable(path: string): boolean {
  * `hostNetwork` option) network namespace; no capabilities; host-global `/proc` entries read-only; and an
  * environment built only from the launch and request env (plus `PATH`,
  * `HOME=/workspace`, `TMPDIR=/workspace/.tmp`). When this process is root,
- * commands run as the unprivileged `sandboxUser`, who owns the workspace.
+ * each sandbox's commands run as an unprivileged uid of its own (`sandboxUids`),
+ * which owns its workspace, or as the one `sandboxUser` when that is given.
  * Where bubblewrap cannot create namespaces, `launch` and `exec` refuse with
  * `UNSUPPORTED`; nothing ever falls back to `none` by itself. With
  * `namespaceScope: "sandbox"` (root only) the PID, network, IPC and UTS
@@ -166,7 +167,11 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
         ? freezerSupport()
         : { ok: false, reason: "cgroups are disabled in the options" };
     const verdicts = {
-      cgroups: limitsSupport(this.#options.sandboxUser && !isExecutable(SETPRIV_PATH) ? SETPRIV_PATH : undefined),
+      cgroups: limitsSupport(
+        (this.#options.sandboxUser || this.#options.sandboxUids) && !isExecutable(SETPRIV_PATH)
+          ? SETPRIV_PATH
+          : undefined,
+      ),
       disk: diskSupport(),
     };
     this.capabilities = localCapabilities(this.#options.isolation, {
@@ -493,7 +498,7 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
     const id = this.#access.checkHandle(handle, "fork");
     const { op, labels } = validateForkOptions(options, LOCAL_PROVIDER);
     return this.#operation(op, this.#deadline("fork", "launchMs"), (signal) =>
-      forkSandbox(this.#access, this.#options, { id, labels }, signal),
+      forkSandbox(this.#access, { id, labels }, signal),
     );
   }
 

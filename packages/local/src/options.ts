@@ -10,6 +10,7 @@ import {
 import type { EgressRefusedEvent } from "./egress/egress-proxy.js";
 import type { EgressResolver } from "./egress/egress-rules.js";
 import { checkReadOnlyPath } from "./read-only-paths.js";
+import { checkUidRange, checkUser } from "./sandbox-user-options.js";
 
 /** The provider name `LocalRuntime` reports and stamps on its handles. */
 export const LOCAL_PROVIDER = "local";
@@ -84,17 +85,35 @@ export interface LocalRuntimeOptions extends CommonRuntimeOptions {
    */
   readonly cgroups?: CgroupUsage;
   /**
-   * The unprivileged host user (numeric `uid` and `gid`) that isolated
-   * commands run as when this process runs as root, so that nothing in the
-   * kernel that checks for "host root" ever sees root from a sandbox. That
-   * user owns each workspace (mode `0700`) and must be able to pass through
-   * `root`'s parents. Ignored when the process is not root (commands then run
-   * as the process's own user) and under `isolation: "none"` (commands run as
-   * the process's own user, root included: no confinement). A user of its
-   * own, used by nothing else on the host, is best. Default:
-   * `{ uid: 65534, gid: 65534 }` (`nobody` / `nogroup` on Debian).
+   * One unprivileged host user (numeric `uid` and `gid`) that every isolated
+   * command of every sandbox runs as when this process runs as root, in place
+   * of a uid of its own per sandbox ({@link sandboxUids}). Sandboxes then no
+   * longer keep each other out: a command of one, or any host process running
+   * as that user, may read another's workspace by its host path. Kept for
+   * hosts that must run commands as one given account. Ignored when the
+   * process is not root and under `isolation: "none"`. Refused together with
+   * `sandboxUids`. Default: none (one uid per sandbox).
    */
   readonly sandboxUser?: SandboxUser;
+  /**
+   * The host uids this runtime gives its sandboxes when it runs as root under
+   * `isolation: "namespaces"`: each launch takes a free one (`first` to
+   * `first + count - 1`; the gid is the same number), records it in the
+   * sandbox's metadata, and `destroy` gives it back once the sandbox's
+   * processes and files are gone. The sandbox's workspace (mode `0700`), every
+   * file the runtime writes into it, its commands and its namespace holder
+   * are that uid's, so a workspace is readable by its own sandbox alone:
+   * another sandbox and a host process running as any other non-root user
+   * are refused. A uid is taken by an exclusive create of a marker file
+   * (`<directory>/<uid>`, default `/var/lib/sandport/uids`, host-wide, not
+   * per root), so runtimes in any process, over any root, never share one
+   * while they share the directory. The range must belong to the runtime: no
+   * account, file or process of the host may use these uids (no password
+   * database entry is needed). Below 2^31 (tools that read uids as signed numbers misread
+   * larger ones) and above 65535. Default: `{ first: 2_000_000_000, count: 65_536 }`,
+   * beside systemd's container range and below its foreign-image range.
+   */
+  readonly sandboxUids?: UidRange;
   /**
    * Where the workspace appears inside an isolated sandbox (and the root of
    * every request path, in both modes), e.g. `"/home/user"` to look like a
@@ -169,6 +188,7 @@ export const LOCAL_OPTION_KEYS = keyList<LocalRuntimeOptions>({
   readOnlyPaths: true,
   cgroups: true,
   sandboxUser: true,
+  sandboxUids: true,
   workspaceRoot: true,
   namespaceScope: true,
   syscallFilter: true,
@@ -183,6 +203,18 @@ export interface SandboxUser {
   readonly gid: number;
 }
 
+/** A range of host uids the runtime owns: `first` to `first + count - 1` (see `LocalRuntimeOptions.sandboxUids`). */
+export interface UidRange {
+  readonly first: number;
+  readonly count: number;
+  /**
+   * Absolute directory of the markers that say which uids are in use, one file per uid. Every runtime on
+   * the host whose range overlaps this one must use the same directory, whatever its root. Default:
+   * {@link DEFAULT_UID_MARKERS}.
+   */
+  readonly directory?: string;
+}
+
 /** Options after validation, with every default applied. */
 export interface ResolvedLocalOptions extends ResolvedCommonOptions {
   /** Absolute sandbox root, or `undefined` to use the per-user default (resolved lazily). */
@@ -192,8 +224,16 @@ export interface ResolvedLocalOptions extends ResolvedCommonOptions {
   readonly bwrapPath: string;
   readonly readOnlyPaths: readonly string[];
   readonly cgroups: CgroupUsage;
-  /** Who isolated commands run as: set only when this process is root and isolation is `namespaces`. */
+  /**
+   * The one user every isolated command runs as (the `sandboxUser` option): set only when it was given,
+   * this process is root and isolation is `namespaces`.
+   */
   readonly sandboxUser: SandboxUser | undefined;
+  /**
+   * The uids sandboxes take one each (see `LocalRuntimeOptions.sandboxUids`): set only when this process is
+   * root, isolation is `namespaces` and no `sandboxUser` was given.
+   */
+  readonly sandboxUids: Required<UidRange> | undefined;
   readonly workspaceRoot: string;
   readonly namespaceScope: NamespaceScope;
   /** Commands run under the syscall filter: `isolation` is `namespaces` and the option was not `false`. */
@@ -222,8 +262,15 @@ export const DEFAULT_LOCAL_TIMEOUTS: OperationTimeouts = Object.freeze({
 const DEFAULT_KILL_GRACE_MS = 250;
 /** Default bubblewrap binary. */
 export const DEFAULT_BWRAP_PATH = "/usr/bin/bwrap";
-/** Default user isolated commands run as when the runtime is root: `nobody` / `nogroup` on Debian. */
-export const DEFAULT_SANDBOX_USER: SandboxUser = Object.freeze({ uid: 65534, gid: 65534 });
+/**
+ * The user isolated commands ran as under a root runtime before sandboxes had uids of their own:
+ * `nobody` / `nogroup` on Debian. A sandbox whose record names no user was launched so.
+ */
+export const LEGACY_SANDBOX_USER: SandboxUser = Object.freeze({ uid: 65534, gid: 65534 });
+/** Default uids of a root runtime's sandboxes (see `LocalRuntimeOptions.sandboxUids`). */
+export const DEFAULT_SANDBOX_UIDS: UidRange = Object.freeze({ first: 2_000_000_000, count: 65_536 });
+/** Default directory of the markers of uids in use (see `UidRange.directory`): one per host. */
+export const DEFAULT_UID_MARKERS = "/var/lib/sandport/uids";
 /** Default root for a runtime running as root. */
 export const ROOT_USER_DEFAULT_ROOT = "/var/lib/sandport/local";
 
@@ -239,7 +286,13 @@ export function resolveOptions(options: LocalRuntimeOptions = {}): ResolvedLocal
   if (cgroups !== "auto" && cgroups !== "disabled") throw read.refuse("cgroups", 'must be "auto" or "disabled"');
   const readOnlyPaths = given.readOnlyPaths ?? [];
   if (!Array.isArray(readOnlyPaths)) throw read.refuse("readOnlyPaths", "must be an array of absolute paths");
-  const sandboxUser = checkUser(given.sandboxUser ?? DEFAULT_SANDBOX_USER, read);
+  const sandboxUser = given.sandboxUser === undefined ? undefined : checkUser(given.sandboxUser, read);
+  if (sandboxUser && given.sandboxUids !== undefined) {
+    throw read.refuse("sandboxUids", "cannot be given with sandboxUser (one user for every sandbox); choose one");
+  }
+  const sandboxUids = checkUidRange(given.sandboxUids ?? DEFAULT_SANDBOX_UIDS, read, (directory) =>
+    hostPath(read, directory ?? DEFAULT_UID_MARKERS, "sandboxUids.directory"),
+  );
   const namespaceScope = given.namespaceScope ?? "command";
   const syscallFilter = given.syscallFilter ?? true;
   if (typeof syscallFilter !== "boolean") throw read.refuse("syscallFilter", "must be true or false");
@@ -274,6 +327,7 @@ export function resolveOptions(options: LocalRuntimeOptions = {}): ResolvedLocal
     ),
     cgroups,
     sandboxUser: isolation === "namespaces" && runsAsRoot() ? sandboxUser : undefined,
+    sandboxUids: isolation === "namespaces" && runsAsRoot() && !sandboxUser ? sandboxUids : undefined,
     workspaceRoot,
     namespaceScope,
     syscallFilter: isolation === "namespaces" && syscallFilter,
@@ -301,16 +355,6 @@ export function runsAsRoot(): boolean {
 export function defaultRoot(): string {
   if (runsAsRoot()) return ROOT_USER_DEFAULT_ROOT;
   return join(userInfo().homedir, ".cache", "sandport", "local");
-}
-
-function checkUser(value: unknown, read: OptionReader): SandboxUser {
-  const user = value as SandboxUser | null;
-  const valid = (id: unknown) => Number.isInteger(id) && (id as number) > 0 && (id as number) < 4_294_967_295;
-  if (typeof user !== "object" || user === null || !valid(user.uid) || !valid(user.gid)) {
-    throw read.refuse("sandboxUser", "must be { uid, gid }: positive integers (never 0, root)");
-  }
-  read.known(user, keyList<SandboxUser>({ uid: true, gid: true }), "sandboxUser.");
-  return Object.freeze({ uid: user.uid, gid: user.gid });
 }
 
 /** Directories the sandbox's own filesystem is made of: a workspace root may be none of them, nor under one. */

@@ -7,7 +7,7 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, st
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { SandportError } from "@sandport/core";
-import { DEFAULT_SANDBOX_USER, LocalRuntime, type LocalRuntimeOptions } from "../index.js";
+import { DEFAULT_SANDBOX_UIDS, LocalRuntime, type LocalRuntimeOptions } from "../index.js";
 import { bwrapSkipReason, ENTRY, runNodeChild, temporaryDirectory } from "../runtime.fixture.js";
 
 const skipNamespaces = await bwrapSkipReason();
@@ -66,13 +66,16 @@ describe("namespaces: host-global kernel state", { skip: skipNamespaces }, () =>
 });
 
 describe("namespaces: the user commands run as", { skip: skipNamespaces }, () => {
-  test("as root, commands run as the unprivileged sandbox user, who owns the workspace", {
+  test("as root, commands run as the sandbox's own unprivileged uid (and gid), which owns the workspace", {
     skip: asRoot ? undefined : "the runtime is not root: commands run as its own user",
   }, async () => {
     const isolated = runtime({ isolation: "namespaces" });
     const handle = await isolated.launch();
     try {
-      const { uid, gid } = DEFAULT_SANDBOX_USER;
+      const { user } = JSON.parse(readFileSync(join(root.path, handle.id, "sandbox.json"), "utf8"));
+      const { uid, gid } = user as { uid: number; gid: number };
+      const { first, count } = DEFAULT_SANDBOX_UIDS;
+      assert.ok(uid >= first && uid < first + count && gid === uid, `uid ${uid} and gid ${gid} from the default range`);
       const result = await isolated.exec(handle, {
         shell: "id -u; id -g; echo hi > made-inside; grep CapEff /proc/self/status",
       });

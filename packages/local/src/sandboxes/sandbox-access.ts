@@ -24,6 +24,7 @@ import { diskBytes } from "../disk/workspace-disk.js";
 import { EgressProxies } from "../egress/egress-proxies.js";
 import { errorCode } from "../files/file-errors.js";
 import { WorkspaceFiles } from "../files/workspace-files.js";
+import type { FileOwner } from "../files/workspace-walk.js";
 import { type LocalHandle, toHandle } from "../handle.js";
 import { defaultRoot, LOCAL_PROVIDER, type ResolvedLocalOptions } from "../options.js";
 import { SandboxPorts } from "../ports/sandbox-ports.js";
@@ -31,6 +32,7 @@ import { type MarkerRegistration, RunningMarkers } from "../processes/running-ma
 import { killNamespaceHolder, type NamespaceHolder, openNamespaces } from "../processes/sandbox-namespaces.js";
 import { isExpired, matchesLabels, SANDBOX_RECORD_FORMAT, type SandboxRecord } from "../store/sandbox-record.js";
 import { notFound, SandboxStore } from "../store/sandbox-store.js";
+import { type TakenUid, UidPool } from "../store/uid-pool.js";
 import { remountWorkspace } from "./bounded-workspace.js";
 import { refuseIfStopped, startSandbox, stopSandbox } from "./sandbox-lifecycle.js";
 import {
@@ -42,6 +44,7 @@ import {
   startNamespaces,
 } from "./sandbox-setup.js";
 import { stopSandboxProcesses } from "./sandbox-teardown.js";
+import { probeUser, userOf } from "./sandbox-users.js";
 
 /**
  * The sandbox-level work behind `LocalRuntime`: launching, looking up, planning
@@ -85,7 +88,7 @@ export class SandboxAccess {
     this.#store ??= new SandboxStore(
       this.#options.root ?? defaultRoot(),
       this.#options.owner,
-      this.#options.sandboxUser,
+      probeUser(this.#options),
       this.#verdicts.disk.ok ? this.#verdicts.disk.tools : undefined,
     );
     return this.#store;
@@ -105,7 +108,7 @@ export class SandboxAccess {
   async launch(
     spec: ValidatedLaunchSpec,
     signal: AbortSignal,
-    seed?: (workspace: string) => Promise<void>,
+    seed?: (workspace: string, owner: FileOwner | undefined) => Promise<void>,
   ): Promise<LocalHandle> {
     const isolation = this.#options.isolation;
     const resources = checkLaunchable(spec, this.#options, this.#verdicts);
@@ -134,10 +137,14 @@ export class SandboxAccess {
         throw error;
       }
     }
+    let taken: TakenUid | undefined;
     let namespaces: NamespaceHolder | undefined;
+    const { sandboxUids } = this.#options;
     try {
-      namespaces = await startNamespaces(this.#options, network);
+      if (sandboxUids) taken = await new UidPool(sandboxUids.directory, sandboxUids).take(id);
+      namespaces = await startNamespaces(this.#options, network, taken?.user ?? this.#options.sandboxUser);
     } catch (error) {
+      if (taken) await UidPool.giveBack(taken.marker, id).catch(() => {});
       await removeSandboxCgroups(cgroups);
       throw error;
     }
@@ -158,11 +165,14 @@ export class SandboxAccess {
       ...(cgroups ? { cgroups } : {}),
       ...(resources?.diskMiB === undefined ? {} : { disk: { bytes: diskBytes(resources.diskMiB) } }),
       ...(namespaces ? { namespaces } : {}),
+      ...(taken ? { user: taken.user, uidMarker: taken.marker } : {}),
+      ...(this.#options.sandboxUser ? { user: this.#options.sandboxUser } : {}),
     };
     try {
       await this.store().create(record, seed);
     } catch (error) {
       if (namespaces) await killNamespaceHolder(namespaces, 2_000);
+      if (taken) await UidPool.giveBack(taken.marker, id).catch(() => {});
       await removeSandboxCgroups(cgroups);
       if (record.disk && seed && errorCode(error) === "ENOSPC") {
         throw invalidRequest(
@@ -177,8 +187,10 @@ export class SandboxAccess {
     if (record.disk) this.#mounted.add(id);
     if (relayed || egress) {
       try {
-        if (relayed) await preparePortsDirectory(this.store().portsDirectory(id));
-        if (egress) await prepareEgressDirectory(this.store().egressDirectory(id));
+        // A sandbox of its own uid: its relays' sockets are its alone (and root's).
+        const group = taken?.user.gid;
+        if (relayed) await preparePortsDirectory(this.store().portsDirectory(id), group);
+        if (egress) await prepareEgressDirectory(this.store().egressDirectory(id), group);
       } catch (error) {
         await this.#destroyRecord(record).catch(() => {});
         throw error;
@@ -198,7 +210,8 @@ export class SandboxAccess {
    * root and the extra read-only paths reachable (probed once per process).
    */
   async requireIsolation(alsoReadable: readonly string[] = []): Promise<void> {
-    const { isolation, bwrapPath, sandboxUser, readOnlyPaths } = this.#options;
+    const { isolation, bwrapPath, readOnlyPaths } = this.#options;
+    const sandboxUser = probeUser(this.#options);
     if (isolation !== "namespaces" || (alsoReadable.length === 0 && this.#isolationConfirmed)) return;
     const store = this.store();
     await store.ensureRoot();
@@ -244,7 +257,7 @@ export class SandboxAccess {
     if (!files) {
       const store = this.store();
       const directory = store.workspaceDirectory(record);
-      const owner = this.#options.sandboxUser;
+      const owner = userOf(record, this.#options);
       files = new WorkspaceFiles({
         directory,
         linkRoot: this.#options.isolation === "namespaces" ? this.#options.workspaceRoot : directory,
@@ -471,7 +484,7 @@ export class SandboxAccess {
     // A command without limits gets its leaf in the background (see `CommandTree`); with limits it joins it in `sh`.
     const limited = (usable?.limits.length ?? 0) > 0;
     const leaf = isolation !== "none" ? undefined : limited ? await createLeaf(usable) : nameLeaf(usable);
-    const sandboxUser = this.#options.sandboxUser;
+    const sandboxUser = userOf(record, this.#options);
     if (record.namespaces && (isolation !== "namespaces" || !sandboxUser)) {
       throw unsupported(
         LOCAL_PROVIDER,
@@ -515,7 +528,7 @@ export class SandboxAccess {
       const names = await stopSandboxProcesses({ record, store, running: this.#running, options: this.#options });
       await SandboxPorts.close(store.portsDirectory(record.id));
       await this.#proxies.close(record.id);
-      await store.remove(record.id, names);
+      await store.remove(record.id, names, record.uidMarker);
       this.#records.delete(record.id);
       this.#files.delete(record.id);
       this.#mounted.delete(record.id);

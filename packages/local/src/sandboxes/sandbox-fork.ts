@@ -3,7 +3,7 @@ import { setFrozen } from "../cgroups/freezer.js";
 import { AnchoredDirectory } from "../files/anchored-directory.js";
 import { errorCode } from "../files/file-errors.js";
 import type { LocalHandle } from "../handle.js";
-import { LOCAL_PROVIDER, type ResolvedLocalOptions } from "../options.js";
+import { LOCAL_PROVIDER } from "../options.js";
 import { copyTree } from "../snapshots/copy-tree.js";
 import type { SandboxRecord } from "../store/sandbox-record.js";
 import type { SandboxAccess } from "./sandbox-access.js";
@@ -27,17 +27,16 @@ import { isStopped } from "./sandbox-lifecycle.js";
  */
 export async function forkSandbox(
   access: SandboxAccess,
-  options: ResolvedLocalOptions,
   fork: { readonly id: string; readonly labels: Labels | undefined },
   signal: AbortSignal,
 ): Promise<LocalHandle> {
   const { id } = fork;
   const source = await access.requireLive(id);
   const spec = validateLaunchSpec({ ...specLike(source), labels: fork.labels ?? source.labels }, LOCAL_PROVIDER);
-  const owner = options.sandboxUser;
   // Mounted again first where the source's workspace is bounded (as for a snapshot).
   const sourceWorkspace = await access.workspaceDirectory(id);
-  return access.launch(spec, signal, async (workspace) => {
+  // The copy belongs to the fork's own user (`owner`: its uid, when the runtime is root).
+  return access.launch(spec, signal, async (workspace, owner) => {
     const files = openWorkspace(sourceWorkspace, id);
     try {
       await whileFrozen(access, source, () => copyTree(files, workspace, owner ? { owner, signal } : { signal }));

@@ -1,4 +1,4 @@
-import { chmod, mkdir, writeFile } from "node:fs/promises";
+import { chmod, chown, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type ResourceLimits, SandportError, unsupported, type ValidatedLaunchSpec } from "@sandport/core";
 import { refuseUnenforceableNetwork } from "@sandport/core/adapter";
@@ -73,14 +73,15 @@ export function checkLaunchable(
 }
 
 /**
- * Under `namespaceScope: "sandbox"`, starts the sandbox's namespaces and
- * returns their holder (`UNSUPPORTED` naming what failed); otherwise nothing.
+ * Under `namespaceScope: "sandbox"`, starts the sandbox's namespaces, owned by
+ * the sandbox's user `sandboxUser`, and returns their holder (`UNSUPPORTED` naming what failed); otherwise nothing.
  */
 export async function startNamespaces(
   options: ResolvedLocalOptions,
   network: boolean,
+  sandboxUser: SandboxUser | undefined,
 ): Promise<NamespaceHolder | undefined> {
-  const { namespaceScope, sandboxUser, bwrapPath } = options;
+  const { namespaceScope, bwrapPath } = options;
   if (namespaceScope !== "sandbox" || !sandboxUser) return undefined;
   try {
     return await startNamespaceHolder({ bwrapPath, user: sandboxUser, network });
@@ -111,7 +112,7 @@ export interface IsolationFailure {
 /** `UNSUPPORTED` for namespaces bubblewrap cannot create here, saying what to fix and pointing at the opt-in. */
 export function isolationRefusal({ reason, root, sandboxUser, alsoReadable }: IsolationFailure): SandportError {
   const user = sandboxUser
-    ? ` Commands run as uid ${sandboxUser.uid} (the runtime is root; see the sandboxUser option), which needs ` +
+    ? ` Commands run as uid ${sandboxUser.uid} (the runtime is root; see the sandboxUids and sandboxUser options), which needs ` +
       "unprivileged user namespaces and must be able to pass through every parent of the root " +
       `(${root}) and of each readOnlyPaths entry${alsoReadable.length > 0 ? ` and of ${alsoReadable.join(", ")} (the port relay runs this Node)` : ""}.`
     : "";
@@ -127,16 +128,25 @@ export function isolationRefusal({ reason, root, sandboxUser, alsoReadable }: Is
   );
 }
 
-/** Creates a sandbox's egress directory (readable by the sandbox user) with the egress relay in it. */
-export async function prepareEgressDirectory(directory: string): Promise<void> {
-  await mkdir(directory, { mode: 0o755 });
-  await chmod(directory, 0o755);
+/**
+ * Creates a sandbox's egress directory (readable by the sandbox user) with the egress relay in it. With
+ * `group` (the gid of a sandbox's own uid), only root and that group may enter it (`root:<gid>`, mode 0750):
+ * the proxies' Unix sockets in it are open to anyone who reaches them.
+ */
+export async function prepareEgressDirectory(directory: string, group?: number): Promise<void> {
+  await makeRelayDirectory(directory, group);
   await writeFile(join(directory, EGRESS_RELAY_FILE), EGRESS_RELAY_SOURCE, { mode: 0o644 });
 }
 
-/** Creates a sandbox's ports directory (read-only to commands) with the relay program in it. */
-export async function preparePortsDirectory(directory: string): Promise<void> {
-  await mkdir(directory, { mode: 0o755 });
-  await chmod(directory, 0o755);
+/** Creates a sandbox's ports directory (read-only to commands) with the relay program in it; `group` as above. */
+export async function preparePortsDirectory(directory: string, group?: number): Promise<void> {
+  await makeRelayDirectory(directory, group);
   await writeFile(join(directory, RELAY_FILE), RELAY_SOURCE, { mode: 0o644 });
+}
+
+async function makeRelayDirectory(directory: string, group: number | undefined): Promise<void> {
+  const mode = group === undefined ? 0o755 : 0o750;
+  await mkdir(directory, { mode });
+  if (group !== undefined) await chown(directory, 0, group);
+  await chmod(directory, mode);
 }

@@ -1,6 +1,7 @@
 import { type Labels, SandportError, type SnapshotRef } from "@sandport/core";
 import { AnchoredDirectory } from "../files/anchored-directory.js";
 import { errorCode } from "../files/file-errors.js";
+import type { FileOwner } from "../files/workspace-walk.js";
 import { LOCAL_PROVIDER, type ResolvedLocalOptions } from "../options.js";
 import type { SandboxStore } from "../store/sandbox-store.js";
 import { copyTree } from "./copy-tree.js";
@@ -54,12 +55,12 @@ export class LocalSnapshots {
    * when there is no such snapshot of ours (foreign ones included: a launch
    * never reads them), or later if it is deleted before the copy.
    */
-  async seedFrom(id: string): Promise<(workspace: string) => Promise<void>> {
+  async seedFrom(id: string): Promise<(workspace: string, owner: FileOwner | undefined) => Promise<void>> {
     const store = this.#snapshots();
     const found = await store.read(SnapshotStore.checkId(id));
     if (found.state !== "owned") throw snapshotNotFound(id);
-    const owner = this.#options.sandboxUser;
-    return async (workspace) => {
+    // The copy belongs to the new sandbox's user (`owner`: its own uid, when the runtime is root).
+    return async (workspace, owner) => {
       let files: AnchoredDirectory;
       try {
         files = AnchoredDirectory.open(store.filesDirectory(id));

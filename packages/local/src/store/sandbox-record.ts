@@ -1,4 +1,5 @@
 import { LAUNCH_KEY_LABEL, type Labels, type NetworkAllowList, OWNER_LABEL, type ResourceLimits } from "@sandport/core";
+import type { SandboxUser } from "../options.js";
 import type { NamespaceHolder } from "../processes/sandbox-namespaces.js";
 
 /** Format tag of a sandbox's metadata file. */
@@ -72,6 +73,16 @@ export interface SandboxRecord {
    * the runtime that launched the sandbox, so any runtime over the same root finds it here.
    */
   readonly namespaces?: NamespaceHolder;
+  /**
+   * The host user (uid and gid) the sandbox's commands run as and its
+   * workspace belongs to, under a root runtime: a uid of its own from
+   * `sandboxUids`, or the configured `sandboxUser`. Absent: the runtime's own
+   * user, or (launched as root before sandboxes had uids of their own)
+   * `LEGACY_SANDBOX_USER`.
+   */
+  readonly user?: SandboxUser;
+  /** The marker file that holds the sandbox's own uid (see `UidPool`), given back once the sandbox is removed. */
+  readonly uidMarker?: string;
 }
 
 /** Every label a sandbox answers to in `findByLabels`: caller labels plus its reserved ones. */
@@ -114,11 +125,21 @@ export function parseSandboxRecord(text: string): SandboxRecord | undefined {
     typeof record.createdAt !== "string" ||
     typeof record.network !== "boolean" ||
     !isStringMap(record.labels) ||
-    !isStringMap(record.env)
+    !isStringMap(record.env) ||
+    (record.user !== undefined && !isUser(record.user)) ||
+    (record.uidMarker !== undefined && typeof record.uidMarker !== "string")
   ) {
     return undefined;
   }
   return record as unknown as SandboxRecord;
+}
+
+/** A `{ uid, gid }` of positive integers (never root). */
+function isUser(value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  const { uid, gid } = value as Record<string, unknown>;
+  const id = (n: unknown) => Number.isInteger(n) && (n as number) > 0 && (n as number) < 4_294_967_295;
+  return id(uid) && id(gid);
 }
 
 /** True when the sandbox's `lifetimeMs` has run out. */

@@ -13,6 +13,7 @@ import { LOCAL_PROVIDER } from "../options.js";
 import { parseSandboxRecord, type SandboxRecord } from "./sandbox-record.js";
 import { createRoot } from "./sandbox-root.js";
 import { abandonedStaging, STAGING_PREFIX, stagingName } from "./staging-name.js";
+import { UidPool } from "./uid-pool.js";
 
 /** Name of the workspace directory inside a sandbox directory. */
 const WORKSPACE = "workspace";
@@ -53,9 +54,10 @@ export type StoredSandbox =
  * so a sandbox directory always has its metadata, and it keeps its metadata
  * until everything else in it is gone (see {@link SandboxStore.remove}).
  *
- * When commands run as another host user (`fileOwner`), that user owns the
- * workspace (mode 0700) and may pass through, not list, the root and the
- * sandbox directory (mode 0711); everything else stays the runtime's.
+ * When commands run as another host user (the record's `user`, else
+ * `fileOwner`), that user owns the workspace (mode 0700) and may pass
+ * through, not list, the root and the sandbox directory (mode 0711);
+ * everything else stays the runtime's.
  */
 export class SandboxStore {
   /** Absolute root directory. */
@@ -69,7 +71,8 @@ export class SandboxStore {
   /**
    * @param root absolute directory holding one directory per sandbox
    * @param owner the runtime's ownership marker, written into every record
-   * @param fileOwner the host user commands run as, when not the runtime's own
+   * @param fileOwner the host user commands run as, when not the runtime's own and the record names none
+   *   (any such user, when each sandbox has its own: it makes the root passable)
    * @param disk the programs that make and remove bounded workspaces, where this process can
    */
   constructor(root: string, owner: string, fileOwner?: FileOwner, disk?: DiskTools) {
@@ -144,9 +147,13 @@ export class SandboxStore {
    * its `.tmp`) and `running/` (every command writes its marker there, so it
    * is made here, beside the workspace, not on a command's path). `commands/`
    * is created when first needed. `seed`, when given, fills the workspace
-   * (a snapshot's files) before the sandbox appears.
+   * (a snapshot's files) before the sandbox appears, its files owned by the
+   * user it is given (the sandbox's, when not the runtime's own).
    */
-  async create(record: SandboxRecord, seed?: (workspace: string) => Promise<void>): Promise<void> {
+  async create(
+    record: SandboxRecord,
+    seed?: (workspace: string, owner: FileOwner | undefined) => Promise<void>,
+  ): Promise<void> {
     await this.ensureRoot();
     const name = stagingName(record.id, this.#owner);
     const staging = join(this.root, name);
@@ -161,12 +168,17 @@ export class SandboxStore {
       if (record.disk) await this.#makeDisk(staging, record.disk.bytes);
       const workspace = record.disk ? join(staging, DISK_MOUNT, WORKSPACE) : join(staging, WORKSPACE);
       await this.#fill(staging, workspace, record);
-      if (seed) await seed(workspace);
+      if (seed) await seed(workspace, this.fileOwnerOf(record));
       await rename(staging, this.sandboxDirectory(record.id));
     } catch (error) {
       await this.#removeQuietly(name);
       throw error;
     }
+  }
+
+  /** The host user a sandbox's workspace belongs to, when not the runtime's own. */
+  fileOwnerOf(record: Pick<SandboxRecord, "user">): FileOwner | undefined {
+    return record.user ?? this.#fileOwner;
   }
 
   /**
@@ -176,7 +188,7 @@ export class SandboxStore {
    */
   async #fill(staging: string, workspace: string, record: SandboxRecord): Promise<void> {
     const temporary = join(workspace, WORKSPACE_TMP);
-    const fileOwner = this.#fileOwner;
+    const fileOwner = this.fileOwnerOf(record);
     const workspaceMode = fileOwner ? 0o700 : 0o755;
     const owned = async (path: string) => {
       if (fileOwner) await chown(path, fileOwner.uid, fileOwner.gid);
@@ -269,11 +281,16 @@ export class SandboxStore {
    * sandbox) and deleted; if that fails, it is renamed back. An earlier
    * removal of the same id that stopped after the rename is finished too.
    *
+   * The removal that renamed the directory aside (one only, in any process)
+   * then gives back the sandbox's uid (its `uidMarker`, see `UidPool`):
+   * nothing of the sandbox runs or is on disk but its metadata.
+   *
    * @param names the sandbox directory's entries when the caller has just
    *   listed them (entries made since are still found: the final `rmdir`
    *   fails and the whole directory is taken apart)
+   * @param uidMarker the marker of the sandbox's own uid (`SandboxRecord.uidMarker`), when it has one
    */
-  async remove(id: string, names?: readonly string[]): Promise<void> {
+  async remove(id: string, names?: readonly string[], uidMarker?: string): Promise<void> {
     const doomed = `${STAGING_PREFIX}removing-${id}`;
     let sandbox: AnchoredDirectory | undefined;
     try {
@@ -301,6 +318,7 @@ export class SandboxStore {
           return false;
         },
       );
+      if (renamed && uidMarker !== undefined) await UidPool.giveBack(uidMarker, id).catch(() => {});
       // The usual case: the metadata is all that is left.
       if (renamed && (await this.#removeRecordDirectory(doomed))) return;
     }

@@ -37,9 +37,9 @@ export function userCheck(): DoctorCheck {
       name: "user",
       status: "info",
       detail:
-        "running as root: isolated local commands run as an unprivileged user (uid 65534), sandboxes live under " +
-        "/var/lib/sandport/local unless --option root=DIR says otherwise, and that user must be able to pass through " +
-        "the root's parents",
+        "running as root: each sandbox's isolated local commands run as an unprivileged uid of its own (from " +
+        "2000000000 up, recorded in /var/lib/sandport/uids), sandboxes live under /var/lib/sandport/local unless " +
+        "--option root=DIR says otherwise, and those uids must be able to pass through the root's parents",
     };
   }
   const name = uid === undefined ? "this user" : `${userInfo().username} (uid ${uid})`;
