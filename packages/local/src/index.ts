@@ -12,3 +12,8 @@ export { LocalRuntime } from "./local-runtime.js";
 export type { CgroupUsage, LocalIsolation, LocalRuntimeOptions, NamespaceScope, SandboxUser } from "./options.js";
 export { DEFAULT_LOCAL_TIMEOUTS, DEFAULT_SANDBOX_USER, LOCAL_WORKSPACE_ROOT } from "./options.js";
 export { COMMAND_MARKER_VARIABLE } from "./processes/command-marker.js";
+export type {
+  Leftover as LocalLeftover,
+  LeftoverKind as LocalLeftoverKind,
+  LeftoverReport as LocalLeftoverReport,
+} from "./store/leftover-report.js";
