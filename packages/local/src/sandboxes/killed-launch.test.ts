@@ -51,30 +51,26 @@ function stagingDirectories(): string[] {
 }
 
 /**
- * One trial: a child moves itself into the test's cgroups, then launches sandboxes one after another (in
- * `isolation`, with limits on odd trials) until it is SIGKILLed `delayMs` after it said it was ready.
+ * One trial: a child moves itself into the test's cgroups, launches twice (in `isolation`, with limits on some
+ * trials: the first use's own work, then a launch timed), then launches again and SIGKILLs itself `fraction` of
+ * that time into it.
  */
-async function trial(index: number, delayMs: number): Promise<void> {
+async function trial(index: number, fraction: number): Promise<void> {
   const isolation = index % 2 === 0 && !skipNamespaces ? "namespaces" : "none";
-  const spec = index % 4 === 1 ? { resources: { memoryMiB: 64, maxProcesses: 64 }, labels: { trial: String(index) } } : { labels: { trial: String(index) } };
-  const child = runNodeChild(`
+  const labels = { trial: String(index) };
+  const spec = index % 4 === 1 ? { resources: { memoryMiB: 64, maxProcesses: 64 }, labels } : { labels };
+  const output = await runNodeChild(`
     import { writeFileSync } from "node:fs";
     for (const cgroup of ${JSON.stringify(testCgroups)}) writeFileSync(cgroup + "/cgroup.procs", String(process.pid));
     const { LocalRuntime } = await import(${JSON.stringify(ENTRY)});
     const runtime = new LocalRuntime(${JSON.stringify({ root: root.path, isolation })});
-    await runtime.findByLabels({});
-    process.stdout.write("ready\\n");
+    await runtime.launch(${JSON.stringify(spec)});
+    const started = performance.now();
+    await runtime.launch(${JSON.stringify(spec)});
+    const launchMs = performance.now() - started;
+    setTimeout(() => process.kill(process.pid, "SIGKILL"), ${fraction} * launchMs);
     for (;;) await runtime.launch(${JSON.stringify(spec)});
   `);
-  await new Promise<void>((resolve) => {
-    child.child.stdout?.on("data", (chunk: Buffer) => {
-      if (chunk.toString().includes("ready")) resolve();
-    });
-    child.child.once("close", () => resolve());
-  });
-  await new Promise((resolve) => setTimeout(resolve, delayMs));
-  child.child.kill("SIGKILL");
-  const output = await child;
   assert.equal(output.code, null, `the child runtime was killed, not ended: ${output.stderr}`);
 }
 
@@ -82,9 +78,8 @@ describe("launches killed midway", { skip }, () => {
   test(`${TRIALS} runtimes SIGKILLed at random points of a launch: a fresh runtime reclaims every leftover and nothing stays`, async () => {
     mkdirSync(root.path, { recursive: true });
     for (const cgroup of testCgroups) mkdirSync(cgroup);
-    const delays = Array.from({ length: TRIALS }, () => Math.floor(Math.random() * 120));
     for (let start = 0; start < TRIALS; start += PARALLEL) {
-      await Promise.all(delays.slice(start, start + PARALLEL).map((delay, offset) => trial(start + offset, delay)));
+      await Promise.all(Array.from({ length: PARALLEL }, (_, offset) => trial(start + offset, Math.random())));
     }
     const runtime = new LocalRuntime({ root: root.path, isolation: "none" });
     const live = await runtime.findByLabels({});
