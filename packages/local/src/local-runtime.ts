@@ -354,9 +354,7 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
    * remove is reported with why (`reclaimed: false`), for the next runtime.
    */
   async reclaimLeftovers(op?: OpOptions): Promise<LocalLeftoverReport> {
-    return this.#operation(op, this.#deadline("reclaimLeftovers", "lookupMs"), () =>
-      this.#access.store().leftovers(),
-    );
+    return this.#operation(op, this.#deadline("reclaimLeftovers", "lookupMs"), () => this.#access.store().leftovers());
   }
 
   /** Kills everything running in the sandbox, removes it and verifies it is gone. Absent is success. */

@@ -24,11 +24,17 @@ after(async () => {
 });
 
 describe("orphan sandbox cgroups", {
-  skip: parent === undefined ? "needs a writable cgroup v2 hierarchy with cgroup.kill (root, or a delegated subtree)" : false,
+  skip:
+    parent === undefined
+      ? "needs a writable cgroup v2 hierarchy with cgroup.kill (root, or a delegated subtree)"
+      : false,
 }, () => {
   test("are reclaimed only when named for this root and owner, over, unheld and empty", async () => {
     mkdirSync(root.path, { recursive: true });
-    const dead = identify(spawnSync("/bin/true").pid as number) ?? { pid: spawnSync("/bin/true").pid as number, startTime: "1" };
+    const dead = identify(spawnSync("/bin/true").pid as number) ?? {
+      pid: spawnSync("/bin/true").pid as number,
+      startTime: "1",
+    };
     const self = identify(process.pid);
     const cgroup = (id: string, creator = dead, owner = "sandport") => {
       const path = join(parent as string, sandboxCgroupName(id, root.path, owner, creator));
@@ -75,15 +81,26 @@ describe("orphan sandbox cgroups", {
     const elsewhere = join(parent as string, `sandport-test-parent-${process.pid}`);
     mkdirSync(elsewhere);
     made.push(elsewhere);
-    const orphan = join(elsewhere, sandboxCgroupName("sbx-elsewhere", root.path, "second", { pid: spawnSync("/bin/true").pid as number, startTime: "1" }));
+    const orphan = join(
+      elsewhere,
+      sandboxCgroupName("sbx-elsewhere", root.path, "second", {
+        pid: spawnSync("/bin/true").pid as number,
+        startTime: "1",
+      }),
+    );
     mkdirSync(orphan);
     const decoy = join(root.path, "decoy");
-    mkdirSync(join(decoy, sandboxCgroupName("sbx-decoy", root.path, "second", { pid: 1, startTime: "0" })), { recursive: true });
+    mkdirSync(join(decoy, sandboxCgroupName("sbx-decoy", root.path, "second", { pid: 1, startTime: "0" })), {
+      recursive: true,
+    });
     await noteCgroupParents(root.path, host);
     writeFileSync(join(root.path, CGROUP_PARENTS_FILE), `${elsewhere}\n${decoy}\n`, { flag: "a" });
     // Another owner than the first test's, whose cgroups that test leaves to its own cleanup.
     const leftovers = await reclaimCgroups({ root: root.path, owner: "second", host, holds: async () => false });
-    assert.deepEqual(leftovers.map((leftover) => leftover.path), [orphan]);
+    assert.deepEqual(
+      leftovers.map((leftover) => leftover.path),
+      [orphan],
+    );
     assert.equal(existsSync(orphan), false);
     assert.ok(existsSync(decoy), "a directory outside the cgroup mounts is never scanned");
   });

@@ -39,5 +39,8 @@ export function parseSandboxCgroupName(name: string): SandboxCgroupName | undefi
 
 /** 16 hex digits naming a root (as an absolute path) and an owner together. */
 export function rootTag(root: string, owner: string): string {
-  return createHash("sha256").update(`${resolve(root)}\0${owner}`).digest("hex").slice(0, 16);
+  return createHash("sha256")
+    .update(`${resolve(root)}\0${owner}`)
+    .digest("hex")
+    .slice(0, 16);
 }

@@ -21,9 +21,11 @@ after(() => root.remove());
 const host = await probeCgroupHost();
 const skipNamespaces = await bwrapSkipReason();
 /** The hierarchies a sandbox's cgroups can go to here: the unified one (freezer, tracking) and v1 memory and pids. */
-const parents = [host.unified?.canKill ? host.unified.directory : undefined, host.legacy.memory?.directory, host.legacy.pids?.directory].filter(
-  (parent) => parent !== undefined,
-);
+const parents = [
+  host.unified?.canKill ? host.unified.directory : undefined,
+  host.legacy.memory?.directory,
+  host.legacy.pids?.directory,
+].filter((parent) => parent !== undefined);
 const skip =
   host.unified?.canKill !== true
     ? "needs a writable cgroup v2 hierarchy with cgroup.kill (root, or a delegated subtree)"
@@ -32,7 +34,9 @@ const skip =
       : false;
 
 /** A cgroup of this test's own in each hierarchy: the children move into them, so their sandboxes' cgroups land there. */
-const testCgroups = skip ? [] : parents.map((parent) => join(parent, `sandport-test-killed-${randomBytes(4).toString("hex")}`));
+const testCgroups = skip
+  ? []
+  : parents.map((parent) => join(parent, `sandport-test-killed-${randomBytes(4).toString("hex")}`));
 after(async () => {
   for (const cgroup of testCgroups) await removeCgroup(cgroup.includes("/unified") ? 2 : 1, cgroup);
 });
@@ -83,9 +87,7 @@ describe("launches killed midway", { skip }, () => {
     }
     const runtime = new LocalRuntime({ root: root.path, isolation: "none" });
     const live = await runtime.findByLabels({});
-    const kept = new Set(
-      (await Promise.all(live.map((handle) => readCgroupsOf(handle.id)))).flat(),
-    );
+    const kept = new Set((await Promise.all(live.map((handle) => readCgroupsOf(handle.id)))).flat());
     const leftCgroups = sandboxCgroups().filter((cgroup) => !kept.has(cgroup));
     assert.deepEqual(stagingDirectories(), [], "no staging directory is left");
     assert.deepEqual(leftCgroups, [], "no cgroup is left but those of sandboxes whose launch finished");
@@ -102,7 +104,9 @@ describe("launches killed midway", { skip }, () => {
     assert.deepEqual(sandboxCgroups(), [], "no cgroup is left at all");
     const members = async () => (await Promise.all(testCgroups.map((cgroup) => membersOf(cgroup)))).flat();
     assert.ok(await waitFor(async () => (await members()).length === 0, 5_000), `processes left: ${await members()}`);
-    console.log(`${TRIALS} trials: ${live.length} launches finished, ${report.found} leftovers reclaimed (${summary(report.leftovers)})`);
+    console.log(
+      `${TRIALS} trials: ${live.length} launches finished, ${report.found} leftovers reclaimed (${summary(report.leftovers)})`,
+    );
   });
 });
 
@@ -113,9 +117,11 @@ async function readCgroupsOf(id: string): Promise<string[]> {
   };
   const cgroups = record.cgroups;
   if (!cgroups) return [];
-  return [...cgroups.limits, ...(cgroups.tracking ? [cgroups.tracking] : []), ...(cgroups.freezer ? [cgroups.freezer] : [])].map(
-    (cgroup) => cgroup.directory,
-  );
+  return [
+    ...cgroups.limits,
+    ...(cgroups.tracking ? [cgroups.tracking] : []),
+    ...(cgroups.freezer ? [cgroups.freezer] : []),
+  ].map((cgroup) => cgroup.directory);
 }
 
 function summary(leftovers: readonly { kind: string }[]): string {

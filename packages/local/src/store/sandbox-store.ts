@@ -10,9 +10,9 @@ import { errorCode } from "../files/file-errors.js";
 import { removeTree } from "../files/remove-tree.js";
 import type { FileOwner } from "../files/workspace-walk.js";
 import { LOCAL_PROVIDER } from "../options.js";
-import { parseSandboxRecord, type SandboxRecord } from "./sandbox-record.js";
 import { beginLaunch, endLaunch } from "./launches-in-flight.js";
 import { failureReason, type Leftover, type LeftoverReport, leftoverReport } from "./leftover-report.js";
+import { parseSandboxRecord, type SandboxRecord } from "./sandbox-record.js";
 import { createRoot } from "./sandbox-root.js";
 import { abandonedStaging, STAGING_PREFIX, stagingName } from "./staging-name.js";
 

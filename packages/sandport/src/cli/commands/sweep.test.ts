@@ -276,7 +276,11 @@ describe("sandport sweep (local leftovers)", () => {
     assert.match(text.stdout, /^leftovers: 1 found, 1 reclaimed$/m);
     assert.match(text.stderr, /^✔ 1 leftover\(s\) no listing shows, 1 reclaimed$/m);
     const quiet = await sweep("--json");
-    assert.deepEqual((JSON.parse(quiet.stdout) as { leftovers: unknown }).leftovers, { found: 0, reclaimed: 0, items: [] });
+    assert.deepEqual((JSON.parse(quiet.stdout) as { leftovers: unknown }).leftovers, {
+      found: 0,
+      reclaimed: 0,
+      items: [],
+    });
   });
 });
 

@@ -8,6 +8,7 @@ import { renderTable } from "../output/table.js";
 import { createRuntime } from "../providers/create-runtime.js";
 import { providersFor, settingsFor } from "../providers/load.js";
 import { type DestroyOutcome, destroyVerified } from "../sweep/destroy-verified.js";
+import { leftoverOutcome, sweepLeftovers } from "../sweep/leftover-sweep.js";
 import {
   deleteSnapshotVerified,
   planSnapshotSweep,
@@ -15,7 +16,6 @@ import {
   type SnapshotDeleteOutcome,
   type SnapshotSweepItem,
 } from "../sweep/snapshot-sweep.js";
-import { leftoverOutcome, sweepLeftovers } from "../sweep/leftover-sweep.js";
 import { judgeAge, planSweep, type SweepAction } from "../sweep/sweep-plan.js";
 
 /** Flags of `sandport sweep`. */
