@@ -1,4 +1,4 @@
-// Finds host cgroups that a test run left behind. The local runtime makes `sandport-<sandbox id>`
+// Finds host cgroups that a test run left behind. The local runtime makes `sandport-<sandbox id>.<pid>.<start>.<root tag>`
 // under its process's own cgroup in each hierarchy it uses, with `exec-<pid>-<n>` leaves for the
 // commands of runtime process <pid>; destroy removes them. A failed test that skipped its teardown
 // leaves them, so scripts/run-tests.mjs lists what appeared during the run and is still there.

@@ -19,3 +19,8 @@ export type {
 } from "./options.js";
 export { DEFAULT_LOCAL_TIMEOUTS, DEFAULT_SANDBOX_UIDS, DEFAULT_UID_MARKERS, LOCAL_WORKSPACE_ROOT } from "./options.js";
 export { COMMAND_MARKER_VARIABLE } from "./processes/command-marker.js";
+export type {
+  Leftover as LocalLeftover,
+  LeftoverKind as LocalLeftoverKind,
+  LeftoverReport as LocalLeftoverReport,
+} from "./store/leftover-report.js";

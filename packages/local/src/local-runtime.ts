@@ -62,6 +62,7 @@ import { SandboxAccess } from "./sandboxes/sandbox-access.js";
 import { forkSandbox } from "./sandboxes/sandbox-fork.js";
 import { openLocalTerminal } from "./sandboxes/terminal-runs.js";
 import { LocalSnapshots } from "./snapshots/local-snapshots.js";
+import type { LeftoverReport as LocalLeftoverReport } from "./store/leftover-report.js";
 import { notFound } from "./store/sandbox-store.js";
 
 /** Whether `path` is executable by this process (`setpriv`, checked once at construction). */
@@ -378,6 +379,22 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
   async findByLabels(labels: Labels, op?: OpOptions): Promise<LocalHandle[]> {
     const query = validateLabelQuery(labels, LOCAL_PROVIDER);
     return this.#operation(op, this.#deadline("findByLabels", "lookupMs"), () => this.#access.findByLabels(query));
+  }
+
+  /**
+   * What this runtime reclaimed over its root: its reclaim runs once, at its
+   * first launch or listing (`findByLabels`, so `sandport sweep`), or at this
+   * call, whichever comes first, and this resolves with its report. It
+   * removes what it can prove this root's and owner's and orphaned: staging
+   * directories of launches whose process is gone (or is this one, no longer
+   * launching them), sandbox cgroups named for this root and owner of such
+   * launches whose sandbox the root does not hold and which hold no process,
+   * and egress proxy sockets of gone processes in this owner's sandboxes.
+   * Never a live sandbox's, another owner's or root's. A leftover it could not
+   * remove is reported with why (`reclaimed: false`), for the next runtime.
+   */
+  async reclaimLeftovers(op?: OpOptions): Promise<LocalLeftoverReport> {
+    return this.#operation(op, this.#deadline("reclaimLeftovers", "lookupMs"), () => this.#access.store().leftovers());
   }
 
   /** Kills everything running in the sandbox, removes it and verifies it is gone. Absent is success. */

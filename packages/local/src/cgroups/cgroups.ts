@@ -21,18 +21,17 @@ let leafCounter = 0;
 const EMPTY_WAIT_MS = 3_000;
 
 /**
- * Creates the sandbox's cgroups (`sandport-<id>` under this process's own
- * cgroup in each hierarchy used) and writes its limits, reading each back to
- * prove it took. Returns `undefined` when nothing is needed or available for
- * tracking alone. Refuses with `UNSUPPORTED` a limit no writable hierarchy can
- * carry; whatever was created is removed again on failure.
+ * Creates the sandbox's cgroups (`name`, from `sandboxCgroupName`, under this
+ * process's own cgroup in each hierarchy used) and writes its limits, reading
+ * each back to prove it took. Returns `undefined` when nothing is needed or
+ * available for tracking alone. Refuses with `UNSUPPORTED` a limit no writable
+ * hierarchy can carry; whatever was created is removed again on failure.
  */
 export async function createSandboxCgroups(
   host: CgroupHost,
-  sandboxId: string,
+  name: string,
   needs: CgroupNeeds,
 ): Promise<SandboxCgroups | undefined> {
-  const name = `sandport-${sandboxId}`;
   const created: string[] = [];
   const ensure = async (parent: CgroupParent): Promise<string> => {
     const directory = join(parent.directory, name);

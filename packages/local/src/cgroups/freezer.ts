@@ -96,7 +96,7 @@ export function freezerSupport(): FreezerSupport {
 }
 
 /**
- * Gives a sandbox its freezer: the cgroup `sandport-<id>` in the unified
+ * Gives a sandbox its freezer: the cgroup `name` (from `sandboxCgroupName`) in the unified
  * hierarchy (the one `createSandboxCgroups` made for limits or tracking, when
  * it did, else a new one), recorded as `freezer`. Every command of the
  * sandbox joins it (`joinFiles`) or a leaf beneath it, so writing its
@@ -105,7 +105,7 @@ export function freezerSupport(): FreezerSupport {
  */
 export async function addFreezer(
   host: CgroupHost,
-  sandboxId: string,
+  name: string,
   cgroups: SandboxCgroups | undefined,
 ): Promise<SandboxCgroups> {
   const unified = host.unified;
@@ -116,7 +116,7 @@ export async function addFreezer(
       'this runtime declares lifecycle, but no writable cgroup v2 hierarchy with cgroup.kill is available to this process; pass cgroups: "disabled" to launch sandboxes that cannot be stopped',
     );
   }
-  const directory = join(unified.directory, `sandport-${sandboxId}`);
+  const directory = join(unified.directory, name);
   let made = false;
   try {
     await mkdir(directory).then(

@@ -1,21 +1,23 @@
-import { randomUUID } from "node:crypto";
 import { chmodSync, unlinkSync } from "node:fs";
 import type { NetworkAllowList } from "@sandport/core";
 import { AnchoredDirectory } from "../files/anchored-directory.js";
 import { errorCode } from "../files/file-errors.js";
 import type { ResolvedLocalOptions } from "../options.js";
 import { EgressProxy } from "./egress-proxy.js";
+import { egressSocketName } from "./egress-socket-name.js";
 
 /**
  * The egress proxies one runtime instance serves: one per sandbox with an
  * allow list or with `"all"` (unless `hostNetwork`), started when its first command is planned, listening on
- * `<egress directory>/<instance>.sock` (a name of this instance's own, so
- * that several instances serving one sandbox never take each other's
- * socket), closed when the sandbox is destroyed.
+ * `<egress directory>/<instance>.<pid>.<start time>.sock` (a name of this
+ * instance's own, so that several instances serving one sandbox never take
+ * each other's socket, and of its process, so that a later runtime removes it
+ * once the process is gone: see `egressSocketName`), closed when the sandbox
+ * is destroyed.
  */
 export class EgressProxies {
   readonly #options: Pick<ResolvedLocalOptions, "onEgressRefused" | "egressResolver">;
-  readonly #socket = `${randomUUID()}.sock`;
+  readonly #socket = egressSocketName();
   readonly #started = new Map<string, Promise<EgressProxy>>();
 
   /** @param options where refusals are reported and how names are resolved */

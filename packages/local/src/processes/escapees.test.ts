@@ -106,7 +106,7 @@ describe("none: how escapees are recognised", () => {
     const script =
       "for i in $(seq 250); do grep -q /exec- /proc/$$/cgroup && break; sleep 0.02; done; cat /proc/$$/cgroup";
     const result = await rt.exec(handle, { argv: ["sh", "-c", script] });
-    assert.match(result.stdout, new RegExp(`/sandport-${handle.id}/exec-\\d+-\\d+$`, "m"));
+    assert.match(result.stdout, new RegExp(`/sandport-${handle.id}\\.[^/]+/exec-\\d+-\\d+$`, "m"));
     await rt.destroy(handle);
   });
 

@@ -3,14 +3,18 @@ import {
   type CommandCwd,
   invalidRequest,
   type Labels,
+  type NetworkAllowList,
   type PortEndpoint,
+  type ResourceLimits,
   SandportError,
   unsupported,
   type ValidatedExecRequest,
   type ValidatedLaunchSpec,
 } from "@sandport/core";
 import { checkHandle, foreignSandbox, missingCwd, networkEnabled, resolveCwd } from "@sandport/core/adapter";
-import { probeCgroupHost } from "../cgroups/cgroup-host.js";
+import { type CgroupHost, probeCgroupHost } from "../cgroups/cgroup-host.js";
+import { noteCgroupParents, reclaimCgroups } from "../cgroups/cgroup-leftovers.js";
+import { sandboxCgroupName } from "../cgroups/cgroup-name.js";
 import { createLeaf, createSandboxCgroups, nameLeaf, removeSandboxCgroups } from "../cgroups/cgroups.js";
 import { addFreezer } from "../cgroups/freezer.js";
 import { counterFiles } from "../cgroups/limit-counters.js";
@@ -22,6 +26,7 @@ import { runCommand } from "../commands/process-runner.js";
 import type { RunningCommands } from "../commands/running-commands.js";
 import { diskBytes } from "../disk/workspace-disk.js";
 import { EgressProxies } from "../egress/egress-proxies.js";
+import { reclaimEgressSockets } from "../egress/egress-socket-name.js";
 import { errorCode } from "../files/file-errors.js";
 import { WorkspaceFiles } from "../files/workspace-files.js";
 import type { FileOwner } from "../files/workspace-walk.js";
@@ -30,6 +35,8 @@ import { defaultRoot, LOCAL_PROVIDER, type ResolvedLocalOptions } from "../optio
 import { SandboxPorts } from "../ports/sandbox-ports.js";
 import { type MarkerRegistration, RunningMarkers } from "../processes/running-markers.js";
 import { killNamespaceHolder, type NamespaceHolder, openNamespaces } from "../processes/sandbox-namespaces.js";
+import { beginLaunch, endLaunch } from "../store/launches-in-flight.js";
+import type { Leftover } from "../store/leftover-report.js";
 import { isExpired, matchesLabels, SANDBOX_RECORD_FORMAT, type SandboxRecord } from "../store/sandbox-record.js";
 import { notFound, SandboxStore } from "../store/sandbox-store.js";
 import { type TakenUid, UidPool } from "../store/uid-pool.js";
@@ -90,8 +97,31 @@ export class SandboxAccess {
       this.#options.owner,
       probeUser(this.#options),
       this.#verdicts.disk.ok ? this.#verdicts.disk.tools : undefined,
+      () => this.#reclaimLeftovers(),
     );
     return this.#store;
+  }
+
+  /**
+   * The store's reclaim beyond staging directories: the sandbox cgroups of
+   * this root and owner that nothing will use (unless cgroups are
+   * `"disabled"`), then the egress sockets of gone processes in this owner's
+   * sandboxes.
+   */
+  async #reclaimLeftovers(): Promise<Leftover[]> {
+    const store = this.store();
+    const cgroups =
+      this.#options.cgroups === "auto"
+        ? await reclaimCgroups({
+            root: store.root,
+            owner: this.#options.owner,
+            host: await probeCgroupHost(),
+            holds: (id) => store.holds(id),
+          })
+        : [];
+    const egress = (await store.records()).filter((record) => record.egress !== undefined);
+    const sockets = await reclaimEgressSockets(egress.map((record) => store.egressDirectory(record.id)));
+    return [...cgroups, ...sockets];
   }
 
   /** Checks that `handle` is a local handle with a well-formed id, and returns the id. */
@@ -125,13 +155,37 @@ export class SandboxAccess {
     await this.requireIsolation(relayed ? [process.execPath] : []);
     const id = SandboxStore.newId();
     const host = this.#options.cgroups === "auto" ? await probeCgroupHost() : { legacy: {} };
+    const store = this.store();
+    // The root first: its reclaim runs, and it notes where this process makes cgroups, before any is made.
+    await store.ensureRoot();
+    if (this.#options.cgroups === "auto") await noteCgroupParents(store.root, host);
+    // Until it ends, nothing made for this id is a leftover (see `abandonedBy`).
+    beginLaunch(id);
+    try {
+      return await this.#launchAs(id, host, { spec, resources, ports, egress, network, relayed }, signal, seed);
+    } finally {
+      endLaunch(id);
+    }
+  }
+
+  /** {@link launch} once checked: the cgroups, namespaces and files of sandbox `id`. */
+  async #launchAs(
+    id: string,
+    host: CgroupHost,
+    plan: LaunchPlan,
+    signal: AbortSignal,
+    seed?: (workspace: string) => Promise<void>,
+  ): Promise<LocalHandle> {
+    const { spec, resources, ports, egress, network, relayed } = plan;
+    const isolation = this.#options.isolation;
+    const name = sandboxCgroupName(id, this.store().root, this.#options.owner);
     // Under namespaces a command's processes die with its PID namespace: a cgroup is needed only for limits
     // and, where the runtime can stop sandboxes, the freezer.
     const tracking = this.#options.cgroups === "auto" && isolation === "none";
-    let cgroups = await createSandboxCgroups(host, id, resources ? { resources, tracking } : { tracking });
+    let cgroups = await createSandboxCgroups(host, name, resources ? { resources, tracking } : { tracking });
     if (this.#freezable) {
       try {
-        cgroups = await addFreezer(host, id, cgroups);
+        cgroups = await addFreezer(host, name, cgroups);
       } catch (error) {
         await removeSandboxCgroups(cgroups);
         throw error;
@@ -558,4 +612,16 @@ function checkHostDirectory(path: string): void {
   }
   if (!directory)
     throw missingCwd(LOCAL_PROVIDER, path, { reason: "on the host, which commands see under isolation none" });
+}
+
+/** What {@link SandboxAccess.launch} decided before making anything. */
+interface LaunchPlan {
+  readonly spec: ValidatedLaunchSpec;
+  readonly resources: ResourceLimits | undefined;
+  readonly ports: ValidatedLaunchSpec["ports"];
+  readonly egress: NetworkAllowList | "all" | undefined;
+  /** Whether commands share the host's network. */
+  readonly network: boolean;
+  /** Whether its ports are reached through the relay. */
+  readonly relayed: boolean;
 }

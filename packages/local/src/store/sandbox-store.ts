@@ -10,6 +10,8 @@ import { errorCode } from "../files/file-errors.js";
 import { removeTree } from "../files/remove-tree.js";
 import type { FileOwner } from "../files/workspace-walk.js";
 import { LOCAL_PROVIDER } from "../options.js";
+import { beginLaunch, endLaunch } from "./launches-in-flight.js";
+import { failureReason, type Leftover, type LeftoverReport, leftoverReport } from "./leftover-report.js";
 import { parseSandboxRecord, type SandboxRecord } from "./sandbox-record.js";
 import { createRoot } from "./sandbox-root.js";
 import { abandonedStaging, STAGING_PREFIX, stagingName } from "./staging-name.js";
@@ -65,8 +67,9 @@ export class SandboxStore {
   readonly #owner: string;
   readonly #fileOwner: FileOwner | undefined;
   readonly #disk: DiskTools | undefined;
+  readonly #reclaimMore: (() => Promise<readonly Leftover[]>) | undefined;
   #rootReady: Promise<void> | undefined;
-  #reclaimed: Promise<void> | undefined;
+  #reclaimed: Promise<LeftoverReport> | undefined;
 
   /**
    * @param root absolute directory holding one directory per sandbox
@@ -74,12 +77,20 @@ export class SandboxStore {
    * @param fileOwner the host user commands run as, when not the runtime's own and the record names none
    *   (any such user, when each sandbox has its own: it makes the root passable)
    * @param disk the programs that make and remove bounded workspaces, where this process can
+   * @param reclaimMore reclaims this store's other leftovers (cgroups, sockets), after its staging directories
    */
-  constructor(root: string, owner: string, fileOwner?: FileOwner, disk?: DiskTools) {
+  constructor(
+    root: string,
+    owner: string,
+    fileOwner?: FileOwner,
+    disk?: DiskTools,
+    reclaimMore?: () => Promise<readonly Leftover[]>,
+  ) {
     this.root = root;
     this.#owner = owner;
     this.#fileOwner = fileOwner;
     this.#disk = disk;
+    this.#reclaimMore = reclaimMore;
   }
 
   /** A fresh sandbox id. */
@@ -128,13 +139,13 @@ export class SandboxStore {
 
   /**
    * Creates the root (mode 0700, or 0711 when commands run as another user,
-   * who must pass through it to reach a workspace), then removes the staging
-   * directories of this owner's launches whose process is gone (killed
-   * midway: nothing else would ever remove them). Idempotent per store.
+   * who must pass through it to reach a workspace), then reclaims this
+   * owner's leftovers ({@link leftovers}). Idempotent per store.
    */
   ensureRoot(): Promise<void> {
     this.#rootReady ??= createRoot(this.root, this.#fileOwner)
       .then(() => this.#reclaimOnce())
+      .then(() => {})
       .catch((error) => {
         this.#rootReady = undefined;
         throw error;
@@ -157,6 +168,7 @@ export class SandboxStore {
     await this.ensureRoot();
     const name = stagingName(record.id, this.#owner);
     const staging = join(this.root, name);
+    beginLaunch(record.id);
     try {
       await mkdir(staging, { mode: 0o700 }).catch(async (error: NodeJS.ErrnoException) => {
         // The root was removed since this store created it.
@@ -173,6 +185,8 @@ export class SandboxStore {
     } catch (error) {
       await this.#removeQuietly(name);
       throw error;
+    } finally {
+      endLaunch(record.id);
     }
   }
 
@@ -253,6 +267,11 @@ export class SandboxStore {
    */
   async list(): Promise<SandboxRecord[]> {
     await this.#reclaimOnce();
+    return this.records();
+  }
+
+  /** {@link list} without the reclaim: every sandbox of this owner under the root now, in id order. */
+  async records(): Promise<SandboxRecord[]> {
     let names: string[];
     try {
       names = await readdir(this.root);
@@ -346,26 +365,52 @@ export class SandboxStore {
     }
   }
 
-  /** {@link #reclaimAbandonedStaging}, once per store. */
-  #reclaimOnce(): Promise<void> {
-    this.#reclaimed ??= this.#reclaimAbandonedStaging();
+  /**
+   * This store's reclaim, run once, at its first launch or listing (or now):
+   * the staging directories of launches that nothing will finish (their
+   * process is gone, or is this one and no longer launching them), removed
+   * with any workspace image mounted there, then what `reclaimMore` finds.
+   * Housekeeping: a failure leaves the leftover for the next runtime (and is
+   * reported), and never fails the call that triggered it.
+   */
+  leftovers(): Promise<LeftoverReport> {
+    return this.#reclaimOnce();
+  }
+
+  #reclaimOnce(): Promise<LeftoverReport> {
+    this.#reclaimed ??= (async () => {
+      const staging = await this.#reclaimAbandonedStaging();
+      const more = await this.#reclaimMore?.().catch(() => []);
+      return leftoverReport([...staging, ...(more ?? [])]);
+    })();
     return this.#reclaimed;
   }
 
-  /**
-   * Removes every staging directory that `abandonedStaging` proves this
-   * owner's and abandoned. Housekeeping: a failure leaves the leftover for
-   * the next runtime and never fails the launch that triggered it.
-   */
-  async #reclaimAbandonedStaging(): Promise<void> {
+  /** Removes every staging directory that `abandonedStaging` proves this owner's and abandoned. */
+  async #reclaimAbandonedStaging(): Promise<Leftover[]> {
     let names: string[];
     try {
       names = await readdir(this.root);
     } catch {
-      return; // Unreadable now: the next runtime over this root tries again.
+      return []; // Unreadable now: the next runtime over this root tries again.
     }
     const abandoned = names.filter((name) => name.startsWith(STAGING_PREFIX) && abandonedStaging(name, this.#owner));
-    await Promise.all(abandoned.map((name) => this.#removeQuietly(name)));
+    return Promise.all(
+      abandoned.map(async (name): Promise<Leftover> => {
+        const path = join(this.root, name);
+        try {
+          await this.#removeInRoot(name);
+          return { kind: "staging", path, reclaimed: true };
+        } catch (error) {
+          return { kind: "staging", path, reclaimed: false, reason: failureReason(error) };
+        }
+      }),
+    );
+  }
+
+  /** Whether the root holds anything under `id` (a sandbox, or a directory that is not one): an id in use. */
+  async holds(id: string): Promise<boolean> {
+    return (await this.read(id).catch(() => undefined))?.state !== "absent";
   }
 
   /** Removes `<root>/<name>` whatever it holds (a mounted workspace image is unmounted first); nothing to do when the root itself is gone. */

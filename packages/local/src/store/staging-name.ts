@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { identify, isAlive, type ProcessIdentity } from "../processes/process-tree.js";
+import { launchInFlight } from "./launches-in-flight.js";
 
 /** Prefix of half-built sandboxes; never listed, never a valid id. */
 export const STAGING_PREFIX = ".staging-";
@@ -22,13 +23,26 @@ export function stagingName(id: string, owner: string, creator = identify(proces
 
 /**
  * Whether `name` (an entry of the root) is a staging directory of `owner`
- * whose creating process is gone: nothing will finish it, and only a launch
- * of this owner could have made it.
+ * that nothing will finish: its creating process is gone, or it is this
+ * process and the launch is no longer under way here (it failed and could not
+ * remove it). Only a launch of this owner could have made it.
  */
 export function abandonedStaging(name: string, owner: string): boolean {
   const match = STAGING_PATTERN.exec(name);
   if (match === null || match[4] !== ownerTag(owner)) return false;
   const creator: ProcessIdentity = { pid: Number(match[2]), startTime: match[3] as string };
+  return abandonedBy(creator, match[1] as string);
+}
+
+/**
+ * Whether whatever the launch of sandbox `id` by `creator` made is abandoned:
+ * the process is gone, or it is this one and no longer launching `id`.
+ */
+export function abandonedBy(creator: ProcessIdentity, id: string): boolean {
+  const self = identify(process.pid);
+  if (self !== undefined && self.pid === creator.pid && self.startTime === creator.startTime) {
+    return !launchInFlight(id);
+  }
   return !isAlive(creator);
 }
 

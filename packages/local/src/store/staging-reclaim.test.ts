@@ -8,6 +8,7 @@ import { after, describe, test } from "node:test";
 import { LocalRuntime } from "../index.js";
 import { identify, type ProcessIdentity } from "../processes/process-tree.js";
 import { temporaryDirectory } from "../runtime.fixture.js";
+import { beginLaunch, endLaunch } from "./launches-in-flight.js";
 import { stagingName } from "./staging-name.js";
 
 const root = temporaryDirectory("staging");
@@ -39,21 +40,31 @@ describe("abandoned staging directories", () => {
   }, async () => {
     mkdirSync(root.path, { recursive: true });
     const dead = await killedProcess();
+    const live = spawn("/bin/sleep", ["1000"], { stdio: "ignore" });
+    after(() => live.kill("SIGKILL"));
+    await once(live, "spawn");
     const abandoned = leftover(stagingName("sbx-abandoned", "sandport", dead));
-    const running = leftover(stagingName("sbx-running", "sandport", identify(process.pid)));
+    const running = leftover(stagingName("sbx-running", "sandport", identify(live.pid as number)));
+    // This process: one launch under way (left alone), one over without having removed its staging (an EMFILE).
+    const launching = leftover(stagingName("sbx-launching", "sandport", identify(process.pid)));
+    const failed = leftover(stagingName("sbx-failed", "sandport", identify(process.pid)));
+    beginLaunch("sbx-launching");
+    after(() => endLaunch("sbx-launching"));
     const foreign = leftover(stagingName("sbx-foreign", "someone-else", dead));
     const unproven = leftover(".staging-sbx-oldform");
     const runtime = new LocalRuntime({ root: root.path, isolation: "none" });
     const handle = await runtime.launch();
     assert.equal(existsSync(abandoned), false, "the killed launch's staging is reclaimed");
     assert.ok(existsSync(running), "a launch whose process still runs is left alone");
+    assert.ok(existsSync(launching), "a launch still under way in this process is left alone");
+    assert.equal(existsSync(failed), false, "a launch of this process that is over is reclaimed");
     assert.ok(existsSync(foreign), "another owner's staging is left alone");
     assert.ok(existsSync(unproven), "a staging without its creator's identity is left alone");
     assert.deepEqual(
       readdirSync(root.path)
         .filter((name) => name.startsWith(".staging-"))
         .sort(),
-      [".staging-sbx-oldform", ...[running, foreign].map((path) => path.slice(root.path.length + 1))].sort(),
+      [".staging-sbx-oldform", ...[running, launching, foreign].map((path) => path.slice(root.path.length + 1))].sort(),
       "the launch itself left no staging behind",
     );
     await runtime.destroy(handle);

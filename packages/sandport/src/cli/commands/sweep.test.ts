@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, mock, test } from "node:test";
 import { E2BRuntime } from "@sandport/e2b";
@@ -234,6 +234,78 @@ describe("sandport sweep (local)", () => {
     await theirs.destroy(otherSource);
   });
 });
+
+describe("sandport sweep (local leftovers)", () => {
+  const scratch = scratchDirectory("sweep-leftovers");
+  after(() => scratch.remove());
+  const root = join(scratch.path, "root");
+  const sweep = (...args: string[]) =>
+    runCli(["sweep", "--provider", "local", ...localOptions(root), "--owner", OWNER, "--older-than", "1h", ...args]);
+
+  test("reports the leftovers of launches killed midway that its runtime reclaimed: found, reclaimed, paths", async () => {
+    mkdirSync(root, { recursive: true });
+    const dead = spawnSync("/bin/true").pid;
+    const staging = join(root, stagingLeftover(dead));
+    mkdirSync(join(staging, "workspace"), { recursive: true });
+    writeFileSync(join(staging, "sandbox.json"), "{}");
+    // A sandbox cgroup named for this root and owner by a launch of a process now gone, where cgroups are writable.
+    const parent = ownUnifiedCgroup();
+    const cgroup = parent && join(parent, `sandport-sbx-killed.${dead}.1.${rootTag(root)}`);
+    if (cgroup) mkdirSync(cgroup);
+    const expected = [staging, ...(cgroup ? [cgroup] : [])].sort();
+
+    const { code, stdout, stderr } = await sweep("--json");
+    assert.equal(code, EXIT.OK, stderr);
+    const { leftovers } = JSON.parse(stdout) as {
+      leftovers: { found: number; reclaimed: number; items: { kind: string; path: string; reclaimed: boolean }[] };
+    };
+    assert.equal(leftovers.found, expected.length, JSON.stringify(leftovers));
+    assert.equal(leftovers.reclaimed, expected.length);
+    assert.deepEqual(leftovers.items.map((item) => item.path).sort(), expected);
+    assert.deepEqual(
+      leftovers.items.map((item) => [item.kind, item.reclaimed]).sort(),
+      [["staging", true], ...(cgroup ? [["cgroup", true]] : [])].sort(),
+    );
+    for (const path of expected) assert.equal(existsSync(path), false, `${path} is gone`);
+
+    const again = join(root, stagingLeftover(dead).replace("sbx-killed", "sbx-killed-2"));
+    mkdirSync(again);
+    const text = await sweep();
+    assert.equal(text.code, EXIT.OK, text.stderr);
+    assert.match(text.stdout, new RegExp(`^staging +${again.replaceAll(".", "\\.")} +reclaimed$`, "m"));
+    assert.match(text.stdout, /^leftovers: 1 found, 1 reclaimed$/m);
+    assert.match(text.stderr, /^✔ 1 leftover\(s\) no listing shows, 1 reclaimed$/m);
+    const quiet = await sweep("--json");
+    assert.deepEqual((JSON.parse(quiet.stdout) as { leftovers: unknown }).leftovers, {
+      found: 0,
+      reclaimed: 0,
+      items: [],
+    });
+  });
+});
+
+/** This process's own cgroup in the unified hierarchy, when it may make cgroups there (else `undefined`). */
+function ownUnifiedCgroup(): string | undefined {
+  const path = /^0::(.*)$/m.exec(readFileSync("/proc/self/cgroup", "utf8"))?.[1];
+  const mount = readFileSync("/proc/self/mountinfo", "utf8")
+    .split("\n")
+    .map((line) => line.split(" - "))
+    .find(([, after]) => after?.startsWith("cgroup2 "))?.[0]
+    ?.split(" ");
+  if (path === undefined || !mount || mount[3] !== "/") return undefined;
+  const directory = join(mount[4] ?? "", path);
+  try {
+    accessSync(directory, constants.W_OK);
+    return directory;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The tag a local runtime of {@link OWNER} over `root` names its sandbox cgroups with. */
+function rootTag(root: string): string {
+  return createHash("sha256").update(`${root}\0${OWNER}`).digest("hex").slice(0, 16);
+}
 
 /** Why a local runtime here cannot bound workspaces (`undefined` when it can). */
 function noDiskBound(): string | undefined {

@@ -8,6 +8,7 @@ import { renderTable } from "../output/table.js";
 import { createRuntime } from "../providers/create-runtime.js";
 import { providersFor, settingsFor } from "../providers/load.js";
 import { type DestroyOutcome, destroyVerified } from "../sweep/destroy-verified.js";
+import { leftoverOutcome, sweepLeftovers } from "../sweep/leftover-sweep.js";
 import {
   deleteSnapshotVerified,
   planSnapshotSweep,
@@ -34,8 +35,12 @@ interface SweepFlags extends ProviderFlags {
  * destroyed; `ageAtDestroyMs` in `--json`). With `--snapshots`, the owner's
  * snapshots carrying the labels too (the runtime never lists another owner's;
  * one without `listSnapshots`/`deleteSnapshot` is refused before anything is
- * listed), each deleted with `--yes` and checked gone from the listing. Exits
- * 1 when any is not verified gone.
+ * listed), each deleted with `--yes` and checked gone from the listing. A
+ * runtime that reclaims leftovers no listing shows at its first listing (the
+ * local runtime: staging directories, cgroups and sockets of launches and
+ * processes killed midway) has its report printed too, found and reclaimed.
+ * Exits 1 when any is not verified gone, or, with `--yes`, when a leftover
+ * found could not be reclaimed.
  */
 export default async function sweep(context: CliContext, flags: SweepFlags): Promise<number> {
   const olderThanMs = parseDuration(flags.olderThan, "--older-than");
@@ -49,6 +54,10 @@ export default async function sweep(context: CliContext, flags: SweepFlags): Pro
   const items = planSweep(await runtime.findByLabels(labels, { signal: context.signal }), olderThanMs, Date.now());
   const doomed = items.filter((item) => item.action === "destroy");
   progress.done(`${items.length} owned sandbox(es), ${doomed.length} older than ${flags.olderThan}`);
+  const leftovers = await sweepLeftovers(runtime, context.signal);
+  if (leftovers && leftovers.found > 0) {
+    progress.done(`${leftovers.found} leftover(s) no listing shows, ${leftovers.reclaimed} reclaimed`);
+  }
 
   const outcomes = new Map<string, DestroyOutcome>();
   /** The age of each sandbox destroyed, when its destruction was verified. */
@@ -116,6 +125,20 @@ export default async function sweep(context: CliContext, flags: SweepFlags): Pro
             })),
           }
         : {}),
+      ...(leftovers
+        ? {
+            leftovers: {
+              found: leftovers.found,
+              reclaimed: leftovers.reclaimed,
+              items: leftovers.leftovers.map(({ kind, path, reclaimed, reason }) => ({
+                kind,
+                path,
+                reclaimed,
+                ...(reason === undefined ? {} : { reason }),
+              })),
+            },
+          }
+        : {}),
     });
   } else {
     if (items.length > 0) {
@@ -139,10 +162,16 @@ export default async function sweep(context: CliContext, flags: SweepFlags): Pro
       const expired = snapshots.filter((item) => item.action === "destroy").length;
       if (!flags.yes && expired > 0) context.terminal.line(`dry run: pass --yes to delete ${expired} snapshot(s)`);
     }
+    if (leftovers && leftovers.found > 0) {
+      const rows = leftovers.leftovers.map((leftover) => [leftover.kind, leftover.path, leftoverOutcome(leftover)]);
+      context.terminal.line(renderTable(["leftover", "path", "outcome"], rows));
+      context.terminal.line(`leftovers: ${leftovers.found} found, ${leftovers.reclaimed} reclaimed`);
+    }
   }
   const allDestroyed = [...outcomes.values()].every((outcome) => outcome.outcome === "destroyed");
   const allDeleted = [...snapshotOutcomes.values()].every((outcome) => outcome.outcome === "deleted");
-  return allDestroyed && allDeleted ? EXIT.OK : EXIT.FAILED;
+  const allReclaimed = !flags.yes || leftovers === undefined || leftovers.reclaimed === leftovers.found;
+  return allDestroyed && allDeleted && allReclaimed ? EXIT.OK : EXIT.FAILED;
 }
 
 /** What a dry run (or a kept item) reports: `removal` for one old enough, else why it is kept. */
