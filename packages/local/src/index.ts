@@ -7,8 +7,11 @@
  */
 
 export { localCapabilities } from "./capabilities.js";
+export type { LocalDefaultResources } from "./default-resources.js";
+export { DEFAULT_RESOURCES } from "./default-resources.js";
 export type { LocalHandle } from "./handle.js";
 export { LocalRuntime } from "./local-runtime.js";
 export type { CgroupUsage, LocalIsolation, LocalRuntimeOptions, NamespaceScope, SandboxUser } from "./options.js";
 export { DEFAULT_LOCAL_TIMEOUTS, DEFAULT_SANDBOX_USER, LOCAL_WORKSPACE_ROOT } from "./options.js";
 export { COMMAND_MARKER_VARIABLE } from "./processes/command-marker.js";
+export type { DefaultResourcesReport } from "./sandboxes/launch-resources.js";

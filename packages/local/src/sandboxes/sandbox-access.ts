@@ -32,6 +32,7 @@ import { killNamespaceHolder, type NamespaceHolder, openNamespaces } from "../pr
 import { isExpired, matchesLabels, SANDBOX_RECORD_FORMAT, type SandboxRecord } from "../store/sandbox-record.js";
 import { notFound, SandboxStore } from "../store/sandbox-store.js";
 import { remountWorkspace } from "./bounded-workspace.js";
+import { type DefaultResourcesReport, grantResources, judgeDefaults } from "./launch-resources.js";
 import { refuseIfStopped, startSandbox, stopSandbox } from "./sandbox-lifecycle.js";
 import {
   checkLaunchable,
@@ -62,6 +63,8 @@ export class SandboxAccess {
   readonly #freezable: boolean;
   /** What the runtime decided at construction about the limits it can enforce. */
   readonly #verdicts: LimitVerdicts;
+  /** Which default limits a launch gets for the fields it leaves unset (see `judgeDefaults`). */
+  readonly defaults: DefaultResourcesReport;
   /** Bounded workspaces this instance has seen mounted (a host restart unmounts them; see {@link files}). */
   readonly #mounted = new Set<string>();
 
@@ -74,6 +77,7 @@ export class SandboxAccess {
     this.#options = options;
     this.#running = running;
     this.#verdicts = verdicts;
+    this.defaults = judgeDefaults(options, verdicts);
     this.#freezable = freezable;
     this.#proxies = new EgressProxies(options);
     // Once per runtime, not per launch: the scan reads one file per open descriptor.
@@ -108,7 +112,7 @@ export class SandboxAccess {
     seed?: (workspace: string) => Promise<void>,
   ): Promise<LocalHandle> {
     const isolation = this.#options.isolation;
-    const resources = checkLaunchable(spec, this.#options, this.#verdicts);
+    const explicit = checkLaunchable(spec, this.#options, this.#verdicts);
     const ports = spec.ports && spec.ports.length > 0 ? spec.ports : undefined;
     // An allow list, or "all" under namespaces without hostNetwork: no network of its own; its commands reach out
     // only through this runtime's egress proxy (to public addresses only, for "all").
@@ -120,6 +124,10 @@ export class SandboxAccess {
     // A sandbox without network reaches its ports through a relay run by the runtime's own Node binary.
     const relayed = ports !== undefined && isolation === "namespaces" && !network;
     await this.requireIsolation(relayed ? [process.execPath] : []);
+    const { resources, defaulted } = await grantResources(explicit, this.defaults, async () => {
+      await this.store().ensureRoot();
+      return this.store().root;
+    });
     const id = SandboxStore.newId();
     const host = this.#options.cgroups === "auto" ? await probeCgroupHost() : { legacy: {} };
     // Under namespaces a command's processes die with its PID namespace: a cgroup is needed only for limits
@@ -152,6 +160,7 @@ export class SandboxAccess {
       env: spec.env ?? {},
       network,
       ...(resources ? { resources } : {}),
+      ...(defaulted.length > 0 ? { defaults: defaulted } : {}),
       ...(ports ? { ports } : {}),
       ...(egress ? { egress } : {}),
       ...(spec.lifetimeMs === undefined ? {} : { expiresAt: new Date(now + spec.lifetimeMs).toISOString() }),
@@ -165,8 +174,11 @@ export class SandboxAccess {
       if (namespaces) await killNamespaceHolder(namespaces, 2_000);
       await removeSandboxCgroups(cgroups);
       if (record.disk && seed && errorCode(error) === "ENOSPC") {
+        const bound = defaulted.includes("diskMiB")
+          ? " (the runtime's default, defaultResources.diskMiB: name a larger resources.diskMiB in the launch)"
+          : "";
         throw invalidRequest(
-          `the snapshot's files do not fit in resources.diskMiB (${resources?.diskMiB} MiB)`,
+          `the snapshot's files do not fit in resources.diskMiB (${resources?.diskMiB} MiB${bound})`,
           { field: "resources.diskMiB" },
           LOCAL_PROVIDER,
         );
