@@ -77,7 +77,8 @@ export interface LocalRuntimeOptions extends CommonRuntimeOptions {
    * enforce `LaunchSpec.resources`, (under `isolation: "none"`) to kill
    * processes that left the command's process group, and, where the cgroup v2
    * freezer is writable, to `stop` and `start` sandboxes. `disabled`: never touch
-   * cgroups; resource limits are then refused with `UNSUPPORTED`, the runtime
+   * cgroups; resource limits are then refused with `UNSUPPORTED` (and the
+   * `defaultResources` they enforce are not applied), the runtime
    * has no `stop`/`start` (`lifecycle: "unsupported"`), and under
    * `none` a command's process group and the processes carrying its
    * `SANDPORT_LOCAL_COMMAND_ID` are killed (a process that left the group and

@@ -83,9 +83,11 @@ describe("sandport run (local)", () => {
       what: "the first lines, before the command may finish",
     });
     // The command cannot print "second" or exit until the file exists, and the test creates it only now.
-    const [sandbox] = readdirSync(root).filter((name) => existsSync(join(root, name, "workspace")));
+    const [sandbox] = sandboxesIn(root);
     assert.ok(sandbox, "the sandbox's directory");
-    writeFileSync(join(root, sandbox, "workspace", "go"), "");
+    // Where the runtime bounds the workspace's disk (its default, as root), the workspace is on the image under disk/.
+    const bounded = join(root, sandbox, "disk", "workspace");
+    writeFileSync(join(existsSync(bounded) ? bounded : join(root, sandbox, "workspace"), "go"), "");
     const { code, stdout } = await output.closed;
     assert.equal(code, 0);
     assert.equal(stdout, "first\nsecond\n");
@@ -165,7 +167,7 @@ describe("sandport run (local)", () => {
     assert.equal(badLabel.code, EXIT.USAGE, badLabel.stderr);
     assert.match(badLabel.stderr, /labels key "BAD!" is not a valid label key \[INVALID_REQUEST\]/);
     assert.deepEqual(
-      readdirSync(root).filter((name) => existsSync(join(root, name, "workspace"))),
+      sandboxesIn(root),
       [],
       "nothing was left behind",
     );
@@ -191,7 +193,7 @@ describe("sandport run (local)", () => {
     assert.equal(missing.code, EXIT.RUN_FAILED);
     assert.match(missing.stderr, /failed during collect.*\[NOT_FOUND\]/);
     assert.deepEqual(
-      readdirSync(root).filter((name) => existsSync(join(root, name, "workspace"))),
+      sandboxesIn(root),
       [],
       "every sandbox was torn down",
     );
@@ -303,4 +305,9 @@ function bubblewrapWorks(): boolean {
   } finally {
     scratch.remove();
   }
+}
+
+/** The sandbox directories under a local root: each holds its record, whether its workspace is bounded or not. */
+function sandboxesIn(root: string): string[] {
+  return readdirSync(root).filter((name) => existsSync(join(root, name, "sandbox.json")));
 }
