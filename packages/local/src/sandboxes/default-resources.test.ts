@@ -100,7 +100,10 @@ test("a default the machine cannot enforce is reported not applied, with the rea
       diskMiB: "not root: no loop device",
     },
   });
-  assert.deepEqual(await grantResources(undefined, report, async () => root.path), { resources: undefined, defaulted: [] });
+  assert.deepEqual(await grantResources(undefined, report, async () => root.path), {
+    resources: undefined,
+    defaulted: [],
+  });
   const disabled = judgeDefaults(resolveOptions({ root: root.path, cgroups: "disabled" }), {
     cgroups: { memory: { ok: true }, cpu: { ok: true }, pids: { ok: true } },
     disk: { ok: false, reason: "not root" },

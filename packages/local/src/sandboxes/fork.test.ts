@@ -124,7 +124,12 @@ describe("fork under isolation none", () => {
         : `processLimit is ${runtime.capabilities.processLimit} here`,
   }, async () => {
     // Without default limits, so that a launch naming none has none (the defaults have tests of their own).
-    const runtime = new LocalRuntime({ root: root.path, isolation: "none", owner: "fork-none", defaultResources: false });
+    const runtime = new LocalRuntime({
+      root: root.path,
+      isolation: "none",
+      owner: "fork-none",
+      defaultResources: false,
+    });
     const limited = await runtime.launch({ resources: { maxProcesses: 64 } });
     const plain = await runtime.launch();
     try {

@@ -1,4 +1,10 @@
-import { type Labels, type NetworkPolicy, type ResourceLimits, SandportError, validateLaunchSpec } from "@sandport/core";
+import {
+  type Labels,
+  type NetworkPolicy,
+  type ResourceLimits,
+  SandportError,
+  validateLaunchSpec,
+} from "@sandport/core";
 import { setFrozen } from "../cgroups/freezer.js";
 import { AnchoredDirectory } from "../files/anchored-directory.js";
 import { errorCode } from "../files/file-errors.js";
@@ -66,7 +72,9 @@ function specLike(source: SandboxRecord) {
  */
 function explicitResources(source: SandboxRecord): { resources?: ResourceLimits } {
   const resources = Object.fromEntries(
-    Object.entries(source.resources ?? {}).filter(([field]) => !source.defaults?.includes(field as keyof ResourceLimits)),
+    Object.entries(source.resources ?? {}).filter(
+      ([field]) => !source.defaults?.includes(field as keyof ResourceLimits),
+    ),
   );
   return Object.keys(resources).length > 0 ? { resources } : {};
 }

@@ -166,11 +166,7 @@ describe("sandport run (local)", () => {
     const badLabel = await runCli([...local, "--label", "BAD!=x", "--", "true"]);
     assert.equal(badLabel.code, EXIT.USAGE, badLabel.stderr);
     assert.match(badLabel.stderr, /labels key "BAD!" is not a valid label key \[INVALID_REQUEST\]/);
-    assert.deepEqual(
-      sandboxesIn(root),
-      [],
-      "nothing was left behind",
-    );
+    assert.deepEqual(sandboxesIn(root), [], "nothing was left behind");
   });
 
   test("hints name the command line's syntax (--option key=value), not the runtime's constructor", async () => {
@@ -192,11 +188,7 @@ describe("sandport run (local)", () => {
     const missing = await runCli([...local, "--collect", "nothing-here.txt", "--", "true"]);
     assert.equal(missing.code, EXIT.RUN_FAILED);
     assert.match(missing.stderr, /failed during collect.*\[NOT_FOUND\]/);
-    assert.deepEqual(
-      sandboxesIn(root),
-      [],
-      "every sandbox was torn down",
-    );
+    assert.deepEqual(sandboxesIn(root), [], "every sandbox was torn down");
   });
 });
 
