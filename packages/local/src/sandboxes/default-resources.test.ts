@@ -215,8 +215,13 @@ for (const isolation of ["namespaces", "none"] as const) {
 
     test('with cgroups: "disabled", a launch still works; the handle reports no cgroup limit, the runtime says why', async () => {
       const rt = runtime({ isolation, cgroups: "disabled" });
-      assert.deepEqual(Object.keys(rt.defaultResources.notApplied).sort(), ["maxProcesses", "memoryMiB"]);
-      assert.match(rt.defaultResources.notApplied.maxProcesses ?? "", /cgroups: "disabled"/);
+      const { applied, notApplied } = rt.defaultResources;
+      assert.match(notApplied.maxProcesses ?? "", /cgroups: "disabled"/);
+      assert.match(notApplied.memoryMiB ?? "", /cgroups: "disabled"/);
+      assert.deepEqual([applied.maxProcesses, applied.memoryMiB], [undefined, undefined]);
+      // The disk default needs no cgroup: applied wherever workspaces can be bounded, else said why not.
+      assert.equal(applied.diskMiB, disk.ok ? 4096 : undefined);
+      assert.equal(notApplied.diskMiB, disk.ok ? undefined : disk.reason);
       const handle = await rt.launch();
       try {
         assert.equal(handle.resources?.maxProcesses, undefined);
