@@ -1,4 +1,4 @@
-import type { SandboxHandle } from "@sandport/core";
+import type { GrantedResources, SandboxHandle } from "@sandport/core";
 import type { SandboxRecord } from "./store/sandbox-record.js";
 
 /**
@@ -33,9 +33,20 @@ export function toHandle(record: SandboxRecord, workspaceDirectory: string): Loc
     createdAt: record.createdAt,
     workspaceDirectory,
     network: record.network,
-    // What the sandbox's cgroups enforce: the limits it was launched with, held only where it has limit cgroups.
-    ...(record.resources && (record.cgroups?.limits.length ?? 0) > 0
-      ? { resources: Object.freeze({ ...record.resources }) }
-      : {}),
+    ...grantedResources(record),
   });
+}
+
+/**
+ * What the sandbox is held to: its memory, CPU and process limits where it
+ * has limit cgroups that enforce them, its disk bound where its workspace is
+ * a bounded file system. Nothing else: a limit it was not given is absent.
+ */
+function grantedResources(record: SandboxRecord): { resources?: GrantedResources } {
+  const { diskMiB, ...cgroupLimits } = record.resources ?? {};
+  const granted = {
+    ...((record.cgroups?.limits.length ?? 0) > 0 ? cgroupLimits : {}),
+    ...(diskMiB !== undefined && record.disk ? { diskMiB } : {}),
+  };
+  return Object.keys(granted).length > 0 ? { resources: Object.freeze(granted) } : {};
 }

@@ -7,6 +7,8 @@
  */
 
 export { localCapabilities } from "./capabilities.js";
+export type { LocalDefaultResources } from "./default-resources.js";
+export { DEFAULT_RESOURCES } from "./default-resources.js";
 export type { LocalHandle } from "./handle.js";
 export { LocalRuntime } from "./local-runtime.js";
 export type {
@@ -19,6 +21,7 @@ export type {
 } from "./options.js";
 export { DEFAULT_LOCAL_TIMEOUTS, DEFAULT_SANDBOX_UIDS, DEFAULT_UID_MARKERS, LOCAL_WORKSPACE_ROOT } from "./options.js";
 export { COMMAND_MARKER_VARIABLE } from "./processes/command-marker.js";
+export type { DefaultResourcesReport } from "./sandboxes/launch-resources.js";
 export type {
   Leftover as LocalLeftover,
   LeftoverKind as LocalLeftoverKind,

@@ -58,6 +58,7 @@ import { LOCAL_PROVIDER, type LocalRuntimeOptions, type ResolvedLocalOptions, re
 import { COMMAND_MARKER_VARIABLE } from "./processes/command-marker.js";
 import { CommandRuns, toBytes, toLocalError } from "./sandboxes/command-runs.js";
 import { streamWorkspaceFile } from "./sandboxes/file-stream.js";
+import type { DefaultResourcesReport } from "./sandboxes/launch-resources.js";
 import { SandboxAccess } from "./sandboxes/sandbox-access.js";
 import { forkSandbox } from "./sandboxes/sandbox-fork.js";
 import { openLocalTerminal } from "./sandboxes/terminal-runs.js";
@@ -124,6 +125,17 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
   readonly workspaceRoot: string;
   /** See `localCapabilities`; the isolation mode is the configured one. */
   readonly capabilities: DeclaredCapabilities;
+  /**
+   * The default limits (the `defaultResources` option; built in: 512
+   * processes, 2 GiB of memory, a 4 GiB workspace) that a launch gets for
+   * each field of `resources` it leaves unset: `applied` are those this
+   * process can enforce, `notApplied` the others with the reason (no usable
+   * cgroup controller, `cgroups: "disabled"`, no way to bound a workspace).
+   * An applied disk default is still left out of a launch while the host file
+   * system under the root has less free space than the bound. What a sandbox
+   * got is its handle's `resources`.
+   */
+  readonly defaultResources: DefaultResourcesReport;
   readonly #options: ResolvedLocalOptions;
   readonly #running = new RunningCommands();
   readonly #access: SandboxAccess;
@@ -186,6 +198,7 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
       diskBound: verdicts.disk.ok,
     });
     this.#access = new SandboxAccess(this.#options, this.#running, verdicts, lifecycle.ok);
+    this.defaultResources = this.#access.defaults;
     if (lifecycle.ok) {
       this.stop = (handle, op) => this.#lifecycle(handle, op, "stop");
       this.start = (handle, op) => this.#lifecycle(handle, op, "start");
@@ -197,7 +210,9 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
 
   /**
    * Creates a sandbox. `template` is refused (the host's `/usr` is the only
-   * image). With `from`, its workspace starts as a copy of the snapshot's
+   * image). Each field of `resources` left unset gets the runtime's applicable
+   * default (see {@link defaultResources}); the handle's `resources` are every
+   * limit the sandbox got. With `from`, its workspace starts as a copy of the snapshot's
    * files (`NOT_FOUND` when there is no such snapshot of ours). With
    * `resources.diskMiB` (where `diskLimit` is declared), the workspace is a
    * directory on an ext4 image of that size loop-mounted in the sandbox

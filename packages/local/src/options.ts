@@ -1,12 +1,13 @@
 import { userInfo } from "node:os";
 import { isAbsolute, join, posix } from "node:path";
-import { keyList, type OperationTimeouts } from "@sandport/core";
+import { keyList, type OperationTimeouts, type ResourceLimits } from "@sandport/core";
 import {
   COMMON_RUNTIME_OPTION_SHAPE,
   type CommonRuntimeOptions,
   OptionReader,
   type ResolvedCommonOptions,
 } from "@sandport/core/adapter";
+import { type LocalDefaultResources, resolveDefaultResources } from "./default-resources.js";
 import type { EgressRefusedEvent } from "./egress/egress-proxy.js";
 import type { EgressResolver } from "./egress/egress-rules.js";
 import { checkReadOnlyPath } from "./read-only-paths.js";
@@ -77,7 +78,8 @@ export interface LocalRuntimeOptions extends CommonRuntimeOptions {
    * enforce `LaunchSpec.resources`, (under `isolation: "none"`) to kill
    * processes that left the command's process group, and, where the cgroup v2
    * freezer is writable, to `stop` and `start` sandboxes. `disabled`: never touch
-   * cgroups; resource limits are then refused with `UNSUPPORTED`, the runtime
+   * cgroups; resource limits are then refused with `UNSUPPORTED` (and the
+   * `defaultResources` they enforce are not applied), the runtime
    * has no `stop`/`start` (`lifecycle: "unsupported"`), and under
    * `none` a command's process group and the processes carrying its
    * `SANDPORT_LOCAL_COMMAND_ID` are killed (a process that left the group and
@@ -176,6 +178,21 @@ export interface LocalRuntimeOptions extends CommonRuntimeOptions {
    * addresses. Allow lists and `"none"` are unchanged by it.
    */
   readonly hostNetwork?: boolean;
+  /**
+   * The limits a launch gets for each field of `LaunchSpec.resources` it
+   * leaves unset, so that no sandbox is unbounded by omission. Default: 512
+   * processes, 2 GiB of memory and a 4 GiB workspace, no CPU quota (see
+   * `DEFAULT_RESOURCES`). A field given replaces its built-in value, `false`
+   * drops it (`{ diskMiB: false }`); `defaultResources: false` applies none.
+   * A launch's own value for a field always wins. A default is applied only
+   * where this runtime can enforce it (the same checks as an explicit limit:
+   * `memoryLimit`, `processLimit`, `cpuLimit`, `diskLimit`), and a disk
+   * default only while the host file system under the root has room for the
+   * whole bound; elsewhere it is left out, never a reason to refuse the
+   * launch. The handle's `resources` say which limits a sandbox has, and
+   * `LocalRuntime.defaultResources` which defaults apply and why any do not.
+   */
+  readonly defaultResources?: LocalDefaultResources | false;
 }
 
 /** Every option `LocalRuntime` takes; any other is refused, naming the nearest known one. */
@@ -195,6 +212,7 @@ export const LOCAL_OPTION_KEYS = keyList<LocalRuntimeOptions>({
   onEgressRefused: true,
   egressResolver: true,
   hostNetwork: true,
+  defaultResources: true,
 });
 
 /** A host user by number. */
@@ -242,6 +260,8 @@ export interface ResolvedLocalOptions extends ResolvedCommonOptions {
   readonly egressResolver: EgressResolver | undefined;
   /** `network: "all"` shares the host's network namespace (see `LocalRuntimeOptions.hostNetwork`). */
   readonly hostNetwork: boolean;
+  /** The default limits asked for (before what this process can enforce is known); empty when off. */
+  readonly defaultResources: Readonly<ResourceLimits>;
 }
 
 /**
@@ -334,6 +354,7 @@ export function resolveOptions(options: LocalRuntimeOptions = {}): ResolvedLocal
     onEgressRefused: optionalFunction(read, given.onEgressRefused, "onEgressRefused"),
     egressResolver: optionalFunction(read, given.egressResolver, "egressResolver"),
     hostNetwork,
+    defaultResources: resolveDefaultResources(read, given.defaultResources),
   };
 }
 

@@ -171,7 +171,9 @@ export function planCommand(input: PlanInput): SpawnPlan {
   }
   if (request.shell !== undefined)
     return { file: "/bin/sh", args: ["-c", `${joinInline(joins)}${request.shell}`], ...base };
-  return { file: "/bin/sh", args: ["-c", joinThenExec(joins.length), "sh", ...joins, ...command], ...base };
+  // The joining shell exports PWD to what it execs; an argv command under none gets exactly its env.
+  const script = "PWD" in env ? joinThenExec(joins.length) : `unset PWD; ${joinThenExec(joins.length)}`;
+  return { file: "/bin/sh", args: ["-c", script, "sh", ...joins, ...command], ...base };
 }
 
 /**

@@ -1,6 +1,6 @@
 // resources.diskMiB: a bounded workspace is a loop-mounted ext4 image, made at launch and gone with destroy.
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
@@ -202,4 +202,25 @@ test("a destroy while something outside the sandbox holds its workspace busy is 
   await rt.destroy(handle);
   assert.equal(await rt.getById(handle.id), undefined);
   assert.equal(await mountedAt(join(sandboxDirectory(handle.id), DISK_MOUNT)), false);
+});
+
+test("a copy of the mount that another mount namespace made (unshare --mount) does not keep destroy from finishing", {
+  skip: noDisk ?? (existsSync("/usr/bin/unshare") ? undefined : "needs util-linux's unshare"),
+}, async () => {
+  const rt = runtime({ isolation: "none", owner: "disk-copied" });
+  const handle = await rt.launch({ resources: { diskMiB: 16 } });
+  const image = join(sandboxDirectory(handle.id), DISK_IMAGE);
+  // A private mount namespace made now holds its own copy of every mount, this workspace's included.
+  const pin = spawn("/usr/bin/unshare", ["--mount", "--", "/bin/sh", "-c", "echo ready; exec sleep 60"], {
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  try {
+    await new Promise((resolve) => pin.stdout.once("data", resolve));
+    await rt.destroy(handle);
+    assert.equal(await rt.getById(handle.id), undefined);
+    assert.deepEqual(await loopDevicesOf(image), [], "no loop device holds the image");
+    assert.equal(pin.exitCode, null, "the other namespace's process was left alone");
+  } finally {
+    pin.kill("SIGKILL");
+  }
 });

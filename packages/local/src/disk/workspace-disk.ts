@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { sleep, unsupported } from "@sandport/core";
 import { LOCAL_PROVIDER } from "../options.js";
 import { DISK_TOOL_PATHS, type DiskTools } from "./disk-support.js";
+import { detachForeignCopies } from "./foreign-copies.js";
 
 /** Name of the sparse ext4 image inside a sandbox directory (outside the workspace). */
 export const DISK_IMAGE = "disk.img";
@@ -14,6 +15,8 @@ export const DISK_MOUNT = "disk";
 export const MIN_DISK_MIB = 8;
 /** How long an unmount waits for the kernel to let go of the image's loop device. */
 const LOOP_RELEASE_MS = 5_000;
+/** How long after the unmount a loop device still held sends the search for copies in other mount namespaces. */
+const FOREIGN_COPY_WAIT_MS = 200;
 
 /** The image's size for `diskMiB`: whole 4 KiB blocks, never more than asked. */
 export function diskBytes(diskMiB: number): number {
@@ -91,7 +94,9 @@ export function diskMounted(sandboxDirectory: string): boolean {
  * Unmounts the bounded workspace of `sandboxDirectory`, if mounted, and
  * proves it: nothing is mounted on `disk/` any more in this process's mount
  * table, and no loop device is backed by the image (the kernel may release
- * one a moment after the unmount: waited for). Rejects, saying what is left,
+ * one a moment after the unmount: waited for; one still held after
+ * {@link FOREIGN_COPY_WAIT_MS} has its mount's copies in other mount
+ * namespaces detached, see `detachForeignCopies`). Rejects, saying what is left,
  * when it cannot (a process outside the sandbox holding a file open there
  * keeps it busy). Resolves at once when nothing is mounted and no loop
  * device holds the image.
@@ -109,9 +114,15 @@ export async function unmountWorkspaceDisk(sandboxDirectory: string, tools?: Dis
     if (await mountedAt(mountPoint)) throw new Error(`${mountPoint} is still mounted after umount`);
   }
   const started = performance.now();
+  let detachedCopies = false;
   for (let round = 0; ; round++) {
     const devices = await loopDevicesOf(image);
     if (devices.length === 0) return;
+    // Still held a moment after the unmount: another mount namespace may keep a copy of the mount.
+    if (!detachedCopies && performance.now() - started > FOREIGN_COPY_WAIT_MS) {
+      detachedCopies = true;
+      await detachForeignCopies(devices);
+    }
     if (performance.now() - started > LOOP_RELEASE_MS) {
       throw new Error(`loop device ${devices.join(", ")} still holds ${image} after the unmount`);
     }

@@ -47,7 +47,8 @@ describe("portEndpoint after another instance destroyed the sandbox", () => {
     });
 
     test("the other instance is destroying it (files gone, metadata not yet): NOT_FOUND, not ENOENT", async () => {
-      const first = new LocalRuntime({ root: root.path });
+      // Without a bounded workspace (a default disk bound puts the workspace under disk/), whose files are removed here.
+      const first = new LocalRuntime({ root: root.path, defaultResources: false });
       const second = new LocalRuntime({ root: root.path });
       const handle = await first.launch({ ports: [8083] });
       // Where `destroy` is between removing the sandbox's files and its metadata, which it removes last.

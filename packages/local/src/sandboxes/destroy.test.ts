@@ -110,7 +110,8 @@ describe("a removal that fails", {
   skip: chattr ? undefined : "needs root and chattr to make a file undeletable",
 }, () => {
   test("is DESTROY_UNVERIFIED, leaves the sandbox findable, and a later destroy finishes", async (context) => {
-    const rt = runtime({ isolation: "none" });
+    // An unbounded workspace: a bounded one (the default disk bound, as root) goes with its image, whatever is in it.
+    const rt = runtime({ isolation: "none", defaultResources: false });
     const handle = await rt.launch();
     await rt.writeFiles(handle, [
       { path: "keep/stuck.txt", content: "x" },

@@ -123,6 +123,13 @@ describe("fork under isolation none", () => {
         ? undefined
         : `processLimit is ${runtime.capabilities.processLimit} here`,
   }, async () => {
+    // Without default limits, so that a launch naming none has none (the defaults have tests of their own).
+    const runtime = new LocalRuntime({
+      root: root.path,
+      isolation: "none",
+      owner: "fork-none",
+      defaultResources: false,
+    });
     const limited = await runtime.launch({ resources: { maxProcesses: 64 } });
     const plain = await runtime.launch();
     try {

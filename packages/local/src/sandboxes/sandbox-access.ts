@@ -41,6 +41,7 @@ import { isExpired, matchesLabels, SANDBOX_RECORD_FORMAT, type SandboxRecord } f
 import { notFound, SandboxStore } from "../store/sandbox-store.js";
 import { type TakenUid, UidPool } from "../store/uid-pool.js";
 import { remountWorkspace } from "./bounded-workspace.js";
+import { type DefaultResourcesReport, grantResources, judgeDefaults } from "./launch-resources.js";
 import { refuseIfStopped, startSandbox, stopSandbox } from "./sandbox-lifecycle.js";
 import {
   checkLaunchable,
@@ -72,6 +73,8 @@ export class SandboxAccess {
   readonly #freezable: boolean;
   /** What the runtime decided at construction about the limits it can enforce. */
   readonly #verdicts: LimitVerdicts;
+  /** Which default limits a launch gets for the fields it leaves unset (see `judgeDefaults`). */
+  readonly defaults: DefaultResourcesReport;
   /** Bounded workspaces this instance has seen mounted (a host restart unmounts them; see {@link files}). */
   readonly #mounted = new Set<string>();
 
@@ -84,6 +87,7 @@ export class SandboxAccess {
     this.#options = options;
     this.#running = running;
     this.#verdicts = verdicts;
+    this.defaults = judgeDefaults(options, verdicts);
     this.#freezable = freezable;
     this.#proxies = new EgressProxies(options);
     // Once per runtime, not per launch: the scan reads one file per open descriptor.
@@ -141,7 +145,7 @@ export class SandboxAccess {
     seed?: (workspace: string, owner: FileOwner | undefined) => Promise<void>,
   ): Promise<LocalHandle> {
     const isolation = this.#options.isolation;
-    const resources = checkLaunchable(spec, this.#options, this.#verdicts);
+    const explicit = checkLaunchable(spec, this.#options, this.#verdicts);
     const ports = spec.ports && spec.ports.length > 0 ? spec.ports : undefined;
     // An allow list, or "all" under namespaces without hostNetwork: no network of its own; its commands reach out
     // only through this runtime's egress proxy (to public addresses only, for "all").
@@ -153,6 +157,10 @@ export class SandboxAccess {
     // A sandbox without network reaches its ports through a relay run by the runtime's own Node binary.
     const relayed = ports !== undefined && isolation === "namespaces" && !network;
     await this.requireIsolation(relayed ? [process.execPath] : []);
+    const { resources, defaulted } = await grantResources(explicit, this.defaults, async () => {
+      await this.store().ensureRoot();
+      return this.store().root;
+    });
     const id = SandboxStore.newId();
     const host = this.#options.cgroups === "auto" ? await probeCgroupHost() : { legacy: {} };
     const store = this.store();
@@ -162,7 +170,13 @@ export class SandboxAccess {
     // Until it ends, nothing made for this id is a leftover (see `abandonedBy`).
     beginLaunch(id);
     try {
-      return await this.#launchAs(id, host, { spec, resources, ports, egress, network, relayed }, signal, seed);
+      return await this.#launchAs(
+        id,
+        host,
+        { spec, resources, defaulted, ports, egress, network, relayed },
+        signal,
+        seed,
+      );
     } finally {
       endLaunch(id);
     }
@@ -174,9 +188,9 @@ export class SandboxAccess {
     host: CgroupHost,
     plan: LaunchPlan,
     signal: AbortSignal,
-    seed?: (workspace: string) => Promise<void>,
+    seed?: (workspace: string, owner: FileOwner | undefined) => Promise<void>,
   ): Promise<LocalHandle> {
-    const { spec, resources, ports, egress, network, relayed } = plan;
+    const { spec, resources, defaulted, ports, egress, network, relayed } = plan;
     const isolation = this.#options.isolation;
     const name = sandboxCgroupName(id, this.store().root, this.#options.owner);
     // Under namespaces a command's processes die with its PID namespace: a cgroup is needed only for limits
@@ -213,6 +227,7 @@ export class SandboxAccess {
       env: spec.env ?? {},
       network,
       ...(resources ? { resources } : {}),
+      ...(defaulted.length > 0 ? { defaults: defaulted } : {}),
       ...(ports ? { ports } : {}),
       ...(egress ? { egress } : {}),
       ...(spec.lifetimeMs === undefined ? {} : { expiresAt: new Date(now + spec.lifetimeMs).toISOString() }),
@@ -229,8 +244,11 @@ export class SandboxAccess {
       if (taken) await UidPool.giveBack(taken.marker, id).catch(() => {});
       await removeSandboxCgroups(cgroups);
       if (record.disk && seed && errorCode(error) === "ENOSPC") {
+        const bound = defaulted.includes("diskMiB")
+          ? " (the runtime's default, defaultResources.diskMiB: name a larger resources.diskMiB in the launch)"
+          : "";
         throw invalidRequest(
-          `the snapshot's files do not fit in resources.diskMiB (${resources?.diskMiB} MiB)`,
+          `the snapshot's files do not fit in resources.diskMiB (${resources?.diskMiB} MiB${bound})`,
           { field: "resources.diskMiB" },
           LOCAL_PROVIDER,
         );
@@ -618,6 +636,8 @@ function checkHostDirectory(path: string): void {
 interface LaunchPlan {
   readonly spec: ValidatedLaunchSpec;
   readonly resources: ResourceLimits | undefined;
+  /** Which of `resources` came from the runtime's defaults. */
+  readonly defaulted: readonly (keyof ResourceLimits)[];
   readonly ports: ValidatedLaunchSpec["ports"];
   readonly egress: NetworkAllowList | "all" | undefined;
   /** Whether commands share the host's network. */

@@ -1,4 +1,10 @@
-import { type Labels, type NetworkPolicy, SandportError, validateLaunchSpec } from "@sandport/core";
+import {
+  type Labels,
+  type NetworkPolicy,
+  type ResourceLimits,
+  SandportError,
+  validateLaunchSpec,
+} from "@sandport/core";
 import { setFrozen } from "../cgroups/freezer.js";
 import { AnchoredDirectory } from "../files/anchored-directory.js";
 import { errorCode } from "../files/file-errors.js";
@@ -52,10 +58,24 @@ function specLike(source: SandboxRecord) {
   return {
     env: source.env,
     network: networkOf(source),
-    ...(source.resources ? { resources: source.resources } : {}),
+    ...explicitResources(source),
     ...(source.ports ? { ports: source.ports } : {}),
     ...(remainingMs === undefined ? {} : { lifetimeMs: Math.max(1, Math.ceil(remainingMs)) }),
   };
+}
+
+/**
+ * The limits `source`'s launch asked for, without those it got from its
+ * runtime's defaults: the fork gets the forking runtime's defaults in their
+ * place (where that runtime can enforce them), as any launch does.
+ */
+function explicitResources(source: SandboxRecord): { resources?: ResourceLimits } {
+  const resources = Object.fromEntries(
+    Object.entries(source.resources ?? {}).filter(
+      ([field]) => !source.defaults?.includes(field as keyof ResourceLimits),
+    ),
+  );
+  return Object.keys(resources).length > 0 ? { resources } : {};
 }
 
 /** The network policy `source` was launched with, as its record keeps it. */

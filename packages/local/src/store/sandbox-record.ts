@@ -46,7 +46,10 @@ export interface SandboxRecord {
   /** Launch environment, applied to every command beneath the request's own env. */
   readonly env: Readonly<Record<string, string>>;
   readonly network: boolean;
+  /** Every limit the sandbox was given: the launch's own and, beneath them, the runtime's defaults. */
   readonly resources?: ResourceLimits;
+  /** The fields of `resources` that came from the launching runtime's `defaultResources`, not from the launch. */
+  readonly defaults?: readonly (keyof ResourceLimits)[];
   /** `LaunchSpec.ports`: where a sandbox without network runs a relay beside each command (see `PortForwarder`). */
   readonly ports?: readonly number[];
   /**

@@ -83,9 +83,11 @@ describe("sandport run (local)", () => {
       what: "the first lines, before the command may finish",
     });
     // The command cannot print "second" or exit until the file exists, and the test creates it only now.
-    const [sandbox] = readdirSync(root).filter((name) => existsSync(join(root, name, "workspace")));
+    const [sandbox] = sandboxesIn(root);
     assert.ok(sandbox, "the sandbox's directory");
-    writeFileSync(join(root, sandbox, "workspace", "go"), "");
+    // Where the runtime bounds the workspace's disk (its default, as root), the workspace is on the image under disk/.
+    const bounded = join(root, sandbox, "disk", "workspace");
+    writeFileSync(join(existsSync(bounded) ? bounded : join(root, sandbox, "workspace"), "go"), "");
     const { code, stdout } = await output.closed;
     assert.equal(code, 0);
     assert.equal(stdout, "first\nsecond\n");
@@ -164,11 +166,7 @@ describe("sandport run (local)", () => {
     const badLabel = await runCli([...local, "--label", "BAD!=x", "--", "true"]);
     assert.equal(badLabel.code, EXIT.USAGE, badLabel.stderr);
     assert.match(badLabel.stderr, /labels key "BAD!" is not a valid label key \[INVALID_REQUEST\]/);
-    assert.deepEqual(
-      readdirSync(root).filter((name) => existsSync(join(root, name, "workspace"))),
-      [],
-      "nothing was left behind",
-    );
+    assert.deepEqual(sandboxesIn(root), [], "nothing was left behind");
   });
 
   test("hints name the command line's syntax (--option key=value), not the runtime's constructor", async () => {
@@ -190,11 +188,7 @@ describe("sandport run (local)", () => {
     const missing = await runCli([...local, "--collect", "nothing-here.txt", "--", "true"]);
     assert.equal(missing.code, EXIT.RUN_FAILED);
     assert.match(missing.stderr, /failed during collect.*\[NOT_FOUND\]/);
-    assert.deepEqual(
-      readdirSync(root).filter((name) => existsSync(join(root, name, "workspace"))),
-      [],
-      "every sandbox was torn down",
-    );
+    assert.deepEqual(sandboxesIn(root), [], "every sandbox was torn down");
   });
 });
 
@@ -303,4 +297,9 @@ function bubblewrapWorks(): boolean {
   } finally {
     scratch.remove();
   }
+}
+
+/** The sandbox directories under a local root: each holds its record, whether its workspace is bounded or not. */
+function sandboxesIn(root: string): string[] {
+  return readdirSync(root).filter((name) => existsSync(join(root, name, "sandbox.json")));
 }
