@@ -25,7 +25,9 @@ await benchProvider({
     destroy: [1, "StopCodeInterpreterSession"],
   },
   notes: [
-    "launch  +1  one executeCommand writes the labels file (ownership; Start carries only a name) and the launch env",
+    "launch  ±0  the Start only: W's launch has no labels or env, so the session name carries the launch key (with the",
+    "            owner, all its labels) and the first command or write makes the workspace; a launch with labels or env",
+    "            sends one executeCommand after it for the labels file and the env (+1)",
     "reads   ±0  one command resolves the path, refuses one that leaves the workspace through a symlink, and prints the file (base64, up to 256 KiB)",
     "destroy +1  a Get after the Stop proves the session TERMINATED (verified cleanup)",
   ],

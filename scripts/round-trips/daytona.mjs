@@ -36,6 +36,7 @@ await benchProvider({
   notes: [
     "launch  +1  createFolder makes the workspace directory (a command in it needs it as its working directory)",
     "reads   ±0  one command resolves the path, refuses one that leaves the workspace through a symlink, and prints the file (base64, up to 256 KiB)",
-    "destroy +2-3  GETs after the DELETE until the sandbox is gone (verified cleanup); the first ones find it destroying",
+    "destroy +1  one GET after the DELETE proves the sandbox gone (verified cleanup): the DELETE answers while it is destroying,",
+    "            so the GET waits as long as this runtime's deletes have taken (250 ms before the first); a slower delete gets more GETs",
   ],
 });

@@ -74,7 +74,8 @@ if (skip) {
           (plane.dataPlane === "pod-exec"
             ? " (base64, any size)"
             : " (base64, up to 256 KiB; a larger one is then downloaded)"),
-        "destroy +2-3  GETs after the DELETE until the claim is gone (verified cleanup; it goes with its pod)",
+        "destroy +1  one watch of the claim from the DELETE's resourceVersion ends at its DELETED event (verified cleanup:",
+        "            a claim deleted in the foreground goes after its Sandbox and pod), however long that takes",
       ],
       routes: (emulator) =>
         emulator.requests.map((request) =>

@@ -7,7 +7,7 @@ import { type AgentCoreSdkSource, createAgentCoreSdkLoader } from "./internal/sd
 import type { AgentCoreSdkModule } from "./internal/sdk-types.js";
 import { invokeTool, signalOf } from "./invoke.js";
 import { fromWorkingDirectory, type ResolvedOptions } from "./options.js";
-import { readLabelsFile, readName } from "./ownership.js";
+import { labelsFromName, readLabelsFile, readName } from "./ownership.js";
 
 /** What this adapter knows of a `READY` session: its record, and its labels when the name says it is ours. */
 export interface SessionInfo {
@@ -72,11 +72,14 @@ export class AgentCoreContext extends AdapterContext<ResolvedOptions, AgentCoreS
 
   /**
    * `record` with the labels its labels file holds, read when the name is one
-   * of ours; a missing or disagreeing file leaves the session foreign.
+   * of ours; a missing or disagreeing file leaves the session foreign. A name
+   * that carries its launch key gives the labels itself (no file).
    */
   async withLabels(record: Omit<SessionInfo, "labels">, budget: CallBudget): Promise<SessionInfo | undefined> {
     const marks = readName(record.name);
     if (marks === undefined) return { ...record, labels: undefined };
+    // A launch without labels or env is named with its launch key: the name says it all, no file was written.
+    if (marks.key !== undefined) return { ...record, labels: labelsFromName(marks, this.options.owner) };
     const path = toolPath(fromWorkingDirectory(this.options, labelsPath(this.options)));
     let result: Awaited<ReturnType<typeof invokeTool>>;
     try {

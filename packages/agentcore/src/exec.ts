@@ -29,7 +29,8 @@ const EMBEDDED_STDIN_BYTES = 64 * 1024;
  * Validates a request and turns it into what `executeCommand` takes: one
  * command string, run by the session's shell in the working directory. AgentCore
  * has no cwd, env or stdin field, so every caller value is quoted into the
- * command (`composeShellCommand`): the working directory, the request env
+ * command (`composeShellCommand`): the working directory (the workspace root
+ * made first when missing), the request env
  * (exported over the launch env, sourced first) with the command's marker, and
  * `argv` or a `shell` script in its own `sh -c`; a working directory whose
  * `cd` fails is `NOT_FOUND` (`missingCwd`), nothing run. Output is capped in the
@@ -46,11 +47,14 @@ export function planCommand(options: ResolvedOptions, request: ExecRequest): Com
     });
   }
   // Under the working directory relative to it (the script starts there), anywhere else (`/tmp`) absolute.
-  const outside = posix.relative(options.workingDirectory, cwd).startsWith("..");
+  const named = (path: string) =>
+    posix.relative(options.workingDirectory, path).startsWith("..") ? path : fromWorkingDirectory(options, path);
+  // A command in the workspace root makes it first when missing: a launch without labels or env does not make it.
   const composed = composeShellCommand({
     request: valid,
-    cwd: outside ? cwd : fromWorkingDirectory(options, cwd),
+    cwd: named(cwd),
     env: { ...valid.env, [EXEC_MARKER_ENV]: marker },
+    workspace: named(options.workspaceRoot),
   });
   const staged =
     valid.stdin === undefined

@@ -1,4 +1,4 @@
-import { invalidRequest, quoteShellArg, SandportError } from "@sandport/core";
+import { enterWorkspaceScript, invalidRequest, quoteShellArg, SandportError } from "@sandport/core";
 import { guardedFiles, INLINE_READ_BYTES, type WorkspaceRunner } from "@sandport/core/adapter";
 import { type AgentCoreContext, fileBytes, toolPath } from "./context.js";
 import { mapAgentCoreError } from "./errors.js";
@@ -15,7 +15,8 @@ const ENVELOPE_BYTES = 64 * 1024;
 
 /**
  * How the adapter's scripts run in the workspace: `cd` first, since commands
- * start in the working directory. AgentCore's file tools follow symlinks, so
+ * start in the working directory, making it first when nothing has yet (a
+ * launch without labels or env does not). AgentCore's file tools follow symlinks, so
  * every file call outside a pristine session first resolves its paths with one command.
  */
 export const inWorkspace: WorkspaceRunner<AgentCoreContext, never> = (
@@ -24,8 +25,8 @@ export const inWorkspace: WorkspaceRunner<AgentCoreContext, never> = (
   { sandboxId, call },
   maxOutputBytes,
 ) => {
-  const workspace = quoteShellArg(fromWorkingDirectory(context.options, context.options.workspaceRoot));
-  return runScript(context, sandboxId, `cd -- ${workspace} && ${script}`, call, maxOutputBytes);
+  const workspace = enterWorkspaceScript(fromWorkingDirectory(context.options, context.options.workspaceRoot));
+  return runScript(context, sandboxId, `${workspace} && ${script}`, call, maxOutputBytes);
 };
 
 /**

@@ -81,3 +81,56 @@ test("the launch env reaches every command, and a labels file that disagrees wit
     await runtime.destroy(handle).catch(() => undefined);
   }
 });
+
+test("a launch without labels or env is one request, the Start: its name carries the launch key, and nothing else is written", async () => {
+  emulator.resetRequests();
+  const handle = await runtime.launch({ launchKey: "bare-launch.1" });
+  try {
+    assert.deepEqual(
+      emulator.requests.map((request) => request.route),
+      ["StartCodeInterpreterSession"],
+    );
+    assert.match((await session(handle.id)).name ?? "", /^sandport_[0-9a-f]{16}_bare-launch\.1$/);
+    const reopened = runtimeWith({});
+    emulator.resetRequests();
+    const found = await reopened.getById(handle.id);
+    assert.equal(found?.id, handle.id);
+    assert.deepEqual({ ...found?.labels }, { ...handle.labels });
+    assert.deepEqual(
+      emulator.requests.map((request) => request.route),
+      ["GetCodeInterpreterSession"],
+      "the labels come from the name: no file is read",
+    );
+    assert.deepEqual(
+      (await reopened.findByLabels({ "sandport.launch-key": "bare-launch.1" })).map((one) => one.id),
+      [handle.id],
+    );
+    assert.deepEqual(await reopened.findByLabels({ "sandport.launch-key": "bare-launch.2" }), []);
+    assert.deepEqual(await reopened.findByLabels({ team: "alpha" }), [], "it carries no caller label");
+    await expectCode(() => runtimeWith({ owner: "someone-else" }).getById(handle.id), "FOREIGN_SANDBOX");
+    assert.deepEqual(await runtimeWith({ owner: "someone-else" }).findByLabels({}), []);
+    // The workspace is made by the first thing that needs it: here a command in it.
+    const ran = await runtime.exec(handle, { shell: 'test "$(basename "$PWD")" = workspace && echo in-workspace' });
+    assert.deepEqual([ran.exitCode, ran.stdout], [0, "in-workspace\n"], ran.stderr);
+  } finally {
+    await runtime.destroy(handle);
+  }
+});
+
+test("a launch with labels or env keeps its setup command; a launch key too long for the name too", async () => {
+  for (const spec of [{ labels: { team: "alpha" } }, { env: { A: "1" } }, { launchKey: "k".repeat(75) }]) {
+    emulator.resetRequests();
+    const handle = await runtime.launch(spec);
+    try {
+      assert.deepEqual(
+        emulator.requests.map((request) => request.route),
+        ["StartCodeInterpreterSession", "InvokeCodeInterpreter"],
+        JSON.stringify(spec),
+      );
+      assert.match((await session(handle.id)).name ?? "", /^sandport_[0-9a-f]{8}_[0-9a-f]{8}/);
+      assert.deepEqual({ ...(await runtimeWith({}).getById(handle.id))?.labels }, { ...handle.labels });
+    } finally {
+      await runtime.destroy(handle);
+    }
+  }
+});

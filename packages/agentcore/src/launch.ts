@@ -16,7 +16,7 @@ import { signalOf } from "./invoke.js";
 import { stopSession } from "./lifecycle.js";
 import { findByLaunchKey } from "./lookup.js";
 import { fromWorkingDirectory, MAX_LIFETIME_MS, type ResolvedOptions } from "./options.js";
-import { labelsFile, sessionName } from "./ownership.js";
+import { keyedSessionName, labelsFile, sessionName } from "./ownership.js";
 import { runScript } from "./run-script.js";
 
 /** What a launch sends: the Start request's fields, and the setup script. */
@@ -24,7 +24,8 @@ interface LaunchPlan {
   readonly name: string;
   readonly clientToken: string;
   readonly sessionTimeoutSeconds: number;
-  readonly setup: string;
+  /** The setup command; absent for a launch without labels or env whose name carries its launch key. */
+  readonly setup: string | undefined;
 }
 
 /**
@@ -33,7 +34,11 @@ interface LaunchPlan {
  * key (a repeat of the Start, by the SDK's retries or a caller retrying with
  * the same key, answers the same session) and `sessionTimeoutSeconds` from the
  * launch's lifetime (always sent; 1-28 800 s, refused otherwise before any
- * request). Then one `executeCommand` creates the workspace and the state
+ * request). A launch without labels or env is that one request: its name
+ * carries the launch key (`keyedSessionName`), which with the owner is all
+ * its labels, and the workspace is made by the first command or file call
+ * that needs it. Any other launch (or one whose key does not fit the name)
+ * then sends one `executeCommand` that creates the workspace and the state
  * directory and writes the labels file and the launch env there.
  *
  * The Start is not cancelled when the caller gives up (the call still rejects
@@ -75,11 +80,16 @@ export function launch(context: AgentCoreContext, spec?: LaunchSpec, op?: OpOpti
           },
         );
       }
+      const bare = Object.keys(valid.labels ?? {}).length === 0 && Object.keys(valid.env ?? {}).length === 0;
+      const keyed = bare ? keyedSessionName(options.owner, launchKey) : undefined;
       return {
-        name: sessionName(options.owner, valid.labels, launchKey),
+        name: keyed ?? sessionName(options.owner, valid.labels, launchKey),
         clientToken: createHash("sha256").update(`${options.owner}\n${launchKey}`).digest("hex"),
         sessionTimeoutSeconds: Math.max(1, Math.ceil(lifetimeMs / 1000)),
-        setup: setupScript(options, labelsFile(options.owner, valid.labels, launchKey), valid.env),
+        setup:
+          keyed === undefined
+            ? setupScript(options, labelsFile(options.owner, valid.labels, launchKey), valid.env)
+            : undefined,
       };
     },
     load: async () => ({ sdk: await context.sdk(), clients: await context.clients() }),
@@ -97,7 +107,7 @@ export function launch(context: AgentCoreContext, spec?: LaunchSpec, op?: OpOpti
     idOf: (started) => started.sessionId as string,
     setup: async (started, { plan, labels }, call) => {
       const sessionId = started.sessionId as string;
-      await runSetup(context, sessionId, plan.setup, call);
+      if (plan.setup !== undefined) await runSetup(context, sessionId, plan.setup, call);
       return {
         id: sessionId,
         provider: PROVIDER,
@@ -111,7 +121,7 @@ export function launch(context: AgentCoreContext, spec?: LaunchSpec, op?: OpOpti
 }
 
 /**
- * The launch's one command: the workspace and state directories, the labels
+ * The setup command of a launch with labels or env: the workspace and state directories, the labels
  * file, and (when the launch has an env) the env file as `export NAME='value'`
  * lines every command sources first, both mode 0600. `printf` is the shell's
  * builtin, so no argument-size limit applies.

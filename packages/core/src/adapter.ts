@@ -58,6 +58,8 @@ export {
 export { withLimit } from "./adapter/command-limit.js";
 export type { ConfirmGoneOptions, GoneVerdict } from "./adapter/confirm-gone.js";
 export { confirmGone } from "./adapter/confirm-gone.js";
+export type { DeletePaceSettings } from "./adapter/delete-pace.js";
+export { DeletePace } from "./adapter/delete-pace.js";
 export type { DestroyPrimitives } from "./adapter/destroy-verified.js";
 export { destroyVerified, VERIFY_MARGIN_MS } from "./adapter/destroy-verified.js";
 export type { ErrorMapper, ErrorMapperOptions, ErrorSite } from "./adapter/error-mapper.js";

@@ -1,5 +1,12 @@
 import type { SandportError } from "@sandport/core";
-import { AdapterContext, absentAs, type CallBudget, sandboxNotFound, whenAbsent } from "@sandport/core/adapter";
+import {
+  AdapterContext,
+  absentAs,
+  type CallBudget,
+  DeletePace,
+  sandboxNotFound,
+  whenAbsent,
+} from "@sandport/core/adapter";
 import { isNotFound, mapDaytonaError } from "./errors.js";
 import { PROVIDER, sandboxIdOf, validSandboxId } from "./handle.js";
 import { lowLevelApi } from "./internal/low-level-api.js";
@@ -24,6 +31,13 @@ const BOOTING = new Set([
   "restoring",
 ]);
 
+/**
+ * Before any delete was seen through, how long one is expected to take to
+ * show as not found: Daytona's `DELETE` answers with the sandbox still
+ * `destroying` (the SDK's `Sandbox.delete` waits for `destroyed` only when asked).
+ */
+const FIRST_DELETE_ESTIMATE_MS = 250;
+
 /** A deadline of `ms` milliseconds as whole seconds for the SDK's `timeout` arguments (at least 1: 0 means none). */
 export function seconds(ms: number): number {
   return Math.max(1, Math.ceil(ms / 1000));
@@ -45,6 +59,8 @@ export class DaytonaContext extends AdapterContext<
 > {
   #client: DaytonaClient | undefined;
   readonly #homes = new Map<string, Promise<string>>();
+  /** How long this runtime's deletes take to show: when a destroy first looks. */
+  readonly deletePace = new DeletePace({ initialMs: FIRST_DELETE_ESTIMATE_MS });
 
   constructor(options: ResolvedOptions, sdk?: DaytonaSdkSource, onBackgroundError?: (error: SandportError) => void) {
     super({

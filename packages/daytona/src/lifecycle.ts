@@ -28,7 +28,10 @@ const BROKEN = new Set(["error", "build_failed"]);
 
 /**
  * Destroys a sandbox and resolves once it is verified gone (`destroyVerified`):
- * `DELETE`, then `GET` until Daytona reports it not found or destroyed. A
+ * `DELETE`, then `GET` until Daytona reports it not found or destroyed.
+ * Daytona's `DELETE` answers while the sandbox is still `destroying`, so the
+ * first `GET` waits as long as this runtime's deletes have taken to show
+ * (`deletePace`, 250 ms before the first): one `GET` normally proves it gone. A
  * sandbox that is already absent counts as destroyed; one this runtime has
  * not seen is checked for our ownership label first (`FOREIGN_SANDBOX`
  * otherwise). When absence cannot be shown before the deadline, rejects
@@ -38,6 +41,7 @@ export function destroy(context: DaytonaContext, handle: unknown, op?: OpOptions
   return destroyVerified(context, handle, op, {
     timeoutMs: context.options.timeouts.destroyMs,
     remove: (sandboxId, budget) => deleteSandbox(context, sandboxId, budget),
+    pace: context.deletePace,
   });
 }
 

@@ -88,6 +88,23 @@ describe("KubernetesRuntime launches", { skip: kubernetesSkip }, async () => {
       assert.ok(emulator.requests.some((request) => request.method === "DELETE" && /sandboxclaims/.test(request.path)));
     });
 
+    for (const dataPlane of ["sandboxd", "pod-exec"] as const) {
+      test(`over ${dataPlane}, a destroy is one DELETE and one watch that ends at the claim's DELETED event`, async () => {
+        const planeRuntime = runtimeWith({ dataPlane });
+        const handle = await planeRuntime.launch();
+        const sandboxName = (await get(claimPath(handle.id)))?.status.sandbox.name as string;
+        emulator.resetRequests();
+        await planeRuntime.destroy(handle);
+        const claims = "/apis/extensions.agents.x-k8s.io/v1beta1/namespaces/:namespace/sandboxclaims";
+        const routes = emulator.requests.map((request) => request.route);
+        assert.deepEqual(routes, [`DELETE ${claims}/:name`, `GET ${claims}`], routes.join(", "));
+        assert.match(emulator.requests[1]?.path ?? "", /[?&]watch=true/);
+        assert.equal(await get(claimPath(handle.id)), undefined);
+        assert.equal(await get(sandboxPath(sandboxName)), undefined);
+        assert.equal(await get(`/api/v1/namespaces/${emulator.namespace}/pods/${sandboxName}`), undefined);
+      });
+    }
+
     test("stop suspends (the pod goes), start resumes; files under the workspace survive in the emulator", async () => {
       const handle = await runtime.launch();
       const sandboxName = (await get(claimPath(handle.id)))?.status.sandbox.name as string;

@@ -1,34 +1,58 @@
 import type { OpOptions } from "@sandport/core";
 import { absentAs, type CallBudget, destroyVerified, pause } from "@sandport/core/adapter";
+import { stillThereAfterDelete } from "./claim-gone.js";
 import type { KubernetesContext } from "./context.js";
 import { sandboxNameOf } from "./context.js";
 import { isNotFound } from "./errors.js";
 import { PROVIDER } from "./handle.js";
-import { conditionOf } from "./internal/sdk-types.js";
+import { conditionOf, type SandboxClaim } from "./internal/sdk-types.js";
 import { waitFor } from "./wait-for.js";
 
-/** Between two looks at a claim being deleted by a launch's cleanup. */
+/** Before looking again at a claim a launch's cleanup deleted, once a look ran out of time. */
 const STATUS_POLL_MS = 200;
 
 /**
  * Deletes the claim with foreground propagation and resolves once it is
  * verified gone (`destroyVerified`): the API server keeps a claim deleted
  * in the foreground (`foregroundDeletion` finalizer) until its sandbox and
- * that sandbox's pod are gone, so a `GET` of the claim answering 404 shows
- * all three are. A claim already absent counts as destroyed; one this
+ * that sandbox's pod are gone, so the claim's end shows all three are. The
+ * delete answers the claim as it stays (its `deletionTimestamp` and
+ * `resourceVersion`), and one watch of it from that version ends at its
+ * `DELETED` event (`stillThereAfterDelete`): one request, however long the
+ * pod takes to go. A claim already absent counts as destroyed; one this
  * runtime has not seen is checked for our owner first (`FOREIGN_SANDBOX`).
  */
 export function destroy(context: KubernetesContext, handle: unknown, op?: OpOptions): Promise<void> {
+  let answer: SandboxClaim | undefined;
+  let looked = false;
   return destroyVerified(context, handle, op, {
     timeoutMs: context.options.timeouts.destroyMs,
-    remove: (claimName, budget) => deleteClaim(context, claimName, budget),
+    remove: (claimName, budget) =>
+      deleteClaim(context, claimName, budget, (claim) => {
+        answer = claim;
+      }),
+    exists: (claimName, budget) => {
+      // The delete's answer starts the first look only: a later one reads the claim again first.
+      const from = looked ? undefined : answer;
+      looked = true;
+      return stillThereAfterDelete(context, claimName, from, budget);
+    },
   });
 }
 
-/** One foreground `DELETE` of a claim known to be ours; resolves whether it was there. */
-export async function deleteClaim(context: KubernetesContext, claimName: string, budget: CallBudget): Promise<boolean> {
+/**
+ * One foreground `DELETE` of a claim known to be ours; resolves whether it
+ * was there, and hands its answer (the claim as the API server has it after
+ * the call) to `answered`.
+ */
+export async function deleteClaim(
+  context: KubernetesContext,
+  claimName: string,
+  budget: CallBudget,
+  answered?: (claim: SandboxClaim) => void,
+): Promise<boolean> {
   try {
-    await context.api.deleteClaim(claimName, "Foreground", budget);
+    answered?.((await context.api.deleteClaim(claimName, "Foreground", budget)) as SandboxClaim);
     return true;
   } catch (error) {
     if (isNotFound(error)) return false;
@@ -40,17 +64,22 @@ export async function deleteClaim(context: KubernetesContext, claimName: string,
 
 /**
  * Deletes a claim in the foreground and waits, within `budget`, until the
- * API server no longer has it (so its sandbox and pod are gone too): the
- * background cleanup of a launch that failed after its claim was made.
+ * API server no longer has it (so its sandbox and pod are gone too), by the
+ * same watch as `destroy`: the background cleanup of a launch that failed
+ * after its claim was made.
  */
 export async function deleteClaimAndWait(
   context: KubernetesContext,
   claimName: string,
   budget: CallBudget,
 ): Promise<boolean> {
-  const was = await deleteClaim(context, claimName, budget);
+  let answer: SandboxClaim | undefined;
+  const was = await deleteClaim(context, claimName, budget, (claim) => {
+    answer = claim;
+  });
   const signal = AbortSignal.timeout(Math.max(1, budget.remainingMs()));
-  while ((await context.describe(claimName, "background cleanup", budget)) !== undefined) {
+  while (was && (await stillThereAfterDelete(context, claimName, answer, budget))) {
+    answer = undefined;
     await pause(STATUS_POLL_MS, signal);
   }
   return was;

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { SandportError } from "../errors/sandport-error.js";
 import type { CallBudget } from "./adapter-context.js";
+import { DeletePace } from "./delete-pace.js";
 import { destroyVerified, VERIFY_MARGIN_MS } from "./destroy-verified.js";
 import { FakeContext } from "./fake-context.js";
 
@@ -94,5 +95,62 @@ describe("destroyVerified", () => {
     const { exists: _gone, ...clean } = primitives(context);
     await destroyVerified(context, { id: "b" }, undefined, clean);
     assert.equal(context.known.isOwned("b"), false);
+  });
+
+  test("with a pace, the first look waits its estimate, and a delete that took longer teaches it", async () => {
+    const context = new FakeContext();
+    const pace = new DeletePace({ initialMs: 100 });
+    // A delete the provider accepts at once and finishes `goneAfterMs` later; each look is timed.
+    const slowDelete = (sandboxId: string, goneAfterMs: number) => {
+      context.add(sandboxId);
+      context.remember(sandboxId);
+      const looks: number[] = [];
+      let accepted = 0;
+      const vendor = {
+        timeoutMs: 5_000,
+        pace,
+        remove: async () => {
+          accepted = Date.now();
+          setTimeout(() => context.sandboxes.delete(sandboxId), goneAfterMs);
+          return true;
+        },
+        exists: async () => {
+          looks.push(Date.now() - accepted);
+          return context.sandboxes.has(sandboxId);
+        },
+      };
+      return { looks, run: () => destroyVerified(context, { id: sandboxId }, undefined, vendor) };
+    };
+    const quick = slowDelete("quick", 20);
+    await quick.run();
+    assert.equal(quick.looks.length, 1, "gone by the first look");
+    assert.ok((quick.looks[0] ?? 0) >= 90, `the first look waited the estimate, not 0 (${quick.looks[0]} ms)`);
+    const slow = slowDelete("slow", 400);
+    await slow.run();
+    assert.ok(slow.looks.length > 1, "a delete slower than the estimate is looked at until it is gone");
+    assert.ok(pace.firstLookMs() >= 400, `the estimate grew to what was seen (${pace.firstLookMs()} ms)`);
+    const next = slowDelete("next", 300);
+    await next.run();
+    assert.equal(next.looks.length, 1, "the next delete of that pace needs one look");
+  });
+
+  test("a pace's first look stays within half the verification window", async () => {
+    const context = new FakeContext();
+    context.add("a");
+    context.remember("a");
+    const looks: number[] = [];
+    const started = Date.now();
+    const vendor = {
+      ...primitives(context, true),
+      pace: new DeletePace({ initialMs: 5_000 }),
+      exists: async (sandboxId: string) => {
+        looks.push(Date.now() - started);
+        return context.sandboxes.has(sandboxId);
+      },
+    };
+    const error = await destroyVerified(context, { id: "a" }, { timeoutMs: 1_000 }, vendor).catch((e: unknown) => e);
+    assert.ok(SandportError.hasCode(error, "DESTROY_UNVERIFIED"));
+    assert.ok(looks.length >= 1, "a look was made before the deadline");
+    assert.ok((looks[0] ?? Infinity) < 1_000 - VERIFY_MARGIN_MS);
   });
 });

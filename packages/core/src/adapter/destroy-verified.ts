@@ -1,6 +1,7 @@
 import type { OpOptions } from "../port/op-options.js";
 import type { AdapterContext, CallBudget, ContextOptions } from "./adapter-context.js";
-import { confirmGone } from "./confirm-gone.js";
+import { CONFIRM_GONE_DELAYS_MS, confirmGone } from "./confirm-gone.js";
+import type { DeletePace } from "./delete-pace.js";
 import { destroyUnverified } from "./sandbox-errors.js";
 
 /**
@@ -24,13 +25,20 @@ export interface DestroyPrimitives {
    * Absent: the context's `describe` answered something.
    */
   readonly exists?: (sandboxId: string, budget: CallBudget) => Promise<boolean>;
+  /**
+   * For a provider whose delete answers before the sandbox is gone: the first
+   * look waits the pace's estimate (at most half the verification window),
+   * and what the looks found teaches it. Absent: the first look is at once.
+   */
+  readonly pace?: DeletePace;
 }
 
 /**
  * `destroy` of every adapter: the handle checked; a sandbox this runtime has
  * not seen checked for our marker first (`FOREIGN_SANDBOX`; absent counts as
  * destroyed); the delete; then `confirmGone` until the call's deadline less
- * {@link VERIFY_MARGIN_MS}; forgotten once gone. When absence cannot be shown
+ * {@link VERIFY_MARGIN_MS} (its first look after the `pace`'s wait, when
+ * given); forgotten once gone. When absence cannot be shown
  * in time, rejects `DESTROY_UNVERIFIED` (retryable) saying why.
  */
 export function destroyVerified(
@@ -51,15 +59,30 @@ export function destroyVerified(
     const found = await primitives.remove(sandboxId, call);
     context.forget(sandboxId, { keepOwnership: found });
     if (!found) return;
-    const until = Date.now() + call.remainingMs() - VERIFY_MARGIN_MS;
-    const verdict = await confirmGone(() => lookUntil(until, call.signal, (look) => exists(sandboxId, look)), {
-      until,
-      signal: call.signal,
-    });
-    if (verdict.gone) return context.forget(sandboxId);
+    const accepted = Date.now();
+    const until = accepted + call.remainingMs() - VERIFY_MARGIN_MS;
+    const { pace } = primitives;
+    let looks = 0;
+    const verdict = await confirmGone(
+      () => {
+        looks += 1;
+        return lookUntil(until, call.signal, (look) => exists(sandboxId, look));
+      },
+      { until, signal: call.signal, ...(pace ? { delaysMs: pacedDelays(pace, until - accepted) } : {}) },
+    );
+    if (verdict.gone) {
+      pace?.observe(Date.now() - accepted, looks === 1);
+      return context.forget(sandboxId);
+    }
     const why = verdict.reason === "still-present" ? "it was still listed after the delete" : "the check failed";
     throw destroyUnverified(context.provider, sandboxId, why, verdict.last);
   });
+}
+
+/** The waits before each look: the pace's first (within half the window), then the usual backoff. */
+function pacedDelays(pace: DeletePace, windowMs: number): readonly number[] {
+  const first = Math.max(0, Math.min(pace.firstLookMs(), Math.floor(windowMs / 2)));
+  return [first, ...CONFIRM_GONE_DELAYS_MS.slice(1)];
 }
 
 /**
