@@ -34,7 +34,6 @@ await benchProvider({
     },
   ],
   notes: [
-    "launch  +1  createFolder makes the workspace directory (a command in it needs it as its working directory)",
     "reads   ±0  one command resolves the path, refuses one that leaves the workspace through a symlink, and prints the file (base64, up to 256 KiB)",
     "destroy +2-3  GETs after the DELETE until the sandbox is gone (verified cleanup); the first ones find it destroying",
   ],

@@ -35,7 +35,6 @@ await benchProvider({
     },
   ],
   notes: [
-    "launch  +1  MakeDir creates the workspace directory (a command in it needs it as its working directory)",
     "reads   ±0  one command resolves the path, refuses one that leaves the workspace through a symlink, and prints the file (base64, up to 256 KiB)",
     "destroy +1  a GET after the DELETE proves the sandbox is gone (verified cleanup)",
   ],

@@ -31,7 +31,6 @@ await benchProvider({
     },
   ],
   notes: [
-    "launch  +1  mkdir creates the workspace directory (a command in it needs it as its working directory)",
     "reads   ±0  one command resolves the path, refuses one that leaves the workspace through a symlink, and prints the file (base64, up to 256 KiB)",
     "destroy +1  a listing after the delete proves the sandbox is gone (verified cleanup)",
   ],

@@ -1,11 +1,5 @@
 import { isMissingCwdExit, SandportError } from "@sandport/core";
-import {
-  type CommandRunOptions,
-  execCommands,
-  lostOutput,
-  missingCwd,
-  runCommandToEnd,
-} from "@sandport/core/adapter";
+import { type CommandRunOptions, execCommands, lostOutput, missingCwd, runCommandToEnd } from "@sandport/core/adapter";
 import { type CommandPlan, planCommand } from "./command-plan.js";
 import type { DaytonaContext } from "./context.js";
 import { PROVIDER } from "./handle.js";
@@ -36,7 +30,10 @@ export const { exec, execStream } = execCommands<DaytonaContext, CommandPlan, Da
         emit,
       });
     }
-    const result = await runCommandToEnd(executeCommandRun(instance, sandboxId, plan, call), engineOptions(plan, signal));
+    const result = await runCommandToEnd(
+      executeCommandRun(instance, sandboxId, plan, call),
+      engineOptions(plan, signal),
+    );
     // A workspace root its script could neither find nor make (`startInWorkspace`): nothing ran.
     if (plan.processCwd !== plan.cwd && isMissingCwdExit(result.exitCode, result.stdout)) {
       throw missingCwd(PROVIDER, plan.cwd, { sandboxId, reason: "the command could not make it" });

@@ -16,10 +16,12 @@ const routes = () => emulator.requests.map((request) => request.route);
 /** Prints where it runs and how many entries are there. */
 const atRoot = 'test -w . && printf "%s\\n%s\\n" "$PWD" "$(ls -A | wc -l)"';
 /** The home directory as the sandbox's commands see it. */
-const homeOf = async (handle: DaytonaHandle) => (await runtime.exec(handle, { argv: ["pwd"], cwd: HOME })).stdout.trim();
+const homeOf = async (handle: DaytonaHandle) =>
+  (await runtime.exec(handle, { argv: ["pwd"], cwd: HOME })).stdout.trim();
 /** Whether the workspace is a directory in the sandbox's home. */
 const madeInHome = async (handle: DaytonaHandle) =>
-  (await runtime.exec(handle, { argv: ["test", "-d", `${await homeOf(handle)}/workspace`], cwd: "/tmp" })).exitCode === 0;
+  (await runtime.exec(handle, { argv: ["test", "-d", `${await homeOf(handle)}/workspace`], cwd: "/tmp" })).exitCode ===
+  0;
 
 describe("a launch sends the create alone; the workspace is made by its first use", () => {
   test("one request; the first command, run in the workspace, finds it (one execute, nothing before it)", async () => {

@@ -89,10 +89,11 @@ export class SessionRecords {
 
   /** Frees a claimed session whose start ran nothing, for the next start. Best effort. */
   async release(call: OperationCall): Promise<void> {
-    const directory = posix.relative(this.#options.workspaceRoot, `${this.#options.sessionDirectory}/${this.#sessionId}`);
-    await runScript(this.#sandbox, ["rm", "-rf", "--", directory], this.#options, call).catch(
-      () => undefined,
+    const directory = posix.relative(
+      this.#options.workspaceRoot,
+      `${this.#options.sessionDirectory}/${this.#sessionId}`,
     );
+    await runScript(this.#sandbox, ["rm", "-rf", "--", directory], this.#options, call).catch(() => undefined);
   }
 
   /** What was recorded for command `cmdId` of the session; `undefined` when the record names another. */
