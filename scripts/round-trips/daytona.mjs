@@ -34,6 +34,7 @@ await benchProvider({
     },
   ],
   notes: [
+    "launch  ±0  no createFolder: exec in the workspace starts in /home/daytona and makes and enters ./workspace in its own script (a session from $HOME), as do the adapter's scripts",
     "reads   ±0  one command resolves the path, refuses one that leaves the workspace through a symlink, and prints the file (base64, up to 256 KiB)",
     "destroy +2-3  GETs after the DELETE until the sandbox is gone (verified cleanup); the first ones find it destroying",
   ],
