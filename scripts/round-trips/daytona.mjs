@@ -34,7 +34,7 @@ await benchProvider({
     },
   ],
   notes: [
-    "launch  +1  createFolder makes the workspace directory (a command in it needs it as its working directory)",
+    "launch  ±0  no createFolder: exec in the workspace starts in /home/daytona and makes and enters ./workspace in its own script (a session from $HOME), as do the adapter's scripts",
     "reads   ±0  one command resolves the path, refuses one that leaves the workspace through a symlink, and prints the file (base64, up to 256 KiB)",
     "destroy +1  one GET after the DELETE proves the sandbox gone (verified cleanup): the DELETE answers while it is destroying,",
     "            so the GET waits as long as this runtime's deletes have taken (250 ms before the first); a slower delete gets more GETs",

@@ -35,7 +35,7 @@ await benchProvider({
     },
   ],
   notes: [
-    "launch  +1  MakeDir creates the workspace directory (a command in it needs it as its working directory)",
+    "launch  ±0  no MakeDir: a command in the workspace starts in the user's home and makes and enters ./workspace in its own script, as do the adapter's scripts",
     "reads   ±0  one command resolves the path, refuses one that leaves the workspace through a symlink, and prints the file (base64, up to 256 KiB)",
     "destroy +1  a GET after the DELETE proves the sandbox is gone (verified cleanup)",
   ],

@@ -31,7 +31,7 @@ await benchProvider({
     },
   ],
   notes: [
-    "launch  +1  mkdir creates the workspace directory (a command in it needs it as its working directory)",
+    "launch  ±0  no mkdir: a command in the workspace starts in the home directory and makes and enters ./workspace in its own sh, as do the adapter's scripts",
     "reads   ±0  one command resolves the path, refuses one that leaves the workspace through a symlink, and prints the file (base64, up to 256 KiB)",
     "destroy +1  a listing after the delete proves the sandbox is gone (verified cleanup)",
   ],

@@ -160,6 +160,8 @@ export { SpawnedProcess, spawnCommand, spawnCommands } from "./adapter/spawned-p
 export type { CommandDefaultOptions, PlannedCommand, ValidCommand } from "./adapter/valid-command.js";
 export { validCommand } from "./adapter/valid-command.js";
 export { whenAbsent } from "./adapter/when-absent.js";
+export type { WorkspaceEntry } from "./adapter/workspace-entry.js";
+export { workspaceEntry } from "./adapter/workspace-entry.js";
 export type { AsyncOutputCapInput, RunRecord } from "./shell/async-output-cap.js";
 export { asyncOutputCapScript, OUTPUT_CAP_EXIT, parseRunRecord } from "./shell/async-output-cap.js";
 export type { AsyncScriptInput, ExitRecord, SessionFiles, StartRecord } from "./shell/async-script.js";

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { ExecRequest, RetryOptions } from "@sandport/core";
+import { type ExecRequest, enterCwdScript, type RetryOptions } from "@sandport/core";
 import {
   assertCommandFits,
   type CallBudget,
@@ -7,13 +7,14 @@ import {
   planStdin,
   type StdinPlan,
   validCommand,
+  workspaceEntry,
 } from "@sandport/core/adapter";
 import { cappedScript, daemonCommand, requestCommand } from "./command-scripts.js";
 import { seconds } from "./context.js";
 import { daytonaRetryAfterMs, wasRefused } from "./errors.js";
 import { PROVIDER } from "./handle.js";
 import type { DaytonaSandbox } from "./internal/sdk-types.js";
-import type { ResolvedOptions } from "./options.js";
+import { DAYTONA_HOME, type ResolvedOptions } from "./options.js";
 
 /** Largest stdin embedded in a command (base64); more is uploaded first. Leaves room for the command's own encoding. */
 export const EMBEDDED_STDIN_BYTES = 32 * 1024;
@@ -45,6 +46,12 @@ export interface CommandPlan extends PlannedCommand {
    * the command (an `exec` for a subshell), stdin arranged.
    */
   readonly command: string;
+  /**
+   * Where `executeCommand` starts it (`exec`): `cwd`, but for the workspace
+   * root, which a launch does not make: it then starts in home, and `command`
+   * makes the workspace (when missing) and enters it first ({@link startInWorkspace}).
+   */
+  readonly processCwd: string;
   /** Stdin too large to embed, staged before the start (the command opens and deletes it). */
   readonly stdinUpload?: StdinPlan["upload"];
   /** A session command that reads its stdin from the session's input (`spawn`). */
@@ -78,18 +85,41 @@ export function planCommand(
           name: randomUUID(),
           embedLimitBytes: EMBEDDED_STDIN_BYTES,
         });
+  // A session's own script makes and enters the workspace root (`sessionScript`); `executeCommand`'s, here.
   let command = stdin.command;
+  let processCwd = common.cwd;
   if (kind === "exec") {
-    command = daemonCommand(cappedScript(command, common.maxOutputBytes));
+    const started = startInWorkspace(options, common.cwd, stdin.command);
+    command = daemonCommand(cappedScript(started.command, common.maxOutputBytes));
+    processCwd = started.processCwd;
     assertCommandFits(command, PROVIDER);
   }
   return {
     command,
     ...common,
+    processCwd,
     interactive,
     ...(stdin.upload ? { stdinUpload: stdin.upload } : {}),
     ...(interactive && valid.stdin !== undefined ? { firstWrite: valid.stdin } : {}),
   };
+}
+
+/**
+ * A command as `executeCommand` or a terminal starts it in `cwd`: as it is,
+ * but in the workspace root, which a launch does not make, it starts in the
+ * sandbox user's home and first makes (when missing) and enters the workspace
+ * by its path from there (`workspaceEntry`, `enterCwdScript`). When it can do
+ * neither it exits `MISSING_CWD_EXIT` running nothing, the line saying so on
+ * its stdout (`exec`'s wrapper keeps only that), where `exec` reads it.
+ */
+export function startInWorkspace(
+  options: Pick<ResolvedOptions, "workspaceRoot">,
+  cwd: string,
+  command: string,
+): { readonly command: string; readonly processCwd: string } {
+  if (cwd !== options.workspaceRoot) return { command, processCwd: cwd };
+  const { start, path } = workspaceEntry(DAYTONA_HOME, cwd);
+  return { command: `${enterCwdScript(path, path)} 2>&1 && ${command}`, processCwd: start };
 }
 
 /** Uploads a plan's large stdin, if it has one (one request). */

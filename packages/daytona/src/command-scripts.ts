@@ -56,6 +56,8 @@ export interface SessionScriptParts {
   readonly home: string;
   /** Absolute working directory. */
   readonly cwd: string;
+  /** The workspace root: a `cwd` that is it is made first when missing (a launch does not make it). */
+  readonly workspace?: string;
   /** Environment of the command, the exec marker included. */
   readonly env: Readonly<Record<string, string>>;
   /** The exec marker of the command and its descendants, for the watchdog's sweep. */
@@ -100,7 +102,8 @@ export function sessionScript(parts: SessionScriptParts): string {
   const directory = outside
     ? quoteShellArg(parts.cwd)
     : `"$HOME"${fromHome === "" ? "" : `/${quoteShellArg(fromHome)}`}`;
-  const lines = ["exec 2>&1", `cd -- ${directory} || exit 1`];
+  const make = parts.cwd === parts.workspace ? `{ [ -d ${directory} ] || mkdir -p -- ${directory}; }; ` : "";
+  const lines = ["exec 2>&1", `${make}cd -- ${directory} || exit 1`];
   if (parts.claim !== undefined) {
     const claim = relative(parts.claim);
     const discard = parts.staged === undefined ? "" : `rm -f -- ${relative(parts.staged)}; `;

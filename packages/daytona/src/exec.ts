@@ -1,5 +1,5 @@
-import { SandportError } from "@sandport/core";
-import { type CommandRunOptions, execCommands, lostOutput, runCommandToEnd } from "@sandport/core/adapter";
+import { isMissingCwdExit, SandportError } from "@sandport/core";
+import { type CommandRunOptions, execCommands, lostOutput, missingCwd, runCommandToEnd } from "@sandport/core/adapter";
 import { type CommandPlan, planCommand } from "./command-plan.js";
 import type { DaytonaContext } from "./context.js";
 import { PROVIDER } from "./handle.js";
@@ -17,17 +17,29 @@ import { executeCommandRun } from "./vendor-command.js";
  * (`timedOut`) and the output cap (`truncated`) are results; a timeout, an
  * abort, a deadline or the consumer leaving the loop kills the command and its
  * descendants by their marker. The call's deadline is the run budget plus `execGraceMs`.
+ * An `exec` in the workspace root that could not make it (a launch does not)
+ * ran nothing: `NOT_FOUND` naming the workspace (`missingCwd`).
  */
 export const { exec, execStream } = execCommands<DaytonaContext, CommandPlan, DaytonaSandbox>({
   plan: (context, request, operation) =>
     planCommand(context.options, request, operation === "exec" ? "exec" : "session"),
-  run: (context, plan, { operation, sandboxId, instance, call, signal, emit }) =>
-    operation === "exec"
-      ? runCommandToEnd(executeCommandRun(instance, sandboxId, plan, call), engineOptions(plan, signal))
-      : runCommandToEnd(sessionRun(context, instance, sandboxId, plan, call).command, {
-          ...engineOptions(plan, signal),
-          emit,
-        }),
+  run: async (context, plan, { operation, sandboxId, instance, call, signal, emit }) => {
+    if (operation !== "exec") {
+      return runCommandToEnd(sessionRun(context, instance, sandboxId, plan, call).command, {
+        ...engineOptions(plan, signal),
+        emit,
+      });
+    }
+    const result = await runCommandToEnd(
+      executeCommandRun(instance, sandboxId, plan, call),
+      engineOptions(plan, signal),
+    );
+    // A workspace root its script could neither find nor make (`startInWorkspace`): nothing ran.
+    if (plan.processCwd !== plan.cwd && isMissingCwdExit(result.exitCode, result.stdout)) {
+      throw missingCwd(PROVIDER, plan.cwd, { sandboxId, reason: "the command could not make it" });
+    }
+    return result;
+  },
 });
 
 /** The engine's options for a plan; a broken stream that Daytona's own error already names is passed on as it is. */

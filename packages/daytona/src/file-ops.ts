@@ -11,7 +11,7 @@ import {
 import type { PathRule } from "@sandport/core/adapter";
 import type { DaytonaContext } from "./context.js";
 import { PROVIDER } from "./handle.js";
-import { runScript } from "./run-script.js";
+import { runInWorkspace } from "./run-script.js";
 
 /**
  * `listDir`, `stat`, `mkdir` and `remove`, each one command run in the
@@ -96,7 +96,8 @@ async function onPath(
   ].join("\n");
   const where = { operation, path: `${root}/${relative}`.replace(/\/$/, "") };
   return context.onInstance(handle, op, where, context.options.timeouts.fileMs, async (sandbox, call, sandboxId) => {
-    const result = await runScript(sandbox, script, root, call, { operation, sandboxId });
+    // The workspace is made first when nothing has made it yet (a launch does not): a fresh one lists empty.
+    const result = await runInWorkspace(sandbox, script, root, call, { operation, sandboxId });
     if (result.exitCode === 0) return { relative, output: result.output };
     const shown = JSON.stringify(relative);
     const refusal = REFUSALS.get(result.exitCode);

@@ -2,11 +2,11 @@ import { toSandboxPath } from "@sandport/core";
 import { guardedFiles, INLINE_READ_BYTES, type WorkspaceRunner } from "@sandport/core/adapter";
 import { type DaytonaContext, seconds } from "./context.js";
 import type { DaytonaSandbox } from "./internal/sdk-types.js";
-import { repeatable, runScript } from "./run-script.js";
+import { repeatable, runInWorkspace } from "./run-script.js";
 
 /**
- * How the symlink guard runs: one `executeCommand` in the workspace (its
- * stdout and stderr come back merged). Daytona's file API follows symlinks,
+ * How the symlink guard runs: one `executeCommand` in the workspace (made
+ * first when missing; its stdout and stderr come back merged). Daytona's file API follows symlinks,
  * so every file call outside a pristine sandbox first resolves its paths.
  */
 const inWorkspace: WorkspaceRunner<DaytonaContext, DaytonaSandbox> = async (
@@ -15,7 +15,7 @@ const inWorkspace: WorkspaceRunner<DaytonaContext, DaytonaSandbox> = async (
   { sandboxId, instance, call },
 ) => {
   const site = { operation: "workspace script", sandboxId };
-  const { exitCode, output } = await runScript(instance, script, context.options.workspaceRoot, call, site);
+  const { exitCode, output } = await runInWorkspace(instance, script, context.options.workspaceRoot, call, site);
   return { exitCode, stdout: output, stderr: output };
 };
 

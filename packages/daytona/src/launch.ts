@@ -1,15 +1,13 @@
 import { type LaunchSpec, type OpOptions, retry } from "@sandport/core";
-import { type CallBudget, type LaunchRecipe, launchWithReclaim } from "@sandport/core/adapter";
+import { type LaunchRecipe, launchWithReclaim } from "@sandport/core/adapter";
 import { daytonaCapabilities } from "./capabilities.js";
 import { refusedOnly } from "./command-plan.js";
 import { type DaytonaContext, seconds } from "./context.js";
 import { type DaytonaHandle, handleFromSandbox } from "./handle.js";
-import type { DaytonaSandbox } from "./internal/sdk-types.js";
 import { createBody, createParams, type LaunchPlan, planLaunch } from "./launch-plan.js";
 import { deleteSandbox } from "./lifecycle.js";
 import { findByLaunchKey } from "./lookup.js";
 import { refuseDroppedDomainList } from "./network-plan.js";
-import { repeatable } from "./run-script.js";
 import { assertSnapshotExists } from "./snapshots.js";
 
 /**
@@ -21,7 +19,10 @@ import { assertSnapshotExists } from "./snapshots.js";
  * Daytona refused with 429 or 503 is sent again), carrying
  * the ownership label, the launch key and the caller's labels, with explicit
  * lifecycle intervals, env, network (an allow list as `networkAllowList` and
- * `domainAllowList`) and volumes; then creates the workspace. A sandbox that
+ * `domainAllowList`) and volumes. The create is the launch's only request: the
+ * workspace is made by its first use, within that call's own request (a
+ * command run in it, a file operation or the symlink check of a file call, a
+ * file written there). A sandbox that
  * does not report the `domainAllowList` it was asked for (an SDK older than
  * 0.216 drops it) is deleted and the launch refused `UNSUPPORTED`.
  *
@@ -45,9 +46,8 @@ export function launch(context: DaytonaContext, spec?: LaunchSpec, op?: OpOption
       return retry(() => client.create(params, { timeout: seconds(call.remainingMs()) }), refusedOnly(call.signal));
     },
     idOf: (sandbox) => sandbox.id,
-    setup: async (sandbox, { labels, plan }, call) => {
+    setup: async (sandbox, { labels, plan }) => {
       refuseDroppedDomainList(plan.network.domainAllowList, (sandbox as { domainAllowList?: unknown }).domainAllowList);
-      await prepareWorkspace(context, sandbox, call);
       context.remember(sandbox.id, sandbox);
       const { cpu, memory, disk } = sandbox;
       return handleFromSandbox({ id: sandbox.id, labels, createdAt: sandbox.createdAt, cpu, memory, disk });
@@ -58,9 +58,9 @@ export function launch(context: DaytonaContext, spec?: LaunchSpec, op?: OpOption
 /**
  * Creates a sandbox like {@link launch}, but resolves as soon as Daytona has
  * accepted it (one `POST /api/sandbox` through the low-level API, which does
- * not wait): the sandbox may still be booting or building, and its workspace
- * does not exist yet. `DaytonaRuntime.ready(handle)` waits until it is
- * started and creates the workspace; call it before using the sandbox.
+ * not wait): the sandbox may still be booting or building.
+ * `DaytonaRuntime.ready(handle)` waits until it is started; call it before
+ * using the sandbox.
  */
 export function launchDetached(context: DaytonaContext, spec?: LaunchSpec, op?: OpOptions): Promise<DaytonaHandle> {
   return launchWithReclaim(context, spec, op, {
@@ -87,18 +87,14 @@ export function launchDetached(context: DaytonaContext, spec?: LaunchSpec, op?: 
   });
 }
 
-/** Waits until a sandbox is started (a detached launch, or one still booting) and creates its workspace. */
+/**
+ * Waits until a sandbox is started (a detached launch, or one still booting).
+ * Its workspace is made by its first use, as after any launch.
+ */
 export function ready(context: DaytonaContext, handle: unknown, op?: OpOptions): Promise<void> {
   return context.onHandle(handle, op, "ready", context.options.timeouts.launchMs, async (sandboxId, call) => {
-    const sandbox = await context.instance(sandboxId, "ready", call);
-    await prepareWorkspace(context, sandbox, call);
+    await context.instance(sandboxId, "ready", call);
   });
-}
-
-/** Creates the workspace directory (`createFolder` makes parents and succeeds when it exists). */
-async function prepareWorkspace(context: DaytonaContext, sandbox: DaytonaSandbox, timing: CallBudget): Promise<void> {
-  const site = { operation: "launch", sandboxId: sandbox.id, path: context.options.workspaceRoot };
-  await repeatable(timing, site, () => sandbox.fs.createFolder(context.options.workspaceRoot, "755"));
 }
 
 /** What both launches share: the plan of a spec (Daytona's refusals), and the delete and search of their cleanup. */

@@ -122,10 +122,18 @@ export interface ResolvedOptions extends ResolvedRemote<typeof DAYTONA_DEFAULTS>
 
 /**
  * Default per-call deadlines, used when a call's `OpOptions.timeoutMs` is
- * absent. `launchMs` covers the create (an image build included) and the
- * workspace directory; `lifecycleMs` covers `stop`, `start` and `recreate`, a replacement included.
+ * absent. `launchMs` covers the create (an image build included; the
+ * workspace is made by its first use); `lifecycleMs` covers `stop`, `start` and `recreate`, a replacement included.
  */
 export const DEFAULT_DAYTONA_TIMEOUTS: OperationTimeouts = remoteTimeouts({ launchMs: 180_000, lifecycleMs: 240_000 });
+
+/**
+ * The home of Daytona's sandbox user `daytona`: `executeCommand` and a
+ * terminal start a command in the workspace root here, and its script makes
+ * (when missing) and enters the workspace by its path from here
+ * (`workspaceEntry`). Session commands find their way from `$HOME` instead.
+ */
+export const DAYTONA_HOME = "/home/daytona";
 
 /** The defaults of the remote options Daytona shares. */
 const DAYTONA_DEFAULTS = {

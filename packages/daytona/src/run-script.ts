@@ -1,9 +1,23 @@
-import { EXEC_MARKER_ENV, type RetryPolicy, retry, SandportError } from "@sandport/core";
-import { type CallBudget, createCallBudget, KILL_DEADLINE_MS, markerSweepScript } from "@sandport/core/adapter";
+import {
+  EXEC_MARKER_ENV,
+  enterWorkspaceScript,
+  quoteShellArg,
+  type RetryPolicy,
+  retry,
+  SandportError,
+} from "@sandport/core";
+import {
+  type CallBudget,
+  createCallBudget,
+  KILL_DEADLINE_MS,
+  markerSweepScript,
+  workspaceEntry,
+} from "@sandport/core/adapter";
 import { daemonCommand } from "./command-scripts.js";
 import { seconds } from "./context.js";
 import { mapDaytonaError } from "./errors.js";
 import type { DaytonaSandbox } from "./internal/sdk-types.js";
+import { DAYTONA_HOME } from "./options.js";
 
 /** Retries of a request that is safe to repeat: a read, an upload of the same bytes, one of the runtime's own scripts. */
 const REPEAT_RETRY = { maxAttempts: 3, initialDelayMs: 200, maxDelayMs: 2_000 } as const;
@@ -66,6 +80,26 @@ export function runScript(
     const response = await sandbox.process.executeCommand(command, cwd, undefined, seconds(timing.remainingMs()));
     return { exitCode: response.exitCode, output: response.result ?? "" };
   });
+}
+
+/**
+ * Runs one of the runtime's own scripts in the workspace root ({@link runScript}):
+ * it starts in the sandbox user's home, makes the workspace when missing (a
+ * launch does not make it) by its path from there (`workspaceEntry`) and
+ * enters it first, and exits 1 running nothing more when it can do neither,
+ * saying so in its output.
+ */
+export function runInWorkspace(
+  sandbox: DaytonaSandbox,
+  script: string,
+  workspace: string,
+  timing: CallBudget,
+  site: RequestSite,
+): Promise<ScriptResult> {
+  const { start, path } = workspaceEntry(DAYTONA_HOME, workspace);
+  const failed = quoteShellArg(`sandport: the workspace root ${workspace} could not be made or entered`);
+  const enter = `${enterWorkspaceScript(path)} || { echo ${failed}; exit 1; }`;
+  return runScript(sandbox, `${enter}\n${script}`, start, timing, site);
 }
 
 /**

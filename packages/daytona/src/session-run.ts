@@ -169,6 +169,7 @@ export async function sendToSession(
     sessionScript({
       home,
       cwd: plan.cwd,
+      workspace: context.options.workspaceRoot,
       env: plan.env,
       marker: plan.marker,
       command: plan.command,

@@ -8,7 +8,7 @@ import {
   validateTerminalRequest,
 } from "@sandport/core";
 import { processExited, ShellTerminal, shellTerminalPlan } from "@sandport/core/adapter";
-import { planCommand } from "./command-plan.js";
+import { planCommand, startInWorkspace } from "./command-plan.js";
 import type { DaytonaContext } from "./context.js";
 import { PROVIDER } from "./handle.js";
 import type { DaytonaPtyHandle } from "./internal/sdk-types.js";
@@ -47,7 +47,9 @@ export async function openTerminal(
   // The command part as spawn sees it: the plan validates and resolves it (cwd, env, limits).
   const { cols: _cols, rows: _rows, ...command } = request;
   const plan = planCommand(context.options, command, "interactive");
-  const shell = shellTerminalPlan(plan.command, { reportPid: true });
+  // In the workspace root, the pty starts in home and the typed line makes and enters the workspace first.
+  const start = startInWorkspace(context.options, plan.cwd, plan.command);
+  const shell = shellTerminalPlan(start.command, { reportPid: true });
   return context.onInstance(handle, op, "openTerminal", timeouts.lookupMs, async (sandbox, call) => {
     const home = await context.homeOf(sandbox);
     if (plan.cwd !== home && plan.cwd !== workspaceRoot) await checkCwd(sandbox, plan, call);
@@ -91,7 +93,7 @@ export async function openTerminal(
     try {
       const created = await sandbox.process.createPty({
         id: sessionId,
-        cwd: plan.cwd,
+        cwd: start.processCwd,
         envs: { TERM: "xterm-256color", ...plan.env, ...shell.env },
         cols: size.cols,
         rows: size.rows,

@@ -31,7 +31,7 @@ export function executeCommandRun(
       const started = performance.now();
       const timeoutSeconds = seconds(plan.timeoutMs);
       const answer = retry(
-        () => sandbox.process.executeCommand(plan.command, plan.cwd, plan.env, timeoutSeconds),
+        () => sandbox.process.executeCommand(plan.command, plan.processCwd, plan.env, timeoutSeconds),
         refusedOnly(signal),
       );
       const ended = answer.then(

@@ -51,7 +51,7 @@ export const { startCommand, commandStatus, commandLogs } = asyncCommands<E2BCon
     const commandId = randomUUID();
     const script = asyncScript({
       command: plan.command,
-      cwd: plan.cwd,
+      cwd: plan.processCwd,
       timeoutMs: plan.timeoutMs,
       maxOutputBytes: plan.maxOutputBytes,
       files,
@@ -66,7 +66,7 @@ export const { startCommand, commandStatus, commandLogs } = asyncCommands<E2BCon
     const process = await sandbox.commands
       .run(script, {
         background: true,
-        cwd: plan.cwd,
+        cwd: plan.processCwd,
         envs: { ...plan.env, [SESSION_ENV]: sessionId, [COMMAND_ENV]: commandId },
         timeoutMs: plan.timeoutMs + BACKSTOP_MS,
         stdin: false,

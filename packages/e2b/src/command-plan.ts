@@ -1,15 +1,29 @@
 import { randomUUID } from "node:crypto";
-import { composeShellCommand, type ExecRequest } from "@sandport/core";
-import { assertCommandFits, type CallBudget, KILL_DEADLINE_MS, planStdin, validCommand } from "@sandport/core/adapter";
+import { composeShellCommand, type ExecRequest, enterCwdScript } from "@sandport/core";
+import {
+  assertCommandFits,
+  type CallBudget,
+  KILL_DEADLINE_MS,
+  planStdin,
+  validCommand,
+  workspaceEntry,
+} from "@sandport/core/adapter";
 import { PROVIDER } from "./handle.js";
 import type { E2BSandbox } from "./internal/sdk-types.js";
-import type { ResolvedOptions } from "./options.js";
+import { E2B_HOME, type ResolvedOptions } from "./options.js";
 
 /** A validated command, ready to send: what envd runs with `bash -l -c`. */
 export interface CommandPlan {
   readonly command: string;
   /** Absolute working directory inside the sandbox. */
   readonly cwd: string;
+  /**
+   * The working directory envd starts the command in: `cwd`, but for the
+   * workspace root, which a launch does not make: the command then starts in
+   * the user's home, and its own script makes the workspace (when missing)
+   * and enters it by its path from there (`workspaceEntry`).
+   */
+  readonly processCwd: string;
   /** Per-command environment (merged over the launch env by E2B). */
   readonly env: Record<string, string>;
   /** Value of `EXEC_MARKER_ENV` for this command, when it carries one. */
@@ -44,15 +58,22 @@ export async function discardStdin(sandbox: E2BSandbox, plan: CommandPlan): Prom
  * in its own `sh -c`. Stdin is embedded, or staged as a file above 64 KiB
  * (`planStdin`); with `openStdin` (spawn) it is kept for the first write to
  * the command's own stdin instead. The timeout is the caller's, else the run budget.
+ * A command in the workspace root starts in the user's home (`E2B_HOME`) and
+ * makes and enters the workspace itself by its path from there
+ * (`enterCwdScript`, `workspaceEntry`): a launch leaves it to its first use.
  */
 export function planCommand(options: ResolvedOptions, request: ExecRequest, openStdin = false): CommandPlan {
   const { valid, ...common } = validCommand(options, request, PROVIDER);
   const staging = { cwd: common.cwd, scratchDirectory: options.scratchDirectory, name: randomUUID() };
   const stdin = planStdin(composeShellCommand({ request: valid }), openStdin ? undefined : valid.stdin, staging);
-  assertCommandFits(stdin.command, PROVIDER);
+  // In the workspace root, which the first command to run there makes (within its own request).
+  const entry = common.cwd === options.workspaceRoot ? workspaceEntry(E2B_HOME, common.cwd) : undefined;
+  const command = entry ? `${enterCwdScript(entry.path, entry.path)} && ${stdin.command}` : stdin.command;
+  assertCommandFits(command, PROVIDER);
   return {
-    command: stdin.command,
+    command,
     ...common,
+    processCwd: entry?.start ?? common.cwd,
     ...(stdin.upload ? { stdinUpload: stdin.upload } : {}),
     ...(openStdin && valid.stdin !== undefined ? { firstWrite: valid.stdin } : {}),
   };

@@ -2,7 +2,7 @@
 // quoting, stdin, timeouts, the output cap, aborts, streams and refusals.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { type ExecEvent, RESERVED_ENV, SandportError } from "@sandport/core";
+import { type ExecEvent, enterCwdScript, RESERVED_ENV, SandportError } from "@sandport/core";
 import { MAX_COMMAND_BYTES } from "@sandport/core/adapter";
 import { delay, expectCode, waitFor } from "@sandport/testkit/assertions";
 import { emulated } from "../test/emulated.js";
@@ -154,11 +154,23 @@ test("invalid requests are refused before any request, including commands too lo
 
 test("planCommand: shell scripts run in their own sh, stdin is embedded as base64, or staged when large", () => {
   const options = resolveOptions({ apiKey: "k" });
-  assert.equal(planCommand(options, { shell: "echo $HOME | wc" }).command, "exec sh -c 'echo $HOME | wc'");
-  assert.equal(planCommand(options, { argv: ["cat"], stdin: "hi" }).command, "printf '%s' aGk= | base64 -d | exec cat");
+  const elsewhere = { cwd: "/tmp" };
+  assert.equal(
+    planCommand(options, { shell: "echo $HOME | wc", ...elsewhere }).command,
+    "exec sh -c 'echo $HOME | wc'",
+  );
+  assert.equal(
+    planCommand(options, { argv: ["cat"], stdin: "hi", ...elsewhere }).command,
+    "printf '%s' aGk= | base64 -d | exec cat",
+  );
   const large = planCommand(options, { argv: ["cat"], stdin: "x".repeat(100_000) });
   assert.match(large.stdinUpload?.path ?? "", /^\/home\/user\/\.sandport\/stdin\/[0-9a-f-]{36}$/);
-  assert.match(large.command, /^exec 0<\.\.\/\.sandport\/stdin\/[0-9a-f-]{36} && rm -f -- /);
+  // In the workspace root: started in home, the command makes and enters the workspace by its path from
+  // there (never its absolute path, which an emulator without isolation would make on its host), then takes its stdin.
+  const enter = enterCwdScript("./workspace", "./workspace");
+  assert.equal(large.processCwd, "/home/user");
+  assert.ok(large.command.startsWith(`${enter} && exec 0<../.sandport/stdin/`), large.command);
+  assert.equal(planCommand(options, { argv: ["true"], ...elsewhere }).processCwd, "/tmp");
 });
 
 test("an env that sets one of the runtime's own marker variables is refused", () => {

@@ -133,8 +133,11 @@ test("a create lost after its caller gave up is found by its launch key and dest
 
 test("a launch that fails after the sandbox exists destroys it", async () => {
   const before = ours().length;
-  emulator.injectFault({ route: "rpc filesystem.Filesystem/MakeDir", fault: { kind: "status", status: 500 } });
-  await expectCode(runtime.launch(), "PROVIDER_UNAVAILABLE");
+  // Without sandboxUrl the launch connects after the create, to learn the sandbox's envd address.
+  const connecting = runtimeWith({ sandboxUrl: undefined });
+  emulator.injectFault({ route: /^POST (\/v2)?\/sandboxes\/:id\/connect$/, fault: { kind: "status", status: 500 } });
+  await expectCode(connecting.launch(), "PROVIDER_UNAVAILABLE");
+  assert.deepEqual(await connecting.settle(), []);
   assert.deepEqual(await runtime.settle(), []);
   assert.equal(ours().length, before);
 });

@@ -12,7 +12,10 @@ import { ownedSnapshotId } from "./snapshots.js";
 /**
  * Creates a sandbox carrying the ownership marker, the launch key and the
  * caller's labels as E2B metadata, with an explicit lifetime, env, network
- * and public-traffic setting; then creates the workspace directory. An allow
+ * and public-traffic setting. The create is the launch's only request (with
+ * `sandboxUrl` given; without it, a connect learns the sandbox's envd address):
+ * the workspace is made by its first use, within that call's own request (a
+ * command run in it, the symlink check of a file call, a file written there). An allow
  * list is sent as E2B's egress rules (`e2bEgress`), and entries E2B cannot
  * express are refused before any request.
  * `LaunchSpec.ports` is validated (E2B's envd port 49983 is refused) and
@@ -76,7 +79,6 @@ export function launch(context: E2BContext, spec?: LaunchSpec, op?: OpOptions): 
         // Per-sandbox envd address: reconnect with it spelled out, so no E2B_SANDBOX_URL can apply.
         sandbox = await context.connect(sandbox.sandboxId, "launch", call);
       }
-      await sandbox.files.makeDir(options.workspaceRoot, { requestTimeoutMs: call.remainingMs(), signal: call.signal });
       context.remember(sandbox.sandboxId, sandbox);
       // No `resources`: the create's answer says nothing of sizes (E2B's `Sandbox`), and a launch does not pay a
       // request to learn them; getById and findByLabels, which read E2B's sandbox info, carry them.

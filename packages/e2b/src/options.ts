@@ -107,6 +107,13 @@ export interface ResolvedOptions extends ResolvedRemote<typeof E2B_DEFAULTS> {
  */
 export const DEFAULT_E2B_TIMEOUTS: OperationTimeouts = remoteTimeouts({ launchMs: 120_000, lifecycleMs: 120_000 });
 
+/**
+ * The home of E2B's sandbox user `user`, where envd starts a command given
+ * no `cwd`: a command in the workspace root starts here and enters the
+ * workspace by its path from here (`workspaceEntry`), making it when missing.
+ */
+export const E2B_HOME = "/home/user";
+
 /** E2B's hosted domains, which serve every sandbox's envd from `https://sandbox.<domain>`. */
 const HOSTED_DOMAINS = ["e2b.app", "e2b.dev", "e2b.pro", "e2b-staging.dev"];
 

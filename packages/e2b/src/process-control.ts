@@ -39,7 +39,7 @@ export function startProcess(
     sandbox.commands
       .run(plan.command, {
         background: true,
-        cwd: plan.cwd,
+        cwd: plan.processCwd,
         envs: plan.env,
         timeoutMs: plan.timeoutMs,
         stdin: openStdin,

@@ -69,7 +69,7 @@ export async function openTerminal(
     const created = await sandbox.pty.create({
       cols: size.cols,
       rows: size.rows,
-      cwd: plan.cwd,
+      cwd: plan.processCwd,
       envs: { ...plan.env, ...shell.env },
       timeoutMs: plan.timeoutMs + KILL_DEADLINE_MS,
       // No signal: it would end the terminal's stream with this call. The start is bounded by the request timeout.

@@ -1,6 +1,14 @@
 import { randomUUID } from "node:crypto";
-import { composeShellCommand, type ExecRequest } from "@sandport/core";
-import { assertCommandFits, execCommands, planStdin, runCommandToEnd, validCommand } from "@sandport/core/adapter";
+import { composeShellCommand, type ExecRequest, enterCwdScript, isMissingCwdExit } from "@sandport/core";
+import {
+  assertCommandFits,
+  execCommands,
+  missingCwd,
+  planStdin,
+  runCommandToEnd,
+  validCommand,
+  workspaceEntry,
+} from "@sandport/core/adapter";
 import type { VercelContext } from "./context.js";
 import { PROVIDER } from "./handle.js";
 import type { VercelSandbox } from "./internal/sdk-types.js";
@@ -21,12 +29,30 @@ export function planCommand(options: ResolvedOptions, request: ExecRequest): Com
     const [cmd, ...args] = valid.argv ? [...valid.argv] : ["sh", "-c", valid.shell as string];
     // Linux refuses any one argument over 128 KiB; say so before sending it.
     for (const argument of args) assertCommandFits(argument, PROVIDER);
-    return { cmd: cmd as string, args, ...common };
+    return enteringWorkspace({ cmd: cmd as string, args, ...common }, options);
   }
   const staging = { cwd: common.cwd, scratchDirectory: options.stdinDirectory, name: randomUUID() };
   const stdin = planStdin(composeShellCommand({ request: valid }), valid.stdin, staging);
   assertCommandFits(stdin.command, PROVIDER);
-  return { cmd: "sh", args: ["-c", stdin.command], ...common, ...(stdin.upload ? { stdinUpload: stdin.upload } : {}) };
+  const plan = { cmd: "sh", args: ["-c", stdin.command], ...common };
+  return enteringWorkspace({ ...plan, ...(stdin.upload ? { stdinUpload: stdin.upload } : {}) }, options);
+}
+
+/**
+ * A command in the workspace root, which a launch does not make: it starts in
+ * the home directory, and its own `sh` makes the workspace when missing and
+ * enters it by its path from there (`workspaceEntry`, `enterCwdScript`), then
+ * `exec`s the program with its arguments unchanged. A command anywhere else
+ * is sent as planned.
+ */
+export function enteringWorkspace(
+  plan: CommandPlan,
+  { homeDirectory, workspaceRoot }: Pick<ResolvedOptions, "homeDirectory" | "workspaceRoot">,
+): CommandPlan {
+  if (plan.cwd !== workspaceRoot) return plan;
+  const { start, path } = workspaceEntry(homeDirectory, workspaceRoot);
+  const enter = `${enterCwdScript(path, path)} && exec "$@"`;
+  return { ...plan, cmd: "sh", args: ["-c", enter, "sh", plan.cmd, ...plan.args], cwd: start, entersWorkspace: true };
 }
 
 /**
@@ -38,13 +64,19 @@ export function planCommand(options: ResolvedOptions, request: ExecRequest): Com
  */
 export const { exec, execStream } = execCommands<VercelContext, CommandPlan, VercelSandbox>({
   plan: (context, request) => planCommand(context.options, request),
-  run: (context, plan, { operation, sandboxId, instance, signal, emit }) =>
-    runCommandToEnd(vercelCommand(instance, plan, context.options.timeouts.fileMs), {
+  run: async (context, plan, { operation, sandboxId, instance, signal, emit }) => {
+    const result = await runCommandToEnd(vercelCommand(instance, plan, context.options.timeouts.fileMs), {
       provider: PROVIDER,
       timeoutMs: plan.timeoutMs,
       maxOutputBytes: plan.maxOutputBytes,
       signal,
       ...(emit ? { emit } : {}),
       lostOutput: (error) => lostOutput(sandboxId, error, operation),
-    }),
+    });
+    // A workspace root its script could neither find nor make: nothing ran.
+    if (plan.entersWorkspace && isMissingCwdExit(result.exitCode, result.stderr)) {
+      throw missingCwd(PROVIDER, context.options.workspaceRoot, { sandboxId });
+    }
+    return result;
+  },
 });

@@ -15,7 +15,7 @@ const inWorkspace: WorkspaceRunner<VercelContext, VercelSandbox> = (
   script,
   { instance, call },
   maxOutputBytes,
-) => runScript(instance, ["sh", "-c", script], context.options.workspaceRoot, call, maxOutputBytes);
+) => runScript(instance, ["sh", "-c", script], context.options, call, maxOutputBytes);
 
 /**
  * `writeFiles` writes all files in one request (the SDK's tar.gz upload,

@@ -6,7 +6,7 @@ import {
   SandportError,
   unsupported,
 } from "@sandport/core";
-import { createCallBudget, launchFailure, launchWithReclaim, whenAbsent } from "@sandport/core/adapter";
+import { createCallBudget, launchFailure, launchWithReclaim } from "@sandport/core/adapter";
 import { vercelCapabilities } from "./capabilities.js";
 import type { VercelContext } from "./context.js";
 import { isAlreadyExists, mapVercelError } from "./errors.js";
@@ -26,8 +26,10 @@ const MEMORY_PER_VCPU_MIB = 2048;
  * Creates a sandbox named `<namePrefix><launch key>`, tagged with the caller's
  * labels and `sandport.owner`, with an explicit lifetime, vCPUs, network
  * policy (an allow list as Vercel's user-defined policy, see `network-plan.ts`),
- * env, declared ports and persistence; then creates the workspace
- * directory. Everything Vercel would refuse for a known reason (too many
+ * env, declared ports and persistence. The create is the launch's only
+ * request: the workspace is made by its first use, within that call's own
+ * request (a command run in it, the symlink check of a file call, a file
+ * written there). Everything Vercel would refuse for a known reason (too many
  * labels or ports, a name too long, resources it cannot give) is refused
  * before any request.
  *
@@ -88,13 +90,11 @@ export function launch(context: VercelContext, spec?: LaunchSpec, op?: OpOptions
         ...(options.region === undefined ? {} : { region: options.region }),
       }),
     idOf: (sandbox) => sandbox.name,
-    setup: async (sandbox, { plan: { name }, labels }, call) => {
+    setup: async (sandbox, { plan: { name }, labels }) => {
       context.remember(name, sandbox);
       if (options.region !== undefined && sandbox.region !== options.region) {
         throw unsupported(PROVIDER, "region", `asked for ${options.region}, Vercel created it in ${sandbox.region}`);
       }
-      // Vercel's mkdir is not recursive (the workspace's parent exists) and refuses an existing directory.
-      await sandbox.mkDir(options.workspaceRoot, { signal: call.signal }).catch(whenAbsent(isAlreadyExists, undefined));
       return withGranted({ id: name, provider: PROVIDER, labels, createdAt: sandbox.createdAt.toISOString() }, sandbox);
     },
     createFailure: launchError,

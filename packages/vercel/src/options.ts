@@ -43,9 +43,10 @@ export interface VercelRuntimeOptions
   readonly namePrefix?: string;
   /**
    * Absolute directory inside the sandbox that holds the workspace
-   * (`<homeDirectory>/workspace`, created at launch) and this runtime's
+   * (`<homeDirectory>/workspace`, made by its first use) and this runtime's
    * records (`<homeDirectory>/.sandport`). Default `/vercel/sandbox`, the
-   * directory Vercel starts commands in.
+   * directory Vercel starts commands in. A command in the workspace root
+   * starts here and makes and enters `./workspace` itself.
    */
   readonly homeDirectory?: string;
   /** Image when `LaunchSpec.template` is absent. Default: Vercel's default image (none is sent). */

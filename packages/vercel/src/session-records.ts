@@ -54,7 +54,7 @@ export class SessionRecords {
    */
   async claim(call: OperationCall): Promise<SessionClaim> {
     const script = ["sh", "-c", claimScript(this.#options, this.#sessionId, randomUUID())];
-    const claim = () => runScript(this.#sandbox, script, this.#options.workspaceRoot, call);
+    const claim = () => runScript(this.#sandbox, script, this.#options, call);
     const result = await claim().catch((error: unknown) => {
       const lost = SandportError.isInstance(error) && error.details.outcomeUnknown === true;
       if (call.signal.aborted || !lost) throw error;
@@ -89,10 +89,11 @@ export class SessionRecords {
 
   /** Frees a claimed session whose start ran nothing, for the next start. Best effort. */
   async release(call: OperationCall): Promise<void> {
-    const directory = `${this.#options.sessionDirectory}/${this.#sessionId}`;
-    await runScript(this.#sandbox, ["rm", "-rf", "--", directory], this.#options.workspaceRoot, call).catch(
-      () => undefined,
+    const directory = posix.relative(
+      this.#options.workspaceRoot,
+      `${this.#options.sessionDirectory}/${this.#sessionId}`,
     );
+    await runScript(this.#sandbox, ["rm", "-rf", "--", directory], this.#options, call).catch(() => undefined);
   }
 
   /** What was recorded for command `cmdId` of the session; `undefined` when the record names another. */

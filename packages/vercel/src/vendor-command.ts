@@ -26,6 +26,8 @@ export interface CommandPlan extends PlannedCommand {
   readonly args: string[];
   /** Stdin too large to embed: uploaded to `path` before the start; the command opens and removes it. */
   readonly stdinUpload?: { readonly path: string; readonly content: Uint8Array };
+  /** Started in the home directory, it makes and enters the workspace root itself (`enteringWorkspace`). */
+  readonly entersWorkspace?: boolean;
 }
 
 /**
