@@ -17,6 +17,13 @@ export const MIN_DISK_MIB = 8;
 const LOOP_RELEASE_MS = 5_000;
 /** How long after the unmount a loop device still held sends the search for copies in other mount namespaces. */
 const FOREIGN_COPY_WAIT_MS = 200;
+/**
+ * How long an unmount refused as busy is tried again: a file another runtime
+ * instance is writing or reading there at that moment, or a killed command's
+ * working directory, lets go within milliseconds. A file held open longer
+ * keeps the destroy from finishing.
+ */
+const BUSY_RETRY_MS = 2_000;
 
 /** The image's size for `diskMiB`: whole 4 KiB blocks, never more than asked. */
 export function diskBytes(diskMiB: number): number {
@@ -110,7 +117,7 @@ export async function unmountWorkspaceDisk(sandboxDirectory: string, tools?: Dis
   if (onDevice || (await mountedAt(mountPoint))) {
     const umount = tools?.umount ?? firstExecutable(DISK_TOOL_PATHS.umount);
     if (umount === undefined) throw new Error(`cannot unmount ${mountPoint}: umount is not installed`);
-    await run(umount, [mountPoint]);
+    await unmountWhenFree(umount, mountPoint);
     if (await mountedAt(mountPoint)) throw new Error(`${mountPoint} is still mounted after umount`);
   }
   const started = performance.now();
@@ -192,6 +199,20 @@ function firstExecutable(candidates: readonly string[]): string | undefined {
       return false;
     }
   });
+}
+
+/** Unmounts `mountPoint`, trying again for {@link BUSY_RETRY_MS} while the kernel says it is busy. */
+async function unmountWhenFree(umount: string, mountPoint: string): Promise<void> {
+  const started = performance.now();
+  for (;;) {
+    try {
+      return await run(umount, [mountPoint]);
+    } catch (error) {
+      const busy = /target is busy/.test((error as Error).message);
+      if (!busy || performance.now() - started > BUSY_RETRY_MS) throw error;
+      await sleep(25);
+    }
+  }
 }
 
 /** Runs a program with an empty environment; rejects with its stderr when it fails. */

@@ -211,13 +211,16 @@ describe("readFileStream", () => {
   });
 
   test("a destroy by another runtime ends the stream with NOT_FOUND at its next liveness check", async () => {
-    const handle = await runtime.launch();
+    // Without a disk bound: a file open on a bounded workspace keeps its file system busy, so another runtime's
+    // destroy is DESTROY_UNVERIFIED until the stream ends (see the disk-bound tests).
+    const unbounded = new LocalRuntime({ root: root.path, isolation: "none", defaultResources: false });
+    const handle = await unbounded.launch();
     const file = join(handle.workspaceDirectory, "elsewhere.bin");
     writeFileSync(file, "");
     truncateSync(file, 64 * MiB);
-    const iterator = stream(handle, "elsewhere.bin")[Symbol.asyncIterator]();
+    const iterator = unbounded.readFileStream(handle, "elsewhere.bin")[Symbol.asyncIterator]();
     await iterator.next();
-    await new LocalRuntime({ root: root.path, isolation: "none" }).destroy(handle);
+    await new LocalRuntime({ root: root.path, isolation: "none", defaultResources: false }).destroy(handle);
     await delay(STREAM_LIVENESS_MS + 50);
     const error = await iterator.next().then(
       () => assert.fail("a pull after another runtime destroyed the sandbox resolved"),
