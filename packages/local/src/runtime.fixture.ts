@@ -36,10 +36,21 @@ export function temporaryDirectory(prefix: string): { path: string; remove: () =
   const path = mkdtempSync(join(tmpdir(), `sandport-local-${prefix}-`));
   const remove = async () => {
     try {
-      // Any instance over the root can destroy its sandboxes: their records, cgroups and markers are there.
-      const runtime = new LocalRuntime({ root: path, isolation: "none" });
-      const handles = await runtime.findByLabels({}).catch(() => []);
-      await Promise.all(handles.map((handle) => runtime.destroy(handle).catch(() => {})));
+      // Any instance over the root can destroy its sandboxes (their records, cgroups, mounts and markers are
+      // there), one of each owner: a sandbox left for `rm` would leave its mount, cgroups and uid behind.
+      const owners = new Set<string | undefined>([undefined]);
+      for (const name of readdirSync(path)) {
+        try {
+          owners.add((JSON.parse(readFileSync(join(path, name, "sandbox.json"), "utf8")) as { owner?: string }).owner);
+        } catch {
+          // Not a sandbox (or half made): nothing to destroy through the API.
+        }
+      }
+      for (const owner of owners) {
+        const runtime = new LocalRuntime({ root: path, isolation: "none", ...(owner === undefined ? {} : { owner }) });
+        const handles = await runtime.findByLabels({}).catch(() => []);
+        await Promise.all(handles.map((handle) => runtime.destroy(handle).catch(() => {})));
+      }
     } finally {
       rmSync(path, { recursive: true, force: true });
     }
