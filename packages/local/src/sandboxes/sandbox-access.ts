@@ -39,6 +39,7 @@ import { beginLaunch, endLaunch } from "../store/launches-in-flight.js";
 import type { Leftover } from "../store/leftover-report.js";
 import { isExpired, matchesLabels, SANDBOX_RECORD_FORMAT, type SandboxRecord } from "../store/sandbox-record.js";
 import { notFound, SandboxStore } from "../store/sandbox-store.js";
+import { reclaimUidMarkers } from "../store/uid-leftovers.js";
 import { type TakenUid, UidPool } from "../store/uid-pool.js";
 import { remountWorkspace } from "./bounded-workspace.js";
 import { type DefaultResourcesReport, grantResources, judgeDefaults } from "./launch-resources.js";
@@ -110,7 +111,8 @@ export class SandboxAccess {
    * The store's reclaim beyond staging directories: the sandbox cgroups of
    * this root and owner that nothing will use (unless cgroups are
    * `"disabled"`), then the egress sockets of gone processes in this owner's
-   * sandboxes.
+   * sandboxes, then (with one uid per sandbox) the uid markers of this root's
+   * launches killed before their record existed.
    */
   async #reclaimLeftovers(): Promise<Leftover[]> {
     const store = this.store();
@@ -125,7 +127,11 @@ export class SandboxAccess {
         : [];
     const egress = (await store.records()).filter((record) => record.egress !== undefined);
     const sockets = await reclaimEgressSockets(egress.map((record) => store.egressDirectory(record.id)));
-    return [...cgroups, ...sockets];
+    const { sandboxUids } = this.#options;
+    const uids = sandboxUids
+      ? await reclaimUidMarkers({ directory: sandboxUids.directory, root: store.root, holds: (id) => store.holds(id) })
+      : [];
+    return [...cgroups, ...sockets, ...uids];
   }
 
   /** Checks that `handle` is a local handle with a well-formed id, and returns the id. */
@@ -209,7 +215,7 @@ export class SandboxAccess {
     let namespaces: NamespaceHolder | undefined;
     const { sandboxUids } = this.#options;
     try {
-      if (sandboxUids) taken = await new UidPool(sandboxUids.directory, sandboxUids).take(id);
+      if (sandboxUids) taken = await new UidPool(sandboxUids.directory, sandboxUids).take(id, this.store().root);
       namespaces = await startNamespaces(this.#options, network, taken?.user ?? this.#options.sandboxUser);
     } catch (error) {
       if (taken) await UidPool.giveBack(taken.marker, id).catch(() => {});

@@ -1,5 +1,9 @@
-/** What kind of thing a leftover is: a half-built sandbox directory, a sandbox's cgroup, or a socket file. */
-export type LeftoverKind = "staging" | "cgroup" | "socket";
+/**
+ * What kind of thing a leftover is: a half-built sandbox directory, a
+ * sandbox's cgroup, a socket file, or the marker of a uid taken by a launch
+ * that never finished (see `UidPool`).
+ */
+export type LeftoverKind = "staging" | "cgroup" | "socket" | "uid";
 
 /**
  * One leftover a runtime proved its own and orphaned: nothing that runs now

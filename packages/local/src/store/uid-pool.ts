@@ -5,6 +5,8 @@ import { SandportError } from "@sandport/core";
 import { errorCode } from "../files/file-errors.js";
 import { makeDirectories } from "../files/make-directories.js";
 import { LOCAL_PROVIDER, type SandboxUser, type UidRange } from "../options.js";
+import { identify } from "../processes/process-tree.js";
+import { markerHolder, markerText } from "./uid-marker.js";
 
 /** What a sandbox took from a {@link UidPool}: its user, and the marker that holds the uid for it. */
 export interface TakenUid {
@@ -18,7 +20,10 @@ export interface TakenUid {
  * runtime on the host that uses the same marker directory (whatever its
  * root), in any process. A uid is in use while `<directory>/<uid>` exists:
  * taking one is an exclusive create of that file (`O_CREAT | O_EXCL`, which
- * the kernel grants to one caller only), holding the sandbox's id; giving it
+ * the kernel grants to one caller only), holding the sandbox's id and who
+ * took it (the root, the launching process: see `markerText`, so that a
+ * launch killed before its record exists can be proven orphaned, see
+ * `reclaimUidMarkers`); giving it
  * back deletes the file, and only when it still names that sandbox (see
  * `SandboxStore.remove`: only the destroy that moved the sandbox directory
  * aside, one in any process, does). The gid is the same number. The search starts at a
@@ -43,19 +48,21 @@ export class UidPool {
   }
 
   /**
-   * Takes a free uid for sandbox `sandboxId`. `UNSUPPORTED` when every uid of
-   * the range is in use (destroy a sandbox or widen `sandboxUids`).
+   * Takes a free uid for sandbox `sandboxId`, launched by this process into
+   * sandbox root `root`. `UNSUPPORTED` when every uid of the range is in use
+   * (destroy a sandbox or widen `sandboxUids`).
    */
-  async take(sandboxId: string): Promise<TakenUid> {
+  async take(sandboxId: string, root: string): Promise<TakenUid> {
     // Parents made here stay passable (a sandbox root may be beside it, e.g. under /var/lib/sandport); the markers do not.
     if ((await makeDirectories(this.#directory, 0o711)) !== undefined) await chmod(this.#directory, 0o700);
     const { first, count } = this.#range;
+    const text = markerText(sandboxId, root, identify(process.pid));
     const start = randomInt(0, count);
     for (let step = 0; step < count; step++) {
       const uid = first + ((start + step) % count);
       try {
         const marker = join(this.#directory, String(uid));
-        await writeFile(marker, `${sandboxId}\n`, { flag: "wx", mode: 0o600 });
+        await writeFile(marker, text, { flag: "wx", mode: 0o600 });
         return { user: UidPool.userOf(uid), marker };
       } catch (error) {
         if (errorCode(error) !== "EEXIST") throw error;
@@ -79,7 +86,7 @@ export class UidPool {
   static async giveBack(marker: string, sandboxId: string): Promise<void> {
     let holder: string;
     try {
-      holder = (await readFile(marker, "utf8")).trim();
+      holder = markerHolder(await readFile(marker, "utf8"));
     } catch (error) {
       if (errorCode(error) === "ENOENT") return;
       throw error;

@@ -15,7 +15,7 @@ export interface LeftoverSweep {
   readonly leftovers: readonly SweptLeftover[];
 }
 
-/** A runtime that reclaims leftovers no listing shows (the local runtime: staging directories, cgroups, sockets). */
+/** A runtime that reclaims leftovers no listing shows (the local runtime: staging directories, cgroups, sockets, uid markers). */
 interface LeftoverReclaimer {
   reclaimLeftovers(options?: { signal?: AbortSignal }): Promise<LeftoverSweep>;
 }

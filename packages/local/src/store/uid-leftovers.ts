@@ -1,0 +1,76 @@
+import { randomBytes } from "node:crypto";
+import { link, readdir, readFile, rename, unlink } from "node:fs/promises";
+import { join } from "node:path";
+import { errorCode } from "../files/file-errors.js";
+import { failureReason, type Leftover } from "./leftover-report.js";
+import { abandonedBy } from "./staging-name.js";
+import { parseMarker, type UidMarker } from "./uid-marker.js";
+
+/** What {@link reclaimUidMarkers} works from. */
+export interface UidReclaim {
+  /** The uid pool's marker directory. */
+  readonly directory: string;
+  /** The sandbox root, as the runtime names it. */
+  readonly root: string;
+  /** Whether the root holds anything under sandbox id `id` (a live sandbox, or a directory in the way). */
+  readonly holds: (id: string) => Promise<boolean>;
+}
+
+/**
+ * Gives back the uids that launches killed before their sandbox's record
+ * existed still hold: markers (see `UidPool`) naming this root, taken by a
+ * launch that is over (its process gone, or this process no longer launching
+ * that id), for a sandbox the root does not hold. A marker of another root
+ * (its own runtimes reclaim it), of a live launch or sandbox, or of an
+ * earlier version's form (the id only) is never touched.
+ *
+ * The marker is renamed to a name of this call's own first and deleted only
+ * if it is still the one proven orphaned, so that a uid given back and taken
+ * again meanwhile keeps its new marker.
+ */
+export async function reclaimUidMarkers(input: UidReclaim): Promise<Leftover[]> {
+  const names = await readdir(input.directory).catch(() => [] as string[]);
+  const leftovers: Leftover[] = [];
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue;
+    const path = join(input.directory, name);
+    const text = await readFile(path, "utf8").catch(() => "");
+    const marker = parseMarker(text);
+    if (marker === undefined || !(await orphaned(marker, input))) continue;
+    const leftover = await removeMarker(path, text);
+    if (leftover) leftovers.push(leftover);
+  }
+  return leftovers;
+}
+
+/** Whether `marker` is this root's and nothing will use or give it back. */
+async function orphaned(marker: UidMarker, input: UidReclaim): Promise<boolean> {
+  if (marker.root !== input.root || !abandonedBy(marker.launcher, marker.sandboxId)) return false;
+  return !(await input.holds(marker.sandboxId));
+}
+
+/**
+ * Deletes the marker at `path` if it still reads `text`; one that changed
+ * meanwhile (taken again) is put back and is no leftover (`undefined`).
+ */
+async function removeMarker(path: string, text: string): Promise<Leftover | undefined> {
+  const aside = `${path}.reclaim-${randomBytes(6).toString("hex")}`;
+  try {
+    await rename(path, aside);
+  } catch (error) {
+    // Gone meanwhile: given back by another reclaim (or its destroy), which is what was wanted.
+    if (errorCode(error) === "ENOENT") return { kind: "uid", path, reclaimed: true };
+    return { kind: "uid", path, reclaimed: false, reason: failureReason(error) };
+  }
+  try {
+    if ((await readFile(aside, "utf8")) !== text) {
+      await link(aside, path).catch(() => {});
+      await unlink(aside);
+      return undefined;
+    }
+    await unlink(aside);
+    return { kind: "uid", path, reclaimed: true };
+  } catch (error) {
+    return { kind: "uid", path, reclaimed: false, reason: failureReason(error) };
+  }
+}
