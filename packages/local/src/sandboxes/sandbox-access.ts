@@ -129,7 +129,12 @@ export class SandboxAccess {
     const sockets = await reclaimEgressSockets(egress.map((record) => store.egressDirectory(record.id)));
     const { sandboxUids } = this.#options;
     const uids = sandboxUids
-      ? await reclaimUidMarkers({ directory: sandboxUids.directory, root: store.root, holds: (id) => store.holds(id) })
+      ? await reclaimUidMarkers({
+          directory: sandboxUids.directory,
+          root: store.root,
+          holds: (id) => store.holds(id),
+          range: sandboxUids,
+        })
       : [];
     return [...cgroups, ...sockets, ...uids];
   }

@@ -1,9 +1,10 @@
 /**
  * What kind of thing a leftover is: a half-built sandbox directory, a
- * sandbox's cgroup, a socket file, or the marker of a uid taken by a launch
- * that never finished (see `UidPool`).
+ * sandbox's cgroup, a socket file, the marker of a uid taken by a launch
+ * that never finished (see `UidPool`), or a process still running as such a
+ * uid (its path `/proc/<pid>`).
  */
-export type LeftoverKind = "staging" | "cgroup" | "socket" | "uid";
+export type LeftoverKind = "staging" | "cgroup" | "socket" | "uid" | "process";
 
 /**
  * One leftover a runtime proved its own and orphaned: nothing that runs now

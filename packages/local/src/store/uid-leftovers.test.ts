@@ -6,6 +6,7 @@ import { once } from "node:events";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
+import { setTimeout as delay } from "node:timers/promises";
 import { identify, type ProcessIdentity } from "../processes/process-tree.js";
 import { temporaryDirectory } from "../runtime.fixture.js";
 import { beginLaunch, endLaunch } from "./launches-in-flight.js";
@@ -84,5 +85,50 @@ describe("uid markers of killed launches", {
     writeFileSync(taken.marker, "sbx-old\n");
     await UidPool.giveBack(taken.marker, "sbx-old");
     assert.ok(!existsSync(taken.marker), "an earlier version's marker is given back too");
+  });
+
+  test("the processes of an orphaned uid of the runtime's range are killed before its marker goes; others are left", {
+    skip: process.getuid?.() !== 0 || !existsSync("/usr/bin/setpriv") ? "needs root and util-linux's setpriv" : false,
+  }, async () => {
+    const directory = join(markers.path, "with-processes");
+    mkdirSync(directory, { recursive: true });
+    const first = 2_100_000_000 + Math.floor(Math.random() * 1_000_000);
+    const range = { first, count: 3 };
+    const dead = await killedProcess();
+    // As a launch killed after starting a namespace holder leaves it: a process of the uid, the marker naming a
+    // sandbox the root does not hold. Beside it: a held sandbox's uid, and a uid outside the range.
+    const runAs = (uid: number) => {
+      const child = spawn(
+        "/usr/bin/setpriv",
+        [`--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "/bin/sleep", "1000"],
+        {
+          stdio: "ignore",
+        },
+      );
+      after(() => child.kill("SIGKILL"));
+      return child;
+    };
+    const orphan = runAs(first);
+    const held = runAs(first + 1);
+    const outside = runAs(first + 5);
+    await Promise.all([orphan, held, outside].map((child) => once(child, "spawn")));
+    const write = (uid: number, id: string) => writeFileSync(join(directory, String(uid)), markerText(id, ROOT, dead));
+    write(first, "sbx-orphan");
+    write(first + 1, "sbx-held");
+    write(first + 5, "sbx-outside");
+    const exited = once(orphan, "exit");
+    const leftovers = await reclaimUidMarkers({ directory, root: ROOT, holds: async (id) => id === "sbx-held", range });
+    const [, signal] = await Promise.race([exited, delay(5_000).then(() => [null, "still running after 5 s"])]);
+    assert.equal(signal, "SIGKILL", "the orphaned uid's process was killed");
+    assert.deepEqual(leftovers.map((leftover) => [leftover.kind, leftover.path, leftover.reclaimed]).sort(), [
+      ["process", `/proc/${orphan.pid}`, true],
+      ["uid", join(directory, String(first)), true],
+      ["uid", join(directory, String(first + 5)), true],
+    ]);
+    assert.equal(held.exitCode, null, "a held sandbox's process runs on");
+    assert.equal(outside.exitCode, null, "a process of a uid outside the range runs on");
+    assert.equal(held.signalCode, null);
+    assert.equal(outside.signalCode, null);
+    assert.deepEqual(readdirSync(directory), [String(first + 1)]);
   });
 });

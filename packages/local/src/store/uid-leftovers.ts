@@ -5,6 +5,7 @@ import { errorCode } from "../files/file-errors.js";
 import { failureReason, type Leftover } from "./leftover-report.js";
 import { abandonedBy } from "./staging-name.js";
 import { parseMarker, type UidMarker } from "./uid-marker.js";
+import { killProcessesOfUid } from "./uid-processes.js";
 
 /** What {@link reclaimUidMarkers} works from. */
 export interface UidReclaim {
@@ -14,6 +15,12 @@ export interface UidReclaim {
   readonly root: string;
   /** Whether the root holds anything under sandbox id `id` (a live sandbox, or a directory in the way). */
   readonly holds: (id: string) => Promise<boolean>;
+  /**
+   * The runtime's uid range: the processes of an orphaned marker's uid
+   * within it are killed before the marker goes (one outside it is only
+   * given back: its uid may be anyone's).
+   */
+  readonly range?: { readonly first: number; readonly count: number };
 }
 
 /**
@@ -23,6 +30,10 @@ export interface UidReclaim {
  * that id), for a sandbox the root does not hold. A marker of another root
  * (its own runtimes reclaim it), of a live launch or sandbox, or of an
  * earlier version's form (the id only) is never touched.
+ *
+ * Processes still running as the uid of such a marker (within `range`: the
+ * runtime's own) are that launch's, started before its record existed: they
+ * are killed first, and reported as `process` leftovers.
  *
  * The marker is renamed to a name of this call's own first and deleted only
  * if it is still the one proven orphaned, so that a uid given back and taken
@@ -37,6 +48,20 @@ export async function reclaimUidMarkers(input: UidReclaim): Promise<Leftover[]> 
     const text = await readFile(path, "utf8").catch(() => "");
     const marker = parseMarker(text);
     if (marker === undefined || !(await orphaned(marker, input))) continue;
+    const uid = Number(name);
+    const { range } = input;
+    if (range && uid >= range.first && uid < range.first + range.count) {
+      // The uid was that sandbox's alone: whatever still runs as it is its launch's (a namespace holder).
+      const { killed, alive } = await killProcessesOfUid(uid);
+      for (const pid of killed) {
+        if (!alive.includes(pid)) leftovers.push({ kind: "process", path: `/proc/${pid}`, reclaimed: true });
+      }
+      if (alive.length > 0) {
+        const reason = `processes ${alive.slice(0, 8).join(", ")} of uid ${uid} are still alive`;
+        leftovers.push({ kind: "uid", path, reclaimed: false, reason });
+        continue;
+      }
+    }
     const leftover = await removeMarker(path, text);
     if (leftover) leftovers.push(leftover);
   }
