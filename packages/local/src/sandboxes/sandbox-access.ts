@@ -1,4 +1,5 @@
 import { statSync } from "node:fs";
+import { relative } from "node:path";
 import {
   type CommandCwd,
   invalidRequest,
@@ -293,9 +294,20 @@ export class SandboxAccess {
     if (isolation !== "namespaces" || (alsoReadable.length === 0 && this.#isolationConfirmed)) return;
     const store = this.store();
     await store.ensureRoot();
+    const cover = sandboxUser ? store.rootCover : undefined;
+    const hidden = cover ? [...readOnlyPaths, ...alsoReadable].find((path) => isWithin(cover, path)) : undefined;
+    if (cover && hidden) {
+      throw unsupported(
+        LOCAL_PROVIDER,
+        "readOnlyPaths",
+        `commands run as the sandbox user, who cannot pass through ${cover} (no o+x), where ${hidden} is: ` +
+          `chmod o+x ${cover}, or move it out`,
+      );
+    }
     const probe = await probeBwrap({
       bwrapPath,
       root: store.root,
+      ...(cover ? { rootBridge: { directory: store.root, cover } } : {}),
       readOnlyPaths: [...readOnlyPaths, ...alsoReadable],
       ...(sandboxUser ? { user: sandboxUser } : {}),
       ...(this.#options.syscallFilter ? { syscallFilter: true } : {}),
@@ -584,6 +596,9 @@ export class SandboxAccess {
       request,
       ...(leaf ? { leaf } : {}),
       ...(sandboxUser ? { sandboxUser } : {}),
+      ...(sandboxUser && this.store().rootCover
+        ? { rootBridge: { directory: this.store().sandboxDirectory(record.id), cover: this.store().rootCover as string } }
+        : {}),
       ...(this.#options.syscallFilter ? { syscallFilter: true } : {}),
       ...(record.ports && !record.network ? { portsDirectory: this.store().portsDirectory(record.id) } : {}),
       ...(record.egress && isolation === "namespaces"
@@ -650,4 +665,10 @@ interface LaunchPlan {
   readonly network: boolean;
   /** Whether its ports are reached through the relay. */
   readonly relayed: boolean;
+}
+
+/** Whether `path` is `directory` or lies under it. */
+function isWithin(directory: string, path: string): boolean {
+  const rest = relative(directory, path);
+  return rest === "" || (!rest.startsWith("..") && !rest.startsWith("/"));
 }
