@@ -205,7 +205,7 @@ export interface BwrapProbeInput {
   readonly bwrapPath: string;
   /** The sandbox user, when commands run as one (the runtime is root). */
   readonly user?: BwrapUser;
-  /** The sandbox root, which `user` must be able to pass through to reach a workspace. */
+  /** The sandbox root, bound as commands bind a workspace (through `rootBridge` when `user` cannot pass through a parent). */
   readonly root?: string;
   /** Extra read-only paths, which `user` must be able to reach. */
   readonly readOnlyPaths?: readonly string[];
@@ -219,9 +219,10 @@ const probes = new Map<string, Promise<BwrapProbe>>();
 
 /**
  * Runs bubblewrap once with the same namespace, capability and mount flags as
- * real commands, as the same user, binding the sandbox root and the extra
- * read-only paths (about 5-20 ms), to learn whether isolation works here for
- * that user. Cached per input for the life of the process.
+ * real commands, as the same user, binding the sandbox root (reached the way
+ * commands reach it: through `rootBridge` when that user cannot pass through
+ * one of its parents) and the extra read-only paths (about 5-20 ms), to learn
+ * whether isolation works here for that user. Cached per input for the life of the process.
  */
 export function probeBwrap(input: BwrapProbeInput | string): Promise<BwrapProbe> {
   const normalized = typeof input === "string" ? { bwrapPath: input } : input;

@@ -3,10 +3,9 @@
 // showing the check would catch the opposite.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, openSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { SandportError } from "@sandport/core";
 import { DEFAULT_SANDBOX_UIDS, LocalRuntime, type LocalRuntimeOptions } from "../index.js";
 import { bwrapSkipReason, ENTRY, runNodeChild, temporaryDirectory } from "../runtime.fixture.js";
 

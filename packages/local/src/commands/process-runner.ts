@@ -8,8 +8,8 @@ import { JOIN_FAILED_EXIT, JOIN_FAILED_MESSAGE, type SpawnPlan } from "./command
 import { CommandTree } from "./command-tree.js";
 import { coverInheritedDescriptors } from "./inherited-descriptors.js";
 import { GATE_DESCRIPTOR, LAUNCH_GO } from "./launch-gate.js";
-import { ROOT_BRIDGE_FAILED_MESSAGE } from "./root-bridge.js";
 import { awaitPidNamespaceHandoff } from "./pid-namespace-handoff.js";
+import { ROOT_BRIDGE_FAILED_MESSAGE } from "./root-bridge.js";
 import { FILTER_DESCRIPTOR } from "./syscall-filter.js";
 
 /** How to run one planned command. */

@@ -1,5 +1,4 @@
 import { statSync } from "node:fs";
-import { relative } from "node:path";
 import {
   type CommandCwd,
   invalidRequest,
@@ -39,6 +38,7 @@ import { killNamespaceHolder, type NamespaceHolder, openNamespaces } from "../pr
 import { beginLaunch, endLaunch } from "../store/launches-in-flight.js";
 import type { Leftover } from "../store/leftover-report.js";
 import { isExpired, matchesLabels, SANDBOX_RECORD_FORMAT, type SandboxRecord } from "../store/sandbox-record.js";
+import { firstWithin } from "../store/sandbox-root.js";
 import { notFound, SandboxStore } from "../store/sandbox-store.js";
 import { reclaimUidMarkers } from "../store/uid-leftovers.js";
 import { type TakenUid, UidPool } from "../store/uid-pool.js";
@@ -295,7 +295,7 @@ export class SandboxAccess {
     const store = this.store();
     await store.ensureRoot();
     const cover = sandboxUser ? store.rootCover : undefined;
-    const hidden = cover ? [...readOnlyPaths, ...alsoReadable].find((path) => isWithin(cover, path)) : undefined;
+    const hidden = cover ? firstWithin(cover, [...readOnlyPaths, ...alsoReadable]) : undefined;
     if (cover && hidden) {
       throw unsupported(
         LOCAL_PROVIDER,
@@ -597,7 +597,12 @@ export class SandboxAccess {
       ...(leaf ? { leaf } : {}),
       ...(sandboxUser ? { sandboxUser } : {}),
       ...(sandboxUser && this.store().rootCover
-        ? { rootBridge: { directory: this.store().sandboxDirectory(record.id), cover: this.store().rootCover as string } }
+        ? {
+            rootBridge: {
+              directory: this.store().sandboxDirectory(record.id),
+              cover: this.store().rootCover as string,
+            },
+          }
         : {}),
       ...(this.#options.syscallFilter ? { syscallFilter: true } : {}),
       ...(record.ports && !record.network ? { portsDirectory: this.store().portsDirectory(record.id) } : {}),
@@ -665,10 +670,4 @@ interface LaunchPlan {
   readonly network: boolean;
   /** Whether its ports are reached through the relay. */
   readonly relayed: boolean;
-}
-
-/** Whether `path` is `directory` or lies under it. */
-function isWithin(directory: string, path: string): boolean {
-  const rest = relative(directory, path);
-  return rest === "" || (!rest.startsWith("..") && !rest.startsWith("/"));
 }

@@ -1,5 +1,5 @@
 import { chmod, stat } from "node:fs/promises";
-import { dirname } from "node:path";
+import { dirname, relative } from "node:path";
 import { SandportError } from "@sandport/core";
 import { errorCode } from "../files/file-errors.js";
 import { makeDirectories } from "../files/make-directories.js";
@@ -51,6 +51,14 @@ export async function closedParent(path: string): Promise<string | undefined> {
     if (((await stat(directory)).mode & 0o001) === 0) outermost = directory;
     if (directory === dirname(directory)) return outermost;
   }
+}
+
+/** The first of `paths` that is `directory` or lies under it (hidden from commands when `directory` is covered). */
+export function firstWithin(directory: string, paths: readonly string[]): string | undefined {
+  return paths.find((path) => {
+    const rest = relative(directory, path);
+    return rest === "" || (!rest.startsWith("..") && !rest.startsWith("/"));
+  });
 }
 
 /** The directories `mkdir -p root` created above `root`, outermost first (`firstCreated` is what it returned). */
