@@ -39,10 +39,14 @@ export interface LocalRuntimeOptions extends CommonRuntimeOptions {
   /**
    * Absolute directory that holds one sub-directory per sandbox (created on
    * first launch with any missing parents, mode `0700`; `0711` when commands
-   * run as {@link sandboxUser}, who must pass through them). Default: `~/.cache/sandport/local`, where `~`
+   * run as {@link sandboxUser}, who must pass through them). As root, a parent
+   * that was already there and that the sandbox user cannot pass through (a
+   * `mkdtemp` directory, mode `0700`) is left as it is: each command then
+   * starts in a private mount namespace of its own where a tmpfs covers that
+   * parent and only its sandbox's directory is bound back in (a few ms per
+   * command). Default: `~/.cache/sandport/local`, where `~`
    * is the current user's home directory from the password database (not
-   * `$HOME`); for root, `/var/lib/sandport/local` (root's home is usually
-   * closed to the sandbox user). See {@link defaultRoot}. Two runtimes with
+   * `$HOME`); for root, `/var/lib/sandport/local`. See {@link defaultRoot}. Two runtimes with
    * the same `root` and `owner` see the same sandboxes.
    */
   readonly root?: string;

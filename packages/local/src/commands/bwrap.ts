@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { lstatSync, readdirSync, readlinkSync } from "node:fs";
 import { WORKSPACE_TMP } from "../store/sandbox-store.js";
+import { bridgedSpawn, dropTo, type RootBridge } from "./root-bridge.js";
 import { FILTER_DESCRIPTOR, syscallFilter } from "./syscall-filter.js";
 
 /**
@@ -204,21 +205,24 @@ export interface BwrapProbeInput {
   readonly bwrapPath: string;
   /** The sandbox user, when commands run as one (the runtime is root). */
   readonly user?: BwrapUser;
-  /** The sandbox root, which `user` must be able to pass through to reach a workspace. */
+  /** The sandbox root, bound as commands bind a workspace (through `rootBridge` when `user` cannot pass through a parent). */
   readonly root?: string;
   /** Extra read-only paths, which `user` must be able to reach. */
   readonly readOnlyPaths?: readonly string[];
   /** Load the syscall filter too, as commands do: a kernel without seccomp filters fails the probe, not every command. */
   readonly syscallFilter?: boolean;
+  /** With `user`: reach the root as commands then do, through a mount namespace of its own (see `bridgedSpawn`). */
+  readonly rootBridge?: RootBridge;
 }
 
 const probes = new Map<string, Promise<BwrapProbe>>();
 
 /**
  * Runs bubblewrap once with the same namespace, capability and mount flags as
- * real commands, as the same user, binding the sandbox root and the extra
- * read-only paths (about 5-20 ms), to learn whether isolation works here for
- * that user. Cached per input for the life of the process.
+ * real commands, as the same user, binding the sandbox root (reached the way
+ * commands reach it: through `rootBridge` when that user cannot pass through
+ * one of its parents) and the extra read-only paths (about 5-20 ms), to learn
+ * whether isolation works here for that user. Cached per input for the life of the process.
  */
 export function probeBwrap(input: BwrapProbeInput | string): Promise<BwrapProbe> {
   const normalized = typeof input === "string" ? { bwrapPath: input } : input;
@@ -228,6 +232,7 @@ export function probeBwrap(input: BwrapProbeInput | string): Promise<BwrapProbe>
     normalized.root,
     normalized.readOnlyPaths,
     normalized.syscallFilter,
+    normalized.rootBridge,
   ]);
   let probe = probes.get(key);
   if (!probe) {
@@ -253,10 +258,15 @@ function runProbe(input: BwrapProbeInput): Promise<BwrapProbe> {
   const as = user ? ` as uid ${user.uid}` : "";
   return new Promise((resolve) => {
     let stderr = "";
-    const child = spawn(bwrapPath, args, {
+    const drop = user ? dropTo(user) : [];
+    const bridged = user && input.rootBridge;
+    const spawned = bridged
+      ? bridgedSpawn(input.rootBridge as RootBridge, [], "", 125, [...drop, bwrapPath, ...args])
+      : { file: bwrapPath, args };
+    const child = spawn(spawned.file, spawned.args, {
       stdio,
       env: {},
-      ...(user ? { uid: user.uid, gid: user.gid } : {}),
+      ...(user && !bridged ? { uid: user.uid, gid: user.gid } : {}),
     });
     const filter = (child.stdio as readonly unknown[])[FILTER_DESCRIPTOR] as NodeJS.WritableStream | undefined;
     if (filter) {

@@ -16,6 +16,7 @@ import type { CgroupDirectory, SandboxRecord } from "../store/sandbox-record.js"
 import { type BwrapInput, type BwrapUser, buildBwrapInvocation } from "./bwrap.js";
 import { buildEnvironment } from "./environment.js";
 import { ACKNOWLEDGED_LAUNCH_GATE_SCRIPT, gated } from "./launch-gate.js";
+import { bridgedSpawn, dropTo, type RootBridge } from "./root-bridge.js";
 import { syscallFilter } from "./syscall-filter.js";
 
 /** Exit status of a command that could not join its cgroups (it never ran). */
@@ -26,8 +27,7 @@ export const JOIN_FAILED_MESSAGE = "sandport: could not join the sandbox's contr
 /** A command's own cgroup, killed and removed when the command ends. */
 export type CommandLeaf = CgroupDirectory;
 
-/** Where `setpriv` (util-linux) is expected: it drops root to the sandbox user after a cgroup join that needs root. */
-export const SETPRIV_PATH = "/usr/bin/setpriv";
+export { SETPRIV_PATH } from "./root-bridge.js";
 
 /** Exactly what to spawn for one command: program, arguments, environment, host cwd, extra input, cgroup leaf, marker. */
 export interface SpawnPlan {
@@ -107,6 +107,12 @@ export interface PlanInput {
   readonly shareNamespaces?: boolean;
   /** Under `namespaces`: run the command under the syscall filter (see `syscall-filter.ts`). */
   readonly syscallFilter?: boolean;
+  /**
+   * With `sandboxUser`: the root lies under a parent that user cannot pass
+   * through; the command starts as root in a mount namespace of its own that
+   * lets it through (see `bridgedSpawn`), then becomes that user.
+   */
+  readonly rootBridge?: RootBridge;
 }
 
 /**
@@ -150,10 +156,14 @@ export function planCommand(input: PlanInput): SpawnPlan {
       ...(leaf ? { leaf } : {}),
     } as const;
     const user = input.sandboxUser;
+    if (user && input.rootBridge) {
+      const command = [...dropTo(user), input.bwrapPath, ...invocation.args];
+      return { ...bridgedSpawn(input.rootBridge, joins, JOIN_FAILED_MESSAGE, JOIN_FAILED_EXIT, command), ...base };
+    }
     if (joins.length === 0) {
       return { file: input.bwrapPath, args: invocation.args, ...base, ...(user ? { user } : {}) };
     }
-    const drop = user ? [SETPRIV_PATH, `--reuid=${user.uid}`, `--regid=${user.gid}`, "--clear-groups", "--"] : [];
+    const drop = user ? dropTo(user) : [];
     const args = ["-c", joinThenExec(joins.length), "sh", ...joins, ...drop, input.bwrapPath, ...invocation.args];
     return { file: "/bin/sh", args, ...base };
   }
@@ -242,6 +252,10 @@ function planShared(
     namespaces: { sandboxId: record.id, holder: record.namespaces, network: record.network },
     ...(leaf ? { leaf } : {}),
   } as const;
+  if (input.rootBridge) {
+    const command = [NSENTER_PATH, ...enter];
+    return { ...bridgedSpawn(input.rootBridge, joins, JOIN_FAILED_MESSAGE, JOIN_FAILED_EXIT, command), ...base };
+  }
   if (joins.length === 0) return { file: NSENTER_PATH, args: enter, ...base };
   return { file: "/bin/sh", args: ["-c", joinThenExec(joins.length), "sh", ...joins, NSENTER_PATH, ...enter], ...base };
 }

@@ -9,6 +9,7 @@ import { CommandTree } from "./command-tree.js";
 import { coverInheritedDescriptors } from "./inherited-descriptors.js";
 import { GATE_DESCRIPTOR, LAUNCH_GO } from "./launch-gate.js";
 import { awaitPidNamespaceHandoff } from "./pid-namespace-handoff.js";
+import { ROOT_BRIDGE_FAILED_MESSAGE } from "./root-bridge.js";
 import { FILTER_DESCRIPTOR } from "./syscall-filter.js";
 
 /** How to run one planned command. */
@@ -285,7 +286,11 @@ function runOnce(options: RunOptions, mayRetry: boolean): Promise<RunOutcome | t
       if (joinError) return reject(spawnFailed(plan, new Error(`${JOIN_FAILED_MESSAGE}: ${joinError.message}`)));
       // A command we stopped (timeout, cap, abort) reports no status, even if it exited in a handler.
       let exitCode = signal || stopping ? null : code;
-      if (exitCode === JOIN_FAILED_EXIT && stderr.toString("utf8").startsWith(JOIN_FAILED_MESSAGE)) {
+      const failure = stderr.toString("utf8");
+      if (
+        exitCode === JOIN_FAILED_EXIT &&
+        (failure.startsWith(JOIN_FAILED_MESSAGE) || failure.startsWith(ROOT_BRIDGE_FAILED_MESSAGE))
+      ) {
         return reject(spawnFailed(plan, new Error(stderr.toString("utf8").trim())));
       }
       if (plan.isolation === "namespaces" && exitCode === 127 && stdout.length === 0) {

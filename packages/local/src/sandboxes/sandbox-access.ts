@@ -38,6 +38,7 @@ import { killNamespaceHolder, type NamespaceHolder, openNamespaces } from "../pr
 import { beginLaunch, endLaunch } from "../store/launches-in-flight.js";
 import type { Leftover } from "../store/leftover-report.js";
 import { isExpired, matchesLabels, SANDBOX_RECORD_FORMAT, type SandboxRecord } from "../store/sandbox-record.js";
+import { firstWithin } from "../store/sandbox-root.js";
 import { notFound, SandboxStore } from "../store/sandbox-store.js";
 import { reclaimUidMarkers } from "../store/uid-leftovers.js";
 import { type TakenUid, UidPool } from "../store/uid-pool.js";
@@ -298,9 +299,20 @@ export class SandboxAccess {
     if (isolation !== "namespaces" || (alsoReadable.length === 0 && this.#isolationConfirmed)) return;
     const store = this.store();
     await store.ensureRoot();
+    const cover = sandboxUser ? store.rootCover : undefined;
+    const hidden = cover ? firstWithin(cover, [...readOnlyPaths, ...alsoReadable]) : undefined;
+    if (cover && hidden) {
+      throw unsupported(
+        LOCAL_PROVIDER,
+        "readOnlyPaths",
+        `commands run as the sandbox user, who cannot pass through ${cover} (no o+x), where ${hidden} is: ` +
+          `chmod o+x ${cover}, or move it out`,
+      );
+    }
     const probe = await probeBwrap({
       bwrapPath,
       root: store.root,
+      ...(cover ? { rootBridge: { directory: store.root, cover } } : {}),
       readOnlyPaths: [...readOnlyPaths, ...alsoReadable],
       ...(sandboxUser ? { user: sandboxUser } : {}),
       ...(this.#options.syscallFilter ? { syscallFilter: true } : {}),
@@ -589,6 +601,14 @@ export class SandboxAccess {
       request,
       ...(leaf ? { leaf } : {}),
       ...(sandboxUser ? { sandboxUser } : {}),
+      ...(sandboxUser && this.store().rootCover
+        ? {
+            rootBridge: {
+              directory: this.store().sandboxDirectory(record.id),
+              cover: this.store().rootCover as string,
+            },
+          }
+        : {}),
       ...(this.#options.syscallFilter ? { syscallFilter: true } : {}),
       ...(record.ports && !record.network ? { portsDirectory: this.store().portsDirectory(record.id) } : {}),
       ...(record.egress && isolation === "namespaces"

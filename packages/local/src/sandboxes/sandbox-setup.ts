@@ -113,8 +113,9 @@ export interface IsolationFailure {
 export function isolationRefusal({ reason, root, sandboxUser, alsoReadable }: IsolationFailure): SandportError {
   const user = sandboxUser
     ? ` Commands run as uid ${sandboxUser.uid} (the runtime is root; see the sandboxUids and sandboxUser options), which needs ` +
-      "unprivileged user namespaces and must be able to pass through every parent of the root " +
-      `(${root}) and of each readOnlyPaths entry${alsoReadable.length > 0 ? ` and of ${alsoReadable.join(", ")} (the port relay runs this Node)` : ""}.`
+      "unprivileged user namespaces and must be able to pass through every parent of each readOnlyPaths entry" +
+      `${alsoReadable.length > 0 ? ` and of ${alsoReadable.join(", ")} (the port relay runs this Node)` : ""} ` +
+      `(it reaches the root, ${root}, through a mount namespace of its own when it cannot pass through a parent).`
     : "";
   // A kernel without seccomp filters fails only the filter, which can be turned off on its own.
   const filter = /seccomp/i.test(reason)

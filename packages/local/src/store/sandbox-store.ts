@@ -66,6 +66,7 @@ export class SandboxStore {
   readonly root: string;
   readonly #owner: string;
   readonly #fileOwner: FileOwner | undefined;
+  #rootCover: string | undefined;
   readonly #disk: DiskTools | undefined;
   readonly #reclaimMore: (() => Promise<readonly Leftover[]>) | undefined;
   #rootReady: Promise<void> | undefined;
@@ -138,12 +139,24 @@ export class SandboxStore {
   }
 
   /**
+   * Once {@link ensureRoot} has run, with commands running as another user:
+   * the outermost parent of the root that user cannot pass through, if any
+   * (commands then start through `bridgedSpawn`).
+   */
+  get rootCover(): string | undefined {
+    return this.#rootCover;
+  }
+
+  /**
    * Creates the root (mode 0700, or 0711 when commands run as another user,
    * who must pass through it to reach a workspace), then reclaims this
    * owner's leftovers ({@link leftovers}). Idempotent per store.
    */
   ensureRoot(): Promise<void> {
     this.#rootReady ??= createRoot(this.root, this.#fileOwner)
+      .then((cover) => {
+        this.#rootCover = cover;
+      })
       .then(() => this.#reclaimOnce())
       .then(() => {})
       .catch((error) => {
