@@ -182,12 +182,25 @@ async function probeScope(namespaceScope: "sandbox" | "command"): Promise<string
   }
 }
 
+/**
+ * An emulated sandbox has the limits its create asked for, as the provider
+ * gives them, and no others: the local runtime's defaults would bound every
+ * emulated sandbox's workspace with a loop-mounted image of its own, which
+ * no provider contract here asks for and which slows every launch and destroy.
+ */
+const NO_DEFAULT_LIMITS = false;
+
 async function createLocalRuntime(
   root: string,
   shape: DefaultBackendShape | undefined,
 ): Promise<{ runtime: SandboxRuntime; hostPaths: boolean }> {
   const { LocalRuntime } = await loadLocal();
-  if (shape === undefined) return { runtime: new LocalRuntime({ root, isolation: "none" }), hostPaths: true };
+  if (shape === undefined) {
+    return {
+      runtime: new LocalRuntime({ root, isolation: "none", defaultResources: NO_DEFAULT_LIMITS }),
+      hostPaths: true,
+    };
+  }
   const { workspaceRoot } = shape;
   const egress = shape.egressResolver === undefined ? {} : { egressResolver: shape.egressResolver };
   const isolation = await defaultBackendIsolation();
@@ -202,11 +215,21 @@ async function createLocalRuntime(
       workspaceRoot,
       namespaceScope: isolation.namespaceScope,
       hostNetwork: true,
+      defaultResources: NO_DEFAULT_LIMITS,
       ...egress,
     });
     return { runtime, hostPaths: false };
   }
-  return { runtime: new LocalRuntime({ root, isolation: "none", workspaceRoot, ...egress }), hostPaths: true };
+  return {
+    runtime: new LocalRuntime({
+      root,
+      isolation: "none",
+      workspaceRoot,
+      defaultResources: NO_DEFAULT_LIMITS,
+      ...egress,
+    }),
+    hostPaths: true,
+  };
 }
 
 async function loadLocal(): Promise<typeof import("@sandport/local")> {
