@@ -58,6 +58,9 @@ export interface GrpcCall {
 /** Serves a call: sends its messages; throws a GrpcError for a non-OK end. */
 export type GrpcHandler = (call: GrpcCall) => Promise<void>;
 
+/** How much a session may buffer, in megabytes (node:http2's `maxSessionMemory`; its default is 10). */
+const SESSION_MEMORY_MB = 256;
+
 /**
  * An h2c gRPC server on its own loopback port; the router's front hands it
  * the connections that open with the HTTP/2 preface (piped, since an http2
@@ -73,7 +76,11 @@ export class GrpcServer {
     readonly log: RequestLog,
     readonly faults: FaultInjector,
   ) {
-    this.#server = createServer();
+    // A stream's messages are written as the process makes them, without waiting for the client to read: an
+    // endless producer whose reader stopped at its output cap fills the session's buffer until the kill lands.
+    // node:http2's default bound (10 MB) then tears the whole connection down (ENHANCE_YOUR_CALM) under load,
+    // every other call on it with it; a gRPC server holds such a stream back by flow control instead.
+    this.#server = createServer({ maxSessionMemory: SESSION_MEMORY_MB });
     this.#server.on("stream", (stream, headers) => {
       stream.on("error", () => {});
       this.#serve(stream, headers).catch(() => stream.destroy());
