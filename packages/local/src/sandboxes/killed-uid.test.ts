@@ -20,23 +20,30 @@ after(async () => {
 const sandboxUids = { ...DEFAULT_SANDBOX_UIDS, directory: markers.path };
 const [rootA, rootB] = [a.path, b.path];
 
+/** The uid markers (named by their uid), without the drafts a launch writes before it links one. */
 function markerPaths(): string[] {
   return readdirSync(markers.path)
+    .filter((name) => /^\d+$/.test(name))
     .map((name) => join(markers.path, name))
     .sort();
+}
+
+/** Drafts (`.taking-*`) a launch killed before it removed its own left. */
+function drafts(): string[] {
+  return readdirSync(markers.path).filter((name) => name.startsWith(".taking-"));
 }
 
 /** A child runtime over `root` that SIGKILLs itself as soon as its launch has written a uid marker. */
 async function killedLaunch(root: string): Promise<string> {
   const before = new Set(readdirSync(markers.path));
-  // The runtime writes its marker with fs/promises' writeFile (flag "wx"): the child's own, patched before the
-  // runtime is loaded, dies right after that write.
+  // The runtime makes its marker with fs/promises' link (a whole draft linked to the uid's name): the child's
+  // own, patched before the runtime is loaded, dies right after that link.
   const output = await runNodeChild(`
     import promises from "node:fs/promises";
     import { syncBuiltinESMExports } from "node:module";
-    const writeFile = promises.writeFile;
-    promises.writeFile = async (path, ...rest) => {
-      await writeFile(path, ...rest);
+    const link = promises.link;
+    promises.link = async (existing, path, ...rest) => {
+      await link(existing, path, ...rest);
       if (String(path).startsWith(${JSON.stringify(`${markers.path}/`)})) process.kill(process.pid, "SIGKILL");
     };
     syncBuiltinESMExports();
@@ -46,7 +53,7 @@ async function killedLaunch(root: string): Promise<string> {
     console.log("launched");
   `);
   assert.equal(output.code, null, `the child was killed midway, not ended: ${output.stdout} ${output.stderr}`);
-  const added = readdirSync(markers.path).filter((name) => !before.has(name));
+  const added = readdirSync(markers.path).filter((name) => !before.has(name) && /^\d+$/.test(name));
   assert.equal(added.length, 1, "the killed launch left one marker");
   const path = join(markers.path, added[0] as string);
   const id = readFileSync(path, "utf8").split("\n")[0] as string;
@@ -72,7 +79,7 @@ describe("uid markers of launches killed midway (root runtime)", { skip }, () =>
     );
     assert.deepEqual(markerPaths(), [liveMarker, otherRoots].sort(), "the killed launch's uid is free again");
     const report = await fresh.reclaimLeftovers();
-    const uids = report.leftovers.filter((leftover) => leftover.kind === "uid");
+    const uids = report.leftovers.filter((leftover) => leftover.kind === "uid" && /\/\d+$/.test(leftover.path));
     assert.deepEqual(uids, [{ kind: "uid", path: killed, reclaimed: true }]);
     assert.equal((await fresh.exec(live, { argv: ["true"] })).exitCode, 0, "the live sandbox still works");
 
@@ -80,5 +87,6 @@ describe("uid markers of launches killed midway (root runtime)", { skip }, () =>
     assert.deepEqual(markerPaths(), [otherRoots], "destroy gives back the live sandbox's uid");
     await new LocalRuntime({ root: rootB, isolation: "namespaces", sandboxUids }).findByLabels({});
     assert.deepEqual(markerPaths(), [], "a runtime over the other root gives back its killed launch's uid");
+    assert.deepEqual(drafts(), [], "and the killed launches' drafts are gone");
   });
 });

@@ -2,9 +2,11 @@ import { randomBytes } from "node:crypto";
 import { link, readdir, readFile, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { errorCode } from "../files/file-errors.js";
+import { isAlive } from "../processes/process-tree.js";
 import { failureReason, type Leftover } from "./leftover-report.js";
 import { abandonedBy } from "./staging-name.js";
 import { parseMarker, type UidMarker } from "./uid-marker.js";
+import { DRAFT_PREFIX } from "./uid-pool.js";
 import { killProcessesOfUid } from "./uid-processes.js";
 
 /** What {@link reclaimUidMarkers} works from. */
@@ -43,8 +45,22 @@ export async function reclaimUidMarkers(input: UidReclaim): Promise<Leftover[]> 
   const names = await readdir(input.directory).catch(() => [] as string[]);
   const leftovers: Leftover[] = [];
   for (const name of names) {
-    if (!/^\d+$/.test(name)) continue;
     const path = join(input.directory, name);
+    if (name.startsWith(DRAFT_PREFIX)) {
+      // A draft a launch killed before it removed it left (see `UidPool.take`), whole or not: its name says who
+      // wrote it, and a draft of a process that is gone is no one's.
+      const [pid, startTime] = name.slice(DRAFT_PREFIX.length).split(".");
+      const writer = { pid: Number(pid), startTime: startTime ?? "" };
+      if (Number.isInteger(writer.pid) && writer.pid > 0 && writer.startTime !== "" && !isAlive(writer)) {
+        const removed = await unlink(path).then(
+          () => ({ kind: "uid" as const, path, reclaimed: true }),
+          (error: unknown) => ({ kind: "uid" as const, path, reclaimed: false, reason: failureReason(error) }),
+        );
+        leftovers.push(removed);
+      }
+      continue;
+    }
+    if (!/^\d+$/.test(name)) continue;
     const text = await readFile(path, "utf8").catch(() => "");
     const marker = parseMarker(text);
     if (marker === undefined || !(await orphaned(marker, input))) continue;

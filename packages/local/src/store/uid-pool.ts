@@ -1,5 +1,5 @@
-import { randomInt } from "node:crypto";
-import { chmod, readFile, unlink, writeFile } from "node:fs/promises";
+import { randomBytes, randomInt } from "node:crypto";
+import { chmod, link, readFile, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { SandportError } from "@sandport/core";
 import { errorCode } from "../files/file-errors.js";
@@ -8,6 +8,11 @@ import { LOCAL_PROVIDER, type SandboxUser, type UidRange } from "../options.js";
 import { identify } from "../processes/process-tree.js";
 import { markerHolder, markerText } from "./uid-marker.js";
 
+/**
+ * Start of a marker's draft's name, then the taking process's pid and start
+ * time: the draft is written whole, then linked to the uid's name.
+ */
+export const DRAFT_PREFIX = ".taking-";
 /** What a sandbox took from a {@link UidPool}: its user, and the marker that holds the uid for it. */
 export interface TakenUid {
   readonly user: SandboxUser;
@@ -58,15 +63,25 @@ export class UidPool {
     const { first, count } = this.#range;
     const text = markerText(sandboxId, root, identify(process.pid));
     const start = randomInt(0, count);
-    for (let step = 0; step < count; step++) {
-      const uid = first + ((start + step) % count);
-      try {
-        const marker = join(this.#directory, String(uid));
-        await writeFile(marker, text, { flag: "wx", mode: 0o600 });
-        return { user: UidPool.userOf(uid), marker };
-      } catch (error) {
-        if (errorCode(error) !== "EEXIST") throw error;
+    // Written whole under a name of its own, then linked to the uid's name (which fails if it is taken): a
+    // launch killed midway leaves a whole marker or none, never an empty one no reclaim could read.
+    const self = identify(process.pid);
+    const by = self === undefined ? "" : `${self.pid}.${self.startTime}.`;
+    const draft = join(this.#directory, `${DRAFT_PREFIX}${by}${randomBytes(8).toString("hex")}`);
+    await writeFile(draft, text, { flag: "wx", mode: 0o600 });
+    try {
+      for (let step = 0; step < count; step++) {
+        const uid = first + ((start + step) % count);
+        try {
+          const marker = join(this.#directory, String(uid));
+          await link(draft, marker);
+          return { user: UidPool.userOf(uid), marker };
+        } catch (error) {
+          if (errorCode(error) !== "EEXIST") throw error;
+        }
       }
+    } finally {
+      await unlink(draft).catch(() => {});
     }
     throw new SandportError({
       code: "UNSUPPORTED",
