@@ -1,5 +1,6 @@
 // Helpers shared by this package's tests. Not exported from the package.
 import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { probeBwrap } from "./commands/bwrap.js";
 import { LocalRuntime } from "./local-runtime.js";
 import { DEFAULT_BWRAP_PATH } from "./options.js";
+import { identify, type ProcessIdentity } from "./processes/process-tree.js";
 
 /** This package's directory (children run from here so `--import tsx` resolves). */
 export const PACKAGE_DIRECTORY = fileURLToPath(new URL("..", import.meta.url));
@@ -147,4 +149,15 @@ export function runNodeChild(
     child.on("close", (code) => resolve({ code, stdout, stderr }));
   });
   return Object.assign(output, { child });
+}
+
+/** The identity of a process that ran, then was SIGKILLed: a launcher that is gone. */
+export async function killedProcess(): Promise<ProcessIdentity> {
+  const child = spawn("/bin/sleep", ["1000"], { stdio: "ignore" });
+  await once(child, "spawn");
+  const identity = identify(child.pid as number);
+  if (identity === undefined) throw new Error("the child could not be identified while it ran");
+  child.kill("SIGKILL");
+  await once(child, "exit");
+  return identity;
 }

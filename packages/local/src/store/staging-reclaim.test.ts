@@ -6,24 +6,13 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { LocalRuntime } from "../index.js";
-import { identify, type ProcessIdentity } from "../processes/process-tree.js";
-import { temporaryDirectory } from "../runtime.fixture.js";
+import { identify } from "../processes/process-tree.js";
+import { killedProcess, temporaryDirectory } from "../runtime.fixture.js";
 import { beginLaunch, endLaunch } from "./launches-in-flight.js";
 import { stagingName } from "./staging-name.js";
 
 const root = temporaryDirectory("staging");
 after(() => root.remove());
-
-/** The identity a launch had, in a process that was then SIGKILLed (so its staging directory stays). */
-async function killedProcess(): Promise<ProcessIdentity> {
-  const child = spawn("/bin/sleep", ["1000"], { stdio: "ignore" });
-  await once(child, "spawn");
-  const identity = identify(child.pid as number);
-  assert.ok(identity, "the child is identified while it runs");
-  child.kill("SIGKILL");
-  await once(child, "exit");
-  return identity;
-}
 
 /** A staging directory as `SandboxStore.create` leaves it when its process dies before the rename. */
 function leftover(name: string): string {

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
 import { identify, type ProcessIdentity } from "../processes/process-tree.js";
-import { temporaryDirectory } from "../runtime.fixture.js";
+import { killedProcess, temporaryDirectory } from "../runtime.fixture.js";
 import { beginLaunch, endLaunch } from "./launches-in-flight.js";
 import { reclaimUidMarkers } from "./uid-leftovers.js";
 import { markerText } from "./uid-marker.js";
@@ -17,17 +17,6 @@ import { UidPool } from "./uid-pool.js";
 const markers = temporaryDirectory("uid-leftovers");
 after(() => markers.remove());
 const ROOT = "/var/lib/sandport-test/this-root";
-
-/** The identity of a process that was then SIGKILLed. */
-async function killedProcess(): Promise<ProcessIdentity> {
-  const child = spawn("/bin/sleep", ["1000"], { stdio: "ignore" });
-  await once(child, "spawn");
-  const identity = identify(child.pid as number);
-  assert.ok(identity, "the child is identified while it runs");
-  child.kill("SIGKILL");
-  await once(child, "exit");
-  return identity;
-}
 
 describe("uid markers of killed launches", {
   skip: identify(process.pid) === undefined ? "needs /proc to identify processes" : false,
