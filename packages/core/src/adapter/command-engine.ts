@@ -188,14 +188,22 @@ export async function startCommandRun(vendor: VendorCommand, options: CommandRun
   let killing: Promise<void> | undefined;
   const sendKill = (): Promise<void> => {
     killing ??= (async () => {
-      const deadline = AbortSignal.timeout(killDeadlineMs);
-      const timedOut = new Promise<never>((_, reject) =>
-        deadline.addEventListener("abort", () => reject(killUnconfirmed(provider, process?.pid, killDeadlineMs)), {
-          once: true,
-        }),
-      );
+      // A timer of our own, not AbortSignal.timeout: that one's timer is unref'd, so a vendor kill that
+      // never settles would let the event loop end with the kill still pending instead of rejecting.
+      const deadline = new AbortController();
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timedOut = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          deadline.abort(new DOMException("the kill deadline passed", "TimeoutError"));
+          reject(killUnconfirmed(provider, process?.pid, killDeadlineMs));
+        }, killDeadlineMs);
+      });
       timedOut.catch(() => {});
-      await Promise.race([vendor.kill(process, deadline), timedOut]);
+      try {
+        await Promise.race([vendor.kill(process, deadline.signal), timedOut]);
+      } finally {
+        clearTimeout(timer);
+      }
     })();
     return killing;
   };
