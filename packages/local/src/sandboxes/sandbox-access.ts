@@ -1,58 +1,39 @@
-import { statSync } from "node:fs";
 import {
-  type CommandCwd,
   invalidRequest,
   type Labels,
-  type NetworkAllowList,
   type PortEndpoint,
-  type ResourceLimits,
   SandportError,
   unsupported,
   type ValidatedExecRequest,
   type ValidatedLaunchSpec,
 } from "@sandport/core";
-import { checkHandle, foreignSandbox, missingCwd, networkEnabled, resolveCwd } from "@sandport/core/adapter";
-import { type CgroupHost, probeCgroupHost } from "../cgroups/cgroup-host.js";
-import { noteCgroupParents, reclaimCgroups } from "../cgroups/cgroup-leftovers.js";
-import { sandboxCgroupName } from "../cgroups/cgroup-name.js";
-import { createLeaf, createSandboxCgroups, nameLeaf, removeSandboxCgroups } from "../cgroups/cgroups.js";
-import { addFreezer } from "../cgroups/freezer.js";
+import { checkHandle, foreignSandbox } from "@sandport/core/adapter";
+import { probeCgroupHost } from "../cgroups/cgroup-host.js";
+import { noteCgroupParents } from "../cgroups/cgroup-leftovers.js";
 import { counterFiles } from "../cgroups/limit-counters.js";
 import type { AsyncWatch } from "../commands/async-commands.js";
 import { probeBwrap } from "../commands/bwrap.js";
-import { planCommand, type SpawnPlan } from "../commands/command-plan.js";
+import type { SpawnPlan } from "../commands/command-plan.js";
 import { rescanInheritedDescriptors } from "../commands/inherited-descriptors.js";
-import { runCommand } from "../commands/process-runner.js";
 import type { RunningCommands } from "../commands/running-commands.js";
-import { diskBytes } from "../disk/workspace-disk.js";
 import { EgressProxies } from "../egress/egress-proxies.js";
-import { reclaimEgressSockets } from "../egress/egress-socket-name.js";
 import { errorCode } from "../files/file-errors.js";
 import { WorkspaceFiles } from "../files/workspace-files.js";
-import type { FileOwner } from "../files/workspace-walk.js";
 import { type LocalHandle, toHandle } from "../handle.js";
 import { defaultRoot, LOCAL_PROVIDER, type ResolvedLocalOptions } from "../options.js";
 import { SandboxPorts } from "../ports/sandbox-ports.js";
 import { type MarkerRegistration, RunningMarkers } from "../processes/running-markers.js";
-import { killNamespaceHolder, type NamespaceHolder, openNamespaces } from "../processes/sandbox-namespaces.js";
 import { beginLaunch, endLaunch } from "../store/launches-in-flight.js";
-import type { Leftover } from "../store/leftover-report.js";
-import { isExpired, matchesLabels, SANDBOX_RECORD_FORMAT, type SandboxRecord } from "../store/sandbox-record.js";
+import { isExpired, matchesLabels, type SandboxRecord } from "../store/sandbox-record.js";
 import { firstWithin } from "../store/sandbox-root.js";
 import { notFound, SandboxStore } from "../store/sandbox-store.js";
-import { reclaimUidMarkers } from "../store/uid-leftovers.js";
-import { type TakenUid, UidPool } from "../store/uid-pool.js";
 import { remountWorkspace } from "./bounded-workspace.js";
+import { planSandboxCommand } from "./command-planning.js";
 import { type DefaultResourcesReport, grantResources, judgeDefaults } from "./launch-resources.js";
-import { refuseIfStopped, startSandbox, stopSandbox } from "./sandbox-lifecycle.js";
-import {
-  checkLaunchable,
-  isolationRefusal,
-  type LimitVerdicts,
-  prepareEgressDirectory,
-  preparePortsDirectory,
-  startNamespaces,
-} from "./sandbox-setup.js";
+import { reclaimRuntimeLeftovers } from "./leftover-reclaim.js";
+import { launchNetwork, makeSandbox, type WorkspaceSeed } from "./sandbox-launch.js";
+import { startSandbox, stopSandbox } from "./sandbox-lifecycle.js";
+import { checkLaunchable, isolationRefusal, type LimitVerdicts } from "./sandbox-setup.js";
 import { stopSandboxProcesses } from "./sandbox-teardown.js";
 import { probeUser, userOf } from "./sandbox-users.js";
 
@@ -103,41 +84,9 @@ export class SandboxAccess {
       this.#options.owner,
       probeUser(this.#options),
       this.#verdicts.disk.ok ? this.#verdicts.disk.tools : undefined,
-      () => this.#reclaimLeftovers(),
+      () => reclaimRuntimeLeftovers(this.#options, this.store()),
     );
     return this.#store;
-  }
-
-  /**
-   * The store's reclaim beyond staging directories: the sandbox cgroups of
-   * this root and owner that nothing will use (unless cgroups are
-   * `"disabled"`), then the egress sockets of gone processes in this owner's
-   * sandboxes, then (with one uid per sandbox) the uid markers of this root's
-   * launches killed before their record existed.
-   */
-  async #reclaimLeftovers(): Promise<Leftover[]> {
-    const store = this.store();
-    const cgroups =
-      this.#options.cgroups === "auto"
-        ? await reclaimCgroups({
-            root: store.root,
-            owner: this.#options.owner,
-            host: await probeCgroupHost(),
-            holds: (id) => store.holds(id),
-          })
-        : [];
-    const egress = (await store.records()).filter((record) => record.egress !== undefined);
-    const sockets = await reclaimEgressSockets(egress.map((record) => store.egressDirectory(record.id)));
-    const { sandboxUids } = this.#options;
-    const uids = sandboxUids
-      ? await reclaimUidMarkers({
-          directory: sandboxUids.directory,
-          root: store.root,
-          holds: (id) => store.holds(id),
-          range: sandboxUids,
-        })
-      : [];
-    return [...cgroups, ...sockets, ...uids];
   }
 
   /** Checks that `handle` is a local handle with a well-formed id, and returns the id. */
@@ -151,141 +100,38 @@ export class SandboxAccess {
    * filled by `seed` when given (a snapshot's files). If `signal` fired
    * meanwhile (the caller was already told it failed), removes it again.
    */
-  async launch(
-    spec: ValidatedLaunchSpec,
-    signal: AbortSignal,
-    seed?: (workspace: string, owner: FileOwner | undefined) => Promise<void>,
-  ): Promise<LocalHandle> {
-    const isolation = this.#options.isolation;
+  async launch(spec: ValidatedLaunchSpec, signal: AbortSignal, seed?: WorkspaceSeed): Promise<LocalHandle> {
     const explicit = checkLaunchable(spec, this.#options, this.#verdicts);
-    const ports = spec.ports && spec.ports.length > 0 ? spec.ports : undefined;
-    // An allow list, or "all" under namespaces without hostNetwork: no network of its own; its commands reach out
-    // only through this runtime's egress proxy (to public addresses only, for "all").
-    const open =
-      typeof spec.network === "object" ? false : networkEnabled(spec.network, isolation === "none", LOCAL_PROVIDER);
-    const proxied = open && isolation === "namespaces" && !this.#options.hostNetwork;
-    const egress = typeof spec.network === "object" ? spec.network : proxied ? "all" : undefined;
-    const network = open && !proxied;
+    const network = launchNetwork(spec, this.#options);
     // A sandbox without network reaches its ports through a relay run by the runtime's own Node binary.
-    const relayed = ports !== undefined && isolation === "namespaces" && !network;
-    await this.requireIsolation(relayed ? [process.execPath] : []);
+    await this.requireIsolation(network.relayed ? [process.execPath] : []);
+    const store = this.store();
     const { resources, defaulted } = await grantResources(explicit, this.defaults, async () => {
-      await this.store().ensureRoot();
-      return this.store().root;
+      await store.ensureRoot();
+      return store.root;
     });
     const id = SandboxStore.newId();
     const host = this.#options.cgroups === "auto" ? await probeCgroupHost() : { legacy: {} };
-    const store = this.store();
     // The root first: its reclaim runs, and it notes where this process makes cgroups, before any is made.
     await store.ensureRoot();
     if (this.#options.cgroups === "auto") await noteCgroupParents(store.root, host);
+    const context = {
+      options: this.#options,
+      store,
+      host,
+      freezable: this.#freezable,
+      destroy: (record: SandboxRecord) => this.#destroyRecord(record),
+    };
     // Until it ends, nothing made for this id is a leftover (see `abandonedBy`).
     beginLaunch(id);
     try {
-      return await this.#launchAs(
-        id,
-        host,
-        { spec, resources, defaulted, ports, egress, network, relayed },
-        signal,
-        seed,
-      );
+      const record = await makeSandbox(context, id, { spec, resources, defaulted, ...network }, signal, seed);
+      this.#records.set(id, record);
+      if (record.disk) this.#mounted.add(id);
+      return toHandle(record, store.workspaceDirectory(record));
     } finally {
       endLaunch(id);
     }
-  }
-
-  /** {@link launch} once checked: the cgroups, namespaces and files of sandbox `id`. */
-  async #launchAs(
-    id: string,
-    host: CgroupHost,
-    plan: LaunchPlan,
-    signal: AbortSignal,
-    seed?: (workspace: string, owner: FileOwner | undefined) => Promise<void>,
-  ): Promise<LocalHandle> {
-    const { spec, resources, defaulted, ports, egress, network, relayed } = plan;
-    const isolation = this.#options.isolation;
-    const name = sandboxCgroupName(id, this.store().root, this.#options.owner);
-    // Under namespaces a command's processes die with its PID namespace: a cgroup is needed only for limits
-    // and, where the runtime can stop sandboxes, the freezer.
-    const tracking = this.#options.cgroups === "auto" && isolation === "none";
-    let cgroups = await createSandboxCgroups(host, name, resources ? { resources, tracking } : { tracking });
-    if (this.#freezable) {
-      try {
-        cgroups = await addFreezer(host, name, cgroups);
-      } catch (error) {
-        await removeSandboxCgroups(cgroups);
-        throw error;
-      }
-    }
-    let taken: TakenUid | undefined;
-    let namespaces: NamespaceHolder | undefined;
-    const { sandboxUids } = this.#options;
-    try {
-      if (sandboxUids) taken = await new UidPool(sandboxUids.directory, sandboxUids).take(id, this.store().root);
-      namespaces = await startNamespaces(this.#options, network, taken?.user ?? this.#options.sandboxUser);
-    } catch (error) {
-      if (taken) await UidPool.giveBack(taken.marker, id).catch(() => {});
-      await removeSandboxCgroups(cgroups);
-      throw error;
-    }
-    const now = Date.now();
-    const record: SandboxRecord = {
-      format: SANDBOX_RECORD_FORMAT,
-      id,
-      owner: this.#options.owner,
-      createdAt: new Date(now).toISOString(),
-      labels: spec.labels ?? {},
-      ...(spec.launchKey === undefined ? {} : { launchKey: spec.launchKey }),
-      env: spec.env ?? {},
-      network,
-      ...(resources ? { resources } : {}),
-      ...(defaulted.length > 0 ? { defaults: defaulted } : {}),
-      ...(ports ? { ports } : {}),
-      ...(egress ? { egress } : {}),
-      ...(spec.lifetimeMs === undefined ? {} : { expiresAt: new Date(now + spec.lifetimeMs).toISOString() }),
-      ...(cgroups ? { cgroups } : {}),
-      ...(resources?.diskMiB === undefined ? {} : { disk: { bytes: diskBytes(resources.diskMiB) } }),
-      ...(namespaces ? { namespaces } : {}),
-      ...(taken ? { user: taken.user, uidMarker: taken.marker } : {}),
-      ...(this.#options.sandboxUser ? { user: this.#options.sandboxUser } : {}),
-    };
-    try {
-      await this.store().create(record, seed);
-    } catch (error) {
-      if (namespaces) await killNamespaceHolder(namespaces, 2_000);
-      if (taken) await UidPool.giveBack(taken.marker, id).catch(() => {});
-      await removeSandboxCgroups(cgroups);
-      if (record.disk && seed && errorCode(error) === "ENOSPC") {
-        const bound = defaulted.includes("diskMiB")
-          ? " (the runtime's default, defaultResources.diskMiB: name a larger resources.diskMiB in the launch)"
-          : "";
-        throw invalidRequest(
-          `the snapshot's files do not fit in resources.diskMiB (${resources?.diskMiB} MiB${bound})`,
-          { field: "resources.diskMiB" },
-          LOCAL_PROVIDER,
-        );
-      }
-      throw error;
-    }
-    this.#records.set(id, record);
-    if (record.disk) this.#mounted.add(id);
-    if (relayed || egress) {
-      try {
-        // A sandbox of its own uid: its relays' sockets are its alone (and root's).
-        const group = taken?.user.gid;
-        if (relayed) await preparePortsDirectory(this.store().portsDirectory(id), group);
-        if (egress) await prepareEgressDirectory(this.store().egressDirectory(id), group);
-      } catch (error) {
-        await this.#destroyRecord(record).catch(() => {});
-        throw error;
-      }
-    }
-    if (signal.aborted) {
-      // The caller has already been told the launch failed: leave nothing behind.
-      await this.#destroyRecord(record).catch(() => {});
-      throw signal.reason;
-    }
-    return toHandle(record, this.store().workspaceDirectory(record));
   }
 
   /**
@@ -512,109 +358,16 @@ export class SandboxAccess {
     }
   }
 
-  /**
-   * Prepares one command: checks isolation, network and limits can be honoured,
-   * that `cwd` exists inside the workspace, creates the command's cgroup leaf
-   * (under `none`), and builds the spawn plan.
-   */
-  /** Runs `true` in `cwd` inside sandbox `record`: rejects with `NOT_FOUND` (`missingCwd`) when it is missing there. */
-  async #probeCwd(record: SandboxRecord, cwd: CommandCwd): Promise<void> {
-    const plan = await this.planFor(record, { argv: ["true"], cwd, env: {} }, true);
-    await runCommand({
-      plan,
-      timeoutMs: CWD_PROBE_TIMEOUT_MS,
-      maxOutputBytes: 4096,
-      killGraceMs: this.#options.killGraceMs,
-      signal: new AbortController().signal,
-    });
-  }
-
-  /**
-   * The spawn plan of `request` in sandbox `record`, after the checks it
-   * needs: isolation, network, limits, and that its working directory exists.
-   * A `cwd` outside the workspace exists only inside the sandbox under
-   * namespaces: a `true` run there first (one more bubblewrap, 10-20 ms,
-   * only for such a `cwd`) proves it, so that `spawn` and `startCommand`
-   * refuse a missing one with `NOT_FOUND` as `exec` does, before the command
-   * starts (`probe`: this is that run).
-   */
-  async planFor(record: SandboxRecord, request: ValidatedExecRequest, probe = false): Promise<SpawnPlan> {
-    const { isolation, cgroups } = this.#options;
-    await this.requireIsolation();
-    await refuseIfStopped(this.store(), record.id);
-    if (isolation === "none" && !record.network) {
-      throw unsupported(
-        LOCAL_PROVIDER,
-        "network: false",
-        `sandbox ${record.id} was launched without network, which isolation "none" cannot honour`,
-      );
-    }
-    if (cgroups === "disabled" && (record.cgroups?.limits.length ?? 0) > 0) {
-      throw unsupported(
-        LOCAL_PROVIDER,
-        "resources",
-        `sandbox ${record.id} has resource limits but cgroups are disabled in the options`,
-      );
-    }
-    const workspaceDirectory = this.store().workspaceDirectory(record);
-    // Proves the sandbox still exists (the record may come from this instance's cache) and a workspace `cwd` is a
-    // directory. A `cwd` elsewhere is the host's own under `none` (checked here); under namespaces it exists only
-    // inside: the probe enters it, and bubblewrap's failure to is the same NOT_FOUND (`runCommand`).
-    const files = await this.files(record.id);
-    const { cwd } = request;
-    if (cwd.kind === "workspace") {
-      try {
-        files.checkDirectory(cwd.path, "working directory");
-      } catch (error) {
-        // The same error, naming the same absolute directory, as a missing one elsewhere in the sandbox.
-        if (cwd.path === "" || !SandportError.hasCode(error, "NOT_FOUND")) throw error;
-        throw missingCwd(LOCAL_PROVIDER, resolveCwd(cwd, this.#options.workspaceRoot), { cause: error });
-      }
-    } else {
-      files.checkDirectory("", "workspace");
-      if (isolation === "none") checkHostDirectory(cwd.path);
-      else if (!probe) await this.#probeCwd(record, cwd);
-    }
-    const usable = cgroups === "auto" ? record.cgroups : undefined;
-    // A command without limits gets its leaf in the background (see `CommandTree`); with limits it joins it in `sh`.
-    const limited = (usable?.limits.length ?? 0) > 0;
-    const leaf = isolation !== "none" ? undefined : limited ? await createLeaf(usable) : nameLeaf(usable);
-    const sandboxUser = userOf(record, this.#options);
-    if (record.namespaces && (isolation !== "namespaces" || !sandboxUser)) {
-      throw unsupported(
-        LOCAL_PROVIDER,
-        'namespaceScope "sandbox"',
-        `sandbox ${record.id} was launched with namespaces of its own, which only a root runtime with isolation "namespaces" can join`,
-      );
-    }
-    const shareNamespaces = record.namespaces !== undefined;
-    // A holder that is gone is NOT_FOUND now, before anything is spawned (the spawner checks again).
-    if (shareNamespaces) openNamespaces(record.id, record.namespaces as NamespaceHolder, true).close();
-    return planCommand({
-      ...(shareNamespaces ? { shareNamespaces } : {}),
-      isolation,
-      bwrapPath: this.#options.bwrapPath,
-      readOnlyPaths: this.#options.readOnlyPaths,
-      workspaceDirectory,
-      workspaceRoot: this.#options.workspaceRoot,
-      record: usable === record.cgroups ? record : withoutCgroups(record),
-      request,
-      ...(leaf ? { leaf } : {}),
-      ...(sandboxUser ? { sandboxUser } : {}),
-      ...(sandboxUser && this.store().rootCover
-        ? {
-            rootBridge: {
-              directory: this.store().sandboxDirectory(record.id),
-              cover: this.store().rootCover as string,
-            },
-          }
-        : {}),
-      ...(this.#options.syscallFilter ? { syscallFilter: true } : {}),
-      ...(record.ports && !record.network ? { portsDirectory: this.store().portsDirectory(record.id) } : {}),
-      ...(record.egress && isolation === "namespaces"
-        ? { egress: await this.#proxies.serve(record.id, record.egress, this.store().egressDirectory(record.id)) }
-        : {}),
-    });
+  /** The spawn plan of `request` in sandbox `record`, after the checks it needs (see {@link planSandboxCommand}). */
+  planFor(record: SandboxRecord, request: ValidatedExecRequest): Promise<SpawnPlan> {
+    const context = {
+      options: this.#options,
+      store: this.store(),
+      requireIsolation: () => this.requireIsolation(),
+      files: (id: string) => this.files(id),
+      proxies: this.#proxies,
+    };
+    return planSandboxCommand(context, record, request);
   }
 
   /**
@@ -640,39 +393,4 @@ export class SandboxAccess {
       this.#running.destroyEnded(record.id);
     }
   }
-}
-
-function withoutCgroups(record: SandboxRecord): SandboxRecord {
-  const { cgroups: _ignored, ...rest } = record;
-  return rest;
-}
-
-/** How long the run that proves a working directory may take; bubblewrap and `true` take 10-20 ms. */
-const CWD_PROBE_TIMEOUT_MS = 30_000;
-
-/** Under `none`, a working directory outside the workspace is the host's: `NOT_FOUND` unless it is a directory there. */
-function checkHostDirectory(path: string): void {
-  let directory = false;
-  try {
-    directory = statSync(path).isDirectory();
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== "ENOENT" && code !== "ENOTDIR") throw error;
-  }
-  if (!directory)
-    throw missingCwd(LOCAL_PROVIDER, path, { reason: "on the host, which commands see under isolation none" });
-}
-
-/** What {@link SandboxAccess.launch} decided before making anything. */
-interface LaunchPlan {
-  readonly spec: ValidatedLaunchSpec;
-  readonly resources: ResourceLimits | undefined;
-  /** Which of `resources` came from the runtime's defaults. */
-  readonly defaulted: readonly (keyof ResourceLimits)[];
-  readonly ports: ValidatedLaunchSpec["ports"];
-  readonly egress: NetworkAllowList | "all" | undefined;
-  /** Whether commands share the host's network. */
-  readonly network: boolean;
-  /** Whether its ports are reached through the relay. */
-  readonly relayed: boolean;
 }
