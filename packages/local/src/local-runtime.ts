@@ -1,4 +1,5 @@
-import { accessSync, constants, existsSync } from "node:fs";
+// Longer than the house's ~400 lines for a reason: this is the port itself, one short documented method per
+// member, each delegating to the sandboxes/, commands/ and files/ modules where the work is.
 import {
   assertCapabilitiesConsistent,
   type CommandRef,
@@ -22,7 +23,6 @@ import {
   refuseReservedEnv,
   type SandboxProcess,
   type SandboxRuntime,
-  SandportError,
   type SnapshotOptions,
   type SnapshotRef,
   SPECIFICATION_VERSION,
@@ -44,19 +44,15 @@ import {
   validateTerminalRequest,
 } from "@sandport/core";
 import { EventQueue, runOperation } from "@sandport/core/adapter";
-import { localCapabilities } from "./capabilities.js";
-import { releaseLeaf } from "./cgroups/cgroups.js";
-import { type FreezerSupport, freezerSupport } from "./cgroups/freezer.js";
-import { limitsSupport } from "./cgroups/limit-support.js";
-import { AsyncCommands, checkRef, commandIdFor } from "./commands/async-commands.js";
-import { SETPRIV_PATH } from "./commands/command-plan.js";
+import { checkRef } from "./commands/async-commands.js";
 import { RunningCommands } from "./commands/running-commands.js";
-import { diskSupport } from "./disk/disk-support.js";
 import type { WorkspaceFiles } from "./files/workspace-files.js";
 import type { LocalHandle } from "./handle.js";
+import { judgeHost } from "./host-verdicts.js";
 import { LOCAL_PROVIDER, type LocalRuntimeOptions, type ResolvedLocalOptions, resolveOptions } from "./options.js";
 import { COMMAND_MARKER_VARIABLE } from "./processes/command-marker.js";
-import { CommandRuns, toBytes, toLocalError } from "./sandboxes/command-runs.js";
+import { AsyncStarts } from "./sandboxes/async-starts.js";
+import { CommandRuns, toLocalError } from "./sandboxes/command-runs.js";
 import { streamWorkspaceFile } from "./sandboxes/file-stream.js";
 import type { DefaultResourcesReport } from "./sandboxes/launch-resources.js";
 import { SandboxAccess } from "./sandboxes/sandbox-access.js";
@@ -64,17 +60,6 @@ import { forkSandbox } from "./sandboxes/sandbox-fork.js";
 import { openLocalTerminal } from "./sandboxes/terminal-runs.js";
 import { LocalSnapshots } from "./snapshots/local-snapshots.js";
 import type { LeftoverReport as LocalLeftoverReport } from "./store/leftover-report.js";
-import { notFound } from "./store/sandbox-store.js";
-
-/** Whether `path` is executable by this process (`setpriv`, checked once at construction). */
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * The embedded Sandport runtime: a sandbox is a fresh directory on this
@@ -140,6 +125,7 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
   readonly #running = new RunningCommands();
   readonly #access: SandboxAccess;
   readonly #commands: CommandRuns;
+  readonly #starts: AsyncStarts;
   readonly #snapshots: LocalSnapshots;
   /**
    * Freezes every process of the sandbox (the cgroup v2 freezer) and resolves
@@ -175,35 +161,16 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
   constructor(options: LocalRuntimeOptions = {}) {
     this.#options = resolveOptions(options);
     this.workspaceRoot = this.#options.workspaceRoot;
-    const lifecycle: FreezerSupport =
-      this.#options.cgroups === "auto"
-        ? freezerSupport()
-        : { ok: false, reason: "cgroups are disabled in the options" };
-    const verdicts = {
-      cgroups: limitsSupport(
-        (this.#options.sandboxUser || this.#options.sandboxUids) && !isExecutable(SETPRIV_PATH)
-          ? SETPRIV_PATH
-          : undefined,
-      ),
-      disk: diskSupport(),
-    };
-    this.capabilities = localCapabilities(this.#options.isolation, {
-      cgroups: this.#options.cgroups,
-      freezable: lifecycle.ok,
-      enforceable: {
-        memory: verdicts.cgroups.memory.ok,
-        cpu: verdicts.cgroups.cpu.ok,
-        processes: verdicts.cgroups.pids.ok,
-      },
-      diskBound: verdicts.disk.ok,
-    });
-    this.#access = new SandboxAccess(this.#options, this.#running, verdicts, lifecycle.ok);
+    const { lifecycle, limits, capabilities } = judgeHost(this.#options);
+    this.capabilities = capabilities;
+    this.#access = new SandboxAccess(this.#options, this.#running, limits, lifecycle.ok);
     this.defaultResources = this.#access.defaults;
     if (lifecycle.ok) {
       this.stop = (handle, op) => this.#lifecycle(handle, op, "stop");
       this.start = (handle, op) => this.#lifecycle(handle, op, "start");
     }
     this.#commands = new CommandRuns(this.#options, this.#access, this.#running);
+    this.#starts = new AsyncStarts(this.#options, this.#access, this.#running);
     this.#snapshots = new LocalSnapshots(this.#options, () => this.#access.store());
     assertCapabilitiesConsistent(this);
   }
@@ -428,38 +395,8 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
     const id = this.#access.checkHandle(handle, "startCommand");
     const { sessionId, execRequest } = splitStartCommandRequest(request, LOCAL_PROVIDER);
     const validated = this.#validateExec(execRequest);
-    const ref: CommandRef = { sessionId, commandId: commandIdFor(sessionId) };
     return this.#operation(op, this.#deadline("startCommand", "lookupMs"), (signal) =>
-      // Tracked until its supervisor is recorded: a destroy begun meanwhile waits, then stops it, or it never starts.
-      this.#running.track(id, signal, async (tracked) => {
-        const record = await this.#access.requireLive(id);
-        const commands = new AsyncCommands(this.#access.store().commandsDirectory(id));
-        try {
-          if (await commands.has(sessionId)) return ref;
-          const plan = await this.#access.planFor(record, validated);
-          const watch = this.#access.watchFor(record);
-          const command = {
-            plan,
-            ...(validated.stdin === undefined ? {} : { stdin: toBytes(validated.stdin) }),
-            timeoutMs: validated.timeoutMs ?? this.#options.runBudgetMs,
-            maxOutputBytes: validated.maxOutputBytes ?? this.#options.maxOutputBytes,
-            killGraceMs: this.#options.killGraceMs,
-            ...(watch ? { watch } : {}),
-          };
-          const started = await commands.start(sessionId, command, tracked);
-          if (!started && plan.leaf) await releaseLeaf(plan.leaf);
-          return ref;
-        } catch (error) {
-          // Destroyed by another instance meanwhile: its files went with it (its record may go a moment later:
-          // a command directory that vanished under this start says the same).
-          if (SandportError.hasCode(error, "NOT_FOUND")) throw error;
-          const vanished =
-            (error as NodeJS.ErrnoException).code === "ENOENT" &&
-            !existsSync(this.#access.store().commandsDirectory(id));
-          if (vanished || (await this.#access.store().read(id)).state === "absent") throw notFound(id);
-          throw error;
-        }
-      }),
+      this.#starts.start(id, sessionId, validated, signal),
     );
   }
 
@@ -471,20 +408,14 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
   async commandStatus(handle: LocalHandle, ref: CommandRef, op?: OpOptions): Promise<CommandStatus> {
     const id = this.#access.checkHandle(handle, "commandStatus");
     const checked = checkRef(ref);
-    return this.#operation(op, this.#deadline("commandStatus", "lookupMs"), async () => {
-      await this.#access.requireLive(id);
-      return new AsyncCommands(this.#access.store().commandsDirectory(id)).status(checked);
-    });
+    return this.#operation(op, this.#deadline("commandStatus", "lookupMs"), () => this.#starts.status(id, checked));
   }
 
   /** A started command's output so far, complete once it has exited. */
   async commandLogs(handle: LocalHandle, ref: CommandRef, op?: OpOptions): Promise<ExecResult> {
     const id = this.#access.checkHandle(handle, "commandLogs");
     const checked = checkRef(ref);
-    return this.#operation(op, this.#deadline("commandLogs", "lookupMs"), async () => {
-      await this.#access.requireLive(id);
-      return new AsyncCommands(this.#access.store().commandsDirectory(id)).logs(checked);
-    });
+    return this.#operation(op, this.#deadline("commandLogs", "lookupMs"), () => this.#starts.logs(id, checked));
   }
 
   /**
