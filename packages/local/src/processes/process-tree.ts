@@ -13,23 +13,24 @@ export function signalGroup(processGroup: number, signal: NodeJS.Signals): void 
   send(-processGroup, signal);
 }
 
-/** Sends `signal` to one process. A process that no longer exists is not an error. */
-export function signalProcess(pid: number, signal: NodeJS.Signals): void {
-  send(pid, signal);
+/** Sends `signal` to one process: `false` when it no longer exists, which is not an error. */
+export function signalProcess(pid: number, signal: NodeJS.Signals): boolean {
+  return send(pid, signal);
 }
 
 /**
- * `process.kill`, with ESRCH ignored. The error for a vanished target is built
+ * `process.kill`, with ESRCH (the target is gone: `false`) ignored. The error for a vanished target is built
  * without a stack trace: every command's exit signals its (usually empty)
  * process group, and capturing a stack costs several times the system call.
  */
-function send(target: number, signal: NodeJS.Signals): void {
+function send(target: number, signal: NodeJS.Signals): boolean {
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
   try {
-    process.kill(target, signal);
+    return process.kill(target, signal);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+    return false;
   } finally {
     Error.stackTraceLimit = limit;
   }

@@ -1,5 +1,6 @@
 import { readdir, readFile } from "node:fs/promises";
 import { sleep } from "@sandport/core";
+import { signalProcess } from "../processes/process-tree.js";
 
 /** How long {@link killProcessesOfUid} keeps killing before it reports what is left. */
 const KILL_WITHIN_MS = 2_000;
@@ -34,14 +35,7 @@ export async function killProcessesOfUid(uid: number): Promise<{ killed: number[
   for (;;) {
     const alive = await processesOfUid(uid);
     if (alive.length === 0 || performance.now() - started > KILL_WITHIN_MS) return { killed: [...killed], alive };
-    for (const pid of alive) {
-      try {
-        process.kill(pid, "SIGKILL");
-        killed.add(pid);
-      } catch {
-        // Gone meanwhile.
-      }
-    }
+    for (const pid of alive) if (signalProcess(pid, "SIGKILL")) killed.add(pid);
     await sleep(20);
   }
 }
