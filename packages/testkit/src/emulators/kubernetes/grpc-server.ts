@@ -49,17 +49,16 @@ export interface GrpcCall {
   header(name: string): string | undefined;
   /** The request message. */
   readonly request: Buffer;
-  /** Send one response message. */
-  send(message: Buffer): void;
+  /** Send one response message; false when the stream's buffer is full (wait for {@link drained} before more). */
+  send(message: Buffer): boolean;
+  /** Settles once the stream can take more messages, or is closed. */
+  drained(): Promise<void>;
   /** Aborted when the client cancels or goes away, or the emulator stops. */
   readonly signal: AbortSignal;
 }
 
 /** Serves a call: sends its messages; throws a GrpcError for a non-OK end. */
 export type GrpcHandler = (call: GrpcCall) => Promise<void>;
-
-/** How much a session may buffer, in megabytes (node:http2's `maxSessionMemory`; its default is 10). */
-const SESSION_MEMORY_MB = 256;
 
 /**
  * An h2c gRPC server on its own loopback port; the router's front hands it
@@ -76,11 +75,10 @@ export class GrpcServer {
     readonly log: RequestLog,
     readonly faults: FaultInjector,
   ) {
-    // A stream's messages are written as the process makes them, without waiting for the client to read: an
-    // endless producer whose reader stopped at its output cap fills the session's buffer until the kill lands.
-    // node:http2's default bound (10 MB) then tears the whole connection down (ENHANCE_YOUR_CALM) under load,
-    // every other call on it with it; a gRPC server holds such a stream back by flow control instead.
-    this.#server = createServer({ maxSessionMemory: SESSION_MEMORY_MB });
+    // A stream whose client stops reading holds its handler back (`send` says so, `drained` waits), as a gRPC
+    // server's flow control does: the session never buffers past node:http2's default bound (10 MB), past which
+    // it would tear the whole connection down (ENHANCE_YOUR_CALM), every other call on it with it.
+    this.#server = createServer();
     this.#server.on("stream", (stream, headers) => {
       stream.on("error", () => {});
       this.#serve(stream, headers).catch(() => stream.destroy());
@@ -159,19 +157,26 @@ export class GrpcServer {
         request,
         signal: abort.signal,
         send(message) {
-          if (stream.closed || stream.destroyed) return;
+          if (stream.closed || stream.destroyed) return true;
           if (!stream.headersSent) {
             record.status = 200;
             stream.respond({ ":status": 200, "content-type": "application/grpc" }, { waitForTrailers: true });
           }
           if (holding) {
             held.push(frame(message));
-            return;
+            return true;
           }
-          stream.write(frame(message));
+          const room = stream.write(frame(message));
           sent += 1;
           if (sent >= cutAfter) stream.close(0x2);
+          return room;
         },
+        drained: () =>
+          new Promise<void>((resolve) => {
+            if (stream.closed || stream.destroyed || !stream.writableNeedDrain) return resolve();
+            stream.once("drain", resolve);
+            stream.once("close", resolve);
+          }),
       };
       let code: number = GRPC.OK;
       let message = "";

@@ -22,6 +22,13 @@ export type ProcessEvent =
   | { readonly type: "stdout" | "stderr"; readonly bytes: Uint8Array }
   | { readonly type: "exit"; readonly exitCode: number; readonly signaled: boolean };
 
+/**
+ * Hears a process's events. A reader that cannot take more yet (its stream's buffer is full) returns a promise
+ * that settles once it can: the process's output is read no further until then, so a reader that stops reading
+ * holds the process's output back in the backend, as a full pipe blocks its writer, instead of buffering it.
+ */
+export type ProcessListener = (event: ProcessEvent) => void | Promise<void>;
+
 /** The signals sandboxd delivers. */
 export type ProcessSignal = "SIGINT" | "SIGTERM" | "SIGKILL";
 
@@ -79,7 +86,9 @@ export class CommandNotFoundError extends Error {}
 export class PodProcessHandle implements PodProcess {
   readonly #pod: PodRuntime;
   readonly #events: ProcessEvent[] = [];
-  readonly #listeners = new Set<(event: ProcessEvent) => void>();
+  readonly #listeners = new Set<ProcessListener>();
+  /** What full readers returned (see {@link ProcessListener}): no more output is read until each settles. */
+  #waiting: Promise<void>[] = [];
   readonly #pidFile: string;
   #spawned: SandboxProcess | undefined;
   #terminal: Terminal | undefined;
@@ -129,7 +138,7 @@ export class PodProcessHandle implements PodProcess {
   }
 
   /** Hear every event so far and from now on. Returns the way to stop listening. */
-  subscribe(listener: (event: ProcessEvent) => void): () => void {
+  subscribe(listener: ProcessListener): () => void {
     for (const event of this.#events) listener(event);
     if (!this.#exited) this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
@@ -214,6 +223,7 @@ export class PodProcessHandle implements PodProcess {
       this.#terminal = terminal;
       void this.#pump(async () => {
         for await (const event of terminal.events) {
+          await this.#readersReady();
           if (event.type === "output") this.#emit({ type: "stdout", bytes: event.bytes });
           else
             return { exitCode: event.signal === null ? (event.exitCode ?? -1) : -1, signaled: event.signal !== null };
@@ -257,6 +267,7 @@ export class PodProcessHandle implements PodProcess {
     };
     try {
       for await (const event of spawned.events) {
+        await this.#readersReady();
         if (event.type === "stdout" && header !== undefined) {
           // The wrapper's first line is its own; what follows is the command's.
           header = Buffer.concat([header, event.bytes]);
@@ -326,6 +337,17 @@ export class PodProcessHandle implements PodProcess {
 
   #emit(event: ProcessEvent): void {
     this.#events.push(event);
-    for (const listener of [...this.#listeners]) listener(event);
+    for (const listener of [...this.#listeners]) {
+      const wait = listener(event);
+      if (wait) this.#waiting.push(wait);
+    }
+  }
+
+  /** Settles once every reader that was full has drained: the output is read on only then, as a pipe blocks its writer. */
+  async #readersReady(): Promise<void> {
+    while (this.#waiting.length > 0) {
+      const waiting = this.#waiting.splice(0);
+      await Promise.all(waiting.map((wait) => wait.catch(() => {})));
+    }
   }
 }

@@ -117,13 +117,15 @@ async function start(call: GrpcCall, pod: PodRuntime, request: ProtoMessage): Pr
   try {
     call.send(new ProtoWriter().bytes(1, new ProtoWriter().varint(1, id)).finish());
     await new Promise<void>((resolve) => {
+      // A full stream holds the process's output back until the client reads on (see `ProcessListener`).
+      const flow = (message: Buffer) => (call.send(message) ? undefined : call.drained());
       const stopFollowing = process.subscribe((event) => {
-        if (event.type === "stdout") call.send(new ProtoWriter().bytes(2, event.bytes).finish());
-        else if (event.type === "stderr") call.send(new ProtoWriter().bytes(3, event.bytes).finish());
-        else if (event.type === "exit") {
-          call.send(new ProtoWriter().bytes(4, new ProtoWriter().varint(1, event.exitCode)).finish());
-          resolve();
-        }
+        if (event.type === "stdout") return flow(new ProtoWriter().bytes(2, event.bytes).finish());
+        if (event.type === "stderr") return flow(new ProtoWriter().bytes(3, event.bytes).finish());
+        if (event.type !== "exit") return undefined;
+        call.send(new ProtoWriter().bytes(4, new ProtoWriter().varint(1, event.exitCode)).finish());
+        resolve();
+        return undefined;
       });
       // A client that cancels the stream ends the process, as sandboxd kills a child whose Start stream is gone.
       call.signal.addEventListener(

@@ -115,6 +115,52 @@ describe("Kubernetes emulator: sandboxd through the router", { skip }, () => {
     );
   });
 
+  test("a Start stream whose client stops reading holds its process back; the connection's other calls go on", async () => {
+    const total = 64 * 1024 * 1024;
+    let received = 0;
+    let processId: number | undefined;
+    let exitCode: number | undefined;
+    let onPaused: (() => void) | undefined;
+    const paused = new Promise<void>((resolve) => {
+      onPaused = resolve;
+    });
+    const { done, call } = startStream(
+      client,
+      startRequest(["head", "-c", String(total), "/dev/zero"]),
+      routingMetadata(sandbox),
+      (event) => {
+        if (event.kind === "init") processId = event.processId;
+        if (event.kind === "exit") exitCode = event.exitCode;
+        if (event.kind !== "stdout") return;
+        received += event.data.length;
+        if (onPaused === undefined) return;
+        // The first chunk read, the client reads no more until resumed.
+        call.pause();
+        onPaused();
+        onPaused = undefined;
+      },
+    );
+    await paused;
+    // Long enough for `head` to have written everything many times over, had nothing held it back.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // Held back, not ended (sandboxd forgets a process once it ended: NOT_FOUND): without a terminal, a
+    // resize is refused for that reason alone.
+    const resize = new ProtoWriter()
+      .varint(1, processId ?? -1)
+      .varint(2, 80)
+      .varint(3, 24)
+      .finish();
+    await assert.rejects(
+      unary(client, "ResizeTTY", resize, routingMetadata(sandbox)),
+      (error: grpc.ServiceError) => error.code === GRPC_FAILED_PRECONDITION,
+    );
+    const alive = new ProtoWriter().bytes(1, processConfig(["echo", "alive"])).finish();
+    assert.equal((await unary(client, "Execute", alive, routingMetadata(sandbox))).string(2), "alive\n");
+    call.resume();
+    await done;
+    assert.deepEqual([received, exitCode], [total, 0]);
+  });
+
   test("SendSignal reaches the process group: a child of the command dies too; the exit code is -1", async () => {
     let resolveReady: (id: number) => void = () => {};
     const ready = new Promise<number>((resolve) => {
