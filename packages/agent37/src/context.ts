@@ -1,5 +1,5 @@
 import { type OpOptions, SandportError } from "@sandport/core";
-import { AdapterContext, type CallBudget, type ErrorSite, type OperationCall } from "@sandport/core/adapter";
+import { AdapterContext, type CallBudget, type ErrorSite, type OperationCall, RecentMap } from "@sandport/core/adapter";
 import { isNotFound, mapAgent37Error } from "./errors.js";
 import { instanceIdOf, PROVIDER, validInstanceId } from "./handle.js";
 import { Agent37Client, clientLoader } from "./internal/sdk.js";
@@ -17,7 +17,7 @@ export class Agent37Context extends AdapterContext<ResolvedOptions, Agent37Clien
   /** The HTTP client over the runtime's `fetch`. */
   readonly client: Agent37Client;
   /** Instance URLs read off instance objects, by id (never built from the id). */
-  readonly #urls = new Map<string, string | null>();
+  readonly #urls = new RecentMap<string, string | null>();
 
   constructor(options: ResolvedOptions, onBackgroundError?: (error: SandportError) => void) {
     const client = new Agent37Client(options);

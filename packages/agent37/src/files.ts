@@ -1,5 +1,6 @@
 import { enterWorkspaceScript, retry, toSandboxPath } from "@sandport/core";
 import {
+  archiveBeatsFileRequests,
   type CallBudget,
   EMBEDDED_STDIN_BYTES,
   guardedFiles,
@@ -28,9 +29,7 @@ const WRITTEN_MODE = 0o644;
  * first), where each file written alone is its own `PUT`. So 2 files up to
  * 64 KiB, 3 files or more of any size.
  */
-export function archiveWorthIt(files: number, bytes: number): boolean {
-  return files >= 3 || (files === 2 && bytes <= EMBEDDED_STDIN_BYTES);
-}
+export const archiveWorthIt = archiveBeatsFileRequests(EMBEDDED_STDIN_BYTES);
 
 /**
  * How the symlink guard and `chmod` run: one exec, in the workspace (made

@@ -67,7 +67,7 @@ export { createErrorMapper, errorName } from "./adapter/error-mapper.js";
 export type { ExecCommands, ExecOptions, ExecRecipe, ExecRun } from "./adapter/exec-commands.js";
 export { execCommands } from "./adapter/exec-commands.js";
 export type { FileArchiveWrite } from "./adapter/file-archive-write.js";
-export { sendsAsArchive, writeFileArchive } from "./adapter/file-archive-write.js";
+export { archiveBeatsFileRequests, sendsAsArchive, writeFileArchive } from "./adapter/file-archive-write.js";
 export type {
   GuardedFileOps,
   GuardedFileOpsRecipe,
@@ -113,6 +113,7 @@ export type {
 export { findIdsByLaunchKey, findOwned, getOwned, listPages, ownedLookups } from "./adapter/owned-lookup.js";
 export type { OwnershipCodec } from "./adapter/ownership.js";
 export { callerLabels, isOwnedBy, matchesLabels, metadataCodec, ownerLabels } from "./adapter/ownership.js";
+export { RECENT_SANDBOXES, RecentMap } from "./adapter/recent-map.js";
 export type {
   AbandonedCreate,
   LaunchFailureOptions,

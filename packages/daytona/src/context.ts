@@ -4,6 +4,7 @@ import {
   absentAs,
   type CallBudget,
   DeletePace,
+  RecentMap,
   sandboxNotFound,
   whenAbsent,
 } from "@sandport/core/adapter";
@@ -58,7 +59,7 @@ export class DaytonaContext extends AdapterContext<
   DaytonaSandbox
 > {
   #client: DaytonaClient | undefined;
-  readonly #homes = new Map<string, Promise<string>>();
+  readonly #homes = new RecentMap<string, Promise<string>>();
   /** How long this runtime's deletes take to show: when a destroy first looks. */
   readonly deletePace = new DeletePace({ initialMs: FIRST_DELETE_ESTIMATE_MS });
 

@@ -1,5 +1,6 @@
 import { enterWorkspaceScript, retry, toSandboxPath } from "@sandport/core";
 import {
+  archiveBeatsFileRequests,
   type CallBudget,
   guardedFiles,
   INLINE_READ_BYTES,
@@ -26,9 +27,7 @@ const FILE_RETRY = { maxAttempts: 3, initialDelayMs: 200, maxDelayMs: 2_000 } as
  * uploaded first), where each file written alone is its own `PUT`. So 2
  * files up to 1 MiB, 3 files or more of any size.
  */
-export function archiveWorthIt(files: number, bytes: number): boolean {
-  return files >= 3 || (files === 2 && bytes <= API_STDIN_BYTES);
-}
+export const archiveWorthIt = archiveBeatsFileRequests(API_STDIN_BYTES);
 
 /**
  * How the symlink guard runs: in the workspace (`cd` first, since commands

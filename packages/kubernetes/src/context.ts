@@ -4,6 +4,7 @@ import {
   type CallBudget,
   type ErrorSite,
   type OperationCall,
+  RecentMap,
   type SdkLoader,
 } from "@sandport/core/adapter";
 import type { ProcessPlane } from "./data-plane.js";
@@ -30,9 +31,9 @@ export class KubernetesContext extends AdapterContext<ResolvedOptions, KubeApi, 
   /** sandboxd through the router (`undefined` without `routerUrl`). */
   readonly sandboxd: Sandboxd | undefined;
   /** The pod of each claim, once read (a claim's sandbox and pod keep their names while it lives). */
-  readonly #pods = new Map<string, string>();
+  readonly #pods = new RecentMap<string, string>();
   /** The container commands go to in each pod, from its Sandbox's pod template (pod exec then needs no read of the pod). */
-  readonly #containers = new Map<string, string>();
+  readonly #containers = new RecentMap<string, string>();
   #plane: ProcessPlane | undefined;
 
   constructor(options: ResolvedOptions, onBackgroundError?: (error: SandportError) => void) {

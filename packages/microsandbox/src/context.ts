@@ -4,6 +4,7 @@ import {
   absentAs,
   type CallBudget,
   metadataCodec,
+  RecentMap,
   sandboxNotFound,
   whenAbsent,
 } from "@sandport/core/adapter";
@@ -31,7 +32,7 @@ export class MicrosandboxContext extends AdapterContext<
   /** The launch environment of our sandboxes, by name: the SDK repeats it only from the `Sandbox` that created it. */
   readonly #launchEnv = new Map<string, Readonly<Record<string, string>>>();
   /** Records read by an ownership check, kept for the attach that follows it (one `GET`, not two). */
-  readonly #records = new Map<string, MsbSandboxHandle>();
+  readonly #records = new RecentMap<string, MsbSandboxHandle>();
 
   constructor(
     options: ResolvedOptions,

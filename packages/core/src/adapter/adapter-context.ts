@@ -6,6 +6,7 @@ import { BackgroundTasks } from "./background-tasks.js";
 import type { ErrorMapper, ErrorSite } from "./error-mapper.js";
 import { KnownSandboxes } from "./known-sandboxes.js";
 import { isOwnedBy } from "./ownership.js";
+import { RecentMap } from "./recent-map.js";
 import { type AbandonedCreate, type AbandonedLaunch, reclaimAbandonedLaunch } from "./reclaim-launch.js";
 import { type OperationCall, runOperation } from "./run-operation.js";
 import { foreignSandbox, sandboxNotFound } from "./sandbox-errors.js";
@@ -82,7 +83,8 @@ export abstract class AdapterContext<Options extends ContextOptions, Sdk, Info, 
   /** Which sandboxes are ours, and which no command has touched since this runtime launched them. */
   readonly known = new KnownSandboxes();
   readonly #sandboxIdOf: (handle: unknown, operation: string) => string;
-  readonly #instances = new Map<string, Promise<Instance>>();
+  /** Connected per-sandbox SDK objects, the most recently used kept (a forgotten one is connected again). */
+  readonly #instances = new RecentMap<string, Promise<Instance>>();
 
   /** Keeps the settings; no I/O. */
   constructor(settings: AdapterContextSettings<Options, Sdk>) {

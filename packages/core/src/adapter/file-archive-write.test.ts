@@ -7,7 +7,7 @@ import { after, describe, test } from "node:test";
 import { SandportError } from "../errors/sandport-error.js";
 import { encodeFileArchive } from "../shell/file-archive.js";
 import { FakeContext } from "./fake-context.js";
-import { sendsAsArchive } from "./file-archive-write.js";
+import { archiveBeatsFileRequests, sendsAsArchive } from "./file-archive-write.js";
 import { guardedFiles } from "./guarded-files.js";
 import type { WorkspaceRunner } from "./guarded-path.js";
 
@@ -164,5 +164,13 @@ describe("guardedFiles with an archive", () => {
     assert.equal(sendsAsArchive([], rule, undefined), false);
     assert.equal(sendsAsArchive("nope" as never, rule, undefined), false);
     assert.equal(asked.length, 1);
+  });
+
+  test("archiveBeatsFileRequests: 3 files or more at any size, 2 only while their archive fits inline, never 1", () => {
+    const use = archiveBeatsFileRequests(1024);
+    assert.deepEqual(
+      [use(1, 10), use(2, 1024), use(2, 1025), use(3, 10_000_000), use(20, 0)],
+      [false, true, false, true, true],
+    );
   });
 });

@@ -37,6 +37,16 @@ export interface FileArchiveWrite<Context, Instance> {
   ): Promise<{ readonly exitCode: number | null; readonly stdout: string; readonly stderr: string }>;
 }
 
+/**
+ * The `use` of a provider whose file API takes one file per request and whose
+ * command takes up to `inlineStdinBytes` of stdin in the request itself (two
+ * requests above: the stdin uploaded first): an archive is fewer requests
+ * for 3 files or more of any size, and for 2 whose archive fits inline.
+ */
+export function archiveBeatsFileRequests(inlineStdinBytes: number): (files: number, bytes: number) => boolean {
+  return (files, bytes) => files >= 3 || (files === 2 && bytes <= inlineStdinBytes);
+}
+
 /** Bytes of an archive's framing beyond its contents and manifest lines: the header and the manifest's padding. */
 const FRAME_BYTES = 64 + 512;
 /** A manifest line's bytes beyond its path: mode, offset, length, spaces, newline. */

@@ -1,3 +1,5 @@
+import { RecentMap } from "./recent-map.js";
+
 /**
  * What a runtime knows about sandbox ids without asking the provider: which
  * carry its ownership marker (verified, or launched here), and which no
@@ -6,12 +8,13 @@
  * symlinks, so a file API that follows symlinks needs no guard there.
  */
 export class KnownSandboxes {
-  readonly #owned = new Set<string>();
-  readonly #pristine = new Set<string>();
+  // Bounded (see `RecentMap`): a sandbox forgotten here is looked up again, and guarded as any other.
+  readonly #owned = new RecentMap<string, true>();
+  readonly #pristine = new RecentMap<string, true>();
 
   /** Records that `sandboxId` carries this runtime's ownership marker. */
   markOwned(sandboxId: string): void {
-    this.#owned.add(sandboxId);
+    this.#owned.set(sandboxId, true);
   }
 
   /** True when this runtime launched or verified `sandboxId`. */
@@ -21,8 +24,8 @@ export class KnownSandboxes {
 
   /** Records that `sandboxId` was just launched here (and is ours): only this runtime's writes have touched it. */
   markPristine(sandboxId: string): void {
-    this.#owned.add(sandboxId);
-    this.#pristine.add(sandboxId);
+    this.#owned.set(sandboxId, true);
+    this.#pristine.set(sandboxId, true);
   }
 
   /** Records that a command is about to run in `sandboxId`: it may make symlinks from now on. */
