@@ -33,6 +33,16 @@ export function since(start: number): number {
 
 export { delay };
 
+/** The run budget of an endless producer (`yes`) that its output cap must stop. */
+export const ENDLESS_BUDGET_MS = 20_000;
+
+/**
+ * How soon the cap must have stopped it: half its budget, so that it is the
+ * cap, not the budget, that stopped it. How fast is a benchmark's question,
+ * not a check's: a tighter bound failed checks on a loaded machine.
+ */
+export const CAP_STOP_BOUND_MS = ENDLESS_BUDGET_MS / 2;
+
 /**
  * Runs `action` (which may throw synchronously or reject) and asserts it fails
  * with a `SandportError` whose code is one of `codes`. Returns the error.
