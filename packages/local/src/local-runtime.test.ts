@@ -8,6 +8,7 @@ import { CGROUP_PARENTS_FILE } from "./cgroups/cgroup-leftovers.js";
 import { buildBwrapInvocation } from "./commands/bwrap.js";
 import { type LocalHandle, LocalRuntime, type LocalRuntimeOptions } from "./index.js";
 import { bwrapSkipReason, temporaryDirectory } from "./runtime.fixture.js";
+import { PROBE_DIRECTORY } from "./store/sandbox-store.js";
 
 const root = temporaryDirectory("runtime");
 after(() => root.remove());
@@ -217,9 +218,10 @@ describe("exec details", () => {
 
   test("destroyed sandboxes leave nothing under the root", async () => {
     const rt = runtime({ owner: "tidy" });
-    // The root's own bookkeeping (where launching processes keep their cgroups) is made by the first launch over
-    // the root, and stays: it belongs to no sandbox.
-    const entries = () => readdirSync(root.path).filter((name) => name !== CGROUP_PARENTS_FILE);
+    // The root's own bookkeeping (where launching processes keep their cgroups, what the isolation probe binds) is
+    // made by the first launch over the root, and stays: it belongs to no sandbox.
+    const entries = () =>
+      readdirSync(root.path).filter((name) => name !== CGROUP_PARENTS_FILE && name !== PROBE_DIRECTORY);
     const before = entries();
     const handle = await rt.launch();
     await rt.exec(handle, { shell: "mkdir -p deep/tree && echo x > deep/tree/file" });

@@ -205,7 +205,10 @@ export interface BwrapProbeInput {
   readonly bwrapPath: string;
   /** The sandbox user, when commands run as one (the runtime is root). */
   readonly user?: BwrapUser;
-  /** The sandbox root, bound as commands bind a workspace (through `rootBridge` when `user` cannot pass through a parent). */
+  /**
+   * A directory in the sandbox root with nothing mounted under it (`SandboxStore.probeDirectory`), bound as
+   * commands bind a workspace (through `rootBridge` when `user` cannot pass through a parent).
+   */
   readonly root?: string;
   /** Extra read-only paths, which `user` must be able to reach. */
   readonly readOnlyPaths?: readonly string[];

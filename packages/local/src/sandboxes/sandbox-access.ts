@@ -157,7 +157,7 @@ export class SandboxAccess {
     }
     const probe = await probeBwrap({
       bwrapPath,
-      root: store.root,
+      root: await store.probeDirectory(),
       ...(cover ? { rootBridge: { directory: store.root, cover } } : {}),
       readOnlyPaths: [...readOnlyPaths, ...alsoReadable],
       ...(sandboxUser ? { user: sandboxUser } : {}),

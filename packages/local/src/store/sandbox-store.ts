@@ -27,6 +27,8 @@ const COMMANDS = "commands";
 const RUNNING = "running";
 /** Private directory inside a sandbox directory where removed workspace trees are taken apart. */
 const TRASH = "trash";
+/** A directory in the root with nothing ever mounted under it (see `SandboxStore.probeDirectory`). */
+export const PROBE_DIRECTORY = ".isolation-probe";
 /** Directory inside a sandbox directory for exposed ports: the relay program and its Unix sockets. */
 const PORTS = "ports";
 const EGRESS = "egress";
@@ -164,6 +166,23 @@ export class SandboxStore {
         throw error;
       });
     return this.#rootReady;
+  }
+
+  /**
+   * The root (made first), and in it a directory with nothing mounted under
+   * it, made on first use: what the isolation probe binds to learn whether
+   * commands reach the root. Binding the root itself would also bind every
+   * bounded workspace's file system under it, which bubblewrap then remounts
+   * one by one: one that another launch or destroy mounts or unmounts
+   * meanwhile failed the probe (and the probe's verdict lasts the process's life).
+   */
+  async probeDirectory(): Promise<string> {
+    await this.ensureRoot();
+    const directory = join(this.root, PROBE_DIRECTORY);
+    await mkdir(directory, { mode: 0o711 }).catch((error: unknown) => {
+      if (errorCode(error) !== "EEXIST") throw error;
+    });
+    return directory;
   }
 
   /**
