@@ -8,7 +8,7 @@ import { SandportError } from "@sandport/core";
 import { limitsSupport } from "../cgroups/limit-support.js";
 import { diskSupport } from "../disk/disk-support.js";
 import { DEFAULT_RESOURCES, LocalRuntime, type LocalRuntimeOptions } from "../index.js";
-import { resolveOptions } from "../options.js";
+import { resolveOptions } from "../resolve-options.js";
 import { bwrapSkipReason, temporaryDirectory } from "../runtime.fixture.js";
 import type { SandboxRecord } from "../store/sandbox-record.js";
 import { grantResources, judgeDefaults } from "./launch-resources.js";
