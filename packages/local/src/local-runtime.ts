@@ -303,7 +303,7 @@ export class LocalRuntime implements SandboxRuntime<LocalHandle> {
     const relative = normalizeWorkspacePath(path, { root: this.workspaceRoot, provider: LOCAL_PROVIDER });
     const host = {
       files: (sandbox: string) => this.#files(sandbox),
-      requireRecord: (sandbox: string) => this.#access.store().require(sandbox),
+      requireRecord: (sandbox: string) => this.#access.store().requireUndoomed(sandbox),
       running: this.#running,
     };
     yield* streamWorkspaceFile(host, {

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
 import { SandportError } from "@sandport/core";
+import { diskSupport } from "../disk/disk-support.js";
 import type { LocalHandle } from "../handle.js";
 import { LocalRuntime } from "../index.js";
 import { temporaryDirectory, waitFor } from "../runtime.fixture.js";
@@ -24,6 +25,8 @@ const SECRET = "host secret, never to be streamed";
 writeFileSync(join(outside.path, "secret.txt"), SECRET);
 
 const MiB = 2 ** 20;
+const support = diskSupport();
+const noDisk = support.ok ? undefined : `no disk bound on this host: ${support.reason}`;
 
 /** Descriptors of this process open on `path`. */
 function descriptorsOn(path: string): number {
@@ -211,8 +214,7 @@ describe("readFileStream", () => {
   });
 
   test("a destroy by another runtime ends the stream with NOT_FOUND at its next liveness check", async () => {
-    // Without a disk bound: a file open on a bounded workspace keeps its file system busy, so another runtime's
-    // destroy is DESTROY_UNVERIFIED until the stream ends (see the disk-bound tests).
+    // Without a disk bound (the next test has one).
     const unbounded = new LocalRuntime({ root: root.path, isolation: "none", defaultResources: false });
     const handle = await unbounded.launch();
     const file = join(handle.workspaceDirectory, "elsewhere.bin");
@@ -228,6 +230,28 @@ describe("readFileStream", () => {
     );
     assert.ok(SandportError.hasCode(error, "NOT_FOUND"), String(error));
     assert.equal(descriptorsOn(file), 0);
+  });
+
+  test("a destroy by another runtime of a bounded workspace is verified: the paused stream lets go of its file", {
+    skip: noDisk,
+  }, async () => {
+    // An open file keeps a bounded workspace's file system busy: the other runtime's destroy unmounts it only once
+    // this stream, paused between chunks, has seen the destroy begin and closed its file.
+    const bounded = new LocalRuntime({ root: root.path, isolation: "none", defaultResources: false });
+    const handle = await bounded.launch({ resources: { diskMiB: 128 } });
+    const file = join(handle.workspaceDirectory, "bounded.bin");
+    writeFileSync(file, "");
+    truncateSync(file, 64 * MiB);
+    const iterator = bounded.readFileStream(handle, "bounded.bin")[Symbol.asyncIterator]();
+    await iterator.next();
+    assert.equal(descriptorsOn(file), 1, "the paused stream holds its file");
+    await new LocalRuntime({ root: root.path, isolation: "none", defaultResources: false }).destroy(handle);
+    assert.equal(await bounded.getById(handle.id), undefined, "the destroy was verified: the sandbox is gone");
+    const error = await iterator.next().then(
+      () => assert.fail("a pull after another runtime destroyed the sandbox resolved"),
+      (caught: unknown) => caught,
+    );
+    assert.ok(SandportError.hasCode(error, "NOT_FOUND"), String(error));
   });
 
   test("missing files are NOT_FOUND; escaping paths, symlinks and non-regular files INVALID_REQUEST", async () => {

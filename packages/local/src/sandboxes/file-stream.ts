@@ -13,9 +13,12 @@ import { toLocalError } from "./command-runs.js";
 export const STREAM_CHUNK_BYTES = 1024 * 1024;
 
 /**
- * How long a stream goes on between two readings of its sandbox's record: a
- * sandbox destroyed by another runtime (another process) ends the stream with
- * `NOT_FOUND` at most this long after (one destroyed by this runtime ends it at once).
+ * How often a stream reads its sandbox's record, whether or not its consumer
+ * is pulling: a sandbox whose destroy began in another runtime (another
+ * process) ends the stream with `NOT_FOUND`, its file closed, at most this
+ * long after (one destroyed by this runtime ends it at once). Shorter than a
+ * destroy's wait for a busy workspace to unmount (`BUSY_RETRY_MS`), which an
+ * open file on a bounded workspace would keep busy.
  */
 export const STREAM_LIVENESS_MS = 1_000;
 
@@ -23,7 +26,7 @@ export const STREAM_LIVENESS_MS = 1_000;
 export interface FileStreamHost {
   /** The sandbox's file access (`NOT_FOUND` when it is gone). */
   files(id: string): Promise<WorkspaceFiles>;
-  /** Reads the sandbox's record afresh: rejects `NOT_FOUND` once it is destroyed, by any runtime. */
+  /** Reads the sandbox's record afresh: rejects `NOT_FOUND` once its destroy began, in any runtime. */
   requireRecord(id: string): Promise<unknown>;
   /** Where the stream registers, so that this runtime's `destroy` ends it and waits for its file to be closed. */
   readonly running: RunningCommands;
@@ -77,8 +80,20 @@ export async function* streamWorkspaceFile(
   const onCallerAbort = () => stop.abort(abortError(signal as AbortSignal, LOCAL_PROVIDER, "readFileStream"));
   signal?.addEventListener("abort", onCallerAbort, { once: true });
   const timer = setTimeout(() => stop.abort(deadlineExceeded(timeoutMs)), timeoutMs);
+  let looking = false;
+  const liveness = setInterval(() => {
+    if (looking) return;
+    looking = true;
+    host
+      .requireRecord(id)
+      .catch((error: unknown) => stop.abort(error))
+      .finally(() => {
+        looking = false;
+      });
+  }, STREAM_LIVENESS_MS);
   const settle = () => {
     clearTimeout(timer);
+    clearInterval(liveness);
     signal?.removeEventListener("abort", onCallerAbort);
   };
   stop.signal.addEventListener(
@@ -112,13 +127,7 @@ export async function* streamWorkspaceFile(
     const size = opened.size;
     if (maxBytes !== undefined && size > maxBytes) throw streamLimitExceeded(LOCAL_PROVIDER, path, size, maxBytes);
     let offset = 0;
-    let checkedAt = performance.now();
     while (offset < size) {
-      if (performance.now() - checkedAt >= STREAM_LIVENESS_MS) {
-        await host.requireRecord(id);
-        checkedAt = performance.now();
-        check();
-      }
       const length = Math.min(STREAM_CHUNK_BYTES, size - offset);
       // Unpooled: the consumer may keep `.buffer`, which must hold this chunk alone.
       const buffer = Buffer.allocUnsafeSlow(length);

@@ -381,6 +381,8 @@ export class SandboxAccess {
     // Before the first await (see `RunningCommands.beginDestroy`); ended below, whatever happens.
     this.#running.beginDestroy(record.id);
     try {
+      // First, so that it is among the names removed below, and other runtimes' streams let go of the workspace.
+      await store.markDestroying(record.id);
       const names = await stopSandboxProcesses({ record, store, running: this.#running, options: this.#options });
       await SandboxPorts.close(store.portsDirectory(record.id));
       await this.#proxies.close(record.id);

@@ -29,6 +29,8 @@ const RUNNING = "running";
 const TRASH = "trash";
 /** A directory in the root with nothing ever mounted under it (see `SandboxStore.probeDirectory`). */
 export const PROBE_DIRECTORY = ".isolation-probe";
+/** Written when a destroy begins (see `SandboxStore.markDestroying`). */
+const DESTROYING = "destroying";
 /** Directory inside a sandbox directory for exposed ports: the relay program and its Unix sockets. */
 const PORTS = "ports";
 const EGRESS = "egress";
@@ -288,6 +290,26 @@ export class SandboxStore {
     if (found.state === "owned") return found.record;
     if (found.state === "absent") throw notFound(id);
     throw foreign(id, found.reason);
+  }
+
+  /**
+   * Notes that a destroy of `id` has begun, in any runtime: a file stream of
+   * another runtime sees it at its next liveness check and closes its file,
+   * which would otherwise keep a bounded workspace's file system busy past the
+   * destroy's unmount. Removed with the sandbox (a destroy that fails leaves it:
+   * the next one finishes the job). Absent is fine.
+   */
+  async markDestroying(id: string): Promise<void> {
+    await writeFile(join(this.sandboxDirectory(id), DESTROYING), "", { mode: 0o600 }).catch((error: unknown) => {
+      if (errorCode(error) !== "ENOENT") throw error;
+    });
+  }
+
+  /** {@link require}, and `NOT_FOUND` as well once a destroy of it has begun (see {@link markDestroying}). */
+  async requireUndoomed(id: string): Promise<SandboxRecord> {
+    const record = await this.require(id);
+    if (await exists(join(this.sandboxDirectory(id), DESTROYING))) throw notFound(id);
+    return record;
   }
 
   /**
