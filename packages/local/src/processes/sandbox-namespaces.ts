@@ -41,7 +41,16 @@ export interface HolderInput {
   readonly user: SandboxUser;
   /** Keep the host's network namespace (the sandbox was launched with `network: true`). */
   readonly network: boolean;
+  /**
+   * The sandbox's cgroup name (`sandboxCgroupName`: its id, its launching process, its root): carried in the
+   * holder's environment as {@link HOLDER_VARIABLE}, so that a runtime over the same root can find the holder of
+   * a launch killed before its record existed (see `reclaimHolders`).
+   */
+  readonly tag: string;
 }
+
+/** The variable in a namespace holder's own environment (not its program's: that starts empty) naming its launch. */
+export const HOLDER_VARIABLE = "SANDPORT_NAMESPACE_HOLDER";
 
 /**
  * Starts the namespaces of one sandbox and returns their holder. Needs root.
@@ -114,7 +123,7 @@ async function startHolder(input: HolderInput, userNamespace: number): Promise<N
   args.push("--symlink", "usr/lib64", "/lib64", "--info-fd", "4", "--", "/usr/bin/sleep", "infinity");
   const holder = spawn(input.bwrapPath, args, {
     stdio: ["ignore", "ignore", "pipe", userNamespace, "pipe"],
-    env: {},
+    env: { [HOLDER_VARIABLE]: input.tag },
     cwd: "/",
     detached: true,
     uid: input.user.uid,

@@ -10,6 +10,7 @@ import { probeCgroupHost } from "../cgroups/cgroup-host.js";
 import { reclaimCgroups } from "../cgroups/cgroup-leftovers.js";
 import { reclaimEgressSockets } from "../egress/egress-socket-name.js";
 import type { ResolvedLocalOptions } from "../options.js";
+import { reclaimHolders } from "../store/holder-leftovers.js";
 import type { Leftover } from "../store/leftover-report.js";
 import type { SandboxStore } from "../store/sandbox-store.js";
 import { reclaimUidMarkers } from "../store/uid-leftovers.js";
@@ -18,8 +19,9 @@ import { reclaimUidMarkers } from "../store/uid-leftovers.js";
  * Removes the sandbox cgroups of this root and owner that nothing will use
  * (unless cgroups are `"disabled"`), then the egress sockets of gone
  * processes in this owner's sandboxes, then (with one uid per sandbox) the
- * uid markers of this root's launches killed before their record existed.
- * Returns what it removed.
+ * uid markers of this root's launches killed before their record existed,
+ * and (under `namespaceScope: "sandbox"`) their namespace holders. Returns
+ * what it removed.
  */
 export async function reclaimRuntimeLeftovers(options: ResolvedLocalOptions, store: SandboxStore): Promise<Leftover[]> {
   const holds = (id: string) => store.holds(id);
@@ -33,5 +35,8 @@ export async function reclaimRuntimeLeftovers(options: ResolvedLocalOptions, sto
   const uids = sandboxUids
     ? await reclaimUidMarkers({ directory: sandboxUids.directory, root: store.root, holds, range: sandboxUids })
     : [];
-  return [...cgroups, ...sockets, ...uids];
+  // Only a root runtime makes holders (`namespaceScope: "sandbox"`); those of a uid of their own went with it above.
+  const holders =
+    options.namespaceScope === "sandbox" ? await reclaimHolders({ root: store.root, owner: options.owner, holds }) : [];
+  return [...cgroups, ...sockets, ...uids, ...holders];
 }

@@ -103,7 +103,7 @@ export async function makeSandbox(
   const { sandboxUids } = options;
   try {
     if (sandboxUids) taken = await new UidPool(sandboxUids.directory, sandboxUids).take(id, store.root);
-    namespaces = await startNamespaces(options, plan.network, taken?.user ?? options.sandboxUser);
+    namespaces = await startNamespaces(options, plan.network, taken?.user ?? options.sandboxUser, name);
   } catch (error) {
     if (taken) await UidPool.giveBack(taken.marker, id).catch(() => {});
     await removeSandboxCgroups(cgroups);

@@ -80,11 +80,12 @@ export async function startNamespaces(
   options: ResolvedLocalOptions,
   network: boolean,
   sandboxUser: SandboxUser | undefined,
+  tag: string,
 ): Promise<NamespaceHolder | undefined> {
   const { namespaceScope, bwrapPath } = options;
   if (namespaceScope !== "sandbox" || !sandboxUser) return undefined;
   try {
-    return await startNamespaceHolder({ bwrapPath, user: sandboxUser, network });
+    return await startNamespaceHolder({ bwrapPath, user: sandboxUser, network, tag });
   } catch (error) {
     throw new SandportError({
       code: "UNSUPPORTED",

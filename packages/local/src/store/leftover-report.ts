@@ -1,8 +1,8 @@
 /**
  * What kind of thing a leftover is: a half-built sandbox directory, a
  * sandbox's cgroup, a socket file, the marker of a uid taken by a launch
- * that never finished (see `UidPool`), or a process still running as such a
- * uid (its path `/proc/<pid>`).
+ * that never finished (see `UidPool`), or a process of such a launch: one
+ * still running as its uid, or its namespace holder (its path `/proc/<pid>`).
  */
 export type LeftoverKind = "staging" | "cgroup" | "socket" | "uid" | "process";
 
