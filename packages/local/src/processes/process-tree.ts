@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 
 /** A process recorded so it can be found again later, safe against pid reuse. */
 export interface ProcessIdentity {
@@ -70,6 +70,22 @@ export function isAlive(identity: ProcessIdentity): boolean {
     return fields[19] === identity.startTime && fields[0] !== "Z";
   } catch {
     return false;
+  }
+}
+
+/**
+ * Each process's `/proc/<pid>/<file>` as it reads now, in `/proc`'s order;
+ * a process that exits meanwhile, or whose file this process may not read,
+ * is passed by.
+ */
+export async function* eachProcessFile(
+  file: "status" | "environ",
+  encoding: BufferEncoding,
+): AsyncGenerator<{ readonly pid: number; readonly text: string }> {
+  for (const name of await readdir("/proc").catch(() => [] as string[])) {
+    if (!/^\d+$/.test(name)) continue;
+    const text = await readFile(`/proc/${name}/${file}`, encoding).catch(() => undefined);
+    if (text !== undefined) yield { pid: Number(name), text };
   }
 }
 

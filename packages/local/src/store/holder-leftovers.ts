@@ -7,9 +7,8 @@
  * @module
  */
 
-import { readdir, readFile } from "node:fs/promises";
 import { parseSandboxCgroupName, rootTag } from "../cgroups/cgroup-name.js";
-import { signalProcess } from "../processes/process-tree.js";
+import { eachProcessFile, signalProcess } from "../processes/process-tree.js";
 import { HOLDER_VARIABLE } from "../processes/sandbox-namespaces.js";
 import { failureReason, type Leftover } from "./leftover-report.js";
 import { abandonedBy } from "./staging-name.js";
@@ -35,15 +34,13 @@ export async function reclaimHolders(input: HolderReclaim): Promise<Leftover[]> 
   const tag = rootTag(input.root, input.owner);
   const prefix = `${HOLDER_VARIABLE}=`;
   const leftovers: Leftover[] = [];
-  for (const name of await readdir("/proc").catch(() => [] as string[])) {
-    if (!/^\d+$/.test(name)) continue;
-    const environment = await readFile(`/proc/${name}/environ`, "latin1").catch(() => "");
+  for await (const { pid, text: environment } of eachProcessFile("environ", "latin1")) {
     const entry = environment.split("\0").find((variable) => variable.startsWith(prefix));
     const launch = entry === undefined ? undefined : parseSandboxCgroupName(entry.slice(prefix.length));
     if (launch?.tag !== tag || !abandonedBy(launch.creator, launch.id) || (await input.holds(launch.id))) continue;
-    const path = `/proc/${name}`;
+    const path = `/proc/${pid}`;
     try {
-      if (signalProcess(Number(name), "SIGKILL")) leftovers.push({ kind: "process", path, reclaimed: true });
+      if (signalProcess(pid, "SIGKILL")) leftovers.push({ kind: "process", path, reclaimed: true });
     } catch (error) {
       leftovers.push({ kind: "process", path, reclaimed: false, reason: failureReason(error) });
     }

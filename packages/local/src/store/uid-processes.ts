@@ -1,6 +1,5 @@
-import { readdir, readFile } from "node:fs/promises";
 import { sleep } from "@sandport/core";
-import { signalProcess } from "../processes/process-tree.js";
+import { eachProcessFile, signalProcess } from "../processes/process-tree.js";
 
 /** How long {@link killProcessesOfUid} keeps killing before it reports what is left. */
 const KILL_WITHIN_MS = 2_000;
@@ -11,12 +10,10 @@ const KILL_WITHIN_MS = 2_000;
  */
 export async function processesOfUid(uid: number): Promise<number[]> {
   const found: number[] = [];
-  for (const name of await readdir("/proc").catch(() => [] as string[])) {
-    if (!/^\d+$/.test(name)) continue;
-    const status = await readFile(`/proc/${name}/status`, "utf8").catch(() => "");
+  for await (const { pid, text: status } of eachProcessFile("status", "utf8")) {
     const uids = /^Uid:\s+(.*)$/m.exec(status)?.[1]?.trim().split(/\s+/).map(Number);
     if (/^State:\s+Z/m.test(status) || !uids?.includes(uid)) continue;
-    found.push(Number(name));
+    found.push(pid);
   }
   return found;
 }
