@@ -174,8 +174,14 @@ export class GrpcServer {
         drained: () =>
           new Promise<void>((resolve) => {
             if (stream.closed || stream.destroyed || !stream.writableNeedDrain) return resolve();
-            stream.once("drain", resolve);
-            stream.once("close", resolve);
+            // Whichever comes first takes the other listener off: a long stream drains many times.
+            const settle = () => {
+              stream.off("drain", settle);
+              stream.off("close", settle);
+              resolve();
+            };
+            stream.once("drain", settle);
+            stream.once("close", settle);
           }),
       };
       let code: number = GRPC.OK;
