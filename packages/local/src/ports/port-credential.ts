@@ -20,6 +20,8 @@ export type HeadVerdict =
       readonly admitted: true;
       /** The head to send on: without the credential, asking the server to close after its response. */
       readonly head: Buffer;
+      /** The request asks for an upgrade (WebSocket): its connection is kept, not closed after one response. */
+      readonly upgrade: boolean;
     }
   | { readonly admitted: false; readonly status: 400 | 401 };
 
@@ -79,7 +81,8 @@ export function admitRequestHead(head: Buffer, credential: string): HeadVerdict 
   if (credentials === 0 || !matching) return { admitted: false, status: 401 };
   const sent = upgrade ? kept : kept.filter((field) => !/^(connection|keep-alive)\s*:/i.test(field));
   if (!upgrade) sent.push("Connection: close");
-  return { admitted: true, head: Buffer.from(`${[requestLine, ...sent].join("\r\n")}\r\n\r\n`, "latin1") };
+  const rewritten = Buffer.from(`${[requestLine, ...sent].join("\r\n")}\r\n\r\n`, "latin1");
+  return { admitted: true, head: rewritten, upgrade };
 }
 
 const REASONS = {

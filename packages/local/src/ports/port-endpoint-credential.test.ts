@@ -138,6 +138,14 @@ describe("port endpoint credential", { skip: skipNamespaces, timeout: 120_000 },
         assert.equal(again[name.toLowerCase()], undefined, "a later request on the connection carried it through");
       }
 
+      // The answer says the connection closes, as the forwarder asked the server: a client's pool opens a new
+      // connection for its next request, rather than sending it on this one as the server closes it.
+      for (let index = 0; index < 20; index++) {
+        const answer = await fetch(`${endpoint.url}/closing-${index}`, { headers: { ...endpoint.headers } });
+        assert.equal(answer.headers.get("connection"), "close");
+        await answer.arrayBuffer();
+      }
+
       const bare = await fetch(`${endpoint.url}/without`);
       assert.equal(bare.status, 401);
       await bare.body?.cancel();

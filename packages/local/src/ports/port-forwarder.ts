@@ -3,6 +3,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import type { PortEndpoint } from "@sandport/core";
 import { AnchoredDirectory } from "../files/anchored-directory.js";
 import { errorCode } from "../files/file-errors.js";
+import { closingResponse } from "./closing-response.js";
 import type { ConnectionBudget } from "./connection-budget.js";
 import {
   admitRequestHead,
@@ -43,7 +44,8 @@ export const REQUEST_HEAD_TIMEOUT_MS = 30_000;
  * in this process's memory) in the {@link PORT_CREDENTIAL_HEADER} header of its
  * request head: otherwise it is answered with a plain `401` (or `400`, `408`,
  * `431`) and closed without a relay being asked. An admitted head reaches the
- * sandbox without the header. What the sandbox can make this process hold is
+ * sandbox without the header, and its answer reaches the client saying
+ * `Connection: close` (see `closingResponse`). What the sandbox can make this process hold is
  * bounded: relay connections by the sandbox's `ConnectionBudget`, clients by
  * {@link MAX_CLIENTS_PER_PORT}.
  */
@@ -165,11 +167,15 @@ export class PortForwarder {
       // The client left while the relay was asked: drop its tunnel too, rather than hold it open.
       if (client.destroyed) return void tunnel.destroy();
       clearTimeout(timer);
-      if (reply.length > 0) client.write(reply);
+      // One request per connection: its answer says so, or the client would send its next request here.
+      const toClient = verdict.upgrade ? client : closingResponse();
+      if (toClient !== client) toClient.pipe(client);
+      if (reply.length > 0) toClient.write(reply);
       tunnel.write(first);
       client.pipe(tunnel);
-      tunnel.pipe(client);
-      tunnel.on("close", () => client.destroy());
+      tunnel.pipe(toClient);
+      // An end reaches the client through the pipes, after every byte; a tunnel that broke breaks the client.
+      tunnel.on("close", () => tunnel.readableEnded || client.destroy());
       client.on("close", () => tunnel.destroy());
       client.resume();
       tunnel.resume();
