@@ -7,10 +7,10 @@
  */
 
 import assert from "node:assert/strict";
-import { createServer } from "node:net";
 import { setTimeout as delay } from "node:timers/promises";
 import { SandportError, type SandportErrorCode } from "@sandport/core";
 
+export { unusedPort } from "./unused-port.js";
 export { delay };
 
 /**
@@ -56,24 +56,6 @@ export async function waitFor<T>(
     if (Date.now() > until) assert.fail(`timed out waiting for ${options.what ?? "a condition"}`);
     await delay(options.intervalMs ?? 20);
   }
-}
-
-/**
- * A TCP port nothing on this host listens on at the moment, for a server a
- * test starts in a sandbox. Sandboxes of some runtimes share the host's network
- * (local `isolation: "none"`, emulators on such a backend), so a fixed port
- * would collide between suites running side by side.
- */
-export async function unusedPort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve, reject) => {
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", resolve);
-  });
-  const address = probe.address();
-  await new Promise((resolve) => probe.close(resolve));
-  assert.ok(address !== null && typeof address === "object", "a listening socket has an address");
-  return address.port;
 }
 
 /**
