@@ -8,7 +8,7 @@ import { CGROUP_PARENTS_FILE } from "./cgroups/cgroup-leftovers.js";
 import { buildBwrapInvocation } from "./commands/bwrap.js";
 import { type LocalHandle, LocalRuntime, type LocalRuntimeOptions } from "./index.js";
 import { bwrapSkipReason, temporaryDirectory } from "./runtime.fixture.js";
-import { PROBE_DIRECTORY } from "./store/sandbox-store.js";
+import { PROBE_DIRECTORY } from "./store/sandbox-layout.js";
 
 const root = temporaryDirectory("runtime");
 after(() => root.remove());

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { lstatSync, readdirSync, readlinkSync } from "node:fs";
-import { WORKSPACE_TMP } from "../store/sandbox-store.js";
+import { WORKSPACE_TMP } from "../store/sandbox-layout.js";
 import { bridgedSpawn, dropTo, type RootBridge } from "./root-bridge.js";
 import { FILTER_DESCRIPTOR, syscallFilter } from "./syscall-filter.js";
 

@@ -1,3 +1,4 @@
+import { lstat } from "node:fs/promises";
 import { invalidRequest, SandportError } from "@sandport/core";
 import { LOCAL_PROVIDER } from "../options.js";
 
@@ -45,5 +46,16 @@ export function fileError(error: unknown, path: string, symlinkWhy = "is a symli
       return refusePath(path, "has a name too long for the file system");
     default:
       throw error;
+  }
+}
+
+/** Whether anything is at `path` (a symlink is not followed). */
+export async function pathExists(path: string): Promise<boolean> {
+  try {
+    await lstat(path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
+    throw error;
   }
 }

@@ -1,46 +1,30 @@
-import { randomBytes } from "node:crypto";
-import { chmod, chown, lstat, mkdir, readdir, readFile, rename, rmdir, unlink, writeFile } from "node:fs/promises";
+import { chmod, chown, mkdir, readdir, readFile, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { invalidRequest, SandportError } from "@sandport/core";
+import { SandportError } from "@sandport/core";
 import { foreignSandbox, sandboxNotFound } from "@sandport/core/adapter";
 import type { DiskTools } from "../disk/disk-support.js";
 import { DISK_MOUNT, diskMounted, makeWorkspaceDisk, unmountWorkspaceDisk } from "../disk/workspace-disk.js";
 import { AnchoredDirectory } from "../files/anchored-directory.js";
-import { errorCode } from "../files/file-errors.js";
+import { errorCode, pathExists } from "../files/file-errors.js";
 import { removeTree } from "../files/remove-tree.js";
 import type { FileOwner } from "../files/workspace-walk.js";
 import { LOCAL_PROVIDER } from "../options.js";
 import { beginLaunch, endLaunch } from "./launches-in-flight.js";
 import { failureReason, type Leftover, type LeftoverReport, leftoverReport } from "./leftover-report.js";
+import {
+  DESTROYING,
+  ID_PATTERN,
+  PROBE_DIRECTORY,
+  RECORD_FILE,
+  RUNNING,
+  SandboxLayout,
+  WORKSPACE,
+  WORKSPACE_TMP,
+} from "./sandbox-layout.js";
 import { parseSandboxRecord, type SandboxRecord } from "./sandbox-record.js";
+import { removeSandbox } from "./sandbox-removal.js";
 import { createRoot } from "./sandbox-root.js";
 import { abandonedStaging, STAGING_PREFIX, stagingName } from "./staging-name.js";
-import { UidPool } from "./uid-pool.js";
-
-/** Name of the workspace directory inside a sandbox directory. */
-const WORKSPACE = "workspace";
-/** Name of the metadata file inside a sandbox directory. */
-const RECORD_FILE = "sandbox.json";
-/** Name of the async-command area inside a sandbox directory (outside the workspace). */
-const COMMANDS = "commands";
-/** Name of the running-command markers directory inside a sandbox directory. */
-const RUNNING = "running";
-/** Private directory inside a sandbox directory where removed workspace trees are taken apart. */
-const TRASH = "trash";
-/** A directory in the root with nothing ever mounted under it (see `SandboxStore.probeDirectory`). */
-export const PROBE_DIRECTORY = ".isolation-probe";
-/** Written when a destroy begins (see `SandboxStore.markDestroying`). */
-const DESTROYING = "destroying";
-/** Directory inside a sandbox directory for exposed ports: the relay program and its Unix sockets. */
-const PORTS = "ports";
-const EGRESS = "egress";
-/** Directory inside the workspace that `TMPDIR` points at. */
-export const WORKSPACE_TMP = ".tmp";
-
-const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
-
-/** What locates a sandbox's workspace: its id, and whether it lives in a disk image (`SandboxRecord.disk`). */
-export type WorkspaceOwner = Pick<SandboxRecord, "id" | "disk">;
 
 /** What a lookup by id found. */
 export type StoredSandbox =
@@ -65,9 +49,7 @@ export type StoredSandbox =
  * through, not list, the root and the sandbox directory (mode 0711);
  * everything else stays the runtime's.
  */
-export class SandboxStore {
-  /** Absolute root directory. */
-  readonly root: string;
+export class SandboxStore extends SandboxLayout {
   readonly #owner: string;
   readonly #fileOwner: FileOwner | undefined;
   #rootCover: string | undefined;
@@ -91,55 +73,11 @@ export class SandboxStore {
     disk?: DiskTools,
     reclaimMore?: () => Promise<readonly Leftover[]>,
   ) {
-    this.root = root;
+    super(root);
     this.#owner = owner;
     this.#fileOwner = fileOwner;
     this.#disk = disk;
     this.#reclaimMore = reclaimMore;
-  }
-
-  /** A fresh sandbox id. */
-  static newId(): string {
-    return `sbx-${randomBytes(10).toString("hex")}`;
-  }
-
-  /** Refuses an id that could not have come from a sandbox (it names a path component). */
-  static checkId(id: unknown): string {
-    if (typeof id !== "string" || !ID_PATTERN.test(id)) {
-      throw invalidRequest(`sandbox id ${JSON.stringify(id)} is malformed`, { field: "id" }, LOCAL_PROVIDER);
-    }
-    return id;
-  }
-
-  sandboxDirectory(id: string): string {
-    return join(this.root, id);
-  }
-
-  /** Host directory of a sandbox's workspace: inside its mounted image when it has a disk bound. */
-  workspaceDirectory(sandbox: WorkspaceOwner): string {
-    return sandbox.disk ? join(this.root, sandbox.id, DISK_MOUNT, WORKSPACE) : join(this.root, sandbox.id, WORKSPACE);
-  }
-
-  commandsDirectory(id: string): string {
-    return join(this.root, id, COMMANDS);
-  }
-
-  runningDirectory(id: string): string {
-    return join(this.root, id, RUNNING);
-  }
-
-  /** Where removed workspace trees are taken apart: on the workspace's own file system. */
-  trashDirectory(sandbox: WorkspaceOwner): string {
-    return sandbox.disk ? join(this.root, sandbox.id, DISK_MOUNT, TRASH) : join(this.root, sandbox.id, TRASH);
-  }
-
-  portsDirectory(id: string): string {
-    return join(this.root, id, PORTS);
-  }
-
-  /** Where a sandbox with an allow list keeps its egress relay and the proxies' sockets. */
-  egressDirectory(id: string): string {
-    return join(this.root, id, EGRESS);
   }
 
   /**
@@ -272,7 +210,7 @@ export class SandboxStore {
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== "ENOENT" && code !== "ENOTDIR") throw error;
-      return (await exists(this.sandboxDirectory(id)))
+      return (await pathExists(this.sandboxDirectory(id)))
         ? { state: "foreign", reason: "it has no Sandport metadata" }
         : { state: "absent" };
     }
@@ -308,7 +246,7 @@ export class SandboxStore {
   /** {@link require}, and `NOT_FOUND` as well once a destroy of it has begun (see {@link markDestroying}). */
   async requireUndoomed(id: string): Promise<SandboxRecord> {
     const record = await this.require(id);
-    if (await exists(join(this.sandboxDirectory(id), DESTROYING))) throw notFound(id);
+    if (await pathExists(join(this.sandboxDirectory(id), DESTROYING))) throw notFound(id);
     return record;
   }
 
@@ -345,78 +283,14 @@ export class SandboxStore {
   /**
    * Removes the sandbox directory and proves it gone, or rejects with
    * `DESTROY_UNVERIFIED` leaving the sandbox findable, so that a later call
-   * finishes the job.
+   * finishes the job (see `removeSandbox`).
    *
-   * Everything but the metadata goes first, with `removeTree` (any depth,
-   * unreadable directories, planted symlinks). Only then is the directory,
-   * now holding just its metadata, renamed aside to `.staging-removing-<id>`
-   * (so that it is never seen half-removed, without metadata, as a foreign
-   * sandbox) and deleted; if that fails, it is renamed back. An earlier
-   * removal of the same id that stopped after the rename is finished too.
-   *
-   * The removal that renamed the directory aside (one only, in any process)
-   * then gives back the sandbox's uid (its `uidMarker`, see `UidPool`):
-   * nothing of the sandbox runs or is on disk but its metadata.
-   *
-   * @param names the sandbox directory's entries when the caller has just
-   *   listed them (entries made since are still found: the final `rmdir`
-   *   fails and the whole directory is taken apart)
+   * @param names the sandbox directory's entries when the caller has just listed them
    * @param uidMarker the marker of the sandbox's own uid (`SandboxRecord.uidMarker`), when it has one
    */
-  async remove(id: string, names?: readonly string[], uidMarker?: string): Promise<void> {
-    const doomed = `${STAGING_PREFIX}removing-${id}`;
-    let sandbox: AnchoredDirectory | undefined;
-    try {
-      sandbox = AnchoredDirectory.open(this.sandboxDirectory(id));
-    } catch (error) {
-      if (errorCode(error) !== "ENOENT") throw removalFailed(id, error);
-    }
-    if (sandbox) {
-      try {
-        // A bounded workspace goes with its file system: unmounted (proven), then its image is an ordinary file.
-        await unmountWorkspaceDisk(this.sandboxDirectory(id), this.#disk);
-        for (const name of names ?? (await readdir(sandbox.path))) {
-          if (name !== RECORD_FILE) await removeTree(sandbox, name);
-        }
-      } catch (error) {
-        throw removalFailed(id, error);
-      } finally {
-        sandbox.close();
-      }
-      const renamed = await rename(this.sandboxDirectory(id), join(this.root, doomed)).then(
-        () => true,
-        (error) => {
-          // Absent: a concurrent removal renamed it first; finish its work below.
-          if (errorCode(error) !== "ENOENT") throw removalFailed(id, error);
-          return false;
-        },
-      );
-      if (renamed && uidMarker !== undefined) await UidPool.giveBack(uidMarker, id).catch(() => {});
-      // The usual case: the metadata is all that is left.
-      if (renamed && (await this.#removeRecordDirectory(doomed))) return;
-    }
-    await this.#removeInRoot(doomed).catch(async (error) => {
-      // Back where lookups find it (while it has its metadata), so that any instance can finish the job.
-      if (await exists(join(this.root, doomed, RECORD_FILE))) {
-        await rename(join(this.root, doomed), this.sandboxDirectory(id)).catch(() => {});
-      }
-      throw removalFailed(id, error);
-    });
-    for (const path of [join(this.root, doomed), this.sandboxDirectory(id)]) {
-      if (await exists(path)) throw removalFailed(id, new Error(`${path} is still on disk`));
-    }
-  }
-
-  /** Deletes `<root>/<name>/sandbox.json` and then `<root>/<name>`; `false` when that did not remove it. */
-  async #removeRecordDirectory(name: string): Promise<boolean> {
-    const directory = join(this.root, name);
-    try {
-      await unlink(join(directory, RECORD_FILE));
-      await rmdir(directory);
-      return true;
-    } catch {
-      return false;
-    }
+  remove(id: string, names?: readonly string[], uidMarker?: string): Promise<void> {
+    const site = { layout: this, disk: this.#disk, removeInRoot: (name: string) => this.#removeInRoot(name) };
+    return removeSandbox(site, id, names, uidMarker);
   }
 
   /**
@@ -489,18 +363,6 @@ export class SandboxStore {
   }
 }
 
-/** `DESTROY_UNVERIFIED`: a sandbox's files could not all be removed; it stays findable for a retry. */
-function removalFailed(id: string, cause: unknown): SandportError {
-  const reason = cause instanceof Error ? cause.message : String(cause);
-  return new SandportError({
-    code: "DESTROY_UNVERIFIED",
-    provider: LOCAL_PROVIDER,
-    message: `sandbox ${id} could not be removed completely (${reason}); destroy it again to finish`,
-    details: { sandboxId: id },
-    cause,
-  });
-}
-
 /** `NOT_FOUND` for a sandbox id. */
 export function notFound(id: string): SandportError {
   return sandboxNotFound(LOCAL_PROVIDER, id, "lookup");
@@ -509,16 +371,6 @@ export function notFound(id: string): SandportError {
 /** `FOREIGN_SANDBOX` for a sandbox id. */
 export function foreign(id: string, reason: string): SandportError {
   return foreignSandbox(LOCAL_PROVIDER, id, "use", reason);
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await lstat(path);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
-    throw error;
-  }
 }
 
 /** Waits for every promise to settle, then rejects with the first failure, if any. */
