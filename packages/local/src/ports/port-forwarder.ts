@@ -30,6 +30,8 @@ const MAX_ATTEMPTS = 64;
 export const MAX_CLIENTS_PER_PORT = 256;
 /** How long a client may take to send its request head before it is answered `408` and closed. */
 export const REQUEST_HEAD_TIMEOUT_MS = 30_000;
+/** How long a client may keep its connection open once the server's whole answer was sent to it. */
+const ANSWERED_LINGER_MS = 30_000;
 
 /**
  * The host side of one exposed port of a sandbox without network: a TCP
@@ -45,9 +47,9 @@ export const REQUEST_HEAD_TIMEOUT_MS = 30_000;
  * request head: otherwise it is answered with a plain `401` (or `400`, `408`,
  * `431`) and closed without a relay being asked. An admitted head reaches the
  * sandbox without the header, and its answer reaches the client saying
- * `Connection: close` (see `closingResponse`). What the sandbox can make this process hold is
- * bounded: relay connections by the sandbox's `ConnectionBudget`, clients by
- * {@link MAX_CLIENTS_PER_PORT}.
+ * `Connection: close` (see `closingResponse`). What the sandbox can make this
+ * process hold is bounded: relay connections by the sandbox's
+ * `ConnectionBudget`, clients by {@link MAX_CLIENTS_PER_PORT}.
  */
 export class PortForwarder {
   readonly #tcp: Server;
@@ -174,8 +176,12 @@ export class PortForwarder {
       tunnel.write(first);
       client.pipe(tunnel);
       tunnel.pipe(toClient);
-      // An end reaches the client through the pipes, after every byte; a tunnel that broke breaks the client.
-      tunnel.on("close", () => tunnel.readableEnded || client.destroy());
+      tunnel.on("close", () => {
+        // A tunnel that broke breaks the client; an end reaches it through the pipes, after every byte.
+        if (!tunnel.readableEnded) return void client.destroy();
+        // A client that holds on to the connection after its whole answer is let go.
+        setTimeout(() => client.destroy(), ANSWERED_LINGER_MS).unref();
+      });
       client.on("close", () => tunnel.destroy());
       client.resume();
       tunnel.resume();
