@@ -9,7 +9,12 @@
  */
 
 import type { SandboxRuntime } from "@sandport/core";
-import { type EmulatorBackend, type ResolvedBackend, resolveBackend } from "../harness/backend.js";
+import {
+  destroyBackendSandbox,
+  type EmulatorBackend,
+  type ResolvedBackend,
+  resolveBackend,
+} from "../harness/backend.js";
 import { EmulatorFacade } from "../harness/emulator-facade.js";
 import { EmulatorServer } from "../harness/http-server.js";
 import { PortListeners } from "../harness/port-listeners.js";
@@ -126,7 +131,7 @@ class Agent37EmulatorImpl
   async createInstance(input: CreateInput): Promise<Agent37Instance> {
     const handle = await this.backend.launch({ network: true, env: input.env });
     if (this.stopping) {
-      await this.backend.destroy(handle).catch(() => {});
+      await destroyBackendSandbox(this.backend, handle).catch(() => {});
       throw new Agent37WireError(503, "no_capacity", "the emulator is stopping");
     }
     const id = newInstanceId();
@@ -156,7 +161,7 @@ class Agent37EmulatorImpl
   async deleteInstance(instance: Agent37Instance): Promise<void> {
     this.registry.delete(instance.id);
     await this.#publicPorts.close(instance.id);
-    await this.backend.destroy(instance.data.handle);
+    await destroyBackendSandbox(this.backend, instance.data.handle);
   }
 
   async seedForeignSandbox(metadata: Record<string, string> = {}): Promise<string> {

@@ -7,6 +7,7 @@
  */
 
 import type { SandboxHandle, SandboxRuntime } from "@sandport/core";
+import { destroyBackendSandbox } from "../harness/backend.js";
 import { randomToken, type SandboxRegistry } from "../harness/sandbox-registry.js";
 import { notFound, validation } from "./errors.js";
 
@@ -165,9 +166,7 @@ export class SessionStore {
     session.lastUpdatedAt = new Date();
     clearTimeout(session.timer);
     this.#registry.delete(session.sessionId);
-    await this.#backend()
-      .destroy(session.handle)
-      .catch(() => undefined);
+    await destroyBackendSandbox(this.#backend(), session.handle).catch(() => undefined);
   }
 
   /** Terminates every session (the emulator is stopping). */

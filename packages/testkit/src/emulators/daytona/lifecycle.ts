@@ -11,6 +11,7 @@
 
 import { randomUUID } from "node:crypto";
 import type { SandboxRuntime } from "@sandport/core";
+import { destroyBackendSandbox } from "../harness/backend.js";
 import { delay } from "../harness/http-server.js";
 import type { SandboxRegistry } from "../harness/sandbox-registry.js";
 import type {
@@ -255,7 +256,7 @@ export class SandboxLifecycle {
   async #destroyWorkspace(sandbox: DaytonaSandbox): Promise<void> {
     const handle = sandbox.data.handle;
     sandbox.data.handle = undefined;
-    if (handle) await this.#settings.backend.destroy(handle, { timeoutMs: DESTROY_TIMEOUT_MS });
+    if (handle) await destroyBackendSandbox(this.#settings.backend, handle, DESTROY_TIMEOUT_MS);
   }
 
   /** Enter `state` now; run `work` in the background and settle in the state it returns. */

@@ -7,7 +7,12 @@
 
 import { randomBytes } from "node:crypto";
 import type { SandboxHandle } from "@sandport/core";
-import { type EmulatorBackend, type ResolvedBackend, resolveBackend } from "../harness/backend.js";
+import {
+  destroyBackendSandbox,
+  type EmulatorBackend,
+  type ResolvedBackend,
+  resolveBackend,
+} from "../harness/backend.js";
 import { isRpcPath, RpcError, replyRpcError, rpcRouteName } from "../harness/connect-rpc.js";
 import { EmulatorFacade } from "../harness/emulator-facade.js";
 import { EmulatorServer } from "../harness/http-server.js";
@@ -280,7 +285,7 @@ class E2BEmulatorImpl extends EmulatorFacade<EmulatorServer, E2BSandboxData> imp
       },
     };
     if (this.stopping) {
-      await this.backend.destroy(handle, { timeoutMs: DESTROY_TIMEOUT_MS }).catch(() => undefined);
+      await destroyBackendSandbox(this.backend, handle, DESTROY_TIMEOUT_MS).catch(() => undefined);
       throw new Error("the emulator is stopping");
     }
     this.registry.add(sandbox);
@@ -302,7 +307,7 @@ class E2BEmulatorImpl extends EmulatorFacade<EmulatorServer, E2BSandboxData> imp
     clearTimeout(sandbox.data.expiryTimer);
     sandbox.state = "killed";
     await sandbox.data.processes.killAll();
-    await this.backend.destroy(sandbox.data.handle, { timeoutMs: DESTROY_TIMEOUT_MS });
+    await destroyBackendSandbox(this.backend, sandbox.data.handle, DESTROY_TIMEOUT_MS);
   }
 
   async pauseSandbox(sandbox: E2BSandbox): Promise<void> {

@@ -7,6 +7,7 @@
  */
 
 import type { NetworkPolicy, SandboxRuntime } from "@sandport/core";
+import { destroyBackendSandbox } from "../harness/backend.js";
 import { SandboxRegistry } from "../harness/sandbox-registry.js";
 import type { CreateVmInput, FreestyleVm, FreestyleVmData } from "./context.js";
 import { fromBackendError } from "./errors.js";
@@ -58,7 +59,7 @@ export class VmFleet {
       if (this.#closed) throw new Error("the emulator is stopping");
       if (input.slug !== null) claimSlug(this.registry.all(), input.slug, input.reassignSlug, undefined);
     } catch (error) {
-      await backend.destroy(handle, { timeoutMs: DESTROY_TIMEOUT_MS }).catch(() => undefined);
+      await destroyBackendSandbox(backend, handle, DESTROY_TIMEOUT_MS).catch(() => undefined);
       throw error;
     }
     const now = Date.now();
@@ -97,7 +98,7 @@ export class VmFleet {
     clearTimers(vm);
     endRun(vm, "stopped");
     this.uploads.dropVm(vm.id);
-    await this.#backend().destroy(vm.data.handle, { timeoutMs: DESTROY_TIMEOUT_MS });
+    await destroyBackendSandbox(this.#backend(), vm.data.handle, DESTROY_TIMEOUT_MS);
   }
 
   pauseVm(vm: FreestyleVm): void {

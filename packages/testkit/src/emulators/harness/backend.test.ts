@@ -2,8 +2,9 @@
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { test } from "node:test";
+import { type SandboxHandle, type SandboxRuntime, SandportError, type SandportErrorCode } from "@sandport/core";
 import { waitFor } from "../../assertions/index.js";
-import { resolveBackend } from "./backend.js";
+import { destroyBackendSandbox, resolveBackend } from "./backend.js";
 
 /** Pids of live processes with `argument` as one whole element of their argv. */
 function processesWith(argument: string): number[] {
@@ -38,4 +39,38 @@ test("dispose destroys what still runs on the default backend, then removes its 
   } finally {
     for (const pid of processesWith(sleep)) process.kill(pid, "SIGKILL");
   }
+});
+
+/** A runtime whose destroy answers each of `outcomes` in turn (an error code, or success), counting its calls. */
+function destroyAnswering(outcomes: (SandportErrorCode | "ok")[]) {
+  let calls = 0;
+  const runtime = {
+    destroy: async () => {
+      const outcome = outcomes[Math.min(calls, outcomes.length - 1)];
+      calls++;
+      if (outcome !== "ok")
+        throw new SandportError({ code: outcome as SandportErrorCode, provider: "local", message: outcome as string });
+    },
+  } as unknown as SandboxRuntime;
+  return { runtime, calls: () => calls };
+}
+
+test("destroyBackendSandbox repeats an unverified destroy until it holds, and nothing else", async () => {
+  const handle = { id: "sbx-1", provider: "local", labels: {} } as SandboxHandle;
+  const flaky = destroyAnswering(["DESTROY_UNVERIFIED", "DESTROY_UNVERIFIED", "ok"]);
+  await destroyBackendSandbox(flaky.runtime, handle, 5_000);
+  assert.equal(flaky.calls(), 3);
+
+  const refused = destroyAnswering(["FOREIGN_SANDBOX"]);
+  await assert.rejects(destroyBackendSandbox(refused.runtime, handle, 5_000), (error) =>
+    SandportError.hasCode(error, "FOREIGN_SANDBOX"),
+  );
+  assert.equal(refused.calls(), 1, "another error is the answer at once");
+
+  const stuck = destroyAnswering(["DESTROY_UNVERIFIED"]);
+  const started = Date.now();
+  await assert.rejects(destroyBackendSandbox(stuck.runtime, handle, 200), (error) =>
+    SandportError.hasCode(error, "DESTROY_UNVERIFIED"),
+  );
+  assert.ok(Date.now() - started >= 200 && stuck.calls() > 1, "repeated until the time given ran out, then rejected");
 });

@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
 import { type SandboxHandle, type SandboxRuntime, SandportError } from "@sandport/core";
 
 /**
@@ -112,21 +113,42 @@ export async function destroyEverySandbox(runtime: SandboxRuntime): Promise<void
  * destroy waits for SIGKILLed processes to leave (each try waits seconds).
  */
 const DESTROY_PATIENCE_MS = 30_000;
+/** The pause between two tries of {@link destroyBackendSandbox}. */
+const RETRY_PAUSE_MS = 100;
 
-async function destroyPatiently(runtime: SandboxRuntime, handle: SandboxHandle): Promise<Error | undefined> {
-  const deadline = Date.now() + DESTROY_PATIENCE_MS;
+/**
+ * Destroys one backend sandbox as a provider's control plane does: a destroy
+ * that fails unverified (`DESTROY_UNVERIFIED`, which says to call it again) is
+ * repeated until `timeoutMs` has passed. A loaded machine can take longer than
+ * one local destroy waits for killed processes to leave; the provider's
+ * delete would not fail for that. Any other error, or the last unverified
+ * one, rejects.
+ */
+export async function destroyBackendSandbox(
+  runtime: SandboxRuntime,
+  handle: SandboxHandle,
+  timeoutMs: number = DESTROY_PATIENCE_MS,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
-      await runtime.destroy(handle);
-      return undefined;
+      return await runtime.destroy(handle, { timeoutMs: Math.max(1, deadline - Date.now()) });
     } catch (error) {
-      // Only an unproven destroy is worth repeating; any other error is the answer.
-      if (!SandportError.hasCode(error, "DESTROY_UNVERIFIED") || Date.now() >= deadline) {
-        return new Error(`sandbox ${handle.id}: ${error instanceof Error ? error.message : String(error)}`, {
-          cause: error,
-        });
-      }
+      if (!SandportError.hasCode(error, "DESTROY_UNVERIFIED") || Date.now() >= deadline) throw error;
     }
+    // One that fails fast (a file it cannot remove yet) is not repeated in a tight loop.
+    await delay(Math.min(RETRY_PAUSE_MS, Math.max(0, deadline - Date.now())));
+  }
+}
+
+async function destroyPatiently(runtime: SandboxRuntime, handle: SandboxHandle): Promise<Error | undefined> {
+  try {
+    await destroyBackendSandbox(runtime, handle);
+    return undefined;
+  } catch (error) {
+    return new Error(`sandbox ${handle.id}: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
   }
 }
 

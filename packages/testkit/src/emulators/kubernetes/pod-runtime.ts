@@ -8,6 +8,7 @@
  */
 
 import type { SandboxHandle, SandboxRuntime } from "@sandport/core";
+import { destroyBackendSandbox } from "../harness/backend.js";
 
 /** Something running in a pod that ends when the pod goes. */
 export interface PodProcess {
@@ -70,7 +71,7 @@ export class PodRuntime {
   /** The Sandbox is gone: the pod's processes and the backend sandbox (its files) go too. */
   async destroy(): Promise<void> {
     await this.terminate();
-    await this.runtime.destroy(this.handle);
+    await destroyBackendSandbox(this.runtime, this.handle);
   }
 }
 

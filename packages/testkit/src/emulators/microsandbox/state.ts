@@ -8,6 +8,7 @@
 
 import { randomBytes, randomUUID } from "node:crypto";
 import type { SandboxRuntime } from "@sandport/core";
+import { destroyBackendSandbox } from "../harness/backend.js";
 import type { RequestLog } from "../harness/request-log.js";
 import type { SandboxRegistry } from "../harness/sandbox-registry.js";
 import {
@@ -113,7 +114,7 @@ export class MicrosandboxState implements MicrosandboxContext {
         }
         if (this.stopping) throw new Error("the emulator is stopping");
       } catch (error) {
-        await this.backend.destroy(handle, { timeoutMs: DESTROY_TIMEOUT_MS }).catch(() => undefined);
+        await destroyBackendSandbox(this.backend, handle, DESTROY_TIMEOUT_MS).catch(() => undefined);
         throw error;
       }
       this.registry.add(sandbox);
@@ -163,7 +164,7 @@ export class MicrosandboxState implements MicrosandboxContext {
     sandbox.state = "stopped";
     sandbox.data.stoppedAt ??= Date.now();
     await sandbox.data.executions.killAll();
-    await this.backend.destroy(sandbox.data.handle, { timeoutMs: DESTROY_TIMEOUT_MS });
+    await destroyBackendSandbox(this.backend, sandbox.data.handle, DESTROY_TIMEOUT_MS);
   }
 
   #stopQuietly(sandbox: MicrosandboxSandbox): void {

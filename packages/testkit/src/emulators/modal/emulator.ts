@@ -7,7 +7,7 @@
  */
 
 import { randomBytes } from "node:crypto";
-import { type ResolvedBackend, resolveBackend } from "../harness/backend.js";
+import { destroyBackendSandbox, type ResolvedBackend, resolveBackend } from "../harness/backend.js";
 import { EmulatorFacade } from "../harness/emulator-facade.js";
 import { PortListeners } from "../harness/port-listeners.js";
 import { SandboxRegistry } from "../harness/sandbox-registry.js";
@@ -213,7 +213,7 @@ class ModalEmulatorImpl
       this.#launching.delete(launching);
     }
     if (this.stopping) {
-      await this.backend.destroy(sandbox.handle, { timeoutMs: DESTROY_TIMEOUT_MS }).catch(() => undefined);
+      await destroyBackendSandbox(this.backend, sandbox.handle, DESTROY_TIMEOUT_MS).catch(() => undefined);
       throw new Error("the emulator is stopping");
     }
     this.state.addSandbox(sandbox);
@@ -236,7 +236,7 @@ class ModalEmulatorImpl
     const ending = (async () => {
       await finished;
       await this.tunnels.close(sandbox.settings.id);
-      await this.backend.destroy(sandbox.handle, { timeoutMs: DESTROY_TIMEOUT_MS }).catch(() => undefined);
+      await destroyBackendSandbox(this.backend, sandbox.handle, DESTROY_TIMEOUT_MS).catch(() => undefined);
     })();
     this.#ending.add(ending);
     void ending.finally(() => this.#ending.delete(ending));

@@ -1,4 +1,5 @@
 import type { LaunchSpec, SandboxRuntime } from "@sandport/core";
+import { destroyBackendSandbox } from "../harness/backend.js";
 import type { CreateSandboxInput } from "./context.js";
 import { toGrpcError } from "./grpc-status.js";
 import { ulidId } from "./ids.js";
@@ -45,7 +46,7 @@ export async function launchSandbox(
     // Like Docker's WORKDIR, a sandbox's workdir exists once it runs.
     if (input.workdir !== "" && backend.mkdir) await backend.mkdir(handle, input.workdir);
   } catch (error) {
-    await backend.destroy(handle, { timeoutMs: DESTROY_TIMEOUT_MS }).catch(() => undefined);
+    await destroyBackendSandbox(backend, handle, DESTROY_TIMEOUT_MS).catch(() => undefined);
     throw toGrpcError(error);
   }
   return new EmulatedSandbox(

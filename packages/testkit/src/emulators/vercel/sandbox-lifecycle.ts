@@ -6,6 +6,7 @@
  */
 
 import type { NetworkPolicy, SandboxHandle, SandboxRuntime } from "@sandport/core";
+import { destroyBackendSandbox } from "../harness/backend.js";
 import { randomToken, SandboxRegistry } from "../harness/sandbox-registry.js";
 import { CommandTable } from "./command-table.js";
 import type { CreateSandboxInput, VercelSandbox, VercelSandboxData, VercelSession } from "./context.js";
@@ -51,7 +52,7 @@ export class SandboxLifecycle {
     if (this.#closed) throw new Error("the emulator is stopping");
     const workspace = await this.#launch(backendPolicy(input.networkPolicy), input.ports);
     if (this.#closed) {
-      await this.#backend.destroy(workspace.handle, { timeoutMs: DESTROY_TIMEOUT_MS }).catch(() => undefined);
+      await destroyBackendSandbox(this.#backend, workspace.handle, DESTROY_TIMEOUT_MS).catch(() => undefined);
       throw new Error("the emulator is stopping");
     }
     const now = Date.now();
@@ -169,7 +170,7 @@ export class SandboxLifecycle {
       }
       return { handle, path };
     } catch (error) {
-      await this.#backend.destroy(handle, { timeoutMs: DESTROY_TIMEOUT_MS }).catch(() => undefined);
+      await destroyBackendSandbox(this.#backend, handle, DESTROY_TIMEOUT_MS).catch(() => undefined);
       throw error;
     }
   }
@@ -178,7 +179,7 @@ export class SandboxLifecycle {
     const handle = sandbox.data.handle;
     sandbox.data.handle = undefined;
     sandbox.data.workspacePath = undefined;
-    if (handle) await this.#backend.destroy(handle, { timeoutMs: DESTROY_TIMEOUT_MS });
+    if (handle) await destroyBackendSandbox(this.#backend, handle, DESTROY_TIMEOUT_MS);
   }
 
   #newSession(sandboxName: string, timeout: number, vcpus: number, region: string): VercelSession {
