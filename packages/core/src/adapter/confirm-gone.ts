@@ -36,6 +36,8 @@ export async function confirmGone(probe: () => Promise<boolean>, options: Confir
   for (const delay of options.delaysMs ?? CONFIRM_GONE_DELAYS_MS) {
     if (Date.now() + delay >= options.until) break;
     await sleep(delay, options.signal);
+    // A wait that ended late (a busy event loop) starts no check past `until`: the caller's deadline is near.
+    if (Date.now() >= options.until) break;
     try {
       if (!(await probe())) return { gone: true };
       reason = "still-present";

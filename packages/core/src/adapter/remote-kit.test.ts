@@ -60,6 +60,26 @@ describe("confirmGone", () => {
     );
     assert.equal(broken.gone === false && broken.reason, "check-failed");
   });
+
+  test("a wait that ends past `until` (a blocked event loop) starts no check: the caller's deadline is near", async () => {
+    let checks = 0;
+    const until = Date.now() + 300;
+    // While the second wait runs, the event loop is blocked until past `until`.
+    setTimeout(() => {
+      while (Date.now() < until + 50) {
+        // Busy, as a loaded process is.
+      }
+    }, 20);
+    const verdict = await confirmGone(
+      async () => {
+        checks++;
+        return true;
+      },
+      { until, delaysMs: [0, 100] },
+    );
+    assert.deepEqual(verdict, { gone: false, reason: "still-present", last: undefined });
+    assert.equal(checks, 1, "no check started after `until`");
+  });
 });
 
 describe("BackgroundTasks", () => {
