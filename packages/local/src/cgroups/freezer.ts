@@ -142,15 +142,38 @@ export async function addFreezer(
 }
 
 /**
+ * Each freezer's last transition started by this process: the next one waits
+ * for it. Two at once would each wait for their own state, which the other's
+ * write took away (a fork's thaw beside another fork's freeze of the same
+ * source): one of them until its signal fired.
+ */
+const transitions = new Map<string, Promise<void>>();
+
+/**
  * Freezes (`true`) or thaws (`false`) every process in a freezer cgroup and
  * its descendants, and resolves once the kernel reports it done
  * (`cgroup.events` says `frozen 1` or `frozen 0`; freezing is asynchronous: a
  * process in the middle of a system call stops when it returns to user
- * space). A frozen process is killed by SIGKILL all the same. Rejects with
- * `signal`'s reason when it fires first, and with the file system's error
- * (`ENOENT`) when the cgroup is gone.
+ * space). A frozen process is killed by SIGKILL all the same. Transitions of
+ * one freezer in this process run one after another, in call order. Rejects
+ * with `signal`'s reason when it fires first (before its turn, nothing is
+ * written), and with the file system's error (`ENOENT`) when the cgroup is gone.
  */
-export async function setFrozen(directory: string, frozen: boolean, signal: AbortSignal): Promise<void> {
+export function setFrozen(directory: string, frozen: boolean, signal: AbortSignal): Promise<void> {
+  const previous = transitions.get(directory);
+  const transition = (previous ?? Promise.resolve())
+    .catch(() => {})
+    .then(() => writeAndSettle(directory, frozen, signal));
+  transitions.set(directory, transition);
+  const forget = () => {
+    if (transitions.get(directory) === transition) transitions.delete(directory);
+  };
+  transition.then(forget, forget);
+  return transition;
+}
+
+async function writeAndSettle(directory: string, frozen: boolean, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) throw signal.reason;
   await writeFile(join(directory, "cgroup.freeze"), frozen ? "1" : "0");
   const wanted = frozen ? "1" : "0";
   for (let round = 0; ; round++) {
