@@ -1,4 +1,5 @@
 import { type PortEndpoint, SandportError } from "@sandport/core";
+import { deadlineSignal } from "@sandport/core/adapter";
 
 /** A module's bridge request, as the relay hands it over. */
 interface RelayedRequest {
@@ -38,7 +39,7 @@ export class HostTunnel {
     let last: unknown;
     while (Date.now() < deadline && !this.#stopped.signal.aborted) {
       try {
-        const signal = AbortSignal.any([AbortSignal.timeout(2_000), this.#stopped.signal]);
+        const signal = deadlineSignal(2_000, this.#stopped.signal);
         const response = await this.#fetch("/ready", { signal });
         if (response.ok) return;
         last = new Error(`HTTP ${response.status}`);

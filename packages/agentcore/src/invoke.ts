@@ -1,4 +1,4 @@
-import type { CallBudget } from "@sandport/core/adapter";
+import { type CallBudget, deadlineSignal } from "@sandport/core/adapter";
 import type { AgentCoreContext } from "./context.js";
 import type { InvokeInput, ToolResult } from "./internal/sdk-types.js";
 
@@ -40,8 +40,7 @@ export async function invokeTool(
 
 /** A signal that fires at the budget's deadline, or with the budget's own signal. */
 export function signalOf(budget: CallBudget): AbortSignal {
-  const deadline = AbortSignal.timeout(Math.max(1, budget.remainingMs()));
-  return budget.signal ? AbortSignal.any([budget.signal, deadline]) : deadline;
+  return deadlineSignal(Math.max(1, budget.remainingMs()), budget.signal);
 }
 
 /** The text of a result's text blocks, joined: what a failed tool says. */

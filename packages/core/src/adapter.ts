@@ -191,3 +191,4 @@ export { execEventStream } from "./streams/exec-event-stream.js";
 export type { OutputStream } from "./streams/output-collector.js";
 export { OutputCollector } from "./streams/output-collector.js";
 export { pause } from "./timing/abort.js";
+export { deadlineSignal } from "./timing/deadline-signal.js";

@@ -1,4 +1,4 @@
-import type { CallBudget } from "@sandport/core/adapter";
+import { type CallBudget, deadlineSignal } from "@sandport/core/adapter";
 import { CALL_ENDED_CODE } from "./errors.js";
 
 /** The header that marks a stored answer of a backgrounded request: the SDK delivers it instead of polling again. */
@@ -20,10 +20,7 @@ export function callFetch(transport: typeof fetch, timing: CallBudget): typeof f
   return (input, init) => {
     const remaining = timing.remainingMs();
     if (timing.signal?.aborted || remaining <= 0) return Promise.resolve(callEnded());
-    const signals = [AbortSignal.timeout(remaining)];
-    if (timing.signal) signals.push(timing.signal);
-    if (init?.signal) signals.push(init.signal);
-    return transport(input, { ...init, signal: AbortSignal.any(signals) });
+    return transport(input, { ...init, signal: deadlineSignal(remaining, timing.signal, init?.signal ?? undefined) });
   };
 }
 

@@ -9,7 +9,7 @@
  * @module
  */
 
-import type { CallBudget, SdkLoader } from "@sandport/core/adapter";
+import { type CallBudget, deadlineSignal, type SdkLoader } from "@sandport/core/adapter";
 import type { Agent37CreateRequest, Agent37ExecReply, Agent37FileEntry, Agent37Instance } from "./sdk-types.js";
 
 /** Which header carries the key on instance URLs. */
@@ -173,10 +173,8 @@ export class Agent37Client {
 
   /** One request within `budget` (its deadline and signal, and `signal`); a non-2xx answer is thrown. */
   async #send(url: string, init: RequestInit, budget: CallBudget, signal?: AbortSignal): Promise<Response> {
-    const signals = [AbortSignal.timeout(Math.max(1, budget.remainingMs()))];
-    if (budget.signal) signals.push(budget.signal);
-    if (signal) signals.push(signal);
-    const response = await this.#settings.fetch(url, { ...init, signal: AbortSignal.any(signals) });
+    const deadline = deadlineSignal(Math.max(1, budget.remainingMs()), budget.signal, signal);
+    const response = await this.#settings.fetch(url, { ...init, signal: deadline });
     if (response.ok) return response;
     throw await apiError(response);
   }

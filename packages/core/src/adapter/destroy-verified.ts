@@ -1,4 +1,5 @@
 import type { OpOptions } from "../port/op-options.js";
+import { deadlineSignal } from "../timing/deadline-signal.js";
 import type { AdapterContext, CallBudget, ContextOptions } from "./adapter-context.js";
 import { CONFIRM_GONE_DELAYS_MS, confirmGone } from "./confirm-gone.js";
 import type { DeletePace } from "./delete-pace.js";
@@ -96,7 +97,7 @@ function lookUntil(
   callSignal: AbortSignal,
   look: (budget: CallBudget) => Promise<boolean>,
 ): Promise<boolean> {
-  const signal = AbortSignal.any([callSignal, AbortSignal.timeout(Math.max(1, until - Date.now()))]);
+  const signal = deadlineSignal(Math.max(1, until - Date.now()), callSignal);
   const looking = look({ signal, remainingMs: () => Math.max(0, Math.ceil(until - Date.now())) });
   looking.catch(() => {});
   return new Promise<boolean>((resolve, reject) => {

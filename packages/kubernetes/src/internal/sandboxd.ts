@@ -1,4 +1,4 @@
-import type { CallBudget } from "@sandport/core/adapter";
+import { type CallBudget, deadlineSignal } from "@sandport/core/adapter";
 import { KubernetesMalformedAnswer } from "../errors.js";
 import { GrpcClient } from "./grpc.js";
 import { int32, ProtoWriter, readFields } from "./protobuf.js";
@@ -154,8 +154,7 @@ export class Sandboxd {
     body?: Uint8Array,
     query = "",
   ): Promise<Response> {
-    const signals = [AbortSignal.timeout(Math.max(1, budget.remainingMs()))];
-    if (budget.signal) signals.push(budget.signal);
+    const signal = deadlineSignal(Math.max(1, budget.remainingMs()), budget.signal);
     // sandboxd takes the path under its root, or absolute under it; each segment encoded, `/` kept.
     const encoded = path.split("/").map(encodeURIComponent).join("/").replace(/^\/+/, "");
     const response = await this.#transport(new URL(`/v1/files/${encoded}${query}`, `${this.#routerUrl}/`), {
@@ -165,7 +164,7 @@ export class Sandboxd {
         ...(body === undefined ? {} : { "content-type": "application/octet-stream" }),
       },
       ...(body === undefined ? {} : { body }),
-      signal: AbortSignal.any(signals),
+      signal,
     });
     if (!response.ok) throw apiError(response, await response.text());
     return response;

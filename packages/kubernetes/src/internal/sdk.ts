@@ -1,4 +1,4 @@
-import { type CallBudget, retryAfterMs } from "@sandport/core/adapter";
+import { type CallBudget, deadlineSignal, retryAfterMs } from "@sandport/core/adapter";
 import { KubernetesApiError, KubernetesMalformedAnswer } from "../errors.js";
 import type { ObjectList, Pod, Sandbox, SandboxClaim } from "./sdk-types.js";
 import { nodeTransport, type Transport } from "./transport.js";
@@ -128,8 +128,6 @@ export class KubeApi {
     body?: unknown,
     contentType = "application/json",
   ): Promise<T> {
-    const signals = [AbortSignal.timeout(Math.max(1, budget.remainingMs()))];
-    if (budget.signal) signals.push(budget.signal);
     const response = await this.#transport(this.url(path), {
       method,
       headers: {
@@ -138,7 +136,7 @@ export class KubeApi {
         ...(body === undefined ? {} : { "content-type": contentType }),
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      signal: AbortSignal.any(signals),
+      signal: deadlineSignal(Math.max(1, budget.remainingMs()), budget.signal),
     });
     const text = await response.text();
     if (!response.ok) throw apiError(response, text);

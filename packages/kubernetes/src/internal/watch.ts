@@ -1,4 +1,4 @@
-import type { CallBudget } from "@sandport/core/adapter";
+import { type CallBudget, deadlineSignal } from "@sandport/core/adapter";
 import { apiError, type KubeApi } from "./sdk.js";
 import type { ObjectMeta, WatchEvent } from "./sdk-types.js";
 import { nodeTransport } from "./transport.js";
@@ -33,13 +33,11 @@ export async function watchObject<T extends { metadata: ObjectMeta }, R>(
     allowWatchBookmarks: "false",
     timeoutSeconds: String(Math.max(1, Math.min(MAX_WATCH_SECONDS, Math.ceil(budget.remainingMs() / 1000)))),
   });
-  const signals = [AbortSignal.timeout(Math.max(1, budget.remainingMs()))];
-  if (budget.signal) signals.push(budget.signal);
   const stream = new AbortController();
   const response = await nodeTransport(api.caPem)(api.url(`${collection}?${query}`), {
     method: "GET",
     headers: { authorization: api.authorization(), accept: "application/json" },
-    signal: AbortSignal.any([...signals, stream.signal]),
+    signal: deadlineSignal(Math.max(1, budget.remainingMs()), budget.signal, stream.signal),
   });
   if (!response.ok) throw apiError(response, await response.text());
   if (response.body === null) return "ended";
