@@ -33,7 +33,10 @@ function messageOf(error) {
 
 /** What is known of a test file that failed as a whole: how its process ended, what named it, its stderr. */
 function wholeFileMessage(error, file, diagnostics, stderr) {
-  const ended = `${messageOf(error)} (exit code ${error?.exitCode ?? "none"}, signal ${error?.signal ?? "none"})`;
+  const code = error?.exitCode;
+  // Node's own exit code for "the event loop emptied while a top-level await was pending".
+  const why = code === 13 ? ": a top-level await never settled (the event loop emptied first)" : "";
+  const ended = `${messageOf(error)} (exit code ${code ?? "none"}, signal ${error?.signal ?? "none"})${why}`;
   const name = basename(file);
   const naming = diagnostics.filter((message) => message.includes(name));
   // "A resource generated asynchronous activity after the test ended" names no test and no file.

@@ -88,3 +88,15 @@ after(() => new Promise((resolve) => setTimeout(resolve, 200)));
   const whole = lines.find((line) => line.outcome === "fail");
   assert.match(whole?.error ?? "", /^diagnostic naming no file .*thrown outside any test/m);
 });
+
+test("a file whose top-level await never settles is said to have stopped there (exit code 13)", () => {
+  const lines = outcomesOf(`import { test } from "node:test";
+await new Promise(() => {});
+test("never reached", () => {});
+`);
+  assert.deepEqual(
+    lines.map((line) => line.outcome),
+    ["fail"],
+  );
+  assert.match(lines[0]?.error ?? "", /exit code 13, signal none\): a top-level await never settled/);
+});
