@@ -1,19 +1,35 @@
-import type { Attributes, Context, Span, Tracer } from "@opentelemetry/api";
+import type { Attributes, Context, Tracer } from "@opentelemetry/api";
 import type { LimiterEvent, PoolEvent } from "@sandport/core";
 import { ATTRIBUTES } from "./attributes.js";
 import { loadOpenTelemetry } from "./internal/sdk.js";
 import { checkOptions, type OtelListenerOptions } from "./options.js";
 import { failSpan } from "./span-status.js";
 
+/** How an event's span is drawn: how long before the event it began, and whether it failed. */
+interface SpanShape {
+  /** A wait or a duration the event reports: the span began this long before the event. Without it, the span is instantaneous. */
+  lastedMs?: number;
+  /** The span's error status: its message, and the error it records, if any. */
+  failure?: { message: string; error?: unknown };
+}
+
 /**
- * Starts and ends one span for an event: it began `lastedMs` before now (a
- * wait or a duration the event reports), or is instantaneous without one.
+ * Records one finished span for an event. Its end is the event's moment and its
+ * start `lastedMs` before that, both read from one clock reading, so the span
+ * lasts exactly what the event reports however long recording it takes.
  */
-function spanFor(tracer: Tracer, parent: Context, name: string, attributes: Attributes, lastedMs?: number): Span {
-  const now = Date.now();
-  const startTime = lastedMs === undefined ? now : now - lastedMs;
+function recordSpan(
+  tracer: Tracer,
+  parent: Context,
+  name: string,
+  attributes: Attributes,
+  shape: SpanShape = {},
+): void {
+  const at = Date.now();
+  const startTime = shape.lastedMs === undefined ? at : at - shape.lastedMs;
   const span = tracer.startSpan(name, { startTime, attributes }, parent);
-  return span;
+  if (shape.failure) failSpan(span, shape.failure.message, shape.failure.error, at);
+  span.end(at);
 }
 
 /**
@@ -34,7 +50,7 @@ export async function otelPoolListener(options: OtelListenerOptions): Promise<(e
       case "launched":
       case "reset": {
         const attributes = { [ATTRIBUTES.sandboxId]: event.sandboxId, [ATTRIBUTES.durationMs]: event.durationMs };
-        spanFor(tracer, parent, name, attributes, event.durationMs).end();
+        recordSpan(tracer, parent, name, attributes, { lastedMs: event.durationMs });
         return;
       }
       case "leased": {
@@ -43,54 +59,56 @@ export async function otelPoolListener(options: OtelListenerOptions): Promise<(e
           [ATTRIBUTES.waitMs]: event.waitedMs,
           "sandport.pool.idle": event.idle,
         };
-        spanFor(tracer, parent, name, attributes, event.waitedMs).end();
+        recordSpan(tracer, parent, name, attributes, { lastedMs: event.waitedMs });
         return;
       }
       case "launch-failed": {
-        const span = spanFor(tracer, parent, name, { "sandport.launch.key": event.launchKey });
-        failSpan(span, event.error.message, event.error);
-        span.end();
+        recordSpan(
+          tracer,
+          parent,
+          name,
+          { "sandport.launch.key": event.launchKey },
+          { failure: { message: event.error.message, error: event.error } },
+        );
         return;
       }
       case "failure": {
         const { failure } = event;
-        const span = spanFor(tracer, parent, name, {
+        const attributes = {
           [ATTRIBUTES.operation]: failure.operation,
           ...(failure.sandboxId === undefined ? {} : { [ATTRIBUTES.sandboxId]: failure.sandboxId }),
           // A launch whose outcome was unknown and could not be cleaned up: where to search for what it left.
           ...(failure.launchKey === undefined ? {} : { "sandport.launch.key": failure.launchKey }),
+        };
+        recordSpan(tracer, parent, name, attributes, {
+          failure: { message: failure.error.message, error: failure.error },
         });
-        failSpan(span, failure.error.message, failure.error);
-        span.end();
         return;
       }
       case "replaced": {
-        const span = spanFor(tracer, parent, name, {
-          [ATTRIBUTES.sandboxId]: event.sandboxId,
-          [ATTRIBUTES.reason]: event.reason,
-        });
-        if (event.error) failSpan(span, event.error.message, event.error);
-        span.end();
+        const attributes = { [ATTRIBUTES.sandboxId]: event.sandboxId, [ATTRIBUTES.reason]: event.reason };
+        const failure = event.error && { message: event.error.message, error: event.error };
+        recordSpan(tracer, parent, name, attributes, failure ? { failure } : {});
         return;
       }
       case "released":
-        spanFor(tracer, parent, name, {
+        recordSpan(tracer, parent, name, {
           [ATTRIBUTES.sandboxId]: event.sandboxId,
           "sandport.pool.mode": event.mode,
-        }).end();
+        });
         return;
       case "destroyed":
-        spanFor(tracer, parent, name, {
+        recordSpan(tracer, parent, name, {
           [ATTRIBUTES.sandboxId]: event.sandboxId,
           [ATTRIBUTES.reason]: event.reason,
-        }).end();
+        });
         return;
       case "reclaimed":
-        spanFor(tracer, parent, name, { [ATTRIBUTES.sandboxId]: event.sandboxId }).end();
+        recordSpan(tracer, parent, name, { [ATTRIBUTES.sandboxId]: event.sandboxId });
         return;
       case "usage": {
         const { usage } = event;
-        spanFor(tracer, parent, name, {
+        recordSpan(tracer, parent, name, {
           [ATTRIBUTES.sandboxId]: usage.sandboxId,
           [ATTRIBUTES.provider]: usage.runtime.provider,
           [ATTRIBUTES.outcome]: usage.end,
@@ -98,14 +116,14 @@ export async function otelPoolListener(options: OtelListenerOptions): Promise<(e
           [ATTRIBUTES.execCount]: usage.execs.count,
           [ATTRIBUTES.bytesIn]: usage.bytesIn.files + usage.bytesIn.stdin,
           [ATTRIBUTES.bytesOut]: usage.bytesOut.files + usage.bytesOut.output,
-        }).end();
+        });
         return;
       }
       case "closed":
-        spanFor(tracer, parent, name, {
+        recordSpan(tracer, parent, name, {
           "sandport.pool.destroyed": event.destroyed,
           "sandport.pool.failures": event.failures,
-        }).end();
+        });
         return;
     }
   };
@@ -133,15 +151,15 @@ export async function otelLimiterListener(options: OtelListenerOptions): Promise
     };
     switch (event.type) {
       case "queued":
-        spanFor(tracer, parent, name, {
+        recordSpan(tracer, parent, name, {
           ...base,
           "sandport.limiter.queue_length": event.queueLength,
           "sandport.limiter.in_flight": event.inFlight,
           "sandport.limiter.live": event.live,
-        }).end();
+        });
         return;
       case "admitted":
-        spanFor(
+        recordSpan(
           tracer,
           parent,
           name,
@@ -152,32 +170,28 @@ export async function otelLimiterListener(options: OtelListenerOptions): Promise
             "sandport.limiter.in_flight": event.inFlight,
             "sandport.limiter.live": event.live,
           },
-          event.waitedMs,
-        ).end();
+          { lastedMs: event.waitedMs },
+        );
         return;
       case "queue-timeout": {
-        const span = spanFor(
-          tracer,
-          parent,
-          name,
-          {
-            ...base,
-            [ATTRIBUTES.waitMs]: event.waitedMs,
-            "sandport.limiter.queue_length": event.queueLength,
-          },
-          event.waitedMs,
-        );
-        failSpan(span, `${event.operation} waited ${event.waitedMs} ms in the queue and timed out`);
-        span.end();
+        const attributes = {
+          ...base,
+          [ATTRIBUTES.waitMs]: event.waitedMs,
+          "sandport.limiter.queue_length": event.queueLength,
+        };
+        recordSpan(tracer, parent, name, attributes, {
+          lastedMs: event.waitedMs,
+          failure: { message: `${event.operation} waited ${event.waitedMs} ms in the queue and timed out` },
+        });
         return;
       }
       case "rate-limited":
-        spanFor(tracer, parent, name, {
+        recordSpan(tracer, parent, name, {
           ...base,
           "sandport.retry.attempt": event.attempt,
           "sandport.limiter.retrying": event.retrying,
           ...(event.retryAfterMs === undefined ? {} : { "sandport.limiter.retry_after_ms": event.retryAfterMs }),
-        }).end();
+        });
         return;
     }
   };

@@ -1,4 +1,4 @@
-import type { Span, SpanStatusCode } from "@opentelemetry/api";
+import type { Span, SpanStatusCode, TimeInput } from "@opentelemetry/api";
 
 /**
  * `SpanStatusCode.ERROR`, as its value: the enum is a run-time member of
@@ -7,11 +7,14 @@ import type { Span, SpanStatusCode } from "@opentelemetry/api";
  */
 const ERROR = 2 as SpanStatusCode;
 
-/** Marks a span failed with `message`; with an error, records it as the span's exception and names its code. */
-export function failSpan(span: Span, message: string, error?: unknown): void {
+/**
+ * Marks a span failed with `message`; with an error, records it as the span's
+ * exception (at `at`, or now) and names its code.
+ */
+export function failSpan(span: Span, message: string, error?: unknown, at?: TimeInput): void {
   span.setStatus({ code: ERROR, message });
   if (error instanceof Error) {
-    span.recordException(error);
+    span.recordException(error, at);
     const code = (error as { code?: unknown }).code;
     if (typeof code === "string") span.setAttribute("sandport.error.code", code);
   }
