@@ -87,7 +87,7 @@ test("create errors are typed: 429 and 503 refusals, and a lost response whose s
 
 test("a launch aborted after the create was sent rejects at once; the late sandbox is destroyed", async () => {
   const before = ours().length;
-  emulator.injectFault({ route: CREATE, fault: { kind: "latency", ms: 400 } });
+  emulator.injectFault({ route: CREATE, fault: { kind: "latency", ms: 1_000 } });
   const controller = new AbortController();
   const sent = emulator.countRequests(CREATE);
   const launching = runtime.launch({ labels: { late: "yes" } }, { signal: controller.signal });
@@ -95,7 +95,7 @@ test("a launch aborted after the create was sent rejects at once; the late sandb
   const abortedAt = performance.now();
   controller.abort(new Error("caller gave up"));
   const error = await expectCode(launching, "ABORTED");
-  assert.ok(performance.now() - abortedAt < 100, "rejected promptly");
+  assert.ok(performance.now() - abortedAt < 500, "rejected promptly, long before the create's answer");
   assert.equal((error.cause as Error).message, "caller gave up");
   assert.deepEqual(await runtime.findByLabels({ late: "yes" }), [], "hidden while its cleanup runs");
   assert.deepEqual(await runtime.settle(), []);

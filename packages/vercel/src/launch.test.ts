@@ -165,7 +165,7 @@ for (const version of Object.keys(SDK_VERSIONS) as SdkVersion[]) {
     });
 
     test("a launch aborted while the create is in flight rejects at once; what the create makes is destroyed", async () => {
-      emulator.injectFault({ route: CREATE, fault: { kind: "latency", ms: 400 } });
+      emulator.injectFault({ route: CREATE, fault: { kind: "latency", ms: 1_000 } });
       const controller = new AbortController();
       const sent = emulator.countRequests(CREATE);
       const launching = runtime.launch({ labels: { case: "aborted" } }, { signal: controller.signal });
@@ -173,7 +173,7 @@ for (const version of Object.keys(SDK_VERSIONS) as SdkVersion[]) {
       const abortedAt = performance.now();
       controller.abort(new Error("gave up"));
       await expectCode(launching, "ABORTED");
-      assert.ok(performance.now() - abortedAt < 200, "the call did not wait for the create");
+      assert.ok(performance.now() - abortedAt < 500, "the call did not wait for the create");
       assert.deepEqual(await runtime.settle(), []);
       assert.equal(emulator.countRequests(CREATE) > 0, true);
       assert.deepEqual(ours(), []);
