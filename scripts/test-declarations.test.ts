@@ -1,8 +1,9 @@
 // The test command runs node:test with --test-force-exit, which ends a file as soon as the tests
-// declared so far have finished: a top-level `await` after a top-level `describe` lets the first
-// suite finish alone, and every suite declared after the await is then never run, and never
-// reported. This test finds that shape in every test file, and proves that the shape does drop
-// suites, so that the guard is retired if node:test stops doing it.
+// declared so far have finished: a top-level `await` after a top-level `test` or `describe` lets
+// what was declared first finish alone, and every test and suite declared after the await is then
+// never run, and never reported. This test finds that shape in every test file (through the
+// TypeScript parser, so an await inside an expression or a suite's options counts too), and proves
+// that the shape does drop tests, so that the guard is retired if node:test stops doing it.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -10,16 +11,41 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import ts from "typescript";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 
-/** The 1-based line of the first top-level `await` after a top-level `describe(`, if any. */
-function awaitAfterDescribe(source: string): number | undefined {
-  let described = false;
-  const lines = source.split("\n");
-  for (const [index, line] of lines.entries()) {
-    if (/^describe\(/.test(line)) described = true;
-    else if (described && (/^await /.test(line) || /^(const|let|var) [^=]*= *await /.test(line))) return index + 1;
+/** node:test's declarations, and the repository's helpers that declare suites (`describeRuntimeConformance`, ...). */
+const DECLARES = /^(test|it|describe|suite|describe[A-Z]\w*)$/;
+
+/** Whether `node` reaches `predicate` outside any function or class body (code that runs as the module loads). */
+function reaches(node: ts.Node, predicate: (node: ts.Node) => boolean): boolean {
+  if (predicate(node)) return true;
+  if (ts.isFunctionLike(node) || ts.isClassLike(node)) return false;
+  return ts.forEachChild(node, (child) => reaches(child, predicate) || undefined) ?? false;
+}
+
+/** A call of a declaration: `test(...)`, `describe.skip(...)`, `describeRuntimeConformance(...)`. */
+function isDeclaration(node: ts.Node): boolean {
+  if (!ts.isCallExpression(node)) return false;
+  const callee = ts.isPropertyAccessExpression(node.expression) ? node.expression.expression : node.expression;
+  return ts.isIdentifier(callee) && DECLARES.test(callee.text);
+}
+
+function isAwait(node: ts.Node): boolean {
+  return ts.isAwaitExpression(node) || (ts.isForOfStatement(node) && node.awaitModifier !== undefined);
+}
+
+/** The 1-based line of the first top-level `await` after a top-level declaration of a test or suite, if any. */
+function awaitAfterDeclaration(source: string): number | undefined {
+  const file = ts.createSourceFile("probe.ts", source, ts.ScriptTarget.Latest, true);
+  let declared = false;
+  for (const statement of file.statements) {
+    if (declared && reaches(statement, isAwait)) {
+      const { line } = file.getLineAndCharacterOfPosition(statement.getStart(file));
+      return line + 1;
+    }
+    if (reaches(statement, isDeclaration)) declared = true;
   }
   return undefined;
 }
@@ -34,12 +60,19 @@ function testFiles(dir: string): string[] {
   });
 }
 
-describe("test files declare every suite before their first top-level await", () => {
+describe("test files declare every test and suite before their first top-level await", () => {
   test("the shape is found, and only that shape", () => {
-    assert.equal(awaitAfterDescribe('describe("a", () => {});\nconst x = await f();\ndescribe("b", () => {});'), 2);
-    assert.equal(awaitAfterDescribe('const x = await f();\ndescribe("a", () => {});'), undefined);
-    assert.equal(awaitAfterDescribe('describe("a", async () => {\n  await f();\n});'), undefined);
-    assert.equal(awaitAfterDescribe('test("a", () => {});\nawait f();'), undefined);
+    assert.equal(awaitAfterDeclaration('describe("a", () => {});\nconst x = await f();\ndescribe("b", () => {});'), 2);
+    assert.equal(awaitAfterDeclaration('test("a", () => {});\nawait f();\ntest("b", () => {});'), 2);
+    assert.equal(awaitAfterDeclaration('test.skip("a", () => {});\nawait f();'), 2);
+    assert.equal(awaitAfterDeclaration("describeRuntimeConformance(fixture);\nawait f();"), 2);
+    assert.equal(awaitAfterDeclaration('describe("a", () => {});\nconst skip =\n  (await f()) ?? g();'), 2);
+    assert.equal(awaitAfterDeclaration('test("a", () => {});\ndescribe("b", { skip: await f() }, () => {});'), 2);
+    assert.equal(awaitAfterDeclaration("for (const x of xs) test(x, () => {});\nfor await (const y of ys) {}"), 2);
+    assert.equal(awaitAfterDeclaration('const x = await f();\ndescribe("a", () => {});'), undefined);
+    assert.equal(awaitAfterDeclaration('describe("a", async () => {\n  await f();\n});'), undefined);
+    assert.equal(awaitAfterDeclaration('test("a", () => {});\nconst later = async () => await f();'), undefined);
+    assert.equal(awaitAfterDeclaration('after(async () => {});\nawait f();\ntest("a", () => {});'), undefined);
   });
 
   test("under --test-force-exit, that shape drops the suites declared after the await", () => {
@@ -70,9 +103,9 @@ describe("test files declare every suite before their first top-level await", ()
 
   test("no test file has it", () => {
     const offenders = testFiles(root).flatMap((file) => {
-      const line = awaitAfterDescribe(readFileSync(file, "utf8"));
+      const line = awaitAfterDeclaration(readFileSync(file, "utf8"));
       return line === undefined ? [] : [`${relative(root, file)}:${line}`];
     });
-    assert.deepEqual(offenders, [], "move these awaits above the first describe, or into a before() hook");
+    assert.deepEqual(offenders, [], "move these awaits above the first test or describe, or into a before() hook");
   });
 });

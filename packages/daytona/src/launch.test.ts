@@ -13,6 +13,10 @@ const CREATE = "POST /api/sandbox";
 
 const { emulator, runtime, runtimeWith } = await emulated({ owner: "launch-tests" });
 
+// The emulator's default backend gives a sandbox its own loopback only with one namespace set per sandbox (as root).
+const backend = await defaultBackendIsolation();
+const ownLoopback = backend.isolated && backend.namespaceScope === "sandbox";
+
 /** A sandbox exactly as the emulator's API answers it. */
 async function record(source: DaytonaEmulator, id: string): Promise<Record<string, unknown>> {
   const response = await fetch(`${source.apiUrl}/sandbox/${id}`, {
@@ -94,10 +98,6 @@ test("the handle says what Daytona gave a sandbox nobody sized: the snapshot's s
   });
   assert.deepEqual(found?.resources, handle.resources, "a listed handle too");
 });
-
-// The emulator's default backend gives a sandbox its own loopback only with one namespace set per sandbox (as root).
-const backend = await defaultBackendIsolation();
-const ownLoopback = backend.isolated && backend.namespaceScope === "sandbox";
 
 test("network: false asks for networkBlockAll, which the namespaced default backend gives", {
   skip: ownLoopback

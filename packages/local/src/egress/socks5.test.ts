@@ -12,6 +12,9 @@ import { LocalRuntime } from "../index.js";
 import { bwrapSkipReason, temporaryDirectory } from "../runtime.fixture.js";
 import { EgressProxy, type EgressRefusedEvent } from "./egress-proxy.js";
 
+const skipNamespaces =
+  (await bwrapSkipReason()) ?? (existsSync("/usr/bin/curl") ? undefined : "curl is not installed here");
+
 async function serve(name: string): Promise<{ server: Server; port: number }> {
   const server = createServer((_req, res) => res.end(name));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -126,8 +129,6 @@ describe("EgressProxy: SOCKS5", () => {
   });
 });
 
-const skipNamespaces =
-  (await bwrapSkipReason()) ?? (existsSync("/usr/bin/curl") ? undefined : "curl is not installed here");
 const root = temporaryDirectory("socks");
 after(() => root.remove());
 

@@ -15,6 +15,7 @@ import { type ModalEmulator, startModalEmulator } from "@sandport/testkit/emulat
 import { runCli } from "../cli.fixture.js";
 import { EXIT } from "../exit-codes.js";
 
+const kubernetesSkip = await kubernetesEmulatorSkipReason();
 const WORKLOAD = ["--", "sh", "-c", 'printf "%s\\n" "$GREETING" > note.txt; cat note.txt; echo err >&2; exit 5'];
 
 describe("sandport run (Freestyle emulator)", () => {
@@ -120,7 +121,7 @@ describe("sandport run (AgentCore emulator)", () => {
   });
 });
 
-describe("sandport run (Kubernetes emulator)", { skip: await kubernetesEmulatorSkipReason() }, () => {
+describe("sandport run (Kubernetes emulator)", { skip: kubernetesSkip }, () => {
   let emulator: KubernetesEmulator;
   before(async () => {
     emulator = await startKubernetesEmulator();
