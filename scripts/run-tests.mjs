@@ -71,6 +71,8 @@ function slowFirst(testFiles) {
 const outcomesFile = process.env.SANDPORT_TEST_OUTCOMES;
 if (outcomesFile) writeFileSync(outcomesFile, "");
 const outcomesReporter = pathToFileURL(join(root, "scripts", "outcomes-reporter.mjs")).href;
+/** Ends a test file's process that something keeps alive after its tests (see the file). */
+const endLingering = pathToFileURL(join(root, "scripts", "end-lingering-test-file.mjs")).href;
 /** Where each run writes its outcomes (see outcomes-reporter.mjs): its failures are printed after every report. */
 const outcomesDirectory = mkdtempSync(join(tmpdir(), "sandport-outcomes-"));
 
@@ -87,14 +89,14 @@ function runTests(nodeBinary, testFiles, { concurrency, logFile, name }) {
       [
         "--import",
         "tsx",
+        "--import",
+        endLingering,
         "--test",
         "--test-reporter=spec",
         "--test-reporter-destination=stdout",
         `--test-reporter=${outcomesReporter}`,
         `--test-reporter-destination=${outcomesPart}`,
         `--test-concurrency=${concurrency}`,
-        // A test that leaves a handle open (a stray child, a socket) must not hang the run.
-        "--test-force-exit",
         ...testFiles,
       ],
       { cwd: root, stdio: ["ignore", logFile ? openSync(logFile, "w") : "inherit", "inherit"] },

@@ -1,9 +1,10 @@
-// The test command runs node:test with --test-force-exit, which ends a file as soon as the tests
-// declared so far have finished: a top-level `await` after a top-level `test` or `describe` lets
-// what was declared first finish alone, and every test and suite declared after the await is then
-// never run, and never reported. This test finds that shape in every test file (through the
-// TypeScript parser, so an await inside an expression or a suite's options counts too), and proves
-// that the shape does drop tests, so that the guard is retired if node:test stops doing it.
+// node:test ends a file's root test as soon as the tests declared so far have finished: a
+// top-level `await` after a top-level `test` or `describe` lets what was declared first finish
+// alone, the file's after() hooks (its emulator's stop, its sandboxes' cleanup) then run before
+// anything declared after the await, and under --test-force-exit that is never run, nor reported.
+// This test finds that shape in every test file (through the TypeScript parser, so an await inside
+// an expression or a suite's options counts too), and proves that the shape does drop tests under
+// --test-force-exit, so that the guard is retired if node:test stops doing it.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";

@@ -286,13 +286,10 @@ describe("reclaimAbandonedLaunch", () => {
       "key-1",
       { outcomeUnknown: false },
     );
-    reclaimAbandonedLaunch({
-      ...common,
-      creation: Promise.reject(new ClientError(3)),
-      error,
-      created: false,
-      findByLaunchKey: async () => [],
-    });
+    // The launch awaited its create, which is how it learnt of the failure: the rejection was handled.
+    const creation = Promise.reject(new ClientError(3));
+    creation.catch(() => {});
+    reclaimAbandonedLaunch({ ...common, creation, error, created: false, findByLaunchKey: async () => [] });
     assert.deepEqual([background.size, condemned.size, launchReclaimOf(error)], [0, 0, undefined]);
   });
 

@@ -30,8 +30,6 @@ export interface ConformanceRun {
 export function runConformance(plan: CanaryPlan, run: ConformanceRun): Promise<ConformanceSummary> {
   const dist = join(dirname(run.manifestPath), "dist", "cli");
   const args = [
-    // A stray handle (a keep-alive socket) must not hold a finished suite open, where this Node can say so.
-    ...(process.allowedNodeEnvironmentFlags.has("--test-force-exit") ? ["--test-force-exit"] : []),
     "--test",
     `--test-reporter=${pathToFileURL(join(dist, "conformance-reporter.js")).href}`,
     "--test-reporter-destination=stdout",
