@@ -210,6 +210,8 @@ describe("shellTerminalPlan and ShellTerminal", () => {
     const error = await gone.write("x").catch((caught: unknown) => caught);
     assert.ok(SandportError.hasCode(error, "NOT_FOUND"));
     assert.match(error.message, /process has exited/);
+    // The vendor reports the end it saw: the run budget's timer goes with it.
+    gone.finish({ kind: "exited", exitCode: 0 });
   });
 
   test("events can be iterated once", () => {
