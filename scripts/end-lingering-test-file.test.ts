@@ -2,12 +2,12 @@
 // alive is ended after its grace, and no file's results are lost, however many it has. Each case
 // runs a nested `node --test` as the runner does.
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { runNestedNode } from "./nested-node-test.fixture.js";
 
 const preload = fileURLToPath(new URL("./end-lingering-test-file.mjs", import.meta.url));
 const outcomesReporter = fileURLToPath(new URL("./outcomes-reporter.mjs", import.meta.url));
@@ -17,11 +17,8 @@ after(() => rmSync(directory, { recursive: true, force: true }));
 /** Runs `files` as run-tests.mjs does, with a grace of `lingerMs`: its outcomes, exit code and time. */
 function runWithPreload(files: string[], lingerMs: number) {
   const outcomes = join(directory, "outcomes.jsonl");
-  // Without NODE_TEST_CONTEXT, which makes a nested `node --test` report to this runner instead of stdout.
-  const { NODE_TEST_CONTEXT: _, ...env } = process.env;
   const started = performance.now();
-  const run = spawnSync(
-    process.execPath,
+  const run = runNestedNode(
     [
       "--import",
       preload,
@@ -33,7 +30,7 @@ function runWithPreload(files: string[], lingerMs: number) {
       "--test-concurrency=3",
       ...files,
     ],
-    { encoding: "utf8", env: { ...env, SANDPORT_TEST_LINGER_MS: String(lingerMs) }, timeout: 60_000 },
+    { env: { SANDPORT_TEST_LINGER_MS: String(lingerMs) }, timeoutMs: 60_000 },
   );
   const lines = readFileSync(outcomes, "utf8").split("\n").filter(Boolean);
   return { run, outcomes: lines.map((line) => JSON.parse(line)), ms: performance.now() - started };

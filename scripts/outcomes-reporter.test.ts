@@ -1,34 +1,23 @@
 // scripts/outcomes-reporter.mjs, which every test run writes its outcomes through: a failed test keeps
 // its message, and a file that fails as a whole (all its tests passed) says why.
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { runNestedNode } from "./nested-node-test.fixture.js";
 
 const reporter = fileURLToPath(new URL("./outcomes-reporter.mjs", import.meta.url));
 
 type Line = { name: string; outcome: string; error?: string };
-
-/** This process's environment without the variable that makes a nested `node --test` report to its parent. */
-function withoutTestContext(): NodeJS.ProcessEnv {
-  const { NODE_TEST_CONTEXT: _context, ...rest } = process.env;
-  return rest;
-}
 
 /** Runs node:test on one test file of `source` through the reporter and parses what it wrote. */
 function outcomesOf(source: string): Line[] {
   const directory = mkdtempSync(join(tmpdir(), "sandport-reporter-"));
   try {
     writeFileSync(join(directory, "probe.test.mjs"), source);
-    const run = spawnSync(process.execPath, ["--test", `--test-reporter=${reporter}`, "probe.test.mjs"], {
-      cwd: directory,
-      encoding: "utf8",
-      // Inside a test, node:test marks child processes as its own workers; this run is a top-level one.
-      env: withoutTestContext(),
-    });
+    const run = runNestedNode(["--test", `--test-reporter=${reporter}`, "probe.test.mjs"], { cwd: directory });
     return run.stdout
       .split("\n")
       .filter(Boolean)

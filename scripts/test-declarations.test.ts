@@ -6,13 +6,13 @@
 // an expression or a suite's options counts too), and proves that the shape does drop tests under
 // --test-force-exit, so that the guard is retired if node:test stops doing it.
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
+import { runNestedNode } from "./nested-node-test.fixture.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 
@@ -89,12 +89,7 @@ describe("test files declare every test and suite before their first top-level a
           'describe("second", () => { test("two", () => {}); });',
         ].join("\n"),
       );
-      // Without NODE_TEST_CONTEXT, which makes a nested `node --test` report to this runner instead of stdout.
-      const { NODE_TEST_CONTEXT: _, ...env } = process.env;
-      const run = spawnSync(process.execPath, ["--test", "--test-force-exit", "--test-reporter=tap", file], {
-        encoding: "utf8",
-        env,
-      });
+      const run = runNestedNode(["--test", "--test-force-exit", "--test-reporter=tap", file]);
       const count = Number(/^# tests (\d+)$/m.exec(run.stdout)?.[1]);
       assert.equal(count, 1, `node:test ran ${count} of 2 tests; if it runs both, this guard can go\n${run.stdout}`);
     } finally {
