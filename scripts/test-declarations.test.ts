@@ -3,8 +3,8 @@
 // alone, the file's after() hooks (its emulator's stop, its sandboxes' cleanup) then run before
 // anything declared after the await, and under --test-force-exit that is never run, nor reported.
 // This test finds that shape in every test file (through the TypeScript parser, so an await inside
-// an expression or a suite's options counts too), and proves that the shape does drop tests under
-// --test-force-exit, so that the guard is retired if node:test stops doing it.
+// an expression or a suite's options counts too), and proves both harms, so that the guard is
+// retired if node:test stops doing them.
 import assert from "node:assert/strict";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -92,6 +92,34 @@ describe("test files declare every test and suite before their first top-level a
       const run = runNestedNode(["--test", "--test-force-exit", "--test-reporter=tap", file]);
       const count = Number(/^# tests (\d+)$/m.exec(run.stdout)?.[1]);
       assert.equal(count, 1, `node:test ran ${count} of 2 tests; if it runs both, this guard can go\n${run.stdout}`);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+
+  test("as the test command runs files, that shape runs the file's after() hooks before the suites declared after the await", () => {
+    const directory = mkdtempSync(join(tmpdir(), "sandport-declarations-"));
+    try {
+      const file = join(directory, "order.test.mjs");
+      writeFileSync(
+        file,
+        [
+          'import { after, describe, test } from "node:test";',
+          'after(() => console.log("MARK cleanup"));',
+          'describe("first", () => { test("one", () => console.log("MARK first")); });',
+          "await new Promise((r) => setTimeout(r, 200));",
+          'describe("second", () => { test("two", () => console.log("MARK second")); });',
+        ].join("\n"),
+      );
+      const preload = fileURLToPath(new URL("./end-lingering-test-file.mjs", import.meta.url));
+      const run = runNestedNode(["--import", preload, "--test", "--test-reporter=tap", file]);
+      // The file's output reaches the report as TAP comments: "# MARK first".
+      const order = run.stdout.split("\n").flatMap((line) => /^# MARK (\w+)$/.exec(line)?.slice(1) ?? []);
+      assert.deepEqual(
+        order,
+        ["first", "cleanup", "second"],
+        `if the cleanup comes last, node:test waits for the module and this guard can go\n${run.stdout}`,
+      );
     } finally {
       rmSync(directory, { recursive: true, force: true });
     }
